@@ -1,0 +1,1 @@
+"""graphgen: a synthesizable hardware generator for graph-analytics accelerators."""

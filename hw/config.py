@@ -1,0 +1,95 @@
+"""Design parameters as data.
+
+Every design has one frozen dataclass deriving from :class:`DesignConfig`. It is validated on
+construction (``__post_init__`` raises :class:`ConfigError` with one clear line), hashed for
+build caches (:meth:`DesignConfig.digest`) and printed in every report
+(:meth:`DesignConfig.as_dict`).
+"""
+
+import dataclasses
+import hashlib
+import json
+import typing
+
+
+__all__ = ["ConfigError", "DesignConfig", "is_power_of_two"]
+
+
+class ConfigError(ValueError):
+    """A design parameter is unknown or out of range. The message is one line."""
+
+
+def is_power_of_two(value: int) -> bool:
+    return value > 0 and value & (value - 1) == 0
+
+
+@dataclasses.dataclass(frozen=True)
+class DesignConfig:
+    """Base of the per-design parameter dataclasses.
+
+    Subclasses declare their fields with defaults and check them in ``validate``; the checks
+    run on construction so that an invalid configuration never reaches elaboration.
+    """
+
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            expected = _field_type(type(self), field.name)
+            if expected in (int, float) and isinstance(value, bool) or \
+                    not isinstance(value, expected):
+                raise ConfigError(f"{type(self).__name__}.{field.name} must be "
+                                  f"{expected.__name__}, not {value!r}")
+        self.validate()
+
+    def validate(self):
+        """Raise :class:`ConfigError` if the parameters are inconsistent."""
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def digest(self) -> str:
+        """A short hash of the class name and every parameter, for build caches."""
+        text = json.dumps([type(self).__qualname__, self.as_dict()], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [field.name for field in dataclasses.fields(cls)]
+
+    @classmethod
+    def from_overrides(cls, overrides: dict[str, str]) -> "DesignConfig":
+        """Build a configuration from ``key=value`` strings given on the command line."""
+        values = {}
+        for key, text in overrides.items():
+            if key not in cls.field_names():
+                raise ConfigError(f"unknown parameter {key!r} for {cls.__name__}; "
+                                  f"valid: {', '.join(cls.field_names())}")
+            values[key] = _parse_value(_field_type(cls, key), key, text)
+        return cls(**values)
+
+
+def _field_type(cls, name: str) -> type:
+    hints = typing.get_type_hints(cls)
+    return hints[name]
+
+
+def _parse_value(kind: type, key: str, text: str):
+    try:
+        if kind is bool:
+            lowered = text.lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return True
+            if lowered in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if kind is int:
+            return int(text, 0)
+        if kind is float:
+            return float(text)
+        if kind is str:
+            return text
+    except ValueError:
+        pass
+    else:
+        raise ConfigError(f"parameter {key!r} has unsupported type {kind.__name__}")
+    raise ConfigError(f"parameter {key!r} expects {kind.__name__}, got {text!r}")

