@@ -26,6 +26,23 @@ class Design:
         """Module name of the emitted Verilog: the design name (one per configuration file)."""
         return self.name
 
+    def verilog(self, config: DesignConfig, component=None) -> str:
+        from sim.harness import emit_verilog
+        return emit_verilog(component or self.build(config), self.top(config))
+
+    def run_test(self, config: DesignConfig, *, simulator: str = "verilator", seed: int = 1,
+                 options: dict | None = None, component=None):
+        """Run the design's cocotb testbench on its Verilog; returns a ``SimResult``.
+
+        ``component`` replaces the elaborated design (tests use it to check that the
+        testbench catches a broken one)."""
+        import json
+        from sim.harness import run_cocotb
+        env = {"GRAPHGEN_CONFIG": json.dumps(config.as_dict()),
+               "GRAPHGEN_TEST_OPTIONS": json.dumps({"seed": seed, **(options or {})})}
+        return run_cocotb(self.verilog(config, component), self.top(config), self.testbench,
+                          simulator=simulator, seed=seed, env=env)
+
 
 DESIGNS = {
     design.name: design for design in [

@@ -120,7 +120,10 @@ class AtomicUpdateCAM(wiring.Component):
                 for s in range(cfg.sets)]
 
         def split(vertex_id):
-            return vertex_id[:cfg.set_bits], vertex_id[cfg.set_bits:]
+            # The set index is decoded one-hot: a set is selected by one bit, not a compare.
+            one_hot = Signal(cfg.sets)
+            m.d.comb += one_hot.eq(1 << vertex_id[:cfg.set_bits])
+            return one_hot, vertex_id[cfg.set_bits:]
 
         remove_set, remove_tag = split(self.remove.payload)
         insert_set, insert_tag = split(self.insert.payload)
@@ -136,16 +139,16 @@ class AtomicUpdateCAM(wiring.Component):
             for w in range(cfg.ways):
                 removed = Signal(name=f"removed_s{s}_w{w}")
                 m.d.comb += [
-                    removed.eq(self.remove.valid & valid[s][w] & (remove_set == s) &
+                    removed.eq(self.remove.valid & valid[s][w] & remove_set[s] &
                                (tags[s][w] == remove_tag)),
                     held[s][w].eq(valid[s][w] & ~removed),
                 ]
                 removed_any.append(removed)
-                in_insert_set = insert_set == s
+                in_insert_set = insert_set[s]
                 conflict_bits.append(in_insert_set & held[s][w] & (tags[s][w] == insert_tag))
-                probe_bits.append((probe_set == s) & valid[s][w] & (tags[s][w] == probe_tag))
+                probe_bits.append(probe_set[s] & valid[s][w] & (tags[s][w] == probe_tag))
             free_bits.append(Cat(~held[s][w] for w in range(cfg.ways)).any() &
-                             (insert_set == s))
+                             insert_set[s])
 
         conflict = Cat(conflict_bits).any()
         has_free = Cat(free_bits).any()
@@ -165,7 +168,7 @@ class AtomicUpdateCAM(wiring.Component):
             for w in range(cfg.ways):
                 pick = Signal(name=f"pick_s{s}_w{w}")
                 earlier_free = Cat(~held[s][v] for v in range(w)).any() if w else 0
-                m.d.comb += pick.eq(inserting & (insert_set == s) & ~held[s][w] & ~earlier_free)
+                m.d.comb += pick.eq(inserting & insert_set[s] & ~held[s][w] & ~earlier_free)
                 with m.If(pick):
                     m.d.sync += [valid[s][w].eq(1), tags[s][w].eq(insert_tag)]
                 with m.Else():

@@ -1,0 +1,231 @@
+"""The ``graphgen`` command line.
+
+    graphgen verilog --design NAME [--set key=value ...] -o FILE.v
+    graphgen test    --design NAME [--set ...] [--simulator verilator|icarus] [--json FILE]
+    graphgen synth   --design NAME --target {ecp5,generic,asic} [--set ...] [--liberty FILE] [--json FILE]
+    graphgen golden  --algo {bfs,sssp,pagerank,cc,cf} --graph FILE|SPEC [--root N] [--iters N]
+                     [-o values.npy] [--json FILE]
+
+Bad input of any kind gives one line on standard error and exit status 2; a failing RTL test
+gives exit status 1. Files are written whole or not at all.
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from .designs import DESIGNS, get_design
+from .reports import atomic_write, base_report, write_json
+
+
+__all__ = ["main"]
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported on one line with exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _parse_sets(pairs: list[str]) -> dict[str, str]:
+    overrides = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--set expects key=value, got {pair!r}")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+def _elaborate(args):
+    design = get_design(args.design)
+    config = design.config(_parse_sets(args.set))
+    return design, config
+
+
+def cmd_verilog(args) -> int:
+    design, config = _elaborate(args)
+    text = design.verilog(config)
+    header = f"// graphgen design {design.name}: {json.dumps(config.as_dict())}\n"
+    atomic_write(Path(args.output), header + text)
+    print(f"wrote {args.output}: module {design.top(config)}, {text.count(chr(10))} lines")
+    return 0
+
+
+def cmd_test(args) -> int:
+    design, config = _elaborate(args)
+    result = design.run_test(config, simulator=args.simulator, seed=args.seed)
+    cycles = sum(test.sim_time_ns for test in result.tests) / 10
+    wall = sum(test.wall_seconds for test in result.tests)
+    print(f"RTL test of {design.name} {config.as_dict()}")
+    print(result.summary())
+    print(f"{cycles:.0f} simulated cycles in {wall:.2f} s of test time: "
+          f"{cycles / wall if wall else 0:.0f} cycles/s")
+    if args.json:
+        report = base_report("test", design.name, config)
+        report["figures"] = {
+            "simulator": result.simulator, "passed": result.passed, "cached_build": result.cached,
+            "build_seconds": result.build_seconds, "run_seconds": result.run_seconds,
+            "simulated_cycles": cycles, "cycles_per_second": cycles / wall if wall else None,
+            "tests": [vars(test) for test in result.tests],
+        }
+        write_json(Path(args.json), report)
+    return 0 if result.passed else 1
+
+
+def cmd_synth(args) -> int:
+    from synth import format_table, synthesize
+    design, config = _elaborate(args)
+    top = design.top(config)
+    build_dir = Path("build") / "synth" / f"{design.name}-{config.digest()}-{args.target}"
+    build_dir.mkdir(parents=True, exist_ok=True)
+    verilog_path = build_dir / f"{top}.v"
+    atomic_write(verilog_path, design.verilog(config))
+    figures = synthesize(verilog_path, top, args.target, build_dir,
+                         liberty=Path(args.liberty) if args.liberty else None,
+                         clock_mhz=args.clock_mhz)
+    report = base_report("synth", design.name, config)
+    report["figures"] = figures
+    print(f"synthesis of {design.name} {config.as_dict()} for {args.target}")
+    print(format_table(figures))
+    if args.json:
+        write_json(Path(args.json), report)
+    return 0
+
+
+def cmd_golden(args) -> int:
+    import numpy as np
+    import golden
+    graph = golden.load_graph(args.graph)
+    params = {}
+    if args.root is not None:
+        params["root"] = args.root
+    if args.iters is not None:
+        params["iters"] = args.iters
+    start = time.perf_counter()
+    result = golden.run(args.algo, graph, **params)
+    seconds = time.perf_counter() - start
+    values = np.asarray(result.values)
+    print(f"{args.algo} on {args.graph}: {graph.num_vertices} vertices, {graph.num_edges} edges, "
+          f"{result.iterations} iterations, {seconds:.3f} s")
+    print(_golden_summary(args.algo, values))
+    if args.output:
+        atomic_write(Path(args.output), lambda handle: np.save(handle, values), binary=True)
+    if args.json:
+        report = base_report("golden", None, None)
+        report["configuration"] = {"algo": args.algo, "graph": args.graph, **params,
+                                   "num_vertices": graph.num_vertices,
+                                   "num_edges": graph.num_edges}
+        report["figures"] = {"iterations": result.iterations, "seconds": seconds,
+                             "counters": _jsonable(result.counters),
+                             "summary": _golden_summary(args.algo, values)}
+        write_json(Path(args.json), report)
+    return 0
+
+
+def _golden_summary(algo: str, values) -> str:
+    import numpy as np
+    if algo in ("bfs", "sssp"):
+        reached = values != np.iinfo(np.uint32).max
+        top = int(values[reached].max()) if reached.any() else 0
+        return f"reached {int(reached.sum())} of {values.size} vertices, largest {top}"
+    if algo == "cc":
+        return f"{np.unique(values).size} components"
+    if algo == "pagerank":
+        return f"sum {float(values.sum(dtype=np.float64)):.6g}, max {float(values.max()):.6g}"
+    return f"values of shape {values.shape}, mean {float(values.mean(dtype=np.float64)):.6g}"
+
+
+def _jsonable(value):
+    import numpy as np
+    if isinstance(value, dict):
+        return {str(key): _jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item) for item in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="graphgen", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def design_command(name, help_text):
+        command = commands.add_parser(name, help=help_text)
+        command.add_argument("--design", required=True, help=f"one of {', '.join(DESIGNS)}")
+        command.add_argument("--set", action="append", metavar="KEY=VALUE",
+                             help="override a design parameter")
+        return command
+
+    verilog = design_command("verilog", "emit the Verilog of a design")
+    verilog.add_argument("-o", "--output", required=True, metavar="FILE.v")
+    verilog.set_defaults(run=cmd_verilog)
+
+    test = design_command("test", "run a design's cocotb test on its Verilog")
+    test.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
+    test.add_argument("--seed", type=int, default=1)
+    test.add_argument("--json", metavar="FILE")
+    test.set_defaults(run=cmd_test)
+
+    synth = design_command("synth", "synthesize a design for area and clock figures")
+    synth.add_argument("--target", required=True, choices=("ecp5", "generic", "asic"))
+    synth.add_argument("--liberty", metavar="FILE", help="Liberty file for --target asic")
+    synth.add_argument("--clock-mhz", type=float, default=100.0,
+                       help="clock constraint given to nextpnr (ecp5)")
+    synth.add_argument("--json", metavar="FILE")
+    synth.set_defaults(run=cmd_synth)
+
+    gold = commands.add_parser("golden", help="run the NumPy golden model")
+    gold.add_argument("--algo", required=True, choices=("bfs", "sssp", "pagerank", "cc", "cf"))
+    gold.add_argument("--graph", required=True, metavar="FILE|SPEC",
+                      help="a .mtx/.npz/edge-list file or a generator such as "
+                           "kron:scale=16,ef=16,seed=1")
+    gold.add_argument("--root", type=int)
+    gold.add_argument("--iters", type=int)
+    gold.add_argument("-o", "--output", metavar="values.npy")
+    gold.add_argument("--json", metavar="FILE")
+    gold.set_defaults(run=cmd_golden)
+    return parser
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from hw.config import ConfigError
+    errors = [UsageError, ConfigError, OSError]
+    try:
+        from golden import GraphError
+        errors.append(GraphError)
+    except ImportError:
+        pass
+    try:
+        from synth import SynthError
+        errors.append(SynthError)
+    except ImportError:
+        pass
+    from sim.harness import SimulationError
+    errors.append(SimulationError)
+    return tuple(errors)
+
+
+def main(argv: list[str] | None = None) -> int:
+    user_errors = _user_errors()
+    try:
+        args = _parser().parse_args(argv)
+        return args.run(args)
+    except user_errors as error:
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"graphgen: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
