@@ -38,7 +38,7 @@ class _BrokenCAM(wiring.Component):
 
     def __init__(self, config):
         self._inner = AtomicUpdateCAM(config)
-        super().__init__(self._inner.signature.flip().flip())
+        super().__init__(self._inner.signature)
 
     def elaborate(self, platform):
         m = Module()
