@@ -1,0 +1,55 @@
+# Two commands do all the set-up on a fresh machine: `make run` and `make test`.
+# Both create (or refresh) .venv from pyproject.toml and constraints.txt (pinned versions).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha256sum | cut -c1-12)
+GRAPHGEN := $(BIN)/graphgen
+OSU018_LIB := /usr/share/qflow/tech/osu018/osu018_stdcells.lib
+
+.PHONY: venv system-deps run test bench soak clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "error: Python 3.11 or newer is needed ($(PYTHON))"; exit 2; }
+	rm -f $(VENV)/.installed-*
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e .
+	touch $@
+
+# Optional system packages: Icarus Verilog (second simulator) and the OSU 0.18 um Liberty
+# file (ASIC area). Installed when we are root with apt-get; otherwise only a warning.
+system-deps:
+	@missing=""; \
+	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
+	[ -f $(OSU018_LIB) ] || missing="$$missing qflow-tech-osu018"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing$$missing"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) \
+				|| echo "warning: could not install$$missing"; \
+		else echo "warning: not installed:$$missing (needs root and apt-get)"; fi; \
+	fi
+
+run: venv system-deps
+	mkdir -p build/run
+	$(GRAPHGEN) verilog --design cam -o build/run/cam.v
+	$(GRAPHGEN) test --design cam --json build/run/cam-test.json
+	$(GRAPHGEN) golden --algo bfs --graph kron:scale=14,ef=16,seed=1 --root 0 --json build/run/golden-bfs.json
+	$(GRAPHGEN) synth --design cam --target ecp5 --json build/run/cam-ecp5.json
+	$(GRAPHGEN) synth --design cam --target asic --json build/run/cam-asic.json
+	@echo "reports in build/run/"
+
+test: venv system-deps
+	$(BIN)/pytest -q
+
+bench: venv system-deps
+	mkdir -p build/bench
+	$(BIN)/python bench/bench_golden.py --json build/bench/golden.json
+	$(BIN)/python bench/bench_cam_sim.py --json build/bench/cam-sim.json
+
+clean:
+	rm -rf build .pytest_cache
