@@ -1,0 +1,75 @@
+"""A line memory for unit tests of memory clients in Amaranth's own simulator.
+
+Serves one :class:`hw.memory_port.MemoryPortSignature` port: reads answered in order after
+``latency`` (+ random jitter) cycles, writes applied with their byte mask, random stalls of
+the request channel. The cocotb tests use the Verilog DRAM model instead.
+"""
+
+import collections
+import random
+
+import numpy as np
+
+
+__all__ = ["LineMemoryModel", "words_to_lines", "lines_to_words"]
+
+
+def words_to_lines(words, base_line: int = 0) -> dict[int, int]:
+    """Pack uint32 words into 512-bit line integers (word i at bits 32*i)."""
+    words = np.asarray(words, dtype=np.uint32)
+    padded = np.zeros(-(-len(words) // 16) * 16, dtype=np.uint32)
+    padded[:len(words)] = words
+    return {base_line + i: int.from_bytes(padded[16 * i:16 * i + 16].tobytes(), "little")
+            for i in range(len(padded) // 16)}
+
+
+def lines_to_words(lines: dict[int, int], base_line: int, count: int) -> np.ndarray:
+    raw = b"".join(lines.get(base_line + i, 0).to_bytes(64, "little")
+                   for i in range(-(-count // 16)))
+    return np.frombuffer(raw, dtype=np.uint32)[:count].copy()
+
+
+class LineMemoryModel:
+    def __init__(self, lines: dict[int, int] | None = None, *, latency: int = 10,
+                 jitter: int = 0, stall_probability: float = 0.0, seed: int = 1):
+        self.lines = dict(lines or {})
+        self.latency, self.jitter = latency, jitter
+        self.stall_probability = stall_probability
+        self.rng = random.Random(seed)
+        self.reads = self.writes = 0
+
+    async def serve(self, ctx, port):
+        pending = collections.deque()   # (due cycle, data)
+        cycle = 0
+        last_due = 0
+        while True:
+            ready = self.rng.random() >= self.stall_probability
+            ctx.set(port.req.ready, ready)
+            responding = bool(pending) and pending[0][0] <= cycle
+            ctx.set(port.resp.valid, responding)
+            if responding:
+                ctx.set(port.resp.payload.rdata, pending[0][1])
+            if ready and ctx.get(port.req.valid):
+                addr = ctx.get(port.req.payload.addr)
+                if ctx.get(port.req.payload.write):
+                    self._write(addr, ctx.get(port.req.payload.wdata),
+                                ctx.get(port.req.payload.wmask))
+                else:
+                    self.reads += 1
+                    due = max(cycle + self.latency + self.rng.randint(0, self.jitter),
+                              last_due + 1)
+                    last_due = due
+                    pending.append((due, self.lines.get(addr, 0)))
+            if responding and ctx.get(port.resp.ready):
+                pending.popleft()
+            await ctx.tick()
+            cycle += 1
+
+    def _write(self, addr, wdata, wmask):
+        self.writes += 1
+        old = self.lines.get(addr, 0)
+        mask = 0
+        for byte in range(64):
+            if wmask >> byte & 1:
+                mask |= 0xFF << (8 * byte)
+        self.lines[addr] = (old & ~mask) | (wdata & mask)

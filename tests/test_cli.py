@@ -1,0 +1,81 @@
+"""The ``graphgen`` command-line contract: outputs, reports, and one-line errors with status 2."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphgen.cli import main
+from sim.harness import setup_verilator
+
+
+def run_cli(*argv):
+    return subprocess.run([sys.executable, "-m", "graphgen.cli", *argv],
+                          capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+
+
+def test_verilog_passes_verilator_lint(tmp_path):
+    out = tmp_path / "cam.v"
+    assert main(["verilog", "--design", "cam", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "module cam(" in text and '"entries": 16' in text
+    setup_verilator()
+    lint = subprocess.run(["verilator", "--lint-only", str(out)], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stderr
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["verilog", "--design", "nope", "-o", "x.v"], "unknown design 'nope'"),
+    (["verilog", "--design", "cam", "--set", "ways=3", "-o", "x.v"], "ways must divide"),
+    (["verilog", "--design", "cam", "--set", "colour=red", "-o", "x.v"], "unknown parameter"),
+    (["verilog", "--design", "cam", "--set", "entries=many", "-o", "x.v"], "expects int"),
+    (["verilog", "--design", "cam", "--set", "entries", "-o", "x.v"], "key=value"),
+    (["synth", "--design", "cam", "--target", "fpga"], "invalid choice"),
+    (["golden", "--algo", "bfs", "--graph", "nosuchfile.mtx"], "nosuchfile.mtx"),
+    (["golden", "--algo", "bfs", "--graph", "kron:scale=abc"], "scale"),
+    (["golden", "--algo", "bfs", "--graph", "kron:scale=4", "--root", "999"], "999"),
+    (["bogus"], "invalid choice"),
+])
+def test_bad_input_is_one_line_and_status_2(tmp_path, argv, fragment):
+    result = subprocess.run([sys.executable, "-m", "graphgen.cli", *argv], capture_output=True,
+                            text=True, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("graphgen: error:"), result.stderr
+    assert fragment in lines[0]
+    assert not list(tmp_path.iterdir()), "something was written on bad input"
+
+
+def test_malformed_graph_file_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.mtx"
+    bad.write_text("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n1 x\n")
+    out = tmp_path / "values.npy"
+    result = run_cli("golden", "--algo", "bfs", "--graph", str(bad), "--root", "0", "-o", str(out))
+    assert result.returncode == 2
+    assert f"{bad}:4:" in result.stderr
+    assert not out.exists()
+
+
+def test_golden_writes_values_and_report(tmp_path):
+    edges = tmp_path / "g.txt"
+    edges.write_text("# a path and an island\n0 1\n1 2\n2 3\n5 4\n")
+    values, report = tmp_path / "v.npy", tmp_path / "r.json"
+    assert main(["golden", "--algo", "bfs", "--graph", str(edges), "--root", "0",
+                 "-o", str(values), "--json", str(report)]) == 0
+    levels = np.load(values)
+    assert levels.tolist() == [0, 1, 2, 3, 2**32 - 1, 2**32 - 1]
+    data = json.loads(report.read_text())
+    assert data["tool_versions"]["amaranth"] and data["configuration"]["algo"] == "bfs"
+    assert data["figures"]["iterations"] >= 3
+
+
+def test_golden_generator_spec(tmp_path):
+    values = tmp_path / "cc.npy"
+    assert main(["golden", "--algo", "cc", "--graph", "grid:rows=4,cols=5",
+                 "-o", str(values)]) == 0
+    assert np.load(values).tolist() == [0] * 20
