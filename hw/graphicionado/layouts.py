@@ -1,0 +1,29 @@
+"""Payload layouts of the Graphicionado pipeline's streams (Ham et al. §3.1–3.2).
+
+Vertex properties and constants are 32-bit words: uint32 levels, distances and labels, or
+IEEE-754 single-precision PageRank values. An edge in memory is four words
+(srcid, dstid, weight, reserved): four edges per 64-byte line, the srcid kept as the paper's
+Edge Read checks it to find the end of a vertex's edges.
+"""
+
+from amaranth.lib import data
+
+
+__all__ = ["EDGE_WORDS", "ActiveVertex", "EdgeJob", "Edge", "SourcedEdge", "Update"]
+
+EDGE_WORDS = 4
+
+# An entry of the ActiveVertex list (A5 writes it, P1 reads it): id and new property.
+ActiveVertex = data.StructLayout({"id": 32, "prop": 32})
+
+# What EdgeID Read (P2) hands Edge Read (P3): a source and the edge-id range to scan.
+EdgeJob = data.StructLayout({"src": 32, "prop": 32, "const": 32, "start": 32, "end": 32})
+
+# An edge as stored in memory.
+Edge = data.StructLayout({"src": 32, "dst": 32, "weight": 32, "reserved": 32})
+
+# An edge joined with its source's property and constant: the operands of Process_Edge (P5).
+SourcedEdge = data.StructLayout({"edge": Edge, "prop": 32, "const": 32})
+
+# Process_Edge's result for a destination (P5 → P6).
+Update = data.StructLayout({"dst": 32, "value": 32})

@@ -1,0 +1,165 @@
+"""EdgeID Read and Edge Read against NumPy, in Amaranth's simulator."""
+
+import random
+
+import numpy as np
+import pytest
+from amaranth.hdl import Module
+from amaranth.lib import memory, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.sim import Simulator
+
+from hw.graphicionado.edge_id_read import EdgeIDRead
+from hw.graphicionado.edge_read import EdgeRead
+from sim.amaranth_memory import LineMemoryModel, words_to_lines
+
+
+def random_graph(seed, n=40, m=200):
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, n, m)
+    dst = rng.integers(0, n, m)
+    order = np.lexsort((dst, src))
+    src, dst = src[order].astype(np.uint32), dst[order].astype(np.uint32)
+    weight = rng.integers(1, 100, m).astype(np.uint32)
+    offsets = np.zeros(n + 1, dtype=np.uint32)
+    np.cumsum(np.bincount(src, minlength=n), out=offsets[1:])
+    return n, src, dst, weight, offsets
+
+
+def edge_words(src, dst, weight):
+    return np.stack([src, dst, weight, np.zeros_like(src)], axis=1).reshape(-1)
+
+
+def run_edge_read(jobs, lines, *, match_any=False, prefetch=4, backpressure=False, seed=1):
+    dut = EdgeRead(addr_width=16, prefetch_lines=prefetch)
+    memory_model = LineMemoryModel(lines, latency=9, jitter=4 if backpressure else 0,
+                                   stall_probability=0.25 if backpressure else 0.0, seed=seed)
+    rng = random.Random(seed)
+    out = []
+
+    async def memory_process(ctx):
+        await memory_model.serve(ctx, dut.mem)
+
+    async def producer(ctx):
+        ctx.set(dut.edge_base, 2)
+        ctx.set(dut.match_any, match_any)
+        ctx.set(dut.start, 1)
+        await ctx.tick()
+        ctx.set(dut.start, 0)
+        for job in jobs:
+            ctx.set(dut.i.valid, 1)
+            ctx.set(dut.i.payload, job)
+            while True:
+                ready = ctx.get(dut.i.ready)
+                await ctx.tick()
+                if ready:
+                    break
+            ctx.set(dut.i.valid, 0)
+            if backpressure and rng.random() < 0.3:
+                await ctx.tick()
+
+    async def consumer(ctx):
+        while True:
+            ready = not backpressure or rng.random() < 0.7
+            ctx.set(dut.o.ready, ready)
+            if ready and ctx.get(dut.o.valid):
+                item = ctx.get(dut.o.payload)
+                out.append((int(item.edge.src), int(item.edge.dst), int(item.edge.weight),
+                            int(item.prop)))
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(memory_process, background=True)
+    sim.add_testbench(consumer, background=True)
+    sim.add_testbench(producer)
+    sim.run_until(1e-8 * (20 * sum(j["end"] - j["start"] for j in jobs) + 50 * len(jobs) + 300))
+    return out, memory_model
+
+
+@pytest.mark.parametrize("backpressure", [False, True])
+@pytest.mark.parametrize("coarsening", [1, 4])
+def test_frontier_edges(backpressure, coarsening):
+    n, src, dst, weight, offsets = random_graph(3 + coarsening)
+    lines = words_to_lines(edge_words(src, dst, weight), base_line=2)
+    frontier = sorted(random.Random(coarsening).sample(range(n), 15))
+    frontier += [frontier[3], 0, n - 1]          # repeats and out-of-order ids too
+    jobs, expect = [], []
+    for v in frontier:
+        group = v // coarsening * coarsening
+        start, end = int(offsets[group]), int(offsets[min(group + coarsening, n)])
+        if start == end:
+            continue
+        jobs.append({"src": v, "prop": 1000 + v, "const": 0, "start": start, "end": end})
+        for e in range(offsets[v], offsets[v + 1]):
+            expect.append((v, int(dst[e]), int(weight[e]), 1000 + v))
+    out, memory_model = run_edge_read(jobs, lines, backpressure=backpressure)
+    assert out == expect
+
+
+def test_full_edge_stream_reads_each_line_once():
+    n, src, dst, weight, offsets = random_graph(9, n=30, m=301)
+    lines = words_to_lines(edge_words(src, dst, weight), base_line=2)
+    jobs = [{"src": 0, "prop": 0, "const": 0, "start": 0, "end": len(src)}]
+    out, memory_model = run_edge_read(jobs, lines, match_any=True, prefetch=8)
+    assert [(s, d, w) for s, d, w, _ in out] == list(zip(src.tolist(), dst.tolist(),
+                                                          weight.tolist()))
+    assert memory_model.reads == -(-len(src) // 4)
+
+
+class _EdgeIDReadWithTable(wiring.Component):
+    def __init__(self, table, coarsening):
+        self._table = table
+        self._coarsening = coarsening
+        self._stage = EdgeIDRead(table_addr_width=8, coarsening=coarsening)
+        super().__init__({"i": In(self._stage.i.signature.flip()),
+                          "o": Out(self._stage.o.signature)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.stage = stage = self._stage
+        m.submodules.table = table = memory.Memory(shape=32, depth=256, init=self._table)
+        lo, hi = table.read_port(), table.read_port()
+        m.d.comb += [lo.addr.eq(stage.table_addr), hi.addr.eq(stage.table_next_addr),
+                     lo.en.eq(stage.table_en), hi.en.eq(stage.table_en),
+                     stage.table_data.eq(lo.data), stage.table_next_data.eq(hi.data)]
+        wiring.connect(m, wiring.flipped(self.i), stage.i)
+        wiring.connect(m, wiring.flipped(self.o), stage.o)
+        return m
+
+
+@pytest.mark.parametrize("coarsening", [1, 2])
+def test_edge_id_read(coarsening):
+    n, src, dst, weight, offsets = random_graph(5, n=20, m=40)
+    table = offsets[::coarsening].tolist() + [int(offsets[-1])]
+    dut = _EdgeIDReadWithTable(table, coarsening)
+    rng = random.Random(2)
+    active = [rng.randrange(n) for _ in range(30)]
+    out = []
+
+    async def testbench(ctx):
+        pending = list(active)
+        for _ in range(400):
+            ctx.set(dut.i.valid, bool(pending))
+            if pending:
+                ctx.set(dut.i.payload, {"id": pending[0], "prop": 7})
+            ready_out = rng.random() < 0.6
+            ctx.set(dut.o.ready, ready_out)
+            if ready_out and ctx.get(dut.o.valid):
+                item = ctx.get(dut.o.payload)
+                out.append((int(item.src), int(item.start), int(item.end)))
+            if pending and ctx.get(dut.i.ready):
+                pending.pop(0)
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    expect = []
+    for v in active:
+        g = v // coarsening
+        start, end = table[g], table[g + 1]
+        if start != end:
+            expect.append((v, start, end))
+    assert out == expect
