@@ -1,0 +1,41 @@
+"""The vertex programs the pipeline's custom compute modules implement (Graphicionado §2.2,
+Table I), with the same conventions as ``golden/``:
+
+========  ================================  ===========  ==================================
+algo      Process_Edge(weight, prop, const)  Reduce       Apply(vprop, temp) → vprop, active
+========  ================================  ===========  ==================================
+bfs       prop + 1 (saturating)             min          min(vprop, temp), if smaller
+sssp      prop + weight (saturating)        min          min(vprop, temp), if smaller
+cc        prop                              min          min(vprop, temp), if smaller
+pagerank  prop * const (FP32; const=1/deg)  FP32 add     0.15 + 0.85 * temp (FP32), all
+========  ================================  ===========  ==================================
+
+PageRank runs with full edge access (§4.B): all vertices active, edges streamed in order.
+"""
+
+import dataclasses
+
+import numpy as np
+
+
+__all__ = ["Algorithm", "ALGORITHMS", "UINT32_INF", "FP32_ALPHA", "FP32_ONE_MINUS_ALPHA"]
+
+UINT32_INF = 0xFFFF_FFFF
+FP32_ALPHA = int(np.float32(0.85).view(np.uint32))
+FP32_ONE_MINUS_ALPHA = int(np.float32(0.15).view(np.uint32))
+
+
+@dataclasses.dataclass(frozen=True)
+class Algorithm:
+    name: str
+    reduce_identity: int        # the VTempProperty value before any Reduce
+    full_edge_access: bool      # all vertices active every iteration, sequential edges
+    floating_point: bool
+
+
+ALGORITHMS = {
+    "bfs": Algorithm("bfs", UINT32_INF, False, False),
+    "sssp": Algorithm("sssp", UINT32_INF, False, False),
+    "cc": Algorithm("cc", UINT32_INF, False, False),
+    "pagerank": Algorithm("pagerank", 0, True, True),   # +0.0
+}

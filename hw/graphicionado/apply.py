@@ -1,0 +1,98 @@
+"""Apply (Graphicionado §3.2, stages A1–A5): combines each vertex's VProperty with its
+VTempProperty, emits the new VProperty (to Sequential Vertex Write, A4) and, for frontier
+algorithms, the changed vertices (to the ActiveVertex list, A5)."""
+
+from amaranth.hdl import Module, Mux
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .layouts import ActiveVertex
+from .scratchpad import TempItem
+from .sequential_vertex_read import item_layout
+
+
+__all__ = ["ApplyMin", "ApplyPageRank"]
+
+
+class ApplyMin(wiring.Component):
+    """BFS, SSSP, CC: ``vprop = min(vprop, temp)``; a vertex whose property fell is active.
+
+    Members
+    -------
+    prop : ``In(stream.Signature(item_layout(1)))``
+        VProperty in vertex order (A1).
+    temp : ``In(stream.Signature(TempItem))``
+        VTempProperty in vertex order (A2).
+    o_prop : ``Out(stream.Signature(32))``
+    o_active : ``Out(stream.Signature(ActiveVertex))``
+    """
+
+    def __init__(self):
+        super().__init__({
+            "prop": In(stream.Signature(item_layout(1))),
+            "temp": In(stream.Signature(TempItem)),
+            "o_prop": Out(stream.Signature(32)),
+            "o_active": Out(stream.Signature(ActiveVertex)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        old, temp = self.prop.payload.data, self.temp.payload.temp
+        lower = temp < old
+        both = self.prop.valid & self.temp.valid
+        fire = both & self.o_prop.ready & (self.o_active.ready | ~lower)
+        m.d.comb += [
+            self.o_prop.valid.eq(both & (self.o_active.ready | ~lower)),
+            self.o_prop.payload.eq(Mux(lower, temp, old)),
+            self.o_active.valid.eq(both & lower & self.o_prop.ready),
+            self.o_active.payload.id.eq(self.temp.payload.index),
+            self.o_active.payload.prop.eq(temp),
+            self.prop.ready.eq(fire),
+            self.temp.ready.eq(fire),
+        ]
+        return m
+
+
+class ApplyPageRank(wiring.Component):
+    """PageRank: ``r = 0.15 + 0.85 * temp`` in FP32 (a multiply, then an add, each rounded to
+    nearest even, as ``golden/``); every vertex stays active, so no ActiveVertex list.
+
+    Parameters
+    ----------
+    multiplier, adder : Component
+        FP32 stream units ({a, b, tag} → {result, tag}).
+
+    Members
+    -------
+    temp : ``In(stream.Signature(TempItem))``
+    o_prop : ``Out(stream.Signature(32))``
+    """
+
+    def __init__(self, *, multiplier, adder, alpha: int, one_minus_alpha: int):
+        self._multiplier = multiplier
+        self._adder = adder
+        self._alpha = alpha
+        self._one_minus_alpha = one_minus_alpha
+        super().__init__({
+            "temp": In(stream.Signature(TempItem)),
+            "o_prop": Out(stream.Signature(32)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.multiplier = multiplier = self._multiplier
+        m.submodules.adder = adder = self._adder
+        m.d.comb += [
+            multiplier.i.valid.eq(self.temp.valid),
+            multiplier.i.payload.a.eq(self._alpha),
+            multiplier.i.payload.b.eq(self.temp.payload.temp),
+            self.temp.ready.eq(multiplier.i.ready),
+            adder.i.valid.eq(multiplier.o.valid),
+            adder.i.payload.a.eq(multiplier.o.payload.result),
+            adder.i.payload.b.eq(self._one_minus_alpha),
+            multiplier.o.ready.eq(adder.i.ready),
+            self.o_prop.valid.eq(adder.o.valid),
+            self.o_prop.payload.eq(adder.o.payload.result),
+            adder.o.ready.eq(self.o_prop.ready),
+        ]
+        return m

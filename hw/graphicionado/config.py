@@ -1,0 +1,82 @@
+"""Parameters of the single-stream Graphicionado pipeline."""
+
+import dataclasses
+
+from ..config import ConfigError, DesignConfig, is_power_of_two
+from .algorithms import ALGORITHMS
+
+
+__all__ = ["GraphicionadoConfig"]
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphicionadoConfig(DesignConfig):
+    """Parameters of :class:`hw.graphicionado.pipeline.GraphicionadoPipeline`.
+
+    Parameters
+    ----------
+    algo : str
+        bfs, sssp, cc or pagerank: chooses the custom compute modules.
+    max_vertices : int
+        Scratchpad size in vertices (VTempProperty; the EdgeIDTable holds
+        ``max_vertices // coarsening + 1`` entries). Graphs with more vertices are refused.
+    addr_width : int
+        Width of a 64-byte line address (26 bits: 4 GiB).
+    prefetch_lines : int
+        Lines the Sequential Vertex Reads fetch ahead (the paper: N = 4).
+    edge_prefetch_lines : int
+        Lines Edge Read fetches ahead. At four edges a line it must cover the memory latency
+        (100 cycles → 25 lines) for one edge per cycle.
+    fifo_depth : int
+        Depth of the FIFOs between stages (the paper: 4–8).
+    cam_entries, cam_ways : int
+        The atomic-update CAM (the paper: 16 entries, 4 ways).
+    coarsening : int
+        Vertices per EdgeIDTable entry (§6.C); 1 = a full table.
+    memory_outstanding : int
+        Reads in flight at most through the memory arbiter.
+    """
+    algo: str = "bfs"
+    max_vertices: int = 65536
+    addr_width: int = 26
+    prefetch_lines: int = 4
+    edge_prefetch_lines: int = 32
+    fifo_depth: int = 4
+    cam_entries: int = 16
+    cam_ways: int = 4
+    coarsening: int = 1
+    memory_outstanding: int = 128
+
+    def validate(self):
+        if self.algo not in ALGORITHMS:
+            raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, not {self.algo!r}")
+        if not 2 <= self.max_vertices <= 1 << 24:
+            raise ConfigError(f"max_vertices must be between 2 and 16777216, "
+                              f"not {self.max_vertices}")
+        if not 16 <= self.addr_width <= 32:
+            raise ConfigError(f"addr_width must be between 16 and 32, not {self.addr_width}")
+        for name in ("prefetch_lines", "edge_prefetch_lines", "fifo_depth"):
+            if not 1 <= getattr(self, name) <= 256:
+                raise ConfigError(f"{name} must be between 1 and 256, not {getattr(self, name)}")
+        if not is_power_of_two(self.coarsening) or self.coarsening > self.max_vertices:
+            raise ConfigError(f"coarsening must be a power of two not above max_vertices, "
+                              f"not {self.coarsening}")
+        if not 2 <= self.memory_outstanding <= 1024:
+            raise ConfigError(f"memory_outstanding must be between 2 and 1024, "
+                              f"not {self.memory_outstanding}")
+        from ..atomic_update_cam import CAMConfig
+        CAMConfig(entries=self.cam_entries, ways=self.cam_ways, id_width=self.index_width + 1)
+
+    @property
+    def algorithm(self):
+        return ALGORITHMS[self.algo]
+
+    @property
+    def index_width(self) -> int:
+        return (self.max_vertices - 1).bit_length()
+
+    @property
+    def table_entries(self) -> int:
+        if self.algorithm.full_edge_access:
+            return 0
+        return -(-self.max_vertices // self.coarsening) + 1

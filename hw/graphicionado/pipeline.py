@@ -1,0 +1,432 @@
+"""The single-stream Graphicionado pipeline (Ham et al., MICRO 2016, §3–4; figures 5 and 6).
+
+Processing phase, frontier algorithms (BFS, SSSP, CC)::
+
+    P1 Sequential Vertex Read (ActiveVertex list) → P2 EdgeID Read (scratchpad EdgeIDTable)
+    → P3 Edge Read → P5 Process_Edge → P6–P9 Atomic Update (CAM, VTempProperty, Reduce)
+
+Processing phase, full edge access (PageRank, §4.B)::
+
+    P1 Sequential Vertex Read (VProperty, VConst) ┐
+    P3 Edge Read (whole edge list, in order)      ┴→ Source Merge → P5 → P6–P9
+
+Apply phase::
+
+    A1 Sequential Vertex Read (VProperty) + A2 VTempProperty stream → A3 Apply
+    → A4 Sequential Vertex Write (VProperty), A5 Sequential Vertex Write (ActiveVertex)
+
+Stages are joined by FIFOs of ``fifo_depth`` entries. The controller loads the EdgeIDTable
+into the scratchpad, clears VTempProperty, then alternates the phases until no vertex is
+active or ``max_iterations`` is reached. All memory traffic leaves through one
+:class:`MemoryPortSignature` port behind a round-robin arbiter.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..atomic_update_cam import CAMConfig
+from ..integer_units import Minimum, SaturatingAdd
+from ..memory_arbiter import MemoryArbiter
+from ..memory_port import MemoryPortSignature
+from ..stream_fifo import StreamFIFO
+from .algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
+from .apply import ApplyMin, ApplyPageRank
+from .atomic_update import AtomicUpdate
+from .config import GraphicionadoConfig
+from .edge_id_read import EdgeIDRead
+from .edge_read import EdgeRead
+from .layouts import ActiveVertex, SourcedEdge, Update
+from .process_edge import ProcessEdge
+from .scratchpad import Scratchpad, TempPropertyStream
+from .sequential_vertex_read import SequentialVertexRead
+from .sequential_vertex_write import SequentialVertexWrite
+from .source_merge import SourceMerge
+
+
+__all__ = ["REGISTERS", "COUNTERS", "GraphicionadoPipeline"]
+
+# Configuration registers the host sets before ``start`` (DEP/Graphicionado-style
+# memory-mapped registers; here plain inputs). Bases are 64-byte line addresses.
+REGISTERS = ("num_vertices", "num_edges", "vprop_base", "vconst_base", "edge_base",
+             "table_base", "table_count", "active_base_a", "active_base_b", "active_count",
+             "max_iterations")
+
+# Status counters readable at the end of a run.
+COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edges", "updates",
+            "vertex_updates", "cam_stalls", "mem_reads", "mem_writes",
+            "stall_p1", "stall_p2", "stall_p3", "stall_p5", "stall_apply")
+
+
+class GraphicionadoPipeline(wiring.Component):
+    """One Graphicionado stream for one algorithm.
+
+    Parameters
+    ----------
+    config : :class:`GraphicionadoConfig`
+
+    Members
+    -------
+    mem : ``Out(MemoryPortSignature(addr_width))``
+    start : ``In(1)``
+        Pulse: run with the values of the registers.
+    <register> : ``In(32)`` for each name in :data:`REGISTERS`
+    busy, done : ``Out(1)``
+        ``done`` rises when the run ends and stays high until the next ``start``.
+    iterations : ``Out(32)``
+    active_count_out : ``Out(32)``
+        Active vertices left after the last iteration.
+    stat_<counter> : ``Out(32)`` for each name in :data:`COUNTERS`
+    error : ``Out(1)``
+        The graph image broke an invariant (an edge out of source order).
+    """
+
+    def __init__(self, config: GraphicionadoConfig):
+        assert isinstance(config, GraphicionadoConfig)
+        self._config = config
+        members = {
+            "mem": Out(MemoryPortSignature(config.addr_width)),
+            "start": In(1),
+            "busy": Out(1),
+            "done": Out(1),
+            "iterations": Out(32),
+            "active_count_out": Out(32),
+            "error": Out(1),
+        }
+        members.update({name: In(32) for name in REGISTERS})
+        members.update({f"stat_{name}": Out(32) for name in COUNTERS})
+        super().__init__(members)
+
+    @property
+    def config(self) -> GraphicionadoConfig:
+        return self._config
+
+    def elaborate(self, platform):
+        cfg = self._config
+        full = cfg.algorithm.full_edge_access
+        m = Module()
+        fifo = lambda shape: StreamFIFO(shape, cfg.fifo_depth)  # noqa: E731
+        svr = lambda words: SequentialVertexRead(  # noqa: E731
+            item_words=words, addr_width=cfg.addr_width, prefetch_lines=cfg.prefetch_lines)
+
+        m.submodules.scratchpad = pad = Scratchpad(vertices=cfg.max_vertices,
+                                                   table_entries=cfg.table_entries)
+        units = _compute_units(cfg)
+        m.submodules.edge_read = edge_read = EdgeRead(
+            addr_width=cfg.addr_width, prefetch_lines=cfg.edge_prefetch_lines,
+            job_depth=cfg.fifo_depth)
+        m.submodules.process_edge = process = ProcessEdge(algo=cfg.algo, unit=units["process"])
+        m.submodules.atomic_update = atomic = AtomicUpdate(
+            reduce_unit=units["reduce"], index_width=pad.index_width,
+            cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
+                          id_width=max(pad.index_width, (cfg.cam_entries // cfg.cam_ways)
+                                       .bit_length())))
+        m.submodules.fifo_p3 = fifo_p3 = fifo(SourcedEdge)
+        m.submodules.fifo_p5 = fifo_p5 = fifo(Update)
+        m.submodules.temp_stream = temp_stream = TempPropertyStream(index_width=pad.index_width)
+        m.submodules.vprop_write = vprop_write = SequentialVertexWrite(
+            item_words=1, addr_width=cfg.addr_width)
+        m.submodules.fifo_a4 = fifo_a4 = fifo(32)
+        wiring.connect(m, fifo_p3.o, process.i)
+        wiring.connect(m, process.o, fifo_p5.i)
+        wiring.connect(m, fifo_p5.o, atomic.i)
+        wiring.connect(m, fifo_a4.o, vprop_write.i)
+
+        # ---- controller ------------------------------------------------------------------
+        regs = {name: getattr(self, name) for name in REGISTERS}
+        start_process = Signal()
+        start_apply = Signal()
+        flush = Signal()
+        settle = Signal(3)
+        clear_index = Signal(32)
+        parity = Signal()              # which ActiveVertex buffer this iteration reads
+        active_count = Signal(32)
+        front_idle = Signal()
+        edges_in = Signal(32)
+        updates_out = Signal(32)
+        loader_busy = Signal()
+        apply_done = Signal()
+        writers_idle = Signal()
+        new_active = Signal(32)
+        phase_load, phase_clear, phase_process, phase_apply = (Signal(name=f"in_{n}")
+                                                              for n in ("load", "clear",
+                                                                        "process", "apply"))
+
+        with m.FSM(name="control"):
+            with m.State("IDLE"):
+                with m.If(self.start):
+                    m.d.sync += [self.done.eq(0), self.iterations.eq(0), parity.eq(0),
+                                 active_count.eq(regs["active_count"]), clear_index.eq(0),
+                                 settle.eq(0)]
+                    m.next = "CLEAR" if full else "LOAD"
+            if not full:
+                with m.State("LOAD"):
+                    m.d.comb += phase_load.eq(1)
+                    m.d.sync += settle.eq(settle + (settle != 7))
+                    with m.If((settle == 7) & ~loader_busy):
+                        m.next = "CLEAR"
+            with m.State("CLEAR"):
+                m.d.comb += phase_clear.eq(1)
+                m.d.sync += clear_index.eq(clear_index + 1)
+                with m.If(clear_index + 1 >= regs["num_vertices"]):
+                    m.next = "NEXT"
+            with m.State("NEXT"):
+                with m.If(((active_count == 0) & (not full)) |
+                          (self.iterations == regs["max_iterations"])):
+                    m.d.sync += self.done.eq(1)
+                    m.next = "IDLE"
+                with m.Else():
+                    m.d.comb += start_process.eq(1)
+                    m.d.sync += settle.eq(0)
+                    m.next = "PROCESS"
+            with m.State("PROCESS"):
+                m.d.comb += phase_process.eq(1)
+                m.d.sync += settle.eq(settle + (settle != 7))
+                with m.If((settle == 7) & front_idle & (edges_in == updates_out)):
+                    m.d.comb += start_apply.eq(1)
+                    m.d.sync += settle.eq(0)
+                    m.next = "APPLY"
+            with m.State("APPLY"):
+                m.d.comb += phase_apply.eq(1)
+                m.d.sync += settle.eq(settle + (settle != 7))
+                with m.If((settle == 7) & apply_done):
+                    m.d.comb += flush.eq(1)
+                    m.d.sync += settle.eq(0)
+                    m.next = "FLUSH"
+            with m.State("FLUSH"):
+                m.d.comb += phase_apply.eq(1)
+                m.d.sync += settle.eq(settle + (settle != 7))
+                with m.If((settle == 7) & writers_idle):
+                    m.d.sync += [self.iterations.eq(self.iterations + 1), parity.eq(~parity),
+                                 active_count.eq(new_active)]
+                    m.next = "NEXT"
+        m.d.comb += [self.busy.eq(~self.done & (phase_load | phase_clear | phase_process |
+                                                phase_apply)),
+                     self.active_count_out.eq(active_count)]
+
+        # ---- scratchpad ports, by phase ------------------------------------------------
+        m.d.comb += [
+            pad.table_addr.eq(0), pad.table_next_addr.eq(0),
+        ]
+        with m.If(phase_apply):
+            m.d.comb += [
+                pad.temp_read_addr.eq(temp_stream.read_addr),
+                pad.temp_read_en.eq(temp_stream.read_en),
+                pad.temp_write_addr.eq(temp_stream.write_addr),
+                pad.temp_write_data.eq(temp_stream.write_data),
+                pad.temp_write_en.eq(temp_stream.write_en),
+            ]
+        with m.Elif(phase_clear):
+            m.d.comb += [
+                pad.temp_write_addr.eq(clear_index),
+                pad.temp_write_data.eq(cfg.algorithm.reduce_identity),
+                pad.temp_write_en.eq(1),
+            ]
+        with m.Else():
+            m.d.comb += [
+                pad.temp_read_addr.eq(atomic.temp_read_addr),
+                pad.temp_read_en.eq(atomic.temp_read_en),
+                pad.temp_write_addr.eq(atomic.temp_write_addr),
+                pad.temp_write_data.eq(atomic.temp_write_data),
+                pad.temp_write_en.eq(atomic.temp_write_en),
+            ]
+        m.d.comb += [
+            atomic.temp_read_data.eq(pad.temp_read_data),
+            temp_stream.read_data.eq(pad.temp_read_data),
+            temp_stream.start.eq(start_apply),
+            temp_stream.count.eq(regs["num_vertices"]),
+            temp_stream.identity.eq(cfg.algorithm.reduce_identity),
+        ]
+
+        # ---- processing phase front end and apply phase, per mode ----------------------
+        vprop_base_next = regs["vprop_base"]
+        m.d.comb += [
+            edge_read.start.eq(start_process),
+            edge_read.edge_base.eq(regs["edge_base"]),
+            vprop_write.start.eq(start_apply),
+            vprop_write.base.eq(vprop_base_next),
+            vprop_write.flush.eq(flush),
+        ]
+        clients = []
+        if full:
+            m.submodules.src_prop_read = src_prop = svr(1)
+            m.submodules.src_const_read = src_const = svr(2)
+            m.submodules.source_merge = merge = SourceMerge(depth=cfg.fifo_depth)
+            m.submodules.apply = apply = ApplyPageRank(
+                multiplier=units["apply_multiplier"], adder=units["apply_adder"],
+                alpha=FP32_ALPHA, one_minus_alpha=FP32_ONE_MINUS_ALPHA)
+            wiring.connect(m, src_prop.o, merge.prop)
+            wiring.connect(m, src_const.o, merge.const)
+            wiring.connect(m, edge_read.o, merge.edges)
+            wiring.connect(m, merge.o, fifo_p3.i)
+            wiring.connect(m, temp_stream.o, apply.temp)
+            wiring.connect(m, apply.o_prop, fifo_a4.i)
+            # One edge job covering the whole edge list, offered at the start of the phase.
+            job_pending = Signal()
+            with m.If(start_process):
+                m.d.sync += job_pending.eq(regs["num_edges"] != 0)
+            with m.If(edge_read.i.ready):
+                m.d.sync += job_pending.eq(0)
+            m.d.comb += [
+                edge_read.i.valid.eq(job_pending),
+                edge_read.i.payload.start.eq(0),
+                edge_read.i.payload.end.eq(regs["num_edges"]),
+                edge_read.match_any.eq(1),
+                src_prop.start.eq(start_process), src_prop.base.eq(regs["vprop_base"]),
+                src_prop.count.eq(regs["num_vertices"]),
+                src_const.start.eq(start_process), src_const.base.eq(regs["vconst_base"]),
+                src_const.count.eq(regs["num_vertices"]),
+                front_idle.eq(~job_pending & ~src_prop.busy & ~src_const.busy &
+                              ~edge_read.busy & ~fifo_p3.o.valid),
+                self.error.eq(merge.mismatch),
+            ]
+            clients = [src_prop.mem, src_const.mem, edge_read.mem, vprop_write.mem]
+            stall_p1 = src_prop.o.valid & ~src_prop.o.ready
+            stall_p2 = edge_read.i.valid & ~edge_read.i.ready
+            vertex_updated = temp_stream.o.valid & temp_stream.o.ready
+            apply_stall = temp_stream.o.valid & ~temp_stream.o.ready
+            m.d.comb += [
+                apply_done.eq(~temp_stream.busy & ~fifo_a4.o.valid &
+                              (vprop_write.written == regs["num_vertices"])),
+                writers_idle.eq(~vprop_write.busy),
+                new_active.eq(regs["num_vertices"]),
+            ]
+        else:
+            m.submodules.active_read = active_read = svr(2)
+            m.submodules.fifo_p1 = fifo_p1 = fifo(ActiveVertex)
+            m.submodules.edge_id_read = edge_id_read = EdgeIDRead(
+                table_addr_width=pad.table_width, coarsening=cfg.coarsening)
+            m.submodules.vprop_read = vprop_read = svr(1)
+            m.submodules.apply = apply = ApplyMin()
+            m.submodules.fifo_a1 = fifo_a1 = StreamFIFO(vprop_read.o.payload.shape(),
+                                                        cfg.fifo_depth)
+            m.submodules.fifo_a5 = fifo_a5 = fifo(ActiveVertex)
+            m.submodules.active_write = active_write = SequentialVertexWrite(
+                item_words=2, addr_width=cfg.addr_width)
+            # P1 → P2: a list entry is (id, prop) in two words.
+            m.d.comb += [
+                fifo_p1.i.valid.eq(active_read.o.valid),
+                fifo_p1.i.payload.eq(active_read.o.payload.data),
+                active_read.o.ready.eq(fifo_p1.i.ready),
+            ]
+            wiring.connect(m, fifo_p1.o, edge_id_read.i)
+            wiring.connect(m, edge_id_read.o, edge_read.i)
+            wiring.connect(m, edge_read.o, fifo_p3.i)
+            wiring.connect(m, temp_stream.o, apply.temp)
+            wiring.connect(m, fifo_a1.o, apply.prop)
+            wiring.connect(m, apply.o_prop, fifo_a4.i)
+            wiring.connect(m, apply.o_active, fifo_a5.i)
+            wiring.connect(m, fifo_a5.o, active_write.i)
+            m.d.comb += [
+                pad.table_addr.eq(edge_id_read.table_addr),
+                pad.table_next_addr.eq(edge_id_read.table_next_addr),
+                pad.table_en.eq(edge_id_read.table_en),
+                edge_id_read.table_data.eq(pad.table_data),
+                edge_id_read.table_next_data.eq(pad.table_next_data),
+                edge_read.match_any.eq(0),
+                active_read.start.eq(start_process),
+                active_read.base.eq(_select(parity, regs["active_base_b"],
+                                            regs["active_base_a"])),
+                active_read.count.eq(active_count),
+                active_write.start.eq(start_apply),
+                active_write.base.eq(_select(parity, regs["active_base_a"],
+                                             regs["active_base_b"])),
+                active_write.flush.eq(flush),
+                front_idle.eq(~active_read.busy & ~fifo_p1.o.valid & ~edge_id_read.busy &
+                              ~edge_read.busy & ~fifo_p3.o.valid),
+            ]
+            # A1 reads VProperty in the apply phase; at the start it loads the EdgeIDTable.
+            load_start = Signal()
+            m.d.comb += load_start.eq(self.start & ~self.busy)
+            m.d.comb += [
+                vprop_read.start.eq(load_start | start_apply),
+                vprop_read.base.eq(_select(phase_apply | start_apply, regs["vprop_base"],
+                                           regs["table_base"])),
+                vprop_read.count.eq(_select(phase_apply | start_apply, regs["num_vertices"],
+                                            regs["table_count"])),
+            ]
+            with m.If(phase_load):
+                m.d.comb += [
+                    pad.table_write_addr.eq(vprop_read.o.payload.index),
+                    pad.table_write_data.eq(vprop_read.o.payload.data),
+                    pad.table_write_en.eq(vprop_read.o.valid),
+                    vprop_read.o.ready.eq(1),
+                ]
+            with m.Else():
+                wiring.connect(m, vprop_read.o, fifo_a1.i)
+            clients = [active_read.mem, edge_read.mem, vprop_read.mem, vprop_write.mem,
+                       active_write.mem]
+            stall_p1 = fifo_p1.o.valid & ~fifo_p1.o.ready
+            stall_p2 = edge_id_read.o.valid & ~edge_id_read.o.ready
+            vertex_updated = apply.o_active.valid & apply.o_active.ready
+            apply_stall = (fifo_a1.o.valid ^ temp_stream.o.valid)
+            m.d.comb += [
+                apply_done.eq(~temp_stream.busy & ~vprop_read.busy & ~fifo_a1.o.valid &
+                              ~fifo_a4.o.valid & ~fifo_a5.o.valid &
+                              (vprop_write.written == regs["num_vertices"])),
+                writers_idle.eq(~vprop_write.busy & ~active_write.busy),
+                new_active.eq(active_write.written),
+                loader_busy.eq(vprop_read.busy),
+            ]
+
+        m.submodules.arbiter = arbiter = MemoryArbiter(
+            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
+        for index, client in enumerate(clients):
+            wiring.connect(m, client, arbiter.clients[index])
+        wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
+
+        # ---- counters --------------------------------------------------------------------
+        edge_taken = process.i.valid & process.i.ready
+        update_written = atomic.temp_write_en & phase_process
+        with m.If(start_process):
+            m.d.sync += [edges_in.eq(0), updates_out.eq(0)]
+        with m.Else():
+            m.d.sync += [edges_in.eq(edges_in + edge_taken),
+                         updates_out.eq(updates_out + update_written)]
+        reads = Signal()
+        writes = Signal()
+        m.d.comb += [
+            reads.eq(self.mem.req.valid & self.mem.req.ready & ~self.mem.req.payload.write),
+            writes.eq(self.mem.req.valid & self.mem.req.ready & self.mem.req.payload.write),
+        ]
+        events = {
+            "cycles": self.busy,
+            "cycles_load": phase_load | phase_clear,
+            "cycles_process": phase_process,
+            "cycles_apply": phase_apply,
+            "edges": edge_taken,
+            "updates": update_written,
+            "vertex_updates": vertex_updated,
+            "cam_stalls": atomic.cam_stall & phase_process,
+            "mem_reads": reads,
+            "mem_writes": writes,
+            "stall_p1": stall_p1,
+            "stall_p2": stall_p2,
+            "stall_p3": fifo_p3.o.valid & ~fifo_p3.o.ready,
+            "stall_p5": fifo_p5.o.valid & ~fifo_p5.o.ready,
+            "stall_apply": apply_stall & phase_apply,
+        }
+        for name in COUNTERS:
+            counter = getattr(self, f"stat_{name}")
+            with m.If(self.start & ~self.busy):
+                m.d.sync += counter.eq(0)
+            with m.Elif(events[name]):
+                m.d.sync += counter.eq(counter + 1)
+        return m
+
+
+def _select(condition, if_true, if_false):
+    from amaranth.hdl import Mux
+    return Mux(condition, if_true, if_false)
+
+
+def _compute_units(cfg: GraphicionadoConfig) -> dict:
+    """The custom compute modules of ``cfg.algo`` (Graphicionado §3.2 "Custom Modules")."""
+    index_width = (cfg.max_vertices - 1).bit_length()
+    if cfg.algorithm.floating_point:
+        from ..fp32 import FP32Adder, FP32Multiplier
+        return {"process": FP32Multiplier(tag_width=32),
+                "reduce": FP32Adder(tag_width=index_width),
+                "apply_multiplier": FP32Multiplier(tag_width=1),
+                "apply_adder": FP32Adder(tag_width=1)}
+    return {"process": SaturatingAdd(tag_width=32), "reduce": Minimum(tag_width=index_width)}

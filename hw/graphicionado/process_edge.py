@@ -1,0 +1,63 @@
+"""Process_Edge (Graphicionado §3.2 stage P5): the per-algorithm custom module that turns an
+edge and its source's property into an update of the destination."""
+
+from amaranth.hdl import Module
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .layouts import SourcedEdge, Update
+
+
+__all__ = ["ProcessEdge"]
+
+
+class ProcessEdge(wiring.Component):
+    """Operands chosen per algorithm, computed by a stream unit ({a, b, tag} → {result, tag}).
+
+    ========  =================  ===========================
+    algo      a, b               unit
+    ========  =================  ===========================
+    bfs       prop, 1            saturating add
+    sssp      prop, weight       saturating add
+    cc        prop, 0            saturating add (a copy)
+    pagerank  prop, const        FP32 multiply (const = 1/outdeg)
+    ========  =================  ===========================
+
+    Parameters
+    ----------
+    algo : str
+    unit : Component
+        The arithmetic unit, its ``tag`` 32 bits wide (it carries the destination id).
+
+    Members
+    -------
+    i : ``In(stream.Signature(SourcedEdge))``
+    o : ``Out(stream.Signature(Update))``
+    """
+
+    def __init__(self, *, algo: str, unit):
+        assert algo in ("bfs", "sssp", "cc", "pagerank")
+        self._algo = algo
+        self._unit = unit
+        super().__init__({
+            "i": In(stream.Signature(SourcedEdge)),
+            "o": Out(stream.Signature(Update)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.unit = unit = self._unit
+        edge = self.i.payload.edge
+        b = {"bfs": 1, "sssp": edge.weight, "cc": 0, "pagerank": self.i.payload.const}[self._algo]
+        m.d.comb += [
+            unit.i.valid.eq(self.i.valid),
+            unit.i.payload.a.eq(self.i.payload.prop),
+            unit.i.payload.b.eq(b),
+            unit.i.payload.tag.eq(edge.dst),
+            self.i.ready.eq(unit.i.ready),
+            self.o.valid.eq(unit.o.valid),
+            self.o.payload.dst.eq(unit.o.payload.tag),
+            self.o.payload.value.eq(unit.o.payload.result),
+            unit.o.ready.eq(self.o.ready),
+        ]
+        return m

@@ -1,0 +1,117 @@
+"""The on-chip scratchpad (Graphicionado §4.A): VTempProperty and, for frontier algorithms,
+the EdgeIDTable, as Amaranth memories; and the apply phase's sequential reader of
+VTempProperty (A2), which also resets each entry to the Reduce identity for the next
+iteration."""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, memory, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..stream_fifo import StreamFIFO
+
+
+__all__ = ["Scratchpad", "TempPropertyStream", "TempItem"]
+
+TempItem = data.StructLayout({"index": 32, "temp": 32})
+
+
+class Scratchpad(wiring.Component):
+    """VTempProperty (``vertices`` words; one read port transparent to its write port) and an
+    EdgeIDTable of ``table_entries`` words with two read ports (entry and entry + 1) and a
+    write port for loading. ``table_entries = 0`` leaves the table out (full edge access).
+    """
+
+    def __init__(self, *, vertices: int, table_entries: int):
+        self._vertices = vertices
+        self._table_entries = table_entries
+        index_width = (vertices - 1).bit_length()
+        table_width = max(1, (table_entries - 1).bit_length())
+        self.index_width = index_width
+        self.table_width = table_width
+        super().__init__({
+            "temp_read_addr": In(index_width), "temp_read_en": In(1), "temp_read_data": Out(32),
+            "temp_write_addr": In(index_width), "temp_write_data": In(32),
+            "temp_write_en": In(1),
+            "table_addr": In(table_width), "table_next_addr": In(table_width),
+            "table_en": In(1), "table_data": Out(32), "table_next_data": Out(32),
+            "table_write_addr": In(table_width), "table_write_data": In(32),
+            "table_write_en": In(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.temp = temp = memory.Memory(shape=32, depth=self._vertices, init=[])
+        write = temp.write_port()
+        read = temp.read_port(transparent_for=(write,))
+        m.d.comb += [
+            write.addr.eq(self.temp_write_addr), write.data.eq(self.temp_write_data),
+            write.en.eq(self.temp_write_en),
+            read.addr.eq(self.temp_read_addr), read.en.eq(self.temp_read_en),
+            self.temp_read_data.eq(read.data),
+        ]
+        if self._table_entries:
+            m.submodules.table = table = memory.Memory(shape=32, depth=self._table_entries,
+                                                       init=[])
+            table_write = table.write_port()
+            entry, next_entry = table.read_port(), table.read_port()
+            m.d.comb += [
+                table_write.addr.eq(self.table_write_addr),
+                table_write.data.eq(self.table_write_data),
+                table_write.en.eq(self.table_write_en),
+                entry.addr.eq(self.table_addr), next_entry.addr.eq(self.table_next_addr),
+                entry.en.eq(self.table_en), next_entry.en.eq(self.table_en),
+                self.table_data.eq(entry.data), self.table_next_data.eq(next_entry.data),
+            ]
+        return m
+
+
+class TempPropertyStream(wiring.Component):
+    """A2: streams VTempProperty[0 .. count - 1] and writes ``identity`` behind itself.
+
+    Members
+    -------
+    start : ``In(1)``; count : ``In(32)``; identity : ``In(32)``
+    busy : ``Out(1)``
+    o : ``Out(stream.Signature(TempItem))``
+    read_addr, read_en : ``Out``; read_data : ``In(32)``
+    write_addr, write_data, write_en : ``Out``
+    """
+
+    def __init__(self, *, index_width: int):
+        self._index_width = index_width
+        super().__init__({
+            "start": In(1), "count": In(32), "identity": In(32),
+            "busy": Out(1),
+            "o": Out(stream.Signature(TempItem)),
+            "read_addr": Out(index_width), "read_en": Out(1), "read_data": In(32),
+            "write_addr": Out(index_width), "write_data": Out(32), "write_en": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.queue = queue = StreamFIFO(TempItem, 4)
+        next_index = Signal(32)
+        left = Signal(32)
+        read_valid = Signal()
+        read_index = Signal(32)
+
+        # Issue a read only when the queue has room for it and for the one in flight.
+        issue = (left != 0) & (queue.level + read_valid < 3)
+        m.d.comb += [self.read_addr.eq(next_index), self.read_en.eq(issue)]
+        m.d.sync += [read_valid.eq(issue), read_index.eq(next_index)]
+        with m.If(issue):
+            m.d.sync += [next_index.eq(next_index + 1), left.eq(left - 1)]
+        m.d.comb += [
+            queue.i.valid.eq(read_valid),
+            queue.i.payload.index.eq(read_index),
+            queue.i.payload.temp.eq(self.read_data),
+            # The entry just read is reset a cycle later, never at the address being read.
+            self.write_en.eq(read_valid),
+            self.write_addr.eq(read_index),
+            self.write_data.eq(self.identity),
+            self.busy.eq((left != 0) | read_valid | queue.o.valid),
+        ]
+        wiring.connect(m, queue.o, wiring.flipped(self.o))
+        with m.If(self.start):
+            m.d.sync += [next_index.eq(0), left.eq(self.count)]
+        return m

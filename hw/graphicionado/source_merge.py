@@ -1,0 +1,88 @@
+"""The source side of full-edge-access processing (Graphicionado §4.B): every vertex is
+active, so P1 reads VProperty and VConst sequentially and P3 streams the whole edge list;
+this block pairs each edge with its source's property and constant.
+
+VConst holds two words per vertex here: the FP32 constant Process_Edge needs (1/outdeg for
+PageRank) and the out-degree, which tells the merge how many edges belong to the vertex.
+Vertices without edges are dropped on the way in, so they cost no cycle of the merge.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..stream_fifo import StreamFIFO
+from .layouts import SourcedEdge
+from .sequential_vertex_read import item_layout
+
+
+__all__ = ["SourceVertex", "SourceMerge"]
+
+SourceVertex = data.StructLayout({"id": 32, "prop": 32, "const": 32, "degree": 32})
+
+
+class SourceMerge(wiring.Component):
+    """Sequential VProperty and VConst items and the sequential edge stream in; edges with
+    their source's operands out, one per cycle.
+
+    Members
+    -------
+    prop : ``In(stream.Signature(item_layout(1)))``
+    const : ``In(stream.Signature(item_layout(2)))``
+        Word 0: the constant; word 1: the out-degree.
+    edges : ``In(stream.Signature(SourcedEdge))``
+        The edge list in edge-id order (from Edge Read with ``match_any``).
+    o : ``Out(stream.Signature(SourcedEdge))``
+    mismatch : ``Out(1)``
+        Sticky: an edge's srcid was not the vertex the degrees pointed at (a bad image).
+    """
+
+    def __init__(self, *, depth: int = 4):
+        self._depth = depth
+        super().__init__({
+            "prop": In(stream.Signature(item_layout(1))),
+            "const": In(stream.Signature(item_layout(2))),
+            "edges": In(stream.Signature(SourcedEdge)),
+            "o": Out(stream.Signature(SourcedEdge)),
+            "mismatch": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.vertices = vertices = StreamFIFO(SourceVertex, self._depth)
+
+        # Zip the two sequential streams; keep vertices that have edges.
+        degree = self.const.payload.data[32:64]
+        both = self.prop.valid & self.const.valid
+        keep = degree != 0
+        m.d.comb += [
+            vertices.i.valid.eq(both & keep),
+            vertices.i.payload.id.eq(self.prop.payload.index),
+            vertices.i.payload.prop.eq(self.prop.payload.data),
+            vertices.i.payload.const.eq(self.const.payload.data[0:32]),
+            vertices.i.payload.degree.eq(degree),
+            self.prop.ready.eq(both & (vertices.i.ready | ~keep)),
+            self.const.ready.eq(both & (vertices.i.ready | ~keep)),
+        ]
+
+        # Merge: the current vertex owns the next ``degree`` edges.
+        vertex = vertices.o.payload
+        taken = Signal(32)
+        pair = vertices.o.valid & self.edges.valid
+        m.d.comb += [
+            self.o.valid.eq(pair),
+            self.o.payload.edge.eq(self.edges.payload.edge),
+            self.o.payload.prop.eq(vertex.prop),
+            self.o.payload.const.eq(vertex.const),
+            self.edges.ready.eq(pair & self.o.ready),
+        ]
+        fire = pair & self.o.ready
+        last = taken == vertex.degree - 1
+        m.d.comb += vertices.o.ready.eq(fire & last)
+        with m.If(fire):
+            m.d.sync += taken.eq(taken + 1)
+            with m.If(last):
+                m.d.sync += taken.eq(0)
+            with m.If(self.edges.payload.edge.src != vertex.id):
+                m.d.sync += self.mismatch.eq(1)
+        return m

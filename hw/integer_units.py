@@ -1,0 +1,69 @@
+"""Integer compute units with the same stream interface as the FP32 units (``hw/fp32*.py``):
+operands ``a``, ``b`` and a ``tag`` in, ``result`` and the ``tag`` out, one operation per
+cycle, a fixed latency of one cycle. Graphicionado's custom modules for BFS, SSSP and CC
+(§3.2 "Custom Modules") are built from them."""
+
+from amaranth.hdl import Module, Signal, Mux
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+
+__all__ = ["binary_op_layout", "result_layout", "SaturatingAdd", "Minimum"]
+
+
+def binary_op_layout(tag_width: int) -> data.StructLayout:
+    return data.StructLayout({"a": 32, "b": 32, "tag": tag_width})
+
+
+def result_layout(tag_width: int) -> data.StructLayout:
+    return data.StructLayout({"result": 32, "tag": tag_width})
+
+
+class _OneStageUnit(wiring.Component):
+    """A registered stage: ``o`` holds the result of the operands taken the cycle before.
+
+    Parameters
+    ----------
+    tag_width : int
+
+    Members
+    -------
+    i : ``In(stream.Signature(binary_op_layout(tag_width)))``
+    o : ``Out(stream.Signature(result_layout(tag_width)))``
+    """
+    latency = 1
+
+    def __init__(self, tag_width: int = 32):
+        self._tag_width = tag_width
+        super().__init__({
+            "i": In(stream.Signature(binary_op_layout(tag_width))),
+            "o": Out(stream.Signature(result_layout(tag_width))),
+        })
+
+    def operation(self, m, a, b):
+        raise NotImplementedError
+
+    def elaborate(self, platform):
+        m = Module()
+        result = self.operation(m, self.i.payload.a, self.i.payload.b)
+        m.d.comb += self.i.ready.eq(~self.o.valid | self.o.ready)
+        with m.If(self.i.ready):
+            m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.result.eq(result),
+                         self.o.payload.tag.eq(self.i.payload.tag)]
+        return m
+
+
+class SaturatingAdd(_OneStageUnit):
+    """``a + b`` as uint32, saturating at 0xFFFFFFFF (so "unreachable" stays unreachable)."""
+
+    def operation(self, m, a, b):
+        total = Signal(33)
+        m.d.comb += total.eq(a + b)
+        return Mux(total[32], 0xFFFF_FFFF, total[:32])
+
+
+class Minimum(_OneStageUnit):
+    """``min(a, b)`` as uint32."""
+
+    def operation(self, m, a, b):
+        return Mux(a < b, a, b)

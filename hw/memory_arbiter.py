@@ -1,0 +1,94 @@
+"""Round-robin arbiter joining the pipeline's memory clients onto one memory port.
+
+The memory answers reads in request order, so the arbiter needs no tags: it remembers, in a
+FIFO, which client each outstanding read came from and hands the responses back in turn.
+"""
+
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .memory_port import MemoryPortSignature
+from .stream_fifo import StreamFIFO
+
+
+__all__ = ["MemoryArbiter"]
+
+
+class MemoryArbiter(wiring.Component):
+    """``ports`` client ports in, one memory port out.
+
+    Parameters
+    ----------
+    ports : int
+    addr_width : int
+    outstanding : int
+        Reads in flight at most (the depth of the return-route FIFO).
+
+    Members
+    -------
+    clients : ``In(MemoryPortSignature(addr_width)).array(ports)``
+    bus : ``Out(MemoryPortSignature(addr_width))``
+    requests : ``Out(ports)``
+        The client granted this cycle, one-hot (for request counters).
+    """
+
+    def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128):
+        assert ports >= 1
+        self._ports = ports
+        self._outstanding = outstanding
+        super().__init__({
+            "clients": In(MemoryPortSignature(addr_width)).array(ports),
+            "bus": Out(MemoryPortSignature(addr_width)),
+            "requests": Out(ports),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self._ports
+        m.submodules.route = route = StreamFIFO(range(n), self._outstanding,
+                                                buffered=self._outstanding > 16)
+
+        # Round robin: the first requesting client at or after ``priority`` wins.
+        priority = Signal(range(n))
+        valid = Cat(client.req.valid for client in self.clients)
+        grant = Signal(n)
+        with m.Switch(priority):
+            for first in range(n):
+                with m.Case(first):
+                    order = [(first + k) % n for k in range(n)]
+                    with m.If(valid.any()):
+                        for index in reversed(order):
+                            with m.If(valid[index]):
+                                m.d.comb += grant.eq(1 << index)
+
+        granted_is_read = Signal()
+        for index, client in enumerate(self.clients):
+            with m.If(grant[index]):
+                m.d.comb += [self.bus.req.payload.eq(client.req.payload),
+                             granted_is_read.eq(~client.req.payload.write)]
+        room = ~granted_is_read | route.i.ready
+        m.d.comb += self.bus.req.valid.eq(valid.any() & room)
+        accepted = self.bus.req.valid & self.bus.req.ready
+        for index, client in enumerate(self.clients):
+            m.d.comb += client.req.ready.eq(grant[index] & room & self.bus.req.ready)
+        m.d.comb += [
+            self.requests.eq(grant & accepted.replicate(n)),
+            route.i.valid.eq(accepted & granted_is_read),
+        ]
+        for index in range(n):
+            with m.If(grant[index]):
+                m.d.comb += route.i.payload.eq(index)
+                with m.If(accepted):
+                    m.d.sync += priority.eq((index + 1) % n)
+
+        # Responses go back to the client at the head of the route FIFO.
+        for index, client in enumerate(self.clients):
+            mine = route.o.valid & (route.o.payload == index)
+            m.d.comb += [client.resp.payload.eq(self.bus.resp.payload),
+                         client.resp.valid.eq(self.bus.resp.valid & mine)]
+            with m.If(mine):
+                m.d.comb += self.bus.resp.ready.eq(client.resp.ready)
+        m.d.comb += route.o.ready.eq(self.bus.resp.valid & self.bus.resp.ready)
+        return m
+

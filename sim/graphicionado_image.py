@@ -1,0 +1,91 @@
+"""The memory image of a Graphicionado run: where the host puts the graph and the vertex
+arrays (Graphicionado §3.1's pre-processing), the registers that point at them, and how the
+results are read back.
+
+Regions, each starting on a 64-byte line: VProperty (one word per vertex), VConst (two words
+per vertex for PageRank: 1/outdeg as FP32 and the out-degree), the edge list (four words per
+edge: srcid, dstid, weight, 0; sorted by srcid then dstid), the EdgeIDTable (one entry per
+``coarsening`` vertices, then the edge count), and two ActiveVertex lists (id, property).
+"""
+
+import dataclasses
+
+import numpy as np
+
+from hw.graphicionado.algorithms import UINT32_INF
+
+
+__all__ = ["GraphImage", "build_image"]
+
+
+@dataclasses.dataclass
+class GraphImage:
+    regions: dict[str, tuple[int, np.ndarray]]   # name → (base line, uint32 words)
+    registers: dict[str, int]
+    num_vertices: int
+    num_edges: int
+
+    @property
+    def total_lines(self) -> int:
+        return max(base + -(-len(words) // 16) for base, words in self.regions.values())
+
+    def region_lines(self, name: str) -> tuple[int, int]:
+        base, words = self.regions[name]
+        return base, len(words)
+
+
+def build_image(*, algo: str, num_vertices: int, src, dst, weight=None, root: int = 0,
+                coarsening: int = 1, max_iterations: int = 0xFFFF_FFFF) -> GraphImage:
+    """Lay out a graph (edges sorted by (src, dst)) and the initial state of ``algo``."""
+    n = int(num_vertices)
+    src = np.asarray(src, dtype=np.uint32)
+    dst = np.asarray(dst, dtype=np.uint32)
+    m = len(src)
+    weight = np.ones(m, dtype=np.uint32) if weight is None else \
+        np.asarray(weight).astype(np.uint32)
+    degree = np.bincount(src, minlength=n).astype(np.uint32)
+    offsets = np.zeros(n + 1, dtype=np.uint32)
+    np.cumsum(degree, out=offsets[1:])
+
+    ids = np.arange(n, dtype=np.uint32)
+    if algo in ("bfs", "sssp"):
+        vprop = np.full(n, UINT32_INF, dtype=np.uint32)
+        vprop[root] = 0
+        active = np.array([root, 0], dtype=np.uint32)
+    elif algo == "cc":
+        vprop = ids.copy()
+        active = np.stack([ids, ids], axis=1).reshape(-1)
+    elif algo == "pagerank":
+        vprop = np.ones(n, dtype=np.float32).view(np.uint32)
+        active = np.zeros(0, dtype=np.uint32)
+    else:
+        raise ValueError(f"unknown algorithm {algo!r}")
+    if algo == "pagerank":
+        with np.errstate(divide="ignore"):
+            inverse = np.where(degree > 0, np.float32(1) / degree.astype(np.float32),
+                               np.float32(0)).astype(np.float32)
+        vconst = np.stack([inverse.view(np.uint32), degree], axis=1).reshape(-1)
+    else:
+        vconst = np.zeros(0, dtype=np.uint32)
+    table = offsets[np.minimum(np.arange(0, -(-n // coarsening) + 1) * coarsening, n)]
+    edges = np.stack([src, dst, weight, np.zeros(m, dtype=np.uint32)], axis=1).reshape(-1)
+
+    regions, line = {}, 0
+    for name, words in [("vprop", vprop), ("vconst", vconst), ("edges", edges),
+                        ("table", table), ("active_a", active),
+                        ("active_b", np.zeros(2 * n, dtype=np.uint32))]:
+        if name == "active_a":
+            padded = np.zeros(2 * n, dtype=np.uint32)
+            padded[:len(words)] = words
+            words = padded
+        regions[name] = (line, np.ascontiguousarray(words, dtype=np.uint32))
+        line += max(1, -(-len(words) // 16))
+    registers = {
+        "num_vertices": n, "num_edges": m,
+        "vprop_base": regions["vprop"][0], "vconst_base": regions["vconst"][0],
+        "edge_base": regions["edges"][0], "table_base": regions["table"][0],
+        "table_count": len(table),
+        "active_base_a": regions["active_a"][0], "active_base_b": regions["active_b"][0],
+        "active_count": len(active) // 2, "max_iterations": max_iterations,
+    }
+    return GraphImage(regions, registers, n, m)
