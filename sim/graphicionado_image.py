@@ -12,6 +12,7 @@ import dataclasses
 
 import numpy as np
 
+from golden import Graph, pagerank_inv_outdeg
 from hw.graphicionado.algorithms import UINT32_INF
 
 
@@ -34,18 +35,16 @@ class GraphImage:
         return base, len(words)
 
 
-def build_image(*, algo: str, num_vertices: int, src, dst, weight=None, root: int = 0,
-                coarsening: int = 1, max_iterations: int = 0xFFFF_FFFF) -> GraphImage:
-    """Lay out a graph (edges sorted by (src, dst)) and the initial state of ``algo``."""
-    n = int(num_vertices)
-    src = np.asarray(src, dtype=np.uint32)
-    dst = np.asarray(dst, dtype=np.uint32)
-    m = len(src)
-    weight = np.ones(m, dtype=np.uint32) if weight is None else \
-        np.asarray(weight).astype(np.uint32)
-    degree = np.bincount(src, minlength=n).astype(np.uint32)
-    offsets = np.zeros(n + 1, dtype=np.uint32)
-    np.cumsum(degree, out=offsets[1:])
+def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
+                max_iterations: int = 0xFFFF_FFFF) -> GraphImage:
+    """Lay out ``graph`` (already symmetrized for CC) and the initial state of ``algo``, as
+    the golden model starts it."""
+    n, m = graph.num_vertices, graph.num_edges
+    src, dst = graph.src.astype(np.uint32), graph.dst.astype(np.uint32)
+    weight = graph.require_nonnegative_integer_weights() if algo == "sssp" else \
+        np.ones(m, dtype=np.uint32)
+    degree = graph.out_degree.astype(np.uint32)
+    offsets = graph.edge_id_table.astype(np.uint32)
 
     ids = np.arange(n, dtype=np.uint32)
     if algo in ("bfs", "sssp"):
@@ -61,9 +60,7 @@ def build_image(*, algo: str, num_vertices: int, src, dst, weight=None, root: in
     else:
         raise ValueError(f"unknown algorithm {algo!r}")
     if algo == "pagerank":
-        with np.errstate(divide="ignore"):
-            inverse = np.where(degree > 0, np.float32(1) / degree.astype(np.float32),
-                               np.float32(0)).astype(np.float32)
+        inverse = pagerank_inv_outdeg(graph)
         vconst = np.stack([inverse.view(np.uint32), degree], axis=1).reshape(-1)
     else:
         vconst = np.zeros(0, dtype=np.uint32)

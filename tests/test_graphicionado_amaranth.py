@@ -8,6 +8,7 @@ import scipy.sparse as sparse
 import scipy.sparse.csgraph as csgraph
 from amaranth.sim import Simulator
 
+from golden import Graph
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.pipeline import COUNTERS, GraphicionadoPipeline
 from sim.amaranth_memory import LineMemoryModel, lines_to_words, words_to_lines
@@ -87,8 +88,8 @@ def test_frontier_algorithms(algo, coarsening):
     n, src, dst, weight = small_graph(seed=len(algo) + coarsening, symmetric=algo == "cc")
     config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=8,
                                  coarsening=coarsening)
-    image = build_image(algo=algo, num_vertices=n, src=src, dst=dst, weight=weight, root=0,
-                        coarsening=coarsening)
+    graph = Graph.from_edges(n, src, dst, weight)
+    image = build_image(graph, algo=algo, root=0, coarsening=coarsening)
     values, result = run_pipeline(config, image)
     assert values.tolist() == reference(algo, n, src, dst, weight).tolist()
     stats = result["stats"]
