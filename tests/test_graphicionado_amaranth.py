@@ -51,7 +51,8 @@ def run_pipeline(config, image, *, jitter=3, stall=0.1, seed=1, limit=100_000):
                 break
             await ctx.tick()
         else:
-            raise AssertionError("the pipeline did not finish")
+            stats = {name: ctx.get(getattr(dut, f"stat_{name}")) for name in COUNTERS}
+            raise AssertionError(f"the pipeline did not finish: {stats}")
         result["iterations"] = ctx.get(dut.iterations)
         result["stats"] = {name: ctx.get(getattr(dut, f"stat_{name}")) for name in COUNTERS}
         assert not ctx.get(dut.error)

@@ -263,10 +263,10 @@ class GraphicionadoPipeline(wiring.Component):
             wiring.connect(m, apply.o_prop, fifo_a4.i)
             # One edge job covering the whole edge list, offered at the start of the phase.
             job_pending = Signal()
-            with m.If(start_process):
-                m.d.sync += job_pending.eq(regs["num_edges"] != 0)
             with m.If(edge_read.i.ready):
                 m.d.sync += job_pending.eq(0)
+            with m.If(start_process):
+                m.d.sync += job_pending.eq(regs["num_edges"] != 0)
             m.d.comb += [
                 edge_read.i.valid.eq(job_pending),
                 edge_read.i.payload.start.eq(0),
