@@ -5,6 +5,9 @@
     graphgen synth   --design NAME --target {ecp5,generic,asic} [--set ...] [--liberty FILE] [--json FILE]
     graphgen golden  --algo {bfs,sssp,pagerank,cc,cf} --graph FILE|SPEC [--root N] [--iters N]
                      [-o values.npy] [--json FILE]
+    graphgen sim     --design graphicionado --algo {bfs,sssp,pagerank,cc} --graph FILE|SPEC
+                     [--root N] [--iters N] [--set ...] [--mem key=value ...]
+                     [--simulator verilator|icarus] [--json FILE] [-o values.npy]
 
 Bad input of any kind gives one line on standard error and exit status 2; a failing RTL test
 gives exit status 1. Files are written whole or not at all.
@@ -128,6 +131,73 @@ def cmd_golden(args) -> int:
     return 0
 
 
+def cmd_sim(args) -> int:
+    import numpy as np
+    import golden
+    from hw.graphicionado.sim_top import SimMemoryConfig
+    from sim.graphicionado_run import simulate
+    design = get_design(args.design)
+    if design.name != "graphicionado":
+        raise UsageError(f"graphgen sim runs graphs on graphicionado, not {design.name!r}")
+    overrides = _parse_sets(args.set)
+    if overrides.setdefault("algo", args.algo) != args.algo:
+        raise UsageError(f"--set algo={overrides['algo']} contradicts --algo {args.algo}")
+    config = design.config(overrides)
+    memory = SimMemoryConfig.from_overrides(_parse_sets(args.mem))
+    graph = golden.load_graph(args.graph)
+    report = simulate(graph, args.algo, config, root=args.root, iters=args.iters,
+                      simulator=args.simulator, memory=memory, graph_name=args.graph)
+    figures = report.figures
+    print(f"graphicionado {args.algo} on {args.graph}: {report.num_vertices} vertices, "
+          f"{report.num_edges} edges")
+    print(f"configuration {config.as_dict()}")
+    print(f"memory {memory.as_dict()}")
+    print(_sim_table(figures))
+    if args.output:
+        atomic_write(Path(args.output), lambda handle: np.save(handle, report.values),
+                     binary=True)
+    if args.json:
+        out = base_report("sim", design.name, config)
+        out["memory"] = memory.as_dict()
+        out["graph"] = {"source": args.graph, "num_vertices": report.num_vertices,
+                        "num_edges": report.num_edges, "root": args.root, "iters": args.iters}
+        out["figures"] = figures
+        out["first_mismatch"] = report.first_mismatch
+        write_json(Path(args.json), out)
+    if not report.matches:
+        bad = report.first_mismatch
+        print(f"graphgen: MISMATCH with the golden model at vertex {bad['vertex']}: "
+              f"RTL {bad['rtl']}, golden {bad['golden']}", file=sys.stderr)
+        return 1
+    print("result: matches the golden model")
+    return 0
+
+
+def _sim_table(figures: dict) -> str:
+    phases = figures["phase_cycles"]
+    stalls = ", ".join(f"{name} {value}" for name, value in figures["stalls"].items())
+    wall = figures["wall_seconds"]
+    rate = figures["simulated_cycles_per_second"] or 0.0
+    build = "cached" if figures["build_cached"] else f"{wall['build']:.1f} s"
+    rows = [
+        ("cycles", f"{figures['cycles']} over {figures['iterations']} iterations"),
+        ("phases", f"load {phases['load']}, process {phases['process']}, "
+                   f"apply {phases['apply']}"),
+        ("edges", f"{figures['edges_traversed']} traversed, "
+                  f"{figures['edges_per_cycle']:.3f} per cycle, "
+                  f"{figures['edges_per_process_cycle']:.3f} per processing cycle"),
+        ("apply", f"{figures['vertices_per_apply_cycle']:.3f} vertices per apply cycle, "
+                  f"{figures['vertex_updates']} vertex updates"),
+        ("stalls", stalls),
+        ("memory", f"{figures['memory']['reads']} line reads, "
+                   f"{figures['memory']['writes']} line writes"),
+        ("simulation", f"{rate:,.0f} cycles/s; build {build}, "
+                       f"run {wall['run']:.2f} s, image {wall['image']:.2f} s, "
+                       f"read-back {wall['readback']:.2f} s"),
+    ]
+    return "\n".join(f"{name:<11} {value}" for name, value in rows)
+
+
 def _golden_summary(algo: str, values) -> str:
     import numpy as np
     if algo in ("bfs", "sssp"):
@@ -182,6 +252,18 @@ def _parser() -> argparse.ArgumentParser:
                        help="clock constraint given to nextpnr (ecp5)")
     synth.add_argument("--json", metavar="FILE")
     synth.set_defaults(run=cmd_synth)
+
+    simulate = design_command("sim", "run a graph through a design in RTL simulation")
+    simulate.add_argument("--algo", required=True, choices=("bfs", "sssp", "pagerank", "cc"))
+    simulate.add_argument("--graph", required=True, metavar="FILE|SPEC")
+    simulate.add_argument("--root", type=int)
+    simulate.add_argument("--iters", type=int)
+    simulate.add_argument("--mem", action="append", metavar="KEY=VALUE",
+                          help="simulated DRAM: latency, jitter, outstanding, depth_lines")
+    simulate.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
+    simulate.add_argument("-o", "--output", metavar="values.npy")
+    simulate.add_argument("--json", metavar="FILE")
+    simulate.set_defaults(run=cmd_sim)
 
     gold = commands.add_parser("golden", help="run the NumPy golden model")
     gold.add_argument("--algo", required=True, choices=("bfs", "sssp", "pagerank", "cc", "cf"))

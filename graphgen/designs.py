@@ -6,6 +6,8 @@ from typing import Callable
 
 from hw.atomic_update_cam import AtomicUpdateCAM, CAMConfig
 from hw.config import ConfigError, DesignConfig
+from hw.graphicionado.config import GraphicionadoConfig
+from hw.graphicionado.pipeline import GraphicionadoPipeline
 
 
 __all__ = ["Design", "DESIGNS", "get_design", "ConfigError"]
@@ -48,6 +50,8 @@ DESIGNS = {
     design.name: design for design in [
         Design("cam", "Graphicionado atomic-update CAM (stage P6)", CAMConfig, AtomicUpdateCAM,
                "sim.tb.test_cam"),
+        Design("graphicionado", "Graphicionado pipeline, one stream (P1-P9, A1-A5)",
+               GraphicionadoConfig, GraphicionadoPipeline, "sim.tb.test_graphicionado"),
     ]
 }
 

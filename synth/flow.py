@@ -1,0 +1,246 @@
+"""The synthesis flows: Verilog in, a dict of area and clock figures out.
+
+* ``ecp5``: Yosys ``synth_ecp5`` (ABC9 mapping, its default) then nextpnr-ecp5 place and route;
+  cell counts from Yosys ``stat``, utilisation and Fmax from nextpnr's ``--report``.
+* ``generic``: Yosys ``synth`` onto its internal gate library; cell counts.
+* ``asic``: Yosys ``synth``, then ``dfflibmap``/``abc`` onto a Liberty standard-cell library
+  (OSU 0.18 um by default); chip area, split into sequential and combinational area.
+
+Each run writes its scripts, logs and reports into the build folder; the tools run with that
+folder as working directory and see only relative paths (see ``synth.tools``).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+
+from .reports import liberty_cells, nextpnr_report, yosys_stat
+from .tools import LibertyNotFound, SynthError, run_tool, tool_versions
+
+
+__all__ = ["TARGETS", "DEFAULT_LIBERTY", "ECP5_DEVICES", "synthesize"]
+
+TARGETS = ("ecp5", "generic", "asic")
+DEFAULT_LIBERTY = Path("/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
+# nextpnr-ecp5 device options (``--85k`` etc.) and the part each one selects.
+ECP5_DEVICES = {
+    "12k": "LFE5U-12F", "25k": "LFE5U-25F", "45k": "LFE5U-45F", "85k": "LFE5U-85F",
+    "um-25k": "LFE5UM-25F", "um-45k": "LFE5UM-45F", "um-85k": "LFE5UM-85F",
+    "um5g-25k": "LFE5UM5G-25F", "um5g-45k": "LFE5UM5G-45F", "um5g-85k": "LFE5UM5G-85F",
+}
+# ECP5 primitives counted under each figure.
+_ECP5_GROUPS = {
+    "lut4": ("LUT4",),
+    "ff": ("TRELLIS_FF",),
+    "ccu2c": ("CCU2C",),
+    "ebr": ("DP16KD", "PDPW16KD"),
+    "lutram": ("TRELLIS_DPR16X4",),
+    "dsp": ("MULT18X18D", "MULT9X9D", "ALU54B", "ALU24B"),
+}
+_TOP_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+_NO_LIBERTY = ("no Liberty file found: install Debian's qflow-tech-osu018 "
+               "(apt-get install qflow-tech-osu018) or pass --liberty FILE")
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+def _stage(source: Path, build_dir: Path, name: str | None = None) -> str:
+    """Make ``source`` visible to the tools as a file in ``build_dir``; return its name there."""
+    name = _safe_name(name or source.name)
+    target = build_dir / name
+    if not (target.exists() and target.resolve() == source.resolve()):
+        shutil.copyfile(source, target)
+    return name
+
+
+def _clean(build_dir: Path, *names: str) -> None:
+    """Remove stale outputs so a tool that silently writes nothing cannot be misread."""
+    for name in names:
+        (build_dir / name).unlink(missing_ok=True)
+
+
+def _yosys(build_dir: Path, script_name: str, script: list[str]) -> float:
+    (build_dir / script_name).write_text("\n".join(script) + "\n")
+    run = run_tool("yosys", ["-q", "-l", "yosys.log", "-s", script_name], build_dir,
+                   "yosys.log")
+    return run.seconds
+
+
+def _read_command(verilog: str) -> str:
+    return f"read_verilog {'-sv ' if verilog.endswith('.sv') else ''}{verilog}"
+
+
+def _stat_figures(build_dir: Path, top: str) -> tuple[dict, dict[str, int], int]:
+    design = yosys_stat(build_dir / "stat.json", top)
+    cells = {str(kind): int(count)
+             for kind, count in design.get("num_cells_by_type", {}).items()}
+    return design, cells, int(design.get("num_cells", sum(cells.values())))
+
+
+def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
+          clock_mhz: float, seed: int) -> dict:
+    netlist, textcfg = f"{top}.json", f"{top}.config"
+    _clean(build_dir, netlist, textcfg, "stat.json", "stat.txt", "report.json")
+    yosys_seconds = _yosys(build_dir, "ecp5.ys", [
+        _read_command(verilog),
+        f"synth_ecp5 -top {top} -json {netlist}",
+        "tee -q -o stat.txt stat",
+        "tee -q -o stat.json stat -json",
+    ])
+    _, cells, num_cells = _stat_figures(build_dir, top)
+    if not (build_dir / netlist).exists():
+        raise SynthError(f"yosys wrote no netlist {build_dir / netlist} "
+                         f"(see {build_dir / 'yosys.log'})")
+    pnr = run_tool("nextpnr-ecp5", [
+        f"--{device}", "--package", package, "--json", netlist, "--textcfg", textcfg,
+        "--report", "report.json", "--freq", f"{clock_mhz:g}", "--seed", str(seed),
+        "--timing-allow-fail", "-l", "nextpnr.log",
+    ], build_dir, "nextpnr.log")
+    fmax_by_clock, utilisation = nextpnr_report(build_dir / "report.json")
+    figures = {group: sum(cells.get(kind, 0) for kind in kinds)
+               for group, kinds in _ECP5_GROUPS.items()}
+    fmax = min(fmax_by_clock.values()) if fmax_by_clock else None
+    notes = []
+    if fmax is None:
+        notes.append("no clock domain found by nextpnr (combinational design): no Fmax")
+    figures.update({
+        "device": device, "part": ECP5_DEVICES[device], "package": package,
+        "clock_mhz": clock_mhz, "seed": seed,
+        "fmax_mhz": fmax, "fmax_by_clock": fmax_by_clock,
+        "timing_met": None if fmax is None else fmax >= clock_mhz,
+        "utilisation": utilisation, "cells": cells, "num_cells": num_cells,
+        "netlist": netlist, "textcfg": textcfg, "reports": ["stat.json", "report.json"],
+        "logs": ["yosys.log", "nextpnr.log"],
+        "step_seconds": {"yosys": yosys_seconds, "nextpnr": pnr.seconds},
+        "notes": notes,
+    })
+    return figures
+
+
+def _generic(build_dir: Path, verilog: str, top: str) -> dict:
+    _clean(build_dir, "stat.json", "stat.txt")
+    seconds = _yosys(build_dir, "generic.ys", [
+        _read_command(verilog),
+        f"synth -top {top}",
+        "tee -q -o stat.txt stat",
+        "tee -q -o stat.json stat -json",
+    ])
+    _, cells, num_cells = _stat_figures(build_dir, top)
+    return {"cells": cells, "num_cells": num_cells, "reports": ["stat.json"],
+            "logs": ["yosys.log"], "step_seconds": {"yosys": seconds}, "notes": []}
+
+
+def _asic(build_dir: Path, verilog: str, top: str, liberty: Path) -> dict:
+    lib = _stage(liberty, build_dir)
+    _clean(build_dir, "stat.json", "stat.txt")
+    seconds = _yosys(build_dir, "asic.ys", [
+        _read_command(verilog),
+        f"synth -top {top}",
+        f"dfflibmap -liberty {lib}",
+        f"abc -liberty {lib}",
+        "opt_clean",
+        f"tee -q -o stat.txt stat -liberty {lib}",
+        f"tee -q -o stat.json stat -liberty {lib} -json",
+    ])
+    design, cells, num_cells = _stat_figures(build_dir, top)
+    library = liberty_cells(build_dir / lib)
+    unmapped = sorted(kind for kind in cells if kind not in library)
+    own_area = sum(count * library[kind]["area"] for kind, count in cells.items()
+                   if kind in library)
+    own_seq = sum(count * library[kind]["area"] for kind, count in cells.items()
+                  if kind in library and library[kind]["sequential"])
+    area = float(design["area"]) if "area" in design else own_area
+    area_seq = float(design["sequential_area"]) if "sequential_area" in design else own_seq
+    notes = []
+    if unmapped:
+        notes.append(f"cells not in the Liberty file, counted with no area: {', '.join(unmapped)}")
+    zero = sorted(kind for kind in cells if kind in library and library[kind]["area"] == 0)
+    if zero:
+        notes.append(f"cells with area 0 in the Liberty file: {', '.join(zero)}")
+    return {"area_um2": area, "area_seq_um2": area_seq, "area_comb_um2": area - area_seq,
+            "num_cells": num_cells,
+            "num_seq_cells": sum(count for kind, count in cells.items()
+                                 if kind in library and library[kind]["sequential"]),
+            "cells": cells, "unmapped_cells": unmapped, "liberty": str(liberty),
+            "reports": ["stat.json"], "logs": ["yosys.log"],
+            "step_seconds": {"yosys": seconds}, "notes": notes}
+
+
+def _find_liberty(liberty: Path | None) -> Path:
+    if liberty is None:
+        if not DEFAULT_LIBERTY.is_file():
+            raise LibertyNotFound(_NO_LIBERTY)
+        return DEFAULT_LIBERTY
+    liberty = Path(liberty)
+    if not liberty.is_file():
+        raise LibertyNotFound(f"Liberty file {liberty} not found: pass an existing file with "
+                              f"--liberty, or install Debian's qflow-tech-osu018 "
+                              f"(apt-get install qflow-tech-osu018) for the default")
+    return liberty
+
+
+def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
+               liberty: Path | None = None, ecp5_device: str = "85k",
+               ecp5_package: str = "CABGA381", clock_mhz: float = 100.0,
+               seed: int = 1) -> dict:
+    """Synthesize module ``top`` of ``verilog_path`` for ``target`` (one of :data:`TARGETS`).
+
+    All scripts, logs and reports go into ``build_dir`` (created if needed). Returns a
+    JSON-serialisable dict of figures with the common keys ``target``, ``top``,
+    ``tool_versions``, ``logs`` (relative to ``build_dir``), ``build_dir``, ``wall_seconds``,
+    ``step_seconds`` and ``notes``, plus per target:
+
+    * ``ecp5``: ``lut4``, ``ff``, ``ccu2c``, ``ebr``, ``lutram``, ``dsp``, ``cells``,
+      ``utilisation`` (``{bel: {"used", "available"}}``), ``fmax_mhz`` (lowest achieved Fmax
+      over the clock domains, ``None`` without a clock), ``fmax_by_clock``, ``timing_met``,
+      ``device``, ``part``, ``package``, ``clock_mhz``, ``seed``;
+    * ``generic``: ``cells`` (type → count), ``num_cells``;
+    * ``asic``: ``area_um2``, ``area_seq_um2`` (flip-flops and latches), ``area_comb_um2``,
+      ``num_cells``, ``cells``, ``liberty`` (the file used; :data:`DEFAULT_LIBERTY` when
+      ``liberty`` is None, :class:`LibertyNotFound` if absent).
+
+    Raises :class:`SynthError` (one line) for an unknown target or device, a missing Verilog
+    file, or a failing tool (naming the log's first ERROR line and the log's path).
+    """
+    start = time.perf_counter()
+    if target not in TARGETS:
+        raise SynthError(f"unknown synthesis target {target!r}: expected one of "
+                         f"{', '.join(TARGETS)}")
+    if not isinstance(top, str) or not _TOP_NAME.match(top):
+        raise SynthError(f"bad top module name {top!r}")
+    verilog_path = Path(verilog_path)
+    if not verilog_path.is_file():
+        raise SynthError(f"Verilog file {verilog_path} not found")
+    device = str(ecp5_device).lower().removeprefix("--")
+    if target == "ecp5":
+        if device not in ECP5_DEVICES:
+            raise SynthError(f"unknown ECP5 device {ecp5_device!r}: expected one of "
+                             f"{', '.join(ECP5_DEVICES)}")
+        if not clock_mhz > 0:
+            raise SynthError(f"clock_mhz must be positive, got {clock_mhz}")
+    library = _find_liberty(liberty) if target == "asic" else None
+    build_dir = Path(build_dir)
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        verilog = _stage(verilog_path, build_dir)
+    except OSError as error:
+        raise SynthError(f"cannot prepare build folder {build_dir}: {error}") from None
+
+    if target == "ecp5":
+        figures = _ecp5(build_dir, verilog, top, device, ecp5_package, float(clock_mhz), seed)
+        tools = ("yosys", "nextpnr-ecp5")
+    elif target == "generic":
+        figures = _generic(build_dir, verilog, top)
+        tools = ("yosys",)
+    else:
+        assert library is not None
+        figures = _asic(build_dir, verilog, top, library)
+        tools = ("yosys",)
+    return {"target": target, "top": top, **figures,
+            "tool_versions": tool_versions(*tools), "build_dir": str(build_dir),
+            "wall_seconds": time.perf_counter() - start}

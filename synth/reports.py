@@ -1,0 +1,170 @@
+"""Parsing the tools' reports (Yosys ``stat -json``, nextpnr ``--report``, Liberty cell areas)
+and printing the figures as a small table."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .tools import SynthError
+
+
+__all__ = ["read_json", "yosys_stat", "nextpnr_report", "clock_name", "liberty_cells",
+           "format_table"]
+
+
+def read_json(path: Path, what: str) -> dict:
+    """Load a JSON report, raising :class:`SynthError` if the tool did not write it."""
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise SynthError(f"no {what} written: {path} is missing") from None
+    except (OSError, ValueError) as error:
+        raise SynthError(f"cannot read {what} {path}: {error}") from None
+
+
+def yosys_stat(path: Path, top: str) -> dict:
+    """The whole-design section of a Yosys ``stat -json`` report.
+
+    Recent Yosys gives a ``design`` section summed over the hierarchy; older ones only give
+    ``modules``, of which the top is taken.
+    """
+    stat = read_json(path, "Yosys statistics")
+    if "design" in stat:
+        return stat["design"]
+    modules = stat.get("modules", {})
+    for name in (f"\\{top}", top):
+        if name in modules:
+            return modules[name]
+    raise SynthError(f"{path} holds no statistics for module {top}")
+
+
+def clock_name(net: str) -> str:
+    """A readable clock name from nextpnr's global net name (``$glbnet$clk$TRELLIS_IO_IN``)."""
+    name = re.sub(r"^\$glbnet\$", "", net)
+    return re.sub(r"\$TRELLIS_IO_IN$", "", name) or net
+
+
+def nextpnr_report(path: Path) -> tuple[dict[str, float], dict[str, dict[str, int]]]:
+    """``(fmax, utilisation)`` from a nextpnr ``--report`` JSON file: achieved Fmax in MHz per
+    clock, and ``{"used": n, "available": m}`` per bel type."""
+    report = read_json(path, "nextpnr report")
+    fmax = {clock_name(net): float(entry["achieved"])
+            for net, entry in report.get("fmax", {}).items() if "achieved" in entry}
+    utilisation = {bel: {"used": int(entry.get("used", 0)),
+                         "available": int(entry.get("available", 0))}
+                   for bel, entry in report.get("utilization", {}).items()}
+    return fmax, utilisation
+
+
+_LIBERTY_TOKEN = re.compile(
+    r"(?P<group>\w+)\s*\((?P<arg>[^)]*)\)\s*\{"      # group header:  cell (NAME) {
+    r"|(?P<close>\})"                                 # group end
+    r'|(?P<attr>\w+)\s*:\s*(?P<value>"[^"]*"|[^;{}]*);')  # simple attribute: area : 96;
+_SEQUENTIAL_GROUPS = {"ff", "latch", "ff_bank", "latch_bank", "statetable"}
+
+
+def liberty_cells(path: Path) -> dict[str, dict]:
+    """Cells of a Liberty file: ``{name: {"area": float, "sequential": bool}}``.
+
+    A cell is sequential when it holds an ``ff``, ``latch`` (or ``*_bank``, ``statetable``)
+    group. Only what area figures need is read; complex attributes are skipped.
+    """
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError as error:
+        raise SynthError(f"cannot read Liberty file {path}: {error}") from None
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
+    text = text.replace("\\\n", " ")
+    cells: dict[str, dict] = {}
+    stack: list[str] = []
+    cell: str | None = None
+    cell_depth = 0
+    for match in _LIBERTY_TOKEN.finditer(text):
+        if match["group"]:
+            stack.append(match["group"])
+            if match["group"] == "cell" and cell is None:
+                cell = match["arg"].strip().strip('"')
+                cell_depth = len(stack)
+                cells[cell] = {"area": 0.0, "sequential": False}
+            elif cell is not None and match["group"] in _SEQUENTIAL_GROUPS:
+                cells[cell]["sequential"] = True
+        elif match["close"]:
+            if stack:
+                stack.pop()
+            if cell is not None and len(stack) < cell_depth:
+                cell = None
+        elif cell is not None and match["attr"] == "area" and len(stack) == cell_depth:
+            try:
+                cells[cell]["area"] = float(match["value"].strip().strip('"'))
+            except ValueError:
+                pass
+    return cells
+
+
+def _number(value: float | int | None, digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return f"{value:,}"
+
+
+def _top_cells(cells: dict[str, int], limit: int = 8) -> str:
+    ranked = sorted(cells.items(), key=lambda item: (-item[1], item[0]))
+    text = ", ".join(f"{name} {count}" for name, count in ranked[:limit])
+    return text + (f", ... ({len(ranked) - limit} more types)" if len(ranked) > limit else "")
+
+
+def format_table(report: dict) -> str:
+    """A small human-readable table of the figures returned by ``synthesize`` (a whole
+    ``graphgen synth --json`` report, with its ``figures`` section, is accepted too)."""
+    figures = report.get("figures", report)
+    target = figures.get("target")
+    rows: list[tuple[str, str]] = [("target", f"{target} (top {figures.get('top')})")]
+    if target == "ecp5":
+        rows.append(("device", f"{figures.get('device')} {figures.get('package', '')}".strip()))
+        rows += [("LUT4", _number(figures.get("lut4"))),
+                 ("flip-flops (TRELLIS_FF)", _number(figures.get("ff"))),
+                 ("carry (CCU2C)", _number(figures.get("ccu2c"))),
+                 ("block RAM (DP16KD)", _number(figures.get("ebr"))),
+                 ("LUT RAM (DPR16X4)", _number(figures.get("lutram"))),
+                 ("DSP (MULT18X18D...)", _number(figures.get("dsp")))]
+        fmax = figures.get("fmax_mhz")
+        constraint = figures.get("clock_mhz")
+        if fmax is None:
+            rows.append(("Fmax", "- (no clock)"))
+        else:
+            verdict = "met" if figures.get("timing_met") else "NOT met"
+            rows.append(("Fmax", f"{fmax:.1f} MHz (constraint {constraint:g} MHz: {verdict})"))
+            by_clock = figures.get("fmax_by_clock", {})
+            if len(by_clock) > 1:
+                for clock, value in sorted(by_clock.items()):
+                    rows.append((f"  clock {clock}", f"{value:.1f} MHz"))
+        for bel, entry in sorted(figures.get("utilisation", {}).items()):
+            if entry.get("used"):
+                share = 100 * entry["used"] / entry["available"] if entry.get("available") else 0
+                rows.append((f"  {bel}",
+                             f"{entry['used']:,} / {entry['available']:,} ({share:.1f}%)"))
+    elif target == "asic":
+        rows += [("area", f"{_number(figures.get('area_um2'))} um^2"),
+                 ("  sequential (flip-flops, latches)",
+                  f"{_number(figures.get('area_seq_um2'))} um^2"),
+                 ("  combinational", f"{_number(figures.get('area_comb_um2'))} um^2"),
+                 ("cells", _number(figures.get("num_cells"))),
+                 ("  by type", _top_cells(figures.get("cells", {}))),
+                 ("Liberty", str(figures.get("liberty")))]
+        if figures.get("unmapped_cells"):
+            rows.append(("  unmapped (no area)", ", ".join(figures["unmapped_cells"])))
+    else:
+        rows += [("cells", _number(figures.get("num_cells"))),
+                 ("  by type", _top_cells(figures.get("cells", {})))]
+    steps = figures.get("step_seconds", {})
+    timing = ", ".join(f"{step} {seconds:.1f} s" for step, seconds in steps.items())
+    rows.append(("wall time", f"{figures.get('wall_seconds', 0):.1f} s"
+                 + (f" ({timing})" if timing else "")))
+    for note in figures.get("notes", []):
+        rows.append(("note", note))
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)

@@ -1,0 +1,195 @@
+"""Tests of the synthesis flow (``synth/``) on a small Amaranth design: a 16-bit counter with an
+enable beside a simple dual-port memory (512 x 16 for ECP5, so a DP16KD block RAM is used;
+16 x 16 for the generic and ASIC flows, which turn memories into flip-flops)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from amaranth import Module, Signal
+from amaranth.back import verilog
+from amaranth.lib import memory, wiring
+from amaranth.lib.wiring import In, Out
+
+import synth
+from synth import (DEFAULT_LIBERTY, TARGETS, LibertyNotFound, SynthError, format_table,
+                   liberty_cells, synthesize)
+
+
+class CounterMemory(wiring.Component):
+    """A counter with an enable, and a memory with one write and one synchronous read port."""
+
+    def __init__(self, depth: int):
+        self.depth = depth
+        abits = max(1, (depth - 1).bit_length())
+        super().__init__({
+            "en": In(1), "count": Out(16),
+            "we": In(1), "waddr": In(abits), "wdata": In(16),
+            "raddr": In(abits), "rdata": Out(16),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        counter = Signal(16)
+        with m.If(self.en):
+            m.d.sync += counter.eq(counter + 1)
+        m.d.comb += self.count.eq(counter)
+        m.submodules.mem = mem = memory.Memory(shape=16, depth=self.depth, init=[])
+        write, read = mem.write_port(), mem.read_port()
+        m.d.comb += [write.addr.eq(self.waddr), write.data.eq(self.wdata), write.en.eq(self.we),
+                     read.addr.eq(self.raddr), self.rdata.eq(read.data)]
+        return m
+
+
+def _write_design(folder: Path, depth: int) -> Path:
+    path = folder / f"counter_mem{depth}.v"
+    path.write_text(verilog.convert(CounterMemory(depth), name="top"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def big_design(tmp_path_factory) -> Path:
+    return _write_design(tmp_path_factory.mktemp("design"), 512)
+
+
+@pytest.fixture(scope="module")
+def small_design(tmp_path_factory) -> Path:
+    return _write_design(tmp_path_factory.mktemp("design"), 16)
+
+
+@pytest.fixture(scope="module")
+def ecp5_report(big_design, tmp_path_factory) -> tuple[dict, Path]:
+    build = tmp_path_factory.mktemp("ecp5")
+    return synthesize(big_design, "top", "ecp5", build), build
+
+
+def _common(report: dict, build: Path, target: str):
+    assert report["target"] == target and report["top"] == "top"
+    assert report["wall_seconds"] > 0
+    assert report["tool_versions"]["yosys"].startswith("Yosys ")
+    assert report["logs"] and all((build / log).is_file() for log in report["logs"])
+    json.dumps(report)  # JSON-serialisable
+    table = format_table(report)
+    assert target in table and "wall time" in table
+    assert format_table({"figures": report}) == table  # a whole CLI report is accepted too
+
+
+def test_ecp5(ecp5_report):
+    report, build = ecp5_report
+    _common(report, build, "ecp5")
+    assert report["lut4"] > 0
+    assert report["ff"] >= 16
+    assert report["ebr"] == 1  # the 512 x 16 memory fits one DP16KD
+    assert report["dsp"] == 0
+    assert report["ccu2c"] > 0  # the counter's carry chain
+    assert report["fmax_mhz"] > 0
+    assert report["fmax_by_clock"] == {"clk": report["fmax_mhz"]}
+    assert report["device"] == "85k"
+    assert report["utilisation"]["TRELLIS_FF"]["used"] == report["ff"]
+    assert report["utilisation"]["DP16KD"] == {"used": 1, "available": 208}
+    assert "nextpnr" in report["tool_versions"]["nextpnr-ecp5"]
+    assert (build / "top.config").is_file() and (build / "report.json").is_file()
+    assert "Fmax" in format_table(report)
+
+
+def test_ecp5_combinational_has_no_fmax(tmp_path):
+    source = tmp_path / "comb.v"
+    source.write_text("module top(input [3:0] a, input [3:0] b, output [3:0] y);\n"
+                      "  assign y = a ^ b;\nendmodule\n")
+    report = synthesize(source, "top", "ecp5", tmp_path / "build", ecp5_device="25k",
+                        ecp5_package="CABGA256")
+    assert report["fmax_mhz"] is None and report["timing_met"] is None
+    assert report["notes"] and "no Fmax" in report["notes"][0]
+    assert report["lut4"] > 0
+    assert "no clock" in format_table(report)
+
+
+def test_generic(small_design, tmp_path):
+    report = synthesize(small_design, "top", "generic", tmp_path)
+    _common(report, tmp_path, "generic")
+    assert report["cells"] and report["num_cells"] == sum(report["cells"].values())
+    flops = sum(count for kind, count in report["cells"].items() if "DFF" in kind)
+    assert flops >= 16 + 16 * 16  # counter + memory bits (+ read register)
+
+
+def test_asic(small_design, tmp_path):
+    if not DEFAULT_LIBERTY.is_file():
+        pytest.skip(f"{DEFAULT_LIBERTY} missing: apt-get install qflow-tech-osu018")
+    report = synthesize(small_design, "top", "asic", tmp_path)
+    _common(report, tmp_path, "asic")
+    assert report["area_um2"] > 0
+    assert report["area_seq_um2"] > 0 and report["area_comb_um2"] > 0
+    assert report["area_seq_um2"] + report["area_comb_um2"] == pytest.approx(report["area_um2"])
+    assert report["liberty"] == str(DEFAULT_LIBERTY)
+    assert report["unmapped_cells"] == []
+    # Cross-check Yosys's area with the Liberty file's cell areas.
+    cells = liberty_cells(DEFAULT_LIBERTY)
+    assert sum(count * cells[kind]["area"] for kind, count in report["cells"].items()) \
+        == pytest.approx(report["area_um2"])
+    assert report["area_seq_um2"] == pytest.approx(
+        sum(count * cells[kind]["area"] for kind, count in report["cells"].items()
+            if cells[kind]["sequential"]))
+
+
+def test_liberty_parser(tmp_path):
+    lib = tmp_path / "tiny.lib"
+    lib.write_text("""library(tiny) { /* a comment with cell (FAKE) { */
+      time_unit : "1ns";
+      cell (INV) { area : 16; pin(A) { direction : input; }
+        pin(Y) { direction : output; function : "(!A)"; } }
+      cell ("DFF") { area : 96.5;
+        ff (IQ, IQN) { next_state : "D"; clocked_on : "CLK"; }
+        pin(Q) { function : "IQ"; } }
+    }""")
+    assert liberty_cells(lib) == {"INV": {"area": 16.0, "sequential": False},
+                                  "DFF": {"area": 96.5, "sequential": True}}
+
+
+def test_liberty_missing(small_design, tmp_path, monkeypatch):
+    with pytest.raises(LibertyNotFound, match="no such"):
+        synthesize(small_design, "top", "asic", tmp_path, liberty=tmp_path / "no such.lib")
+    monkeypatch.setattr(synth.flow, "DEFAULT_LIBERTY", tmp_path / "absent.lib")
+    with pytest.raises(LibertyNotFound) as error:
+        synthesize(small_design, "top", "asic", tmp_path)
+    assert str(error.value) == ("no Liberty file found: install Debian's qflow-tech-osu018 "
+                                "(apt-get install qflow-tech-osu018) or pass --liberty FILE")
+    assert isinstance(error.value, SynthError)
+
+
+def test_bad_target(small_design, tmp_path):
+    assert TARGETS == ("ecp5", "generic", "asic")
+    with pytest.raises(SynthError, match="unknown synthesis target 'vivado'"):
+        synthesize(small_design, "top", "vivado", tmp_path)
+
+
+def test_bad_device(small_design, tmp_path):
+    with pytest.raises(SynthError, match="unknown ECP5 device"):
+        synthesize(small_design, "top", "ecp5", tmp_path, ecp5_device="99k")
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(SynthError, match="not found"):
+        synthesize(tmp_path / "nothing.v", "top", "generic", tmp_path)
+
+
+def test_yosys_error(tmp_path):
+    source = tmp_path / "bad.v"
+    source.write_text("module top(input a, output y);\n  assign y = a &;\nendmodule\n")
+    with pytest.raises(SynthError) as error:
+        synthesize(source, "top", "generic", tmp_path / "build")
+    message = str(error.value)
+    assert "\n" not in message
+    assert "ERROR: syntax error" in message and "yosys.log" in message
+
+
+def test_missing_top(small_design, tmp_path):
+    with pytest.raises(SynthError, match="ERROR: Module `nosuch' not found"):
+        synthesize(small_design, "nosuch", "generic", tmp_path)
+
+
+def test_nextpnr_error(small_design, tmp_path):
+    with pytest.raises(SynthError) as error:
+        synthesize(small_design, "top", "ecp5", tmp_path, ecp5_package="NOPACKAGE")
+    assert "nextpnr-ecp5 failed" in str(error.value)
+    assert "Unsupported package 'NOPACKAGE'" in str(error.value)
+    assert "nextpnr.log" in str(error.value)
