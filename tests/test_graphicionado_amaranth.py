@@ -8,6 +8,7 @@ import scipy.sparse as sparse
 import scipy.sparse.csgraph as csgraph
 from amaranth.sim import Simulator
 
+import golden
 from golden import Graph
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.pipeline import COUNTERS, GraphicionadoPipeline
@@ -96,3 +97,13 @@ def test_frontier_algorithms(algo, coarsening):
     stats = result["stats"]
     assert stats["edges"] == stats["updates"] > 0
     assert stats["cycles"] >= stats["cycles_process"] + stats["cycles_apply"]
+
+
+def test_pagerank_bit_exact():
+    n, src, dst, _ = small_graph(seed=5, n=40, m=200)
+    graph = Graph.from_edges(n, src, dst)
+    config = GraphicionadoConfig(algo="pagerank", max_vertices=64, edge_prefetch_lines=8)
+    values, result = run_pipeline(config, build_image(graph, algo="pagerank", max_iterations=3))
+    expected = golden.run("pagerank", graph, iters=3).values
+    assert values.tolist() == expected.view(np.uint32).tolist()
+    assert result["iterations"] == 3

@@ -1,0 +1,497 @@
+"""Pipelined IEEE 754 single-precision (binary32) units: Graphicionado's custom compute
+modules for PageRank (Ham et al. §3.2 "Custom Modules": an FP32 multiply in Process_Edge, an
+FP32 add in Reduce and Apply).
+
+Every unit has the stream interface of :mod:`hw.integer_units`: operands ``a``, ``b`` and a
+``tag`` in (the tag carries e.g. a destination vertex id alongside the operands), the result and
+the same tag out ``latency`` cycles later, one operation per cycle.
+
+Arithmetic agrees bit for bit with NumPy ``float32`` (and so with any IEEE 754 implementation
+in its default mode):
+
+* round to nearest, ties to even;
+* subnormal operands and results are exact (no flush to zero), including a product that
+  underflows to a subnormal or to zero and a subnormal that rounds up to the smallest normal;
+* an exact zero sum is +0 unless both operands are -0 (``x + (-x) = +0``, ``-0 + -0 = -0``);
+  a zero product has the exclusive-or of the operand signs;
+* overflow gives an infinity of the result's sign;
+* ``inf - inf``, ``0 * inf`` and any NaN operand give a NaN. Every NaN result is the canonical
+  quiet NaN ``0x7FC00000`` (positive, payload dropped), where NumPy would propagate an operand's
+  payload and sign. No exception flags are produced.
+
+The pipelines stall as a whole: every stage advances when ``o.ready`` is high or ``o.valid`` is
+low, and ``i.ready`` is that enable. A transfer is therefore never lost or repeated, and without
+backpressure the units take and deliver one operation per cycle.
+"""
+
+from types import SimpleNamespace
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .integer_units import binary_op_layout, result_layout
+
+
+__all__ = [
+    "QNAN", "compare_layout",
+    "FP32Adder", "FP32Multiplier", "FP32Comparator", "FP32Minimum", "FP32Maximum",
+]
+
+
+#: The canonical quiet NaN every NaN result is given as.
+QNAN = 0x7FC0_0000
+
+_INF = 0x7F80_0000
+
+
+def compare_layout(tag_width: int) -> data.StructLayout:
+    """The payload of :class:`FP32Comparator`'s ``o`` (see there)."""
+    return data.StructLayout({
+        "less": 1, "equal": 1, "greater": 1, "unordered": 1,
+        "min": 32, "max": 32,
+        "tag": tag_width,
+    })
+
+
+class _Stages:
+    """Pipeline registers, one call per stage: ``stage(name=value, ...)`` registers each value
+    (updated while ``enable`` is high) and returns the registers as attributes. The registers
+    after stage N are named ``rN_<name>``; combinational signals of stage N are ``sN_<name>``."""
+
+    def __init__(self, m, enable):
+        self._m = m
+        self._enable = enable
+        self.count = 0
+
+    def __call__(self, **values):
+        self.count += 1
+        registers = {}
+        for name, value in values.items():
+            value = Value.cast(value)
+            register = Signal(value.shape(), name=f"r{self.count}_{name}", reset_less=True)
+            with self._m.If(self._enable):
+                self._m.d.sync += register.eq(value)
+            registers[name] = register
+        return SimpleNamespace(**registers)
+
+
+def _wire(m, value, name):
+    """``value`` as a named signal, so that an expression used several times is built once."""
+    value = Value.cast(value)
+    signal = Signal(value.shape(), name=name)
+    m.d.comb += signal.eq(value)
+    return signal
+
+
+def _count_leading_zeros(m, value, name):
+    """Number of leading zero bits of ``value`` (``len(value)`` when it is zero), as a tree of
+    multiplexers (logarithmic depth, unlike a priority chain)."""
+    width = len(value)
+    padded_width = 1 << max(width - 1, 0).bit_length()
+    # Ones below the value stop the count at ``width`` for a zero value.
+    padded = Cat(Const((1 << (padded_width - width)) - 1, padded_width - width), value)
+
+    def tree(bits, path):
+        # (count of leading zeros, all zero)
+        if len(bits) == 1:
+            return ~bits[0], ~bits[0]
+        half = len(bits) // 2
+        upper_count, upper_zero = tree(bits[half:], path + "h")
+        lower_count, lower_zero = tree(bits[:half], path + "l")
+        return (_wire(m, Mux(upper_zero, half + lower_count, upper_count), f"{path}_count"),
+                _wire(m, upper_zero & lower_zero, f"{path}_zero"))
+
+    count, _ = tree(padded, name)
+    return count
+
+
+def _shift_right_sticky(value, amount):
+    """``value >> amount`` and whether any one bit was shifted out (``amount`` at most
+    ``len(value)``)."""
+    width = len(value)
+    wide = Cat(Const(0, width), value) >> amount
+    return wide[width:], wide[:width].any()
+
+
+def _unpack(m, x, name):
+    """Sign, exponent, significand and class (zero, inf, NaN) of a binary32 bit pattern. For a
+    finite value, value = significand * 2**(exponent - 150): the exponent field, 1 for
+    subnormals, and the fraction with the hidden bit made explicit (0 for subnormals)."""
+    x = _wire(m, x, name)
+    sign, exponent, fraction = x[31], x[23:31], x[0:23]
+    exponent_zero = _wire(m, exponent == 0, f"{name}_exponent_zero")
+    exponent_ones = _wire(m, exponent == 0xFF, f"{name}_exponent_ones")
+    fraction_zero = _wire(m, fraction == 0, f"{name}_fraction_zero")
+    return SimpleNamespace(
+        sign=sign,
+        exponent=Mux(exponent_zero, 1, exponent),
+        significand=Cat(fraction, ~exponent_zero),
+        zero=exponent_zero & fraction_zero,
+        inf=exponent_ones & fraction_zero,
+        nan=exponent_ones & ~fraction_zero,
+    )
+
+
+def _round_and_pack(m, sign, exponent, significand, guard, sticky):
+    """``{sign, exponent, significand[0:23]}`` rounded to nearest even by ``guard`` and
+    ``sticky``. ``exponent`` (8 bits) is 0 for a subnormal. A carry out of the fraction
+    increments the exponent, which turns the largest subnormal into the smallest normal and the
+    largest finite into an infinity."""
+    round_up = guard & (sticky | significand[0])
+    magnitude = Signal(31)
+    m.d.comb += magnitude.eq(Cat(significand[0:23], exponent) + round_up)
+    return Cat(magnitude, sign)
+
+
+class _FP32Unit(wiring.Component):
+    """Common part of the units: stream handshake, valid and tag pipelines. Subclasses set
+    ``latency``, ``_output_layout`` and ``_datapath``, which builds the pipeline with exactly
+    ``latency`` calls of ``stage`` and returns a dict of output payload fields."""
+
+    latency: int
+
+    def __init__(self, tag_width: int = 32):
+        if not isinstance(tag_width, int) or tag_width < 0:
+            raise TypeError(f"tag_width must be a non-negative integer, not {tag_width!r}")
+        self._tag_width = tag_width
+        super().__init__({
+            "i": In(stream.Signature(binary_op_layout(tag_width))),
+            "o": Out(stream.Signature(self._output_layout(tag_width))),
+        })
+
+    @property
+    def tag_width(self) -> int:
+        return self._tag_width
+
+    @staticmethod
+    def _output_layout(tag_width):
+        return result_layout(tag_width)
+
+    def _datapath(self, m, stage, a, b):
+        raise NotImplementedError
+
+    def elaborate(self, platform):
+        m = Module()
+        enable = Signal()
+        m.d.comb += [
+            enable.eq(self.o.ready | ~self.o.valid),
+            self.i.ready.eq(enable),
+        ]
+
+        valid, tag = self.i.valid, self.i.payload.tag
+        for index in range(self.latency):
+            next_valid = Signal(name=f"r{index + 1}_valid")
+            next_tag = Signal(self._tag_width, name=f"r{index + 1}_tag", reset_less=True)
+            with m.If(enable):
+                m.d.sync += [next_valid.eq(valid), next_tag.eq(tag)]
+            valid, tag = next_valid, next_tag
+
+        stage = _Stages(m, enable)
+        outputs = self._datapath(m, stage, self.i.payload.a, self.i.payload.b)
+        assert stage.count == self.latency
+
+        m.d.comb += [self.o.valid.eq(valid), self.o.payload.tag.eq(tag)]
+        for name, value in outputs.items():
+            m.d.comb += self.o.payload[name].eq(value)
+        return m
+
+
+class FP32Adder(_FP32Unit):
+    """``a + b`` in binary32, rounded to nearest even, subnormals exact, NaN results as
+    :data:`QNAN`. Four pipeline stages: operand swap and exponent difference; alignment;
+    addition and leading-zero count; normalization, rounding and packing.
+
+    Parameters
+    ----------
+    tag_width : int
+        Width of the tag carried from ``i`` to ``o`` with each operation.
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from taking an operation on ``i`` to offering its result on ``o`` (4) when
+        ``o`` is not stalled.
+
+    Members
+    -------
+    i : ``In(stream.Signature(binary_op_layout(tag_width)))``
+        Operands ``a``, ``b`` (binary32 bit patterns) and ``tag``.
+    o : ``Out(stream.Signature(result_layout(tag_width)))``
+        ``result`` (binary32 bit pattern) and the operation's ``tag``.
+    """
+
+    latency = 4
+
+    def _datapath(self, m, stage, a, b):
+        # Stage 1: order the operands by magnitude, x the larger (so the difference of the
+        # significands is never negative and x gives the result's sign and exponent).
+        swap = _wire(m, b[0:31] > a[0:31], "s1_swap")
+        x = _unpack(m, Mux(swap, b, a), "s1_x")
+        y = _unpack(m, Mux(swap, a, b), "s1_y")
+        s1 = stage(
+            sign=x.sign,
+            subtract=x.sign ^ y.sign,
+            zero_sign=x.sign & y.sign,
+            exponent=x.exponent,
+            difference=x.exponent - y.exponent,
+            x_significand=x.significand,
+            y_significand=y.significand,
+            nan=x.nan | y.nan | (x.inf & y.inf & (x.sign ^ y.sign)),
+            inf=x.inf,   # y is infinite only if x is too (or x is a NaN)
+        )
+
+        # Stage 2: align y to x. The significands get three bits below their LSB, guard, round
+        # and sticky (the OR of all bits shifted further out), enough for a correctly rounded
+        # sum or difference: a difference needs a left shift of more than one bit only when the
+        # exponents differ by at most one, and then no bit has been shifted out beyond guard.
+        y_extended = Cat(Const(0, 3), s1.y_significand)
+        # From 27 on, all of y goes to sticky.
+        aligned, sticky = _shift_right_sticky(
+            y_extended, Mux(s1.difference > 27, 27, s1.difference)[0:5])
+        s2 = stage(
+            sign=s1.sign, subtract=s1.subtract, zero_sign=s1.zero_sign,
+            exponent=s1.exponent,
+            x_extended=Cat(Const(0, 3), s1.x_significand),
+            y_aligned=aligned | sticky,
+            nan=s1.nan, inf=s1.inf,
+        )
+
+        # Stage 3: add or subtract; bit 27 is the carry, bit 26 the hidden bit of an
+        # unnormalized result.
+        total = Signal(28, name="s3_total")
+        m.d.comb += total.eq(Mux(s2.subtract,
+                                 s2.x_extended - s2.y_aligned,
+                                 s2.x_extended + s2.y_aligned))
+        s3 = stage(
+            sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
+            total=total,
+            leading_zeros=_count_leading_zeros(m, total, "s3_lzc"),
+            nan=s2.nan, inf=s2.inf,
+        )
+
+        # Stage 4: normalize so the leading one lands on bit 27, i.e. the exponent becomes
+        # exponent + 1 - shift, but not below exponent field 1: a result below the normal range
+        # stays subnormal (exact, since both operands are multiples of the smallest subnormal).
+        shift = _wire(m, Mux(s3.leading_zeros > s3.exponent,
+                             s3.exponent, s3.leading_zeros)[0:5], "s4_shift")
+        normalized = Signal(28, name="s4_normalized")
+        m.d.comb += normalized.eq(s3.total << shift)
+        exponent = _wire(m, Mux(normalized[27], s3.exponent + 1 - shift, 0), "s4_exponent")
+        packed = _round_and_pack(m, s3.sign, exponent[0:8], normalized[4:28],
+                                 normalized[3], normalized[0:3].any())
+        result = Signal(32, name="s4_result")
+        with m.If(s3.nan):
+            m.d.comb += result.eq(QNAN)
+        with m.Elif(s3.inf | (exponent == 0xFF)):
+            m.d.comb += result.eq(Cat(Const(_INF, 31), s3.sign))
+        with m.Elif(s3.total == 0):
+            m.d.comb += result.eq(Cat(Const(0, 31), s3.zero_sign))
+        with m.Else():
+            m.d.comb += result.eq(packed)
+        s4 = stage(result=result)
+        return {"result": s4.result}
+
+
+class FP32Multiplier(_FP32Unit):
+    """``a * b`` in binary32, rounded to nearest even, subnormals exact (operands and
+    results, including underflow to zero), overflow to infinity, NaN results as :data:`QNAN`.
+    Three pipeline stages: 24×24-bit significand product; normalization (or denormalization
+    below the normal range); rounding and packing.
+
+    Parameters
+    ----------
+    tag_width : int
+        Width of the tag carried from ``i`` to ``o`` with each operation.
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from taking an operation on ``i`` to offering its result on ``o`` (3) when
+        ``o`` is not stalled.
+
+    Members
+    -------
+    i : ``In(stream.Signature(binary_op_layout(tag_width)))``
+        Operands ``a``, ``b`` (binary32 bit patterns) and ``tag``.
+    o : ``Out(stream.Signature(result_layout(tag_width)))``
+        ``result`` (binary32 bit pattern) and the operation's ``tag``.
+    """
+
+    latency = 3
+
+    def _datapath(self, m, stage, a, b):
+        x, y = _unpack(m, a, "s1_a"), _unpack(m, b, "s1_b")
+
+        # Stage 1: the product of the significands, 46 fraction bits. With the leading one on
+        # bit 47 the biased result exponent is x.exponent + y.exponent - 126.
+        product = Signal(48, name="s1_product")
+        m.d.comb += product.eq(x.significand * y.significand)
+        s1 = stage(
+            sign=x.sign ^ y.sign,
+            product=product,
+            exponent=x.exponent + y.exponent - 126,  # -124 .. 382
+            nan=x.nan | y.nan | (x.inf & y.zero) | (y.inf & x.zero),
+            inf=x.inf | y.inf,
+            zero=x.zero | y.zero,
+        )
+
+        # Stage 2: move the leading one to bit 47, but not below exponent field 1 (a subnormal
+        # operand has leading zeros; a result below the normal range is shifted right instead,
+        # its shifted-out bits kept as sticky).
+        leading_zeros = _count_leading_zeros(m, s1.product, "s2_lzc")
+        left_limit = _wire(m, s1.exponent - 1, "s2_left_limit")
+        left_shift = _wire(m, Mux(leading_zeros > left_limit, left_limit, leading_zeros)[0:6],
+                           "s2_left_shift")
+        right_shift = Mux(-left_limit > 48, 48, -left_limit)[0:6]
+        shifted_left = Signal(48, name="s2_shifted_left")
+        m.d.comb += shifted_left.eq(s1.product << left_shift)
+        shifted_right, right_sticky = _shift_right_sticky(s1.product, right_shift)
+        below = _wire(m, left_limit < 0, "s2_below")
+        normalized = _wire(m, Mux(below, shifted_right, shifted_left), "s2_normalized")
+        exponent = _wire(m, Mux(~below & normalized[47], s1.exponent - left_shift, 0),
+                         "s2_exponent")
+        s2 = stage(
+            sign=s1.sign,
+            exponent=exponent[0:8],
+            significand=normalized[24:48],
+            guard=normalized[23],
+            sticky=normalized[0:23].any() | (below & right_sticky),
+            overflow=exponent >= 0xFF,
+            nan=s1.nan, inf=s1.inf, zero=s1.zero,
+        )
+
+        # Stage 3: round and pack.
+        packed = _round_and_pack(m, s2.sign, s2.exponent, s2.significand, s2.guard,
+                                 s2.sticky)
+        result = Signal(32, name="s3_result")
+        with m.If(s2.nan):
+            m.d.comb += result.eq(QNAN)
+        with m.Elif(s2.inf | s2.overflow):
+            m.d.comb += result.eq(Cat(Const(_INF, 31), s2.sign))
+        with m.Elif(s2.zero):
+            m.d.comb += result.eq(Cat(Const(0, 31), s2.sign))
+        with m.Else():
+            m.d.comb += result.eq(packed)
+        s3 = stage(result=result)
+        return {"result": s3.result}
+
+
+def _compare(m, a, b):
+    """IEEE 754 comparison of two binary32 bit patterns and NumPy's minimum and maximum."""
+    x, y = _unpack(m, a, "s1_a"), _unpack(m, b, "s1_b")
+    unordered = x.nan | y.nan
+    both_zero = x.zero & y.zero
+    magnitude_lt = a[0:31] < b[0:31]
+    magnitude_gt = a[0:31] > b[0:31]
+    # Sign-magnitude order: a negative number is below a positive one, and the magnitude
+    # order reverses for two negative numbers. Comparing ±0 with ±0 is handled by both_zero.
+    signed_lt = Mux(x.sign ^ y.sign, x.sign, Mux(x.sign, magnitude_gt, magnitude_lt))
+    signed_gt = Mux(x.sign ^ y.sign, y.sign, Mux(x.sign, magnitude_lt, magnitude_gt))
+    lt = ~unordered & ~both_zero & signed_lt
+    gt = ~unordered & ~both_zero & signed_gt
+    eq = ~unordered & ((a == b) | both_zero)
+    return SimpleNamespace(
+        less=lt, equal=eq, greater=gt, unordered=unordered,
+        # np.minimum(a, b) is a if a < b else b (so b when a == b, e.g. for +0 and -0), NaN
+        # when either is NaN; likewise np.maximum with a > b.
+        min=Mux(unordered, QNAN, Mux(lt, a, b)),
+        max=Mux(unordered, QNAN, Mux(gt, a, b)),
+    )
+
+
+class FP32Comparator(_FP32Unit):
+    """IEEE 754 comparison of ``a`` and ``b`` with their minimum and maximum, in one
+    pipeline stage.
+
+    ``-0 == +0``; a NaN operand makes the pair unordered (``less``, ``equal``, ``greater``
+    all 0).
+    ``min`` and ``max`` follow ``np.minimum`` and ``np.maximum`` bit for bit: ``a`` if
+    ``a < b`` (``a > b``) else ``b``, so for ``+0`` and ``-0`` the result is ``b`` whatever
+    its sign; a NaN operand gives a NaN, here always :data:`QNAN` (NumPy propagates the
+    operand's payload).
+
+    Parameters
+    ----------
+    tag_width : int
+        Width of the tag carried from ``i`` to ``o`` with each operation.
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from taking an operation on ``i`` to offering its result on ``o`` (1) when
+        ``o`` is not stalled.
+
+    Members
+    -------
+    i : ``In(stream.Signature(binary_op_layout(tag_width)))``
+        Operands ``a``, ``b`` (binary32 bit patterns) and ``tag``.
+    o : ``Out(stream.Signature(compare_layout(tag_width)))``
+        ``less``, ``equal``, ``greater``, ``unordered`` (exactly one is 1: ``a < b``,
+        ``a == b``, ``a > b``, either is NaN), ``min``, ``max`` (binary32 bit patterns) and the
+        operation's ``tag``.
+    """
+
+    latency = 1
+
+    @staticmethod
+    def _output_layout(tag_width):
+        return compare_layout(tag_width)
+
+    def _datapath(self, m, stage, a, b):
+        c = _compare(m, a, b)
+        s1 = stage(less=c.less, equal=c.equal, greater=c.greater, unordered=c.unordered,
+                   min=c.min, max=c.max)
+        return vars(s1)
+
+
+class FP32Minimum(_FP32Unit):
+    """``np.minimum(a, b)`` in binary32 (see :class:`FP32Comparator`) with the payload of the
+    other arithmetic units, e.g. as a Reduce unit; one pipeline stage.
+
+    Parameters
+    ----------
+    tag_width : int
+        Width of the tag carried from ``i`` to ``o`` with each operation.
+
+    Attributes
+    ----------
+    latency : int
+        1.
+
+    Members
+    -------
+    i : ``In(stream.Signature(binary_op_layout(tag_width)))``
+    o : ``Out(stream.Signature(result_layout(tag_width)))``
+    """
+
+    latency = 1
+
+    def _datapath(self, m, stage, a, b):
+        return {"result": stage(result=_compare(m, a, b).min).result}
+
+
+class FP32Maximum(_FP32Unit):
+    """``np.maximum(a, b)`` in binary32 (see :class:`FP32Comparator`) with the payload of the
+    other arithmetic units; one pipeline stage.
+
+    Parameters
+    ----------
+    tag_width : int
+        Width of the tag carried from ``i`` to ``o`` with each operation.
+
+    Attributes
+    ----------
+    latency : int
+        1.
+
+    Members
+    -------
+    i : ``In(stream.Signature(binary_op_layout(tag_width)))``
+    o : ``Out(stream.Signature(result_layout(tag_width)))``
+    """
+
+    latency = 1
+
+    def _datapath(self, m, stage, a, b):
+        return {"result": stage(result=_compare(m, a, b).max).result}
