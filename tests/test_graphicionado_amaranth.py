@@ -86,10 +86,11 @@ def reference(algo, n, src, dst, weight):
 
 @pytest.mark.parametrize("algo", ["bfs", "sssp", "cc"])
 @pytest.mark.parametrize("coarsening", [1, 4])
-def test_frontier_algorithms(algo, coarsening):
+@pytest.mark.parametrize("stall_injection", [0, 40])
+def test_frontier_algorithms(algo, coarsening, stall_injection):
     n, src, dst, weight = small_graph(seed=len(algo) + coarsening, symmetric=algo == "cc")
     config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=8,
-                                 coarsening=coarsening)
+                                 coarsening=coarsening, stall_injection=stall_injection)
     graph = Graph.from_edges(n, src, dst, weight)
     image = build_image(graph, algo=algo, root=0, coarsening=coarsening)
     values, result = run_pipeline(config, image)
@@ -99,10 +100,12 @@ def test_frontier_algorithms(algo, coarsening):
     assert stats["cycles"] >= stats["cycles_process"] + stats["cycles_apply"]
 
 
-def test_pagerank_bit_exact():
+@pytest.mark.parametrize("stall_injection", [0, 40])
+def test_pagerank_bit_exact(stall_injection):
     n, src, dst, _ = small_graph(seed=5, n=40, m=200)
     graph = Graph.from_edges(n, src, dst)
-    config = GraphicionadoConfig(algo="pagerank", max_vertices=64, edge_prefetch_lines=8)
+    config = GraphicionadoConfig(algo="pagerank", max_vertices=64, edge_prefetch_lines=8,
+                                 stall_injection=stall_injection)
     values, result = run_pipeline(config, build_image(graph, algo="pagerank", max_iterations=3))
     expected = golden.run("pagerank", graph, iters=3).values
     assert values.tolist() == expected.view(np.uint32).tolist()

@@ -1,6 +1,8 @@
 """The Graphicionado pipeline as Verilog (Verilator, cocotb) against the golden model:
 exact for BFS, SSSP and CC, bit for bit for PageRank, on generated and real graphs, with a
-DRAM whose latency jitters."""
+DRAM whose latency jitters and random stalls injected between the stages (the
+configuration without them is the one ``test_coarsened_edge_id_table`` and the Amaranth
+tests run)."""
 
 import networkx as nx
 import numpy as np
@@ -44,7 +46,8 @@ def best_root(graph):
 @pytest.mark.parametrize("algo", ["bfs", "sssp", "cc", "pagerank"])
 def test_rtl_matches_golden(algo, graph_name):
     graph = GRAPHS[graph_name]()
-    config = GraphicionadoConfig(algo=algo, max_vertices=1024, edge_prefetch_lines=16)
+    config = GraphicionadoConfig(algo=algo, max_vertices=1024, edge_prefetch_lines=16,
+                                 stall_injection=25)
     root = best_root(graph) if algo in ("bfs", "sssp") else None
     iters = 3 if algo == "pagerank" else None
     report = simulate(graph, algo, config, root=root, iters=iters, memory=MEMORY)

@@ -35,6 +35,9 @@ class GraphicionadoConfig(DesignConfig):
         Vertices per EdgeIDTable entry (§6.C); 1 = a full table.
     memory_outstanding : int
         Reads in flight at most through the memory arbiter.
+    stall_injection : int
+        Verification only: block the links between stages in about this percentage of
+        cycles (random), so every FIFO sees backpressure and idle cycles. 0 = off.
     """
     algo: str = "bfs"
     max_vertices: int = 65536
@@ -46,6 +49,7 @@ class GraphicionadoConfig(DesignConfig):
     cam_ways: int = 4
     coarsening: int = 1
     memory_outstanding: int = 128
+    stall_injection: int = 0
 
     def validate(self):
         if self.algo not in ALGORITHMS:
@@ -64,6 +68,9 @@ class GraphicionadoConfig(DesignConfig):
         if not 2 <= self.memory_outstanding <= 1024:
             raise ConfigError(f"memory_outstanding must be between 2 and 1024, "
                               f"not {self.memory_outstanding}")
+        if not 0 <= self.stall_injection <= 90:
+            raise ConfigError(f"stall_injection must be a percentage from 0 to 90, "
+                              f"not {self.stall_injection}")
         from ..atomic_update_cam import CAMConfig
         CAMConfig(entries=self.cam_entries, ways=self.cam_ways, id_width=self.index_width + 1)
 

@@ -30,15 +30,16 @@ from ..integer_units import Minimum, SaturatingAdd
 from ..memory_arbiter import MemoryArbiter
 from ..memory_port import MemoryPortSignature
 from ..stream_fifo import StreamFIFO
+from ..stream_throttle import StreamThrottle
 from .algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
 from .apply import ApplyMin, ApplyPageRank
 from .atomic_update import AtomicUpdate
 from .config import GraphicionadoConfig
 from .edge_id_read import EdgeIDRead
 from .edge_read import EdgeRead
-from .layouts import ActiveVertex, SourcedEdge, Update
+from .layouts import ActiveVertex, EdgeJob, SourcedEdge, Update
 from .process_edge import ProcessEdge
-from .scratchpad import Scratchpad, TempPropertyStream
+from .scratchpad import Scratchpad, TempItem, TempPropertyStream
 from .sequential_vertex_read import SequentialVertexRead
 from .sequential_vertex_write import SequentialVertexWrite
 from .source_merge import SourceMerge
@@ -127,10 +128,23 @@ class GraphicionadoPipeline(wiring.Component):
         m.submodules.vprop_write = vprop_write = SequentialVertexWrite(
             item_words=1, addr_width=cfg.addr_width)
         m.submodules.fifo_a4 = fifo_a4 = fifo(32)
-        wiring.connect(m, fifo_p3.o, process.i)
+        seeds = iter(range(0x1D5B, 0x10000, 0x2F1))
+
+        def link(source, sink, shape):
+            """Join two stages; with ``stall_injection`` through a random throttle."""
+            if not cfg.stall_injection:
+                wiring.connect(m, source, sink)
+                return
+            seed = next(seeds)
+            throttle = StreamThrottle(shape, percent=cfg.stall_injection, seed=seed)
+            m.submodules[f"throttle_{seed}"] = throttle
+            wiring.connect(m, source, throttle.i)
+            wiring.connect(m, throttle.o, sink)
+
+        link(fifo_p3.o, process.i, SourcedEdge)
         wiring.connect(m, process.o, fifo_p5.i)
-        wiring.connect(m, fifo_p5.o, atomic.i)
-        wiring.connect(m, fifo_a4.o, vprop_write.i)
+        link(fifo_p5.o, atomic.i, Update)
+        link(fifo_a4.o, vprop_write.i, 32)
 
         # ---- controller ------------------------------------------------------------------
         regs = {name: getattr(self, name) for name in REGISTERS}
@@ -258,8 +272,8 @@ class GraphicionadoPipeline(wiring.Component):
             wiring.connect(m, src_prop.o, merge.prop)
             wiring.connect(m, src_const.o, merge.const)
             wiring.connect(m, edge_read.o, merge.edges)
-            wiring.connect(m, merge.o, fifo_p3.i)
-            wiring.connect(m, temp_stream.o, apply.temp)
+            link(merge.o, fifo_p3.i, SourcedEdge)
+            link(temp_stream.o, apply.temp, TempItem)
             wiring.connect(m, apply.o_prop, fifo_a4.i)
             # One edge job covering the whole edge list, offered at the start of the phase.
             job_pending = Signal()
@@ -309,14 +323,14 @@ class GraphicionadoPipeline(wiring.Component):
                 fifo_p1.i.payload.eq(active_read.o.payload.data),
                 active_read.o.ready.eq(fifo_p1.i.ready),
             ]
-            wiring.connect(m, fifo_p1.o, edge_id_read.i)
-            wiring.connect(m, edge_id_read.o, edge_read.i)
+            link(fifo_p1.o, edge_id_read.i, ActiveVertex)
+            link(edge_id_read.o, edge_read.i, EdgeJob)
             wiring.connect(m, edge_read.o, fifo_p3.i)
             wiring.connect(m, temp_stream.o, apply.temp)
-            wiring.connect(m, fifo_a1.o, apply.prop)
+            link(fifo_a1.o, apply.prop, fifo_a1.o.payload.shape())
             wiring.connect(m, apply.o_prop, fifo_a4.i)
             wiring.connect(m, apply.o_active, fifo_a5.i)
-            wiring.connect(m, fifo_a5.o, active_write.i)
+            link(fifo_a5.o, active_write.i, ActiveVertex)
             m.d.comb += [
                 pad.table_addr.eq(edge_id_read.table_addr),
                 pad.table_next_addr.eq(edge_id_read.table_next_addr),
