@@ -34,11 +34,16 @@ system-deps:
 		else echo "warning: not installed:$$missing (needs root and apt-get)"; fi; \
 	fi
 
+# The main job on an embedded default: the accelerator's Verilog, BFS on the bundled graph in
+# RTL simulation checked against the golden model, and the area/Fmax table.
+RUN_GRAPH := data/kron11.mtx
+RUN_ROOT := 10
+
 run: venv system-deps
 	mkdir -p build/run
-	$(GRAPHGEN) verilog --design cam -o build/run/cam.v
-	$(GRAPHGEN) test --design cam --json build/run/cam-test.json
-	$(GRAPHGEN) golden --algo bfs --graph kron:scale=14,ef=16,seed=1 --root 0 --json build/run/golden-bfs.json
+	$(GRAPHGEN) verilog --design graphicionado -o build/run/graphicionado.v
+	$(GRAPHGEN) sim --design graphicionado --algo bfs --graph $(RUN_GRAPH) --root $(RUN_ROOT) \
+		--set max_vertices=4096 --json build/run/sim-bfs.json
 	$(GRAPHGEN) synth --design cam --target ecp5 --json build/run/cam-ecp5.json
 	$(GRAPHGEN) synth --design cam --target asic --json build/run/cam-asic.json
 	@echo "reports in build/run/"

@@ -62,6 +62,8 @@ def cmd_verilog(args) -> int:
 
 def cmd_test(args) -> int:
     design, config = _elaborate(args)
+    if design.needs_graph:
+        raise UsageError(f"{design.name} runs graphs: use graphgen sim --design {design.name}")
     result = design.run_test(config, simulator=args.simulator, seed=args.seed)
     cycles = sum(test.sim_time_ns for test in result.tests) / 10
     wall = sum(test.wall_seconds for test in result.tests)

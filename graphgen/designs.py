@@ -20,6 +20,7 @@ class Design:
     config_class: type[DesignConfig]
     build: Callable[[DesignConfig], object]
     testbench: str
+    needs_graph: bool = False     # its testbench runs a graph: ``graphgen sim``
 
     def config(self, overrides: dict[str, str] | None = None) -> DesignConfig:
         return self.config_class.from_overrides(overrides or {})
@@ -51,7 +52,8 @@ DESIGNS = {
         Design("cam", "Graphicionado atomic-update CAM (stage P6)", CAMConfig, AtomicUpdateCAM,
                "sim.tb.test_cam"),
         Design("graphicionado", "Graphicionado pipeline, one stream (P1-P9, A1-A5)",
-               GraphicionadoConfig, GraphicionadoPipeline, "sim.tb.test_graphicionado"),
+               GraphicionadoConfig, GraphicionadoPipeline, "sim.tb.test_graphicionado",
+               needs_graph=True),
     ]
 }
 
