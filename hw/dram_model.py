@@ -1,0 +1,316 @@
+"""The simulated DRAM behind the accelerator's memory port, and the layouts of that port.
+
+Graphicionado's pipeline talks to memory through plain request/response streams of 64-byte
+lines. In simulation a behavioural Verilog model (``hw/verilog/graphgen_dram.v``) sits inside
+the simulated design: Amaranth's ``Memory`` would write every word of a large memory into the
+emitted Verilog, so the DRAM is a small Verilog module, instanced here with
+:class:`amaranth.hdl.Instance`, that loads its image with ``$readmemh`` from ``+dram_init=PATH``
+at time 0 and writes it back with ``$writememh`` to ``+dram_dump=PATH`` when ``dump`` is
+pulsed. :class:`SimDRAM` is simulation-only: it has no synthesizable body.
+
+Word order within a line: little-endian, word ``i`` of a line at bits ``[32*i + 31 : 32*i]``,
+byte ``i`` at bits ``[8*i + 7 : 8*i]`` (byte enable ``wmask[i]``), as in
+:mod:`hw.memory_port`. :mod:`sim.dram_image` lays out and reads back the image files.
+
+Simulating the Verilog: pass ``SimDRAM.VERILOG_SOURCE`` in ``extra_sources`` of
+:func:`sim.harness.run_cocotb`, and absolute paths in the plusargs (``+dram_init=``,
+``+dram_dump=``, ``+dram_seed=``): the simulation runs in its build folder.
+"""
+
+import dataclasses
+from pathlib import Path
+
+from amaranth.hdl import C, Cat, ClockSignal, Instance, Module, Mux, ResetSignal, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .config import ConfigError, DesignConfig
+from .memory_port import LINE_BITS, LINE_BYTES, MemoryPortSignature, line_request_layout, \
+    line_response_layout
+
+
+__all__ = ["DRAMConfig", "SimDRAM", "DRAMArbiter", "mem_request_layout",
+           "mem_response_layout", "mem_port_signature", "jitter_sequence", "VERILOG_SOURCE"]
+
+VERILOG_SOURCE = Path(__file__).resolve().parent / "verilog" / "graphgen_dram.v"
+
+
+def mem_request_layout(addr_width: int, tag_width: int) -> data.StructLayout:
+    """A memory request: ``addr`` (line address, byte address / 64), ``write``, ``wdata`` (the
+    line, word ``i`` at bits ``32*i``), ``wmask`` (byte enables of a write), ``tag`` (returned
+    with a read's response).
+
+    With ``tag_width == 0`` there is no ``tag`` field and the layout is
+    :func:`hw.memory_port.line_request_layout` itself, so untagged clients connect directly.
+    The fields of the tagged layout sit at the same offsets, the tag above them.
+    """
+    base = line_request_layout(addr_width)
+    if tag_width == 0:
+        return base
+    return data.StructLayout({**{name: field.shape for name, field in base}, "tag": tag_width})
+
+
+def mem_response_layout(tag_width: int) -> data.StructLayout:
+    """A read response: ``rdata`` (the line) and the request's ``tag``; without a ``tag``
+    field (:func:`hw.memory_port.line_response_layout`) when ``tag_width == 0``."""
+    if tag_width == 0:
+        return line_response_layout()
+    return data.StructLayout({"rdata": LINE_BITS, "tag": tag_width})
+
+
+def mem_port_signature(addr_width: int, tag_width: int = 0) -> wiring.Signature:
+    """A memory client's port seen from the client: ``req`` out, ``resp`` in.
+
+    :class:`hw.memory_port.MemoryPortSignature` when ``tag_width == 0``."""
+    if tag_width == 0:
+        return MemoryPortSignature(addr_width)
+    return wiring.Signature({
+        "req": Out(stream.Signature(mem_request_layout(addr_width, tag_width))),
+        "resp": In(stream.Signature(mem_response_layout(tag_width))),
+    })
+
+
+def jitter_sequence(seed: int, jitter: int):
+    """The extra latencies (0..``jitter``) the Verilog model draws for successive reads with
+    ``+dram_seed=seed``: a Python mirror of its xorshift32, for testbenches that predict the
+    cycle of every response."""
+    state = (seed & 0xFFFF_FFFF) ^ 0x6A09E667 or 0x6A09E667
+    while True:
+        state ^= (state << 13) & 0xFFFF_FFFF
+        state ^= state >> 17
+        state ^= (state << 5) & 0xFFFF_FFFF
+        yield state % (jitter + 1) if jitter > 0 else 0
+
+
+@dataclasses.dataclass(frozen=True)
+class DRAMConfig(DesignConfig):
+    """Parameters of :class:`SimDRAM`.
+
+    Parameters
+    ----------
+    line_bytes : int
+        Bytes per line (fixed: 64).
+    depth_lines : int
+        Memory size in lines; the model allocates exactly this (64 MiB at the default 1 Mi).
+    latency : int
+        Cycles from a read's acceptance to its response, at least 1.
+    jitter : int
+        Extra latency drawn uniformly from 0..``jitter`` per read (responses stay in order).
+    outstanding : int
+        Reads in flight at most. Full read throughput needs ``outstanding > latency + jitter``.
+    tag_width : int
+        Width of the request tag returned with each response (0: no tag field).
+    addr_width : int
+        Width of a line address; must reach ``depth_lines``.
+    """
+    line_bytes: int = LINE_BYTES
+    depth_lines: int = 1 << 20
+    latency: int = 100
+    jitter: int = 0
+    outstanding: int = 64
+    tag_width: int = 8
+    addr_width: int = 26
+
+    def validate(self):
+        if self.line_bytes != LINE_BYTES:
+            raise ConfigError(f"line_bytes must be {LINE_BYTES}, not {self.line_bytes}")
+        if not 1 <= self.addr_width <= 58:
+            raise ConfigError(f"addr_width must be between 1 and 58, not {self.addr_width}")
+        if not 1 <= self.depth_lines <= min(1 << 24, 1 << self.addr_width):
+            raise ConfigError(f"depth_lines must be between 1 and "
+                              f"{min(1 << 24, 1 << self.addr_width)} (2**addr_width, at most "
+                              f"1 GiB of lines), not {self.depth_lines}")
+        if not 1 <= self.latency <= 1 << 20:
+            raise ConfigError(f"latency must be between 1 and {1 << 20}, not {self.latency}")
+        if not 0 <= self.jitter <= 1 << 20:
+            raise ConfigError(f"jitter must be between 0 and {1 << 20}, not {self.jitter}")
+        if not 1 <= self.outstanding <= 4096:
+            raise ConfigError(f"outstanding must be between 1 and 4096, not {self.outstanding}")
+        if not 0 <= self.tag_width <= 32:
+            raise ConfigError(f"tag_width must be between 0 and 32, not {self.tag_width}")
+
+
+class SimDRAM(wiring.Component):
+    """Simulation-only DRAM: an instance of the Verilog model ``graphgen_dram``.
+
+    Requests are taken one per cycle at most. A write takes effect at acceptance (bytes with
+    ``wmask`` set) and has no response. A read captures the line at acceptance and returns it,
+    in request order, ``latency`` cycles later at the earliest (plus a jitter of
+    0..``jitter`` cycles drawn per read from ``+dram_seed``; a response is never due before
+    the previous one's due cycle + 1); a response holds while ``resp.ready`` is low.
+    ``req.ready`` is low while ``outstanding`` reads are in flight; it depends on no input.
+    The exact timing is described at the top of :attr:`VERILOG_SOURCE`.
+
+    Parameters
+    ----------
+    config : :class:`DRAMConfig`
+
+    Members
+    -------
+    req : ``In(stream.Signature(mem_request_layout(addr_width, tag_width)))``
+    resp : ``Out(stream.Signature(mem_response_layout(tag_width)))``
+        One response per read, in request order.
+    dump : ``In(1)``
+        Sampled high at a clock edge: write the memory to ``+dram_dump=PATH``.
+    dump_done : ``Out(1)``
+        High for one cycle, one edge after the edge that took the dump (the file is complete).
+    stat_reads, stat_writes : ``Out(32)``
+        Requests accepted since reset.
+    error : ``Out(1)``
+        A request addressed a line at or beyond ``depth_lines`` (read as zero, write dropped).
+    """
+
+    VERILOG_SOURCE: Path = VERILOG_SOURCE
+
+    def __init__(self, config: DRAMConfig = DRAMConfig()):
+        assert isinstance(config, DRAMConfig)
+        self._config = config
+        super().__init__({
+            "req": In(stream.Signature(mem_request_layout(config.addr_width,
+                                                          config.tag_width))),
+            "resp": Out(stream.Signature(mem_response_layout(config.tag_width))),
+            "dump": In(1),
+            "dump_done": Out(1),
+            "stat_reads": Out(32),
+            "stat_writes": Out(32),
+            "error": Out(1),
+        })
+
+    @property
+    def config(self) -> DRAMConfig:
+        return self._config
+
+    @property
+    def extra_sources(self) -> list[Path]:
+        return [self.VERILOG_SOURCE]
+
+    def elaborate(self, platform):
+        cfg = self._config
+        m = Module()
+        tagged = cfg.tag_width > 0
+        req_tag = self.req.payload.tag if tagged else C(0, 1)
+        resp_tag = self.resp.payload.tag if tagged else Signal(1, name="resp_tag_unused")
+        m.submodules.dram = Instance(
+            "graphgen_dram",
+            p_LINE_BITS=LINE_BITS,
+            p_ADDR_BITS=cfg.addr_width,
+            p_DEPTH_LINES=cfg.depth_lines,
+            p_LATENCY=cfg.latency,
+            p_JITTER=cfg.jitter,
+            p_OUTSTANDING=cfg.outstanding,
+            p_TAG_BITS=max(cfg.tag_width, 1),
+            i_clk=ClockSignal(),
+            i_rst=ResetSignal(),
+            i_req_valid=self.req.valid,
+            o_req_ready=self.req.ready,
+            i_req_addr=self.req.payload.addr,
+            i_req_write=self.req.payload.write,
+            i_req_wdata=self.req.payload.wdata,
+            i_req_wmask=self.req.payload.wmask,
+            i_req_tag=req_tag,
+            o_resp_valid=self.resp.valid,
+            i_resp_ready=self.resp.ready,
+            o_resp_rdata=self.resp.payload.rdata,
+            o_resp_tag=resp_tag,
+            i_dump=self.dump,
+            o_dump_done=self.dump_done,
+            o_stat_reads=self.stat_reads,
+            o_stat_writes=self.stat_writes,
+            o_error=self.error,
+        )
+        return m
+
+
+class DRAMArbiter(wiring.Component):
+    """``ports`` tagged client ports in, one tagged memory port out, round robin.
+
+    A granted request goes out with the client's index in the high bits of its tag
+    (``bus tag = client tag | index << tag_width``); a response goes back to the client named
+    by those bits, with its own tag restored. Responses need not come back in any order across
+    clients; each client sees its own in the order the memory returns them. Once a request is
+    offered on ``bus.req`` the grant holds until it is taken, so the payload is stable.
+
+    Parameters
+    ----------
+    ports : int
+    addr_width : int
+    tag_width : int
+        Tag width of each client (0: untagged :class:`hw.memory_port.MemoryPortSignature`).
+
+    Members
+    -------
+    clients : ``In(mem_port_signature(addr_width, tag_width)).array(ports)``
+    bus : ``Out(mem_port_signature(addr_width, tag_width + port_bits))``
+        ``port_bits = ceil(log2(ports))``; connect to a :class:`SimDRAM` with that tag width.
+    """
+
+    def __init__(self, *, ports: int, addr_width: int, tag_width: int = 0):
+        if ports < 1:
+            raise ConfigError(f"ports must be at least 1, not {ports}")
+        self._ports = ports
+        self._tag_width = tag_width
+        self._port_bits = (ports - 1).bit_length()
+        if tag_width + self._port_bits == 0:
+            raise ConfigError("a single untagged port needs no arbiter")
+        super().__init__({
+            "clients": In(mem_port_signature(addr_width, tag_width)).array(ports),
+            "bus": Out(mem_port_signature(addr_width, self.bus_tag_width)),
+        })
+
+    @property
+    def bus_tag_width(self) -> int:
+        return self._tag_width + self._port_bits
+
+    def elaborate(self, platform):
+        m = Module()
+        n, tw = self._ports, self._tag_width
+        valid = Cat(client.req.valid for client in self.clients)
+
+        # Round robin: the first valid client at or after `priority`; held while not taken.
+        priority = Signal(range(n))
+        held = Signal()
+        held_grant = Signal(range(n))
+        choice = Signal(range(n))
+        with m.Switch(priority):
+            for first in range(n):
+                with m.Case(first):
+                    for index in reversed([(first + k) % n for k in range(n)]):
+                        with m.If(valid[index]):
+                            m.d.comb += choice.eq(index)
+        grant = Signal(range(n))
+        m.d.comb += grant.eq(choice)
+        with m.If(held):
+            m.d.comb += grant.eq(held_grant)
+
+        bus_req = self.bus.req
+        for index, client in enumerate(self.clients):
+            with m.If(grant == index):
+                payload = client.req.payload
+                m.d.comb += [
+                    bus_req.payload.addr.eq(payload.addr),
+                    bus_req.payload.write.eq(payload.write),
+                    bus_req.payload.wdata.eq(payload.wdata),
+                    bus_req.payload.wmask.eq(payload.wmask),
+                    bus_req.valid.eq(client.req.valid),
+                    client.req.ready.eq(bus_req.ready),
+                ]
+                own_tag = [payload.tag] if tw else []
+                m.d.comb += bus_req.payload.tag.eq(Cat(*own_tag, C(index, self._port_bits)))
+        with m.If(bus_req.valid & bus_req.ready):
+            m.d.sync += [priority.eq(Mux(grant == n - 1, 0, grant + 1)), held.eq(0)]
+        with m.Elif(bus_req.valid):
+            m.d.sync += [held.eq(1), held_grant.eq(grant)]
+        with m.Else():
+            m.d.sync += held.eq(0)      # (a client withdrew its request: not to deadlock)
+
+        bus_resp = self.bus.resp
+        port = bus_resp.payload.tag[tw:] if self._port_bits else C(0, 1)
+        for index, client in enumerate(self.clients):
+            m.d.comb += client.resp.payload.rdata.eq(bus_resp.payload.rdata)
+            if tw:
+                m.d.comb += client.resp.payload.tag.eq(bus_resp.payload.tag[:tw])
+            m.d.comb += client.resp.valid.eq(bus_resp.valid & (port == index))
+            with m.If(port == index):
+                m.d.comb += bus_resp.ready.eq(client.resp.ready)
+        return m
+

@@ -1,0 +1,269 @@
+"""The simulated DRAM (hw/dram_model.py, hw/verilog/graphgen_dram.v) and its host-side image
+(sim/dram_image.py): the cocotb testbench on Verilator and Icarus, and unit tests."""
+
+import json
+import random
+import shutil
+import time
+
+import numpy as np
+import pytest
+from amaranth.sim import Simulator
+
+from hw.config import ConfigError
+from hw.dram_model import DRAMArbiter, DRAMConfig, SimDRAM, jitter_sequence, \
+    mem_port_signature, mem_request_layout, mem_response_layout
+from hw.memory_port import MemoryPortSignature, line_request_layout, line_response_layout
+from sim.dram_image import DRAMImage, hex_to_lines, lines_to_hex, plusargs, read_lines
+from sim.harness import emit_verilog, run_cocotb
+
+TOP = "dram_top"
+TESTS = ["image_loads", "random_traffic", "throughput", "out_of_range"]
+
+
+def run_dram(config: DRAMConfig, tmp_path, *, simulator="verilator", options=None,
+             image_lines=None, seed=3, init="init.hex", dumps=("dump.hex",)):
+    """Build SimDRAM(config) as the top, load a random image (``init``: hex, or binary if it
+    ends in .bin), run the cocotb testbench, which checks every dump file in ``dumps``."""
+    rng = np.random.default_rng(seed)
+    image = DRAMImage(depth_lines=config.depth_lines)
+    lines = image_lines if image_lines is not None else config.depth_lines * 3 // 4
+    image.add("words", rng.integers(0, 1 << 32, lines * 16 - 3, dtype=np.uint64)
+              .astype(np.uint32))
+    image.write(tmp_path / init)
+    args = plusargs(tmp_path / init, seed=seed) + \
+        [arg for dump in dumps for arg in plusargs(dump=tmp_path / dump)]
+    env = {"GRAPHGEN_CONFIG": json.dumps(config.as_dict()),
+           "GRAPHGEN_TEST_OPTIONS": json.dumps(options or {})}
+    dram = SimDRAM(config)
+    return run_cocotb(emit_verilog(dram, TOP), TOP, "sim.tb.test_dram", simulator=simulator,
+                      extra_sources=[SimDRAM.VERILOG_SOURCE], env=env, seed=seed,
+                      plusargs=args)
+
+
+SMALL = DRAMConfig(depth_lines=512, addr_width=10, latency=20, outstanding=32)
+JITTERED = DRAMConfig(depth_lines=384, addr_width=12, latency=20, jitter=12, outstanding=16,
+                      tag_width=5)
+
+
+@pytest.mark.parametrize("config, init, dumps", [
+    (SMALL, "init.hex", ("dump.hex", "dump.bin")),
+    (JITTERED, "init.bin", ("dump.bin",)),
+], ids=["latency20-hex", "jitter12-out16-bin"])
+def test_dram_verilator(config, init, dumps, tmp_path):
+    result = run_dram(config, tmp_path, init=init, dumps=dumps, options={"ops": 3000})
+    assert result.passed, result.summary()
+    assert [test.name for test in result.tests] == TESTS
+
+
+def test_dram_default_latency_full_size(tmp_path):
+    """Default latency 100 and outstanding 64 (rate-limited reads), 1 Mi lines loaded from a
+    binary image, untagged."""
+    config = DRAMConfig(tag_width=0)
+    started = time.perf_counter()
+    result = run_dram(config, tmp_path, image_lines=1 << 20, init="init.bin",
+                      dumps=("dump.bin",),
+                      options={"ops": 600, "traffic": [[0.2, 0.3]], "check_lines": 300,
+                               "reads": 300})
+    assert result.passed, result.summary()
+    assert time.perf_counter() - started < 60
+
+
+@pytest.mark.skipif(shutil.which("iverilog") is None, reason="Icarus Verilog not installed")
+@pytest.mark.parametrize("config, init", [(JITTERED, "init.hex"), (SMALL, "init.bin")],
+                         ids=["jitter-hex", "latency20-bin"])
+def test_dram_icarus(config, init, tmp_path):
+    result = run_dram(config, tmp_path, simulator="icarus", init=init,
+                      dumps=("dump.hex", "dump.bin"), options={"ops": 800, "reads": 200})
+    assert result.passed, result.summary()
+
+
+def test_testbench_catches_wrong_latency(tmp_path):
+    """The same build, checked as if its latency were one cycle longer, must fail."""
+    result = run_dram(SMALL, tmp_path, options={"ops": 200, "latency_offset": 1,
+                                                 "check_lines": 50, "reads": 50})
+    assert not result.passed
+    assert any("resp.valid=1" in test.message for test in result.failures()), result.summary()
+
+
+# Amaranth side -------------------------------------------------------------------------------
+
+def test_layouts_match_memory_port():
+    assert mem_request_layout(20, 0) == line_request_layout(20)
+    assert mem_response_layout(0) == line_response_layout()
+    assert mem_port_signature(20) == MemoryPortSignature(20)
+    tagged = mem_request_layout(20, 6)
+    for name, field in line_request_layout(20):
+        assert tagged[name].offset == field.offset
+    assert tagged["tag"].offset == 20 + 1 + 512 + 64 and tagged.size == 20 + 1 + 512 + 64 + 6
+    assert mem_response_layout(6)["tag"].offset == 512
+
+
+def test_simdram_verilog_instances_the_model():
+    dram = SimDRAM(DRAMConfig(depth_lines=64, latency=7, addr_width=8, tag_width=3))
+    text = emit_verilog(dram, "top")
+    assert "graphgen_dram #(" in text and ".LATENCY(32'd7)" in text
+    assert ".DEPTH_LINES(32'd64)" in text and ".TAG_BITS(32'd3)" in text
+    assert SimDRAM.VERILOG_SOURCE.exists() and dram.extra_sources == [SimDRAM.VERILOG_SOURCE]
+    assert "initial" in SimDRAM.VERILOG_SOURCE.read_text()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(line_bytes=32), "line_bytes"),
+    (dict(depth_lines=2048, addr_width=10), "depth_lines"),
+    (dict(latency=0), "latency"),
+    (dict(jitter=-1), "jitter"),
+    (dict(outstanding=0), "outstanding"),
+    (dict(tag_width=40), "tag_width"),
+])
+def test_invalid_configs(kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        DRAMConfig(**kwargs)
+
+
+def test_jitter_sequence_range():
+    values = [value for value, _ in zip(jitter_sequence(3, 5), range(2000))]
+    assert set(values) == set(range(6))
+    assert all(value == 0 for value, _ in zip(jitter_sequence(3, 0), range(10)))
+
+
+@pytest.mark.parametrize("tag_width", [0, 3])
+def test_arbiter_routes_responses(tag_width):
+    """Three clients through DRAMArbiter onto a Python memory answering out of order across
+    clients: each client gets its own reads back, in its order, with its tags."""
+    ports = 3
+    arbiter = DRAMArbiter(ports=ports, addr_width=8, tag_width=tag_width)
+    assert arbiter.bus_tag_width == tag_width + 2
+    rng = random.Random(tag_width)
+    plans = [[(rng.randrange(256), rng.random() < 0.3, rng.randrange(1 << tag_width))
+              for _ in range(40)] for _ in range(ports)]
+    received = [[] for _ in range(ports)]
+    seen_on_bus = []
+
+    async def client(ctx, index):
+        port = arbiter.clients[index]
+        for addr, write, tag in plans[index]:
+            ctx.set(port.req.valid, 1)
+            ctx.set(port.req.payload.addr, addr)
+            ctx.set(port.req.payload.write, write)
+            if tag_width:
+                ctx.set(port.req.payload.tag, tag)
+            await ctx.tick().until(port.req.ready)
+            ctx.set(port.req.valid, 0)
+            for _ in range(rng.randrange(3)):
+                await ctx.tick()
+
+    async def sink(ctx, index):
+        port = arbiter.clients[index]
+        expected = sum(1 for _, write, _ in plans[index] if not write)
+        while len(received[index]) < expected:
+            ctx.set(port.resp.ready, rng.random() < 0.7)
+            _, _, valid, ready, rdata, tag = await ctx.tick().sample(
+                port.resp.valid, port.resp.ready, port.resp.payload.rdata,
+                port.resp.payload.tag if tag_width else port.resp.valid)
+            if valid and ready:
+                received[index].append((rdata, tag if tag_width else 0))
+
+    async def memory(ctx):
+        bus = arbiter.bus
+        pending = []     # (data, bus tag); answered in a random order
+        stalled = None
+        while True:
+            ctx.set(bus.req.ready, rng.random() < 0.8)
+            answer = pending[rng.randrange(len(pending))] if pending else None
+            ctx.set(bus.resp.valid, answer is not None)
+            if answer is not None:
+                ctx.set(bus.resp.payload.rdata, answer[0])
+                ctx.set(bus.resp.payload.tag, answer[1])
+            _, _, valid, ready, addr, write, bus_tag, resp_ready = await ctx.tick().sample(
+                bus.req.valid, bus.req.ready, bus.req.payload.addr, bus.req.payload.write,
+                bus.req.payload.tag, bus.resp.ready)
+            if stalled is not None:
+                assert valid and stalled == (addr, write, bus_tag), "offer withdrawn or changed"
+            stalled = (addr, write, bus_tag) if valid and not ready else None
+            if valid and ready:
+                seen_on_bus.append(bus_tag >> tag_width)
+                if not write:
+                    pending.append((addr * 1000 + bus_tag, bus_tag))
+            if answer is not None and resp_ready:
+                pending.remove(answer)
+
+    sim = Simulator(arbiter)
+    sim.add_clock(1e-8)
+
+    def bind(function, index):
+        async def bound(ctx):
+            await function(ctx, index)
+        return bound
+
+    for index in range(ports):
+        sim.add_testbench(bind(client, index))
+        sim.add_testbench(bind(sink, index))
+    sim.add_testbench(memory, background=True)
+    sim.run()
+    assert set(seen_on_bus) == set(range(ports))
+    for index in range(ports):
+        reads = [(addr, tag) for addr, write, tag in plans[index] if not write]
+        got = sorted(received[index])
+        want = sorted((addr * 1000 + (tag | index << tag_width), tag) for addr, tag in reads)
+        assert got == want, f"client {index}"
+
+
+# Host side -----------------------------------------------------------------------------------
+
+def test_image_layout_and_roundtrip(tmp_path):
+    image = DRAMImage(depth_lines=64)
+    words = np.arange(20, dtype=np.uint32) * 0x01010101
+    raw = bytes(range(1, 70))
+    floats = np.linspace(0, 1, 5, dtype=np.float32)
+    assert image.add("words", words) == 0
+    assert image.add("raw", raw) == 2
+    assert image.add("floats", floats, align_lines=8) == 8
+    assert image.place("fixed", [7, 8, 9], base_line=20) == 20
+    assert image.region("words") == (0, 20) and image.region("raw") == (2, 18)
+    assert image.total_lines == 21
+    with pytest.raises(ValueError, match="overlaps"):
+        image.place("clash", words, base_line=1)
+    with pytest.raises(ValueError, match="beyond"):
+        image.place("far", words, base_line=63)
+    path = image.write_hex(tmp_path / "image.hex")
+    text = path.read_text().splitlines()
+    assert len(text) == 21 and all(len(line) == 128 for line in text)
+    # Word i of a line at bits [32*i + 31 : 32*i]: word 0 is the last 8 digits.
+    assert text[0][-8:] == "00000000" and text[0][-16:-8] == "01010101"
+    assert text[2][-2:] == "01" and text[20][-24:] == "000000090000000800000007"
+    back = image.read_dump(path)
+    assert np.array_equal(back["words"], words) and back["raw"].tobytes() == raw
+    assert back["floats"].dtype == np.float32 and np.array_equal(back["floats"], floats)
+    assert np.array_equal(DRAMImage.read_hex_words(path, base_line=20, count=3), [7, 8, 9])
+    assert np.array_equal(DRAMImage.read_hex_words(path, base_line=30, count=2), [0, 0])
+    binary = image.write(tmp_path / "image.bin")
+    assert binary.stat().st_size == 21 * 64
+    assert np.array_equal(read_lines(binary), read_lines(path))
+    assert np.array_equal(image.read_dump(binary)["floats"], floats)
+
+
+def test_image_reads_any_readmemh_form():
+    lines = np.arange(48, dtype=np.uint32).reshape(3, 16)
+    regular = lines_to_hex(lines)
+    icarus = b"// 0x00000000\n" + regular       # what Icarus's $writememh writes
+    assert np.array_equal(hex_to_lines(icarus), lines)
+    general = b"@1\n" + b"_".join([b"0000000f", b"0" * 120]) + b"\n1x\n"
+    parsed = hex_to_lines(general)
+    assert parsed.shape == (3, 16) and parsed[1, 15] == 0xF and parsed[2, 0] == 0x10
+    assert not parsed[0].any()
+
+
+def test_image_one_million_lines_fast(tmp_path):
+    words = np.random.default_rng(1).integers(0, 1 << 32, (1 << 20) * 16, dtype=np.uint64) \
+        .astype(np.uint32)
+    image = DRAMImage()
+    image.add("big", words)
+    started = time.perf_counter()
+    path = image.write_hex(tmp_path / "big.hex")
+    written = time.perf_counter() - started
+    started = time.perf_counter()
+    back = image.read_dump(path)["big"]
+    read = time.perf_counter() - started
+    assert np.array_equal(back, words)
+    assert written < 2 and read < 2, f"write {written:.2f} s, read {read:.2f} s"
