@@ -27,6 +27,9 @@ class GraphicionadoConfig(DesignConfig):
     edge_prefetch_lines : int
         Lines Edge Read fetches ahead. At four edges a line it must cover the memory latency
         (100 cycles → 25 lines) for one edge per cycle.
+    edge_jobs : int
+        Source vertices Edge Read's request side may run ahead of its hand-out side: the
+        random first line of each is requested that far in advance.
     fifo_depth : int
         Depth of the FIFOs between stages (the paper: 4–8).
     cam_entries, cam_ways : int
@@ -44,6 +47,7 @@ class GraphicionadoConfig(DesignConfig):
     addr_width: int = 26
     prefetch_lines: int = 4
     edge_prefetch_lines: int = 32
+    edge_jobs: int = 16
     fifo_depth: int = 4
     cam_entries: int = 16
     cam_ways: int = 4
@@ -59,7 +63,7 @@ class GraphicionadoConfig(DesignConfig):
                               f"not {self.max_vertices}")
         if not 16 <= self.addr_width <= 32:
             raise ConfigError(f"addr_width must be between 16 and 32, not {self.addr_width}")
-        for name in ("prefetch_lines", "edge_prefetch_lines", "fifo_depth"):
+        for name in ("prefetch_lines", "edge_prefetch_lines", "edge_jobs", "fifo_depth"):
             if not 1 <= getattr(self, name) <= 256:
                 raise ConfigError(f"{name} must be between 1 and 256, not {getattr(self, name)}")
         if not is_power_of_two(self.coarsening) or self.coarsening > self.max_vertices:

@@ -115,7 +115,7 @@ class GraphicionadoPipeline(wiring.Component):
         units = _compute_units(cfg)
         m.submodules.edge_read = edge_read = EdgeRead(
             addr_width=cfg.addr_width, prefetch_lines=cfg.edge_prefetch_lines,
-            job_depth=cfg.fifo_depth)
+            job_depth=cfg.edge_jobs)
         m.submodules.process_edge = process = ProcessEdge(algo=cfg.algo, unit=units["process"])
         m.submodules.atomic_update = atomic = AtomicUpdate(
             reduce_unit=units["reduce"], index_width=pad.index_width,
