@@ -55,6 +55,7 @@ bench: venv system-deps
 	mkdir -p build/bench
 	$(BIN)/python bench/bench_golden.py --json build/bench/golden.json
 	$(BIN)/python bench/bench_cam_sim.py --json build/bench/cam-sim.json
+	$(BIN)/python bench/bench_graphicionado.py --json build/bench/graphicionado.json
 
 clean:
 	rm -rf build .pytest_cache

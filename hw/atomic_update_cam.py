@@ -63,9 +63,11 @@ class AtomicUpdateCAM(wiring.Component):
     at write-back. An id already held (a conflict) or a full set stalls ``insert``; the
     stall reason is shown on ``conflict`` and ``set_full`` for the status counters.
 
-    A removal takes effect in the cycle it is offered: an insert of the id being removed,
-    or into the way being freed, is accepted in the same cycle, so a back-to-back update of
-    one vertex loses no cycle to the CAM itself.
+    An id offered on ``insert`` in the cycle the same id is offered on ``remove`` is taken at
+    once and keeps its way, so a back-to-back update of one vertex loses no cycle to the CAM
+    itself. A way freed by the removal of another id is free from the next cycle. The lookup
+    and the choice of way use only the registered state and the two ids, which keeps the
+    ``insert.ready`` path short.
 
     Parameters
     ----------
@@ -86,7 +88,7 @@ class AtomicUpdateCAM(wiring.Component):
     conflict : ``Out(1)``
         ``insert`` is stalled because its id is held.
     set_full : ``Out(1)``
-        ``insert`` is stalled because every way of its set is held by other ids.
+        ``insert`` is stalled because every way of its set was held at the start of the cycle.
     remove_miss : ``Out(1)``
         An id offered on ``remove`` is not held: the surrounding pipeline broke the protocol.
     """
@@ -130,53 +132,55 @@ class AtomicUpdateCAM(wiring.Component):
         probe_set, probe_tag = split(self.probe_id)
 
         m.d.comb += self.remove.ready.eq(1)
-        removed_any = []
-        conflict_bits, free_bits, probe_bits = [], [], []
-        # ``held`` is the state after this cycle's removal; inserts are checked against it.
-        held = [[Signal(name=f"held_s{s}_w{w}") for w in range(cfg.ways)]
-                for s in range(cfg.sets)]
+        removed_bits, hit_bits, free_bits, probe_bits = [], [], [], []
+        # Which way an insert would take: the lowest free one of its set, from the registered
+        # state only, so the choice is off the ready path.
+        candidate = [[Signal(name=f"candidate_s{s}_w{w}") for w in range(cfg.ways)]
+                     for s in range(cfg.sets)]
+        removed = [[Signal(name=f"removed_s{s}_w{w}") for w in range(cfg.ways)]
+                   for s in range(cfg.sets)]
         for s in range(cfg.sets):
             for w in range(cfg.ways):
-                removed = Signal(name=f"removed_s{s}_w{w}")
-                m.d.comb += [
-                    removed.eq(self.remove.valid & valid[s][w] & remove_set[s] &
-                               (tags[s][w] == remove_tag)),
-                    held[s][w].eq(valid[s][w] & ~removed),
-                ]
-                removed_any.append(removed)
-                in_insert_set = insert_set[s]
-                conflict_bits.append(in_insert_set & held[s][w] & (tags[s][w] == insert_tag))
+                m.d.comb += removed[s][w].eq(self.remove.valid & valid[s][w] & remove_set[s] &
+                                             (tags[s][w] == remove_tag))
+                earlier_free = Cat(~valid[s][v] for v in range(w)).any() if w else 0
+                m.d.comb += candidate[s][w].eq(insert_set[s] & ~valid[s][w] & ~earlier_free)
+                removed_bits.append(removed[s][w])
+                hit_bits.append(insert_set[s] & valid[s][w] & (tags[s][w] == insert_tag))
                 probe_bits.append(probe_set[s] & valid[s][w] & (tags[s][w] == probe_tag))
-            free_bits.append(Cat(~held[s][w] for w in range(cfg.ways)).any() &
-                             insert_set[s])
+            free_bits.append(Cat(~valid[s][w] for w in range(cfg.ways)).any() & insert_set[s])
 
-        conflict = Cat(conflict_bits).any()
+        hit = Cat(hit_bits).any()
         has_free = Cat(free_bits).any()
-        removed_one = Cat(removed_any).any()
+        removed_one = Cat(removed_bits).any()
+        # The id being written back may re-enter at once: it keeps its way.
+        rejoin = Signal()
+        m.d.comb += rejoin.eq(hit & self.remove.valid & (self.remove.payload == self.insert.payload))
         m.d.comb += [
-            self.insert.ready.eq(~conflict & has_free),
-            self.conflict.eq(self.insert.valid & conflict),
-            self.set_full.eq(self.insert.valid & ~conflict & ~has_free),
+            self.insert.ready.eq(rejoin | (~hit & has_free)),
+            self.conflict.eq(self.insert.valid & hit & ~rejoin),
+            self.set_full.eq(self.insert.valid & ~hit & ~has_free),
             self.probe_hit.eq(Cat(probe_bits).any()),
             self.remove_miss.eq(self.remove.valid & ~removed_one),
         ]
 
-        inserting = Signal()
-        m.d.comb += inserting.eq(self.insert.valid & self.insert.ready)
+        allocating = Signal()
+        m.d.comb += allocating.eq(self.insert.valid & ~hit & has_free)
         for s in range(cfg.sets):
-            # The lowest free way of the set takes the id.
             for w in range(cfg.ways):
-                pick = Signal(name=f"pick_s{s}_w{w}")
-                earlier_free = Cat(~held[s][v] for v in range(w)).any() if w else 0
-                m.d.comb += pick.eq(inserting & insert_set[s] & ~held[s][w] & ~earlier_free)
-                with m.If(pick):
-                    m.d.sync += [valid[s][w].eq(1), tags[s][w].eq(insert_tag)]
-                with m.Else():
-                    m.d.sync += valid[s][w].eq(held[s][w])
+                # A free way's tag is don't-care, so the candidate's tag is written whenever an
+                # id is offered; only its valid bit waits for the id to be taken.
+                with m.If(self.insert.valid & candidate[s][w]):
+                    m.d.sync += tags[s][w].eq(insert_tag)
+                keep = removed[s][w] & rejoin & self.insert.valid
+                m.d.sync += valid[s][w].eq((valid[s][w] & ~removed[s][w]) | keep |
+                                           (allocating & candidate[s][w]))
 
-        with m.If(inserting & ~removed_one):
+        joined = allocating
+        left = removed_one & ~(rejoin & self.insert.valid)
+        with m.If(joined & ~left):
             m.d.sync += self.occupancy.eq(self.occupancy + 1)
-        with m.Elif(~inserting & removed_one):
+        with m.Elif(~joined & left):
             m.d.sync += self.occupancy.eq(self.occupancy - 1)
 
         return m

@@ -5,8 +5,9 @@ offered on ``insert``; each accepted id stays "in flight" for a random number of
 then leaves through ``remove``, as it would at write-back. Every cycle the outputs are checked
 against a Python model of the held set:
 
-* ``insert.ready`` is high exactly when the id is not held and its set has a free way, so no
-  id is ever held twice and no update is stalled without cause;
+* ``insert.ready`` is high exactly when the id is not held and its set had a free way, or the
+  id is the one being removed this cycle, so no id is ever held twice and no update is
+  stalled without cause;
 * ``conflict``, ``set_full``, ``probe_hit``, ``occupancy`` and ``remove_miss`` agree;
 * at the end every offered update was accepted exactly once, in order, and all were removed.
 """
@@ -114,16 +115,16 @@ class CAMTB:
         assert int(dut.remove__ready.value) == 1, f"{where}: remove not ready"
         assert int(dut.remove_miss.value) == (removing is not None and removing not in held), \
             f"{where}: remove_miss wrong for {removing}"
-        after_remove = held - {removing}
         if offered is None:
             assert not int(dut.conflict.value) and not int(dut.set_full.value), \
                 f"{where}: stall flagged with nothing offered"
             return
-        conflict = offered in after_remove
-        full = not conflict and \
-            model.set_count(model.set_of(offered), after_remove) >= self.ways
+        hit = offered in held
+        rejoin = hit and removing == offered
+        conflict = hit and not rejoin
+        full = not hit and model.set_count(model.set_of(offered), held) >= self.ways
         ready = int(dut.insert__ready.value)
-        assert ready == (not conflict and not full), \
+        assert ready == (rejoin or (not hit and not full)), \
             f"{where}: insert of {offered} ready={ready}, model conflict={conflict} full={full}"
         assert int(dut.conflict.value) == conflict, f"{where}: conflict flag wrong"
         assert int(dut.set_full.value) == full, f"{where}: set_full flag wrong"
