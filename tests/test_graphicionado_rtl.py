@@ -82,3 +82,13 @@ def test_bad_sssp_weights_are_refused():
     with pytest.raises(golden.GraphError):
         simulate(fractional, "sssp", GraphicionadoConfig(algo="sssp", max_vertices=16),
                  memory=MEMORY)
+
+
+def test_memory_bandwidth_bounds_the_edge_rate():
+    graph = GRAPHS["kron9"]()
+    memory = SimMemoryConfig(latency=50, depth_lines=1 << 15, bytes_per_cycle=8)
+    report = simulate(graph, "pagerank", GraphicionadoConfig(algo="pagerank", max_vertices=1024),
+                      iters=1, memory=memory)
+    assert report.matches, report.first_mismatch
+    # A 16-byte edge at 8 bytes per cycle: at most half an edge per cycle.
+    assert 0.3 < report.figures["edges_per_process_cycle"] <= 0.5

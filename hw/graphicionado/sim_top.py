@@ -6,7 +6,7 @@ Never synthesized (the DRAM is a behavioural Verilog module); ``graphgen synth``
 
 import dataclasses
 
-from amaranth.hdl import Module
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -21,7 +21,7 @@ __all__ = ["SimMemoryConfig", "GraphicionadoSimTop"]
 
 @dataclasses.dataclass(frozen=True)
 class SimMemoryConfig(DesignConfig):
-    """The simulated DRAM: 64-byte lines, one request and one response (64 B) per cycle.
+    """The simulated DRAM: 64-byte lines, at most one request and one response per cycle.
 
     Parameters
     ----------
@@ -33,15 +33,22 @@ class SimMemoryConfig(DesignConfig):
         Reads in flight at most.
     depth_lines : int
         Size of the simulated memory in 64-byte lines.
+    bytes_per_cycle : int
+        Bandwidth: every request (a 64-byte line, read or written) spends 64 bytes of a
+        budget refilled by this many bytes a cycle (64: a line every cycle).
     """
     latency: int = 100
     jitter: int = 0
     outstanding: int = 128
     depth_lines: int = 1 << 21
+    bytes_per_cycle: int = 64
 
     def validate(self):
         DRAMConfig(depth_lines=self.depth_lines, latency=self.latency, jitter=self.jitter,
                    outstanding=self.outstanding, tag_width=0, addr_width=26)
+        if not 1 <= self.bytes_per_cycle <= 64:
+            raise ConfigError(f"bytes_per_cycle must be between 1 and 64, "
+                              f"not {self.bytes_per_cycle}")
         if self.depth_lines > 1 << 22:
             raise ConfigError(f"depth_lines above {1 << 22} (256 MiB) is not supported, "
                               f"not {self.depth_lines}")
@@ -78,10 +85,17 @@ class GraphicionadoSimTop(wiring.Component):
             depth_lines=self._memory.depth_lines, latency=self._memory.latency,
             jitter=self._memory.jitter, outstanding=self._memory.outstanding, tag_width=0,
             addr_width=cfg.addr_width))
+        # Bandwidth budget in bytes, refilled every cycle, spent 64 bytes per request.
+        budget = Signal(range(128), init=64)
+        affordable = budget >= 64
+        accepted = pipeline.mem.req.valid & dram.req.ready & affordable
+        refill = self._memory.bytes_per_cycle
+        m.d.sync += budget.eq(Mux(budget - 64 * accepted + refill > 64, 64,
+                                  budget - 64 * accepted + refill))
         request = pipeline.mem.req.payload
         m.d.comb += [
-            dram.req.valid.eq(pipeline.mem.req.valid),
-            pipeline.mem.req.ready.eq(dram.req.ready),
+            dram.req.valid.eq(pipeline.mem.req.valid & affordable),
+            pipeline.mem.req.ready.eq(dram.req.ready & affordable),
             dram.req.payload.addr.eq(request.addr),
             dram.req.payload.write.eq(request.write),
             dram.req.payload.wdata.eq(request.wdata),
