@@ -56,6 +56,7 @@ def main():
         rows["pagerank_uncached"] = run(graph, "pagerank", memory, iters=1, build_root=fresh)
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
+    run(graph, "pagerank", memory, iters=1)    # builds into the shared cache if needed
     rows["pagerank"] = run(graph, "pagerank", memory, iters=1)
     rows["bfs"] = run(graph, "bfs", memory, root=root)
     rows["sssp"] = run(graph, "sssp", memory, root=root)

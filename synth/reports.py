@@ -148,7 +148,7 @@ def format_table(report: dict) -> str:
                 rows.append((f"  {bel}",
                              f"{entry['used']:,} / {entry['available']:,} ({share:.1f}%)"))
     elif target == "asic":
-        rows += [("area", f"{_number(figures.get('area_um2'))} um^2"),
+        rows += [("logic area (Liberty)", f"{_number(figures.get('area_um2'))} um^2"),
                  ("  sequential (flip-flops, latches)",
                   f"{_number(figures.get('area_seq_um2'))} um^2"),
                  ("  combinational", f"{_number(figures.get('area_comb_um2'))} um^2"),
@@ -157,6 +157,15 @@ def format_table(report: dict) -> str:
                  ("Liberty", str(figures.get("liberty")))]
         if figures.get("unmapped_cells"):
             rows.append(("  unmapped (no area)", ", ".join(figures["unmapped_cells"])))
+        for memory in figures.get("memories", []):
+            rows.append((f"memory {memory['name']}",
+                         f"{memory['depth']:,} x {memory['width']} bits, "
+                         f"{memory['read_ports']}R{memory['write_ports']}W: "
+                         f"{_number(memory['area_um2_model'])} um^2 (model)"))
+        if figures.get("memories"):
+            rows.append(("memories (model)",
+                         f"{_number(figures['area_memory_um2_model'])} um^2 for "
+                         f"{figures['memory_bits']:,} bits"))
     else:
         rows += [("cells", _number(figures.get("num_cells"))),
                  ("  by type", _top_cells(figures.get("cells", {})))]
