@@ -96,8 +96,18 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
     if not (build_dir / netlist).exists():
         raise SynthError(f"yosys wrote no netlist {build_dir / netlist} "
                          f"(see {build_dir / 'yosys.log'})")
+    notes = []
+    port_bits = _port_bits(build_dir / netlist, top)
+    # A core whose ports outnumber any package's pins (a 512-bit memory port, say) is placed
+    # out of context, as a block inside a larger design would be.
+    out_of_context = port_bits > OUT_OF_CONTEXT_PORT_BITS
+    if out_of_context:
+        notes.append(f"{port_bits} port bits: placed and routed out of context (no IO "
+                     f"buffers, no global clock network)")
     pnr = run_tool("nextpnr-ecp5", [
-        f"--{device}", "--package", package, "--json", netlist, "--textcfg", textcfg,
+        f"--{device}", "--package", package, "--json", netlist,
+        *(["--out-of-context", "--write", f"{top}.routed.json"] if out_of_context
+          else ["--textcfg", textcfg]),
         "--report", "report.json", "--freq", f"{clock_mhz:g}", "--seed", str(seed),
         "--timing-allow-fail", "-l", "nextpnr.log",
     ], build_dir, "nextpnr.log")
@@ -105,12 +115,12 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
     figures = {group: sum(cells.get(kind, 0) for kind in kinds)
                for group, kinds in _ECP5_GROUPS.items()}
     fmax = min(fmax_by_clock.values()) if fmax_by_clock else None
-    notes = []
     if fmax is None:
         notes.append("no clock domain found by nextpnr (combinational design): no Fmax")
     figures.update({
         "device": device, "part": ECP5_DEVICES[device], "package": package,
-        "clock_mhz": clock_mhz, "seed": seed,
+        "clock_mhz": clock_mhz, "seed": seed, "port_bits": port_bits,
+        "out_of_context": out_of_context,
         "fmax_mhz": fmax, "fmax_by_clock": fmax_by_clock,
         "timing_met": None if fmax is None else fmax >= clock_mhz,
         "utilisation": utilisation, "cells": cells, "num_cells": num_cells,
@@ -120,6 +130,15 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
         "notes": notes,
     })
     return figures
+
+
+OUT_OF_CONTEXT_PORT_BITS = 300
+
+
+def _port_bits(netlist: Path, top: str) -> int:
+    import json
+    module = json.loads(netlist.read_text())["modules"].get(top, {})
+    return sum(len(port["bits"]) for port in module.get("ports", {}).values())
 
 
 def _generic(build_dir: Path, verilog: str, top: str) -> dict:
