@@ -81,13 +81,21 @@ class AtomicUpdate(wiring.Component):
         read_value = Signal(32)
         m.d.sync += [read_valid.eq(taken), read_dst.eq(self.i.payload.dst),
                      read_value.eq(self.i.payload.value)]
+        # The scratchpad's data is registered before Reduce: a large scratchpad is many block
+        # RAMs and a multiplexer, which leaves no time for arithmetic in the same cycle.
+        temp_valid = Signal()
+        temp_dst = Signal(self._index_width)
+        temp_value = Signal(32)
+        temp = Signal(32)
+        m.d.sync += [temp_valid.eq(read_valid), temp_dst.eq(read_dst),
+                     temp_value.eq(read_value), temp.eq(self.temp_read_data)]
 
         # P8: Reduce(VTempProperty[dst], value).
         m.d.comb += [
-            reduce.i.valid.eq(read_valid),
-            reduce.i.payload.a.eq(self.temp_read_data),
-            reduce.i.payload.b.eq(read_value),
-            reduce.i.payload.tag.eq(read_dst),
+            reduce.i.valid.eq(temp_valid),
+            reduce.i.payload.a.eq(temp),
+            reduce.i.payload.b.eq(temp_value),
+            reduce.i.payload.tag.eq(temp_dst),
             reduce.o.ready.eq(1),
         ]
 

@@ -94,22 +94,28 @@ class TempPropertyStream(wiring.Component):
         left = Signal(32)
         read_valid = Signal()
         read_index = Signal(32)
+        # The read data is registered once before the queue, as in Atomic Update.
+        data_valid = Signal()
+        data_index = Signal(32)
+        data = Signal(32)
 
-        # Issue a read only when the queue has room for it and for the one in flight.
-        issue = (left != 0) & (queue.level + read_valid < 3)
+        # Issue a read only when the queue has room for it and for the two in flight.
+        issue = (left != 0) & (queue.level + read_valid + data_valid < 4)
         m.d.comb += [self.read_addr.eq(next_index), self.read_en.eq(issue)]
-        m.d.sync += [read_valid.eq(issue), read_index.eq(next_index)]
+        m.d.sync += [read_valid.eq(issue), read_index.eq(next_index),
+                     data_valid.eq(read_valid), data_index.eq(read_index),
+                     data.eq(self.read_data)]
         with m.If(issue):
             m.d.sync += [next_index.eq(next_index + 1), left.eq(left - 1)]
         m.d.comb += [
-            queue.i.valid.eq(read_valid),
-            queue.i.payload.index.eq(read_index),
-            queue.i.payload.temp.eq(self.read_data),
+            queue.i.valid.eq(data_valid),
+            queue.i.payload.index.eq(data_index),
+            queue.i.payload.temp.eq(data),
             # The entry just read is reset a cycle later, never at the address being read.
             self.write_en.eq(read_valid),
             self.write_addr.eq(read_index),
             self.write_data.eq(self.identity),
-            self.busy.eq((left != 0) | read_valid | queue.o.valid),
+            self.busy.eq((left != 0) | read_valid | data_valid | queue.o.valid),
         ]
         wiring.connect(m, queue.o, wiring.flipped(self.o))
         with m.If(self.start):
