@@ -31,6 +31,8 @@ class MemoryArbiter(wiring.Component):
     bus : ``Out(MemoryPortSignature(addr_width))``
     requests : ``Out(ports)``
         The client granted this cycle, one-hot (for request counters).
+    busy : ``Out(1)``
+        A request taken from a client has not yet reached the memory.
     """
 
     def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128):
@@ -41,6 +43,7 @@ class MemoryArbiter(wiring.Component):
             "clients": In(MemoryPortSignature(addr_width)).array(ports),
             "bus": Out(MemoryPortSignature(addr_width)),
             "requests": Out(ports),
+            "busy": Out(1),
         })
 
     def elaborate(self, platform):
@@ -48,6 +51,11 @@ class MemoryArbiter(wiring.Component):
         n = self._ports
         m.submodules.route = route = StreamFIFO(range(n), self._outstanding,
                                                 buffered=self._outstanding > 16)
+        # Requests leave through a two-entry queue, so that the memory's ready does not reach
+        # back through the grant into every client.
+        m.submodules.outbox = outbox = StreamFIFO(self.bus.req.payload.shape(), 2)
+        wiring.connect(m, outbox.o, wiring.flipped(self.bus.req))
+        m.d.comb += self.busy.eq(outbox.o.valid)
 
         # Round robin: the first requesting client at or after ``priority`` wins.
         priority = Signal(range(n))
@@ -65,13 +73,13 @@ class MemoryArbiter(wiring.Component):
         granted_is_read = Signal()
         for index, client in enumerate(self.clients):
             with m.If(grant[index]):
-                m.d.comb += [self.bus.req.payload.eq(client.req.payload),
+                m.d.comb += [outbox.i.payload.eq(client.req.payload),
                              granted_is_read.eq(~client.req.payload.write)]
         room = ~granted_is_read | route.i.ready
-        m.d.comb += self.bus.req.valid.eq(valid.any() & room)
-        accepted = self.bus.req.valid & self.bus.req.ready
+        m.d.comb += outbox.i.valid.eq(valid.any() & room)
+        accepted = outbox.i.valid & outbox.i.ready
         for index, client in enumerate(self.clients):
-            m.d.comb += client.req.ready.eq(grant[index] & room & self.bus.req.ready)
+            m.d.comb += client.req.ready.eq(grant[index] & room & outbox.i.ready)
         m.d.comb += [
             self.requests.eq(grant & accepted.replicate(n)),
             route.i.valid.eq(accepted & granted_is_read),

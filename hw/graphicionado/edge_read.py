@@ -85,31 +85,45 @@ class EdgeRead(wiring.Component):
         released = Signal()
         m.d.sync += outstanding.eq(outstanding + requested - released)
 
-        # Request side.
+        # Request side. A job's line addresses are worked out in a register stage first, so
+        # the request itself needs one compare and one increment.
         job = request_jobs.o.payload
-        first_line = job.start >> EDGE_SHIFT
-        last_line = (job.end - 1) >> EDGE_SHIFT
-        last_requested = Signal(32)
+        decoded_valid = Signal()
+        first = Signal(self._addr_width)     # absolute line addresses
+        last = Signal(self._addr_width)
+        single = Signal()                    # the job's edges sit in one line
+        decoded_done = Signal()
+        take = request_jobs.o.valid & (~decoded_valid | decoded_done)
+        m.d.comb += request_jobs.o.ready.eq(take)
+        with m.If(take):
+            first_index = job.start >> EDGE_SHIFT
+            last_index = (job.end - 1) >> EDGE_SHIFT
+            m.d.sync += [decoded_valid.eq(1), first.eq(self.edge_base + first_index),
+                         last.eq(self.edge_base + last_index),
+                         single.eq(first_index == last_index)]
+        with m.Elif(decoded_done):
+            m.d.sync += decoded_valid.eq(0)
+
+        last_requested = Signal(self._addr_width)
         last_requested_valid = Signal()
         in_job = Signal()
-        line_reg = Signal(32)
-        start_line = Signal(32)
-        m.d.comb += start_line.eq(
-            first_line + (last_requested_valid & (first_line == last_requested)))
-        line = Mux(in_job, line_reg, start_line)
-        wants = request_jobs.o.valid & (in_job | (start_line <= last_line))
+        line_reg = Signal(self._addr_width)
+        skip = Signal()       # the first line was the last one read, for the previous job
+        m.d.comb += skip.eq(last_requested_valid & (first == last_requested))
+        line = Mux(in_job, line_reg, first + skip)
+        wants = decoded_valid & (in_job | ~(skip & single))
         m.d.comb += [
             self.mem.req.valid.eq(wants & (outstanding < self._prefetch_lines)),
-            self.mem.req.payload.addr.eq(self.edge_base + line),
+            self.mem.req.payload.addr.eq(line),
             self.mem.req.payload.write.eq(0),
             requested.eq(self.mem.req.valid & self.mem.req.ready),
         ]
         with m.If(requested):
             m.d.sync += [last_requested.eq(line), last_requested_valid.eq(1),
-                         line_reg.eq(line + 1), in_job.eq(line != last_line)]
-            m.d.comb += request_jobs.o.ready.eq(line == last_line)
-        with m.Elif(request_jobs.o.valid & ~in_job & (start_line > last_line)):
-            m.d.comb += request_jobs.o.ready.eq(1)  # its only line was read for the last job
+                         line_reg.eq(line + 1), in_job.eq(line != last)]
+            m.d.comb += decoded_done.eq(line == last)
+        with m.Elif(decoded_valid & ~in_job & skip & single):
+            m.d.comb += decoded_done.eq(1)  # its only line was read for the last job
 
         # Hand-out side.
         job = handout_jobs.o.payload
@@ -144,7 +158,7 @@ class EdgeRead(wiring.Component):
             with m.Else():
                 m.d.sync += [edge_reg.eq(edge_id + 1), in_range.eq(1)]
 
-        m.d.comb += self.busy.eq(request_jobs.o.valid | handout_jobs.o.valid |
+        m.d.comb += self.busy.eq(request_jobs.o.valid | decoded_valid | handout_jobs.o.valid |
                                  (outstanding != 0))
         with m.If(self.start):
             m.d.sync += [last_requested_valid.eq(0), held_valid.eq(0)]

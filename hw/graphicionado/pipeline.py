@@ -159,6 +159,7 @@ class GraphicionadoPipeline(wiring.Component):
         edges_in = Signal(32)
         updates_out = Signal(32)
         loader_busy = Signal()
+        arbiter_busy = Signal()
         apply_done = Signal()
         writers_idle = Signal()
         new_active = Signal(32)
@@ -210,7 +211,7 @@ class GraphicionadoPipeline(wiring.Component):
             with m.State("FLUSH"):
                 m.d.comb += phase_apply.eq(1)
                 m.d.sync += settle.eq(settle + (settle != 7))
-                with m.If((settle == 7) & writers_idle):
+                with m.If((settle == 7) & writers_idle & ~arbiter_busy):
                     m.d.sync += [self.iterations.eq(self.iterations + 1), parity.eq(~parity),
                                  active_count.eq(new_active)]
                     m.next = "NEXT"
@@ -387,6 +388,7 @@ class GraphicionadoPipeline(wiring.Component):
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
         for index, client in enumerate(clients):
             wiring.connect(m, client, arbiter.clients[index])
+        m.d.comb += arbiter_busy.eq(arbiter.busy)
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
 
         # ---- counters --------------------------------------------------------------------
