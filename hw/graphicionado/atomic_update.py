@@ -36,7 +36,8 @@ class AtomicUpdate(wiring.Component):
     Members
     -------
     i : ``In(stream.Signature(Update))``
-    temp_read_addr, temp_read_en : ``Out``; temp_read_data : ``In(32)``
+    temp_read_addr : ``Out``; temp_read_data : ``In(32)``
+        The scratchpad's data for the address of the cycle before.
     temp_write_addr, temp_write_data, temp_write_en : ``Out``
     busy : ``Out(1)``
         An update is between P6 and P9.
@@ -51,7 +52,6 @@ class AtomicUpdate(wiring.Component):
         super().__init__({
             "i": In(stream.Signature(Update)),
             "temp_read_addr": Out(index_width),
-            "temp_read_en": Out(1),
             "temp_read_data": In(32),
             "temp_write_addr": Out(index_width),
             "temp_write_data": Out(32),
@@ -73,7 +73,6 @@ class AtomicUpdate(wiring.Component):
             self.i.ready.eq(cam.insert.ready),
             taken.eq(self.i.valid & cam.insert.ready),
             self.temp_read_addr.eq(self.i.payload.dst),
-            self.temp_read_en.eq(taken),
             self.cam_stall.eq(cam.conflict | cam.set_full),
         ]
         read_valid = Signal()

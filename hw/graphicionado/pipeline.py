@@ -123,7 +123,8 @@ class GraphicionadoPipeline(wiring.Component):
                           id_width=max(pad.index_width, (cfg.cam_entries // cfg.cam_ways)
                                        .bit_length())))
         m.submodules.fifo_p3 = fifo_p3 = fifo(SourcedEdge)
-        m.submodules.fifo_p5 = fifo_p5 = fifo(Update)
+        # Registered output: the CAM lookup then starts from a flip-flop, not a LUT RAM read.
+        m.submodules.fifo_p5 = fifo_p5 = StreamFIFO(Update, cfg.fifo_depth, buffered=True)
         m.submodules.temp_stream = temp_stream = TempPropertyStream(index_width=pad.index_width)
         m.submodules.vprop_write = vprop_write = SequentialVertexWrite(
             item_words=1, addr_width=cfg.addr_width)
@@ -226,7 +227,6 @@ class GraphicionadoPipeline(wiring.Component):
         with m.If(phase_apply):
             m.d.comb += [
                 pad.temp_read_addr.eq(temp_stream.read_addr),
-                pad.temp_read_en.eq(temp_stream.read_en),
                 pad.temp_write_addr.eq(temp_stream.write_addr),
                 pad.temp_write_data.eq(temp_stream.write_data),
                 pad.temp_write_en.eq(temp_stream.write_en),
@@ -240,7 +240,6 @@ class GraphicionadoPipeline(wiring.Component):
         with m.Else():
             m.d.comb += [
                 pad.temp_read_addr.eq(atomic.temp_read_addr),
-                pad.temp_read_en.eq(atomic.temp_read_en),
                 pad.temp_write_addr.eq(atomic.temp_write_addr),
                 pad.temp_write_data.eq(atomic.temp_write_data),
                 pad.temp_write_en.eq(atomic.temp_write_en),

@@ -16,7 +16,8 @@ TempItem = data.StructLayout({"index": 32, "temp": 32})
 
 
 class Scratchpad(wiring.Component):
-    """VTempProperty (``vertices`` words; one read port transparent to its write port) and an
+    """VTempProperty (``vertices`` words; one read port, always enabled and transparent to its
+    write port) and an
     EdgeIDTable of ``table_entries`` words with two read ports (entry and entry + 1) and a
     write port for loading. ``table_entries = 0`` leaves the table out (full edge access).
     """
@@ -29,7 +30,7 @@ class Scratchpad(wiring.Component):
         self.index_width = index_width
         self.table_width = table_width
         super().__init__({
-            "temp_read_addr": In(index_width), "temp_read_en": In(1), "temp_read_data": Out(32),
+            "temp_read_addr": In(index_width), "temp_read_data": Out(32),
             "temp_write_addr": In(index_width), "temp_write_data": In(32),
             "temp_write_en": In(1),
             "table_addr": In(table_width), "table_next_addr": In(table_width),
@@ -46,7 +47,9 @@ class Scratchpad(wiring.Component):
         m.d.comb += [
             write.addr.eq(self.temp_write_addr), write.data.eq(self.temp_write_data),
             write.en.eq(self.temp_write_en),
-            read.addr.eq(self.temp_read_addr), read.en.eq(self.temp_read_en),
+            # The read port is always enabled: an enable would fan out to every block RAM of
+            # a large scratchpad. Readers register the address they asked for instead.
+            read.addr.eq(self.temp_read_addr),
             self.temp_read_data.eq(read.data),
         ]
         if self._table_entries:
@@ -73,7 +76,7 @@ class TempPropertyStream(wiring.Component):
     start : ``In(1)``; count : ``In(32)``; identity : ``In(32)``
     busy : ``Out(1)``
     o : ``Out(stream.Signature(TempItem))``
-    read_addr, read_en : ``Out``; read_data : ``In(32)``
+    read_addr : ``Out``; read_data : ``In(32)``
     write_addr, write_data, write_en : ``Out``
     """
 
@@ -83,7 +86,7 @@ class TempPropertyStream(wiring.Component):
             "start": In(1), "count": In(32), "identity": In(32),
             "busy": Out(1),
             "o": Out(stream.Signature(TempItem)),
-            "read_addr": Out(index_width), "read_en": Out(1), "read_data": In(32),
+            "read_addr": Out(index_width), "read_data": In(32),
             "write_addr": Out(index_width), "write_data": Out(32), "write_en": Out(1),
         })
 
@@ -101,7 +104,7 @@ class TempPropertyStream(wiring.Component):
 
         # Issue a read only when the queue has room for it and for the two in flight.
         issue = (left != 0) & (queue.level + read_valid + data_valid < 4)
-        m.d.comb += [self.read_addr.eq(next_index), self.read_en.eq(issue)]
+        m.d.comb += self.read_addr.eq(next_index)
         m.d.sync += [read_valid.eq(issue), read_index.eq(next_index),
                      data_valid.eq(read_valid), data_index.eq(read_index),
                      data.eq(self.read_data)]
