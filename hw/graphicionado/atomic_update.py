@@ -14,7 +14,9 @@ from ..atomic_update_cam import AtomicUpdateCAM, CAMConfig
 from .layouts import Update
 
 
-__all__ = ["AtomicUpdate"]
+__all__ = ["AtomicUpdate", "SCRATCHPAD_READ_STAGES"]
+
+SCRATCHPAD_READ_STAGES = 2
 
 
 class AtomicUpdate(wiring.Component):
@@ -80,14 +82,19 @@ class AtomicUpdate(wiring.Component):
         read_value = Signal(32)
         m.d.sync += [read_valid.eq(taken), read_dst.eq(self.i.payload.dst),
                      read_value.eq(self.i.payload.value)]
-        # The scratchpad's data is registered before Reduce: a large scratchpad is many block
-        # RAMs and a multiplexer, which leaves no time for arithmetic in the same cycle.
-        temp_valid = Signal()
-        temp_dst = Signal(self._index_width)
-        temp_value = Signal(32)
-        temp = Signal(32)
-        m.d.sync += [temp_valid.eq(read_valid), temp_dst.eq(read_dst),
-                     temp_value.eq(read_value), temp.eq(self.temp_read_data)]
+        # The scratchpad's data is registered twice before Reduce: a large scratchpad is many
+        # block RAMs and a multiplexer, and synthesis folds the first register into the block
+        # RAMs' outputs, ahead of the multiplexer.
+        temp_valid, temp_dst, temp_value, temp = read_valid, read_dst, read_value, \
+            self.temp_read_data
+        for stage in range(SCRATCHPAD_READ_STAGES):
+            next_valid = Signal(name=f"temp{stage}_valid")
+            next_dst = Signal(self._index_width, name=f"temp{stage}_dst")
+            next_value = Signal(32, name=f"temp{stage}_value")
+            next_temp = Signal(32, name=f"temp{stage}")
+            m.d.sync += [next_valid.eq(temp_valid), next_dst.eq(temp_dst),
+                         next_value.eq(temp_value), next_temp.eq(temp)]
+            temp_valid, temp_dst, temp_value, temp = next_valid, next_dst, next_value, next_temp
 
         # P8: Reduce(VTempProperty[dst], value).
         m.d.comb += [

@@ -3,7 +3,7 @@ the EdgeIDTable, as Amaranth memories; and the apply phase's sequential reader o
 VTempProperty (A2), which also resets each entry to the Reduce identity for the next
 iteration."""
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -92,22 +92,27 @@ class TempPropertyStream(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.queue = queue = StreamFIFO(TempItem, 4)
+        m.submodules.queue = queue = StreamFIFO(TempItem, 6)
         next_index = Signal(32)
         left = Signal(32)
         read_valid = Signal()
         read_index = Signal(32)
-        # The read data is registered once before the queue, as in Atomic Update.
-        data_valid = Signal()
-        data_index = Signal(32)
-        data = Signal(32)
+        # The read data is registered twice before the queue, as in Atomic Update.
+        valid, index, data = read_valid, read_index, self.read_data
+        in_flight = [read_valid]
+        for stage in range(2):
+            next_valid = Signal(name=f"data{stage}_valid")
+            next_index_reg = Signal(32, name=f"data{stage}_index")
+            next_data = Signal(32, name=f"data{stage}")
+            m.d.sync += [next_valid.eq(valid), next_index_reg.eq(index), next_data.eq(data)]
+            valid, index, data = next_valid, next_index_reg, next_data
+            in_flight.append(valid)
+        data_valid, data_index = valid, index
 
-        # Issue a read only when the queue has room for it and for the two in flight.
-        issue = (left != 0) & (queue.level + read_valid + data_valid < 4)
+        # Issue a read only when the queue has room for it and for those in flight.
+        issue = (left != 0) & (queue.level + sum(in_flight) < 6)
         m.d.comb += self.read_addr.eq(next_index)
-        m.d.sync += [read_valid.eq(issue), read_index.eq(next_index),
-                     data_valid.eq(read_valid), data_index.eq(read_index),
-                     data.eq(self.read_data)]
+        m.d.sync += [read_valid.eq(issue), read_index.eq(next_index)]
         with m.If(issue):
             m.d.sync += [next_index.eq(next_index + 1), left.eq(left - 1)]
         m.d.comb += [
@@ -118,7 +123,7 @@ class TempPropertyStream(wiring.Component):
             self.write_en.eq(read_valid),
             self.write_addr.eq(read_index),
             self.write_data.eq(self.identity),
-            self.busy.eq((left != 0) | read_valid | data_valid | queue.o.valid),
+            self.busy.eq((left != 0) | Cat(in_flight).any() | queue.o.valid),
         ]
         wiring.connect(m, queue.o, wiring.flipped(self.o))
         with m.If(self.start):
