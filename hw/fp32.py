@@ -307,7 +307,7 @@ class FP32Multiplier(_FP32Unit):
     Attributes
     ----------
     latency : int
-        Cycles from taking an operation on ``i`` to offering its result on ``o`` (3) when
+        Cycles from taking an operation on ``i`` to offering its result on ``o`` (4) when
         ``o`` is not stalled.
 
     Members
@@ -318,7 +318,7 @@ class FP32Multiplier(_FP32Unit):
         ``result`` (binary32 bit pattern) and the operation's ``tag``.
     """
 
-    latency = 3
+    latency = 4
 
     def _datapath(self, m, stage, a, b):
         x, y = _unpack(m, a, "s1_a"), _unpack(m, b, "s1_b")
@@ -336,45 +336,55 @@ class FP32Multiplier(_FP32Unit):
             zero=x.zero | y.zero,
         )
 
-        # Stage 2: move the leading one to bit 47, but not below exponent field 1 (a subnormal
-        # operand has leading zeros; a result below the normal range is shifted right instead,
-        # its shifted-out bits kept as sticky).
+        # Stage 2: how far to move the leading one to bit 47, but not below exponent field 1
+        # (a subnormal operand has leading zeros; a result below the normal range is shifted
+        # right instead, its shifted-out bits kept as sticky).
         leading_zeros = _count_leading_zeros(m, s1.product, "s2_lzc")
         left_limit = _wire(m, s1.exponent - 1, "s2_left_limit")
         left_shift = _wire(m, Mux(leading_zeros > left_limit, left_limit, leading_zeros)[0:6],
                            "s2_left_shift")
-        right_shift = Mux(-left_limit > 48, 48, -left_limit)[0:6]
-        shifted_left = Signal(48, name="s2_shifted_left")
-        m.d.comb += shifted_left.eq(s1.product << left_shift)
-        shifted_right, right_sticky = _shift_right_sticky(s1.product, right_shift)
-        below = _wire(m, left_limit < 0, "s2_below")
-        normalized = _wire(m, Mux(below, shifted_right, shifted_left), "s2_normalized")
-        exponent = _wire(m, Mux(~below & normalized[47], s1.exponent - left_shift, 0),
-                         "s2_exponent")
+        right_shift = _wire(m, Mux(-left_limit > 48, 48, -left_limit)[0:6], "s2_right_shift")
         s2 = stage(
             sign=s1.sign,
-            exponent=exponent[0:8],
-            significand=normalized[24:48],
-            guard=normalized[23],
-            sticky=normalized[0:23].any() | (below & right_sticky),
-            overflow=exponent >= 0xFF,
+            product=s1.product,
+            exponent=s1.exponent,
+            left_shift=left_shift,
+            right_shift=right_shift,
+            below=left_limit < 0,
             nan=s1.nan, inf=s1.inf, zero=s1.zero,
         )
 
-        # Stage 3: round and pack.
-        packed = _round_and_pack(m, s2.sign, s2.exponent, s2.significand, s2.guard,
-                                 s2.sticky)
-        result = Signal(32, name="s3_result")
-        with m.If(s2.nan):
+        # Stage 3: the shift itself.
+        shifted_left = Signal(48, name="s3_shifted_left")
+        m.d.comb += shifted_left.eq(s2.product << s2.left_shift)
+        shifted_right, right_sticky = _shift_right_sticky(s2.product, s2.right_shift)
+        normalized = _wire(m, Mux(s2.below, shifted_right, shifted_left), "s3_normalized")
+        exponent = _wire(m, Mux(~s2.below & normalized[47], s2.exponent - s2.left_shift, 0),
+                         "s3_exponent")
+        s3 = stage(
+            sign=s2.sign,
+            exponent=exponent[0:8],
+            significand=normalized[24:48],
+            guard=normalized[23],
+            sticky=normalized[0:23].any() | (s2.below & right_sticky),
+            overflow=exponent >= 0xFF,
+            nan=s2.nan, inf=s2.inf, zero=s2.zero,
+        )
+
+        # Stage 4: round and pack.
+        packed = _round_and_pack(m, s3.sign, s3.exponent, s3.significand, s3.guard,
+                                 s3.sticky)
+        result = Signal(32, name="s4_result")
+        with m.If(s3.nan):
             m.d.comb += result.eq(QNAN)
-        with m.Elif(s2.inf | s2.overflow):
-            m.d.comb += result.eq(Cat(Const(_INF, 31), s2.sign))
-        with m.Elif(s2.zero):
-            m.d.comb += result.eq(Cat(Const(0, 31), s2.sign))
+        with m.Elif(s3.inf | s3.overflow):
+            m.d.comb += result.eq(Cat(Const(_INF, 31), s3.sign))
+        with m.Elif(s3.zero):
+            m.d.comb += result.eq(Cat(Const(0, 31), s3.sign))
         with m.Else():
             m.d.comb += result.eq(packed)
-        s3 = stage(result=result)
-        return {"result": s3.result}
+        s4 = stage(result=result)
+        return {"result": s4.result}
 
 
 def _compare(m, a, b):
