@@ -57,5 +57,10 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_cam_sim.py --json build/bench/cam-sim.json
 	$(BIN)/python bench/bench_graphicionado.py --json build/bench/graphicionado.json
 
+# Long random runs against the golden model (SOAK_MINUTES, default 30).
+SOAK_MINUTES ?= 30
+soak: venv system-deps
+	$(BIN)/python bench/soak.py --minutes $(SOAK_MINUTES)
+
 clean:
 	rm -rf build .pytest_cache
