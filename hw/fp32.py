@@ -307,7 +307,7 @@ class FP32Multiplier(_FP32Unit):
     Attributes
     ----------
     latency : int
-        Cycles from taking an operation on ``i`` to offering its result on ``o`` (4) when
+        Cycles from taking an operation on ``i`` to offering its result on ``o`` (5) when
         ``o`` is not stalled.
 
     Members
@@ -318,22 +318,31 @@ class FP32Multiplier(_FP32Unit):
         ``result`` (binary32 bit pattern) and the operation's ``tag``.
     """
 
-    latency = 4
+    latency = 5
 
     def _datapath(self, m, stage, a, b):
         x, y = _unpack(m, a, "s1_a"), _unpack(m, b, "s1_b")
 
-        # Stage 1: the product of the significands, 46 fraction bits. With the leading one on
-        # bit 47 the biased result exponent is x.exponent + y.exponent - 126.
-        product = Signal(48, name="s1_product")
-        m.d.comb += product.eq(x.significand * y.significand)
-        s1 = stage(
+        # Stage 0: unpack; the multiplier then starts from registers.
+        s0 = stage(
             sign=x.sign ^ y.sign,
-            product=product,
+            x_significand=x.significand,
+            y_significand=y.significand,
             exponent=x.exponent + y.exponent - 126,  # -124 .. 382
             nan=x.nan | y.nan | (x.inf & y.zero) | (y.inf & x.zero),
             inf=x.inf | y.inf,
             zero=x.zero | y.zero,
+        )
+
+        # Stage 1: the product of the significands, 46 fraction bits. With the leading one on
+        # bit 47 the biased result exponent is x.exponent + y.exponent - 126.
+        product = Signal(48, name="s1_product")
+        m.d.comb += product.eq(s0.x_significand * s0.y_significand)
+        s1 = stage(
+            sign=s0.sign,
+            product=product,
+            exponent=s0.exponent,
+            nan=s0.nan, inf=s0.inf, zero=s0.zero,
         )
 
         # Stage 2: how far to move the leading one to bit 47, but not below exponent field 1

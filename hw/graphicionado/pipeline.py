@@ -122,7 +122,7 @@ class GraphicionadoPipeline(wiring.Component):
             cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
                           id_width=max(pad.index_width, (cfg.cam_entries // cfg.cam_ways)
                                        .bit_length())))
-        m.submodules.fifo_p3 = fifo_p3 = fifo(SourcedEdge)
+        m.submodules.fifo_p3 = fifo_p3 = StreamFIFO(SourcedEdge, cfg.fifo_depth, buffered=True)
         # Registered output: the CAM lookup then starts from a flip-flop, not a LUT RAM read.
         m.submodules.fifo_p5 = fifo_p5 = StreamFIFO(Update, cfg.fifo_depth, buffered=True)
         m.submodules.temp_stream = temp_stream = TempPropertyStream(index_width=pad.index_width)
@@ -291,7 +291,7 @@ class GraphicionadoPipeline(wiring.Component):
                 src_const.start.eq(start_process), src_const.base.eq(regs["vconst_base"]),
                 src_const.count.eq(regs["num_vertices"]),
                 front_idle.eq(~job_pending & ~src_prop.busy & ~src_const.busy &
-                              ~edge_read.busy & ~fifo_p3.o.valid),
+                              ~edge_read.busy & (fifo_p3.level == 0)),
                 self.error.eq(merge.mismatch),
             ]
             clients = [src_prop.mem, src_const.mem, edge_read.mem, vprop_write.mem]
@@ -347,7 +347,7 @@ class GraphicionadoPipeline(wiring.Component):
                                              regs["active_base_b"])),
                 active_write.flush.eq(flush),
                 front_idle.eq(~active_read.busy & ~fifo_p1.o.valid & ~edge_id_read.busy &
-                              ~edge_read.busy & ~fifo_p3.o.valid),
+                              ~edge_read.busy & (fifo_p3.level == 0)),
             ]
             # A1 reads VProperty in the apply phase; at the start it loads the EdgeIDTable.
             load_start = Signal()
