@@ -14,6 +14,7 @@ import numpy as np
 
 from golden import Graph, pagerank_inv_outdeg
 from hw.graphicionado.algorithms import UINT32_INF
+from sim.dram_image import DRAMImage
 
 
 __all__ = ["GraphImage", "build_image"]
@@ -21,18 +22,10 @@ __all__ = ["GraphImage", "build_image"]
 
 @dataclasses.dataclass
 class GraphImage:
-    regions: dict[str, tuple[int, np.ndarray]]   # name → (base line, uint32 words)
+    dram: DRAMImage                 # the regions, laid out one after the other
     registers: dict[str, int]
     num_vertices: int
     num_edges: int
-
-    @property
-    def total_lines(self) -> int:
-        return max(base + -(-len(words) // 16) for base, words in self.regions.values())
-
-    def region_lines(self, name: str) -> tuple[int, int]:
-        base, words = self.regions[name]
-        return base, len(words)
 
 
 def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
@@ -67,22 +60,19 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     table = offsets[np.minimum(np.arange(0, -(-n // coarsening) + 1) * coarsening, n)]
     edges = np.stack([src, dst, weight, np.zeros(m, dtype=np.uint32)], axis=1).reshape(-1)
 
-    regions, line = {}, 0
-    for name, words in [("vprop", vprop), ("vconst", vconst), ("edges", edges),
-                        ("table", table), ("active_a", active),
-                        ("active_b", np.zeros(2 * n, dtype=np.uint32))]:
-        if name == "active_a":
-            padded = np.zeros(2 * n, dtype=np.uint32)
-            padded[:len(words)] = words
-            words = padded
-        regions[name] = (line, np.ascontiguousarray(words, dtype=np.uint32))
-        line += max(1, -(-len(words) // 16))
+    active_a = np.zeros(2 * n, dtype=np.uint32)
+    active_a[:len(active)] = active
+    dram = DRAMImage()
+    base = {name: dram.add(name, np.ascontiguousarray(words, dtype=np.uint32))
+            for name, words in [("vprop", vprop), ("vconst", vconst), ("edges", edges),
+                                ("table", table), ("active_a", active_a),
+                                ("active_b", np.zeros(2 * n, dtype=np.uint32))]}
     registers = {
         "num_vertices": n, "num_edges": m,
-        "vprop_base": regions["vprop"][0], "vconst_base": regions["vconst"][0],
-        "edge_base": regions["edges"][0], "table_base": regions["table"][0],
+        "vprop_base": base["vprop"], "vconst_base": base["vconst"],
+        "edge_base": base["edges"], "table_base": base["table"],
         "table_count": len(table),
-        "active_base_a": regions["active_a"][0], "active_base_b": regions["active_b"][0],
+        "active_base_a": base["active_a"], "active_base_b": base["active_b"],
         "active_count": len(active) // 2, "max_iterations": max_iterations,
     }
-    return GraphImage(regions, registers, n, m)
+    return GraphImage(dram, registers, n, m)

@@ -98,21 +98,18 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations)
     memory = memory or SimMemoryConfig()
-    if image.total_lines > memory.depth_lines:
-        raise ConfigError(f"the graph needs {image.total_lines} lines of simulated DRAM but "
-                          f"it holds {memory.depth_lines} (set dram_depth_lines)")
+    if image.dram.total_lines > memory.depth_lines:
+        raise ConfigError(f"the graph needs {image.dram.total_lines} lines of simulated DRAM "
+                          f"but it holds {memory.depth_lines} (set --mem depth_lines=N)")
 
     top = GraphicionadoSimTop(config, memory)
     verilog = emit_verilog(top, "graphicionado_sim")
     start = time.perf_counter()
-    dram = DRAMImage()
-    for name, (base, words) in image.regions.items():
-        dram.place(name, words, base_line=base)
     run_dir = Path(build_root) / "runs" / f"{config.digest()}-{time.time_ns()}"
     run_dir.mkdir(parents=True)
     # Binary images: $fread/$fwrite are an order of magnitude faster than $readmemh here.
     init_path, dump_path = run_dir / "dram_init.bin", run_dir / "dram_dump.bin"
-    dram.write_bin(init_path)
+    image.dram.write_bin(init_path)
     image_seconds = time.perf_counter() - start
     spec = {"registers": image.registers, "counters": list(COUNTERS),
             "max_cycles": max_cycles, "result_path": str((run_dir / "result.json").resolve())}
@@ -127,7 +124,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     if outcome is None or not result.passed:
         raise SimulationError(f"the RTL run did not complete: {result.summary()}")
     start = time.perf_counter()
-    base, count = image.region_lines("vprop")
+    base, count = image.dram.region("vprop")
     values = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
     readback_seconds = time.perf_counter() - start
 

@@ -30,9 +30,7 @@ def small_graph(seed, n=40, m=160, symmetric=False):
 
 
 def run_pipeline(config, image, *, jitter=3, stall=0.1, seed=1, limit=100_000):
-    lines = {}
-    for base, words in image.regions.values():
-        lines.update(words_to_lines(words, base))
+    lines = words_to_lines(image.dram.to_lines().reshape(-1))
     memory = LineMemoryModel(lines, latency=12, jitter=jitter, stall_probability=stall,
                              seed=seed)
     dut = GraphicionadoPipeline(config)
@@ -63,7 +61,7 @@ def run_pipeline(config, image, *, jitter=3, stall=0.1, seed=1, limit=100_000):
     sim.add_testbench(memory_process, background=True)
     sim.add_testbench(testbench)
     sim.run()
-    base, count = image.region_lines("vprop")
+    base, count = image.dram.region("vprop")
     return lines_to_words(memory.lines, base, count), result
 
 
