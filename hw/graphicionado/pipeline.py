@@ -21,7 +21,7 @@ active or ``max_iterations`` is reached. All memory traffic leaves through one
 :class:`MemoryPortSignature` port behind a round-robin arbiter.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -168,6 +168,10 @@ class GraphicionadoPipeline(wiring.Component):
                                                               for n in ("load", "clear",
                                                                         "process", "apply"))
 
+        # Cycles since the last phase started, saturating: a phase's idle checks wait a few
+        # cycles for its start pulse to reach every stage.
+        settled = settle == 7
+        m.d.sync += settle.eq(settle + ~settled)
         with m.FSM(name="control"):
             with m.State("IDLE"):
                 with m.If(self.start):
@@ -178,8 +182,7 @@ class GraphicionadoPipeline(wiring.Component):
             if not full:
                 with m.State("LOAD"):
                     m.d.comb += phase_load.eq(1)
-                    m.d.sync += settle.eq(settle + (settle != 7))
-                    with m.If((settle == 7) & ~loader_busy):
+                    with m.If(settled & ~loader_busy):
                         m.next = "CLEAR"
             with m.State("CLEAR"):
                 m.d.comb += phase_clear.eq(1)
@@ -197,22 +200,19 @@ class GraphicionadoPipeline(wiring.Component):
                     m.next = "PROCESS"
             with m.State("PROCESS"):
                 m.d.comb += phase_process.eq(1)
-                m.d.sync += settle.eq(settle + (settle != 7))
-                with m.If((settle == 7) & front_idle & (edges_in == updates_out)):
+                with m.If(settled & front_idle & (edges_in == updates_out)):
                     m.d.comb += start_apply.eq(1)
                     m.d.sync += settle.eq(0)
                     m.next = "APPLY"
             with m.State("APPLY"):
                 m.d.comb += phase_apply.eq(1)
-                m.d.sync += settle.eq(settle + (settle != 7))
-                with m.If((settle == 7) & apply_done):
+                with m.If(settled & apply_done):
                     m.d.comb += flush.eq(1)
                     m.d.sync += settle.eq(0)
                     m.next = "FLUSH"
             with m.State("FLUSH"):
                 m.d.comb += phase_apply.eq(1)
-                m.d.sync += settle.eq(settle + (settle != 7))
-                with m.If((settle == 7) & writers_idle & ~arbiter_busy):
+                with m.If(settled & writers_idle & ~arbiter_busy):
                     m.d.sync += [self.iterations.eq(self.iterations + 1), parity.eq(~parity),
                                  active_count.eq(new_active)]
                     m.next = "NEXT"
@@ -339,11 +339,11 @@ class GraphicionadoPipeline(wiring.Component):
                 edge_id_read.table_next_data.eq(pad.table_next_data),
                 edge_read.match_any.eq(0),
                 active_read.start.eq(start_process),
-                active_read.base.eq(_select(parity, regs["active_base_b"],
+                active_read.base.eq(Mux(parity, regs["active_base_b"],
                                             regs["active_base_a"])),
                 active_read.count.eq(active_count),
                 active_write.start.eq(start_apply),
-                active_write.base.eq(_select(parity, regs["active_base_a"],
+                active_write.base.eq(Mux(parity, regs["active_base_a"],
                                              regs["active_base_b"])),
                 active_write.flush.eq(flush),
                 front_idle.eq(~active_read.busy & ~fifo_p1.o.valid & ~edge_id_read.busy &
@@ -354,9 +354,9 @@ class GraphicionadoPipeline(wiring.Component):
             m.d.comb += load_start.eq(self.start & ~self.busy)
             m.d.comb += [
                 vprop_read.start.eq(load_start | start_apply),
-                vprop_read.base.eq(_select(phase_apply | start_apply, regs["vprop_base"],
+                vprop_read.base.eq(Mux(phase_apply | start_apply, regs["vprop_base"],
                                            regs["table_base"])),
-                vprop_read.count.eq(_select(phase_apply | start_apply, regs["num_vertices"],
+                vprop_read.count.eq(Mux(phase_apply | start_apply, regs["num_vertices"],
                                             regs["table_count"])),
             ]
             with m.If(phase_load):
@@ -428,11 +428,6 @@ class GraphicionadoPipeline(wiring.Component):
             with m.Elif(events[name]):
                 m.d.sync += counter.eq(counter + 1)
         return m
-
-
-def _select(condition, if_true, if_false):
-    from amaranth.hdl import Mux
-    return Mux(condition, if_true, if_false)
 
 
 def _compute_units(cfg: GraphicionadoConfig) -> dict:
