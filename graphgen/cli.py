@@ -261,7 +261,8 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--root", type=int)
     simulate.add_argument("--iters", type=int)
     simulate.add_argument("--mem", action="append", metavar="KEY=VALUE",
-                          help="simulated DRAM: latency, jitter, outstanding, depth_lines")
+                          help="simulated DRAM: latency, jitter, outstanding, depth_lines, "
+                               "bytes_per_cycle")
     simulate.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
     simulate.add_argument("-o", "--output", metavar="values.npy")
     simulate.add_argument("--json", metavar="FILE")
