@@ -24,21 +24,28 @@ class MemoryArbiter(wiring.Component):
     addr_width : int
     outstanding : int
         Reads in flight at most (the depth of the return-route FIFO).
+    queue_depth : int
+        Entries of the request queue in front of each client's input (0: none). The queues make
+        every input of the grant logic a register, so a client's request logic and another
+        client's ``ready`` are never on one combinational path.
 
     Members
     -------
     clients : ``In(MemoryPortSignature(addr_width)).array(ports)``
     bus : ``Out(MemoryPortSignature(addr_width))``
-    requests : ``Out(ports)``
-        The client granted this cycle, one-hot (for request counters).
     busy : ``Out(1)``
         A request taken from a client has not yet reached the memory.
+    requests : ``Out(ports)``
+        The client whose request entered the memory this cycle, one-hot (for request
+        counters).
     """
 
-    def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128):
-        assert ports >= 1
+    def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128,
+                 queue_depth: int = 2):
+        assert ports >= 1 and outstanding >= 1 and queue_depth >= 0
         self._ports = ports
         self._outstanding = outstanding
+        self._queue_depth = queue_depth
         super().__init__({
             "clients": In(MemoryPortSignature(addr_width)).array(ports),
             "bus": Out(MemoryPortSignature(addr_width)),
@@ -55,11 +62,21 @@ class MemoryArbiter(wiring.Component):
         # back through the grant into every client.
         m.submodules.outbox = outbox = StreamFIFO(self.bus.req.payload.shape(), 2)
         wiring.connect(m, outbox.o, wiring.flipped(self.bus.req))
-        m.d.comb += self.busy.eq(outbox.o.valid)
+
+        heads = []
+        for index, client in enumerate(self.clients):
+            if self._queue_depth:
+                queue = StreamFIFO(client.req.payload.shape(), self._queue_depth)
+                m.submodules[f"queue{index}"] = queue
+                wiring.connect(m, wiring.flipped(client.req), queue.i)
+                heads.append(queue.o)
+            else:
+                heads.append(client.req)
+        m.d.comb += self.busy.eq(outbox.o.valid | Cat(req.valid for req in heads).any())
 
         # Round robin: the first requesting client at or after ``priority`` wins.
         priority = Signal(range(n))
-        valid = Cat(client.req.valid for client in self.clients)
+        valid = Cat(req.valid for req in heads)
         grant = Signal(n)
         with m.Switch(priority):
             for first in range(n):
@@ -71,15 +88,15 @@ class MemoryArbiter(wiring.Component):
                                 m.d.comb += grant.eq(1 << index)
 
         granted_is_read = Signal()
-        for index, client in enumerate(self.clients):
+        for index, req in enumerate(heads):
             with m.If(grant[index]):
-                m.d.comb += [outbox.i.payload.eq(client.req.payload),
-                             granted_is_read.eq(~client.req.payload.write)]
+                m.d.comb += [outbox.i.payload.eq(req.payload),
+                             granted_is_read.eq(~req.payload.write)]
         room = ~granted_is_read | route.i.ready
         m.d.comb += outbox.i.valid.eq(valid.any() & room)
         accepted = outbox.i.valid & outbox.i.ready
-        for index, client in enumerate(self.clients):
-            m.d.comb += client.req.ready.eq(grant[index] & room & outbox.i.ready)
+        for index, req in enumerate(heads):
+            m.d.comb += req.ready.eq(grant[index] & room & outbox.i.ready)
         m.d.comb += [
             self.requests.eq(grant & accepted.replicate(n)),
             route.i.valid.eq(accepted & granted_is_read),

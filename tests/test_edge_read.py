@@ -36,6 +36,9 @@ def run_edge_read(jobs, lines, *, match_any=False, prefetch=4, backpressure=Fals
                                    stall_probability=0.25 if backpressure else 0.0, seed=seed)
     rng = random.Random(seed)
     out = []
+    given = []              # set once every job has been accepted
+    idle_seen_at = []       # edges handed out when ``busy`` was seen low after that
+
 
     async def memory_process(ctx):
         await memory_model.serve(ctx, dut.mem)
@@ -57,6 +60,7 @@ def run_edge_read(jobs, lines, *, match_any=False, prefetch=4, backpressure=Fals
             ctx.set(dut.i.valid, 0)
             if backpressure and rng.random() < 0.3:
                 await ctx.tick()
+        given.append(True)
 
     async def consumer(ctx):
         while True:
@@ -66,6 +70,8 @@ def run_edge_read(jobs, lines, *, match_any=False, prefetch=4, backpressure=Fals
                 item = ctx.get(dut.o.payload)
                 out.append((int(item.edge.src), int(item.edge.dst), int(item.edge.weight),
                             int(item.prop)))
+            if given and not ctx.get(dut.busy):
+                idle_seen_at.append(len(out))
             await ctx.tick()
 
     sim = Simulator(dut)
@@ -74,6 +80,8 @@ def run_edge_read(jobs, lines, *, match_any=False, prefetch=4, backpressure=Fals
     sim.add_testbench(consumer, background=True)
     sim.add_testbench(producer)
     sim.run_until(1e-8 * (20 * sum(j["end"] - j["start"] for j in jobs) + 50 * len(jobs) + 300))
+    # The controller ends a phase on ``busy`` low: it must stay high until the last edge left.
+    assert idle_seen_at and set(idle_seen_at) == {len(out)}, "busy fell before the last edge"
     return out, memory_model
 
 
@@ -163,3 +171,14 @@ def test_edge_id_read(coarsening):
         if start != end:
             expect.append((v, start, end))
     assert out == expect
+
+
+def test_busy_until_a_lone_edge_is_handed_out():
+    # One edge in a fresh line reaches an empty output queue: ``busy`` must cover the cycle it
+    # spends inside the queue (run_edge_read checks that).
+    n, src, dst, weight, offsets = random_graph(5, n=40, m=200)
+    v = next(v for v in range(n) if offsets[v + 1] - offsets[v] == 1)
+    job = {"src": v, "prop": 7, "const": 0, "start": int(offsets[v]), "end": int(offsets[v + 1])}
+    lines = words_to_lines(edge_words(src, dst, weight), base_line=2)
+    out, _ = run_edge_read([job], lines)
+    assert out == [(v, int(dst[offsets[v]]), int(weight[offsets[v]]), 7)]

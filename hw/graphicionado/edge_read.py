@@ -9,7 +9,7 @@ by two consecutive jobs is read once.
 """
 
 from amaranth.hdl import Module, Signal, Mux
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..memory_port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
@@ -21,6 +21,9 @@ __all__ = ["EdgeRead"]
 
 EDGES_PER_LINE = WORDS_PER_LINE // EDGE_WORDS
 EDGE_SHIFT = EDGES_PER_LINE.bit_length() - 1
+
+# An edge of the range with whether its srcid is the job's source.
+HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": 1})
 
 
 class EdgeRead(wiring.Component):
@@ -85,81 +88,91 @@ class EdgeRead(wiring.Component):
         released = Signal()
         m.d.sync += outstanding.eq(outstanding + requested - released)
 
-        # Request side. A job's line addresses are worked out in a register stage first, so
-        # the request itself needs one compare and one increment.
+        # Request side. A job's lines are worked out in a register stage first (where its first
+        # line is dropped if the previous job read it), so a request needs only a register, an
+        # increment and a zero test.
         job = request_jobs.o.payload
         decoded_valid = Signal()
-        first = Signal(self._addr_width)     # absolute line addresses
-        last = Signal(self._addr_width)
-        single = Signal()                    # the job's edges sit in one line
+        line = Signal(self._addr_width)      # next line to request, absolute
+        remaining = Signal(self._addr_width) # lines of the job after ``line``
+        empty = Signal()                     # every line of the job was read for the last job
+        prev_last = Signal(32)               # line index of the previous job's last edge
+        prev_valid = Signal()
         decoded_done = Signal()
         take = request_jobs.o.valid & (~decoded_valid | decoded_done)
         m.d.comb += request_jobs.o.ready.eq(take)
-        with m.If(take):
+        with m.If(requested):
+            m.d.sync += [line.eq(line + 1), remaining.eq(remaining - 1)]
+        with m.If(take):         # after the line above: a new job's first line wins
             first_index = job.start >> EDGE_SHIFT
             last_index = (job.end - 1) >> EDGE_SHIFT
-            m.d.sync += [decoded_valid.eq(1), first.eq(self.edge_base + first_index),
-                         last.eq(self.edge_base + last_index),
-                         single.eq(first_index == last_index)]
+            skip = prev_valid & (first_index == prev_last)
+            m.d.sync += [decoded_valid.eq(1), prev_valid.eq(1), prev_last.eq(last_index),
+                         line.eq(self.edge_base + first_index + skip),
+                         remaining.eq(last_index - first_index - skip),
+                         empty.eq(skip & (first_index == last_index))]
         with m.Elif(decoded_done):
             m.d.sync += decoded_valid.eq(0)
 
-        last_requested = Signal(self._addr_width)
-        last_requested_valid = Signal()
-        in_job = Signal()
-        line_reg = Signal(self._addr_width)
-        skip = Signal()       # the first line was the last one read, for the previous job
-        m.d.comb += skip.eq(last_requested_valid & (first == last_requested))
-        line = Mux(in_job, line_reg, first + skip)
-        wants = decoded_valid & (in_job | ~(skip & single))
         m.d.comb += [
-            self.mem.req.valid.eq(wants & (outstanding < self._prefetch_lines)),
+            self.mem.req.valid.eq(decoded_valid & ~empty &
+                                  (outstanding < self._prefetch_lines)),
             self.mem.req.payload.addr.eq(line),
             self.mem.req.payload.write.eq(0),
             requested.eq(self.mem.req.valid & self.mem.req.ready),
+            decoded_done.eq(decoded_valid & (empty | (requested & (remaining == 0)))),
         ]
-        with m.If(requested):
-            m.d.sync += [last_requested.eq(line), last_requested_valid.eq(1),
-                         line_reg.eq(line + 1), in_job.eq(line != last)]
-            m.d.comb += decoded_done.eq(line == last)
-        with m.Elif(decoded_valid & ~in_job & skip & single):
-            m.d.comb += decoded_done.eq(1)  # its only line was read for the last job
-
-        # Hand-out side.
+        # Hand-out side. The job in hand lives in registers: whether its next edge sits in the
+        # held line, its slot in the line and the edges left are all known a cycle ahead, so
+        # handing out an edge depends on no payload. Every edge of the range goes into the
+        # output queue with its srcid match; the queue's far end drops the others.
         job = handout_jobs.o.payload
-        in_range = Signal()
-        edge_reg = Signal(32)
-        edge_id = Mux(in_range, edge_reg, job.start)
+        current = Signal(EdgeJob)
+        current_valid = Signal()
+        slot = Signal(EDGE_SHIFT)
+        left = Signal(32)                    # edges of the job after this one
+        use_held = Signal()                  # this edge is in ``held``
         held = Signal(LINE_BITS)
-        held_line = Signal(32)
+        held_line = Signal(32)               # the previous job's last line, held
         held_valid = Signal()
-        hit = held_valid & (held_line == (edge_id >> EDGE_SHIFT))
-        has_data = handout_jobs.o.valid & (hit | lines.o.valid)
-        line_data = Mux(hit, held, lines.o.payload)
+        m.submodules.out = out = StreamFIFO(HandedEdge, 3, buffered=True)
+
+        has_data = current_valid & (use_held | lines.o.valid)
+        advance = has_data & out.i.ready
+        line_data = Mux(use_held, held, lines.o.payload)
         edge = Signal(Edge)
-        m.d.comb += edge.eq(line_data.word_select(edge_id[:EDGE_SHIFT], 32 * EDGE_WORDS))
-        match = self.match_any | (edge.src == job.src)
-        advance = has_data & (~match | self.o.ready)
         m.d.comb += [
-            self.o.valid.eq(has_data & match),
-            self.o.payload.edge.eq(edge),
-            self.o.payload.prop.eq(job.prop),
-            self.o.payload.const.eq(job.const),
-            released.eq(advance & ~hit),
+            edge.eq(line_data.word_select(slot, 32 * EDGE_WORDS)),
+            out.i.valid.eq(has_data),
+            out.i.payload.edge.edge.eq(edge),
+            out.i.payload.edge.prop.eq(current.prop),
+            out.i.payload.edge.const.eq(current.const),
+            out.i.payload.match.eq(self.match_any | (edge.src == current.src)),
+            released.eq(advance & ~use_held),
             lines.o.ready.eq(released),
         ]
         with m.If(released):
-            m.d.sync += [held.eq(lines.o.payload), held_line.eq(edge_id >> EDGE_SHIFT),
-                         held_valid.eq(1)]
+            m.d.sync += held.eq(lines.o.payload)
         with m.If(advance):
-            with m.If(edge_id == job.end - 1):
-                m.d.comb += handout_jobs.o.ready.eq(1)
-                m.d.sync += in_range.eq(0)
-            with m.Else():
-                m.d.sync += [edge_reg.eq(edge_id + 1), in_range.eq(1)]
+            m.d.sync += [slot.eq(slot + 1), left.eq(left - 1),
+                         use_held.eq(slot != EDGES_PER_LINE - 1)]
+        load = handout_jobs.o.valid & (~current_valid | (advance & (left == 0)))
+        m.d.comb += handout_jobs.o.ready.eq(load)
+        with m.If(load):
+            first_line = job.start >> EDGE_SHIFT
+            m.d.sync += [current.eq(job), slot.eq(job.start[:EDGE_SHIFT]),
+                         left.eq(job.end - 1 - job.start),
+                         use_held.eq(held_valid & (first_line == held_line)),
+                         held_line.eq((job.end - 1) >> EDGE_SHIFT), held_valid.eq(1)]
+        m.d.sync += current_valid.eq(Mux(load, 1, current_valid & ~(advance & (left == 0))))
 
+        m.d.comb += [
+            self.o.valid.eq(out.o.valid & out.o.payload.match),
+            self.o.payload.eq(out.o.payload.edge),
+            out.o.ready.eq(self.o.ready | ~out.o.payload.match),
+        ]
         m.d.comb += self.busy.eq(request_jobs.o.valid | decoded_valid | handout_jobs.o.valid |
-                                 (outstanding != 0))
+                                 current_valid | (out.level != 0) | (outstanding != 0))
         with m.If(self.start):
-            m.d.sync += [last_requested_valid.eq(0), held_valid.eq(0)]
+            m.d.sync += [prev_valid.eq(0), held_valid.eq(0)]
         return m

@@ -4,7 +4,9 @@ this block pairs each edge with its source's property and constant.
 
 VConst holds two words per vertex here: the FP32 constant Process_Edge needs (1/outdeg for
 PageRank) and the out-degree, which tells the merge how many edges belong to the vertex.
-Vertices without edges are dropped on the way in, so they cost no cycle of the merge.
+Vertices without edges are dropped on the way in, so they cost no cycle of the merge. The two
+vertex streams enter through registered queues: dropping depends on the degree, and without
+them the readers' line buffers would sit on the path to their own read pointers.
 """
 
 from amaranth.hdl import Module, Signal
@@ -50,19 +52,25 @@ class SourceMerge(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.vertices = vertices = StreamFIFO(SourceVertex, self._depth)
+        # Three entries: a buffered queue of two cannot take and give in the same cycle.
+        m.submodules.prop_in = prop_in = StreamFIFO(item_layout(1), 3, buffered=True)
+        m.submodules.const_in = const_in = StreamFIFO(item_layout(2), 3, buffered=True)
+        wiring.connect(m, wiring.flipped(self.prop), prop_in.i)
+        wiring.connect(m, wiring.flipped(self.const), const_in.i)
+        prop, const = prop_in.o, const_in.o
 
         # Zip the two sequential streams; keep vertices that have edges.
-        degree = self.const.payload.data[32:64]
-        both = self.prop.valid & self.const.valid
+        degree = const.payload.data[32:64]
+        both = prop.valid & const.valid
         keep = degree != 0
         m.d.comb += [
             vertices.i.valid.eq(both & keep),
-            vertices.i.payload.id.eq(self.prop.payload.index),
-            vertices.i.payload.prop.eq(self.prop.payload.data),
-            vertices.i.payload.const.eq(self.const.payload.data[0:32]),
+            vertices.i.payload.id.eq(prop.payload.index),
+            vertices.i.payload.prop.eq(prop.payload.data),
+            vertices.i.payload.const.eq(const.payload.data[0:32]),
             vertices.i.payload.degree.eq(degree),
-            self.prop.ready.eq(both & (vertices.i.ready | ~keep)),
-            self.const.ready.eq(both & (vertices.i.ready | ~keep)),
+            prop.ready.eq(both & (vertices.i.ready | ~keep)),
+            const.ready.eq(both & (vertices.i.ready | ~keep)),
         ]
 
         # Merge: the current vertex owns the next ``degree`` edges.
