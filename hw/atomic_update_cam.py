@@ -89,6 +89,10 @@ class AtomicUpdateCAM(wiring.Component):
         ``insert`` is stalled because its id is held.
     set_full : ``Out(1)``
         ``insert`` is stalled because every way of its set was held at the start of the cycle.
+    set_has_free : ``Out(1)``
+        The set of the id on ``insert`` had a free way at the start of the cycle (whether or
+        not ``insert.valid``): a user that knows its id is not held can decide to insert from
+        this alone, without the tag comparison.
     remove_miss : ``Out(1)``
         An id offered on ``remove`` is not held: the surrounding pipeline broke the protocol.
     """
@@ -104,6 +108,7 @@ class AtomicUpdateCAM(wiring.Component):
             "occupancy": Out(range(config.entries + 1)),
             "conflict": Out(1),
             "set_full": Out(1),
+            "set_has_free": Out(1),
             "remove_miss": Out(1),
         })
 
@@ -160,6 +165,7 @@ class AtomicUpdateCAM(wiring.Component):
             self.insert.ready.eq(rejoin | (~hit & has_free)),
             self.conflict.eq(self.insert.valid & hit & ~rejoin),
             self.set_full.eq(self.insert.valid & ~hit & ~has_free),
+            self.set_has_free.eq(has_free),
             self.probe_hit.eq(Cat(probe_bits).any()),
             self.remove_miss.eq(self.remove.valid & ~removed_one),
         ]

@@ -55,6 +55,7 @@ class _BrokenCAM(wiring.Component):
             self.occupancy.eq(inner.occupancy),
             self.conflict.eq(inner.conflict),
             self.set_full.eq(inner.set_full),
+            self.set_has_free.eq(inner.set_has_free),
             self.remove_miss.eq(inner.remove_miss),
         ]
         return m

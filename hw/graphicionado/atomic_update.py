@@ -12,11 +12,10 @@ from amaranth.lib.wiring import In, Out
 
 from ..atomic_update_cam import AtomicUpdateCAM, CAMConfig
 from .layouts import Update
+from .scratchpad import TEMP_READ_LATENCY
 
 
-__all__ = ["AtomicUpdate", "SCRATCHPAD_READ_STAGES"]
-
-SCRATCHPAD_READ_STAGES = 2
+__all__ = ["AtomicUpdate"]
 
 
 class AtomicUpdate(wiring.Component):
@@ -39,7 +38,7 @@ class AtomicUpdate(wiring.Component):
     -------
     i : ``In(stream.Signature(Update))``
     temp_read_addr : ``Out``; temp_read_data : ``In(32)``
-        The scratchpad's data for the address of the cycle before.
+        The scratchpad's data for the address of ``TEMP_READ_LATENCY`` cycles before.
     temp_write_addr, temp_write_data, temp_write_en : ``Out``
     busy : ``Out(1)``
         An update is between P6 and P9.
@@ -67,34 +66,48 @@ class AtomicUpdate(wiring.Component):
         m.submodules.cam = cam = AtomicUpdateCAM(self._cam_config)
         m.submodules.reduce = reduce = self._reduce
 
-        # P6: conflict check; P7: the scratchpad read starts with it.
-        taken = Signal()
+        # P6 holds one update in a register together with whether its id is in the CAM. That
+        # bit is worked out a cycle ahead, for the update that will sit here next cycle (the
+        # one here now, or the one offered), from the CAM's probe and this cycle's insert and
+        # remove. Taking an update then needs no tag comparison, which keeps the CAM off the
+        # path to the FIFO in front. (An id written back in the cycle it is waiting here is
+        # taken the cycle after, not in the same one.)
+        held_valid = Signal()
+        held = Signal(Update)
+        held_hit = Signal()
+        issue = Signal()
+        load = Signal()
+        offered = self.i.payload
+        removing = cam.remove.valid & (cam.remove.payload == offered.dst)
+        removing_held = cam.remove.valid & (cam.remove.payload == held.dst)
+        offered_hit = ((cam.probe_hit & ~removing) | (issue & (held.dst == offered.dst)))
         m.d.comb += [
-            cam.insert.valid.eq(self.i.valid),
-            cam.insert.payload.eq(self.i.payload.dst),
-            self.i.ready.eq(cam.insert.ready),
-            taken.eq(self.i.valid & cam.insert.ready),
-            self.temp_read_addr.eq(self.i.payload.dst),
-            self.cam_stall.eq(cam.conflict | cam.set_full),
+            cam.probe_id.eq(offered.dst),
+            cam.insert.valid.eq(held_valid & ~held_hit),
+            cam.insert.payload.eq(held.dst),
+            issue.eq(held_valid & ~held_hit & cam.set_has_free),
+            load.eq(~held_valid | issue),
+            self.i.ready.eq(load),
+            self.cam_stall.eq(held_valid & ~issue),
+            self.temp_read_addr.eq(held.dst),
         ]
-        read_valid = Signal()
-        read_dst = Signal(self._index_width)
-        read_value = Signal(32)
-        m.d.sync += [read_valid.eq(taken), read_dst.eq(self.i.payload.dst),
-                     read_value.eq(self.i.payload.value)]
-        # The scratchpad's data is registered twice before Reduce: a large scratchpad is many
-        # block RAMs and a multiplexer, and synthesis folds the first register into the block
-        # RAMs' outputs, ahead of the multiplexer.
-        temp_valid, temp_dst, temp_value, temp = read_valid, read_dst, read_value, \
-            self.temp_read_data
-        for stage in range(SCRATCHPAD_READ_STAGES):
-            next_valid = Signal(name=f"temp{stage}_valid")
-            next_dst = Signal(self._index_width, name=f"temp{stage}_dst")
-            next_value = Signal(32, name=f"temp{stage}_value")
-            next_temp = Signal(32, name=f"temp{stage}")
+        with m.If(load):
+            m.d.sync += [held_valid.eq(self.i.valid), held.eq(offered),
+                         held_hit.eq(offered_hit)]
+        with m.Else():
+            m.d.sync += held_hit.eq(held_hit & ~removing_held)
+        taken = issue
+
+        # The update travels beside its scratchpad read (TEMP_READ_LATENCY cycles).
+        temp_valid, temp_dst, temp_value = taken, held.dst, held.value
+        for stage in range(TEMP_READ_LATENCY):
+            next_valid = Signal(name=f"read{stage}_valid")
+            next_dst = Signal(self._index_width, name=f"read{stage}_dst")
+            next_value = Signal(32, name=f"read{stage}_value")
             m.d.sync += [next_valid.eq(temp_valid), next_dst.eq(temp_dst),
-                         next_value.eq(temp_value), next_temp.eq(temp)]
-            temp_valid, temp_dst, temp_value, temp = next_valid, next_dst, next_value, next_temp
+                         next_value.eq(temp_value)]
+            temp_valid, temp_dst, temp_value = next_valid, next_dst, next_value
+        temp = self.temp_read_data
 
         # P8: Reduce(VTempProperty[dst], value).
         m.d.comb += [
@@ -112,6 +125,6 @@ class AtomicUpdate(wiring.Component):
             self.temp_write_data.eq(reduce.o.payload.result),
             cam.remove.valid.eq(reduce.o.valid),
             cam.remove.payload.eq(reduce.o.payload.tag),
-            self.busy.eq(cam.occupancy != 0),
+            self.busy.eq(held_valid | (cam.occupancy != 0)),
         ]
         return m

@@ -3,28 +3,49 @@ the EdgeIDTable, as Amaranth memories; and the apply phase's sequential reader o
 VTempProperty (A2), which also resets each entry to the Reduce identity for the next
 iteration."""
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..stream_fifo import StreamFIFO
 
 
-__all__ = ["Scratchpad", "TempPropertyStream", "TempItem"]
+__all__ = ["Scratchpad", "TempPropertyStream", "TempItem", "TEMP_READ_LATENCY"]
 
 TempItem = data.StructLayout({"index": 32, "temp": 32})
 
+# Cycles from a VTempProperty read address to its data: the block RAM, the register beside
+# each bank, the registered bank multiplexer.
+TEMP_READ_LATENCY = 3
+
 
 class Scratchpad(wiring.Component):
-    """VTempProperty (``vertices`` words; one read port, always enabled and transparent to its
-    write port) and an
-    EdgeIDTable of ``table_entries`` words with two read ports (entry and entry + 1) and a
-    write port for loading. ``table_entries = 0`` leaves the table out (full edge access).
+    """VTempProperty and, for frontier algorithms, the EdgeIDTable.
+
+    VTempProperty is ``vertices`` words in banks of at most ``bank_words``, with one write
+    port and one read port that answers :data:`TEMP_READ_LATENCY` cycles after the address
+    and is transparent to the write port (a read issued in the cycle of a write to the same
+    vertex returns the new value). A large scratchpad spans block RAMs across the whole chip:
+    each bank's output is registered next to it, and the bank multiplexer registered again,
+    so no path runs from a block RAM through the chip-wide multiplexer.
+
+    The EdgeIDTable has ``table_entries`` words with two read ports (entry and entry + 1, one
+    cycle) and a write port for loading; ``table_entries = 0`` leaves it out (full edge
+    access).
+
+    Parameters
+    ----------
+    vertices, table_entries : int
+    bank_words : int
+        Words per VTempProperty bank; the default is one ECP5 block RAM deep at width 1.
     """
 
-    def __init__(self, *, vertices: int, table_entries: int):
+    def __init__(self, *, vertices: int, table_entries: int, bank_words: int = 16384):
+        assert vertices >= 2 and table_entries >= 0
+        assert bank_words >= 2 and bank_words & (bank_words - 1) == 0
         self._vertices = vertices
         self._table_entries = table_entries
+        self._bank_words = min(bank_words, 1 << (vertices - 1).bit_length())
         index_width = (vertices - 1).bit_length()
         table_width = max(1, (table_entries - 1).bit_length())
         self.index_width = index_width
@@ -41,17 +62,7 @@ class Scratchpad(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.temp = temp = memory.Memory(shape=32, depth=self._vertices, init=[])
-        write = temp.write_port()
-        read = temp.read_port(transparent_for=(write,))
-        m.d.comb += [
-            write.addr.eq(self.temp_write_addr), write.data.eq(self.temp_write_data),
-            write.en.eq(self.temp_write_en),
-            # The read port is always enabled: an enable would fan out to every block RAM of
-            # a large scratchpad. Readers register the address they asked for instead.
-            read.addr.eq(self.temp_read_addr),
-            self.temp_read_data.eq(read.data),
-        ]
+        self._elaborate_temp(m)
         if self._table_entries:
             m.submodules.table = table = memory.Memory(shape=32, depth=self._table_entries,
                                                        init=[])
@@ -66,6 +77,42 @@ class Scratchpad(wiring.Component):
                 self.table_data.eq(entry.data), self.table_next_data.eq(next_entry.data),
             ]
         return m
+
+    def _elaborate_temp(self, m):
+        bank_bits = self._bank_words.bit_length() - 1
+        bank_count = -(-self._vertices // self._bank_words)
+        # Transparency is done here rather than by the memories: the block RAMs' own
+        # emulation of it would put a comparator on every bank's output.
+        bypass = Signal()
+        bypass_data = Signal(32)
+        m.d.sync += [bypass.eq(self.temp_write_en &
+                               (self.temp_write_addr == self.temp_read_addr)),
+                     bypass_data.eq(self.temp_write_data)]
+        select = Signal(range(bank_count))
+        select_late = Signal(range(bank_count))
+        m.d.sync += [select.eq(self.temp_read_addr >> bank_bits), select_late.eq(select)]
+        outputs = []
+        for index in range(bank_count):
+            depth = min(self._bank_words, self._vertices - index * self._bank_words)
+            bank = memory.Memory(shape=32, depth=depth, init=[])
+            m.submodules[f"temp{index}"] = bank
+            write, read = bank.write_port(), bank.read_port()
+            # The read port is always enabled: an enable would fan out to every block RAM.
+            m.d.comb += [
+                write.addr.eq(self.temp_write_addr), write.data.eq(self.temp_write_data),
+                write.en.eq(self.temp_write_en &
+                            ((self.temp_write_addr >> bank_bits) == index)),
+                read.addr.eq(self.temp_read_addr[:bank_bits]),
+            ]
+            output = Signal(32, name=f"temp{index}_data")
+            m.d.sync += output.eq(Mux(bypass, bypass_data, read.data))
+            outputs.append(output)
+        data = Signal(32)
+        with m.Switch(select_late):
+            for index, output in enumerate(outputs):
+                with m.Case(index):
+                    m.d.sync += data.eq(output)
+        m.d.comb += self.temp_read_data.eq(data)
 
 
 class TempPropertyStream(wiring.Component):
@@ -97,17 +144,16 @@ class TempPropertyStream(wiring.Component):
         left = Signal(32)
         read_valid = Signal()
         read_index = Signal(32)
-        # The read data is registered twice before the queue, as in Atomic Update.
-        valid, index, data = read_valid, read_index, self.read_data
+        # (valid, index) of each read in flight, delayed to meet the scratchpad's data.
+        valid, index = read_valid, read_index
         in_flight = [read_valid]
-        for stage in range(2):
+        for stage in range(TEMP_READ_LATENCY - 1):
             next_valid = Signal(name=f"data{stage}_valid")
             next_index_reg = Signal(32, name=f"data{stage}_index")
-            next_data = Signal(32, name=f"data{stage}")
-            m.d.sync += [next_valid.eq(valid), next_index_reg.eq(index), next_data.eq(data)]
-            valid, index, data = next_valid, next_index_reg, next_data
+            m.d.sync += [next_valid.eq(valid), next_index_reg.eq(index)]
+            valid, index = next_valid, next_index_reg
             in_flight.append(valid)
-        data_valid, data_index = valid, index
+        data_valid, data_index, data = valid, index, self.read_data
 
         # Issue a read only when the queue has room for it and for those in flight.
         issue = (left != 0) & (queue.level + sum(in_flight) < 6)

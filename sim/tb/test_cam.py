@@ -8,7 +8,7 @@ against a Python model of the held set:
 * ``insert.ready`` is high exactly when the id is not held and its set had a free way, or the
   id is the one being removed this cycle, so no id is ever held twice and no update is
   stalled without cause;
-* ``conflict``, ``set_full``, ``probe_hit``, ``occupancy`` and ``remove_miss`` agree;
+* ``conflict``, ``set_full``, ``set_has_free``, ``probe_hit``, ``occupancy`` and ``remove_miss`` agree;
 * at the end every offered update was accepted exactly once, in order, and all were removed.
 """
 
@@ -120,6 +120,8 @@ class CAMTB:
                 f"{where}: stall flagged with nothing offered"
             return
         hit = offered in held
+        has_free = model.set_count(model.set_of(offered), held) < self.ways
+        assert int(dut.set_has_free.value) == has_free, f"{where}: set_has_free wrong"
         rejoin = hit and removing == offered
         conflict = hit and not rejoin
         full = not hit and model.set_count(model.set_of(offered), held) >= self.ways
