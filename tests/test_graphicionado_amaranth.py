@@ -10,6 +10,7 @@ from amaranth.sim import Simulator
 
 import golden
 from golden import Graph
+from hw.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.pipeline import COUNTERS, GraphicionadoPipeline
 from sim.amaranth_memory import LineMemoryModel, lines_to_words, words_to_lines
@@ -108,3 +109,40 @@ def test_pagerank_bit_exact(stall_injection):
     expected = golden.run("pagerank", graph, iters=3).values
     assert values.tolist() == expected.view(np.uint32).tolist()
     assert result["iterations"] == 3
+
+
+@pytest.mark.parametrize("algo", ["bfs", "sssp"])
+@pytest.mark.parametrize("stall_injection", [0, 40])
+def test_destination_property_read(algo, stall_injection):
+    n, src, dst, weight = small_graph(seed=7 + len(algo))
+    graph = Graph.from_edges(n, src, dst, weight)
+    image = build_image(graph, algo=algo, root=0)
+    stats = {}
+    for p4 in (False, True):
+        config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=8,
+                                     dst_property_read=p4, stall_injection=stall_injection)
+        values, result = run_pipeline(config, image)
+        assert values.tolist() == reference(algo, n, src, dst, weight).tolist()
+        stats[p4] = result["stats"]
+    assert stats[True]["edges"] == stats[True]["updates"] == stats[False]["edges"] > 0
+    # P4 reads one line for every edge that reaches Process_Edge; the rest reads the same.
+    assert stats[True]["mem_reads"] - stats[False]["mem_reads"] == stats[True]["edges"]
+    assert stats[False]["stall_p4"] == 0
+    if stall_injection:
+        assert stats[True]["stall_p4"] > 0
+
+
+def test_dst_property_read_option():
+    parse = GraphicionadoConfig.from_overrides
+    assert parse({"algo": "sssp", "dst_property_read": "1"}).dst_property_read
+    assert parse({"dst_property_read": "true"}).dst_property_read
+    assert not parse({"dst_property_read": "0"}).dst_property_read
+    enabled = GraphicionadoConfig(dst_property_read=True)
+    assert enabled.as_dict()["dst_property_read"] is True
+    assert enabled.digest() != GraphicionadoConfig().digest()
+    with pytest.raises(ConfigError, match="dst_property_read' expects bool, got 'maybe'"):
+        parse({"dst_property_read": "maybe"})
+    with pytest.raises(ConfigError, match="dst_property_read must be bool"):
+        GraphicionadoConfig(dst_property_read=1)
+    with pytest.raises(ConfigError, match=r"full-edge-access pipeline \(pagerank\) drops P4"):
+        GraphicionadoConfig(algo="pagerank", dst_property_read=True)

@@ -65,6 +65,22 @@ def test_coarsened_edge_id_table():
     assert report.matches, report.first_mismatch
 
 
+def test_destination_property_read():
+    # P4 on: one random VProperty[dst] read per edge through the arbiter, stalls everywhere.
+    graph = GRAPHS["kron9"]()
+    config = GraphicionadoConfig.from_overrides({
+        "algo": "sssp", "max_vertices": "1024", "edge_prefetch_lines": "16",
+        "stall_injection": "25", "dst_property_read": "1"})
+    root = best_root(graph)
+    report = simulate(graph, "sssp", config, root=root, memory=MEMORY)
+    assert report.matches, report.first_mismatch
+    reference = golden.run("sssp", graph, root=root)
+    assert report.counters["edges"] == reference.counters["edges_processed"]
+    assert report.counters["edges"] == report.counters["updates"]
+    assert report.counters["mem_reads"] > report.counters["edges"]
+    assert report.counters["stall_p4"] > 0
+
+
 @pytest.mark.parametrize("change, message", [
     (dict(max_vertices=256), "scratchpad holds 256"),
 ])

@@ -38,6 +38,11 @@ class GraphicionadoConfig(DesignConfig):
         Vertices per EdgeIDTable entry (§6.C); 1 = a full table.
     memory_outstanding : int
         Reads in flight at most through the memory arbiter.
+    dst_property_read : bool
+        Insert the optional stage P4 (figure 5): read each edge's destination property,
+        VProperty[dst], from memory, one line per edge, for Process_Edge. Frontier algorithms
+        only; no algorithm built here uses the value. Up to ``memory_outstanding`` edges wait
+        in it for their lines.
     stall_injection : int
         Verification only: block the links between stages in about this percentage of
         cycles (random), so every FIFO sees backpressure and idle cycles. 0 = off.
@@ -53,6 +58,7 @@ class GraphicionadoConfig(DesignConfig):
     cam_ways: int = 4
     coarsening: int = 1
     memory_outstanding: int = 128
+    dst_property_read: bool = False
     stall_injection: int = 0
 
     def validate(self):
@@ -72,6 +78,9 @@ class GraphicionadoConfig(DesignConfig):
         if not 2 <= self.memory_outstanding <= 1024:
             raise ConfigError(f"memory_outstanding must be between 2 and 1024, "
                               f"not {self.memory_outstanding}")
+        if self.dst_property_read and self.algorithm.full_edge_access:
+            raise ConfigError(f"dst_property_read: the full-edge-access pipeline ({self.algo}) "
+                              f"drops P4, the destination-property read (Graphicionado §4.B)")
         if not 0 <= self.stall_injection <= 90:
             raise ConfigError(f"stall_injection must be a percentage from 0 to 90, "
                               f"not {self.stall_injection}")

@@ -9,7 +9,8 @@ Edge Read checks it to find the end of a vertex's edges.
 from amaranth.lib import data
 
 
-__all__ = ["EDGE_WORDS", "ActiveVertex", "EdgeJob", "Edge", "SourcedEdge", "Update"]
+__all__ = ["EDGE_WORDS", "ActiveVertex", "EdgeJob", "Edge", "SourcedEdge", "DestinedEdge",
+           "Update"]
 
 EDGE_WORDS = 4
 
@@ -24,6 +25,10 @@ Edge = data.StructLayout({"src": 32, "dst": 32, "weight": 32, "reserved": 32})
 
 # An edge joined with its source's property and constant: the operands of Process_Edge (P5).
 SourcedEdge = data.StructLayout({"edge": Edge, "prop": 32, "const": 32})
+
+# The same with the destination's property, VProperty[dst], read by the optional stage P4
+# (Process_Edge's third operand in the paper; no algorithm built here uses it).
+DestinedEdge = data.StructLayout({"edge": Edge, "prop": 32, "const": 32, "dst_prop": 32})
 
 # Process_Edge's result for a destination (P5 → P6).
 Update = data.StructLayout({"dst": 32, "value": 32})

@@ -3,7 +3,8 @@
 Processing phase, frontier algorithms (BFS, SSSP, CC)::
 
     P1 Sequential Vertex Read (ActiveVertex list) → P2 EdgeID Read (scratchpad EdgeIDTable)
-    → P3 Edge Read → P5 Process_Edge → P6–P9 Atomic Update (CAM, VTempProperty, Reduce)
+    → P3 Edge Read [→ P4 Random Vertex Read of VProperty[dst], with ``dst_property_read``]
+    → P5 Process_Edge → P6–P9 Atomic Update (CAM, VTempProperty, Reduce)
 
 Processing phase, full edge access (PageRank, §4.B)::
 
@@ -37,8 +38,9 @@ from .atomic_update import AtomicUpdate
 from .config import GraphicionadoConfig
 from .edge_id_read import EdgeIDRead
 from .edge_read import EdgeRead
-from .layouts import ActiveVertex, EdgeJob, SourcedEdge, Update
+from .layouts import ActiveVertex, DestinedEdge, EdgeJob, SourcedEdge, Update
 from .process_edge import ProcessEdge
+from .random_vertex_read import RandomVertexRead
 from .scratchpad import Scratchpad, TempItem, TempPropertyStream
 from .sequential_vertex_read import SequentialVertexRead
 from .sequential_vertex_write import SequentialVertexWrite
@@ -56,7 +58,7 @@ REGISTERS = ("num_vertices", "num_edges", "vprop_base", "vconst_base", "edge_bas
 # Status counters readable at the end of a run.
 COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edges", "updates",
             "vertex_updates", "cam_stalls", "mem_reads", "mem_writes",
-            "stall_p1", "stall_p2", "stall_p3", "stall_p5", "stall_apply")
+            "stall_p1", "stall_p2", "stall_p3", "stall_p4", "stall_p5", "stall_apply")
 
 
 class GraphicionadoPipeline(wiring.Component):
@@ -116,7 +118,8 @@ class GraphicionadoPipeline(wiring.Component):
         m.submodules.edge_read = edge_read = EdgeRead(
             addr_width=cfg.addr_width, prefetch_lines=cfg.edge_prefetch_lines,
             job_depth=cfg.edge_jobs)
-        m.submodules.process_edge = process = ProcessEdge(algo=cfg.algo, unit=units["process"])
+        m.submodules.process_edge = process = ProcessEdge(
+            algo=cfg.algo, unit=units["process"], dst_prop=cfg.dst_property_read)
         m.submodules.atomic_update = atomic = AtomicUpdate(
             reduce_unit=units["reduce"], index_width=pad.index_width,
             cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
@@ -142,7 +145,18 @@ class GraphicionadoPipeline(wiring.Component):
             wiring.connect(m, source, throttle.i)
             wiring.connect(m, throttle.o, sink)
 
-        link(fifo_p3.o, process.i, SourcedEdge)
+        if cfg.dst_property_read:
+            # As many edges in flight as the arbiter lets reads be: a deeper queue gains nothing.
+            m.submodules.dst_prop_read = dst_prop_read = RandomVertexRead(
+                addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
+            m.d.comb += dst_prop_read.vprop_base.eq(self.vprop_base)
+            link(fifo_p3.o, dst_prop_read.i, SourcedEdge)
+            link(dst_prop_read.o, process.i, DestinedEdge)
+            dst_prop_idle = ~dst_prop_read.busy
+            stall_p4 = dst_prop_read.o.valid & ~dst_prop_read.o.ready
+        else:
+            link(fifo_p3.o, process.i, SourcedEdge)
+            dst_prop_idle, stall_p4 = 1, 0
         wiring.connect(m, process.o, fifo_p5.i)
         link(fifo_p5.o, atomic.i, Update)
         link(fifo_a4.o, vprop_write.i, 32)
@@ -347,7 +361,7 @@ class GraphicionadoPipeline(wiring.Component):
                                              regs["active_base_b"])),
                 active_write.flush.eq(flush),
                 front_idle.eq(~active_read.busy & ~fifo_p1.o.valid & ~edge_id_read.busy &
-                              ~edge_read.busy & (fifo_p3.level == 0)),
+                              ~edge_read.busy & (fifo_p3.level == 0) & dst_prop_idle),
             ]
             # A1 reads VProperty in the apply phase; at the start it loads the EdgeIDTable.
             load_start = Signal()
@@ -370,6 +384,8 @@ class GraphicionadoPipeline(wiring.Component):
                 wiring.connect(m, vprop_read.o, fifo_a1.i)
             clients = [active_read.mem, edge_read.mem, vprop_read.mem, vprop_write.mem,
                        active_write.mem]
+            if cfg.dst_property_read:
+                clients.append(dst_prop_read.mem)
             stall_p1 = fifo_p1.o.valid & ~fifo_p1.o.ready
             stall_p2 = edge_id_read.o.valid & ~edge_id_read.o.ready
             vertex_updated = apply.o_active.valid & apply.o_active.ready
@@ -418,6 +434,7 @@ class GraphicionadoPipeline(wiring.Component):
             "stall_p1": stall_p1,
             "stall_p2": stall_p2,
             "stall_p3": fifo_p3.o.valid & ~fifo_p3.o.ready,
+            "stall_p4": stall_p4,
             "stall_p5": fifo_p5.o.valid & ~fifo_p5.o.ready,
             "stall_apply": apply_stall & phase_apply,
         }

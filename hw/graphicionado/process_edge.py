@@ -5,7 +5,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layouts import SourcedEdge, Update
+from .layouts import DestinedEdge, SourcedEdge, Update
 
 
 __all__ = ["ProcessEdge"]
@@ -28,19 +28,22 @@ class ProcessEdge(wiring.Component):
     algo : str
     unit : Component
         The arithmetic unit, its ``tag`` 32 bits wide (it carries the destination id).
+    dst_prop : bool
+        Take edges with the destination's property too (:data:`DestinedEdge`, from stage P4).
+        None of the algorithms above uses it.
 
     Members
     -------
-    i : ``In(stream.Signature(SourcedEdge))``
+    i : ``In(stream.Signature(DestinedEdge if dst_prop else SourcedEdge))``
     o : ``Out(stream.Signature(Update))``
     """
 
-    def __init__(self, *, algo: str, unit):
+    def __init__(self, *, algo: str, unit, dst_prop: bool = False):
         assert algo in ("bfs", "sssp", "cc", "pagerank")
         self._algo = algo
         self._unit = unit
         super().__init__({
-            "i": In(stream.Signature(SourcedEdge)),
+            "i": In(stream.Signature(DestinedEdge if dst_prop else SourcedEdge)),
             "o": Out(stream.Signature(Update)),
         })
 
