@@ -25,9 +25,10 @@ class MemoryArbiter(wiring.Component):
     outstanding : int
         Reads in flight at most (the depth of the return-route FIFO).
     queue_depth : int
-        Entries of the request queue in front of each client's input (0: none). The queues make
-        every input of the grant logic a register, so a client's request logic and another
-        client's ``ready`` are never on one combinational path.
+        Entries of the registered request queue in front of each client's input (0: none; else
+        at least 3, the least a registered queue needs to take and give in one cycle). The
+        queues make every input of the grant logic a register, so a client's request logic and
+        another client's ``ready`` are never on one combinational path.
 
     Members
     -------
@@ -41,8 +42,8 @@ class MemoryArbiter(wiring.Component):
     """
 
     def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128,
-                 queue_depth: int = 2):
-        assert ports >= 1 and outstanding >= 1 and queue_depth >= 0
+                 queue_depth: int = 3):
+        assert ports >= 1 and outstanding >= 1 and (queue_depth == 0 or queue_depth >= 3)
         self._ports = ports
         self._outstanding = outstanding
         self._queue_depth = queue_depth
@@ -66,7 +67,8 @@ class MemoryArbiter(wiring.Component):
         heads = []
         for index, client in enumerate(self.clients):
             if self._queue_depth:
-                queue = StreamFIFO(client.req.payload.shape(), self._queue_depth)
+                queue = StreamFIFO(client.req.payload.shape(), self._queue_depth,
+                                   buffered=True)
                 m.submodules[f"queue{index}"] = queue
                 wiring.connect(m, wiring.flipped(client.req), queue.i)
                 heads.append(queue.o)
@@ -92,7 +94,9 @@ class MemoryArbiter(wiring.Component):
             with m.If(grant[index]):
                 m.d.comb += [outbox.i.payload.eq(req.payload),
                              granted_is_read.eq(~req.payload.write)]
-        room = ~granted_is_read | route.i.ready
+        # Writes wait for room in the route FIFO too: then the grant does not depend on what
+        # the request is, only on who asks.
+        room = route.i.ready
         m.d.comb += outbox.i.valid.eq(valid.any() & room)
         accepted = outbox.i.valid & outbox.i.ready
         for index, req in enumerate(heads):

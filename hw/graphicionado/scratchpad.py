@@ -82,15 +82,20 @@ class Scratchpad(wiring.Component):
         bank_bits = self._bank_words.bit_length() - 1
         bank_count = -(-self._vertices // self._bank_words)
         # Transparency is done here rather than by the memories: the block RAMs' own
-        # emulation of it would put a comparator on every bank's output.
+        # emulation of it would put a comparator on every bank's output. A bank's output
+        # register has nothing else on its input, so it can sit beside its block RAMs.
         bypass = Signal()
+        bypass_late = Signal()
         bypass_data = Signal(32)
-        m.d.sync += [bypass.eq(self.temp_write_en &
-                               (self.temp_write_addr == self.temp_read_addr)),
-                     bypass_data.eq(self.temp_write_data)]
+        bypass_data_late = Signal(32)
         select = Signal(range(bank_count))
         select_late = Signal(range(bank_count))
-        m.d.sync += [select.eq(self.temp_read_addr >> bank_bits), select_late.eq(select)]
+        m.d.sync += [bypass.eq(self.temp_write_en &
+                               (self.temp_write_addr == self.temp_read_addr)),
+                     bypass_data.eq(self.temp_write_data),
+                     select.eq(self.temp_read_addr >> bank_bits),
+                     bypass_late.eq(bypass), bypass_data_late.eq(bypass_data),
+                     select_late.eq(select)]
         outputs = []
         for index in range(bank_count):
             depth = min(self._bank_words, self._vertices - index * self._bank_words)
@@ -105,13 +110,16 @@ class Scratchpad(wiring.Component):
                 read.addr.eq(self.temp_read_addr[:bank_bits]),
             ]
             output = Signal(32, name=f"temp{index}_data")
-            m.d.sync += output.eq(Mux(bypass, bypass_data, read.data))
+            m.d.sync += output.eq(read.data)
             outputs.append(output)
         data = Signal(32)
-        with m.Switch(select_late):
-            for index, output in enumerate(outputs):
-                with m.Case(index):
-                    m.d.sync += data.eq(output)
+        with m.If(bypass_late):
+            m.d.sync += data.eq(bypass_data_late)
+        with m.Else():
+            with m.Switch(select_late):
+                for index, output in enumerate(outputs):
+                    with m.Case(index):
+                        m.d.sync += data.eq(output)
         m.d.comb += self.temp_read_data.eq(data)
 
 
