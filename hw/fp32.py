@@ -199,8 +199,8 @@ class _FP32Unit(wiring.Component):
 
 class FP32Adder(_FP32Unit):
     """``a + b`` in binary32, rounded to nearest even, subnormals exact, NaN results as
-    :data:`QNAN`. Four pipeline stages: operand swap and exponent difference; alignment;
-    addition and leading-zero count; normalization, rounding and packing.
+    :data:`QNAN`. Five pipeline stages: operand swap and exponent difference; alignment;
+    addition and leading-zero count; normalization; rounding and packing.
 
     Parameters
     ----------
@@ -210,7 +210,7 @@ class FP32Adder(_FP32Unit):
     Attributes
     ----------
     latency : int
-        Cycles from taking an operation on ``i`` to offering its result on ``o`` (4) when
+        Cycles from taking an operation on ``i`` to offering its result on ``o`` (5) when
         ``o`` is not stalled.
 
     Members
@@ -221,7 +221,7 @@ class FP32Adder(_FP32Unit):
         ``result`` (binary32 bit pattern) and the operation's ``tag``.
     """
 
-    latency = 4
+    latency = 5
 
     def _datapath(self, m, stage, a, b):
         # Stage 1: order the operands by magnitude, x the larger (so the difference of the
@@ -278,19 +278,25 @@ class FP32Adder(_FP32Unit):
         normalized = Signal(28, name="s4_normalized")
         m.d.comb += normalized.eq(s3.total << shift)
         exponent = _wire(m, Mux(normalized[27], s3.exponent + 1 - shift, 0), "s4_exponent")
-        packed = _round_and_pack(m, s3.sign, exponent[0:8], normalized[4:28],
-                                 normalized[3], normalized[0:3].any())
-        result = Signal(32, name="s4_result")
-        with m.If(s3.nan):
+        s4 = stage(
+            sign=s3.sign, zero_sign=s3.zero_sign, exponent=exponent,
+            normalized=normalized, zero=s3.total == 0, nan=s3.nan, inf=s3.inf,
+        )
+
+        # Stage 5: round and pack (the rounding increment is a carry chain of its own).
+        packed = _round_and_pack(m, s4.sign, s4.exponent[0:8], s4.normalized[4:28],
+                                 s4.normalized[3], s4.normalized[0:3].any())
+        result = Signal(32, name="s5_result")
+        with m.If(s4.nan):
             m.d.comb += result.eq(QNAN)
-        with m.Elif(s3.inf | (exponent == 0xFF)):
-            m.d.comb += result.eq(Cat(Const(_INF, 31), s3.sign))
-        with m.Elif(s3.total == 0):
-            m.d.comb += result.eq(Cat(Const(0, 31), s3.zero_sign))
+        with m.Elif(s4.inf | (s4.exponent == 0xFF)):
+            m.d.comb += result.eq(Cat(Const(_INF, 31), s4.sign))
+        with m.Elif(s4.zero):
+            m.d.comb += result.eq(Cat(Const(0, 31), s4.zero_sign))
         with m.Else():
             m.d.comb += result.eq(packed)
-        s4 = stage(result=result)
-        return {"result": s4.result}
+        s5 = stage(result=result)
+        return {"result": s5.result}
 
 
 class FP32Multiplier(_FP32Unit):
