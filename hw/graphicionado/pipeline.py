@@ -305,7 +305,7 @@ class GraphicionadoPipeline(wiring.Component):
                 src_const.start.eq(start_process), src_const.base.eq(regs["vconst_base"]),
                 src_const.count.eq(regs["num_vertices"]),
                 front_idle.eq(~job_pending & ~src_prop.busy & ~src_const.busy &
-                              ~edge_read.busy & (fifo_p3.level == 0)),
+                              ~merge.busy & ~edge_read.busy & (fifo_p3.level == 0)),
                 self.error.eq(merge.mismatch),
             ]
             clients = [src_prop.mem, src_const.mem, edge_read.mem, vprop_write.mem]

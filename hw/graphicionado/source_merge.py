@@ -37,6 +37,8 @@ class SourceMerge(wiring.Component):
     o : ``Out(stream.Signature(SourcedEdge))``
     mismatch : ``Out(1)``
         Sticky: an edge's srcid was not the vertex the degrees pointed at (a bad image).
+    busy : ``Out(1)``
+        A vertex is queued or being merged.
     """
 
     def __init__(self, *, depth: int = 4):
@@ -47,11 +49,13 @@ class SourceMerge(wiring.Component):
             "edges": In(stream.Signature(SourcedEdge)),
             "o": Out(stream.Signature(SourcedEdge)),
             "mismatch": Out(1),
+            "busy": Out(1),
         })
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.vertices = vertices = StreamFIFO(SourceVertex, self._depth)
+        m.submodules.vertices = vertices = StreamFIFO(SourceVertex, max(3, self._depth),
+                                                      buffered=True)
         # Three entries: a buffered queue of two cannot take and give in the same cycle.
         m.submodules.prop_in = prop_in = StreamFIFO(item_layout(1), 3, buffered=True)
         m.submodules.const_in = const_in = StreamFIFO(item_layout(2), 3, buffered=True)
@@ -73,24 +77,33 @@ class SourceMerge(wiring.Component):
             const.ready.eq(both & (vertices.i.ready | ~keep)),
         ]
 
-        # Merge: the current vertex owns the next ``degree`` edges.
-        vertex = vertices.o.payload
-        taken = Signal(32)
-        pair = vertices.o.valid & self.edges.valid
+        # Merge: the current vertex, held in registers with the count of its edges still to
+        # come, owns the next ``degree`` edges. Whether this is its last edge is a register
+        # too, so an edge's hand-over does not wait on an arithmetic compare.
+        current = Signal(SourceVertex)
+        current_valid = Signal()
+        left = Signal(32)
+        last = Signal()
+        pair = current_valid & self.edges.valid
+        fire = pair & self.o.ready
+        load = vertices.o.valid & (~current_valid | (fire & last))
         m.d.comb += [
             self.o.valid.eq(pair),
             self.o.payload.edge.eq(self.edges.payload.edge),
-            self.o.payload.prop.eq(vertex.prop),
-            self.o.payload.const.eq(vertex.const),
+            self.o.payload.prop.eq(current.prop),
+            self.o.payload.const.eq(current.const),
             self.edges.ready.eq(pair & self.o.ready),
+            vertices.o.ready.eq(load),
         ]
-        fire = pair & self.o.ready
-        last = taken == vertex.degree - 1
-        m.d.comb += vertices.o.ready.eq(fire & last)
-        with m.If(fire):
-            m.d.sync += taken.eq(taken + 1)
-            with m.If(last):
-                m.d.sync += taken.eq(0)
-            with m.If(self.edges.payload.edge.src != vertex.id):
-                m.d.sync += self.mismatch.eq(1)
+        with m.If(load):
+            m.d.sync += [current.eq(vertices.o.payload), current_valid.eq(1),
+                         left.eq(vertices.o.payload.degree),
+                         last.eq(vertices.o.payload.degree == 1)]
+        with m.Elif(fire & last):
+            m.d.sync += current_valid.eq(0)
+        with m.Elif(fire):
+            m.d.sync += [left.eq(left - 1), last.eq(left == 2)]
+        m.d.comb += self.busy.eq(prop.valid | const.valid | vertices.o.valid | current_valid)
+        with m.If(fire & (self.edges.payload.edge.src != current.id)):
+            m.d.sync += self.mismatch.eq(1)
         return m
