@@ -186,6 +186,17 @@ class GraphicionadoPipeline(wiring.Component):
         # cycles for its start pulse to reach every stage.
         settled = settle == 7
         m.d.sync += settle.eq(settle + ~settled)
+        # The start pulses are registers, and so are the idle checks the states wait on: both
+        # reach across the whole design, and neither may be a long path. Waiting a cycle more
+        # is safe because a drained phase stays drained.
+        stop = Signal()
+        drained = Signal()
+        applied = Signal()
+        flushed = Signal()
+        m.d.sync += [start_process.eq(0), start_apply.eq(0), flush.eq(0),
+                     drained.eq(front_idle & (edges_in == updates_out)),
+                     applied.eq(apply_done),
+                     flushed.eq(writers_idle & ~arbiter_busy)]
         with m.FSM(name="control"):
             with m.State("IDLE"):
                 with m.If(self.start):
@@ -204,29 +215,29 @@ class GraphicionadoPipeline(wiring.Component):
                 with m.If(clear_index + 1 >= regs["num_vertices"]):
                     m.next = "NEXT"
             with m.State("NEXT"):
-                with m.If(((active_count == 0) & (not full)) |
-                          (self.iterations == regs["max_iterations"])):
+                m.d.sync += stop.eq(((active_count == 0) & (not full)) |
+                                    (self.iterations == regs["max_iterations"]))
+                m.next = "DECIDE"
+            with m.State("DECIDE"):
+                with m.If(stop):
                     m.d.sync += self.done.eq(1)
                     m.next = "IDLE"
                 with m.Else():
-                    m.d.comb += start_process.eq(1)
-                    m.d.sync += settle.eq(0)
+                    m.d.sync += [start_process.eq(1), settle.eq(0)]
                     m.next = "PROCESS"
             with m.State("PROCESS"):
                 m.d.comb += phase_process.eq(1)
-                with m.If(settled & front_idle & (edges_in == updates_out)):
-                    m.d.comb += start_apply.eq(1)
-                    m.d.sync += settle.eq(0)
+                with m.If(settled & drained):
+                    m.d.sync += [start_apply.eq(1), settle.eq(0)]
                     m.next = "APPLY"
             with m.State("APPLY"):
                 m.d.comb += phase_apply.eq(1)
-                with m.If(settled & apply_done):
-                    m.d.comb += flush.eq(1)
-                    m.d.sync += settle.eq(0)
+                with m.If(settled & applied):
+                    m.d.sync += [flush.eq(1), settle.eq(0)]
                     m.next = "FLUSH"
             with m.State("FLUSH"):
                 m.d.comb += phase_apply.eq(1)
-                with m.If(settled & writers_idle & ~arbiter_busy):
+                with m.If(settled & flushed):
                     m.d.sync += [self.iterations.eq(self.iterations + 1), parity.eq(~parity),
                                  active_count.eq(new_active)]
                     m.next = "NEXT"
