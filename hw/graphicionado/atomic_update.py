@@ -22,8 +22,9 @@ class AtomicUpdate(wiring.Component):
     """Reduces each update into VTempProperty[dst], one per cycle, atomically per vertex.
 
     The Reduce unit never sees backpressure (P9 always writes), so the only stall is the CAM's.
-    The scratchpad read port must be transparent to the write port: an update taken in the
-    cycle the previous one of the same vertex is written reads the new value.
+    An update of a vertex is issued no earlier than the cycle after the previous update of
+    that vertex was written, so its scratchpad read sees the written value without the
+    scratchpad forwarding anything.
 
     Parameters
     ----------

@@ -23,11 +23,13 @@ class Scratchpad(wiring.Component):
     """VTempProperty and, for frontier algorithms, the EdgeIDTable.
 
     VTempProperty is ``vertices`` words in banks of at most ``bank_words``, with one write
-    port and one read port that answers :data:`TEMP_READ_LATENCY` cycles after the address
-    and is transparent to the write port (a read issued in the cycle of a write to the same
-    vertex returns the new value). A large scratchpad spans block RAMs across the whole chip:
-    each bank's output is registered next to it, and the bank multiplexer registered again,
-    so no path runs from a block RAM through the chip-wide multiplexer.
+    port and one read port that answers :data:`TEMP_READ_LATENCY` cycles after the address.
+    A read in the cycle of a write to the same vertex returns the old value; the users never
+    do that (Atomic Update issues an update of a vertex the cycle after the previous one was
+    written, the apply phase resets an entry a cycle after reading it), so the scratchpad
+    needs no comparator between its ports. A large scratchpad spans block RAMs across the
+    whole chip: each bank's output is registered next to it, and the bank multiplexer
+    registered again, so no path runs from a block RAM through the chip-wide multiplexer.
 
     The EdgeIDTable has ``table_entries`` words with two read ports (entry and entry + 1, one
     cycle) and a write port for loading; ``table_entries = 0`` leaves it out (full edge
@@ -81,21 +83,9 @@ class Scratchpad(wiring.Component):
     def _elaborate_temp(self, m):
         bank_bits = self._bank_words.bit_length() - 1
         bank_count = -(-self._vertices // self._bank_words)
-        # Transparency is done here rather than by the memories: the block RAMs' own
-        # emulation of it would put a comparator on every bank's output. A bank's output
-        # register has nothing else on its input, so it can sit beside its block RAMs.
-        bypass = Signal()
-        bypass_late = Signal()
-        bypass_data = Signal(32)
-        bypass_data_late = Signal(32)
         select = Signal(range(bank_count))
         select_late = Signal(range(bank_count))
-        m.d.sync += [bypass.eq(self.temp_write_en &
-                               (self.temp_write_addr == self.temp_read_addr)),
-                     bypass_data.eq(self.temp_write_data),
-                     select.eq(self.temp_read_addr >> bank_bits),
-                     bypass_late.eq(bypass), bypass_data_late.eq(bypass_data),
-                     select_late.eq(select)]
+        m.d.sync += [select.eq(self.temp_read_addr >> bank_bits), select_late.eq(select)]
         outputs = []
         for index in range(bank_count):
             depth = min(self._bank_words, self._vertices - index * self._bank_words)
@@ -112,14 +102,13 @@ class Scratchpad(wiring.Component):
             output = Signal(32, name=f"temp{index}_data")
             m.d.sync += output.eq(read.data)
             outputs.append(output)
+        # A bank's output register has nothing else on its input, so it can sit beside its
+        # block RAMs; the multiplexer of the banks is registered again.
         data = Signal(32)
-        with m.If(bypass_late):
-            m.d.sync += data.eq(bypass_data_late)
-        with m.Else():
-            with m.Switch(select_late):
-                for index, output in enumerate(outputs):
-                    with m.Case(index):
-                        m.d.sync += data.eq(output)
+        with m.Switch(select_late):
+            for index, output in enumerate(outputs):
+                with m.Case(index):
+                    m.d.sync += data.eq(output)
         m.d.comb += self.temp_read_data.eq(data)
 
 
