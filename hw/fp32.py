@@ -1,6 +1,7 @@
 """Pipelined IEEE 754 single-precision (binary32) units: Graphicionado's custom compute
 modules for PageRank (Ham et al. §3.2 "Custom Modules": an FP32 multiply in Process_Edge, an
-FP32 add in Reduce and Apply).
+FP32 add in Reduce and Apply), and a divider for DepGraph's DDMU (the slope of the linear
+function it learns from two observations).
 
 Every unit has the stream interface of :mod:`hw.integer_units`: operands ``a``, ``b`` and a
 ``tag`` in (the tag carries e.g. a destination vertex id alongside the operands), the result and
@@ -10,14 +11,16 @@ Arithmetic agrees bit for bit with NumPy ``float32`` (and so with any IEEE 754 i
 in its default mode):
 
 * round to nearest, ties to even;
-* subnormal operands and results are exact (no flush to zero), including a product that
-  underflows to a subnormal or to zero and a subnormal that rounds up to the smallest normal;
+* subnormal operands and results are exact (no flush to zero), including a product or
+  quotient that underflows to a subnormal or to zero and a subnormal that rounds up to the
+  smallest normal;
 * an exact zero sum is +0 unless both operands are -0 (``x + (-x) = +0``, ``-0 + -0 = -0``);
-  a zero product has the exclusive-or of the operand signs;
-* overflow gives an infinity of the result's sign;
-* ``inf - inf``, ``0 * inf`` and any NaN operand give a NaN. Every NaN result is the canonical
-  quiet NaN ``0x7FC00000`` (positive, payload dropped), where NumPy would propagate an operand's
-  payload and sign. No exception flags are produced.
+  a zero product or quotient has the exclusive-or of the operand signs;
+* overflow gives an infinity of the result's sign, and so does a nonzero number divided by
+  zero;
+* ``inf - inf``, ``0 * inf``, ``0 / 0``, ``inf / inf`` and any NaN operand give a NaN. Every
+  NaN result is the canonical quiet NaN ``0x7FC00000`` (positive, payload dropped), where NumPy
+  would propagate an operand's payload and sign. No exception flags are produced.
 
 The pipelines stall as a whole: every stage advances when ``o.ready`` is high or ``o.valid`` is
 low, and ``i.ready`` is that enable. A transfer is therefore never lost or repeated, and without
@@ -35,7 +38,8 @@ from .integer_units import binary_op_layout, result_layout
 
 __all__ = [
     "QNAN", "compare_layout",
-    "FP32Adder", "FP32Multiplier", "FP32Comparator", "FP32Minimum", "FP32Maximum",
+    "FP32Adder", "FP32Multiplier", "FP32Divider",
+    "FP32Comparator", "FP32Minimum", "FP32Maximum",
 ]
 
 
@@ -400,6 +404,130 @@ class FP32Multiplier(_FP32Unit):
             m.d.comb += result.eq(packed)
         s4 = stage(result=result)
         return {"result": s4.result}
+
+
+class FP32Divider(_FP32Unit):
+    """``a / b`` in binary32, rounded to nearest even, subnormals exact (operands and results,
+    including underflow to zero), overflow to infinity; ``x / 0`` is an infinity with the
+    exclusive-or of the signs, ``0 / 0`` and ``inf / inf`` give :data:`QNAN`.
+
+    A restoring radix-2 long division of the significands, one quotient bit per stage, so no
+    stage holds more than a 26-bit subtraction and a multiplexer. 30 pipeline stages: unpack
+    and leading-zero count; normalization of subnormal operands; 26 division stages (the
+    quotient's leading one is its first or second bit, so 26 bits hold 24 significand bits
+    and a guard bit either way; the final remainder gives sticky), which also settle the
+    result exponent; normalization (or denormalization below the normal range); rounding and
+    packing.
+
+    Parameters
+    ----------
+    tag_width : int
+        Width of the tag carried from ``i`` to ``o`` with each operation.
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from taking an operation on ``i`` to offering its result on ``o`` (30) when
+        ``o`` is not stalled.
+
+    Members
+    -------
+    i : ``In(stream.Signature(binary_op_layout(tag_width)))``
+        Operands ``a`` (dividend), ``b`` (divisor) (binary32 bit patterns) and ``tag``.
+    o : ``Out(stream.Signature(result_layout(tag_width)))``
+        ``result`` (binary32 bit pattern) and the operation's ``tag``.
+    """
+
+    latency = 30
+
+    def _datapath(self, m, stage, a, b):
+        x, y = _unpack(m, a, "s1_a"), _unpack(m, b, "s1_b")
+
+        # Stage 1: unpack and count the leading zeros of the significands (subnormals).
+        s1 = stage(
+            sign=x.sign ^ y.sign,
+            x_significand=x.significand,
+            y_significand=y.significand,
+            x_shift=_count_leading_zeros(m, x.significand, "s1_a_lzc"),
+            y_shift=_count_leading_zeros(m, y.significand, "s1_b_lzc"),
+            exponent=x.exponent - y.exponent + 127,
+            nan=x.nan | y.nan | (x.zero & y.zero) | (x.inf & y.inf),
+            inf=x.inf | y.zero,
+            zero=x.zero | y.inf,
+        )
+
+        # Stage 2: normalize both significands to a leading one on bit 23. With the quotient's
+        # leading one on bit 25 (significands x >= y) the biased result exponent is then
+        # x.exponent - y.exponent + 127, -149 .. 403.
+        s2 = stage(
+            sign=s1.sign,
+            remainder=(s1.x_significand << s1.x_shift)[0:24],
+            divisor=(s1.y_significand << s1.y_shift)[0:24],
+            exponent=(s1.exponent - s1.x_shift + s1.y_shift)[0:10].as_signed(),
+            nan=s1.nan, inf=s1.inf, zero=s1.zero,
+        )
+
+        # Stages 3 to 28: one quotient bit each, most significant first. The partial remainder
+        # is below twice the divisor, so it has 25 bits and what is left after a subtraction 24.
+        # Alongside, the exponent is settled: the first quotient bit is 0 when the dividend's
+        # significand is below the divisor's, one less for the exponent (stage 4), and below
+        # exponent field 1 the quotient is to be shifted right to a subnormal (stage 5).
+        s = s2
+        exponent_fields = {"exponent": s2.exponent}
+        for index in range(26):
+            prefix = f"s{stage.count + 1}"
+            difference = _wire(m, s.remainder - s.divisor, f"{prefix}_difference")
+            bit = _wire(m, ~difference[-1], f"{prefix}_bit")
+            left = _wire(m, Mux(bit, difference, s.remainder)[0:24], f"{prefix}_left")
+            if index == 1:
+                exponent_fields = {"exponent": (s.exponent - 1 + s.quotient)[0:10].as_signed()}
+            elif index == 2:
+                exponent_fields = {
+                    "exponent": s.exponent,
+                    "below": s.exponent < 1,
+                    "right_shift": Mux(s.exponent < -25, 26, 1 - s.exponent)[0:5],
+                }
+            else:
+                exponent_fields = {name: getattr(s, name) for name in exponent_fields}
+            s = stage(
+                sign=s.sign,
+                remainder=Cat(Const(0, 1), left),
+                divisor=s.divisor,
+                quotient=Cat(bit, s.quotient) if index else bit,
+                nan=s.nan, inf=s.inf, zero=s.zero,
+                **exponent_fields,
+            )
+
+        # Stage 29: the leading one to bit 25, or the quotient shifted right to a subnormal,
+        # the shifted-out bits and the remainder joining sticky.
+        normalized = _wire(m, Mux(s.quotient[-1], s.quotient, s.quotient << 1)[0:26],
+                           "s29_normalized")
+        shifted_right, right_sticky = _shift_right_sticky(normalized, s.right_shift)
+        significand = _wire(m, Mux(s.below, shifted_right, normalized), "s29_significand")
+        s29 = stage(
+            sign=s.sign,
+            exponent=Mux(s.below, 0, s.exponent)[0:8],
+            significand=significand[2:26],
+            guard=significand[1],
+            sticky=significand[0] | (s.remainder != 0) | (s.below & right_sticky),
+            overflow=s.exponent >= 0xFF,
+            nan=s.nan, inf=s.inf, zero=s.zero,
+        )
+
+        # Stage 30: round and pack.
+        packed = _round_and_pack(m, s29.sign, s29.exponent, s29.significand, s29.guard,
+                                 s29.sticky)
+        result = Signal(32, name="s30_result")
+        with m.If(s29.nan):
+            m.d.comb += result.eq(QNAN)
+        with m.Elif(s29.inf | s29.overflow):
+            m.d.comb += result.eq(Cat(Const(_INF, 31), s29.sign))
+        with m.Elif(s29.zero):
+            m.d.comb += result.eq(Cat(Const(0, 31), s29.sign))
+        with m.Else():
+            m.d.comb += result.eq(packed)
+        s30 = stage(result=result)
+        return {"result": s30.result}
 
 
 def _compare(m, a, b):

@@ -16,7 +16,7 @@ from amaranth.sim import Simulator
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from hw.fp32 import (QNAN, FP32Adder, FP32Comparator, FP32Maximum, FP32Minimum,
+from hw.fp32 import (QNAN, FP32Adder, FP32Comparator, FP32Divider, FP32Maximum, FP32Minimum,
                      FP32Multiplier)
 
 
@@ -57,6 +57,11 @@ def ref_add(a, b):
 def ref_mul(a, b):
     with np.errstate(all="ignore"):
         return _bits(_f(a) * _f(b))
+
+
+def ref_div(a, b):
+    with np.errstate(all="ignore"):
+        return _bits(_f(a) / _f(b))
 
 
 def ref_min(a, b):
@@ -288,6 +293,85 @@ def multiplier_operands(rng, per_case=60):
     return np.concatenate(a), np.concatenate(b)
 
 
+def divider_operands(rng, per_case=30):
+    """Structured operands for the divider, as two int64 arrays."""
+    a, b = [], []
+
+    def add(x, y):
+        a.append(np.asarray(x, np.int64))
+        b.append(np.asarray(y, np.int64))
+
+    n = per_case
+    def fraction():
+        return rng.integers(0, 1 << 23, n)
+
+    def sign():
+        return rng.integers(0, 2, n)
+
+    def short(bits):
+        return rng.integers(0, 1 << bits, n) << (23 - bits)
+
+    def exponents(target):
+        # ea - eb + 127 == target where the range allows.
+        ea = rng.integers(max(1, target - 126), min(254, target + 126) + 1, n)
+        return ea, np.clip(ea + 127 - target, 1, 254)
+
+    # Result exponents from deep underflow to overflow; significand quotients on either side
+    # of 1 (the quotient's leading one on either of its first two bits).
+    for target in (-30, -24, -23, -22, -10, -2, -1, 0, 1, 2, 3, 127, 252, 253, 254, 255, 256):
+        ea, eb = exponents(target)
+        add(_pack(sign(), ea, fraction()), _pack(sign(), eb, fraction()))
+        add(_pack(sign(), ea, short(3)), _pack(sign(), eb, fraction()))
+        add(_pack(sign(), ea, fraction()), _pack(sign(), eb, np.full(n, 0x7F_FFFF)))
+    # Exact quotients: q * d divided by d, with q (normal or subnormal) and d of at most 11
+    # and 12 significant bits and d in [1, 2**13), so that q * d is exact.
+    for eq in (0, 1, 20, 100, 127, 200, 240):
+        fq = rng.integers(1, 1 << 10, n) << rng.integers(0, 14, n) if eq == 0 else short(10)
+        q = _pack(sign(), np.full(n, eq), fq)
+        d = _pack(sign(), rng.integers(127, 140, n), short(11))
+        add(_bits(_f(q) * _f(d)), d)
+    # Powers of two into the subnormal range: the quotient is exact, the shifted-out bits
+    # alone decide the rounding, often a tie (odd multiples of half the smallest subnormal).
+    for ea in (1, 2, 10, 24):
+        add(_pack(sign(), np.full(n, ea), short(4)), _pack(sign(), rng.integers(127, 153, n), 0))
+        add(_pack(sign(), 0, rng.integers(0, 1 << 23, n) | 1),
+            _pack(sign(), rng.integers(127, 130, n), 0))
+    # Quotients a few ulps either side of the largest finite value, the smallest normal and
+    # the rounding boundaries of the two smallest subnormals: a is the binary32 nearest to
+    # t * d, moved by up to two ulps.
+    for t, ed in ((float(_f(MAX_FINITE)), 126), (2.0**-126, 140), (2.0**-150, 160),
+                  (3 * 2.0**-150, 160)):
+        d = _pack(0, np.full(n, ed), fraction())
+        x = _bits(t * _f(d).astype(np.float64)) + rng.integers(-2, 3, n)
+        add(x | (sign() << 31), d)
+    # Halfway between the largest subnormal and the smallest normal, rounding up to the
+    # normal. No other quotient rounds up to a power of two (one would have to lie within
+    # 2**-24 of it, relatively, which only (2**24 - 1) * 2**k does), so none overflows by
+    # rounding either.
+    ea = rng.integers(1, 128, n)
+    add(_pack(sign(), ea, 0x7F_FFFF), _pack(sign(), ea + 127, 0))
+    # Near the smallest normal and the smallest subnormal.
+    add(np.full(n, MIN_NORMAL), _pack(sign(), 127, rng.integers(1, 1 << 5, n)))
+    add(_pack(sign(), 1, rng.integers(0, 4, n)), _pack(0, 127, rng.integers(0, 1 << 23, n)))
+    add(_pack(sign(), 0, rng.integers(1, 4, n)), _pack(0, rng.integers(127, 130, n), fraction()))
+    add(np.full(n, MIN_SUBNORMAL), _pack(0, 127, fraction()) | 0x0080_0000)   # 1 / [2, 4)
+    # Subnormal operands against normals spanning the range and each other.
+    for e in (1, 24, 100, 127, 150, 200, 254):
+        add(_pack(sign(), 0, fraction()), _pack(sign(), np.full(n, e), fraction()))
+        add(_pack(sign(), np.full(n, e), fraction()), _pack(sign(), 0, fraction()))
+    add(_pack(sign(), 0, fraction()), _pack(sign(), 0, fraction()))
+    # The overflow boundary: the largest finite over values just below 1 and just above.
+    add(_pack(sign(), 254, 0x7F_FFFF - rng.integers(0, 4, n)),
+        _pack(0, 126, 0x7F_FFFF - rng.integers(0, 8, n)))
+    add(np.full(n, MAX_FINITE), _pack(sign(), 127, rng.integers(0, 4, n)))
+    add(_pack(sign(), rng.integers(200, 255, n), fraction()), _pack(sign(), 0, fraction()))
+    # Finite over zero.
+    add(rng.integers(0, 1 << 31, n) | (sign() << 31), sign() << 31)
+    # Uniform 32-bit patterns.
+    add(rng.integers(0, 1 << 32, 4 * n), rng.integers(0, 1 << 32, 4 * n))
+    return np.concatenate(a), np.concatenate(b)
+
+
 def compare_operands(rng, n=300):
     tiny = _pack(rng.integers(0, 2, n), 0, rng.integers(0, 4, n))   # zeros, small subnormals
     x = np.concatenate([rng.integers(0, 1 << 32, n), tiny])
@@ -345,6 +429,23 @@ def test_multiplier_hypothesis(pairs):
     check_arithmetic(FP32Multiplier(TAG_WIDTH), ref_mul, *_unzip(pairs), seed=len(pairs))
 
 
+# ------------------------------------------------------------------------------ divider
+
+def test_divider_specials():
+    check_arithmetic(FP32Divider(TAG_WIDTH), ref_div, *pairs_of_specials(), seed=9)
+
+
+def test_divider_structured():
+    a, b = divider_operands(np.random.default_rng(10))
+    check_arithmetic(FP32Divider(TAG_WIDTH), ref_div, a, b, seed=10)
+
+
+@batch_settings
+@given(batches)
+def test_divider_hypothesis(pairs):
+    check_arithmetic(FP32Divider(TAG_WIDTH), ref_div, *_unzip(pairs), seed=len(pairs))
+
+
 # ------------------------------------------------------------------------------ comparator
 
 def test_comparator_specials():
@@ -372,7 +473,7 @@ def test_minimum_maximum(unit, reference):
 
 # ------------------------------------------------------------------------------ pipeline
 
-UNITS = [FP32Adder, FP32Multiplier, FP32Comparator, FP32Minimum, FP32Maximum]
+UNITS = [FP32Adder, FP32Multiplier, FP32Divider, FP32Comparator, FP32Minimum, FP32Maximum]
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda u: u.__name__)
