@@ -64,7 +64,7 @@ class MemoryArbiter(wiring.Component):
         m.submodules.outbox = outbox = StreamFIFO(self.bus.req.payload.shape(), 2)
         wiring.connect(m, outbox.o, wiring.flipped(self.bus.req))
 
-        heads = []
+        heads, levels = [], []
         for index, client in enumerate(self.clients):
             if self._queue_depth:
                 queue = StreamFIFO(client.req.payload.shape(), self._queue_depth,
@@ -72,9 +72,13 @@ class MemoryArbiter(wiring.Component):
                 m.submodules[f"queue{index}"] = queue
                 wiring.connect(m, wiring.flipped(client.req), queue.i)
                 heads.append(queue.o)
+                levels.append(queue.level)
             else:
                 heads.append(client.req)
-        m.d.comb += self.busy.eq(outbox.o.valid | Cat(req.valid for req in heads).any())
+                levels.append(client.req.valid)
+        # A registered queue's output is not yet valid in the cycle after it took a request:
+        # busy looks at the levels.
+        m.d.comb += self.busy.eq(outbox.o.valid | Cat(level != 0 for level in levels).any())
 
         # Round robin: the first requesting client at or after ``priority`` wins.
         priority = Signal(range(n))

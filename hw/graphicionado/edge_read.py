@@ -68,8 +68,10 @@ class EdgeRead(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.request_jobs = request_jobs = StreamFIFO(EdgeJob, self._job_depth)
-        m.submodules.handout_jobs = handout_jobs = StreamFIFO(EdgeJob, self._job_depth)
+        # Registered outputs: both sides start decoding a job from flip-flops.
+        job_depth = max(3, self._job_depth)
+        m.submodules.request_jobs = request_jobs = StreamFIFO(EdgeJob, job_depth, buffered=True)
+        m.submodules.handout_jobs = handout_jobs = StreamFIFO(EdgeJob, job_depth, buffered=True)
         m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._prefetch_lines,
                                                 buffered=self._prefetch_lines > 8)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
@@ -171,8 +173,9 @@ class EdgeRead(wiring.Component):
             self.o.payload.eq(out.o.payload.edge),
             out.o.ready.eq(self.o.ready | ~out.o.payload.match),
         ]
-        m.d.comb += self.busy.eq(request_jobs.o.valid | decoded_valid | handout_jobs.o.valid |
-                                 current_valid | (out.level != 0) | (outstanding != 0))
+        m.d.comb += self.busy.eq((request_jobs.level != 0) | decoded_valid |
+                                 (handout_jobs.level != 0) | current_valid | (out.level != 0) |
+                                 (outstanding != 0))
         with m.If(self.start):
             m.d.sync += [prev_valid.eq(0), held_valid.eq(0)]
         return m

@@ -103,7 +103,10 @@ class SourceMerge(wiring.Component):
             m.d.sync += current_valid.eq(0)
         with m.Elif(fire):
             m.d.sync += [left.eq(left - 1), last.eq(left == 2)]
-        m.d.comb += self.busy.eq(prop.valid | const.valid | vertices.o.valid | current_valid)
+        # Levels, not the queues' valid: a registered queue's output is not yet valid in the
+        # cycle after it took an item.
+        m.d.comb += self.busy.eq((prop_in.level != 0) | (const_in.level != 0) |
+                                 (vertices.level != 0) | current_valid)
         with m.If(fire & (self.edges.payload.edge.src != current.id)):
             m.d.sync += self.mismatch.eq(1)
         return m
