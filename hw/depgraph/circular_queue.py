@@ -1,0 +1,199 @@
+"""An engine's circular queue of active vertex ids (DepGraph, Yao et al., HPCA 2021, §III-B:
+the "local circular queue" each core keeps in memory).
+
+The ring of ``lines`` lines lives in memory; on chip are a tail buffer of one line that pushes
+fill, a head buffer of one line that pops drain, and a few lines read ahead of the head. A
+full tail line is written to the ring; an empty head takes the oldest line read back, or,
+when no whole line is in memory, the tail's ids directly, so an id never waits for fifteen
+more.
+"""
+
+from amaranth.hdl import Module, Mux, ResetInserter, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
+from ..stream_fifo import StreamFIFO
+
+
+__all__ = ["CircularQueue"]
+
+
+class CircularQueue(wiring.Component):
+    """A FIFO of vertex ids of capacity ``16 * lines``, kept in memory.
+
+    Pushes lose one cycle per line written; pops keep up with the memory as long as
+    ``prefetch_lines`` lines read ahead cover its latency (16 pops per line).
+
+    Parameters
+    ----------
+    addr_width : int
+    lines : int
+        Lines of the ring in memory (at least 2).
+    prefetch_lines : int
+        Lines read ahead of the head buffer (in flight or waiting on chip).
+
+    Members
+    -------
+    base : ``In(addr_width)``
+        First line of the ring; constant during a run.
+    start : ``In(1)``
+        Pulse: empty the queue; clears ``overflow`` and the counters. A push in the same cycle
+        is the first id of the emptied queue. Reads still in flight are dropped on arrival.
+    push : ``In(stream.Signature(32))``
+    pop : ``Out(stream.Signature(32))``
+        The pushed ids in order; the payload is a register.
+    mem : ``Out(MemoryPortSignature(addr_width))``
+    level : ``Out(32)``
+        Ids held (tail buffer, ring, lines in flight or read ahead, head buffer).
+    busy : ``Out(1)``
+        Ids held or memory traffic in flight.
+    overflow : ``Out(1)``
+        Sticky: a push arrived while ``level`` was the capacity; that id was dropped.
+    line_writes, line_reads : ``Out(32)``
+        Memory requests since ``start``.
+    """
+
+    def __init__(self, *, addr_width: int, lines: int, prefetch_lines: int = 2):
+        assert lines >= 2 and prefetch_lines >= 1
+        self._addr_width = addr_width
+        self._lines = lines
+        self._prefetch_lines = prefetch_lines
+        super().__init__({
+            "base": In(addr_width),
+            "start": In(1),
+            "push": In(stream.Signature(32)),
+            "pop": Out(stream.Signature(32)),
+            "mem": Out(MemoryPortSignature(addr_width)),
+            "level": Out(32),
+            "busy": Out(1),
+            "overflow": Out(1),
+            "line_writes": Out(32),
+            "line_reads": Out(32),
+        })
+
+    @property
+    def capacity(self) -> int:
+        """Ids held at most: ``16 * lines``."""
+        return WORDS_PER_LINE * self._lines
+
+    def elaborate(self, platform):
+        m = Module()
+        lines, prefetch = self._lines, self._prefetch_lines
+
+        # The lines read ahead; emptied by ``start``.
+        landing = StreamFIFO(LINE_BITS, prefetch)
+        m.submodules.landing = ResetInserter(self.start)(landing)
+
+        tail = Signal(LINE_BITS)
+        tail_count = Signal(range(WORDS_PER_LINE + 1))
+        head = Signal(LINE_BITS)             # id 0 at bits 0..31: shifts down on a pop
+        head_count = Signal(range(WORDS_PER_LINE + 1))
+        stored = Signal(range(lines + 1))    # lines in the ring not yet requested
+        behind = Signal(range(lines + prefetch + 1))  # lines not yet in the head: older ids
+        write_index = Signal(range(lines))
+        read_index = Signal(range(lines))
+        outstanding = Signal(range(prefetch + 1))  # reads requested, response not yet in
+        stale = Signal(range(prefetch + 1))  # of which issued before ``start``: dropped
+
+        # One request at a time, its address in a register; a write's data is the tail, which
+        # pushes leave alone until it is accepted.
+        req_valid = Signal()
+        req_write = Signal()
+        req_addr = Signal(self._addr_width)
+        write_pending = req_valid & req_write
+        m.d.comb += [
+            self.mem.req.valid.eq(req_valid),
+            self.mem.req.payload.addr.eq(req_addr),
+            self.mem.req.payload.write.eq(req_write),
+            self.mem.req.payload.wdata.eq(tail),
+            self.mem.req.payload.wmask.eq((1 << LINE_BYTES) - 1),
+        ]
+        accepted = req_valid & self.mem.req.ready
+        with m.If(accepted):
+            m.d.sync += req_valid.eq(0)
+
+        arrived = self.mem.resp.valid & self.mem.resp.ready
+        m.d.comb += [
+            landing.i.payload.eq(self.mem.resp.payload.rdata),
+            landing.i.valid.eq(self.mem.resp.valid & (stale == 0)),
+            self.mem.resp.ready.eq((stale != 0) | landing.i.ready),
+        ]
+
+        full = Signal()                      # level == capacity
+        pushed = self.push.valid & self.push.ready
+        kept = pushed & ~full
+        popped = self.pop.valid & self.pop.ready
+        m.d.comb += [
+            self.push.ready.eq((tail_count != WORDS_PER_LINE) & ~write_pending),
+            self.pop.valid.eq(head_count != 0),
+            self.pop.payload.eq(head[:32]),
+            self.busy.eq((self.level != 0) | req_valid | (outstanding != 0)),
+        ]
+        m.d.sync += self.level.eq(self.level + kept - popped)
+        with m.If(kept & ~popped):
+            m.d.sync += full.eq(self.level == self.capacity - 1)
+        with m.Elif(popped):
+            m.d.sync += full.eq(0)
+        with m.If(pushed & full):
+            m.d.sync += self.overflow.eq(1)
+
+        # Head side: the oldest line read back, else (nothing older in memory or on its way)
+        # the tail as it stands.
+        head_free = (head_count == 0) | ((head_count == 1) & self.pop.ready)
+        load_line = head_free & landing.o.valid
+        # ``behind`` counts a line from its write request on, so the tail being written is
+        # never taken.
+        bypass = head_free & (behind == 0) & (tail_count != 0)
+        m.d.comb += landing.o.ready.eq(load_line)
+        with m.If(load_line):
+            m.d.sync += [head.eq(landing.o.payload), head_count.eq(WORDS_PER_LINE)]
+        with m.Elif(bypass):
+            m.d.sync += [head.eq(tail), head_count.eq(tail_count)]
+        with m.Elif(popped):
+            m.d.sync += [head.eq(head >> 32), head_count.eq(head_count - 1)]
+
+        with m.If(bypass):
+            m.d.sync += [tail_count.eq(kept), tail.word_select(0, 32).eq(self.push.payload)]
+        with m.Elif(kept):
+            m.d.sync += [tail_count.eq(tail_count + 1),
+                         tail.word_select(tail_count[:4], 32).eq(self.push.payload)]
+        with m.Elif(accepted & req_write):
+            m.d.sync += tail_count.eq(0)
+
+        # A full tail line that the head does not take goes to the ring; else read ahead.
+        # There is always a free line for the write: the ids held, at most 16 * lines, fill
+        # the lines requested and not yet returned, those stored, and the full tail.
+        # The write is issued by the push that fills the line, so only one push cycle is lost.
+        tail_filled = ((tail_count == WORDS_PER_LINE) |
+                       (self.push.valid & ~full & (tail_count == WORDS_PER_LINE - 1)))
+        issue_write = ~self.start & ~req_valid & tail_filled & ~bypass
+        issue_read = (~self.start & ~req_valid & ~tail_filled & (stored != 0) &
+                      (outstanding + landing.level < prefetch))
+        m.d.sync += behind.eq(behind + issue_write - load_line)
+        with m.If(issue_write):
+            m.d.sync += [req_valid.eq(1), req_write.eq(1), req_addr.eq(self.base + write_index),
+                         write_index.eq(_next(write_index, lines)), stored.eq(stored + 1),
+                         self.line_writes.eq(self.line_writes + 1)]
+        with m.Elif(issue_read):
+            m.d.sync += [req_valid.eq(1), req_write.eq(0), req_addr.eq(self.base + read_index),
+                         read_index.eq(_next(read_index, lines)), stored.eq(stored - 1),
+                         self.line_reads.eq(self.line_reads + 1)]
+        m.d.sync += outstanding.eq(outstanding + issue_read - arrived)
+        with m.If(arrived & (stale != 0)):
+            m.d.sync += stale.eq(stale - 1)
+
+        with m.If(self.start):
+            m.d.sync += [
+                self.level.eq(pushed), tail_count.eq(pushed),
+                tail.word_select(0, 32).eq(self.push.payload),
+                head_count.eq(0), stored.eq(0), behind.eq(0), full.eq(0),
+                write_index.eq(0), read_index.eq(0),
+                stale.eq(outstanding - arrived), outstanding.eq(outstanding - arrived),
+                self.overflow.eq(0), self.line_writes.eq(0), self.line_reads.eq(0),
+            ]
+        return m
+
+
+def _next(index, lines):
+    return Mux(index == lines - 1, 0, index + 1)

@@ -1,0 +1,58 @@
+"""The FIFO edge buffer between an engine's HDTL and its processing element (DepGraph, Yao et
+al., HPCA 2021, §III-B: the HDTL fills it, the PE takes its edges with ``DEP_FETCH_EDGE``)."""
+
+from amaranth.hdl import Module
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..stream_fifo import StreamFIFO
+from .layouts import EdgeTask
+
+
+__all__ = ["FIFOEdgeBuffer"]
+
+
+class FIFOEdgeBuffer(wiring.Component):
+    """A queue of ``depth`` :data:`EdgeTask` entries.
+
+    Parameters
+    ----------
+    depth : int
+
+    Members
+    -------
+    i : ``In(stream.Signature(EdgeTask))``
+        From the HDTL (edges and pseudo-edges).
+    o : ``Out(stream.Signature(EdgeTask))``
+        To the processing element.
+    level : ``Out(range(depth + 1))``
+    busy : ``Out(1)``
+        Holds an entry.
+    """
+
+    def __init__(self, *, depth: int):
+        assert depth >= 1
+        self._depth = depth
+        super().__init__({
+            "i": In(stream.Signature(EdgeTask)),
+            "o": Out(stream.Signature(EdgeTask)),
+            "level": Out(range(depth + 1)),
+            "busy": Out(1),
+        })
+
+    @property
+    def depth(self) -> int:
+        return self._depth
+
+    @property
+    def bits(self) -> int:
+        """Storage in bits (the paper's buffer: 4.8 Kbit)."""
+        return self._depth * EdgeTask.size
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.queue = queue = StreamFIFO(EdgeTask, self._depth)
+        wiring.connect(m, wiring.flipped(self.i), queue.i)
+        wiring.connect(m, queue.o, wiring.flipped(self.o))
+        m.d.comb += [self.level.eq(queue.level), self.busy.eq(queue.level != 0)]
+        return m
