@@ -306,8 +306,8 @@ class FP32Adder(_FP32Unit):
 class FP32Multiplier(_FP32Unit):
     """``a * b`` in binary32, rounded to nearest even, subnormals exact (operands and
     results, including underflow to zero), overflow to infinity, NaN results as :data:`QNAN`.
-    Three pipeline stages: 24×24-bit significand product; normalization (or denormalization
-    below the normal range); rounding and packing.
+    Five pipeline stages: unpacking; 24×24-bit significand product; the normalization shift
+    amount (or the denormalization below the normal range); the shift; rounding and packing.
 
     Parameters
     ----------

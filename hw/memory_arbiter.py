@@ -23,7 +23,8 @@ class MemoryArbiter(wiring.Component):
     ports : int
     addr_width : int
     outstanding : int
-        Reads in flight at most (the depth of the return-route FIFO).
+        Reads in flight at most (the depth of the return-route FIFO, of which one entry is
+        kept free); at least 2.
     queue_depth : int
         Entries of the registered request queue in front of each client's input (0: none; else
         at least 3, the least a registered queue needs to take and give in one cycle). The
@@ -43,7 +44,7 @@ class MemoryArbiter(wiring.Component):
 
     def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128,
                  queue_depth: int = 3):
-        assert ports >= 1 and outstanding >= 1 and (queue_depth == 0 or queue_depth >= 3)
+        assert ports >= 1 and outstanding >= 2 and (queue_depth == 0 or queue_depth >= 3)
         self._ports = ports
         self._outstanding = outstanding
         self._queue_depth = queue_depth
@@ -99,8 +100,11 @@ class MemoryArbiter(wiring.Component):
                 m.d.comb += [outbox.i.payload.eq(req.payload),
                              granted_is_read.eq(~req.payload.write)]
         # Writes wait for room in the route FIFO too: then the grant does not depend on what
-        # the request is, only on who asks.
-        room = route.i.ready
+        # the request is, only on who asks. The room is a register, computed a cycle early
+        # with a margin of the one entry that cycle may add: the FIFO's own ready is a compare
+        # of its level, which would otherwise lead the grant and the wide queues' read enables.
+        room = Signal()
+        m.d.sync += room.eq(route.level < self._outstanding - 1)
         m.d.comb += outbox.i.valid.eq(valid.any() & room)
         accepted = outbox.i.valid & outbox.i.ready
         for index, req in enumerate(heads):
