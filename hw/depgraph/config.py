@@ -1,0 +1,88 @@
+"""Parameters of the DepGraph accelerator."""
+
+import dataclasses
+
+from ..config import ConfigError, DesignConfig, is_power_of_two
+from .layouts import ORIGIN_DDMU
+
+
+__all__ = ["DepGraphConfig", "ALGORITHMS", "MIN_TYPE"]
+
+ALGORITHMS = ("bfs", "sssp", "cc", "pagerank")
+# Accum is integer min for these; PageRank's is an FP32 sum.
+MIN_TYPE = ("bfs", "sssp", "cc")
+
+
+@dataclasses.dataclass(frozen=True)
+class DepGraphConfig(DesignConfig):
+    """Parameters of :class:`hw.depgraph.depgraph.DepGraph`.
+
+    Parameters
+    ----------
+    algo : str
+        bfs, sssp, cc or pagerank: chooses Accum (integer min or FP32 sum) and EdgeCompute.
+    engines : int
+        Engines (HDTL + FIFO edge buffer + processing element), one partition each (the
+        paper: 4 cores with DepGraph engines).
+    stack_depth : int
+        HDTL stack entries (the paper: 10).
+    hub_index : bool
+        Build the DDMU and use its hub-index shortcuts. Not available yet: the DDMU is not
+        built, and asking for it is refused.
+    bank_vertices : int
+        Vertex-store words per engine: the largest partition the accelerator takes.
+    edge_fifo_depth : int
+        Entries of each FIFO edge buffer.
+    addr_width : int
+        Width of a 64-byte line address.
+    memory_outstanding : int
+        Reads in flight at most through the memory arbiter.
+    stall_injection : int
+        Verification only: block links between blocks in about this percentage of cycles.
+    """
+    algo: str = "bfs"
+    engines: int = 4
+    stack_depth: int = 10
+    hub_index: bool = False
+    bank_vertices: int = 16384
+    edge_fifo_depth: int = 16
+    addr_width: int = 26
+    memory_outstanding: int = 64
+    stall_injection: int = 0
+
+    def validate(self):
+        if self.algo not in ALGORITHMS:
+            raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, not {self.algo!r}")
+        if not 1 <= self.engines <= min(8, ORIGIN_DDMU):
+            raise ConfigError(f"engines must be between 1 and 8, not {self.engines}")
+        if self.hub_index:
+            raise ConfigError("hub_index=on needs the DDMU, which is not built yet; "
+                              "use hub_index=off")
+        if not 1 <= self.stack_depth <= 64:
+            raise ConfigError(f"stack_depth must be between 1 and 64, not {self.stack_depth}")
+        if not is_power_of_two(self.bank_vertices) or not 16 <= self.bank_vertices <= 1 << 20:
+            raise ConfigError(f"bank_vertices must be a power of two from 16 to 1048576, "
+                              f"not {self.bank_vertices}")
+        if not 2 <= self.edge_fifo_depth <= 256:
+            raise ConfigError(f"edge_fifo_depth must be between 2 and 256, "
+                              f"not {self.edge_fifo_depth}")
+        if not 16 <= self.addr_width <= 32:
+            raise ConfigError(f"addr_width must be between 16 and 32, not {self.addr_width}")
+        if not 2 <= self.memory_outstanding <= 1024:
+            raise ConfigError(f"memory_outstanding must be between 2 and 1024, "
+                              f"not {self.memory_outstanding}")
+        if not 0 <= self.stall_injection <= 90:
+            raise ConfigError(f"stall_injection must be a percentage from 0 to 90, "
+                              f"not {self.stall_injection}")
+
+    @property
+    def is_min(self) -> bool:
+        return self.algo in MIN_TYPE
+
+    @property
+    def max_vertices(self) -> int:
+        return self.engines * self.bank_vertices
+
+    @property
+    def bank_index_width(self) -> int:
+        return (self.bank_vertices - 1).bit_length()

@@ -1,0 +1,60 @@
+"""Payload layouts of DepGraph's streams (Yao et al., HPCA 2021, §III-B).
+
+Values are 32-bit words: uint32 levels, distances and labels for the min-type algorithms,
+IEEE-754 single-precision deltas for PageRank. Vertex ids are global (0 .. n - 1); a
+vertex-store bank subtracts its partition's first id.
+
+Memory image (32-bit words, 64-byte lines of 16 words; region bases are line addresses held
+by the register block):
+
+* ``offsets``: n + 1 CSR offsets (edge ids);
+* ``edges``: m edges of two words (dst, weight), eight per line, in CSR order (weight 1 when
+  the graph has none);
+* ``state``, ``delta``, ``const``: n words each (``const`` = alpha / outdeg as FP32 for
+  PageRank, else 0), loaded into the vertex store before the run; ``state`` is written back
+  after it;
+* ``stop``: the H'' bitmap (plus the vertices of too large an in-degree, see
+  golden.depgraph.engine), bit v % 32 of word v // 32;
+* ``queue<e>``: engine e's circular queue, ``queue_lines`` lines of vertex ids.
+"""
+
+from amaranth.lib import data
+
+
+__all__ = ["ORIGIN_BITS", "ORIGIN_DDMU", "EDGE_WORDS", "EDGES_PER_LINE", "EdgeTask",
+           "VertexUpdate", "VisitRequest", "VisitResult", "ProbeResult", "LoadRecord"]
+
+# Who sent an update: engine 0 .. engines - 1, or the DDMU.
+ORIGIN_BITS = 4
+ORIGIN_DDMU = (1 << ORIGIN_BITS) - 1
+
+EDGE_WORDS = 2
+EDGES_PER_LINE = 16 // EDGE_WORDS
+
+# An entry of the FIFO edge buffer (DEP_FETCH_EDGE): the edge u→dst with the value x that u
+# propagates and u's constant; ``leave`` = u's depth is below the stack depth (a walkable
+# destination activated by it is left for the walk); ``pseudo`` = the compensating
+# pseudo-edge <-1, tail, NULL, z> of sum-type Accum: the PE sends -x to dst unchanged by
+# EdgeCompute.
+EdgeTask = data.StructLayout({"dst": 32, "weight": 32, "x": 32, "const": 32,
+                              "leave": 1, "pseudo": 1})
+
+# What a processing element (or the DDMU) sends to the bank owning ``vertex``: Accum
+# ``value`` into its delta.
+VertexUpdate = data.StructLayout({"vertex": 32, "value": 32, "origin": ORIGIN_BITS,
+                                  "leave": 1})
+
+# The HDTL asks its bank to fold a vertex; ``root`` = popped from the queue (clears queued).
+VisitRequest = data.StructLayout({"vertex": 32, "root": 1})
+
+# The fold's answer: whether it was worth (else a stale visit, nothing changed but active),
+# the value x the vertex propagates and its constant.
+VisitResult = data.StructLayout({"worth": 1, "x": 32, "const": 32})
+
+# The HDTL's scan asks whether a vertex of its partition is active and not in the stop
+# bitmap, i.e. one the walk may descend into.
+ProbeResult = data.StructLayout({"walkable": 1})
+
+# One vertex's record as loaded from memory before the run.
+LoadRecord = data.StructLayout({"vertex": 32, "state": 32, "delta": 32, "const": 32,
+                                "stop": 1})

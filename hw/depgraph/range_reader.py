@@ -1,0 +1,138 @@
+"""A reader of consecutive items of an array in memory: the HDTL's way to its vertex's CSR
+offsets and edges (Yao et al., HPCA 2021, §III-B: the HDTL "fetches the edges of the visited
+vertex"), one item per cycle once the lines arrive.
+
+A command names an array (its first line), the first item and the number of items; the
+reader requests the lines that hold them, up to ``window`` lines ahead of the hand-out, and
+hands the items out in order. ``abort`` ends a command early: nothing more is handed out and
+the lines still on their way are dropped as they arrive.
+"""
+
+from amaranth.hdl import Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from ..stream_fifo import StreamFIFO
+
+
+__all__ = ["RangeReader", "range_command_layout", "range_item_layout"]
+
+
+def range_command_layout(addr_width: int) -> data.StructLayout:
+    return data.StructLayout({"base": addr_width, "first": 32, "count": 32})
+
+
+def range_item_layout(item_words: int) -> data.StructLayout:
+    return data.StructLayout({"data": 32 * item_words, "index": 32, "last": 1})
+
+
+class RangeReader(wiring.Component):
+    """Items ``first .. first + count - 1`` of an array of ``item_words``-word items.
+
+    Parameters
+    ----------
+    addr_width : int
+    item_words : int
+        Words per item, a power of two dividing a line.
+    window : int
+        Lines requested ahead of the hand-out.
+
+    Members
+    -------
+    cmd : ``In(stream.Signature(range_command_layout(addr_width)))``
+        Taken while idle; ``count`` must be at least 1.
+    items : ``Out(stream.Signature(range_item_layout(item_words)))``
+        The item's words, its index and whether it is the command's last.
+    abort : ``In(1)``
+        Ends the command being handed out (a pulse).
+    busy : ``Out(1)``
+        A command is under way or lines are still on their way.
+    mem : ``Out(MemoryPortSignature(addr_width))``
+    lines_read : ``Out(32)``
+    """
+
+    def __init__(self, *, addr_width: int, item_words: int, window: int = 4):
+        assert item_words in (1, 2, 4, 8, 16) and window >= 1
+        self._addr_width = addr_width
+        self._item_words = item_words
+        self._window = window
+        super().__init__({
+            "cmd": In(stream.Signature(range_command_layout(addr_width))),
+            "items": Out(stream.Signature(range_item_layout(item_words))),
+            "abort": In(1),
+            "busy": Out(1),
+            "mem": Out(MemoryPortSignature(addr_width)),
+            "lines_read": Out(32),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        per_line = WORDS_PER_LINE // self._item_words
+        shift = per_line.bit_length() - 1
+        item_bits = 32 * self._item_words
+
+        m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._window)
+        wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
+
+        active = Signal()
+        base = Signal(self._addr_width)
+        next_line = Signal(32)          # next line to request, counted from the array's start
+        lines_left = Signal(32)         # lines still to request
+        in_flight = Signal(range(self._window + 1))   # requested, not yet handed out or dropped
+        index = Signal(32)              # next item to hand out
+        items_left = Signal(32)
+        dropping = Signal(range(self._window + 1))    # lines to drop after an abort
+
+        request = active & (lines_left != 0) & (in_flight < self._window)
+        m.d.comb += [
+            self.mem.req.valid.eq(request),
+            self.mem.req.payload.addr.eq(base + next_line),
+            self.mem.req.payload.write.eq(0),
+        ]
+        requested = self.mem.req.valid & self.mem.req.ready
+        with m.If(requested):
+            m.d.sync += [next_line.eq(next_line + 1), lines_left.eq(lines_left - 1),
+                         self.lines_read.eq(self.lines_read + 1)]
+
+        # Hand-out: the item at ``index`` of the line at the FIFO's head.
+        slot = index[:shift] if shift else 0
+        words = data.ArrayLayout(item_bits, per_line)(lines.o.payload)
+        last_of_line = (index[:shift] == per_line - 1) if shift else 1
+        handing = active & (dropping == 0) & (items_left != 0) & lines.o.valid
+        m.d.comb += [
+            self.items.valid.eq(handing),
+            self.items.payload.data.eq(words[slot]),
+            self.items.payload.index.eq(index),
+            self.items.payload.last.eq(items_left == 1),
+        ]
+        handed = self.items.valid & self.items.ready
+        line_done = handed & (last_of_line | (items_left == 1))
+        dropped = (dropping != 0) & lines.o.valid
+        m.d.comb += lines.o.ready.eq(line_done | dropped)
+        with m.If(handed):
+            m.d.sync += [index.eq(index + 1), items_left.eq(items_left - 1)]
+            with m.If(items_left == 1):
+                m.d.sync += active.eq(0)
+        m.d.sync += in_flight.eq(in_flight + requested - (line_done | dropped))
+
+        with m.If(dropped):
+            m.d.sync += dropping.eq(dropping - 1)
+        with m.If(self.abort & active):
+            # The lines requested and not yet handed out are dropped as they come.
+            m.d.sync += [active.eq(0), lines_left.eq(0), items_left.eq(0),
+                         dropping.eq(in_flight + requested - (line_done | dropped))]
+
+        idle = ~active & (dropping == 0)
+        m.d.comb += self.cmd.ready.eq(idle)
+        with m.If(self.cmd.valid & idle):
+            first, count = self.cmd.payload.first, self.cmd.payload.count
+            first_line = first >> shift
+            last_line = (first + count - 1) >> shift
+            m.d.sync += [
+                active.eq(1), base.eq(self.cmd.payload.base),
+                next_line.eq(first_line), lines_left.eq(last_line - first_line + 1),
+                index.eq(first), items_left.eq(count),
+            ]
+        m.d.comb += self.busy.eq(~idle | (in_flight != 0))
+        return m
