@@ -6,6 +6,8 @@ from typing import Callable
 
 from hw.atomic_update_cam import AtomicUpdateCAM, CAMConfig
 from hw.config import ConfigError, DesignConfig
+from hw.depgraph.config import DepGraphConfig
+from hw.depgraph.depgraph import DepGraph
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.pipeline import GraphicionadoPipeline
 
@@ -54,6 +56,8 @@ DESIGNS = {
         Design("graphicionado", "Graphicionado pipeline, one stream (P1-P9, A1-A5)",
                GraphicionadoConfig, GraphicionadoPipeline, "sim.tb.test_graphicionado",
                needs_graph=True),
+        Design("depgraph", "DepGraph engines (HDTL, FIFO edge buffer, PE, circular queues)",
+               DepGraphConfig, DepGraph, "sim.tb.test_depgraph", needs_graph=True),
     ]
 }
 

@@ -32,7 +32,7 @@ class DepGraphConfig(DesignConfig):
     bank_vertices : int
         Vertex-store words per engine: the largest partition the accelerator takes.
     edge_fifo_depth : int
-        Entries of each FIFO edge buffer.
+        Entries of each FIFO edge buffer (37 entries of 130 bits: the paper's 4.8 Kbit).
     addr_width : int
         Width of a 64-byte line address.
     memory_outstanding : int
@@ -45,7 +45,7 @@ class DepGraphConfig(DesignConfig):
     stack_depth: int = 10
     hub_index: bool = False
     bank_vertices: int = 16384
-    edge_fifo_depth: int = 16
+    edge_fifo_depth: int = 37
     addr_width: int = 26
     memory_outstanding: int = 64
     stall_injection: int = 0

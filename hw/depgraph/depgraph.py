@@ -1,0 +1,200 @@
+"""The DepGraph accelerator (Yao et al., HPCA 2021, §III-B, figure 6): ``engines`` engines
+over contiguous partitions, the network carrying the processing elements' updates to the
+banks that own the vertices, the configuration registers, and one memory port shared through
+an arbiter.
+
+A run: ``start`` empties the queues and loads the vertex store from memory (each worth
+vertex is activated and queued, in id order); then the engines run until nothing is left
+anywhere (every queue, stack, FIFO, network queue and bank empty and every update acked),
+the states are written back to memory and ``done`` rises. The status counters count from
+reset (one run per reset), except the cycle counts, which restart with every run.
+"""
+
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_arbiter import MemoryArbiter
+from ..memory_port import MemoryPortSignature
+from .config import DepGraphConfig
+from .engine import Engine
+from .register_block import RegisterBlock, register_map
+from .update_network import UpdateNetwork
+from .vertex_loader import VertexLoader, VertexWriter
+
+
+__all__ = ["DepGraph", "COUNTERS"]
+
+# Totals over the engines, then the run's own figures.
+COUNTERS = Engine.COUNTERS + ("cycles", "load_cycles", "run_cycles", "write_cycles",
+                              "memory_reads", "memory_writes")
+
+
+class DepGraph(wiring.Component):
+    """The accelerator of a :class:`DepGraphConfig`.
+
+    Members
+    -------
+    reg_addr : ``In(8)``; reg_data : ``In(32)``; reg_write : ``In(1)``
+        The configuration registers' write port (:func:`register_map`).
+    start : ``In(1)``; busy, done : ``Out(1)``
+    error : ``Out(1)``
+        A circular queue overflowed (cannot happen with a well-formed image).
+    mem : ``Out(MemoryPortSignature(addr_width))``
+    stat_<counter> : ``Out(32)`` for every name of :data:`COUNTERS`
+    """
+
+    def __init__(self, config: DepGraphConfig):
+        self._config = config
+        members = {
+            "reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
+            "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
+            "mem": Out(MemoryPortSignature(config.addr_width)),
+        }
+        members.update({f"stat_{name}": Out(32) for name in COUNTERS})
+        super().__init__(members)
+
+    @property
+    def config(self) -> DepGraphConfig:
+        return self._config
+
+    @property
+    def register_map(self) -> dict[str, int]:
+        return register_map(self._config.engines)
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self._config
+        n_eng = cfg.engines
+        m.submodules.registers = regs = RegisterBlock(engines=n_eng)
+        m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
+                     regs.write.eq(self.reg_write)]
+        firsts = [getattr(regs, f"first{e}") for e in range(n_eng + 1)]
+        bounds = firsts[1:n_eng] or [firsts[0]]
+
+        engines = []
+        for e in range(n_eng):
+            engine = Engine(cfg, e)
+            m.submodules[f"engine{e}"] = engine
+            engines.append(engine)
+            m.d.comb += [
+                engine.first.eq(firsts[e]), engine.last.eq(firsts[e + 1]),
+                engine.offsets_base.eq(regs.offsets_base), engine.edges_base.eq(regs.edges_base),
+                engine.queue_base.eq(regs.queue_base), engine.tolerance.eq(regs.tolerance),
+            ]
+
+        m.submodules.network = network = UpdateNetwork(sources=n_eng, banks=n_eng)
+        for b, bound in enumerate(bounds[:n_eng - 1]):
+            m.d.comb += network.bounds[b].eq(bound)
+        for e, engine in enumerate(engines):
+            wiring.connect(m, engine.updates, network.i[e])
+            wiring.connect(m, network.o[e], engine.incoming)
+
+        # Updates of each engine not yet applied: counted up when its HDTL sends an edge,
+        # down when any bank acks an update of that origin.
+        for e, engine in enumerate(engines):
+            in_flight = Signal(32, name=f"in_flight{e}")
+            acks = sum(((other.ack & (other.ack_origin == e)) for other in engines))
+            m.d.sync += in_flight.eq(in_flight + engine.sent - acks)
+            m.d.comb += engine.drained.eq(in_flight == 0)
+
+        m.submodules.loader = loader = VertexLoader(addr_width=cfg.addr_width, banks=n_eng)
+        m.submodules.writer = writer = VertexWriter(addr_width=cfg.addr_width, banks=n_eng)
+        for part in (loader, writer):
+            m.d.comb += part.num_vertices.eq(regs.num_vertices)
+            for b, bound in enumerate(bounds[:max(n_eng - 1, 1)]):
+                m.d.comb += part.bounds[b].eq(bound)
+        m.d.comb += [
+            loader.state_base.eq(regs.state_base), loader.delta_base.eq(regs.delta_base),
+            loader.const_base.eq(regs.const_base), loader.stop_base.eq(regs.stop_base),
+            writer.state_base.eq(regs.state_base),
+        ]
+        for e, engine in enumerate(engines):
+            mine = loader.records.payload.bank == e
+            m.d.comb += [
+                engine.load.valid.eq(loader.records.valid & mine),
+                engine.load.payload.eq(loader.records.payload.item),
+                engine.dump.valid.eq(writer.requests.valid & (writer.requests.payload.bank == e)),
+                engine.dump.payload.eq(writer.requests.payload.item),
+            ]
+            with m.If(mine):
+                m.d.comb += loader.records.ready.eq(engine.load.ready)
+            with m.If(writer.requests.payload.bank == e):
+                m.d.comb += writer.requests.ready.eq(engine.dump.ready)
+            with m.If(writer.response_bank == e):
+                m.d.comb += [writer.states.valid.eq(engine.dumped.valid),
+                             writer.states.payload.eq(engine.dumped.payload),
+                             engine.dumped.ready.eq(writer.states.ready)]
+
+        clients = []
+        for engine in engines:
+            clients += [engine.offsets_mem, engine.edges_mem, engine.queue_mem]
+        clients += [loader.state_mem, loader.delta_mem, loader.const_mem, loader.stop_mem,
+                    writer.mem]
+        m.submodules.arbiter = arbiter = MemoryArbiter(
+            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
+        for client, port in zip(clients, arbiter.clients):
+            wiring.connect(m, client, port)
+        wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
+
+        # Control. The quiet check is registered and must hold for two cycles: a block that
+        # hands work to another shows it busy in the cycle after at the latest.
+        quiet_now = ~Cat(e.busy for e in engines).any() & \
+            Cat(e.drained for e in engines).all() & ~network.busy
+        quiet = Signal()
+        quiet_before = Signal()
+        m.d.sync += [quiet.eq(quiet_now), quiet_before.eq(quiet)]
+        loaded_now = ~Cat(e.store_busy for e in engines).any()
+        loaded = Signal()
+        loaded_before = Signal()
+        m.d.sync += [loaded.eq(loaded_now), loaded_before.eq(loaded)]
+        enable = Signal()
+        m.d.comb += [e.enable.eq(enable) for e in engines]
+        for e in engines:
+            m.d.comb += e.start.eq(self.start)
+        m.d.comb += [loader.start.eq(self.start)]
+        writer_start = Signal()
+        m.d.comb += writer.start.eq(writer_start)
+        phase_cycles = {name: getattr(self, f"stat_{name}")
+                        for name in ("load_cycles", "run_cycles", "write_cycles")}
+        with m.FSM() as control:
+            with m.State("IDLE"):
+                with m.If(self.start):
+                    m.d.sync += [self.done.eq(0), enable.eq(0), self.stat_cycles.eq(0)]
+                    m.d.sync += [counter.eq(0) for counter in phase_cycles.values()]
+                    m.next = "LOAD"
+            with m.State("LOAD"):
+                m.d.sync += phase_cycles["load_cycles"].eq(phase_cycles["load_cycles"] + 1)
+                with m.If(loader.done & loaded & loaded_before):
+                    m.d.sync += enable.eq(1)
+                    m.next = "RUN"
+            with m.State("RUN"):
+                m.d.sync += phase_cycles["run_cycles"].eq(phase_cycles["run_cycles"] + 1)
+                # ``quiet`` is two cycles old: wait for both to have seen the engines enabled.
+                with m.If(quiet & quiet_before & (phase_cycles["run_cycles"] > 3)):
+                    m.d.sync += enable.eq(0)
+                    m.d.comb += writer_start.eq(1)
+                    m.next = "WRITE"
+            with m.State("WRITE"):
+                m.d.sync += phase_cycles["write_cycles"].eq(phase_cycles["write_cycles"] + 1)
+                with m.If(writer.done & ~writer_start & ~arbiter.busy):
+                    m.d.sync += self.done.eq(1)
+                    m.next = "IDLE"
+        m.d.comb += self.busy.eq(self.start | ~control.ongoing("IDLE"))
+        with m.If(self.busy):
+            m.d.sync += self.stat_cycles.eq(self.stat_cycles + 1)
+
+        for name in Engine.COUNTERS:
+            m.d.comb += getattr(self, f"stat_{name}").eq(sum(getattr(e, name) for e in engines))
+        reads = Signal(32)
+        writes = Signal(32)
+        with m.If(self.mem.req.valid & self.mem.req.ready):
+            with m.If(self.mem.req.payload.write):
+                m.d.sync += writes.eq(writes + 1)
+            with m.Else():
+                m.d.sync += reads.eq(reads + 1)
+        with m.If(self.start):
+            m.d.sync += [reads.eq(0), writes.eq(0)]
+        m.d.comb += [self.stat_memory_reads.eq(reads), self.stat_memory_writes.eq(writes),
+                     self.error.eq(Cat(e.queue_overflow for e in engines).any())]
+        return m

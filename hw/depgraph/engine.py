@@ -1,0 +1,160 @@
+"""One DepGraph engine (Yao et al., HPCA 2021, §III-B, figure 6): the HDTL walking the
+engine's partition, the FIFO edge buffer it fills, the processing element that pops it, the
+engine's circular queue in memory, and the vertex-store bank holding the partition.
+
+Blocks are joined as the paper draws them: queue → HDTL → FIFO edge buffer → PE → (the
+update network, outside) → bank, whose activations return to the queue. The HDTL asks the
+bank to fold the vertices it visits and to tell which destinations its walk may enter.
+"""
+
+from amaranth.hdl import Module
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_port import MemoryPortSignature
+from ..stream_throttle import StreamThrottle
+from .circular_queue import CircularQueue
+from .config import DepGraphConfig
+from .fifo_edge_buffer import FIFOEdgeBuffer
+from .hdtl import HDTL
+from .layouts import ORIGIN_BITS, LoadRecord, VertexUpdate
+from .processing_element import ProcessingElement
+from .vertex_store import VertexStoreBank
+
+
+__all__ = ["Engine"]
+
+
+class Engine(wiring.Component):
+    """Engine ``index`` of a :class:`DepGraphConfig` design.
+
+    Members
+    -------
+    start : ``In(1)``
+        Pulse before loading: empty the queue, forget the stack.
+    enable : ``In(1)``
+        The HDTL may take roots from the queue (low while the vertex store is loaded).
+    first, last : ``In(32)``
+        The partition.
+    offsets_base, edges_base, queue_base : ``In(addr_width)``; tolerance : ``In(32)``
+    updates : ``Out(stream.Signature(VertexUpdate))``
+        The PE's updates, into the network.
+    incoming : ``In(stream.Signature(VertexUpdate))``
+        Updates of this partition's vertices, from the network.
+    ack, ack_origin : ``Out(1)``, ``Out(ORIGIN_BITS)``
+        The bank applied an update from that origin.
+    sent : ``Out(1)``
+        The HDTL put an edge into the FIFO edge buffer (an update that will need an ack).
+    drained : ``In(1)``
+        Every edge this engine sent has been acked.
+    load : ``In(stream.Signature(LoadRecord))``
+    dump : ``In(stream.Signature(32))``; dumped : ``Out(stream.Signature(32))``
+    offsets_mem, edges_mem, queue_mem : ``Out(MemoryPortSignature(addr_width))``
+    busy : ``Out(1)``
+        Anything inside but the updates on their way back (``drained`` covers those).
+    store_busy : ``Out(1)``
+        The vertex-store bank has operations in flight (loading ends when it has none).
+    counters: ``visits``, ``stale_visits``, ``edges_fetched``, ``scanned_edges``, ``walks``,
+    ``vertex_updates``, ``updates_applied``, ``activations``, ``pushes``, ``queue_line_reads``,
+    ``queue_line_writes`` : ``Out(32)``; ``queue_overflow`` : ``Out(1)``
+    """
+
+    COUNTERS = ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks",
+                "vertex_updates", "updates_applied", "activations", "pushes",
+                "queue_line_reads", "queue_line_writes")
+
+    def __init__(self, config: DepGraphConfig, index: int):
+        assert 0 <= index < config.engines
+        self._config = config
+        self._index = index
+        aw = config.addr_width
+        members = {
+            "start": In(1), "enable": In(1),
+            "first": In(32), "last": In(32),
+            "offsets_base": In(aw), "edges_base": In(aw), "queue_base": In(aw),
+            "tolerance": In(32),
+            "updates": Out(stream.Signature(VertexUpdate)),
+            "incoming": In(stream.Signature(VertexUpdate)),
+            "ack": Out(1), "ack_origin": Out(ORIGIN_BITS),
+            "sent": Out(1), "drained": In(1),
+            "load": In(stream.Signature(LoadRecord)),
+            "dump": In(stream.Signature(32)), "dumped": Out(stream.Signature(32)),
+            "offsets_mem": Out(MemoryPortSignature(aw)),
+            "edges_mem": Out(MemoryPortSignature(aw)),
+            "queue_mem": Out(MemoryPortSignature(aw)),
+            "busy": Out(1), "store_busy": Out(1), "queue_overflow": Out(1),
+        }
+        members.update({name: Out(32) for name in self.COUNTERS})
+        super().__init__(members)
+
+    @property
+    def queue_lines(self) -> int:
+        """Lines of the circular queue: room for the whole partition (a vertex is queued at
+        most once), so it never overflows."""
+        return self._config.bank_vertices // 16
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self._config
+        m.submodules.hdtl = hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth)
+        m.submodules.fifo = fifo = FIFOEdgeBuffer(depth=cfg.edge_fifo_depth)
+        m.submodules.pe = pe = ProcessingElement(algo=cfg.algo, engine=self._index)
+        m.submodules.queue = queue = CircularQueue(addr_width=cfg.addr_width,
+                                                   lines=self.queue_lines)
+        m.submodules.bank = bank = VertexStoreBank(algo=cfg.algo, words=cfg.bank_vertices,
+                                                   engine=self._index)
+        seeds = iter(range(0x3A7 + 0x101 * self._index, 0x10000, 0x2F1))
+
+        def link(source, sink, shape):
+            if not cfg.stall_injection:
+                wiring.connect(m, source, sink)
+                return
+            seed = next(seeds)
+            throttle = StreamThrottle(shape, percent=cfg.stall_injection, seed=seed)
+            m.submodules[f"throttle_{seed}"] = throttle
+            wiring.connect(m, source, throttle.i)
+            wiring.connect(m, throttle.o, sink)
+
+        # Roots reach the HDTL only once the vertex store is loaded.
+        m.d.comb += [
+            hdtl.pop.valid.eq(queue.pop.valid & self.enable),
+            hdtl.pop.payload.eq(queue.pop.payload),
+            queue.pop.ready.eq(hdtl.pop.ready & self.enable),
+        ]
+        wiring.connect(m, hdtl.visit, bank.visit)
+        wiring.connect(m, bank.visited, hdtl.visited)
+        wiring.connect(m, hdtl.probe, bank.probe)
+        wiring.connect(m, bank.probed, hdtl.probed)
+        link(hdtl.edges, fifo.i, fifo.i.payload.shape())
+        link(fifo.o, pe.edges, fifo.o.payload.shape())
+        link(pe.updates, wiring.flipped(self.updates), pe.updates.payload.shape())
+        link(wiring.flipped(self.incoming), bank.update, bank.update.payload.shape())
+        link(bank.push, queue.push, 32)
+        wiring.connect(m, wiring.flipped(self.load), bank.load)
+        wiring.connect(m, wiring.flipped(self.dump), bank.dump)
+        wiring.connect(m, bank.dumped, wiring.flipped(self.dumped))
+        wiring.connect(m, hdtl.offsets_mem, wiring.flipped(self.offsets_mem))
+        wiring.connect(m, hdtl.edges_mem, wiring.flipped(self.edges_mem))
+        wiring.connect(m, queue.mem, wiring.flipped(self.queue_mem))
+
+        m.d.comb += [
+            hdtl.start.eq(self.start), queue.start.eq(self.start),
+            hdtl.first.eq(self.first), hdtl.last.eq(self.last),
+            hdtl.offsets_base.eq(self.offsets_base), hdtl.edges_base.eq(self.edges_base),
+            hdtl.drained.eq(self.drained),
+            queue.base.eq(self.queue_base + self._index * self.queue_lines),
+            bank.base.eq(self.first), bank.tolerance.eq(self.tolerance),
+            self.ack.eq(bank.ack), self.ack_origin.eq(bank.ack_origin),
+            self.sent.eq(hdtl.edges.valid & hdtl.edges.ready),
+            self.busy.eq(hdtl.busy | queue.busy | bank.busy),
+            self.store_busy.eq(bank.busy),
+            self.queue_overflow.eq(queue.overflow),
+        ]
+        for name in ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks"):
+            m.d.comb += getattr(self, name).eq(getattr(hdtl, name))
+        for name in ("vertex_updates", "activations", "pushes"):
+            m.d.comb += getattr(self, name).eq(getattr(bank, name))
+        m.d.comb += self.updates_applied.eq(bank.updates)
+        m.d.comb += [self.queue_line_reads.eq(queue.line_reads),
+                     self.queue_line_writes.eq(queue.line_writes)]
+        return m

@@ -1,0 +1,199 @@
+"""Moving the vertex data between memory and the vertex-store banks, before and after a run.
+
+DepGraph's cores find the vertex states in their caches (Yao et al., HPCA 2021, §III-B);
+here each engine's partition lives in an on-chip bank, filled from memory before the run
+(state, delta and constant arrays and the H'' bitmap that ``DEP_configure`` points at) and
+written back to the state array after it.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_port import LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
+from ..stream_fifo import StreamFIFO
+from .layouts import LoadRecord
+from .range_reader import RangeReader
+
+
+__all__ = ["VertexLoader", "VertexWriter", "banked_layout"]
+
+
+def banked_layout(shape, banks: int) -> data.StructLayout:
+    return data.StructLayout({"item": shape, "bank": range(max(banks, 2))})
+
+
+class _BankCursor:
+    """The bank of vertex ``v`` as v counts up from 0: the partitions are contiguous."""
+
+    def __init__(self, m, bounds, banks, name):
+        self.bank = Signal(range(max(banks, 2)), name=f"{name}_bank")
+        self._m, self._bounds, self._banks = m, bounds, banks
+
+    def step(self, next_vertex):
+        """Move on if ``next_vertex`` is the first of the next bank (call when v advances)."""
+        for b in range(self._banks - 1):
+            with self._m.If((self.bank == b) & (next_vertex == self._bounds[b])):
+                self._m.d.sync += self.bank.eq(b + 1)
+
+
+class VertexLoader(wiring.Component):
+    """Reads every vertex's state, delta, constant and stop bit and hands out its record
+    with the bank that owns it, in id order.
+
+    Members
+    -------
+    start : ``In(1)``; done : ``Out(1)``
+    num_vertices : ``In(32)``
+    state_base, delta_base, const_base, stop_base : ``In(addr_width)``
+    bounds : ``In(32).array(banks - 1)``
+        First vertex of banks 1 .. banks - 1.
+    records : ``Out(stream.Signature(banked_layout(LoadRecord, banks)))``
+    state_mem, delta_mem, const_mem, stop_mem : ``Out(MemoryPortSignature(addr_width))``
+    """
+
+    def __init__(self, *, addr_width: int, banks: int):
+        self._addr_width = addr_width
+        self._banks = banks
+        members = {
+            "start": In(1), "done": Out(1), "num_vertices": In(32),
+            "bounds": In(32).array(max(banks - 1, 1)),
+            "records": Out(stream.Signature(banked_layout(LoadRecord, banks))),
+        }
+        for name in ("state", "delta", "const", "stop"):
+            members[f"{name}_base"] = In(addr_width)
+            members[f"{name}_mem"] = Out(MemoryPortSignature(addr_width))
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        readers = {}
+        for name in ("state", "delta", "const", "stop"):
+            reader = RangeReader(addr_width=self._addr_width, item_words=1, window=4)
+            m.submodules[f"{name}_reader"] = readers[name] = reader
+            wiring.connect(m, reader.mem, wiring.flipped(getattr(self, f"{name}_mem")))
+            m.d.comb += [reader.cmd.payload.base.eq(getattr(self, f"{name}_base")),
+                         reader.cmd.payload.first.eq(0)]
+
+        running = Signal()
+        vertex = Signal(32)
+        cursor = _BankCursor(m, self.bounds, self._banks, "load")
+        n = self.num_vertices
+        with m.If(self.start):
+            m.d.sync += [running.eq(n != 0), self.done.eq(n == 0), vertex.eq(0),
+                         cursor.bank.eq(0)]
+        # The commands are taken in the cycle after start, while the readers are idle.
+        issue = Signal()
+        m.d.sync += issue.eq(self.start & (n != 0))
+        for name, reader in readers.items():
+            count = (n + 31) >> 5 if name == "stop" else n
+            m.d.comb += [reader.cmd.valid.eq(issue), reader.cmd.payload.count.eq(count)]
+
+        words = [readers[name].items for name in ("state", "delta", "const", "stop")]
+        all_valid = running & words[0].valid & words[1].valid & words[2].valid & words[3].valid
+        out = self.records.payload.item
+        m.d.comb += [
+            self.records.valid.eq(all_valid),
+            out.vertex.eq(vertex),
+            out.state.eq(words[0].payload.data),
+            out.delta.eq(words[1].payload.data),
+            out.const.eq(words[2].payload.data),
+            out.stop.eq(words[3].payload.data.bit_select(vertex[:5], 1)),
+            self.records.payload.bank.eq(cursor.bank),
+        ]
+        taken = self.records.valid & self.records.ready
+        last = vertex == n - 1
+        m.d.comb += [words[k].ready.eq(taken) for k in range(3)]
+        m.d.comb += words[3].ready.eq(taken & ((vertex[:5] == 31) | last))
+        with m.If(taken):
+            m.d.sync += vertex.eq(vertex + 1)
+            cursor.step(vertex + 1)
+            with m.If(last):
+                m.d.sync += [running.eq(0), self.done.eq(1)]
+        return m
+
+
+class VertexWriter(wiring.Component):
+    """Asks the banks for every vertex's state, in id order, and writes the state array.
+
+    Members
+    -------
+    start : ``In(1)``; done : ``Out(1)``
+        ``done``: every line has been handed to the memory port.
+    num_vertices : ``In(32)``
+    state_base : ``In(addr_width)``
+    bounds : ``In(32).array(banks - 1)``
+    requests : ``Out(stream.Signature(banked_layout(32, banks)))``
+        Vertex ids for the banks' ``dump`` ports.
+    response_bank : ``Out(range(banks))``
+        The bank whose ``dumped`` stream is to be connected to ``states``.
+    states : ``In(stream.Signature(32))``
+    mem : ``Out(MemoryPortSignature(addr_width))``
+    """
+
+    def __init__(self, *, addr_width: int, banks: int):
+        self._addr_width = addr_width
+        self._banks = banks
+        super().__init__({
+            "start": In(1), "done": Out(1), "num_vertices": In(32),
+            "state_base": In(addr_width),
+            "bounds": In(32).array(max(banks - 1, 1)),
+            "requests": Out(stream.Signature(banked_layout(32, banks))),
+            "response_bank": Out(range(max(banks, 2))),
+            "states": In(stream.Signature(32)),
+            "mem": Out(MemoryPortSignature(self._addr_width)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.num_vertices
+        # Requests: vertex ids in order, with the bank of each remembered for its answer.
+        asking = Signal()
+        asked = Signal(32)
+        cursor = _BankCursor(m, self.bounds, self._banks, "dump")
+        m.submodules.pending = pending = StreamFIFO(range(max(self._banks, 2)), 8)
+        m.d.comb += [
+            self.requests.valid.eq(asking & pending.i.ready),
+            self.requests.payload.item.eq(asked),
+            self.requests.payload.bank.eq(cursor.bank),
+            pending.i.valid.eq(asking & self.requests.ready),
+            pending.i.payload.eq(cursor.bank),
+        ]
+        with m.If(self.requests.valid & self.requests.ready):
+            m.d.sync += asked.eq(asked + 1)
+            cursor.step(asked + 1)
+            with m.If(asked == n - 1):
+                m.d.sync += asking.eq(0)
+
+        # Answers: packed into lines, each written when full or at the last vertex.
+        written = Signal(32)
+        line = Signal(data.ArrayLayout(32, WORDS_PER_LINE))
+        mask = Signal(LINE_BYTES)
+        flush = Signal()
+        m.d.comb += [self.response_bank.eq(pending.o.payload),
+                     self.states.ready.eq(pending.o.valid & ~flush),
+                     pending.o.ready.eq(self.states.valid & ~flush)]
+        slot = written[:4]
+        with m.If(self.states.valid & self.states.ready):
+            m.d.sync += [line[slot].eq(self.states.payload),
+                         mask.eq(mask | (0xF << (slot * 4))),
+                         written.eq(written + 1)]
+            with m.If((slot == WORDS_PER_LINE - 1) | (written == n - 1)):
+                m.d.sync += flush.eq(1)
+        line_address = (written - 1) >> 4
+        m.d.comb += [
+            self.mem.req.valid.eq(flush),
+            self.mem.req.payload.addr.eq(self.state_base + line_address),
+            self.mem.req.payload.write.eq(1),
+            self.mem.req.payload.wdata.eq(line),
+            self.mem.req.payload.wmask.eq(mask),
+        ]
+        with m.If(self.mem.req.valid & self.mem.req.ready):
+            m.d.sync += [flush.eq(0), mask.eq(0)]
+            with m.If(written == n):
+                m.d.sync += self.done.eq(1)
+
+        with m.If(self.start):
+            m.d.sync += [asking.eq(n != 0), asked.eq(0), written.eq(0), mask.eq(0),
+                         cursor.bank.eq(0), self.done.eq(n == 0)]
+        return m

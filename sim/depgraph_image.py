@@ -1,0 +1,85 @@
+"""The memory image of a DepGraph run and the values ``DEP_configure`` writes into the
+register block (Yao et al., HPCA 2021, §III-B "initialisation").
+
+The software pre-processing (partitions, hubs, the H'' bitmap, the initial deltas) is the
+golden model's (:func:`golden.depgraph.run_depgraph`); this lays its results out as
+:mod:`hw.depgraph.layouts` describes: CSR offsets, edges as (dst, weight) pairs, the state,
+delta and constant arrays, the stop bitmap and room for the circular queues.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from golden import Graph
+from golden.depgraph.gas import get_algorithm, source_constants
+from hw.config import ConfigError
+from hw.depgraph.config import DepGraphConfig
+from hw.depgraph.register_block import register_map
+from sim.dram_image import DRAMImage
+
+
+__all__ = ["DepGraphImage", "build_depgraph_image"]
+
+
+@dataclasses.dataclass
+class DepGraphImage:
+    dram: DRAMImage
+    registers: dict[str, int]       # name → value, every register of the block
+    num_vertices: int
+    num_edges: int
+
+
+def _fp32_bits(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.float32).view(np.uint32)
+
+
+def build_depgraph_image(graph: Graph, *, algo: str, config: DepGraphConfig,
+                         bounds: np.ndarray, stop: np.ndarray, root: int | None = None,
+                         tolerance: float = 1e-6) -> DepGraphImage:
+    """Lay out ``graph`` (already symmetrized for CC) with the partition ``bounds`` and
+    ``stop`` bitmap of the golden pre-processing and ``algo``'s initial state."""
+    gas = get_algorithm(algo)
+    n, m = graph.num_vertices, graph.num_edges
+    if len(bounds) != config.engines + 1:
+        raise ConfigError(f"the pre-processing made {len(bounds) - 1} partitions for "
+                          f"{config.engines} engines")
+    largest = int(np.diff(bounds).max())
+    if largest > config.bank_vertices:
+        raise ConfigError(f"a partition of the graph has {largest} vertices but a "
+                          f"vertex-store bank holds {config.bank_vertices} "
+                          f"(set bank_vertices)")
+    weight = graph.require_nonnegative_integer_weights() if algo == "sssp" else \
+        np.ones(m, dtype=np.uint32)
+    state, delta = gas.initial(graph, root)
+    if gas.is_min:
+        state, delta = state.astype(np.uint32), delta.astype(np.uint32)
+        const = np.zeros(n, dtype=np.uint32)
+    else:
+        state, delta = _fp32_bits(state), _fp32_bits(delta)
+        const = _fp32_bits(source_constants(gas, graph))
+    edges = np.stack([graph.dst.astype(np.uint32), weight.astype(np.uint32)], axis=1)
+    stop_bytes = np.packbits(np.asarray(stop, dtype=bool), bitorder="little")
+    stop_words = np.zeros(-(-n // 32), dtype=np.uint32)
+    stop_words.view(np.uint8)[:stop_bytes.size] = stop_bytes
+
+    dram = DRAMImage()
+    base = {}
+    for name, words in [("offsets", graph.edge_id_table.astype(np.uint32)),
+                        ("edges", edges.reshape(-1)), ("state", state), ("delta", delta),
+                        ("const", const), ("stop", stop_words)]:
+        base[name] = dram.add(name, np.ascontiguousarray(words, dtype=np.uint32))
+    queue_lines = config.bank_vertices // 16
+    base["queue"] = dram.add("queues", np.zeros(16 * queue_lines * config.engines,
+                                                dtype=np.uint32))
+    values = {
+        "offsets_base": base["offsets"], "edges_base": base["edges"],
+        "state_base": base["state"], "delta_base": base["delta"],
+        "const_base": base["const"], "stop_base": base["stop"],
+        "queue_base": base["queue"], "queue_lines": queue_lines,
+        "hash_base": 0, "hash_slots": 0, "index_base": 0,
+        "num_vertices": n, "tolerance": int(_fp32_bits([tolerance])[0]),
+    }
+    values.update({f"first{e}": int(b) for e, b in enumerate(bounds)})
+    assert set(values) == set(register_map(config.engines))
+    return DepGraphImage(dram, values, n, m)

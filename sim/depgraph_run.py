@@ -1,0 +1,166 @@
+"""Run a graph through the DepGraph accelerator in RTL simulation and check it.
+
+The host side of ``graphgen sim --design depgraph``: runs the golden model (whose software
+pre-processing, partitions and the H'' bitmap, the hardware uses too), lays out the memory
+image, emits the Verilog of the accelerator with the DRAM model beside it, runs the cocotb
+testbench (register writes, ``start``, wait for ``done``), reads the states back and compares
+them with the golden model's: exactly for BFS, SSSP and CC (their fixpoint does not depend on
+the order of updates), within :data:`PAGERANK_RTOL` for PageRank, whose RTL sums in FP32 in
+its own order while the golden model sums in float64.
+"""
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+import golden
+from golden.depgraph import run_depgraph
+from hw.config import ConfigError
+from hw.depgraph.config import DepGraphConfig
+from hw.depgraph.depgraph import COUNTERS
+from hw.depgraph.register_block import register_map
+from hw.depgraph.sim_top import DepGraphSimTop
+from hw.sim_memory import SimMemoryConfig
+from sim.depgraph_image import build_depgraph_image
+from sim.dram_image import DRAMImage
+from sim.harness import DEFAULT_BUILD_ROOT, SimulationError, emit_verilog, run_cocotb
+
+
+__all__ = ["DepGraphReport", "check_graph", "simulate", "PAGERANK_RTOL", "PAGERANK_ATOL"]
+
+# PageRank: |rtl - golden| <= PAGERANK_ATOL + PAGERANK_RTOL * |golden| for every vertex.
+PAGERANK_RTOL = 1e-3
+PAGERANK_ATOL = 1e-3
+
+
+@dataclasses.dataclass
+class DepGraphReport:
+    algo: str
+    graph: str
+    num_vertices: int
+    num_edges: int
+    counters: dict
+    golden_counters: dict
+    matches: bool
+    first_mismatch: dict | None
+    wall_seconds: dict
+    simulator: str
+    build_cached: bool
+    values: np.ndarray = dataclasses.field(repr=False)
+
+    @property
+    def figures(self) -> dict:
+        c = self.counters
+        run_seconds = self.wall_seconds["run"]
+        return {
+            "cycles": c["cycles"],
+            "phase_cycles": {"load": c["load_cycles"], "run": c["run_cycles"],
+                             "write": c["write_cycles"]},
+            "vertex_updates": c["vertex_updates"],
+            "edges_fetched": c["edges_fetched"],
+            "edges_per_run_cycle": c["edges_fetched"] / c["run_cycles"] if c["run_cycles"]
+            else 0.0,
+            "scanned_edges": c["scanned_edges"],
+            "walks": c["walks"], "stale_visits": c["stale_visits"],
+            "shortcut_uses": 0,
+            "queue": {"pushes": c["pushes"], "line_reads": c["queue_line_reads"],
+                      "line_writes": c["queue_line_writes"]},
+            "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
+            "golden": self.golden_counters,
+            "simulated_cycles_per_second": c["cycles"] / run_seconds if run_seconds else None,
+            "wall_seconds": self.wall_seconds,
+            "build_cached": self.build_cached,
+            "matches_golden": self.matches,
+        }
+
+
+def check_graph(graph: golden.Graph, algo: str, config: DepGraphConfig):
+    """Refuse, with one line, a graph this configuration cannot run correctly."""
+    if algo != config.algo:
+        raise ConfigError(f"the design is configured for {config.algo}, not {algo}")
+    graph.validate_for_hardware(id_width=32)
+    if graph.num_vertices < config.engines:
+        raise ConfigError(f"the graph has {graph.num_vertices} vertices, fewer than the "
+                          f"{config.engines} engines")
+    if graph.num_vertices > config.max_vertices:
+        raise ConfigError(f"the graph has {graph.num_vertices} vertices but the vertex store "
+                          f"holds {config.max_vertices} ({config.engines} banks of "
+                          f"{config.bank_vertices}; set bank_vertices)")
+    if algo == "sssp":
+        graph.require_nonnegative_integer_weights()
+
+
+def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
+             root: int | None = None, tolerance: float = 1e-6, simulator: str = "verilator",
+             memory: SimMemoryConfig | None = None, seed: int = 1,
+             build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
+             graph_name: str = "") -> DepGraphReport:
+    check_graph(graph, algo, config)
+    needs_root = algo in ("bfs", "sssp")
+    root = (root or 0) if needs_root else None
+    started = time.perf_counter()
+    reference = run_depgraph(algo, graph, root=root, engines=config.engines,
+                             stack_depth=config.stack_depth, hub_index=config.hub_index,
+                             tolerance=tolerance)
+    golden_seconds = time.perf_counter() - started
+
+    run_graph = graph.symmetrized() if algo == "cc" else graph
+    image = build_depgraph_image(run_graph, algo=algo, config=config, bounds=reference.bounds,
+                                 stop=reference.stop, root=root, tolerance=tolerance)
+    memory = memory or SimMemoryConfig()
+    if image.dram.total_lines > memory.depth_lines:
+        raise ConfigError(f"the graph needs {image.dram.total_lines} lines of simulated DRAM "
+                          f"but it holds {memory.depth_lines} (set --mem depth_lines=N)")
+
+    top = DepGraphSimTop(config, memory)
+    verilog = emit_verilog(top, "depgraph_sim")
+    start = time.perf_counter()
+    run_dir = Path(build_root) / "runs" / f"{config.digest()}-{time.time_ns()}"
+    run_dir.mkdir(parents=True)
+    init_path, dump_path = run_dir / "dram_init.bin", run_dir / "dram_dump.bin"
+    image.dram.write_bin(init_path)
+    image_seconds = time.perf_counter() - start
+    addresses = register_map(config.engines)
+    spec = {"registers": [[addresses[name], value] for name, value in image.registers.items()],
+            "counters": list(COUNTERS), "max_cycles": max_cycles,
+            "result_path": str((run_dir / "result.json").resolve())}
+    result = run_cocotb(verilog, "depgraph_sim", "sim.tb.test_depgraph",
+                        simulator=simulator, extra_sources=top.extra_sources, seed=seed,
+                        env={"GRAPHGEN_RUN": json.dumps(spec)}, build_root=build_root,
+                        plusargs=[f"+dram_init_bin={init_path.resolve()}",
+                                  f"+dram_dump_bin={dump_path.resolve()}",
+                                  f"+dram_seed={seed}"])
+    outcome = json.loads((run_dir / "result.json").read_text()) \
+        if (run_dir / "result.json").exists() else None
+    if outcome is None or not result.passed:
+        raise SimulationError(f"the RTL run did not complete: {result.summary()}")
+    start = time.perf_counter()
+    base, count = image.dram.region("state")
+    words = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
+    readback_seconds = time.perf_counter() - start
+
+    expected = np.asarray(reference.states)
+    if expected.dtype.kind == "f":
+        values = words.view(np.float32)
+        bad = ~(np.abs(values.astype(np.float64) - expected) <=
+                PAGERANK_ATOL + PAGERANK_RTOL * np.abs(expected))
+    else:
+        values = words
+        bad = values != expected.astype(np.uint32)
+    differing = np.flatnonzero(bad)
+    first = None
+    if differing.size:
+        v = int(differing[0])
+        first = {"vertex": v, "rtl": values[v].item(), "golden": expected[v].item()}
+    return DepGraphReport(
+        algo=algo, graph=graph_name, num_vertices=graph.num_vertices,
+        num_edges=run_graph.num_edges, counters=outcome["counters"],
+        golden_counters=dataclasses.asdict(reference.counters),
+        matches=first is None, first_mismatch=first,
+        wall_seconds={"golden": golden_seconds, "image": image_seconds,
+                      "build": result.build_seconds, "simulation": result.run_seconds,
+                      "run": outcome["run_wall_seconds"], "readback": readback_seconds},
+        simulator=simulator, build_cached=result.cached, values=values.copy())
