@@ -1,0 +1,645 @@
+"""One bank of DepGraph's on-chip vertex store: the records of one engine's partition.
+
+DepGraph (Yao et al., HPCA 2021) §III-A/B; the rules are those of ``golden.depgraph.engine``
+(module docstring). A record is the vertex's state s, its delta Δ, its constant c (PageRank's
+alpha / outdeg; absent for the min-type algorithms, where it reads as 0) and three flags:
+*active* (Δ may hold work), *queued* (the id sits in the engine's circular queue) and *stop*
+(the vertex is in the stop bitmap H'', the walk does not descend into it).
+
+Work test ("worth"): min type (BFS, SSSP, CC; uint32 Accum = min, identity 0xFFFFFFFF)
+Δ < s as unsigned integers; sum type (PageRank; Accum = FP32 add, identity +0.0)
+|Δ| >= tolerance. With a positive tolerance the sum-type test is an integer compare of the
+bit patterns: for non-NaN binary32 values, |a| >= |b| exactly when ``a & 0x7FFFFFFF >=
+b & 0x7FFFFFFF`` as unsigned integers (the magnitude bits order like the magnitudes,
+subnormals and infinity included). A NaN delta is never worth (its magnitude bits are above
+0x7F800000), as ``abs(nan) >= tol`` is false in NumPy.
+
+Operations (vertex ids on the ports are global; the bank subtracts ``base`` and keeps the low
+log2(words) bits, so an id outside [base, base + words) aliases another record):
+
+* load: write the record (s, Δ, c, stop); active = queued = worth, and a worth record's id is
+  pushed (the initial activation, in the order loaded).
+* visit (fold): active ← 0, and queued ← 0 when ``root``; if worth: min: s ← Δ;
+  sum: s ← s + Δ; then Δ ← identity. The answer: worth, x = Δ as read (the value the vertex
+  propagates when worth) and c. A visit that is not worth changes nothing else.
+* update: min: Δ ← min(Δ, value); sum: Δ ← Δ + value (FP32, :class:`hw.fp32.FP32Adder`,
+  bit-exact with NumPy float32). If the record is now worth and was not active it becomes
+  active and, unless ``leave`` and origin = ``engine`` and not stop (the walk of this engine
+  will find it), its id is pushed, which sets queued (nothing is pushed if it was queued
+  already). Every update gives one ``ack`` pulse with its origin.
+* probe: walkable = active and not stop.
+* dump: the state word (read-back after the run).
+
+Microarchitecture. Visits, updates, probes and dumps enter a two-entry queue of registers
+in front of a main register; loads a four-entry queue in distributed RAM whose head serves as
+their main register. Every ``ready`` is a register (or a queue level). Each cycle a
+round-robin arbiter picks one op among the main registers whose op may go: its output queue
+has a free credit and (except for loads, which read nothing) its record is not being written
+by an op in flight. The picked op goes down one pipeline shared by all ops, one stage per
+cycle, never stalled:
+
+=====  =========================================================================
+P      the inputs' main registers: the pick (credits, registered hazards, arbiter)
+A      address register: drives the memories' read address; a load's worth test
+B      the block RAMs answer; their data is registered with no logic on the way
+N      the read data registered again, so the first register may sit by the block RAMs
+C      min type: compute; sum type: select the adder's operands, a visit's worth test
+D0-D4  sum type only: D0 holds the adder's operands; D1-D4 inside the FP32 adder
+F      sum type only: compute with the adder's result (5 cycles after D0)
+W      write the memories, the output queues, ``ack`` and the counters
+=====  =========================================================================
+
+The compute stage (C for min, F for sum) works from registers only: for min type three
+32-bit compares in parallel (Δ < s, v < s, v < Δ: min(Δ, v) < s is Δ < s or v < s) and the
+flag logic; for sum type one 31-bit compare of the adder's result with the tolerance (a
+visit's test of the Δ it read is done in C and carried).
+
+Read-modify-write hazards are avoided by stalling, not forwarding: an op is not picked while
+an op that writes (visit, update) of the same record is in stages A to the compute stage, nor
+while any load is there (loads come before a run; this keeps their index out of the
+compares); one in W writes at the edge before the picked op's read. The compares are made a
+cycle ahead, between registers: for each main register a bit per stage says whether that
+stage holds a writer of its record; when the main register keeps its op the bits move one
+stage on (plus a compare with the op picked, entering A), and when it takes the head of its
+queue the head's index is compared with every stage. So the pick sees registered hazard
+bits, and no compare lies between the arbiter and the wide registers it enables. Ops of
+distinct records go one per cycle; ops of one record one per 5 cycles (min) or 11 (sum).
+While loads stream in, the other inputs wait.
+
+Outputs do not deadlock under backpressure: each of ``visited``, ``probed``, ``dumped`` and
+``push`` has a queue of ``output_depth`` entries and a credit counter (ops in flight plus
+entries queued); an op is picked only when its queue has a credit. Loads and updates each take
+a ``push`` credit (whether they push is known only at W, where an unused credit is given
+back), so a long stall of ``push`` holds up loads and updates, but not visits, probes and
+dumps.
+
+The order of ops across the inputs is the arbiter's (each input's own ops keep their order);
+a producer that needs an order between two inputs must wait for the first op's answer (or,
+for loads, for ``busy`` low).
+"""
+
+from types import SimpleNamespace
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, memory, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..fp32 import FP32Adder
+from ..stream_fifo import StreamFIFO
+from .config import ALGORITHMS, MIN_TYPE
+from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitRequest,
+                      VisitResult)
+
+
+__all__ = ["VertexStoreBank", "MIN_IDENTITY", "SUM_IDENTITY"]
+
+MIN_IDENTITY = 0xFFFF_FFFF
+SUM_IDENTITY = 0x0000_0000           # +0.0
+
+# The ops, in the order of the arbiter's one-hot grant.
+LOAD, VISIT, UPDATE, PROBE, DUMP = range(5)
+_KINDS = ("load", "visit", "update", "probe", "dump")
+
+# Bits of the flags memory.
+_ACTIVE, _QUEUED, _STOP = range(3)
+
+_INF = 0x7F80_0000
+
+
+class VertexStoreBank(wiring.Component):
+    """One engine's bank of the vertex store (see the module docstring).
+
+    Parameters
+    ----------
+    algo : str
+        bfs, sssp or cc (min type) or pagerank (sum type).
+    words : int
+        Records (a power of two, at least 2).
+    engine : int
+        This bank's engine, compared with an update's ``origin``.
+    output_depth : int
+        Entries of each output queue (at least 2; 16 sustains one visit, probe or dump per
+        cycle for the sum type's pipeline, whose credits stay out 13 cycles).
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from the cycle an op is picked (from its input's main register) to the cycle
+        its answer is offered: 6 (min) or 12 (sum); ``ack`` pulses one cycle earlier. An op
+        offered to an idle bank is picked 2 cycles after (loads: 1), so a visit's round trip
+        is 8 (min) or 14 (sum) cycles.
+    picked : Signal(5)
+        Verification only (not a port): one-hot of the kind of op picked this cycle (load,
+        visit, update, probe, dump). The bank behaves as if it performed its ops one after
+        another in this order.
+
+    Members
+    -------
+    base : ``In(32)``
+        The partition's first vertex id (constant during a run).
+    tolerance : ``In(32)``
+        Sum type: the worth threshold as a positive binary32 (constant during a run).
+    load : ``In(stream.Signature(LoadRecord))``
+    visit : ``In(stream.Signature(VisitRequest))``
+    visited : ``Out(stream.Signature(VisitResult))``
+        In the order of the visits: worth, x (Δ as read) and c (0 for min type).
+    update : ``In(stream.Signature(VertexUpdate))``
+    ack : ``Out(1)``; ack_origin : ``Out(ORIGIN_BITS)``
+        One-cycle pulse per update processed, with its origin; no backpressure.
+    probe : ``In(stream.Signature(32))``; probed : ``Out(stream.Signature(ProbeResult))``
+    dump : ``In(stream.Signature(32))``; dumped : ``Out(stream.Signature(32))``
+    push : ``Out(stream.Signature(32))``
+        Global ids for this engine's circular queue.
+    busy : ``Out(1)``
+        An op is buffered or in flight, or an answer is not yet taken.
+    vertex_updates, updates, activations, pushes : ``Out(32)``
+        Worth folds; updates processed; active bits set (by loads and updates); ids pushed
+        (by loads and updates).
+    """
+
+    def __init__(self, *, algo: str, words: int, engine: int, output_depth: int = 16):
+        if algo not in ALGORITHMS:
+            raise ValueError(f"algo must be one of {', '.join(ALGORITHMS)}, not {algo!r}")
+        if not isinstance(words, int) or words < 2 or words & (words - 1):
+            raise ValueError(f"words must be a power of two of at least 2, not {words!r}")
+        if not 0 <= engine < 1 << ORIGIN_BITS:
+            raise ValueError(f"engine must fit {ORIGIN_BITS} bits, not {engine!r}")
+        if output_depth < 2:
+            raise ValueError(f"output_depth must be at least 2, not {output_depth!r}")
+        self._algo = algo
+        self._is_min = algo in MIN_TYPE
+        self._words = words
+        self._engine = engine
+        self._output_depth = output_depth
+        self.index_width = (words - 1).bit_length()
+        self.latency = 6 if self._is_min else 12
+        self.picked = Signal(5, name="picked")
+        super().__init__({
+            "base": In(32),
+            "tolerance": In(32),
+            "load": In(stream.Signature(LoadRecord)),
+            "visit": In(stream.Signature(VisitRequest)),
+            "visited": Out(stream.Signature(VisitResult)),
+            "update": In(stream.Signature(VertexUpdate)),
+            "ack": Out(1),
+            "ack_origin": Out(ORIGIN_BITS),
+            "probe": In(stream.Signature(32)),
+            "probed": Out(stream.Signature(ProbeResult)),
+            "dump": In(stream.Signature(32)),
+            "dumped": Out(stream.Signature(32)),
+            "push": Out(stream.Signature(32)),
+            "busy": Out(1),
+            "vertex_updates": Out(32),
+            "updates": Out(32),
+            "activations": Out(32),
+            "pushes": Out(32),
+        })
+
+    @property
+    def is_min(self) -> bool:
+        return self._is_min
+
+    @property
+    def identity(self) -> int:
+        return MIN_IDENTITY if self._is_min else SUM_IDENTITY
+
+    # ------------------------------------------------------------------------------ helpers
+
+    def _fifo_input(self, m, port, name, vertex):
+        """Input of the loads: a small queue in distributed RAM (its index worked out on the
+        way in), so that taking a load moves a read pointer, not a wide register. Returns
+        the head: (valid, payload, index, take: to drive, pops it) and ``held``."""
+        layout = data.StructLayout({"payload": port.payload.shape(),
+                                    "index": self.index_width})
+        queue = StreamFIFO(layout, 4)
+        m.submodules[f"{name}_queue"] = queue
+        take = Signal(name=f"{name}_take")
+        m.d.comb += [
+            queue.i.valid.eq(port.valid),
+            queue.i.payload.payload.eq(port.payload),
+            queue.i.payload.index.eq(vertex(port.payload) - self.base),
+            port.ready.eq(queue.i.ready),
+            queue.o.ready.eq(take),
+        ]
+        return SimpleNamespace(valid=queue.o.valid, payload=queue.o.payload.payload,
+                               index=queue.o.payload.index, take=take,
+                               held=queue.level != 0)
+
+    def _queued_input(self, m, port, name, vertex, keep_payload):
+        """Input of the ops checked for hazards: a two-entry queue (q0 its head, q1) in front
+        of the main register, which is loaded from q0 only, so that the main register's next
+        op is always one held in a register (its hazards are worked out a cycle ahead from
+        registers). ``ready`` is q1 being empty. Returns the main register (valid, payload,
+        index, take: to drive, empties it) and the head (q0_valid, q0_index), ``move``, high
+        when the head goes to the main register, and ``held``, any op inside (q1 is full only
+        when q0 is)."""
+        shape = port.payload.shape() if keep_payload else 0
+        payload = port.payload if keep_payload else Const(0, 0)
+        valid = {r: Signal(name=f"{name}_{r}_valid") for r in ("main", "q0", "q1")}
+        payloads = {r: Signal(shape, name=f"{name}_{r}", reset_less=True)
+                for r in ("main", "q0", "q1")}
+        index = {r: Signal(self.index_width, name=f"{name}_{r}_index", reset_less=True)
+                 for r in ("main", "q0", "q1")}
+        take, move, incoming = Signal(name=f"{name}_take"), Signal(name=f"{name}_move"), Signal()
+        in_index = Signal(self.index_width, name=f"{name}_in_index")
+        m.d.comb += [
+            in_index.eq(vertex(port.payload) - self.base),
+            port.ready.eq(~valid["q1"]),
+            incoming.eq(port.valid & ~valid["q1"]),
+            move.eq(valid["q0"] & (~valid["main"] | take)),
+        ]
+
+        def load(dst, src_valid, src_data, src_index):
+            m.d.sync += [valid[dst].eq(src_valid), payloads[dst].eq(src_data),
+                         index[dst].eq(src_index)]
+
+        with m.If(move):
+            load("main", 1, payloads["q0"], index["q0"])
+            with m.If(valid["q1"]):                  # (then nothing comes in)
+                load("q0", 1, payloads["q1"], index["q1"])
+                m.d.sync += valid["q1"].eq(0)
+            with m.Else():
+                load("q0", incoming, payload, in_index)
+        with m.Else():
+            with m.If(take):
+                m.d.sync += valid["main"].eq(0)
+            with m.If(~valid["q0"]):
+                load("q0", incoming, payload, in_index)
+            with m.Elif(incoming):
+                load("q1", 1, payload, in_index)
+        return SimpleNamespace(valid=valid["main"], payload=payloads["main"], index=index["main"],
+                               take=take, q0_valid=valid["q0"], q0_index=index["q0"],
+                               move=move, held=valid["main"] | valid["q0"])
+
+    @staticmethod
+    def _stage(m, name, fields, valid):
+        """Register ``valid`` and the ``fields`` (a dict) into the next stage."""
+        next_valid = Signal(name=f"{name}_valid")
+        m.d.sync += next_valid.eq(valid)
+        registers = {}
+        for key, value in fields.items():
+            register = Signal.like(value, name=f"{name}_{key}", reset_less=True)
+            m.d.sync += register.eq(value)
+            registers[key] = register
+        return next_valid, registers
+
+    def _worth_sum(self, m, value, name):
+        """|value| >= tolerance for a non-NaN binary32 and a positive tolerance."""
+        magnitude = value[0:31]
+        worth = Signal(name=name)
+        m.d.comb += worth.eq((magnitude >= self.tolerance[0:31]) & (magnitude <= _INF))
+        return worth
+
+    # ---------------------------------------------------------------------------- elaborate
+
+    def elaborate(self, platform):
+        m = Module()
+        is_min = self._is_min
+        depth = self._output_depth
+
+        # ----------------------------------------------------------- inputs and arbitration
+        inputs = [self._fifo_input(m, self.load, "load", lambda p: p.vertex)]
+        for kind, port, vertex in (
+                (VISIT, self.visit, lambda p: p.vertex),
+                (UPDATE, self.update, lambda p: p.vertex),
+                (PROBE, self.probe, lambda p: p),
+                (DUMP, self.dump, lambda p: p)):
+            inputs.append(self._queued_input(m, port, _KINDS[kind], vertex,
+                                             keep_payload=kind in (VISIT, UPDATE)))
+        valids = [i.valid for i in inputs]
+        mains = [i.payload for i in inputs]
+        indices = [i.index for i in inputs]
+
+        # Output queues and their credits (ops in flight or queued for the output).
+        m.submodules.visited_queue = visited_q = StreamFIFO(VisitResult, depth)
+        m.submodules.probed_queue = probed_q = StreamFIFO(ProbeResult, depth)
+        m.submodules.dumped_queue = dumped_q = StreamFIFO(32, depth)
+        m.submodules.push_queue = push_q = StreamFIFO(32, depth)
+        queues = (visited_q, probed_q, dumped_q, push_q)
+        wiring.connect(m, visited_q.o, wiring.flipped(self.visited))
+        wiring.connect(m, probed_q.o, wiring.flipped(self.probed))
+        wiring.connect(m, dumped_q.o, wiring.flipped(self.dumped))
+        wiring.connect(m, push_q.o, wiring.flipped(self.push))
+        credits = {}
+        for name in ("visited", "probed", "dumped", "push"):
+            credits[name] = Signal(range(depth + 1), name=f"{name}_credits_used")
+        room = {name: credits[name] != depth for name in credits}
+        needs = {LOAD: "push", VISIT: "visited", UPDATE: "push", PROBE: "probed",
+                 DUMP: "dumped"}
+
+        # The pipeline's stages from A to the compute stage (filled in below): the ops there
+        # that write are the hazards of the pick.
+        hazard_stages = []          # (valid & writes, index) per stage, A first
+        stage_valids = []
+
+        grant = Signal(5)
+        last = Signal(range(5))
+        ok = Signal(5)
+        # matches[k]: which of the stages A .. compute stage hold a visit or an update of the
+        # record of k's main register (worked out the cycle before; none for loads), and
+        # hazards[k] their OR, registered as well. A load anywhere in A .. compute stage
+        # holds up every other op (load_barrier, registered too): loads come before a run,
+        # and their index (read from distributed RAM) then stays out of the compares.
+        hazard_count = 4 if is_min else 10
+        matches = [None] + [Signal(hazard_count, name=f"{_KINDS[k]}_matches")
+                            for k in range(1, 5)]
+        hazards = [Const(0, 1)] + [Signal(name=f"{_KINDS[k]}_hazard") for k in range(1, 5)]
+        load_barrier = Signal()
+        for kind in range(5):
+            if kind == LOAD:
+                m.d.comb += ok[kind].eq(valids[kind] & room[needs[kind]])
+            else:
+                m.d.comb += ok[kind].eq(valids[kind] & room[needs[kind]] & ~hazards[kind] &
+                                        ~load_barrier)
+        with m.Switch(last):
+            for previous in range(5):
+                with m.Case(previous):
+                    order = [(previous + 1 + i) % 5 for i in range(5)]
+                    with m.If(ok[order[0]]):
+                        m.d.comb += grant.eq(1 << order[0])
+                    for kind in order[1:]:
+                        with m.Elif(ok[kind]):
+                            m.d.comb += grant.eq(1 << kind)
+        pick = grant.any()
+        for kind in range(5):
+            m.d.comb += inputs[kind].take.eq(grant[kind])
+            with m.If(grant[kind]):
+                m.d.sync += last.eq(kind)
+        m.d.comb += self.picked.eq(grant)
+
+        pick_index = Signal(self.index_width)
+        m.d.comb += pick_index.eq(_or_reduce([Mux(grant[k], indices[k], 0) for k in range(5)]))
+
+        # ----------------------------------------------------------------------- stage A
+        load_main, visit_main, update_main = mains[LOAD], mains[VISIT], mains[UPDATE]
+        a_valid, a = self._stage(m, "a", {
+            "kind": grant,
+            "index": pick_index,
+            "value": update_main.value, "origin": update_main.origin,
+            "leave": update_main.leave,
+            "root": visit_main.root,
+            "load_state": load_main.state, "load_delta": load_main.delta,
+            "load_const": load_main.const, "load_stop": load_main.stop,
+        }, pick)
+
+        m.submodules.state = state_mem = memory.Memory(shape=32, depth=self._words, init=[])
+        m.submodules.delta = delta_mem = memory.Memory(shape=32, depth=self._words, init=[])
+        m.submodules.flags = flags_mem = memory.Memory(shape=3, depth=self._words, init=[])
+        mems = {"state": state_mem, "delta": delta_mem, "flags": flags_mem}
+        if not is_min:
+            m.submodules.const = const_mem = memory.Memory(shape=32, depth=self._words,
+                                                           init=[])
+            mems["const"] = const_mem
+        self._memories = mems          # verification: the simulator peeks at them
+        reads = {name: mem.read_port() for name, mem in mems.items()}
+        writes = {name: mem.write_port() for name, mem in mems.items()}
+        # The read ports are always enabled (an enable would fan out to every block RAM).
+        for port in reads.values():
+            m.d.comb += port.addr.eq(a["index"])
+
+        load_worth = Signal()
+        if is_min:
+            m.d.comb += load_worth.eq(a["load_delta"] < a["load_state"])
+        else:
+            m.d.comb += load_worth.eq(self._worth_sum(m, a["load_delta"], "a_load_worth_sum"))
+
+        def writes_record(valid, kind):
+            return valid & (kind[VISIT] | kind[UPDATE])
+
+        hazard_stages.append((writes_record(a_valid, a["kind"]), a["index"]))
+        stage_valids.append(a_valid)
+        load_stages = [a_valid & a["kind"][LOAD]]
+
+        # ----------------------------------------------------------------------- stage B
+        b_fields = dict(a)
+        b_fields["load_worth"] = load_worth
+        b_valid, b = self._stage(m, "b", b_fields, a_valid)
+        hazard_stages.append((writes_record(b_valid, b["kind"]), b["index"]))
+        load_stages.append(b_valid & b["kind"][LOAD])
+        stage_valids.append(b_valid)
+
+        # ---------------------------------------------------------------------- stages N, C
+        # The read data goes through two registers with nothing else on the way: the first
+        # can sit beside its block RAMs (whose output is slow, and which a large bank spreads
+        # over the chip), the second beside the logic.
+        n_fields = dict(b)
+        for name, port in reads.items():
+            n_fields[f"rd_{name}"] = port.data
+        n_valid, n = self._stage(m, "n", n_fields, b_valid)
+        hazard_stages.append((writes_record(n_valid, n["kind"]), n["index"]))
+        load_stages.append(n_valid & n["kind"][LOAD])
+        stage_valids.append(n_valid)
+        c_valid, c = self._stage(m, "c", n, n_valid)
+        hazard_stages.append((writes_record(c_valid, c["kind"]), c["index"]))
+        load_stages.append(c_valid & c["kind"][LOAD])
+        stage_valids.append(c_valid)
+        rd_state, rd_delta, rd_flags = c["rd_state"], c["rd_delta"], c["rd_flags"]
+        rd_const = c["rd_const"] if not is_min else Const(0, 32)
+        kind = c["kind"]
+        walkable = rd_flags[_ACTIVE] & ~rd_flags[_STOP]
+
+        if is_min:
+            # Compute stage = C.
+            lt_ds = Signal()
+            lt_vs = Signal()
+            lt_vd = Signal()
+            m.d.comb += [lt_ds.eq(rd_delta < rd_state), lt_vs.eq(c["value"] < rd_state),
+                         lt_vd.eq(c["value"] < rd_delta)]
+            f_valid, f = c_valid, {
+                "kind": kind, "index": c["index"], "origin": c["origin"],
+                "leave": c["leave"], "root": c["root"], "flags": rd_flags,
+                "load_worth": c["load_worth"], "load_stop": c["load_stop"],
+                "walkable": walkable,
+                "s": Mux(kind[LOAD], c["load_state"], rd_state),
+                "d": Mux(kind[LOAD], c["load_delta"], rd_delta),
+                "c": Mux(kind[LOAD], c["load_const"], rd_const),
+            }
+            visit_worth = lt_ds
+            update_worth = lt_ds | lt_vs
+            new_delta = Mux(lt_vd, c["value"], rd_delta)
+            new_state = rd_delta
+        else:
+            # The adder's operands are registered (D0): visit s + Δ, update v + Δ
+            # (commutative, bit for bit).
+            carried = {
+                "kind": kind, "index": c["index"], "origin": c["origin"],
+                "leave": c["leave"], "root": c["root"], "flags": rd_flags,
+                "load_worth": c["load_worth"], "load_stop": c["load_stop"],
+                "walkable": walkable,
+                "visit_worth": self._worth_sum(m, rd_delta, "c_visit_worth"),
+                "s": Mux(kind[LOAD], c["load_state"], rd_state),
+                "d": Mux(kind[LOAD], c["load_delta"], rd_delta),
+                "c": Mux(kind[LOAD], c["load_const"], rd_const),
+                "operand": Mux(kind[VISIT], rd_state, c["value"]),
+            }
+            m.submodules.adder = adder = FP32Adder(tag_width=0)
+            assert adder.latency == 5
+            valid = c_valid
+            for name in ("d0", "d1", "d2", "d3", "d4", "f"):
+                valid, carried = self._stage(m, name, carried, valid)
+                hazard_stages.append((writes_record(valid, carried["kind"]),
+                                      carried["index"]))
+                load_stages.append(valid & carried["kind"][LOAD])
+                stage_valids.append(valid)
+                if name == "d0":
+                    m.d.comb += [
+                        adder.i.valid.eq(valid & (carried["kind"][VISIT] |
+                                                  carried["kind"][UPDATE])),
+                        adder.i.payload.a.eq(carried.pop("operand")),
+                        adder.i.payload.b.eq(carried["d"]),
+                        adder.o.ready.eq(1),
+                    ]
+            # Compute stage = F.
+            f_valid, f = valid, carried
+            sum_result = adder.o.payload.result
+            visit_worth = f["visit_worth"]
+            update_worth = self._worth_sum(m, sum_result, "f_update_worth")
+            new_delta = sum_result
+            new_state = sum_result
+            kind = f["kind"]
+
+        # The hazards of next cycle's main registers: the stages then are the op picked now
+        # (in A) and the ops now in A .. the stage before the compute stage, one further. The
+        # main register either keeps its op, whose matches move one stage on, or takes the
+        # head of its queue, which is compared with every stage.
+        assert len(hazard_stages) == len(load_stages) == hazard_count
+        m.d.sync += load_barrier.eq(grant[LOAD] | _or_reduce(load_stages[:-1]))
+        writers = (VISIT, UPDATE)
+        for k in range(1, 5):
+            i = inputs[k]
+
+            def picked_writer_of(index):
+                return _or_reduce([grant[j] & (indices[j] == index) for j in writers])
+
+            head_matches = Signal(hazard_count - 1, name=f"{_KINDS[k]}_head_matches")
+            m.d.comb += head_matches.eq(Cat(*[writes & (index == i.q0_index)
+                                              for writes, index in hazard_stages[:-1]]))
+            head_picked = Signal(name=f"{_KINDS[k]}_head_picked")
+            main_picked = Signal(name=f"{_KINDS[k]}_main_picked")
+            m.d.comb += [head_picked.eq(picked_writer_of(i.q0_index)),
+                         main_picked.eq(picked_writer_of(i.index))]
+            with m.If(i.move):
+                m.d.sync += [matches[k].eq(Cat(head_picked, head_matches)),
+                             hazards[k].eq(head_picked | head_matches.any())]
+            with m.Else():
+                m.d.sync += [matches[k].eq(Cat(main_picked, matches[k][:-1])),
+                             hazards[k].eq(main_picked | matches[k][:-1].any())]
+
+        # ------------------------------------------------------------------ compute stage
+        flags = f["flags"]
+        active, queued, stop = flags[_ACTIVE], flags[_QUEUED], flags[_STOP]
+        newly = Signal()
+        left_for_walk = Signal()
+        push_update = Signal()
+        m.d.comb += [
+            newly.eq(update_worth & ~active),
+            left_for_walk.eq(f["leave"] & (f["origin"] == self._engine) & ~stop),
+            push_update.eq(newly & ~left_for_walk & ~queued),
+        ]
+        worth = Signal()
+        m.d.comb += worth.eq((kind[LOAD] & f["load_worth"]) | (kind[VISIT] & visit_worth) |
+                             (kind[UPDATE] & update_worth))
+        new_flags = Signal(3)
+        state_en, state_data = Signal(), Signal(32)
+        delta_en, delta_data = Signal(), Signal(32)
+        with m.If(kind[LOAD]):
+            m.d.comb += [
+                new_flags.eq(Cat(f["load_worth"], f["load_worth"], f["load_stop"])),
+                state_en.eq(1), state_data.eq(f["s"]),
+                delta_en.eq(1), delta_data.eq(f["d"]),
+            ]
+        with m.Elif(kind[VISIT]):
+            m.d.comb += [
+                new_flags.eq(Cat(Const(0, 1), queued & ~f["root"], stop)),
+                state_en.eq(visit_worth), state_data.eq(new_state),
+                delta_en.eq(visit_worth), delta_data.eq(self.identity),
+            ]
+        with m.Else():
+            m.d.comb += [
+                new_flags.eq(Cat(active | newly, queued | push_update, stop)),
+                delta_en.eq(kind[UPDATE]), delta_data.eq(new_delta),
+            ]
+        push_id = Signal(32)
+        m.d.comb += push_id.eq(self.base + f["index"])
+
+        w_valid, w = self._stage(m, "w", {
+            "kind": kind, "index": f["index"], "origin": f["origin"],
+            "worth": worth,
+            "pushes": (kind[LOAD] & f["load_worth"]) | (kind[UPDATE] & push_update),
+            "activates": (kind[LOAD] & f["load_worth"]) | (kind[UPDATE] & newly),
+            "push_id": push_id,
+            "flags": new_flags,
+            "flags_en": kind[LOAD] | kind[VISIT] | kind[UPDATE],
+            "state_en": state_en, "state": state_data,
+            "delta_en": delta_en, "delta": delta_data,
+            "d": f["d"], "c": f["c"], "s": f["s"], "walkable": f["walkable"],
+        }, f_valid)
+
+        # ----------------------------------------------------------------------- stage W
+        wk = w["kind"]
+        for port in writes.values():
+            m.d.comb += port.addr.eq(w["index"])
+        m.d.comb += [
+            writes["state"].data.eq(w["state"]),
+            writes["state"].en.eq(w_valid & w["state_en"]),
+            writes["delta"].data.eq(w["delta"]),
+            writes["delta"].en.eq(w_valid & w["delta_en"]),
+            writes["flags"].data.eq(w["flags"]),
+            writes["flags"].en.eq(w_valid & w["flags_en"]),
+        ]
+        if not is_min:
+            m.d.comb += [writes["const"].data.eq(w["c"]),
+                         writes["const"].en.eq(w_valid & wk[LOAD])]
+
+        push_out = Signal()
+        m.d.comb += [
+            push_out.eq(w_valid & w["pushes"]),
+            visited_q.i.valid.eq(w_valid & wk[VISIT]),
+            visited_q.i.payload.worth.eq(w["worth"]),
+            visited_q.i.payload.x.eq(w["d"]),
+            visited_q.i.payload.const.eq(w["c"]),
+            probed_q.i.valid.eq(w_valid & wk[PROBE]),
+            probed_q.i.payload.walkable.eq(w["walkable"]),
+            dumped_q.i.valid.eq(w_valid & wk[DUMP]),
+            dumped_q.i.payload.eq(w["s"]),
+            push_q.i.valid.eq(push_out),
+            push_q.i.payload.eq(w["push_id"]),
+            self.ack.eq(w_valid & wk[UPDATE]),
+            self.ack_origin.eq(w["origin"]),
+        ]
+        with m.If(w_valid):
+            m.d.sync += [
+                self.vertex_updates.eq(self.vertex_updates + (wk[VISIT] & w["worth"])),
+                self.updates.eq(self.updates + wk[UPDATE]),
+                self.activations.eq(self.activations + w["activates"]),
+                self.pushes.eq(self.pushes + w["pushes"]),
+            ]
+
+        # ------------------------------------------------------------------------ credits
+        def taken(queue):
+            return queue.o.valid & queue.o.ready
+
+        unused_push = w_valid & (wk[LOAD] | wk[UPDATE]) & ~w["pushes"]
+        for name, queue, gained in (
+                ("visited", visited_q, grant[VISIT]),
+                ("probed", probed_q, grant[PROBE]),
+                ("dumped", dumped_q, grant[DUMP]),
+                ("push", push_q, grant[LOAD] | grant[UPDATE])):
+            released = taken(queue)
+            if name == "push":
+                m.d.sync += credits[name].eq(credits[name] + gained - released - unused_push)
+            else:
+                m.d.sync += credits[name].eq(credits[name] + gained - released)
+
+        stage_valids.append(w_valid)
+        m.d.comb += self.busy.eq(
+            _or_reduce([i.held for i in inputs]) | _or_reduce(stage_valids) |
+            _or_reduce([queue.level != 0 for queue in queues]))
+        return m
+
+
+def _or_reduce(values):
+    result = Const(0, 1)
+    for value in values:
+        result = result | value
+    return result
