@@ -228,6 +228,8 @@ def _depgraph_table(figures: dict) -> str:
         ("edges", f"{figures['edges_fetched']} fetched ({figures['edges_per_run_cycle']:.3f} "
                   f"per run cycle), {figures['scanned_edges']} re-read by the walk's scan; "
                   f"golden model {gold['edges_fetched']}"),
+        ("stack", f"{figures['stack_overflows']} overflows; golden model "
+                  f"{gold['stack_overflows']}"),
         ("shortcuts", f"{figures['shortcut_uses']} (hub index off)"),
         ("queues", f"{figures['queue']['pushes']} pushes, {figures['queue']['line_writes']} "
                    f"line writes, {figures['queue']['line_reads']} line reads"),

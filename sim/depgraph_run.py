@@ -65,6 +65,7 @@ class DepGraphReport:
             else 0.0,
             "scanned_edges": c["scanned_edges"],
             "walks": c["walks"], "stale_visits": c["stale_visits"],
+            "stack_overflows": c["stack_overflows"],
             "shortcut_uses": 0,
             "queue": {"pushes": c["pushes"], "line_reads": c["queue_line_reads"],
                       "line_writes": c["queue_line_writes"]},

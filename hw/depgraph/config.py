@@ -30,7 +30,8 @@ class DepGraphConfig(DesignConfig):
         Build the DDMU and use its hub-index shortcuts. Not available yet: the DDMU is not
         built, and asking for it is refused.
     bank_vertices : int
-        Vertex-store words per engine: the largest partition the accelerator takes.
+        Vertex-store records per engine: the largest partition the accelerator takes. The
+        default keeps four banks within an ECP5-85k's block RAM.
     edge_fifo_depth : int
         Entries of each FIFO edge buffer (37 entries of 130 bits: the paper's 4.8 Kbit).
     addr_width : int
@@ -44,7 +45,7 @@ class DepGraphConfig(DesignConfig):
     engines: int = 4
     stack_depth: int = 10
     hub_index: bool = False
-    bank_vertices: int = 16384
+    bank_vertices: int = 8192
     edge_fifo_depth: int = 37
     addr_width: int = 26
     memory_outstanding: int = 64

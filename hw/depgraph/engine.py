@@ -55,13 +55,14 @@ class Engine(wiring.Component):
     store_busy : ``Out(1)``
         The vertex-store bank has operations in flight (loading ends when it has none).
     counters: ``visits``, ``stale_visits``, ``edges_fetched``, ``scanned_edges``, ``walks``,
-    ``vertex_updates``, ``updates_applied``, ``activations``, ``pushes``, ``queue_line_reads``,
+    ``vertex_updates``, ``updates_applied``, ``activations``, ``pushes``,
+    ``stack_overflows``, ``queue_line_reads``,
     ``queue_line_writes`` : ``Out(32)``; ``queue_overflow`` : ``Out(1)``
     """
 
     COUNTERS = ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks",
                 "vertex_updates", "updates_applied", "activations", "pushes",
-                "queue_line_reads", "queue_line_writes")
+                "stack_overflows", "queue_line_reads", "queue_line_writes")
 
     def __init__(self, config: DepGraphConfig, index: int):
         assert 0 <= index < config.engines
@@ -152,7 +153,7 @@ class Engine(wiring.Component):
         ]
         for name in ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks"):
             m.d.comb += getattr(self, name).eq(getattr(hdtl, name))
-        for name in ("vertex_updates", "activations", "pushes"):
+        for name in ("vertex_updates", "activations", "pushes", "stack_overflows"):
             m.d.comb += getattr(self, name).eq(getattr(bank, name))
         m.d.comb += self.updates_applied.eq(bank.updates)
         m.d.comb += [self.queue_line_reads.eq(queue.line_reads),

@@ -152,9 +152,10 @@ class VertexStoreBank(wiring.Component):
         Global ids for this engine's circular queue.
     busy : ``Out(1)``
         An op is buffered or in flight, or an answer is not yet taken.
-    vertex_updates, updates, activations, pushes : ``Out(32)``
+    vertex_updates, updates, activations, pushes, stack_overflows : ``Out(32)``
         Worth folds; updates processed; active bits set (by loads and updates); ids pushed
-        (by loads and updates).
+        (by loads and updates); walkable vertices an update of this engine activated at the
+        stack's depth (not left for the walk: queued instead).
     """
 
     def __init__(self, *, algo: str, words: int, engine: int, output_depth: int = 16):
@@ -193,6 +194,7 @@ class VertexStoreBank(wiring.Component):
             "updates": Out(32),
             "activations": Out(32),
             "pushes": Out(32),
+            "stack_overflows": Out(32),
         })
 
     @property
@@ -567,6 +569,9 @@ class VertexStoreBank(wiring.Component):
             "worth": worth,
             "pushes": (kind[LOAD] & f["load_worth"]) | (kind[UPDATE] & push_update),
             "activates": (kind[LOAD] & f["load_worth"]) | (kind[UPDATE] & newly),
+            # A walkable vertex the walk could not keep: its batch was at the stack's depth.
+            "overflows": kind[UPDATE] & newly & (f["origin"] == self._engine) & ~stop &
+                         ~f["leave"],
             "push_id": push_id,
             "flags": new_flags,
             "flags_en": kind[LOAD] | kind[VISIT] | kind[UPDATE],
@@ -613,6 +618,7 @@ class VertexStoreBank(wiring.Component):
                 self.updates.eq(self.updates + wk[UPDATE]),
                 self.activations.eq(self.activations + w["activates"]),
                 self.pushes.eq(self.pushes + w["pushes"]),
+                self.stack_overflows.eq(self.stack_overflows + w["overflows"]),
             ]
 
         # ------------------------------------------------------------------------ credits
