@@ -1,6 +1,7 @@
-"""Long random runs (``make soak``): random graphs through the Graphicionado pipeline in RTL,
-each algorithm with stalls injected between stages and a jittery DRAM, every result checked
-against the golden model. Stops after ``--minutes`` or at the first mismatch (exit 1)."""
+"""Long random runs (``make soak``): random graphs through the Graphicionado pipeline and the
+DepGraph engines in RTL, in turn, each algorithm with stalls injected between blocks and a
+jittery DRAM, every result checked against the golden model. Stops after ``--minutes`` or at
+the first mismatch (exit 1)."""
 
 import argparse
 import random
@@ -15,6 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import golden  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from hw.graphicionado.sim_top import SimMemoryConfig  # noqa: E402
+from hw.depgraph.config import DepGraphConfig  # noqa: E402
+from sim import depgraph_run  # noqa: E402
 from sim.graphicionado_run import simulate  # noqa: E402
 
 MEMORY = SimMemoryConfig(latency=80, jitter=40, outstanding=128, depth_lines=1 << 16)
@@ -45,15 +48,26 @@ def main():
     while time.monotonic() < deadline:
         algo = rng.choice(ALGOS)
         spec, graph = random_graph(rng)
-        config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
-                                     stall_injection=30)
         root = int(rng.randrange(graph.num_vertices)) if algo in ("bfs", "sssp") else None
-        iters = rng.randint(1, 4) if algo == "pagerank" else None
-        report = simulate(graph, algo, config, root=root, iters=iters, memory=MEMORY,
-                          seed=rng.randrange(1, 1 << 16))
+        seed = rng.randrange(1, 1 << 16)
+        if runs % 2:
+            engines = rng.choice([1, 2, 4])
+            depth = rng.choice([1, 2, 10, 16])
+            config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth,
+                                    bank_vertices=2048, stall_injection=30)
+            report = depgraph_run.simulate(graph, algo, config, root=root, memory=MEMORY,
+                                           seed=seed)
+            design, iters = f"depgraph e{engines} d{depth}", None
+        else:
+            config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
+                                         stall_injection=30)
+            iters = rng.randint(1, 4) if algo == "pagerank" else None
+            report = simulate(graph, algo, config, root=root, iters=iters, memory=MEMORY,
+                              seed=seed)
+            design = "graphicionado"
         runs += 1
         status = "ok" if report.matches else f"MISMATCH {report.first_mismatch}"
-        print(f"{runs:4d} {algo:<8} {spec:<58} root={root} iters={iters} "
+        print(f"{runs:4d} {design:<18} {algo:<8} {spec:<58} root={root} iters={iters} "
               f"cycles={report.counters['cycles']} {status}", flush=True)
         if not report.matches:
             sys.exit(1)

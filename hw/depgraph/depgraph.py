@@ -96,7 +96,11 @@ class DepGraph(wiring.Component):
             in_flight = Signal(32, name=f"in_flight{e}")
             acks = sum(((other.ack & (other.ack_origin == e)) for other in engines))
             m.d.sync += in_flight.eq(in_flight + engine.sent - acks)
-            m.d.comb += engine.drained.eq(in_flight == 0)
+            m.d.comb += [
+                engine.drained.eq(in_flight == 0),
+                engine.left.eq(Cat(other.ack & other.ack_left & (other.ack_origin == e)
+                                   for other in engines).any()),
+            ]
 
         m.submodules.loader = loader = VertexLoader(addr_width=cfg.addr_width, banks=n_eng)
         m.submodules.writer = writer = VertexWriter(addr_width=cfg.addr_width, banks=n_eng)

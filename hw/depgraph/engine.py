@@ -41,12 +41,15 @@ class Engine(wiring.Component):
         The PE's updates, into the network.
     incoming : ``In(stream.Signature(VertexUpdate))``
         Updates of this partition's vertices, from the network.
-    ack, ack_origin : ``Out(1)``, ``Out(ORIGIN_BITS)``
-        The bank applied an update from that origin.
+    ack, ack_origin, ack_left : ``Out(1)``, ``Out(ORIGIN_BITS)``, ``Out(1)``
+        The bank applied an update from that origin, and whether it left a vertex for the
+        origin's walk.
     sent : ``Out(1)``
         The HDTL put an edge into the FIFO edge buffer (an update that will need an ack).
     drained : ``In(1)``
         Every edge this engine sent has been acked.
+    left : ``In(1)``
+        A bank acked an update of this engine that left a vertex for its walk.
     load : ``In(stream.Signature(LoadRecord))``
     dump : ``In(stream.Signature(32))``; dumped : ``Out(stream.Signature(32))``
     offsets_mem, edges_mem, queue_mem : ``Out(MemoryPortSignature(addr_width))``
@@ -76,8 +79,8 @@ class Engine(wiring.Component):
             "tolerance": In(32),
             "updates": Out(stream.Signature(VertexUpdate)),
             "incoming": In(stream.Signature(VertexUpdate)),
-            "ack": Out(1), "ack_origin": Out(ORIGIN_BITS),
-            "sent": Out(1), "drained": In(1),
+            "ack": Out(1), "ack_origin": Out(ORIGIN_BITS), "ack_left": Out(1),
+            "sent": Out(1), "drained": In(1), "left": In(1),
             "load": In(stream.Signature(LoadRecord)),
             "dump": In(stream.Signature(32)), "dumped": Out(stream.Signature(32)),
             "offsets_mem": Out(MemoryPortSignature(aw)),
@@ -142,10 +145,11 @@ class Engine(wiring.Component):
             hdtl.start.eq(self.start), queue.start.eq(self.start),
             hdtl.first.eq(self.first), hdtl.last.eq(self.last),
             hdtl.offsets_base.eq(self.offsets_base), hdtl.edges_base.eq(self.edges_base),
-            hdtl.drained.eq(self.drained),
+            hdtl.drained.eq(self.drained), hdtl.left.eq(self.left),
             queue.base.eq(self.queue_base + self._index * self.queue_lines),
             bank.base.eq(self.first), bank.tolerance.eq(self.tolerance),
             self.ack.eq(bank.ack), self.ack_origin.eq(bank.ack_origin),
+            self.ack_left.eq(bank.ack_left),
             self.sent.eq(hdtl.edges.valid & hdtl.edges.ready),
             self.busy.eq(hdtl.busy | queue.busy | bank.busy),
             self.store_busy.eq(bank.busy),

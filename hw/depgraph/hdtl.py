@@ -6,8 +6,9 @@ The walk follows the rules of ``golden.depgraph.engine``. A visit asks the verte
 fold the vertex (a stale visit, one whose delta holds no work, ends there); the vertex's CSR
 offsets and edges are read and its edges, with the value x it propagates, enter the FIFO edge
 buffer. Once the processing element's updates of that batch are all applied (``drained``),
-the vertex is pushed on the stack if its depth is below ``stack_depth``: an entry is
-<vertex, next edge offset, end offset>. The top entry then scans its edges from its next
+the vertex is pushed on the stack if its depth is below ``stack_depth`` and its batch left
+a vertex for the walk: an entry is <vertex, next edge offset, end offset>. (Without one, its
+scan could only find vertices an ancestor's batch left, which the ancestor's own scan finds.) The top entry then scans its edges from its next
 offset, a line at a time, asking the vertex store whether each destination of its own
 partition is active and may be walked into (not in the stop bitmap, H''); the first such
 edge is taken, its destination visited one level deeper. An entry whose edges are exhausted
@@ -64,6 +65,8 @@ class HDTL(wiring.Component):
         Into the FIFO edge buffer.
     drained : ``In(1)``
         Every edge this engine sent has been applied by the vertex store.
+    left : ``In(1)``
+        An update of this engine's batch activated a vertex left for the walk.
     offsets_mem, edges_mem : ``Out(MemoryPortSignature(addr_width))``
     busy : ``Out(1)``
     visits, stale_visits, edges_fetched, scanned_edges, walks : ``Out(32)``
@@ -86,7 +89,7 @@ class HDTL(wiring.Component):
             "probe": Out(stream.Signature(32)),
             "probed": In(stream.Signature(ProbeResult)),
             "edges": Out(stream.Signature(EdgeTask)),
-            "drained": In(1),
+            "drained": In(1), "left": In(1),
             "offsets_mem": Out(MemoryPortSignature(addr_width)),
             "edges_mem": Out(MemoryPortSignature(addr_width)),
             "busy": Out(1),
@@ -135,6 +138,9 @@ class HDTL(wiring.Component):
         found_vertex = Signal(32)
 
         edge_fields = data.StructLayout({"dst": 32, "weight": 32})
+        batch_left = Signal()
+        with m.If(self.left):
+            m.d.sync += batch_left.eq(1)
 
         with m.FSM():
             with m.State("IDLE"):
@@ -190,6 +196,7 @@ class HDTL(wiring.Component):
                     m.next = "BATCH_START"
 
             with m.State("BATCH_START"):
+                m.d.sync += batch_left.eq(0)
                 with m.If(hi == lo):
                     m.next = "BATCH_DONE"
                 with m.Else():
@@ -221,7 +228,7 @@ class HDTL(wiring.Component):
                     m.next = "BATCH_DONE"
 
             with m.State("BATCH_DONE"):
-                with m.If(depth < depth_limit):
+                with m.If((depth < depth_limit) & batch_left):
                     m.d.comb += [stack_write.en.eq(1), stack_write.addr.eq(size),
                                  stack_write.data.vertex.eq(vertex),
                                  stack_write.data.next.eq(lo),

@@ -144,8 +144,9 @@ class VertexStoreBank(wiring.Component):
     visited : ``Out(stream.Signature(VisitResult))``
         In the order of the visits: worth, x (Δ as read) and c (0 for min type).
     update : ``In(stream.Signature(VertexUpdate))``
-    ack : ``Out(1)``; ack_origin : ``Out(ORIGIN_BITS)``
-        One-cycle pulse per update processed, with its origin; no backpressure.
+    ack : ``Out(1)``; ack_origin : ``Out(ORIGIN_BITS)``; ack_left : ``Out(1)``
+        One-cycle pulse per update processed, with its origin, and whether it activated a
+        vertex left for the origin's walk; no backpressure.
     probe : ``In(stream.Signature(32))``; probed : ``Out(stream.Signature(ProbeResult))``
     dump : ``In(stream.Signature(32))``; dumped : ``Out(stream.Signature(32))``
     push : ``Out(stream.Signature(32))``
@@ -184,6 +185,7 @@ class VertexStoreBank(wiring.Component):
             "update": In(stream.Signature(VertexUpdate)),
             "ack": Out(1),
             "ack_origin": Out(ORIGIN_BITS),
+            "ack_left": Out(1),
             "probe": In(stream.Signature(32)),
             "probed": Out(stream.Signature(ProbeResult)),
             "dump": In(stream.Signature(32)),
@@ -570,6 +572,7 @@ class VertexStoreBank(wiring.Component):
             "pushes": (kind[LOAD] & f["load_worth"]) | (kind[UPDATE] & push_update),
             "activates": (kind[LOAD] & f["load_worth"]) | (kind[UPDATE] & newly),
             # A walkable vertex the walk could not keep: its batch was at the stack's depth.
+            "left": kind[UPDATE] & newly & left_for_walk,
             "overflows": kind[UPDATE] & newly & (f["origin"] == self._engine) & ~stop &
                          ~f["leave"],
             "push_id": push_id,
@@ -611,6 +614,7 @@ class VertexStoreBank(wiring.Component):
             push_q.i.payload.eq(w["push_id"]),
             self.ack.eq(w_valid & wk[UPDATE]),
             self.ack_origin.eq(w["origin"]),
+            self.ack_left.eq(w_valid & w["left"]),
         ]
         with m.If(w_valid):
             m.d.sync += [

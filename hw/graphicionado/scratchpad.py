@@ -14,9 +14,9 @@ __all__ = ["Scratchpad", "TempPropertyStream", "TempItem", "TEMP_READ_LATENCY"]
 
 TempItem = data.StructLayout({"index": 32, "temp": 32})
 
-# Cycles from a VTempProperty read address to its data: the block RAM, the register beside
-# each bank, the registered bank multiplexer.
-TEMP_READ_LATENCY = 3
+# Cycles from a VTempProperty read address to its data: the block RAM and the register beside
+# each bank; the bank multiplexer is combinational.
+TEMP_READ_LATENCY = 2
 
 
 class Scratchpad(wiring.Component):
@@ -28,8 +28,8 @@ class Scratchpad(wiring.Component):
     do that (Atomic Update issues an update of a vertex the cycle after the previous one was
     written, the apply phase resets an entry a cycle after reading it), so the scratchpad
     needs no comparator between its ports. A large scratchpad spans block RAMs across the
-    whole chip: each bank's output is registered next to it, and the bank multiplexer
-    registered again, so no path runs from a block RAM through the chip-wide multiplexer.
+    whole chip: each bank's output is registered next to it, so no path runs from a block RAM
+    through the chip-wide multiplexer.
 
     The EdgeIDTable has ``table_entries`` words with two read ports (entry and entry + 1, one
     cycle) and a write port for loading; ``table_entries = 0`` leaves it out (full edge
@@ -84,8 +84,8 @@ class Scratchpad(wiring.Component):
         bank_bits = self._bank_words.bit_length() - 1
         bank_count = -(-self._vertices // self._bank_words)
         select = Signal(range(bank_count))
-        select_late = Signal(range(bank_count))
-        m.d.sync += [select.eq(self.temp_read_addr >> bank_bits), select_late.eq(select)]
+        select_early = Signal(range(bank_count))
+        m.d.sync += [select_early.eq(self.temp_read_addr >> bank_bits), select.eq(select_early)]
         outputs = []
         for index in range(bank_count):
             depth = min(self._bank_words, self._vertices - index * self._bank_words)
@@ -103,12 +103,12 @@ class Scratchpad(wiring.Component):
             m.d.sync += output.eq(read.data)
             outputs.append(output)
         # A bank's output register has nothing else on its input, so it can sit beside its
-        # block RAMs; the multiplexer of the banks is registered again.
+        # block RAMs; the multiplexer of the banks feeds the reader directly.
         data = Signal(32)
-        with m.Switch(select_late):
+        with m.Switch(select):
             for index, output in enumerate(outputs):
                 with m.Case(index):
-                    m.d.sync += data.eq(output)
+                    m.d.comb += data.eq(output)
         m.d.comb += self.temp_read_data.eq(data)
 
 
