@@ -151,6 +151,16 @@ class HDTL(wiring.Component):
                     m.next = "VISIT"
 
             with m.State("VISIT"):
+                # The offsets are requested before the fold's answer, so their memory latency
+                # overlaps it; a stale visit drops them.
+                m.d.comb += [offsets.cmd.valid.eq(1),
+                             offsets.cmd.payload.base.eq(self.offsets_base),
+                             offsets.cmd.payload.first.eq(vertex),
+                             offsets.cmd.payload.count.eq(2)]
+                with m.If(offsets.cmd.ready):
+                    m.next = "FOLD_ASK"
+
+            with m.State("FOLD_ASK"):
                 m.d.comb += [self.visit.valid.eq(1),
                              self.visit.payload.vertex.eq(vertex),
                              self.visit.payload.root.eq(depth == 1)]
@@ -164,8 +174,9 @@ class HDTL(wiring.Component):
                         m.d.sync += [x.eq(self.visited.payload.x),
                                      const.eq(self.visited.payload.const),
                                      self.visits.eq(self.visits + 1)]
-                        m.next = "OFFSETS"
+                        m.next = "OFFSET_LO"
                     with m.Else():
+                        m.d.comb += offsets.abort.eq(1)
                         m.d.sync += self.stale_visits.eq(self.stale_visits + 1)
                         m.next = "RESUME"
 
@@ -174,14 +185,6 @@ class HDTL(wiring.Component):
                     m.next = "IDLE"
                 with m.Else():
                     m.next = "SCAN"
-
-            with m.State("OFFSETS"):
-                m.d.comb += [offsets.cmd.valid.eq(1),
-                             offsets.cmd.payload.base.eq(self.offsets_base),
-                             offsets.cmd.payload.first.eq(vertex),
-                             offsets.cmd.payload.count.eq(2)]
-                with m.If(offsets.cmd.ready):
-                    m.next = "OFFSET_LO"
 
             with m.State("OFFSET_LO"):
                 m.d.comb += offsets.items.ready.eq(1)
