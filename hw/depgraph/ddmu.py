@@ -1,0 +1,237 @@
+"""DepGraph's dependency-driven memory unit, its run-time side (Yao et al., HPCA 2021, §III-B,
+"shortcut propagation"): at a walk root's visit it looks the root up in the hub index's hash
+table and, for each of the root's entries with flag A, sends the shortcut value
+z = mu·x + eps to the entry's tail. Learning of the entries is not here yet.
+
+Memory (32-bit words, 64-byte lines; bases are line addresses):
+
+* hash table at ``hash_base``: ``hash_slots`` (a power of two) slots of four words
+  ``<id, begin, end, 0>``, four a line, empty id 0xFFFFFFFF; vertex v sits at slot
+  v mod hash_slots or, by linear probing, in the next slots (wrapping); the table is never
+  full;
+* entries at ``index_base``: eight words ``<head, tail, L, length | flag << 16, mu, eps, 0,
+  0>``, two a line (flag 0 = N, 1 = I, 2 = A); entries [begin, end) are the vertex's.
+
+z: min type (bfs, sssp, cc) eps is a uint32 and z = min(x + eps, 0xFFFFFFFF), mu unused;
+sum type (pagerank) mu, eps and x are FP32 and z = (mu · x) + eps rounded twice, after the
+product and after the sum (``np.float32(mu) * np.float32(x) + np.float32(eps)``, not a fused
+multiply-add). Sum type also hands the pseudo-edge <tail, z> back to the engine (see
+:mod:`golden.depgraph.engine`).
+"""
+
+from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..fp32 import FP32Adder, FP32Multiplier
+from ..memory_port import MemoryPortSignature
+from ..stream_fifo import StreamFIFO
+from .config import ALGORITHMS, MIN_TYPE
+from .layouts import ORIGIN_DDMU, VertexUpdate
+from .range_reader import RangeReader
+
+
+__all__ = ["DDMU", "LookupRequest", "PseudoEdge", "FLAG_A", "EMPTY_SLOT"]
+
+LookupRequest = data.StructLayout({"root": 32, "x": 32, "engine": 3})
+PseudoEdge = data.StructLayout({"tail": 32, "z": 32, "engine": 3})
+
+FLAG_A = 2
+EMPTY_SLOT = 0xFFFF_FFFF
+
+_Slot = data.StructLayout({"id": 32, "begin": 32, "end": 32, "pad": 32})
+_Entry = data.StructLayout({"head": 32, "tail": 32, "second": 32, "length": 16, "flag": 16,
+                            "mu": 32, "eps": 32, "pad": 64})
+_SumTag = data.StructLayout({"tail": 32, "eps": 32})
+
+
+class DDMU(wiring.Component):
+    """Hash-table lookup of a walk root and shortcut propagation over its A entries, one
+    lookup at a time.
+
+    Parameters
+    ----------
+    algo : str
+        bfs, sssp, cc or pagerank.
+    addr_width : int
+
+    Members
+    -------
+    hash_base, index_base : ``In(addr_width)``
+        Line addresses of the hash table and of the entry array.
+    hash_slots : ``In(32)``
+        Slots of the hash table, a power of two.
+    lookup : ``In(stream.Signature(LookupRequest))``
+        The root, the value x it propagates and the engine that visits it; taken while idle.
+    updates : ``Out(stream.Signature(VertexUpdate))``
+        ``<tail, z, ORIGIN_DDMU, leave 0>`` per A entry.
+    pseudo : ``Out(stream.Signature(PseudoEdge))``
+        Sum type: ``<tail, z, engine>`` per A entry. Never valid for min type.
+    done : ``Out(stream.Signature(3))``
+        The lookup's engine, once all its updates and pseudo-edges have been handed out.
+    mem : ``Out(MemoryPortSignature(addr_width))``
+    busy : ``Out(1)``
+    lookups, shortcut_uses, probes : ``Out(32)``
+        Lookups taken, A entries used, hash slots compared.
+    """
+
+    def __init__(self, *, algo: str, addr_width: int):
+        assert algo in ALGORITHMS
+        self._is_min = algo in MIN_TYPE
+        self._addr_width = addr_width
+        super().__init__({
+            "hash_base": In(addr_width),
+            "index_base": In(addr_width),
+            "hash_slots": In(32),
+            "lookup": In(stream.Signature(LookupRequest)),
+            "updates": Out(stream.Signature(VertexUpdate)),
+            "pseudo": Out(stream.Signature(PseudoEdge)),
+            "done": Out(stream.Signature(3)),
+            "mem": Out(MemoryPortSignature(self._addr_width)),
+            "busy": Out(1),
+            "lookups": Out(32),
+            "shortcut_uses": Out(32),
+            "probes": Out(32),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.reader = reader = RangeReader(addr_width=self._addr_width, item_words=8)
+        m.submodules.update_fifo = update_fifo = StreamFIFO(VertexUpdate, 4)
+
+        root = Signal(32)
+        x = Signal(32)
+        engine = Signal(3)
+        slot = Signal(32)
+        line = Signal(data.ArrayLayout(_Slot, 4))
+        begin = Signal(32)
+        end = Signal(32)
+        in_pipe = Signal(4)             # A entries taken, not yet in the output FIFOs
+
+        # The probe and the reader take turns on the one port: the reader is idle (no line on
+        # its way) whenever a probe runs.
+        probing = Signal()
+        with m.If(probing):
+            m.d.comb += [
+                self.mem.req.payload.addr.eq(self.hash_base + (slot >> 2)),
+                self.mem.req.payload.write.eq(0),
+            ]
+        with m.Else():
+            m.d.comb += [
+                self.mem.req.valid.eq(reader.mem.req.valid),
+                self.mem.req.payload.eq(reader.mem.req.payload),
+                reader.mem.req.ready.eq(self.mem.req.ready),
+                reader.mem.resp.valid.eq(self.mem.resp.valid),
+                reader.mem.resp.payload.eq(self.mem.resp.payload),
+                self.mem.resp.ready.eq(reader.mem.resp.ready),
+            ]
+
+        # Entries: N and I are skipped, A go to z.
+        entry = _Entry(reader.items.payload.data)
+        is_a = entry.flag == FLAG_A
+        taken = Signal()
+        if self._is_min:
+            total = entry.eps + x       # 33 bits
+            m.d.comb += [
+                reader.items.ready.eq(~is_a | update_fifo.i.ready),
+                update_fifo.i.valid.eq(reader.items.valid & is_a),
+                update_fifo.i.payload.vertex.eq(entry.tail),
+                update_fifo.i.payload.value.eq(Mux(total[32], EMPTY_SLOT, total[:32])),
+                update_fifo.i.payload.origin.eq(ORIGIN_DDMU),
+                taken.eq(update_fifo.i.valid & update_fifo.i.ready),
+            ]
+            drained = update_fifo.level == 0
+        else:
+            m.submodules.pseudo_fifo = pseudo_fifo = StreamFIFO(PseudoEdge, 4)
+            m.submodules.mul = mul = FP32Multiplier(tag_width=_SumTag.size)
+            m.submodules.add = add = FP32Adder(tag_width=32)
+            m.d.comb += [
+                reader.items.ready.eq(~is_a | mul.i.ready),
+                mul.i.valid.eq(reader.items.valid & is_a),
+                mul.i.payload.a.eq(entry.mu),
+                mul.i.payload.b.eq(x),
+                mul.i.payload.tag.eq(Cat(entry.tail, entry.eps)),
+                taken.eq(mul.i.valid & mul.i.ready),
+            ]
+            mul_tag = _SumTag(mul.o.payload.tag)
+            m.d.comb += [
+                add.i.valid.eq(mul.o.valid),
+                mul.o.ready.eq(add.i.ready),
+                add.i.payload.a.eq(mul.o.payload.result),
+                add.i.payload.b.eq(mul_tag.eps),
+                add.i.payload.tag.eq(mul_tag.tail),
+            ]
+            # Both FIFOs take z together.
+            both_ready = update_fifo.i.ready & pseudo_fifo.i.ready
+            m.d.comb += [
+                add.o.ready.eq(both_ready),
+                update_fifo.i.valid.eq(add.o.valid & both_ready),
+                update_fifo.i.payload.vertex.eq(add.o.payload.tag),
+                update_fifo.i.payload.value.eq(add.o.payload.result),
+                update_fifo.i.payload.origin.eq(ORIGIN_DDMU),
+                pseudo_fifo.i.valid.eq(add.o.valid & both_ready),
+                pseudo_fifo.i.payload.tail.eq(add.o.payload.tag),
+                pseudo_fifo.i.payload.z.eq(add.o.payload.result),
+                pseudo_fifo.i.payload.engine.eq(engine),
+            ]
+            wiring.connect(m, pseudo_fifo.o, wiring.flipped(self.pseudo))
+            drained = (update_fifo.level == 0) & (pseudo_fifo.level == 0)
+        wiring.connect(m, update_fifo.o, wiring.flipped(self.updates))
+        m.d.sync += in_pipe.eq(in_pipe + taken - (update_fifo.i.valid & update_fifo.i.ready))
+        with m.If(taken):
+            m.d.sync += self.shortcut_uses.eq(self.shortcut_uses + 1)
+
+        mask = Signal(32)
+        m.d.comb += mask.eq(self.hash_slots - 1)
+        current = line[slot[:2]]
+        next_slot = (slot + 1)[:32] & mask
+        with m.FSM():
+            with m.State("IDLE"):
+                m.d.comb += self.lookup.ready.eq(1)
+                with m.If(self.lookup.valid):
+                    request = self.lookup.payload
+                    m.d.sync += [
+                        root.eq(request.root), x.eq(request.x), engine.eq(request.engine),
+                        slot.eq(request.root & mask),
+                        self.lookups.eq(self.lookups + 1),
+                    ]
+                    m.next = "REQUEST"
+            with m.State("REQUEST"):
+                m.d.comb += [probing.eq(1), self.mem.req.valid.eq(1)]
+                with m.If(self.mem.req.ready):
+                    m.next = "WAIT"
+            with m.State("WAIT"):
+                m.d.comb += [probing.eq(1), self.mem.resp.ready.eq(1)]
+                with m.If(self.mem.resp.valid):
+                    m.d.sync += line.eq(self.mem.resp.payload.rdata)
+                    m.next = "COMPARE"
+            with m.State("COMPARE"):
+                m.d.sync += self.probes.eq(self.probes + 1)
+                with m.If(current.id == root):
+                    m.d.sync += [begin.eq(current.begin), end.eq(current.end)]
+                    m.next = "READ"
+                with m.Elif(current.id == EMPTY_SLOT):
+                    m.next = "DRAIN"
+                with m.Else():
+                    m.d.sync += slot.eq(next_slot)
+                    # The next slot may be in the line already held.
+                    with m.If((next_slot >> 2) != (slot >> 2)):
+                        m.next = "REQUEST"
+            with m.State("READ"):
+                m.d.comb += [
+                    reader.cmd.valid.eq(end > begin),
+                    reader.cmd.payload.base.eq(self.index_base),
+                    reader.cmd.payload.first.eq(begin),
+                    reader.cmd.payload.count.eq(end - begin),
+                ]
+                # The reader is idle here: the previous lookup drained it.
+                m.next = "DRAIN"
+            with m.State("DRAIN"):
+                with m.If(~reader.busy & (in_pipe == 0) & drained):
+                    m.next = "DONE"
+            with m.State("DONE"):
+                m.d.comb += [self.done.valid.eq(1), self.done.payload.eq(engine)]
+                with m.If(self.done.ready):
+                    m.next = "IDLE"
+        m.d.comb += self.busy.eq(~self.lookup.ready)
+        return m
