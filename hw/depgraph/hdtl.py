@@ -131,6 +131,7 @@ class HDTL(wiring.Component):
 
         # The scan of the top entry's current line.
         m.submodules.probes = probes = StreamFIFO(_Probe, EDGES_PER_LINE)
+        scan_first = Signal(32)
         scan_count = Signal(range(EDGES_PER_LINE + 1))
         scan_items_done = Signal()
         found = Signal()
@@ -242,22 +243,26 @@ class HDTL(wiring.Component):
                     m.next = "RESUME"
 
             with m.State("SCAN"):
-                # The top entry: exhausted → pop it; else read the rest of its current line.
+                # The top entry: exhausted → pop it; else read the rest of its current line
+                # (the count is registered first: the stack is read asynchronously).
                 line_room = EDGES_PER_LINE - top.next[:EDGES_PER_LINE.bit_length() - 1]
                 left = top.end - top.next
-                count = Mux(left < line_room, left, line_room)
                 with m.If(top.next == top.end):
                     m.d.sync += size.eq(size - 1)
                     m.next = "RESUME"
                 with m.Else():
-                    m.d.comb += [edge_reader.cmd.valid.eq(1),
-                                 edge_reader.cmd.payload.base.eq(self.edges_base),
-                                 edge_reader.cmd.payload.first.eq(top.next),
-                                 edge_reader.cmd.payload.count.eq(count)]
-                    with m.If(edge_reader.cmd.ready):
-                        m.d.sync += [scan_count.eq(count), scan_items_done.eq(0),
-                                     found.eq(0)]
-                        m.next = "SCAN_LINE"
+                    m.d.sync += [scan_first.eq(top.next),
+                                 scan_count.eq(Mux(left < line_room, left, line_room))]
+                    m.next = "SCAN_ASK"
+
+            with m.State("SCAN_ASK"):
+                m.d.comb += [edge_reader.cmd.valid.eq(1),
+                             edge_reader.cmd.payload.base.eq(self.edges_base),
+                             edge_reader.cmd.payload.first.eq(scan_first),
+                             edge_reader.cmd.payload.count.eq(scan_count)]
+                with m.If(edge_reader.cmd.ready):
+                    m.d.sync += [scan_items_done.eq(0), found.eq(0)]
+                    m.next = "SCAN_LINE"
 
             with m.State("SCAN_LINE"):
                 # Destinations of the partition are probed, in edge order; the first one that
@@ -298,7 +303,7 @@ class HDTL(wiring.Component):
                         m.d.sync += [vertex.eq(found_vertex), depth.eq(size + 1)]
                         m.next = "VISIT"
                     with m.Else():
-                        m.d.comb += stack_write.data.next.eq(top.next + scan_count)
+                        m.d.comb += stack_write.data.next.eq(scan_first + scan_count)
                         m.next = "SCAN"
 
         with m.If(self.start):

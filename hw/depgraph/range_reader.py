@@ -123,16 +123,21 @@ class RangeReader(wiring.Component):
             m.d.sync += [active.eq(0), lines_left.eq(0), items_left.eq(0),
                          dropping.eq(in_flight + requested - (line_done | dropped))]
 
-        idle = ~active & (dropping == 0)
+        # A command is taken into registers, and the lines it spans are worked out from them
+        # in the next cycle: the arithmetic stays off the path from the command's source.
+        setup = Signal()
+        last_item = Signal(32)
+        idle = ~active & ~setup & (dropping == 0)
         m.d.comb += self.cmd.ready.eq(idle)
         with m.If(self.cmd.valid & idle):
             first, count = self.cmd.payload.first, self.cmd.payload.count
-            first_line = first >> shift
-            last_line = (first + count - 1) >> shift
             m.d.sync += [
-                active.eq(1), base.eq(self.cmd.payload.base),
-                next_line.eq(first_line), lines_left.eq(last_line - first_line + 1),
-                index.eq(first), items_left.eq(count),
+                setup.eq(1), base.eq(self.cmd.payload.base),
+                index.eq(first), items_left.eq(count), last_item.eq(first + count - 1),
             ]
+        with m.If(setup):
+            first_line = index >> shift
+            m.d.sync += [setup.eq(0), active.eq(~self.abort), next_line.eq(first_line),
+                         lines_left.eq((last_item >> shift) - first_line + 1)]
         m.d.comb += self.busy.eq(~idle | (in_flight != 0))
         return m
