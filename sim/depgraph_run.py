@@ -10,7 +10,6 @@ its own order while the golden model sums in float64.
 """
 
 import dataclasses
-import json
 import time
 from pathlib import Path
 
@@ -25,8 +24,8 @@ from hw.depgraph.register_block import register_map
 from hw.depgraph.sim_top import DepGraphSimTop
 from hw.sim_memory import SimMemoryConfig
 from sim.depgraph_image import build_depgraph_image
-from sim.dram_image import DRAMImage
-from sim.harness import DEFAULT_BUILD_ROOT, SimulationError, emit_verilog, run_cocotb
+from sim.dram_run import run_with_dram
+from sim.harness import DEFAULT_BUILD_ROOT
 
 
 __all__ = ["DepGraphReport", "check_graph", "simulate", "PAGERANK_RTOL", "PAGERANK_ATOL"]
@@ -112,36 +111,16 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
     image = build_depgraph_image(run_graph, algo=algo, config=config, bounds=reference.bounds,
                                  stop=reference.stop, root=root, tolerance=tolerance)
     memory = memory or SimMemoryConfig()
-    if image.dram.total_lines > memory.depth_lines:
-        raise ConfigError(f"the graph needs {image.dram.total_lines} lines of simulated DRAM "
-                          f"but it holds {memory.depth_lines} (set --mem depth_lines=N)")
-
-    top = DepGraphSimTop(config, memory)
-    verilog = emit_verilog(top, "depgraph_sim")
-    start = time.perf_counter()
-    run_dir = Path(build_root) / "runs" / f"{config.digest()}-{time.time_ns()}"
-    run_dir.mkdir(parents=True)
-    init_path, dump_path = run_dir / "dram_init.bin", run_dir / "dram_dump.bin"
-    image.dram.write_bin(init_path)
-    image_seconds = time.perf_counter() - start
     addresses = register_map(config.engines)
-    spec = {"registers": [[addresses[name], value] for name, value in image.registers.items()],
-            "counters": list(COUNTERS), "max_cycles": max_cycles,
-            "result_path": str((run_dir / "result.json").resolve())}
-    result = run_cocotb(verilog, "depgraph_sim", "sim.tb.test_depgraph",
-                        simulator=simulator, extra_sources=top.extra_sources, seed=seed,
-                        env={"GRAPHGEN_RUN": json.dumps(spec)}, build_root=build_root,
-                        plusargs=[f"+dram_init_bin={init_path.resolve()}",
-                                  f"+dram_dump_bin={dump_path.resolve()}",
-                                  f"+dram_seed={seed}"])
-    outcome = json.loads((run_dir / "result.json").read_text()) \
-        if (run_dir / "result.json").exists() else None
-    if outcome is None or not result.passed:
-        raise SimulationError(f"the RTL run did not complete: {result.summary()}")
-    start = time.perf_counter()
-    base, count = image.dram.region("state")
-    words = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
-    readback_seconds = time.perf_counter() - start
+    run = run_with_dram(DepGraphSimTop(config, memory), "depgraph_sim", "sim.tb.test_depgraph",
+                        image.dram,
+                        {"registers": [[addresses[name], value]
+                                       for name, value in image.registers.items()],
+                         "counters": list(COUNTERS), "max_cycles": max_cycles},
+                        depth_lines=memory.depth_lines, digest=config.digest(),
+                        read_region="state", simulator=simulator, seed=seed,
+                        build_root=build_root)
+    outcome, words = run.outcome, run.words
 
     expected = np.asarray(reference.states)
     if expected.dtype.kind == "f":
@@ -161,7 +140,7 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
         num_edges=run_graph.num_edges, counters=outcome["counters"],
         golden_counters=dataclasses.asdict(reference.counters),
         matches=first is None, first_mismatch=first,
-        wall_seconds={"golden": golden_seconds, "image": image_seconds,
-                      "build": result.build_seconds, "simulation": result.run_seconds,
-                      "run": outcome["run_wall_seconds"], "readback": readback_seconds},
-        simulator=simulator, build_cached=result.cached, values=values.copy())
+        wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
+                      "build": run.result.build_seconds, "simulation": run.result.run_seconds,
+                      "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
+        simulator=simulator, build_cached=run.result.cached, values=values.copy())

@@ -8,7 +8,6 @@ properties with the golden model: exactly for integers, bit for bit for PageRank
 """
 
 import dataclasses
-import json
 import time
 from pathlib import Path
 
@@ -19,9 +18,9 @@ from hw.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.pipeline import COUNTERS
 from hw.graphicionado.sim_top import GraphicionadoSimTop, SimMemoryConfig
-from sim.dram_image import DRAMImage
+from sim.dram_run import run_with_dram
 from sim.graphicionado_image import build_image
-from sim.harness import DEFAULT_BUILD_ROOT, SimulationError, emit_verilog, run_cocotb
+from sim.harness import DEFAULT_BUILD_ROOT
 
 
 __all__ = ["RunReport", "check_graph", "simulate"]
@@ -99,35 +98,14 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations)
     memory = memory or SimMemoryConfig()
-    if image.dram.total_lines > memory.depth_lines:
-        raise ConfigError(f"the graph needs {image.dram.total_lines} lines of simulated DRAM "
-                          f"but it holds {memory.depth_lines} (set --mem depth_lines=N)")
-
-    top = GraphicionadoSimTop(config, memory)
-    verilog = emit_verilog(top, "graphicionado_sim")
-    start = time.perf_counter()
-    run_dir = Path(build_root) / "runs" / f"{config.digest()}-{time.time_ns()}"
-    run_dir.mkdir(parents=True)
-    # Binary images: $fread/$fwrite are an order of magnitude faster than $readmemh here.
-    init_path, dump_path = run_dir / "dram_init.bin", run_dir / "dram_dump.bin"
-    image.dram.write_bin(init_path)
-    image_seconds = time.perf_counter() - start
-    spec = {"registers": image.registers, "counters": list(COUNTERS),
-            "max_cycles": max_cycles, "result_path": str((run_dir / "result.json").resolve())}
-    result = run_cocotb(verilog, "graphicionado_sim", "sim.tb.test_graphicionado",
-                        simulator=simulator, extra_sources=top.extra_sources, seed=seed,
-                        env={"GRAPHGEN_RUN": json.dumps(spec)}, build_root=build_root,
-                        plusargs=[f"+dram_init_bin={init_path.resolve()}",
-                                  f"+dram_dump_bin={dump_path.resolve()}",
-                                  f"+dram_seed={seed}"])
-    outcome = json.loads((run_dir / "result.json").read_text()) \
-        if (run_dir / "result.json").exists() else None
-    if outcome is None or not result.passed:
-        raise SimulationError(f"the RTL run did not complete: {result.summary()}")
-    start = time.perf_counter()
-    base, count = image.dram.region("vprop")
-    values = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
-    readback_seconds = time.perf_counter() - start
+    run = run_with_dram(GraphicionadoSimTop(config, memory), "graphicionado_sim",
+                        "sim.tb.test_graphicionado", image.dram,
+                        {"registers": image.registers, "counters": list(COUNTERS),
+                         "max_cycles": max_cycles},
+                        depth_lines=memory.depth_lines, digest=config.digest(),
+                        read_region="vprop", simulator=simulator, seed=seed,
+                        build_root=build_root)
+    outcome, values = run.outcome, run.words
 
     expected = np.asarray(reference.values)
     expected_bits = expected.view(np.uint32) if expected.dtype == np.float32 else \
@@ -144,10 +122,10 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
         num_edges=run_graph.num_edges, iterations=outcome["iterations"],
         counters=outcome["counters"], golden_iterations=reference.iterations,
         matches=first is None, first_mismatch=first,
-        wall_seconds={"golden": golden_seconds, "image": image_seconds,
-                      "build": result.build_seconds, "simulation": result.run_seconds,
-                      "run": outcome["run_wall_seconds"], "readback": readback_seconds},
-        simulator=simulator, build_cached=result.cached, values=rtl_values.copy())
+        wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
+                      "build": run.result.build_seconds, "simulation": run.result.run_seconds,
+                      "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
+        simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy())
 
 
 def _show(word, dtype) -> str:

@@ -5,14 +5,16 @@ import itertools
 import json
 import os
 import random
+import time
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import RisingEdge
+from cocotb.simtime import get_sim_time
+from cocotb.triggers import ClockCycles, First, ReadOnly, RisingEdge
 
 
 __all__ = ["config_from_env", "test_options", "start_clock_and_reset", "pause_generator",
-           "CLOCK_PERIOD_NS"]
+           "run_to_done", "CLOCK_PERIOD_NS"]
 
 CLOCK_PERIOD_NS = 10
 
@@ -40,3 +42,37 @@ def pause_generator(rng: random.Random, pause_probability: float):
     if pause_probability <= 0:
         return itertools.repeat(False)
     return (rng.random() < pause_probability for _ in itertools.count())
+
+
+async def run_to_done(dut, run: dict, read_status, error_text: str):
+    """The part of a whole-graph run common to the designs: pulse ``start``, wait for ``done``
+    (at most ``run["max_cycles"]``) without acting on any cycle in between, record the status
+    (``read_status(dut)``: a dict, read after ``done``) and the counters, have the DRAM model
+    dump its memory, write ``run["result_path"]`` and fail if the run did not finish or the
+    design raised ``error`` (``error_text`` says what that means)."""
+    dut.start.value = 1
+    await RisingEdge(dut.clk)
+    dut.start.value = 0
+    began = time.perf_counter()
+    await First(RisingEdge(dut.done), ClockCycles(dut.clk, run["max_cycles"]))
+    seconds = time.perf_counter() - began
+    await ReadOnly()
+    finished = bool(int(dut.done.value))
+    result = {
+        "finished": finished,
+        "error": bool(int(dut.error.value)),
+        **read_status(dut),
+        "counters": {name: int(getattr(dut, f"stat_{name}").value) for name in run["counters"]},
+        "run_wall_seconds": seconds,
+        "sim_cycles": int(get_sim_time("ns") // CLOCK_PERIOD_NS),
+    }
+    if finished:
+        await RisingEdge(dut.clk)
+        dut.dump.value = 1
+        await RisingEdge(dut.clk)
+        dut.dump.value = 0
+        await First(RisingEdge(dut.dump_done), ClockCycles(dut.clk, 10))
+    with open(run["result_path"], "w") as file:
+        json.dump(result, file)
+    assert finished, f"no result after {run['max_cycles']} cycles"
+    assert not result["error"], error_text
