@@ -7,7 +7,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 
-__all__ = ["StreamThrottle"]
+__all__ = ["StreamThrottle", "stream_linker"]
 
 
 class StreamThrottle(wiring.Component):
@@ -49,3 +49,22 @@ class StreamThrottle(wiring.Component):
             self.i.ready.eq(self.o.ready & ~blocked),
         ]
         return m
+
+
+def stream_linker(m, *, percent: int, seeds):
+    """A ``link(source, sink, shape)`` that joins two stream interfaces of module ``m``:
+    directly when ``percent`` is 0, else through a :class:`StreamThrottle` blocking about
+    ``percent`` % of cycles, each seeded with the next of ``seeds`` (nonzero 16-bit)."""
+    seeds = iter(seeds)
+
+    def link(source, sink, shape):
+        if not percent:
+            wiring.connect(m, source, sink)
+            return
+        seed = next(seeds)
+        throttle = StreamThrottle(shape, percent=percent, seed=seed)
+        m.submodules[f"throttle_{seed}"] = throttle
+        wiring.connect(m, source, throttle.i)
+        wiring.connect(m, throttle.o, sink)
+
+    return link

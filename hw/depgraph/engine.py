@@ -12,7 +12,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..memory_port import MemoryPortSignature
-from ..stream_throttle import StreamThrottle
+from ..stream_throttle import stream_linker
 from .circular_queue import CircularQueue
 from .config import DepGraphConfig
 from .fifo_edge_buffer import FIFOEdgeBuffer
@@ -107,17 +107,8 @@ class Engine(wiring.Component):
                                                    lines=self.queue_lines)
         m.submodules.bank = bank = VertexStoreBank(algo=cfg.algo, words=cfg.bank_vertices,
                                                    engine=self._index)
-        seeds = iter(range(0x3A7 + 0x101 * self._index, 0x10000, 0x2F1))
-
-        def link(source, sink, shape):
-            if not cfg.stall_injection:
-                wiring.connect(m, source, sink)
-                return
-            seed = next(seeds)
-            throttle = StreamThrottle(shape, percent=cfg.stall_injection, seed=seed)
-            m.submodules[f"throttle_{seed}"] = throttle
-            wiring.connect(m, source, throttle.i)
-            wiring.connect(m, throttle.o, sink)
+        link = stream_linker(m, percent=cfg.stall_injection,
+                             seeds=range(0x3A7 + 0x101 * self._index, 0x10000, 0x2F1))
 
         # Roots reach the HDTL only once the vertex store is loaded.
         m.d.comb += [

@@ -31,7 +31,7 @@ from ..integer_units import Minimum, SaturatingAdd
 from ..memory_arbiter import MemoryArbiter
 from ..memory_port import MemoryPortSignature
 from ..stream_fifo import StreamFIFO
-from ..stream_throttle import StreamThrottle
+from ..stream_throttle import stream_linker
 from .algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
 from .apply import ApplyMin, ApplyPageRank
 from .atomic_update import AtomicUpdate
@@ -132,18 +132,9 @@ class GraphicionadoPipeline(wiring.Component):
         m.submodules.vprop_write = vprop_write = SequentialVertexWrite(
             item_words=1, addr_width=cfg.addr_width)
         m.submodules.fifo_a4 = fifo_a4 = fifo(32)
-        seeds = iter(range(0x1D5B, 0x10000, 0x2F1))
-
-        def link(source, sink, shape):
-            """Join two stages; with ``stall_injection`` through a random throttle."""
-            if not cfg.stall_injection:
-                wiring.connect(m, source, sink)
-                return
-            seed = next(seeds)
-            throttle = StreamThrottle(shape, percent=cfg.stall_injection, seed=seed)
-            m.submodules[f"throttle_{seed}"] = throttle
-            wiring.connect(m, source, throttle.i)
-            wiring.connect(m, throttle.o, sink)
+        # With ``stall_injection``, stages are joined through random throttles.
+        link = stream_linker(m, percent=cfg.stall_injection,
+                             seeds=range(0x1D5B, 0x10000, 0x2F1))
 
         if cfg.dst_property_read:
             # As many edges in flight as the arbiter lets reads be: a deeper queue gains nothing.
