@@ -137,7 +137,6 @@ def cmd_sim(args) -> int:
     import numpy as np
     import golden
     from hw.graphicionado.sim_top import SimMemoryConfig
-    from sim.graphicionado_run import simulate
     design = get_design(args.design)
     if not design.needs_graph:
         raise UsageError(f"graphgen sim runs graphs on graphicionado or depgraph, "
@@ -148,16 +147,29 @@ def cmd_sim(args) -> int:
     config = design.config(overrides)
     memory = SimMemoryConfig.from_overrides(_parse_sets(args.mem))
     graph = golden.load_graph(args.graph)
+    run = {"root": args.root}
+    within = ""
     if design.name == "depgraph":
-        return _sim_depgraph(args, design, config, memory, graph)
-    report = simulate(graph, args.algo, config, root=args.root, iters=args.iters,
-                      simulator=args.simulator, memory=memory, graph_name=args.graph)
+        from sim.depgraph_run import PAGERANK_ATOL, PAGERANK_RTOL, simulate
+        if args.iters is not None:
+            raise UsageError("depgraph runs to convergence: --iters does not apply")
+        report = simulate(graph, args.algo, config, root=args.root, simulator=args.simulator,
+                          memory=memory, graph_name=args.graph)
+        table = _depgraph_table(report.figures)
+        if not config.is_min:
+            within = f" (within {PAGERANK_ATOL:g} + {PAGERANK_RTOL:g}·|golden| per vertex)"
+    else:
+        from sim.graphicionado_run import simulate
+        report = simulate(graph, args.algo, config, root=args.root, iters=args.iters,
+                          simulator=args.simulator, memory=memory, graph_name=args.graph)
+        table = _sim_table(report.figures)
+        run["iters"] = args.iters
     figures = report.figures
-    print(f"graphicionado {args.algo} on {args.graph}: {report.num_vertices} vertices, "
+    print(f"{design.name} {args.algo} on {args.graph}: {report.num_vertices} vertices, "
           f"{report.num_edges} edges")
     print(f"configuration {config.as_dict()}")
     print(f"memory {memory.as_dict()}")
-    print(_sim_table(figures))
+    print(table)
     if args.output:
         atomic_write(Path(args.output), lambda handle: np.save(handle, report.values),
                      binary=True)
@@ -165,7 +177,7 @@ def cmd_sim(args) -> int:
         out = base_report("sim", design.name, config)
         out["memory"] = memory.as_dict()
         out["graph"] = {"source": args.graph, "num_vertices": report.num_vertices,
-                        "num_edges": report.num_edges, "root": args.root, "iters": args.iters}
+                        "num_edges": report.num_edges, **run}
         out["figures"] = figures
         out["first_mismatch"] = report.first_mismatch
         write_json(Path(args.json), out)
@@ -174,41 +186,6 @@ def cmd_sim(args) -> int:
         print(f"graphgen: MISMATCH with the golden model at vertex {bad['vertex']}: "
               f"RTL {bad['rtl']}, golden {bad['golden']}", file=sys.stderr)
         return 1
-    print("result: matches the golden model")
-    return 0
-
-
-def _sim_depgraph(args, design, config, memory, graph) -> int:
-    import numpy as np
-    from sim.depgraph_run import PAGERANK_ATOL, PAGERANK_RTOL, simulate
-    if args.iters is not None:
-        raise UsageError("depgraph runs to convergence: --iters does not apply")
-    report = simulate(graph, args.algo, config, root=args.root, simulator=args.simulator,
-                      memory=memory, graph_name=args.graph)
-    figures = report.figures
-    print(f"depgraph {args.algo} on {args.graph}: {report.num_vertices} vertices, "
-          f"{report.num_edges} edges")
-    print(f"configuration {config.as_dict()}")
-    print(f"memory {memory.as_dict()}")
-    print(_depgraph_table(figures))
-    if args.output:
-        atomic_write(Path(args.output), lambda handle: np.save(handle, report.values),
-                     binary=True)
-    if args.json:
-        out = base_report("sim", design.name, config)
-        out["memory"] = memory.as_dict()
-        out["graph"] = {"source": args.graph, "num_vertices": report.num_vertices,
-                        "num_edges": report.num_edges, "root": args.root}
-        out["figures"] = figures
-        out["first_mismatch"] = report.first_mismatch
-        write_json(Path(args.json), out)
-    if not report.matches:
-        bad = report.first_mismatch
-        print(f"graphgen: MISMATCH with the golden model at vertex {bad['vertex']}: "
-              f"RTL {bad['rtl']}, golden {bad['golden']}", file=sys.stderr)
-        return 1
-    within = "" if config.is_min else \
-        f" (within {PAGERANK_ATOL:g} + {PAGERANK_RTOL:g}·|golden| per vertex)"
     print(f"result: matches the golden model{within}")
     return 0
 
