@@ -13,24 +13,16 @@ from hw.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
 from hw.sim_memory import SimMemoryConfig
 from sim.depgraph_run import simulate
+from tests.graphs import networkx_graph
 
 MEMORY = SimMemoryConfig(latency=40, jitter=16, outstanding=64, depth_lines=1 << 15)
-
-
-def karate():
-    graph = nx.convert_node_labels_to_integers(nx.karate_club_graph())
-    edges = np.array(list(graph.edges()), dtype=np.int64)
-    src = np.concatenate([edges[:, 0], edges[:, 1]])
-    dst = np.concatenate([edges[:, 1], edges[:, 0]])
-    weight = (src * 7 + dst * 3) % 13 + 1
-    return golden.Graph.from_edges(graph.number_of_nodes(), src, dst, weight, symmetric=True)
 
 
 GRAPHS = {
     "kron8": lambda: golden.from_spec("kron:scale=8,ef=8,seed=2,weights=1:50"),
     "rmat8": lambda: golden.from_spec("rmat:scale=8,ef=6,seed=3,weights=1:50"),
     "grid": lambda: golden.from_spec("grid:rows=10,cols=16,weights=1:9"),
-    "karate": karate,
+    "karate": lambda: networkx_graph("karate"),
 }
 
 # (algo, engines, stack depth, stall percentage, graphs): four builds cover 1, 2 and 4

@@ -4,7 +4,6 @@ DRAM whose latency jitters and random stalls injected between the stages (the
 configuration without them is the one ``test_coarsened_edge_id_table`` and the Amaranth
 tests run)."""
 
-import networkx as nx
 import numpy as np
 import pytest
 
@@ -13,19 +12,9 @@ from hw.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.sim_top import SimMemoryConfig
 from sim.graphicionado_run import simulate
+from tests.graphs import networkx_graph
 
 MEMORY = SimMemoryConfig(latency=60, jitter=24, outstanding=96, depth_lines=1 << 15)
-
-
-def networkx_graph(name):
-    graph = {"karate": nx.karate_club_graph, "lesmis": nx.les_miserables_graph,
-             "florentine": nx.florentine_families_graph}[name]()
-    graph = nx.convert_node_labels_to_integers(graph)
-    edges = np.array(list(graph.edges()), dtype=np.int64)
-    src = np.concatenate([edges[:, 0], edges[:, 1]])
-    dst = np.concatenate([edges[:, 1], edges[:, 0]])
-    weight = (src * 7 + dst * 3) % 13 + 1
-    return golden.Graph.from_edges(graph.number_of_nodes(), src, dst, weight, symmetric=True)
 
 
 GRAPHS = {
