@@ -148,6 +148,21 @@ def _round_and_pack(m, sign, exponent, significand, guard, sticky):
     return Cat(magnitude, sign)
 
 
+def _special_or(m, name, packed, *, sign, nan, inf, zero, zero_sign=None):
+    """``packed``, unless the flags call for a special result: the canonical NaN, an infinity
+    of ``sign``, or a zero of ``zero_sign`` (``sign`` if not given)."""
+    result = Signal(32, name=name)
+    with m.If(nan):
+        m.d.comb += result.eq(QNAN)
+    with m.Elif(inf):
+        m.d.comb += result.eq(Cat(Const(_INF, 31), sign))
+    with m.Elif(zero):
+        m.d.comb += result.eq(Cat(Const(0, 31), sign if zero_sign is None else zero_sign))
+    with m.Else():
+        m.d.comb += result.eq(packed)
+    return result
+
+
 class _FP32Unit(wiring.Component):
     """Common part of the units: stream handshake, valid and tag pipelines. Subclasses set
     ``latency``, ``_output_layout`` and ``_datapath``, which builds the pipeline with exactly
@@ -290,15 +305,9 @@ class FP32Adder(_FP32Unit):
         # Stage 5: round and pack (the rounding increment is a carry chain of its own).
         packed = _round_and_pack(m, s4.sign, s4.exponent[0:8], s4.normalized[4:28],
                                  s4.normalized[3], s4.normalized[0:3].any())
-        result = Signal(32, name="s5_result")
-        with m.If(s4.nan):
-            m.d.comb += result.eq(QNAN)
-        with m.Elif(s4.inf | (s4.exponent == 0xFF)):
-            m.d.comb += result.eq(Cat(Const(_INF, 31), s4.sign))
-        with m.Elif(s4.zero):
-            m.d.comb += result.eq(Cat(Const(0, 31), s4.zero_sign))
-        with m.Else():
-            m.d.comb += result.eq(packed)
+        result = _special_or(m, "s5_result", packed, sign=s4.sign, nan=s4.nan,
+                             inf=s4.inf | (s4.exponent == 0xFF), zero=s4.zero,
+                             zero_sign=s4.zero_sign)
         s5 = stage(result=result)
         return {"result": s5.result}
 
@@ -393,15 +402,8 @@ class FP32Multiplier(_FP32Unit):
         # Stage 4: round and pack.
         packed = _round_and_pack(m, s3.sign, s3.exponent, s3.significand, s3.guard,
                                  s3.sticky)
-        result = Signal(32, name="s4_result")
-        with m.If(s3.nan):
-            m.d.comb += result.eq(QNAN)
-        with m.Elif(s3.inf | s3.overflow):
-            m.d.comb += result.eq(Cat(Const(_INF, 31), s3.sign))
-        with m.Elif(s3.zero):
-            m.d.comb += result.eq(Cat(Const(0, 31), s3.sign))
-        with m.Else():
-            m.d.comb += result.eq(packed)
+        result = _special_or(m, "s4_result", packed, sign=s3.sign, nan=s3.nan,
+                             inf=s3.inf | s3.overflow, zero=s3.zero)
         s4 = stage(result=result)
         return {"result": s4.result}
 
@@ -517,15 +519,8 @@ class FP32Divider(_FP32Unit):
         # Stage 30: round and pack.
         packed = _round_and_pack(m, s29.sign, s29.exponent, s29.significand, s29.guard,
                                  s29.sticky)
-        result = Signal(32, name="s30_result")
-        with m.If(s29.nan):
-            m.d.comb += result.eq(QNAN)
-        with m.Elif(s29.inf | s29.overflow):
-            m.d.comb += result.eq(Cat(Const(_INF, 31), s29.sign))
-        with m.Elif(s29.zero):
-            m.d.comb += result.eq(Cat(Const(0, 31), s29.sign))
-        with m.Else():
-            m.d.comb += result.eq(packed)
+        result = _special_or(m, "s30_result", packed, sign=s29.sign, nan=s29.nan,
+                             inf=s29.inf | s29.overflow, zero=s29.zero)
         s30 = stage(result=result)
         return {"result": s30.result}
 
