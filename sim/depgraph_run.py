@@ -65,7 +65,6 @@ class DepGraphReport:
             "scanned_edges": c["scanned_edges"],
             "walks": c["walks"], "stale_visits": c["stale_visits"],
             "stack_overflows": c["stack_overflows"],
-            "shortcut_uses": 0,
             "queue": {"pushes": c["pushes"], "line_reads": c["queue_line_reads"],
                       "line_writes": c["queue_line_writes"]},
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},

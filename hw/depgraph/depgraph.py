@@ -70,7 +70,7 @@ class DepGraph(wiring.Component):
         m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
                      regs.write.eq(self.reg_write)]
         firsts = [getattr(regs, f"first{e}") for e in range(n_eng + 1)]
-        bounds = firsts[1:n_eng] or [firsts[0]]
+        bounds = firsts[1:n_eng]            # first vertex of banks 1 .. n - 1
 
         engines = []
         for e in range(n_eng):
@@ -84,7 +84,7 @@ class DepGraph(wiring.Component):
             ]
 
         m.submodules.network = network = UpdateNetwork(sources=n_eng, banks=n_eng)
-        for b, bound in enumerate(bounds[:n_eng - 1]):
+        for b, bound in enumerate(bounds):
             m.d.comb += network.bounds[b].eq(bound)
         for e, engine in enumerate(engines):
             wiring.connect(m, engine.updates, network.i[e])
@@ -106,7 +106,7 @@ class DepGraph(wiring.Component):
         m.submodules.writer = writer = VertexWriter(addr_width=cfg.addr_width, banks=n_eng)
         for part in (loader, writer):
             m.d.comb += part.num_vertices.eq(regs.num_vertices)
-            for b, bound in enumerate(bounds[:max(n_eng - 1, 1)]):
+            for b, bound in enumerate(bounds):
                 m.d.comb += part.bounds[b].eq(bound)
         m.d.comb += [
             loader.state_base.eq(regs.state_base), loader.delta_base.eq(regs.delta_base),
