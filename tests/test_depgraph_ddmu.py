@@ -1,7 +1,7 @@
 """The DDMU's hash-table lookup and shortcut propagation against a Python model, in Amaranth's
 simulator: random tables with colliding slots and wrapping probe chains, roots with no, one or
-several entries of mixed flags, absent roots; random backpressure on the outputs, memory
-latency, jitter and request stalls."""
+several entries of mixed flags (more than the DDMU answers or lends per root), absent roots;
+random backpressure on the outputs, memory latency, jitter and request stalls."""
 
 import random
 
@@ -16,6 +16,8 @@ from sim.amaranth_memory import LineMemoryModel, words_to_lines
 
 HASH_BASE = 5
 U32 = 0xFFFF_FFFF
+CANDIDATES = 3
+LOANS = 4
 
 
 def f32_bits(value) -> int:
@@ -23,8 +25,9 @@ def f32_bits(value) -> int:
 
 
 def build_index(rng, *, hash_slots, vertices, is_min):
-    """Returns (memory lines, index_base, {vertex: [(flag, tail, mu, eps)]},
-    {vertex: (begin, end)}, the slots' ids)."""
+    """Returns (memory lines, index_base,
+    {vertex: [(flag, tail, mu, eps, entry, second, length)]}, {vertex: (begin, end)}, the
+    slots' ids)."""
     # Home slots collide; three ids share the last one, so that their chain wraps.
     wrapping = [hash_slots - 1 + k * hash_slots for k in range(1, 4)]
     ids = rng.sample([v for v in range(4 * hash_slots) if v not in wrapping], vertices)
@@ -47,9 +50,12 @@ def build_index(rng, *, hash_slots, vertices, is_min):
                                            rng.uniform(-1, 1) * 10.0 ** rng.randint(-30, 30)]))
             entries.append((flag, tail, mu, eps))
         begin = len(entry_words) // 8
-        for flag, tail, mu, eps in entries:
-            entry_words += [v, tail, rng.randrange(2**32), rng.randrange(1, 9) | flag << 16,
-                            mu, eps, 0, 0]
+        numbered = []
+        for j, (flag, tail, mu, eps) in enumerate(entries):
+            second, length = rng.randrange(2**32), rng.randrange(1, 9)
+            entry_words += [v, tail, second, length | flag << 16, mu, eps, 0, 0]
+            numbered.append((flag, tail, mu, eps, begin + j, second, length))
+        entries = numbered
         s = v % hash_slots
         while slots[s][0] != EMPTY_SLOT:
             s = (s + 1) % hash_slots
@@ -102,10 +108,11 @@ def run_ddmu(algo, *, hash_slots, vertices, lookups, seed):
                                      rng.uniform(0, 1) * 10.0 ** rng.randint(-20, 20)]))
         requests.append((root, x, rng.randrange(8)))
 
-    dut = DDMU(algo=algo, addr_width=16)
+    dut = DDMU(algo=algo, addr_width=16, candidates=CANDIDATES,
+               loans=None if is_min else LOANS)
     memory_model = LineMemoryModel(lines, latency=6, jitter=6, stall_probability=0.3,
                                    seed=seed)
-    events = []        # ("update" | "pseudo" | "done", payload), in hand-out order
+    events = []        # ("update" | "pseudo" | "answer" | "done", payload), in hand-out order
     counters = {}
 
     async def memory_process(ctx):
@@ -134,7 +141,7 @@ def run_ddmu(algo, *, hash_slots, vertices, lookups, seed):
 
     async def monitor(ctx):
         for _ in range(300 * lookups + 1000):      # a hang fails instead of running on
-            readies = {name: rng.random() < 0.6 for name in ("updates", "pseudo", "done")}
+            readies = {name: rng.random() < 0.6 for name in ("updates", "pseudo", "answers")}
             sampled = []
             for name, ready in readies.items():
                 port = getattr(dut, name)
@@ -149,8 +156,12 @@ def run_ddmu(algo, *, hash_slots, vertices, lookups, seed):
                 elif name == "pseudo":
                     events.append(("pseudo", (int(payload.tail), int(payload.z),
                                               int(payload.engine))))
+                elif payload.done:
+                    events.append(("done", int(payload.engine)))
                 else:
-                    events.append(("done", int(payload)))
+                    events.append(("answer", (int(payload.engine), int(payload.entry),
+                                               int(payload.second), int(payload.length),
+                                               int(payload.tail))))
         raise AssertionError("the DDMU hangs")
 
     sim = Simulator(dut)
@@ -163,18 +174,22 @@ def run_ddmu(algo, *, hash_slots, vertices, lookups, seed):
     expected_uses = 0
     position = 0
     for root, x, engine in requests:
-        expected = [(tail, shortcut(is_min, x, mu, eps))
-                    for flag, tail, mu, eps in entries_of.get(root, []) if flag == FLAG_A]
+        entries = entries_of.get(root, [])
+        expected = [(e[1], shortcut(is_min, x, e[2], e[3])) for e in entries if e[0] == FLAG_A]
+        if not is_min:
+            expected = expected[:LOANS]
+        learnable = [(engine, e[4], e[5], e[6], e[1]) for e in entries if e[0] != FLAG_A]
         expected_uses += len(expected)
-        updates, pseudo = [], []
+        got = {"update": [], "pseudo": [], "answer": []}
         while events[position][0] != "done":
             kind, payload = events[position]
-            (updates if kind == "update" else pseudo).append(payload)
+            got[kind].append(payload)
             position += 1
         assert events[position] == ("done", engine)
         position += 1
-        assert updates == expected, (root, x)
-        assert pseudo == ([] if is_min else [(t, z, engine) for t, z in expected])
+        assert got["update"] == expected, (root, x)
+        assert got["pseudo"] == ([] if is_min else [(t, z, engine) for t, z in expected])
+        assert got["answer"] == learnable[:CANDIDATES]
     assert position == len(events)
     probes = [probes_of(table, root) for root, _, _ in requests]
     assert counters == {"lookups": len(requests), "shortcut_uses": expected_uses,

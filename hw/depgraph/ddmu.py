@@ -1,7 +1,9 @@
 """DepGraph's dependency-driven memory unit, its run-time side (Yao et al., HPCA 2021, §III-B,
 "shortcut propagation"): at a walk root's visit it looks the root up in the hub index's hash
 table and, for each of the root's entries with flag A, sends the shortcut value
-z = mu·x + eps to the entry's tail. Learning of the entries is not here yet.
+z = mu·x + eps to the entry's tail. The root's other entries (flags N and I, not learnt yet)
+go back to the walking engine, whose HDTL observes them when its walk travels their core
+path; the learning itself is :class:`hw.depgraph.hub_index_learner.HubIndexLearner`'s.
 
 Memory (32-bit words, 64-byte lines; bases are line addresses):
 
@@ -31,13 +33,20 @@ from .layouts import ORIGIN_DDMU, VertexUpdate
 from .range_reader import RangeReader
 
 
-__all__ = ["DDMU", "LookupRequest", "PseudoEdge", "FLAG_A", "EMPTY_SLOT"]
+__all__ = ["DDMU", "LookupRequest", "LookupAnswer", "PseudoEdge", "FLAG_N", "FLAG_I",
+           "FLAG_A", "EMPTY_SLOT", "ENTRY_WORDS", "SLOT_WORDS"]
 
 LookupRequest = data.StructLayout({"root": 32, "x": 32, "engine": 3})
+# To the looking-up engine: one of the root's entries it may learn (``done`` = 0), then
+# ``done`` = 1 once every shortcut of the root has been handed out.
+LookupAnswer = data.StructLayout({"engine": 3, "done": 1, "entry": 32, "second": 32,
+                                  "length": 16, "tail": 32})
 PseudoEdge = data.StructLayout({"tail": 32, "z": 32, "engine": 3})
 
-FLAG_A = 2
+FLAG_N, FLAG_I, FLAG_A = 0, 1, 2
 EMPTY_SLOT = 0xFFFF_FFFF
+ENTRY_WORDS = 8
+SLOT_WORDS = 4
 
 _Slot = data.StructLayout({"id": 32, "begin": 32, "end": 32, "pad": 32})
 _Entry = data.StructLayout({"head": 32, "tail": 32, "second": 32, "length": 16, "flag": 16,
@@ -54,6 +63,11 @@ class DDMU(wiring.Component):
     algo : str
         bfs, sssp, cc or pagerank.
     addr_width : int
+    candidates : int
+        At most this many of a root's N and I entries are answered per lookup.
+    loans : int or None
+        Sum type: at most this many A entries are used per lookup (each needs a place in the
+        engine's pseudo-edge buffer until its walk ends); None: no limit.
 
     Members
     -------
@@ -67,18 +81,22 @@ class DDMU(wiring.Component):
         ``<tail, z, ORIGIN_DDMU, leave 0>`` per A entry.
     pseudo : ``Out(stream.Signature(PseudoEdge))``
         Sum type: ``<tail, z, engine>`` per A entry. Never valid for min type.
-    done : ``Out(stream.Signature(3))``
-        The lookup's engine, once all its updates and pseudo-edges have been handed out.
+    answers : ``Out(stream.Signature(LookupAnswer))``
+        The root's N and I entries, then ``done``, once all its updates and pseudo-edges
+        have been handed out.
     mem : ``Out(MemoryPortSignature(addr_width))``
     busy : ``Out(1)``
     lookups, shortcut_uses, probes : ``Out(32)``
         Lookups taken, A entries used, hash slots compared.
     """
 
-    def __init__(self, *, algo: str, addr_width: int):
-        assert algo in ALGORITHMS
+    def __init__(self, *, algo: str, addr_width: int, candidates: int = 8,
+                 loans: int | None = None):
+        assert algo in ALGORITHMS and candidates >= 1 and (loans is None or loans >= 1)
         self._is_min = algo in MIN_TYPE
         self._addr_width = addr_width
+        self._candidates = candidates
+        self._loans = loans
         super().__init__({
             "hash_base": In(addr_width),
             "index_base": In(addr_width),
@@ -86,7 +104,7 @@ class DDMU(wiring.Component):
             "lookup": In(stream.Signature(LookupRequest)),
             "updates": Out(stream.Signature(VertexUpdate)),
             "pseudo": Out(stream.Signature(PseudoEdge)),
-            "done": Out(stream.Signature(3)),
+            "answers": Out(stream.Signature(LookupAnswer)),
             "mem": Out(MemoryPortSignature(self._addr_width)),
             "busy": Out(1),
             "lookups": Out(32),
@@ -126,33 +144,54 @@ class DDMU(wiring.Component):
                 self.mem.resp.ready.eq(reader.mem.resp.ready),
             ]
 
-        # Entries: N and I are skipped, A go to z.
+        # Entries: A go to z (up to ``loans`` for sum type), N and I to the engine (up to
+        # ``candidates``), the others are passed over.
+        m.submodules.answer_fifo = answer_fifo = StreamFIFO(LookupAnswer, 4)
         entry = _Entry(reader.items.payload.data)
-        is_a = entry.flag == FLAG_A
+        lent = Signal(32)
+        answered = Signal(range(self._candidates + 1))
+        use = Signal()
+        learnable = Signal()
+        m.d.comb += [
+            use.eq((entry.flag == FLAG_A) &
+                   (1 if self._loans is None else lent < self._loans)),
+            learnable.eq((entry.flag != FLAG_A) & (answered < self._candidates)),
+            answer_fifo.i.payload.engine.eq(engine),
+        ]
+        with m.If(learnable):
+            m.d.comb += [
+                answer_fifo.i.valid.eq(reader.items.valid),
+                answer_fifo.i.payload.entry.eq(reader.items.payload.index),
+                answer_fifo.i.payload.second.eq(entry.second),
+                answer_fifo.i.payload.length.eq(entry.length),
+                answer_fifo.i.payload.tail.eq(entry.tail),
+            ]
+            with m.If(reader.items.valid & answer_fifo.i.ready):
+                m.d.sync += answered.eq(answered + 1)
         taken = Signal()
         if self._is_min:
             total = entry.eps + x       # 33 bits
             m.d.comb += [
-                reader.items.ready.eq(~is_a | update_fifo.i.ready),
-                update_fifo.i.valid.eq(reader.items.valid & is_a),
+                update_fifo.i.valid.eq(reader.items.valid & use),
                 update_fifo.i.payload.vertex.eq(entry.tail),
                 update_fifo.i.payload.value.eq(Mux(total[32], EMPTY_SLOT, total[:32])),
                 update_fifo.i.payload.origin.eq(ORIGIN_DDMU),
                 taken.eq(update_fifo.i.valid & update_fifo.i.ready),
             ]
+            use_ready = update_fifo.i.ready
             drained = update_fifo.level == 0
         else:
             m.submodules.pseudo_fifo = pseudo_fifo = StreamFIFO(PseudoEdge, 4)
             m.submodules.mul = mul = FP32Multiplier(tag_width=_SumTag.size)
             m.submodules.add = add = FP32Adder(tag_width=32)
             m.d.comb += [
-                reader.items.ready.eq(~is_a | mul.i.ready),
-                mul.i.valid.eq(reader.items.valid & is_a),
+                mul.i.valid.eq(reader.items.valid & use),
                 mul.i.payload.a.eq(entry.mu),
                 mul.i.payload.b.eq(x),
                 mul.i.payload.tag.eq(Cat(entry.tail, entry.eps)),
                 taken.eq(mul.i.valid & mul.i.ready),
             ]
+            use_ready = mul.i.ready
             mul_tag = _SumTag(mul.o.payload.tag)
             m.d.comb += [
                 add.i.valid.eq(mul.o.valid),
@@ -176,10 +215,13 @@ class DDMU(wiring.Component):
             ]
             wiring.connect(m, pseudo_fifo.o, wiring.flipped(self.pseudo))
             drained = (update_fifo.level == 0) & (pseudo_fifo.level == 0)
+        m.d.comb += reader.items.ready.eq(Mux(use, use_ready,
+                                              Mux(learnable, answer_fifo.i.ready, 1)))
         wiring.connect(m, update_fifo.o, wiring.flipped(self.updates))
+        wiring.connect(m, answer_fifo.o, wiring.flipped(self.answers))
         m.d.sync += in_pipe.eq(in_pipe + taken - (update_fifo.i.valid & update_fifo.i.ready))
         with m.If(taken):
-            m.d.sync += self.shortcut_uses.eq(self.shortcut_uses + 1)
+            m.d.sync += [self.shortcut_uses.eq(self.shortcut_uses + 1), lent.eq(lent + 1)]
 
         mask = Signal(32)
         m.d.comb += mask.eq(self.hash_slots - 1)
@@ -194,6 +236,7 @@ class DDMU(wiring.Component):
                         root.eq(request.root), x.eq(request.x), engine.eq(request.engine),
                         slot.eq(request.root & mask),
                         self.lookups.eq(self.lookups + 1),
+                        lent.eq(0), answered.eq(0),
                     ]
                     m.next = "REQUEST"
             with m.State("REQUEST"):
@@ -230,8 +273,8 @@ class DDMU(wiring.Component):
                 with m.If(~reader.busy & (in_pipe == 0) & drained):
                     m.next = "DONE"
             with m.State("DONE"):
-                m.d.comb += [self.done.valid.eq(1), self.done.payload.eq(engine)]
-                with m.If(self.done.ready):
+                m.d.comb += [answer_fifo.i.valid.eq(1), answer_fifo.i.payload.done.eq(1)]
+                with m.If(answer_fifo.i.ready):
                     m.next = "IDLE"
-        m.d.comb += self.busy.eq(~self.lookup.ready)
+        m.d.comb += self.busy.eq(~self.lookup.ready | (answer_fifo.level != 0))
         return m
