@@ -1,0 +1,244 @@
+"""DepGraph's hub-index learning (Yao et al., HPCA 2021, §III-B, "maintaining the hub index"):
+the DDMU's write side, which turns an entry into a usable shortcut from two observations.
+
+The HDTL sends an observation ``<entry j, x, y>``: x = the value the walk root (the path's
+head) propagated, y = x carried along the core path to its tail (EdgeCompute composed over
+the edges the walk took). The learner reads entry j, applies the rule of
+:meth:`golden.depgraph.hub_index.HubIndex.observe` in hardware arithmetic and writes the
+entry back. y is used rather than the tail's state (the paper's literal pair) because the
+tail's state also depends on other routes, and a fit of states can give an eps below every
+real path weight, i.e. a wrong SSSP result; see :mod:`golden.depgraph.hub_index`.
+
+Rule, per observation (x0 = the mu field, y0 = the eps field of an I entry):
+
+* flag A: nothing, not counted;
+* otherwise ``observations`` += 1; min type with y = 0xFFFFFFFF (saturated, not on the
+  line): nothing more;
+* flag N, or mu == x (equal bit patterns): mu <- x, eps <- y, flag <- I (replace);
+* min type (bfs, sssp, cc; uint32): if y - y0 == x - x0 as exact signed integers (33 bits)
+  and y >= x: mu <- 1, eps <- y - x, flag <- A, ``learnt`` += 1. Otherwise the fit is
+  refused: ``rejected`` += 1 and replace (flag stays I). y < x cannot hold for non-negative
+  path weights, so it is refused too;
+* sum type (pagerank; FP32): d2 = x - x0, d1 = y - y0, mu' = d1 / d2, eps' = y - mu' · x,
+  each separately rounded to nearest even in this order (as ``np.float32``). d2 = ±0 is an
+  equal x: replace. mu' or eps' not finite: refused as above. Otherwise mu <- mu',
+  eps <- eps', flag <- A, ``learnt`` += 1.
+
+Beyond the golden model (float64, equality of numbers): x is compared as bit patterns, with
+±0 caught by d2; a min-type fit with y < x and a sum-type fit that is not finite are refused
+(a NaN or infinite z would not be paid back by its pseudo-edge: z - z is NaN).
+
+Memory: the entry array of :mod:`hw.depgraph.ddmu` at ``index_base``, eight words
+``<head, tail, L, length | flag << 16, mu, eps, 0, 0>``, two a line: entry j at line
+``index_base + j // 2``, word ``8 * (j % 2)`` on. A write carries the flag halfword, mu and
+eps (bytes 14 to 23 of the entry) in its byte mask and nothing else, so the other entry of
+the line and the entry's head, tail, L and length are never rewritten. One observation at a
+time: the next is taken once the write has been accepted.
+"""
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..fp32 import FP32Adder, FP32Divider, FP32Multiplier
+from ..memory_port import MemoryPortSignature
+from .config import ALGORITHMS, MIN_TYPE
+from .ddmu import FLAG_A, _Entry
+
+
+__all__ = ["HubIndexLearner", "ObserveRequest"]
+
+ObserveRequest = data.StructLayout({"entry": 32, "x": 32, "y": 32})
+
+FLAG_N, FLAG_I = 0, 1
+
+_U32 = 0xFFFF_FFFF
+_SIGN = 0x8000_0000
+# Bytes 14 .. 23 of an entry: the flag halfword, mu and eps.
+_ENTRY_WMASK = ((1 << 10) - 1) << 14
+
+
+def _finite(value):
+    return value[23:31] != 0xFF
+
+
+class HubIndexLearner(wiring.Component):
+    """Learning of hub-index entries from the HDTL's observations, one at a time: read the
+    entry, apply the rule (see the module), write back the changed fields.
+
+    Parameters
+    ----------
+    algo : str
+        bfs, sssp, cc (min type: uint32 fields) or pagerank (sum type: FP32 fields).
+    addr_width : int
+        Width of a line address.
+
+    Members
+    -------
+    index_base : ``In(addr_width)``
+        Line address of the entry array.
+    observe : ``In(stream.Signature(ObserveRequest))``
+        ``<entry j, x, y>``; taken while idle.
+    mem : ``Out(MemoryPortSignature(addr_width))``
+        One read of the entry's line per observation, then at most one masked write.
+    busy : ``Out(1)``
+        An observation has been taken and its write (if any) not yet accepted.
+    observations, learnt, rejected : ``Out(32)``
+        Observations of entries not in state A, entries turned A, fits refused (as
+        ``HubIndex.counts()``'s ``observations``, ``learned``, ``rejected_fits``).
+    """
+
+    def __init__(self, *, algo: str, addr_width: int):
+        assert algo in ALGORITHMS
+        self._is_min = algo in MIN_TYPE
+        super().__init__({
+            "index_base": In(addr_width),
+            "observe": In(stream.Signature(ObserveRequest)),
+            "mem": Out(MemoryPortSignature(addr_width)),
+            "busy": Out(1),
+            "observations": Out(32),
+            "learnt": Out(32),
+            "rejected": Out(32),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+
+        request = Signal(ObserveRequest)
+        x, y = request.x, request.y
+        half = request.entry[0]
+        stored = Signal(_Entry)          # the entry as read
+        x0, y0 = stored.mu, stored.eps
+        written = Signal(_Entry)         # only flag, mu and eps reach the memory
+
+        m.d.comb += [
+            self.mem.req.payload.addr.eq(self.index_base + (request.entry >> 1)),
+            self.mem.req.payload.wdata.eq(Cat(written, written)),
+            self.mem.req.payload.wmask.eq(Mux(half, Const(_ENTRY_WMASK << 32, 64),
+                                              Const(_ENTRY_WMASK, 64))),
+        ]
+
+        def replace():
+            return [written.mu.eq(x), written.eps.eq(y), written.flag.eq(FLAG_I)]
+
+        def learn(mu, eps):
+            return [written.mu.eq(mu), written.eps.eq(eps), written.flag.eq(FLAG_A),
+                    self.learnt.eq(self.learnt + 1)]
+
+        reject = self.rejected.eq(self.rejected + 1)
+
+        if not self._is_min:
+            m.submodules.add = add = FP32Adder(tag_width=0)
+            m.submodules.mul = mul = FP32Multiplier(tag_width=0)
+            m.submodules.div = div = FP32Divider(tag_width=0)
+            # One operation in flight at a time, so every result can be taken as it comes.
+            m.d.comb += [add.o.ready.eq(1), mul.o.ready.eq(1), div.o.ready.eq(1)]
+            d1 = Signal(32)
+            d2 = Signal(32)
+            slope = Signal(32)
+            product = Signal(32)
+
+        line_entries = data.ArrayLayout(_Entry, 2)(self.mem.resp.payload.rdata)
+        with m.FSM():
+            with m.State("IDLE"):
+                m.d.comb += self.observe.ready.eq(1)
+                with m.If(self.observe.valid):
+                    m.d.sync += request.eq(self.observe.payload)
+                    m.next = "READ"
+            with m.State("READ"):
+                m.d.comb += [self.mem.req.valid.eq(1), self.mem.req.payload.write.eq(0)]
+                with m.If(self.mem.req.ready):
+                    m.next = "WAIT"
+            with m.State("WAIT"):
+                m.d.comb += self.mem.resp.ready.eq(1)
+                with m.If(self.mem.resp.valid):
+                    m.d.sync += stored.eq(line_entries[half])
+                    m.next = "DECIDE"
+            with m.State("DECIDE"):
+                with m.If(stored.flag == FLAG_A):
+                    m.next = "IDLE"
+                with m.Else():
+                    m.d.sync += [self.observations.eq(self.observations + 1), *replace()]
+                    first = (stored.flag == FLAG_N) | (x0 == x)
+                    if self._is_min:
+                        # Both differences lie in (-2**32, 2**32): 33 bits hold them exactly.
+                        fits = ((y - y0)[:33] == (x - x0)[:33]) & (y >= x)
+                        with m.If(y == _U32):
+                            m.next = "IDLE"
+                        with m.Elif(first):
+                            m.next = "WRITE"
+                        with m.Elif(fits):
+                            m.d.sync += learn(1, (y - x)[:32])
+                            m.next = "WRITE"
+                        with m.Else():
+                            m.d.sync += reject
+                            m.next = "WRITE"
+                    else:
+                        with m.If(first):
+                            m.next = "WRITE"
+                        with m.Else():
+                            m.next = "SUB_X"
+            if not self._is_min:
+                with m.State("SUB_X"):
+                    m.d.comb += [add.i.valid.eq(1), add.i.payload.a.eq(x),
+                                 add.i.payload.b.eq(x0 ^ _SIGN)]
+                    with m.If(add.i.ready):
+                        m.next = "WAIT_X"
+                with m.State("WAIT_X"):
+                    with m.If(add.o.valid):
+                        m.d.sync += d2.eq(add.o.payload.result)
+                        # x - x0 is exact when it is zero: the x are equal as numbers.
+                        with m.If(add.o.payload.result[:31] == 0):
+                            m.next = "WRITE"
+                        with m.Else():
+                            m.next = "SUB_Y"
+                with m.State("SUB_Y"):
+                    m.d.comb += [add.i.valid.eq(1), add.i.payload.a.eq(y),
+                                 add.i.payload.b.eq(y0 ^ _SIGN)]
+                    with m.If(add.i.ready):
+                        m.next = "WAIT_Y"
+                with m.State("WAIT_Y"):
+                    with m.If(add.o.valid):
+                        m.d.sync += d1.eq(add.o.payload.result)
+                        m.next = "DIVIDE"
+                with m.State("DIVIDE"):
+                    m.d.comb += [div.i.valid.eq(1), div.i.payload.a.eq(d1),
+                                 div.i.payload.b.eq(d2)]
+                    with m.If(div.i.ready):
+                        m.next = "WAIT_DIVIDE"
+                with m.State("WAIT_DIVIDE"):
+                    with m.If(div.o.valid):
+                        m.d.sync += slope.eq(div.o.payload.result)
+                        # A slope that is not finite gives an eps that is not finite either.
+                        with m.If(_finite(div.o.payload.result)):
+                            m.next = "MULTIPLY"
+                        with m.Else():
+                            m.d.sync += reject
+                            m.next = "WRITE"
+                with m.State("MULTIPLY"):
+                    m.d.comb += [mul.i.valid.eq(1), mul.i.payload.a.eq(slope),
+                                 mul.i.payload.b.eq(x)]
+                    with m.If(mul.i.ready):
+                        m.next = "WAIT_MULTIPLY"
+                with m.State("WAIT_MULTIPLY"):
+                    with m.If(mul.o.valid):
+                        m.d.sync += product.eq(mul.o.payload.result)
+                        m.next = "SUB_PRODUCT"
+                with m.State("SUB_PRODUCT"):
+                    m.d.comb += [add.i.valid.eq(1), add.i.payload.a.eq(y),
+                                 add.i.payload.b.eq(product ^ _SIGN)]
+                    with m.If(add.i.ready):
+                        m.next = "WAIT_PRODUCT"
+                with m.State("WAIT_PRODUCT"):
+                    with m.If(add.o.valid):
+                        with m.If(_finite(add.o.payload.result)):
+                            m.d.sync += learn(slope, add.o.payload.result)
+                        with m.Else():
+                            m.d.sync += reject
+                        m.next = "WRITE"
+            with m.State("WRITE"):
+                m.d.comb += [self.mem.req.valid.eq(1), self.mem.req.payload.write.eq(1)]
+                with m.If(self.mem.req.ready):
+                    m.next = "IDLE"
+        m.d.comb += self.busy.eq(~self.observe.ready)
+        return m
