@@ -190,6 +190,19 @@ def cmd_sim(args) -> int:
     return 0
 
 
+def _hub_line(hub: dict | None, gold: dict) -> str:
+    if hub is None:
+        return "none: the hub index is off (hub_index=off)"
+    if not hub["linear"]:
+        return f"none: {hub['reason']}"
+    return (f"{hub['shortcut_uses']} used in {hub['lookups']} lookups, "
+            f"{hub['pseudo_edges']} pseudo-edges; {hub['entries_learnt']} of "
+            f"{hub['entries']} entries learnt from {hub['learner_observations']} "
+            f"observations ({hub['fits_rejected']} fits rejected); index "
+            f"{hub['index_bytes']} bytes, {100 * hub['index_share']:.2f}% of the graph's; "
+            f"golden model {gold['shortcut_uses']} used")
+
+
 def _depgraph_table(figures: dict) -> str:
     phases = figures["phase_cycles"]
     wall = figures["wall_seconds"]
@@ -207,7 +220,7 @@ def _depgraph_table(figures: dict) -> str:
                   f"golden model {gold['edges_fetched']}"),
         ("stack", f"{figures['stack_overflows']} overflows; golden model "
                   f"{gold['stack_overflows']}"),
-        ("shortcuts", "none: the hub index is off (the DDMU is not wired in yet)"),
+        ("shortcuts", _hub_line(figures["hub_index"], gold)),
         ("queues", f"{figures['queue']['pushes']} pushes, {figures['queue']['line_writes']} "
                    f"line writes, {figures['queue']['line_reads']} line reads"),
         ("memory", f"{figures['memory']['reads']} line reads, "

@@ -17,9 +17,10 @@ import numpy as np
 
 import golden
 from golden.depgraph import run_depgraph
+from golden.depgraph.hub_index import HubIndex, graph_csr_bytes
 from hw.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
-from hw.depgraph.depgraph import COUNTERS
+from hw.depgraph.depgraph import COUNTERS, HUB_COUNTERS
 from hw.depgraph.register_block import register_map
 from hw.depgraph.sim_top import DepGraphSimTop
 from hw.sim_memory import SimMemoryConfig
@@ -49,6 +50,7 @@ class DepGraphReport:
     simulator: str
     build_cached: bool
     values: np.ndarray = dataclasses.field(repr=False)
+    hub: dict | None = None         # the hub index's figures; None when it is off
 
     @property
     def figures(self) -> dict:
@@ -68,6 +70,7 @@ class DepGraphReport:
             "queue": {"pushes": c["pushes"], "line_reads": c["queue_line_reads"],
                       "line_writes": c["queue_line_writes"]},
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
+            "hub_index": self.hub,
             "golden": self.golden_counters,
             "simulated_cycles_per_second": c["cycles"] / run_seconds if run_seconds else None,
             "wall_seconds": self.wall_seconds,
@@ -107,8 +110,12 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
     golden_seconds = time.perf_counter() - started
 
     run_graph = graph.symmetrized() if algo == "cc" else graph
+    # The golden run learnt its own index; the hardware starts from the same unlearnt one.
+    index = HubIndex.from_core(reference.core, config.is_min, ~reference.stop) \
+        if config.hub_index and reference.shortcuts else None
     image = build_depgraph_image(run_graph, algo=algo, config=config, bounds=reference.bounds,
-                                 stop=reference.stop, root=root, tolerance=tolerance)
+                                 stop=reference.stop, root=root, tolerance=tolerance,
+                                 index=index)
     memory = memory or SimMemoryConfig()
     addresses = register_map(config.engines)
     run = run_with_dram(DepGraphSimTop(config, memory), "depgraph_sim", "sim.tb.test_depgraph",
@@ -134,8 +141,17 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
     if differing.size:
         v = int(differing[0])
         first = {"vertex": v, "rtl": values[v].item(), "golden": expected[v].item()}
+    hub = None
+    if config.hub_index:
+        c = outcome["counters"]
+        hub = {"entries": image.index_entries, "heads": image.index_heads,
+               "index_bytes": image.index_bytes,
+               "index_share": image.index_bytes / graph_csr_bytes(run_graph),
+               "linear": reference.shortcuts, "reason": reference.shortcut_reason,
+               **{name: c[name] for name in HUB_COUNTERS},
+               "observations_sent": c["observations"], "pseudo_edges": c["pseudo_edges"]}
     return DepGraphReport(
-        algo=algo, graph=graph_name, num_vertices=graph.num_vertices,
+        algo=algo, graph=graph_name, hub=hub, num_vertices=graph.num_vertices,
         num_edges=run_graph.num_edges, counters=outcome["counters"],
         golden_counters=dataclasses.asdict(reference.counters),
         matches=first is None, first_mismatch=first,

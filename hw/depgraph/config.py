@@ -27,8 +27,15 @@ class DepGraphConfig(DesignConfig):
     stack_depth : int
         HDTL stack entries (the paper: 10).
     hub_index : bool
-        Build the DDMU and use its hub-index shortcuts. Not available yet: the DDMU is not
-        built, and asking for it is refused.
+        Build the DDMU and the hub-index learner, and use the shortcuts between hubs.
+    track_entries : int
+        Hub-index entries of a walk's root that are not yet available (flags N and I) the
+        HDTL keeps, to learn them when its walk travels their core path; the DDMU hands out
+        at most this many per root.
+    pseudo_edge_buffer : int
+        PageRank with the hub index: pseudo-edges an engine holds until its walk ends; the
+        DDMU uses at most this many shortcuts per root (the fixpoint needs every shortcut paid
+        back by its pseudo-edge).
     bank_vertices : int
         Vertex-store records per engine: the largest partition the accelerator takes. The
         default keeps four banks within an ECP5-85k's block RAM.
@@ -45,6 +52,8 @@ class DepGraphConfig(DesignConfig):
     engines: int = 4
     stack_depth: int = 10
     hub_index: bool = False
+    track_entries: int = 8
+    pseudo_edge_buffer: int = 16
     bank_vertices: int = 8192
     edge_fifo_depth: int = 37
     addr_width: int = 26
@@ -56,9 +65,11 @@ class DepGraphConfig(DesignConfig):
             raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, not {self.algo!r}")
         if not 1 <= self.engines <= min(8, ORIGIN_DDMU):
             raise ConfigError(f"engines must be between 1 and 8, not {self.engines}")
-        if self.hub_index:
-            raise ConfigError("hub_index=on needs the DDMU, which is not built yet; "
-                              "use hub_index=off")
+        if not 1 <= self.track_entries <= 32:
+            raise ConfigError(f"track_entries must be between 1 and 32, not {self.track_entries}")
+        if not 1 <= self.pseudo_edge_buffer <= 256:
+            raise ConfigError(f"pseudo_edge_buffer must be between 1 and 256, "
+                              f"not {self.pseudo_edge_buffer}")
         if not 1 <= self.stack_depth <= 64:
             raise ConfigError(f"stack_depth must be between 1 and 64, not {self.stack_depth}")
         if not is_power_of_two(self.bank_vertices) or not 16 <= self.bank_vertices <= 1 << 20:

@@ -8,6 +8,10 @@ vertex is activated and queued, in id order); then the engines run until nothing
 anywhere (every queue, stack, FIFO, network queue and bank empty and every update acked),
 the states are written back to memory and ``done`` rises. The status counters count from
 reset (one run per reset), except the cycle counts, which restart with every run.
+
+With the hub index the engines share the DDMU (lookups, round robin) and the hub-index
+learner (observations, round robin); the DDMU's shortcut updates enter the network as one
+more source, its answers and pseudo-edges go back to the engine that looked up.
 """
 
 from amaranth.hdl import Cat, Module, Signal
@@ -16,18 +20,24 @@ from amaranth.lib.wiring import In, Out
 
 from ..memory_arbiter import MemoryArbiter
 from ..memory_port import MemoryPortSignature
+from ..stream_arbiter import StreamArbiter
 from .config import DepGraphConfig
+from .ddmu import DDMU, LookupRequest
 from .engine import Engine
+from .hub_index_learner import HubIndexLearner, ObserveRequest
+from .layouts import ORIGIN_DDMU
 from .register_block import RegisterBlock, register_map
 from .update_network import UpdateNetwork
 from .vertex_loader import VertexLoader, VertexWriter
 
 
-__all__ = ["DepGraph", "COUNTERS"]
+__all__ = ["DepGraph", "COUNTERS", "HUB_COUNTERS"]
 
-# Totals over the engines, then the run's own figures.
-COUNTERS = Engine.COUNTERS + ("cycles", "load_cycles", "run_cycles", "write_cycles",
-                              "memory_reads", "memory_writes")
+# Totals over the engines, the hub index's figures (0 without it), then the run's own.
+HUB_COUNTERS = ("lookups", "shortcut_uses", "hash_probes", "learner_observations",
+                "entries_learnt", "fits_rejected")
+COUNTERS = Engine.COUNTERS + HUB_COUNTERS + ("cycles", "load_cycles", "run_cycles",
+                                             "write_cycles", "memory_reads", "memory_writes")
 
 
 class DepGraph(wiring.Component):
@@ -83,12 +93,17 @@ class DepGraph(wiring.Component):
                 engine.queue_base.eq(regs.queue_base), engine.tolerance.eq(regs.tolerance),
             ]
 
-        m.submodules.network = network = UpdateNetwork(sources=n_eng, banks=n_eng)
+        hub = cfg.hub_index
+        m.submodules.network = network = UpdateNetwork(sources=n_eng + hub, banks=n_eng)
         for b, bound in enumerate(bounds):
             m.d.comb += network.bounds[b].eq(bound)
         for e, engine in enumerate(engines):
             wiring.connect(m, engine.updates, network.i[e])
             wiring.connect(m, network.o[e], engine.incoming)
+
+        hub_clients, hub_quiet = [], 1
+        if hub:
+            hub_clients, hub_quiet = self._elaborate_hub(m, regs, engines, network)
 
         # Updates of each engine not yet applied: counted up when its HDTL sends an edge,
         # down when any bank acks an update of that origin.
@@ -134,7 +149,7 @@ class DepGraph(wiring.Component):
         for engine in engines:
             clients += [engine.offsets_mem, engine.edges_mem, engine.queue_mem]
         clients += [loader.state_mem, loader.delta_mem, loader.const_mem, loader.stop_mem,
-                    writer.mem]
+                    writer.mem] + hub_clients
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
         for client, port in zip(clients, arbiter.clients):
@@ -144,7 +159,7 @@ class DepGraph(wiring.Component):
         # Control. The quiet check is registered and must hold for two cycles: a block that
         # hands work to another shows it busy in the cycle after at the latest.
         quiet_now = ~Cat(e.busy for e in engines).any() & \
-            Cat(e.drained for e in engines).all() & ~network.busy
+            Cat(e.drained for e in engines).all() & ~network.busy & hub_quiet
         quiet = Signal()
         quiet_before = Signal()
         m.d.sync += [quiet.eq(quiet_now), quiet_before.eq(quiet)]
@@ -202,3 +217,44 @@ class DepGraph(wiring.Component):
         m.d.comb += [self.stat_memory_reads.eq(reads), self.stat_memory_writes.eq(writes),
                      self.error.eq(Cat(e.queue_overflow for e in engines).any())]
         return m
+
+    def _elaborate_hub(self, m, regs, engines, network):
+        """The DDMU and the learner, shared by the engines. Returns their memory ports and
+        whether they are quiet (nothing inside, every shortcut update acked)."""
+        cfg = self._config
+        m.submodules.ddmu = ddmu = DDMU(
+            algo=cfg.algo, addr_width=cfg.addr_width, candidates=cfg.track_entries,
+            loans=None if cfg.is_min else cfg.pseudo_edge_buffer)
+        m.submodules.learner = learner = HubIndexLearner(algo=cfg.algo,
+                                                         addr_width=cfg.addr_width)
+        m.d.comb += [ddmu.hash_base.eq(regs.hash_base), ddmu.index_base.eq(regs.index_base),
+                     ddmu.hash_slots.eq(regs.hash_slots),
+                     learner.index_base.eq(regs.index_base)]
+        m.submodules.lookups = lookups = StreamArbiter(LookupRequest, len(engines))
+        m.submodules.observations = observations = StreamArbiter(ObserveRequest, len(engines))
+        wiring.connect(m, lookups.o, ddmu.lookup)
+        wiring.connect(m, observations.o, learner.observe)
+        wiring.connect(m, ddmu.updates, network.i[len(engines)])
+        for e, engine in enumerate(engines):
+            wiring.connect(m, engine.lookup, lookups.i[e])
+            wiring.connect(m, engine.observe, observations.i[e])
+            for source, sink in ((ddmu.answers, engine.answers), (ddmu.pseudo, engine.pseudo)):
+                mine = source.payload.engine == e
+                m.d.comb += [sink.valid.eq(source.valid & mine),
+                             sink.payload.eq(source.payload)]
+                with m.If(mine):
+                    m.d.comb += source.ready.eq(sink.ready)
+
+        # Shortcut updates not yet applied.
+        in_flight = Signal(32)
+        sent = ddmu.updates.valid & ddmu.updates.ready
+        acks = sum(((e.ack & (e.ack_origin == ORIGIN_DDMU)) for e in engines))
+        m.d.sync += in_flight.eq(in_flight + sent - acks)
+
+        for name, value in (("lookups", ddmu.lookups), ("shortcut_uses", ddmu.shortcut_uses),
+                            ("hash_probes", ddmu.probes),
+                            ("learner_observations", learner.observations),
+                            ("entries_learnt", learner.learnt),
+                            ("fits_rejected", learner.rejected)):
+            m.d.comb += getattr(self, f"stat_{name}").eq(value)
+        return [ddmu.mem, learner.mem], ~ddmu.busy & ~learner.busy & (in_flight == 0)

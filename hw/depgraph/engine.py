@@ -13,10 +13,13 @@ from amaranth.lib.wiring import In, Out
 
 from ..memory_port import MemoryPortSignature
 from ..stream_throttle import stream_linker
+from ..stream_fifo import StreamFIFO
 from .circular_queue import CircularQueue
 from .config import DepGraphConfig
+from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .fifo_edge_buffer import FIFOEdgeBuffer
 from .hdtl import HDTL
+from .hub_index_learner import ObserveRequest
 from .layouts import ORIGIN_BITS, LoadRecord, VertexUpdate
 from .processing_element import ProcessingElement
 from .vertex_store import VertexStoreBank
@@ -53,19 +56,25 @@ class Engine(wiring.Component):
     load : ``In(stream.Signature(LoadRecord))``
     dump : ``In(stream.Signature(32))``; dumped : ``Out(stream.Signature(32))``
     offsets_mem, edges_mem, queue_mem : ``Out(MemoryPortSignature(addr_width))``
+    lookup, answers, pseudo, observe
+        With the hub index: the HDTL's lookups to the DDMU and its answers, the DDMU's
+        pseudo-edges into this engine's pseudo-edge buffer (PageRank), the HDTL's
+        observations to the learner.
     busy : ``Out(1)``
         Anything inside but the updates on their way back (``drained`` covers those).
     store_busy : ``Out(1)``
         The vertex-store bank has operations in flight (loading ends when it has none).
     counters: ``visits``, ``stale_visits``, ``edges_fetched``, ``scanned_edges``, ``walks``,
     ``vertex_updates``, ``updates_applied``, ``activations``, ``pushes``,
-    ``stack_overflows``, ``queue_line_reads``,
-    ``queue_line_writes`` : ``Out(32)``; ``queue_overflow`` : ``Out(1)``
+    ``stack_overflows``, ``queue_line_reads``, ``queue_line_writes``, ``observations``,
+    ``pseudo_edges`` (the last two 0 without the hub index) : ``Out(32)``;
+    ``queue_overflow`` : ``Out(1)``
     """
 
     COUNTERS = ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks",
                 "vertex_updates", "updates_applied", "activations", "pushes",
-                "stack_overflows", "queue_line_reads", "queue_line_writes")
+                "stack_overflows", "queue_line_reads", "queue_line_writes", "observations",
+                "pseudo_edges")
 
     def __init__(self, config: DepGraphConfig, index: int):
         assert 0 <= index < config.engines
@@ -88,6 +97,13 @@ class Engine(wiring.Component):
             "queue_mem": Out(MemoryPortSignature(aw)),
             "busy": Out(1), "store_busy": Out(1), "queue_overflow": Out(1),
         }
+        if config.hub_index:
+            members.update({
+                "lookup": Out(stream.Signature(LookupRequest)),
+                "answers": In(stream.Signature(LookupAnswer)),
+                "pseudo": In(stream.Signature(PseudoEdge)),
+                "observe": Out(stream.Signature(ObserveRequest)),
+            })
         members.update({name: Out(32) for name in self.COUNTERS})
         super().__init__(members)
 
@@ -100,7 +116,9 @@ class Engine(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self._config
-        m.submodules.hdtl = hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth)
+        m.submodules.hdtl = hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth,
+                                        algo=cfg.algo, hub_index=cfg.hub_index,
+                                        track_entries=cfg.track_entries, engine=self._index)
         m.submodules.fifo = fifo = FIFOEdgeBuffer(depth=cfg.edge_fifo_depth)
         m.submodules.pe = pe = ProcessingElement(algo=cfg.algo, engine=self._index)
         m.submodules.queue = queue = CircularQueue(addr_width=cfg.addr_width,
@@ -153,4 +171,18 @@ class Engine(wiring.Component):
         m.d.comb += self.updates_applied.eq(bank.updates)
         m.d.comb += [self.queue_line_reads.eq(queue.line_reads),
                      self.queue_line_writes.eq(queue.line_writes)]
+
+        if cfg.hub_index:
+            # The pseudo-edge buffer holds what the DDMU lends per root at most, so the DDMU
+            # never waits for a walk to end.
+            m.submodules.pending = pending = StreamFIFO(PseudoEdge, cfg.pseudo_edge_buffer)
+            wiring.connect(m, wiring.flipped(self.pseudo), pending.i)
+            wiring.connect(m, pending.o, hdtl.pending)
+            wiring.connect(m, hdtl.lookup, wiring.flipped(self.lookup))
+            wiring.connect(m, wiring.flipped(self.answers), hdtl.answers)
+            wiring.connect(m, hdtl.observe, wiring.flipped(self.observe))
+            m.d.comb += [self.observations.eq(hdtl.observations),
+                         self.pseudo_edges.eq(hdtl.pseudo_edges)]
+            with m.If(pending.level != 0):
+                m.d.comb += self.busy.eq(1)
         return m

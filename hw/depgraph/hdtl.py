@@ -17,24 +17,46 @@ is popped; the walk ends when the stack is empty.
 The destinations a batch activates are left for the walk when they are walkable and the
 batch's depth is below ``stack_depth`` (the vertex store then does not queue them); the scan
 finds them, because every one of them is an out-neighbour of an entry still on the stack.
+
+With the hub index (§III-B, "shortcut propagation" and "maintaining the hub index"), a root
+in the stop bitmap (only those head core paths) is looked up in the DDMU, which lends the
+shortcuts of its A entries and answers its N and I entries, kept in a small table. A depth-2
+visit whose vertex is an answered entry's second vertex L tracks that entry for its subtree;
+every entry on the stack also holds y, the value the root's x gives along the walk's own
+edges (EdgeCompute composed edge by edge, kept as its edge-independent part: y for the
+min-type algorithms, y · const for PageRank). When the batch of a vertex at the tracked
+entry's depth holds an edge to its tail, the observation <entry, root's x, EdgeCompute(y)>
+goes to the learner. The walk ends once the DDMU has answered its root; for PageRank the
+pseudo-edges of the root's shortcuts then enter the FIFO edge buffer, paying the loans back.
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..fp32 import FP32Multiplier
 from ..memory_port import MemoryPortSignature
 from ..stream_fifo import StreamFIFO
+from .config import ALGORITHMS, MIN_TYPE
+from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
+from .hub_index_learner import ObserveRequest
 from .layouts import EDGES_PER_LINE, EdgeTask, ProbeResult, VisitRequest, VisitResult
 from .range_reader import RangeReader
 
 
-__all__ = ["HDTL", "StackEntry"]
+__all__ = ["HDTL", "stack_entry_layout"]
 
-StackEntry = data.StructLayout({"vertex": 32, "next": 32, "end": 32})
+
+def stack_entry_layout(hub_index: bool) -> data.StructLayout:
+    """<vertex, next edge offset, end offset>, and the path value y with the hub index."""
+    fields = {"vertex": 32, "next": 32, "end": 32}
+    if hub_index:
+        fields["y"] = 32
+    return data.StructLayout(fields)
+
 
 # A destination asked about, and the edge that leads to it.
-_Probe = data.StructLayout({"edge": 32, "vertex": 32})
+_Probe = data.StructLayout({"edge": 32, "vertex": 32, "weight": 32})
 
 
 class HDTL(wiring.Component):
@@ -48,6 +70,14 @@ class HDTL(wiring.Component):
         go to the queue (stack overflows).
     edge_window : int
         Edge lines requested ahead of the hand-out into the FIFO edge buffer.
+    algo : str
+        bfs, sssp, cc or pagerank (EdgeCompute of the path value y).
+    hub_index : bool
+        Look roots up in the DDMU, track and observe their entries, pay pseudo-edges back.
+    track_entries : int
+        Answered entries kept per walk.
+    engine : int
+        The engine's number, sent with its lookups.
 
     Members
     -------
@@ -72,14 +102,32 @@ class HDTL(wiring.Component):
     visits, stale_visits, edges_fetched, scanned_edges, walks : ``Out(32)``
         Counters: folding visits, visits that found no work (stale pops included), edges
         sent to the FIFO edge buffer, edges read again by the scan, walks started.
+
+    With ``hub_index``:
+
+    lookup : ``Out(stream.Signature(LookupRequest))``; answers : ``In(stream.Signature(LookupAnswer))``
+        To and from the DDMU.
+    pending : ``In(stream.Signature(PseudoEdge))``
+        The engine's pseudo-edge buffer, filled by the DDMU (PageRank).
+    observe : ``Out(stream.Signature(ObserveRequest))``
+        To the hub-index learner.
+    observations, pseudo_edges : ``Out(32)``
+        Counters: observations sent, pseudo-edges put into the FIFO edge buffer.
     """
 
-    def __init__(self, *, addr_width: int, stack_depth: int, edge_window: int = 8):
+    def __init__(self, *, addr_width: int, stack_depth: int, edge_window: int = 8,
+                 algo: str = "bfs", hub_index: bool = False, track_entries: int = 8,
+                 engine: int = 0):
         assert stack_depth >= 1 and edge_window >= 1
+        assert algo in ALGORITHMS and track_entries >= 1 and engine >= 0
         self._addr_width = addr_width
         self._stack_depth = stack_depth
         self._edge_window = edge_window
-        super().__init__({
+        self._algo = algo
+        self._hub_index = hub_index
+        self._track_entries = track_entries
+        self._engine = engine
+        members = {
             "start": In(1),
             "first": In(32), "last": In(32),
             "offsets_base": In(addr_width), "edges_base": In(addr_width),
@@ -95,16 +143,34 @@ class HDTL(wiring.Component):
             "busy": Out(1),
             "visits": Out(32), "stale_visits": Out(32), "edges_fetched": Out(32),
             "scanned_edges": Out(32), "walks": Out(32),
-        })
+        }
+        if hub_index:
+            members.update({
+                "lookup": Out(stream.Signature(LookupRequest)),
+                "answers": In(stream.Signature(LookupAnswer)),
+                "pending": In(stream.Signature(PseudoEdge)),
+                "observe": Out(stream.Signature(ObserveRequest)),
+                "observations": Out(32), "pseudo_edges": Out(32),
+            })
+        super().__init__(members)
 
     @property
     def stack_bits(self) -> int:
         """Bits of the stack (the paper's 6.1 Kbit is for its 10 entries of 5 words)."""
-        return self._stack_depth * StackEntry.size
+        return self._stack_depth * stack_entry_layout(self._hub_index).size
+
+    def _edge_value(self, yc, weight):
+        """EdgeCompute of a path value over an edge, from its edge-independent part."""
+        if self._algo == "pagerank" or self._algo == "cc":
+            return yc
+        total = yc + (1 if self._algo == "bfs" else weight)
+        return Mux(total[32], 0xFFFF_FFFF, total[:32])
 
     def elaborate(self, platform):
         m = Module()
         depth_limit = self._stack_depth
+        hub = self._hub_index
+        is_sum = self._algo not in MIN_TYPE
 
         m.submodules.offsets = offsets = RangeReader(addr_width=self._addr_width, item_words=1,
                                                      window=2)
@@ -114,7 +180,8 @@ class HDTL(wiring.Component):
         wiring.connect(m, edge_reader.mem, wiring.flipped(self.edges_mem))
 
         # The stack, read asynchronously at its top (distributed RAM).
-        m.submodules.stack = stack = memory.Memory(shape=StackEntry, depth=depth_limit, init=[])
+        m.submodules.stack = stack = memory.Memory(shape=stack_entry_layout(hub),
+                                                   depth=depth_limit, init=[])
         stack_write = stack.write_port()
         stack_top = stack.read_port(domain="comb")
         size = Signal(range(depth_limit + 1))
@@ -137,11 +204,17 @@ class HDTL(wiring.Component):
         found = Signal()
         found_edge = Signal(32)
         found_vertex = Signal(32)
+        found_weight = Signal(32)
 
         edge_fields = data.StructLayout({"dst": 32, "weight": 32})
         batch_left = Signal()
         with m.If(self.left):
             m.d.sync += batch_left.eq(1)
+
+        if hub:
+            hub_state = self._elaborate_hub(m, vertex=vertex, depth=depth, x=x, const=const)
+        # What the walk does after a batch: ready once the hub-index work of the batch is done.
+        batch_finished = hub_state["batch_finished"] if hub else 1
 
         with m.FSM():
             with m.State("IDLE"):
@@ -175,15 +248,32 @@ class HDTL(wiring.Component):
                         m.d.sync += [x.eq(self.visited.payload.x),
                                      const.eq(self.visited.payload.const),
                                      self.visits.eq(self.visits + 1)]
-                        m.next = "OFFSET_LO"
+                        if hub:
+                            m.d.comb += hub_state["folded"].eq(1)
+                            with m.If((depth == 1) & self.visited.payload.stop):
+                                m.next = "LOOKUP"
+                            with m.Else():
+                                m.next = "OFFSET_LO"
+                        else:
+                            m.next = "OFFSET_LO"
                     with m.Else():
                         m.d.comb += offsets.abort.eq(1)
                         m.d.sync += self.stale_visits.eq(self.stale_visits + 1)
                         m.next = "RESUME"
 
+            if hub:
+                with m.State("LOOKUP"):
+                    m.d.comb += [self.lookup.valid.eq(1),
+                                 self.lookup.payload.root.eq(vertex),
+                                 self.lookup.payload.x.eq(x),
+                                 self.lookup.payload.engine.eq(self._engine)]
+                    with m.If(self.lookup.ready):
+                        m.d.sync += hub_state["looked_up"].eq(1)
+                        m.next = "OFFSET_LO"
+
             with m.State("RESUME"):
                 with m.If(size == 0):
-                    m.next = "IDLE"
+                    m.next = "WALK_END" if hub else "IDLE"
                 with m.Else():
                     m.next = "SCAN"
 
@@ -197,10 +287,22 @@ class HDTL(wiring.Component):
                 m.d.comb += offsets.items.ready.eq(1)
                 with m.If(offsets.items.valid):
                     m.d.sync += hi.eq(offsets.items.payload.data)
-                    m.next = "BATCH_START"
+                    m.next = "TRACK" if hub else "BATCH_START"
+
+            if hub:
+                with m.State("TRACK"):
+                    # A depth-2 vertex chooses the entry its subtree may observe, once the
+                    # DDMU has answered the root.
+                    with m.If(depth != 2):
+                        m.next = "BATCH_START"
+                    with m.Elif(~hub_state["looked_up"] | hub_state["answered"]):
+                        m.d.comb += hub_state["choose"].eq(1)
+                        m.next = "BATCH_START"
 
             with m.State("BATCH_START"):
                 m.d.sync += batch_left.eq(0)
+                if hub:
+                    m.d.sync += hub_state["hit"].eq(0)
                 with m.If(hi == lo):
                     m.next = "BATCH_DONE"
                 with m.Else():
@@ -224,6 +326,10 @@ class HDTL(wiring.Component):
                 ]
                 with m.If(self.edges.valid & self.edges.ready):
                     m.d.sync += self.edges_fetched.eq(self.edges_fetched + 1)
+                    if hub:
+                        m.d.comb += [hub_state["batch_edge"].eq(1),
+                                     hub_state["batch_dst"].eq(edge.dst),
+                                     hub_state["batch_weight"].eq(edge.weight)]
                     with m.If(edge_reader.items.payload.last):
                         m.next = "DRAIN"
 
@@ -232,15 +338,18 @@ class HDTL(wiring.Component):
                     m.next = "BATCH_DONE"
 
             with m.State("BATCH_DONE"):
-                with m.If((depth < depth_limit) & batch_left):
-                    m.d.comb += [stack_write.en.eq(1), stack_write.addr.eq(size),
-                                 stack_write.data.vertex.eq(vertex),
-                                 stack_write.data.next.eq(lo),
-                                 stack_write.data.end.eq(hi)]
-                    m.d.sync += size.eq(size + 1)
-                    m.next = "SCAN"
-                with m.Else():
-                    m.next = "RESUME"
+                with m.If(batch_finished):
+                    with m.If((depth < depth_limit) & batch_left):
+                        m.d.comb += [stack_write.en.eq(1), stack_write.addr.eq(size),
+                                     stack_write.data.vertex.eq(vertex),
+                                     stack_write.data.next.eq(lo),
+                                     stack_write.data.end.eq(hi)]
+                        if hub:
+                            m.d.comb += stack_write.data.y.eq(hub_state["yc"])
+                        m.d.sync += size.eq(size + 1)
+                        m.next = "SCAN"
+                    with m.Else():
+                        m.next = "RESUME"
 
             with m.State("SCAN"):
                 # The top entry: exhausted → pop it; else read the rest of its current line
@@ -273,6 +382,7 @@ class HDTL(wiring.Component):
                 m.d.comb += [
                     probes.i.payload.edge.eq(item.payload.index),
                     probes.i.payload.vertex.eq(edge.dst),
+                    probes.i.payload.weight.eq(edge.weight),
                     self.probe.payload.eq(edge.dst),
                 ]
                 with m.If(item.valid & ~scan_items_done):
@@ -292,22 +402,135 @@ class HDTL(wiring.Component):
                 with m.If(self.probed.valid & probes.o.valid &
                           self.probed.payload.walkable & ~found):
                     m.d.sync += [found.eq(1), found_edge.eq(probes.o.payload.edge),
-                                 found_vertex.eq(probes.o.payload.vertex)]
+                                 found_vertex.eq(probes.o.payload.vertex),
+                                 found_weight.eq(probes.o.payload.weight)]
 
                 with m.If(scan_items_done & (probes.level == 0)):
                     m.d.comb += [stack_write.en.eq(1), stack_write.addr.eq(size - 1),
                                  stack_write.data.vertex.eq(top.vertex),
                                  stack_write.data.end.eq(top.end)]
+                    if hub:
+                        m.d.comb += stack_write.data.y.eq(top.y)
                     with m.If(found):
                         m.d.comb += stack_write.data.next.eq(found_edge + 1)
                         m.d.sync += [vertex.eq(found_vertex), depth.eq(size + 1)]
+                        if hub:
+                            m.d.sync += hub_state["y"].eq(self._edge_value(top.y, found_weight))
                         m.next = "VISIT"
                     with m.Else():
                         m.d.comb += stack_write.data.next.eq(scan_first + scan_count)
                         m.next = "SCAN"
+
+            if hub:
+                with m.State("WALK_END"):
+                    # The DDMU's answer for the root (if it was looked up) means every
+                    # pseudo-edge of its shortcuts is in the engine's buffer.
+                    with m.If(~hub_state["looked_up"] | hub_state["answered"]):
+                        m.next = "PAY_BACK" if is_sum else "IDLE"
+                if is_sum:
+                    with m.State("PAY_BACK"):
+                        pending = self.pending
+                        m.d.comb += [
+                            self.edges.valid.eq(pending.valid),
+                            self.edges.payload.dst.eq(pending.payload.tail),
+                            self.edges.payload.x.eq(pending.payload.z),
+                            self.edges.payload.pseudo.eq(1),
+                            pending.ready.eq(self.edges.ready),
+                        ]
+                        with m.If(pending.valid & self.edges.ready):
+                            m.d.sync += self.pseudo_edges.eq(self.pseudo_edges + 1)
+                        with m.If(~pending.valid):
+                            m.next = "IDLE"
 
         with m.If(self.start):
             m.d.sync += size.eq(0)
         m.d.comb += self.busy.eq(~self.pop.ready | offsets.busy | edge_reader.busy |
                                  (size != 0))
         return m
+
+    def _elaborate_hub(self, m, *, vertex, depth, x, const):
+        """The hub-index side of the walk: the root's answered entries, the entry tracked by
+        the current depth-2 subtree, the path value y and the observations. Returns the
+        signals the walk's states drive and read."""
+        is_sum = self._algo not in MIN_TYPE
+        k = self._track_entries
+        h = {name: Signal(name=name) for name in (
+            "folded", "looked_up", "answered", "choose", "hit", "batch_edge",
+            "batch_finished")}
+        h["batch_dst"] = Signal(32, name="batch_dst")
+        h["batch_weight"] = Signal(32, name="batch_weight")
+        h["y"] = y = Signal(32, name="path_y")          # y of the vertex being visited
+        h["yc"] = yc = Signal(32, name="path_yc")       # its edge-independent EdgeCompute
+
+        # The root's answered entries.
+        candidate = data.StructLayout({"entry": 32, "second": 32, "length": 16, "tail": 32})
+        table = Signal(data.ArrayLayout(candidate, k))
+        held = Signal(range(k + 1))
+        answer = self.answers.payload
+        m.d.comb += self.answers.ready.eq(1)
+        with m.If(self.answers.valid):
+            with m.If(answer.done):
+                m.d.sync += h["answered"].eq(1)
+            with m.Elif(held < k):
+                m.d.sync += [table[held].entry.eq(answer.entry),
+                             table[held].second.eq(answer.second),
+                             table[held].length.eq(answer.length),
+                             table[held].tail.eq(answer.tail),
+                             held.eq(held + 1)]
+        with m.If(self.pop.valid & self.pop.ready):
+            m.d.sync += [h["looked_up"].eq(0), h["answered"].eq(0), held.eq(0)]
+
+        # The entry tracked below the current depth-2 vertex.
+        tracking = Signal()
+        tracked = Signal(candidate)
+        root_x = Signal(32)
+        with m.If(h["choose"]):
+            m.d.sync += tracking.eq(0)
+            for i in reversed(range(k)):
+                with m.If((i < held) & (table[i].second == vertex)):
+                    m.d.sync += [tracking.eq(1), tracked.eq(table[i])]
+
+        # y: x at the root, EdgeCompute of the parent's y along the edge taken below it.
+        # yc: y · const for PageRank (one multiplication per visit), y otherwise.
+        yc_ready = Signal()
+        with m.If(h["folded"]):
+            with m.If(depth == 1):
+                m.d.sync += [y.eq(self.visited.payload.x), root_x.eq(self.visited.payload.x),
+                             tracking.eq(0)]
+        y_now = Mux(depth == 1, self.visited.payload.x, y)
+        if is_sum:
+            m.submodules.path_multiplier = multiplier = FP32Multiplier(tag_width=1)
+            to_multiply = Signal()
+            m.d.comb += [multiplier.i.valid.eq(to_multiply), multiplier.o.ready.eq(1)]
+            with m.If(multiplier.i.ready):
+                m.d.sync += to_multiply.eq(0)
+            with m.If(h["folded"]):
+                m.d.sync += [to_multiply.eq(1), yc_ready.eq(0),
+                             multiplier.i.payload.a.eq(y_now),
+                             multiplier.i.payload.b.eq(self.visited.payload.const)]
+            with m.If(multiplier.o.valid):
+                m.d.sync += [yc.eq(multiplier.o.payload.result), yc_ready.eq(1)]
+        else:
+            with m.If(h["folded"]):
+                m.d.sync += [yc.eq(y_now), yc_ready.eq(1)]
+
+        # An edge of the batch to the tracked tail, from the tracked depth.
+        hit_weight = Signal(32)
+        with m.If(h["batch_edge"] & tracking & ~h["hit"] & (depth == tracked.length) &
+                  (h["batch_dst"] == tracked.tail)):
+            m.d.sync += [h["hit"].eq(1), hit_weight.eq(h["batch_weight"])]
+
+        # After the batch: the observation (if any) is sent before the walk goes on.
+        observed = Signal()
+        m.d.comb += [
+            self.observe.valid.eq(h["hit"] & ~observed & yc_ready),
+            self.observe.payload.entry.eq(tracked.entry),
+            self.observe.payload.x.eq(root_x),
+            self.observe.payload.y.eq(self._edge_value(yc, hit_weight)),
+            h["batch_finished"].eq(yc_ready & (~h["hit"] | observed)),
+        ]
+        with m.If(self.observe.valid & self.observe.ready):
+            m.d.sync += [observed.eq(1), self.observations.eq(self.observations + 1)]
+        with m.If(h["folded"]):
+            m.d.sync += [observed.eq(0), h["hit"].eq(0)]
+        return h

@@ -48,8 +48,9 @@ VertexUpdate = data.StructLayout({"vertex": 32, "value": 32, "origin": ORIGIN_BI
 VisitRequest = data.StructLayout({"vertex": 32, "root": 1})
 
 # The fold's answer: whether it was worth (else a stale visit, nothing changed but active),
-# the value x the vertex propagates and its constant.
-VisitResult = data.StructLayout({"worth": 1, "x": 32, "const": 32})
+# the value x the vertex propagates, its constant and whether it is in the stop bitmap H''
+# (only those can head hub-index entries, so only those are looked up in the DDMU).
+VisitResult = data.StructLayout({"worth": 1, "x": 32, "const": 32, "stop": 1})
 
 # The HDTL's scan asks whether a vertex of its partition is active and not in the stop
 # bitmap, i.e. one the walk may descend into.

@@ -606,6 +606,7 @@ class VertexStoreBank(wiring.Component):
             visited_q.i.payload.worth.eq(w["worth"]),
             visited_q.i.payload.x.eq(w["d"]),
             visited_q.i.payload.const.eq(w["c"]),
+            visited_q.i.payload.stop.eq(w["flags"][_STOP]),
             probed_q.i.valid.eq(w_valid & wk[PROBE]),
             probed_q.i.payload.walkable.eq(w["walkable"]),
             dumped_q.i.valid.eq(w_valid & wk[DUMP]),
