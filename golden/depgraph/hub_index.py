@@ -31,7 +31,8 @@ return a wrong result.  The carried value y is exact, so:
   change the fixpoint.  A rejected fit keeps flag I with the newer observation.
 * sum type: every shortcut value z is lent to the tail and paid back by the pseudo-edge
   <-1, tail, NULL, z> (see :mod:`golden.depgraph.engine`), so the fixpoint is exactly the one
-  without shortcuts whatever mu and eps are; the fit only decides how useful the loan is.
+  without shortcuts whatever finite mu and eps are; the fit only decides how useful the loan
+  is. A fit with an infinite or NaN mu or eps is refused (z - z would not cancel).
 
 A walk with the same (head, L, tail, length) but a different interior route would observe a
 different function; by the two rules above that is harmless for correctness.
@@ -156,7 +157,13 @@ class HubIndex:
             self.mu[j], self.eps[j] = 1.0, y - x
         else:
             mu = (y - y0) / (x - x0)
-            self.mu[j], self.eps[j] = mu, y - mu * x
+            eps = y - mu * x
+            if not (np.isfinite(mu) and np.isfinite(eps)):
+                # An infinite or NaN shortcut could not be paid back by its pseudo-edge.
+                self.rejected += 1
+                self.mu[j], self.eps[j] = x, y
+                return
+            self.mu[j], self.eps[j] = mu, eps
         self.flag[j] = FLAG_A
         self.learned += 1
 

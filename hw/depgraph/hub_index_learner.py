@@ -43,14 +43,12 @@ from amaranth.lib.wiring import In, Out
 from ..fp32 import FP32Adder, FP32Divider, FP32Multiplier
 from ..memory_port import MemoryPortSignature
 from .config import ALGORITHMS, MIN_TYPE
-from .ddmu import FLAG_A, _Entry
+from .ddmu import FLAG_A, FLAG_I, FLAG_N, _Entry
 
 
 __all__ = ["HubIndexLearner", "ObserveRequest"]
 
 ObserveRequest = data.StructLayout({"entry": 32, "x": 32, "y": 32})
-
-FLAG_N, FLAG_I = 0, 1
 
 _U32 = 0xFFFF_FFFF
 _SIGN = 0x8000_0000
