@@ -176,10 +176,14 @@ class DepGraph(wiring.Component):
         m.d.comb += writer.start.eq(writer_start)
         phase_cycles = {name: getattr(self, f"stat_{name}")
                         for name in ("load_cycles", "run_cycles", "write_cycles")}
+        # run_cycles > 3, as a flag set when run_cycles is 3 (the 32-bit compare stays off
+        # the path to the writer's start).
+        settled = Signal()
         with m.FSM() as control:
             with m.State("IDLE"):
                 with m.If(self.start):
-                    m.d.sync += [self.done.eq(0), enable.eq(0), self.stat_cycles.eq(0)]
+                    m.d.sync += [self.done.eq(0), enable.eq(0), self.stat_cycles.eq(0),
+                                 settled.eq(0)]
                     m.d.sync += [counter.eq(0) for counter in phase_cycles.values()]
                     m.next = "LOAD"
             with m.State("LOAD"):
@@ -189,8 +193,10 @@ class DepGraph(wiring.Component):
                     m.next = "RUN"
             with m.State("RUN"):
                 m.d.sync += phase_cycles["run_cycles"].eq(phase_cycles["run_cycles"] + 1)
+                with m.If(phase_cycles["run_cycles"] == 3):
+                    m.d.sync += settled.eq(1)
                 # ``quiet`` is two cycles old: wait for both to have seen the engines enabled.
-                with m.If(quiet & quiet_before & (phase_cycles["run_cycles"] > 3)):
+                with m.If(quiet & quiet_before & settled):
                     m.d.sync += enable.eq(0)
                     m.d.comb += writer_start.eq(1)
                     m.next = "WRITE"
