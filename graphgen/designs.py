@@ -1,5 +1,6 @@
 """The designs ``graphgen`` knows: their parameter dataclass, how to elaborate them, the name
-of their top module and their cocotb testbench."""
+of their top module and their cocotb testbench (none for a unit that is synthesized alone but
+tested inside its accelerator)."""
 
 import dataclasses
 from typing import Callable
@@ -7,7 +8,9 @@ from typing import Callable
 from hw.atomic_update_cam import AtomicUpdateCAM, CAMConfig
 from hw.config import ConfigError, DesignConfig
 from hw.depgraph.config import DepGraphConfig
+from hw.depgraph.ddmu_with_learner import DDMUWithLearner
 from hw.depgraph.depgraph import DepGraph
+from hw.depgraph.hdtl import HDTL
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.pipeline import GraphicionadoPipeline
 
@@ -21,15 +24,16 @@ class Design:
     summary: str
     config_class: type[DesignConfig]
     build: Callable[[DesignConfig], object]
-    testbench: str
+    testbench: str | None         # None: synthesis only (tested inside its accelerator)
     needs_graph: bool = False     # its testbench runs a graph: ``graphgen sim``
 
     def config(self, overrides: dict[str, str] | None = None) -> DesignConfig:
         return self.config_class.from_overrides(overrides or {})
 
     def top(self, config: DesignConfig) -> str:
-        """Module name of the emitted Verilog: the design name (one per configuration file)."""
-        return self.name
+        """Module name of the emitted Verilog: the design name, ``-`` made ``_`` (one per
+        configuration file)."""
+        return self.name.replace("-", "_")
 
     def verilog(self, config: DesignConfig, component=None) -> str:
         from sim.harness import emit_verilog
@@ -43,10 +47,27 @@ class Design:
         testbench catches a broken one)."""
         import json
         from sim.harness import run_cocotb
+        if self.testbench is None:
+            raise ConfigError(f"{self.name} has no testbench of its own: it is tested inside "
+                              f"its accelerator")
         env = {"GRAPHGEN_CONFIG": json.dumps(config.as_dict()),
                "GRAPHGEN_TEST_OPTIONS": json.dumps({"seed": seed, **(options or {})})}
         return run_cocotb(self.verilog(config, component), self.top(config), self.testbench,
                           simulator=simulator, seed=seed, env=env)
+
+
+def depgraph_hdtl(config: DepGraphConfig) -> HDTL:
+    """Engine 0's HDTL as :class:`hw.depgraph.engine.Engine` builds it."""
+    return HDTL(addr_width=config.addr_width, stack_depth=config.stack_depth, algo=config.algo,
+                hub_index=config.hub_index, track_entries=config.track_entries, engine=0)
+
+
+def depgraph_ddmu(config: DepGraphConfig) -> DDMUWithLearner:
+    """The DDMU and the hub-index learner as :class:`hw.depgraph.depgraph.DepGraph` builds
+    them with the hub index (built whatever ``hub_index`` says)."""
+    return DDMUWithLearner(algo=config.algo, addr_width=config.addr_width,
+                           candidates=config.track_entries,
+                           loans=None if config.is_min else config.pseudo_edge_buffer)
 
 
 DESIGNS = {
@@ -58,6 +79,10 @@ DESIGNS = {
                needs_graph=True),
         Design("depgraph", "DepGraph engines (HDTL, FIFO edge buffer, PE, circular queues)",
                DepGraphConfig, DepGraph, "sim.tb.test_depgraph", needs_graph=True),
+        Design("depgraph-hdtl", "DepGraph's HDTL alone, with its stack (synthesis only)",
+               DepGraphConfig, depgraph_hdtl, None),
+        Design("depgraph-ddmu", "DepGraph's DDMU with its hub-index learner (synthesis only)",
+               DepGraphConfig, depgraph_ddmu, None),
     ]
 }
 

@@ -193,3 +193,124 @@ def test_nextpnr_error(small_design, tmp_path):
     assert "nextpnr-ecp5 failed" in str(error.value)
     assert "Unsupported package 'NOPACKAGE'" in str(error.value)
     assert "nextpnr.log" in str(error.value)
+
+
+class RegisteredRead(wiring.Component):
+    """A 1024 x 8 memory whose read data goes through a register: plain, with a reset, with
+    an enable, or with the RAM's data used by something else too."""
+
+    def __init__(self, kind: str = "plain"):
+        self.kind = kind
+        super().__init__({"we": In(1), "waddr": In(10), "wdata": In(8), "raddr": In(10),
+                          "en": In(1), "rdata": Out(8), "raw": Out(8)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.mem = mem = memory.Memory(shape=8, depth=1024, init=[])
+        write, read = mem.write_port(), mem.read_port()
+        m.d.comb += [write.addr.eq(self.waddr), write.data.eq(self.wdata), write.en.eq(self.we),
+                     read.addr.eq(self.raddr)]
+        register = Signal(8, reset_less=self.kind != "reset")
+        with m.If(self.en if self.kind == "enable" else 1):
+            m.d.sync += register.eq(read.data)
+        # A second register stage gives nextpnr a path from the RAM's output to time.
+        result = Signal(8)
+        m.d.sync += result.eq(register ^ self.wdata)
+        m.d.comb += self.rdata.eq(result)
+        if self.kind == "shared":
+            m.d.comb += self.raw.eq(read.data)
+        return m
+
+
+def _ecp5_netlist(tmp_path, kind):
+    from synth.tools import run_tool
+    (tmp_path / "top.v").write_text(verilog.convert(RegisteredRead(kind), name="top"))
+    run_tool("yosys", ["-q", "-l", "yosys.log", "-p",
+                       "read_verilog top.v; synth_ecp5 -top top -json top.json"],
+             tmp_path, "yosys.log")
+    return json.loads((tmp_path / "top.json").read_text())
+
+
+def _kinds(cells):
+    return [cell["type"] for cell in cells.values()]
+
+
+def test_bram_output_register_absorbed(tmp_path):
+    from synth.ecp5_outreg import absorb_output_registers
+    netlist = _ecp5_netlist(tmp_path, "plain")
+    cells = netlist["modules"]["top"]["cells"]
+    flip_flops = _kinds(cells).count("TRELLIS_FF")
+    assert absorb_output_registers(netlist, "top") == 8
+    assert _kinds(cells).count("TRELLIS_FF") == flip_flops - 8
+    (ram,) = [cell for cell in cells.values() if cell["type"] == "DP16KD"]
+    assert ram["parameters"]["REGMODE_B"] == "OUTREG"
+    assert ram["parameters"]["REGMODE_A"] == "NOREG"
+    # The RAM's outputs now drive what the flip-flops' outputs drove.
+    outputs = {bit for port, bits in ram["connections"].items() if port.startswith("DOB")
+               for bit in bits}
+    xors = [bit for cell in cells.values() if cell["type"] == "LUT4"
+            for bit in sum(cell["connections"].values(), [])]
+    assert len(outputs & set(xors)) == 8
+    assert absorb_output_registers(netlist, "top") == 0
+
+
+@pytest.mark.parametrize("kind", ["reset", "enable", "shared"])
+def test_bram_output_register_kept(tmp_path, kind):
+    from synth.ecp5_outreg import absorb_output_registers
+    netlist = _ecp5_netlist(tmp_path, kind)
+    before = json.dumps(netlist, sort_keys=True)
+    assert absorb_output_registers(netlist, "top") == 0
+    assert json.dumps(netlist, sort_keys=True) == before
+
+
+def test_ecp5_flow_absorbs_bram_register(tmp_path):
+    source = tmp_path / "registered.v"
+    source.write_text(verilog.convert(RegisteredRead("plain"), name="top"))
+    report = synthesize(source, "top", "ecp5", tmp_path / "build")
+    assert report["ebr"] == 1
+    assert report["ff"] == 8   # the result register; the read register is in the RAM
+    assert report["utilisation"]["TRELLIS_FF"]["used"] == report["ff"]
+    assert any("output registers" in note for note in report["notes"])
+
+
+
+# DepGraph's paper units synthesized alone (``graphgen synth --design depgraph-hdtl`` and
+# ``depgraph-ddmu``): elaboration of each for both kinds of Accum, one generic synthesis of the
+# smallest (a few seconds); their ECP5 and ASIC figures are in docs/depgraph-hardware.md.
+
+def _depgraph_unit(name: str, **overrides):
+    from graphgen.designs import get_design
+    design = get_design(name)
+    return design, design.config({key: str(value) for key, value in overrides.items()})
+
+
+@pytest.mark.parametrize("name, algo, hub", [
+    ("depgraph-hdtl", "sssp", True), ("depgraph-hdtl", "pagerank", True),
+    ("depgraph-hdtl", "bfs", False),
+    ("depgraph-ddmu", "sssp", True), ("depgraph-ddmu", "pagerank", True)])
+def test_depgraph_units_elaborate(name, algo, hub):
+    design, config = _depgraph_unit(name, algo=algo, hub_index=hub, stack_depth=3)
+    top = name.replace("-", "_")
+    assert design.top(config) == top
+    unit = design.build(config)
+    if name == "depgraph-hdtl":   # <vertex, next, end> and, with the hub index, y
+        assert unit.stack_bits == 3 * (128 if hub else 96)
+    text = design.verilog(config, unit)
+    assert f"module {top}(" in text
+    assert ("lookup__valid" in text) == hub and ("observe__valid" in text) == hub
+
+
+def test_depgraph_units_have_no_testbench():
+    from hw.config import ConfigError
+    design, config = _depgraph_unit("depgraph-hdtl")
+    with pytest.raises(ConfigError, match="no testbench of its own"):
+        design.run_test(config)
+
+
+def test_depgraph_ddmu_generic(tmp_path):
+    design, config = _depgraph_unit("depgraph-ddmu", algo="bfs")
+    source = tmp_path / "ddmu.v"
+    source.write_text(design.verilog(config))
+    report = synthesize(source, "depgraph_ddmu", "generic", tmp_path)
+    assert report["top"] == "depgraph_ddmu" and report["num_cells"] > 0
+    assert sum(count for kind, count in report["cells"].items() if "DFF" in kind) > 100
