@@ -24,12 +24,17 @@ class Scratchpad(wiring.Component):
 
     VTempProperty is ``vertices`` words in banks of at most ``bank_words``, with one write
     port and one read port that answers :data:`TEMP_READ_LATENCY` cycles after the address.
-    A read in the cycle of a write to the same vertex returns the old value; the users never
-    do that (Atomic Update issues an update of a vertex the cycle after the previous one was
-    written, the apply phase resets an entry a cycle after reading it), so the scratchpad
-    needs no comparator between its ports. A large scratchpad spans block RAMs across the
-    whole chip: each bank's output is registered next to it, so no path runs from a block RAM
-    through the chip-wide multiplexer.
+    The data of a read in the cycle of a write to the same vertex is undefined (the
+    simulation model returns the old value). The users never use such data: Atomic Update
+    issues an update of a vertex the cycle after the previous one was written, the apply
+    phase resets an entry a cycle after reading it. So the banks tell synthesis that
+    collisions need no care (Yosys's ``no_rw_check``); without it Yosys keeps the old value
+    by delaying every write a cycle and putting a bypass multiplexer, fed by that delayed
+    write, between each block RAM and its output register.
+
+    A large scratchpad spans block RAMs across the whole chip: each bank's output is
+    registered next to it, so no path runs from a block RAM through the chip-wide
+    multiplexer.
 
     The EdgeIDTable has ``table_entries`` words with two read ports (entry and entry + 1, one
     cycle) and a write port for loading; ``table_entries = 0`` leaves it out (full edge
@@ -89,7 +94,7 @@ class Scratchpad(wiring.Component):
         outputs = []
         for index in range(bank_count):
             depth = min(self._bank_words, self._vertices - index * self._bank_words)
-            bank = memory.Memory(shape=32, depth=depth, init=[])
+            bank = memory.Memory(shape=32, depth=depth, init=[], attrs={"no_rw_check": 1})
             m.submodules[f"temp{index}"] = bank
             write, read = bank.write_port(), bank.read_port()
             # The read port is always enabled: an enable would fan out to every block RAM.
