@@ -97,8 +97,13 @@ def build_depgraph_image(graph: Graph, *, algo: str, config: DepGraphConfig,
         state, delta = _fp32_bits(state), _fp32_bits(delta)
         const = _fp32_bits(source_constants(gas, graph))
     edges = np.stack([graph.dst.astype(np.uint32), weight.astype(np.uint32)], axis=1)
-    stop_bytes = np.packbits(np.asarray(stop, dtype=bool), bitorder="little")
-    stop_words = np.zeros(-(-n // 32), dtype=np.uint32)
+    heads = np.zeros(n, dtype=bool)
+    if config.hub_index and index is not None:
+        heads[list(index.table)] = True
+    # Two bits per vertex: stop, then head.
+    bits = np.stack([np.asarray(stop, dtype=bool), heads], axis=1).reshape(-1)
+    stop_bytes = np.packbits(bits, bitorder="little")
+    stop_words = np.zeros(-(-n // 16), dtype=np.uint32)
     stop_words.view(np.uint8)[:stop_bytes.size] = stop_bytes
 
     dram = DRAMImage()

@@ -46,6 +46,7 @@ class Model:
         self.active = [False] * words
         self.queued = [False] * words
         self.stop = [False] * words
+        self.head = [False] * words
         self.out = {name: [] for name in OUTPUTS}
         self.acks = []
         self.counters = dict(vertex_updates=0, updates=0, activations=0, pushes=0)
@@ -70,6 +71,7 @@ class Model:
         self.state[i], self.delta[i] = op["state"], op["delta"]
         self.const[i] = 0 if self.is_min else op["const"]
         self.stop[i] = bool(op["stop"])
+        self.head[i] = bool(op["head"])
         self.active[i] = self.queued[i] = False
         if self.worth(i):
             self.active[i] = True
@@ -83,7 +85,7 @@ class Model:
             self.queued[i] = False
         worth = self.worth(i)
         x = self.delta[i]
-        self.out["visited"].append((int(worth), x, self.const[i]))
+        self.out["visited"].append((int(worth), x, self.const[i], int(self.head[i])))
         if worth:
             self.state[i] = x if self.is_min else self.add(self.state[i], x)
             self.delta[i] = MAX if self.is_min else 0
@@ -144,7 +146,8 @@ def make_ops(rng, *, is_min, words, base, engine, count):
 
     def record(v):
         return {"vertex": v, "state": value(), "delta": value(),
-                "const": f32_bits(rng.uniform(0, 1)), "stop": int(rng.random() < 0.2)}
+                "const": f32_bits(rng.uniform(0, 1)), "stop": int(rng.random() < 0.2),
+                "head": int(rng.random() < 0.3)}
 
     loads = [record(v) for v in rng.sample(ids, words)]
     loads += [record(rng.choice(ids)) for _ in range(count // 40)]
@@ -186,7 +189,7 @@ def run_bank(algo, ops, *, words, base, engine, tolerance=0, seed=0, stall=0.3, 
 
     def unpack(name, item):
         if name == "visited":
-            return (int(item.worth), int(item.x), int(item.const))
+            return (int(item.worth), int(item.x), int(item.const), int(item.head))
         if name == "probed":
             return int(item.walkable)
         return int(item)
@@ -266,7 +269,8 @@ def run_bank(algo, ops, *, words, base, engine, tolerance=0, seed=0, stall=0.3, 
             if not dut.is_min:
                 assert ctx.get(mems["const"].data[i]) == model.const[i], f"const {i}"
             flags = ctx.get(mems["flags"].data[i])
-            assert flags == (model.active[i] | model.queued[i] << 1 | model.stop[i] << 2), \
+            assert flags == (model.active[i] | model.queued[i] << 1 | model.stop[i] << 2 |
+                             model.head[i] << 3), \
                 f"flags {i}"
 
     sim = Simulator(dut)
@@ -360,7 +364,7 @@ def test_min_rules_directed():
 
     def rec(i, state, delta, stop=0):
         return (LOAD, {"vertex": base + i, "state": state, "delta": delta, "const": 0,
-                       "stop": stop})
+                       "stop": stop, "head": 0})
 
     def upd(i, value, origin=engine, leave=1):
         return (UPDATE, {"vertex": base + i, "value": value, "origin": origin,
@@ -389,7 +393,7 @@ def test_min_rules_directed():
     model, _, _ = run_bank("bfs", ops, words=words, base=base, engine=engine, order=order)
     assert model.out["push"] == [100, 104, 102, 103, 103]
     assert model.out["probed"] == [1, 0, 1, 0, 0, 1]
-    assert model.out["visited"] == [(1, 0, 0), (0, MAX, 0), (1, 2, 0), (1, 1, 0)]
+    assert model.out["visited"] == [(1, 0, 0, 0), (0, MAX, 0, 0), (1, 2, 0, 0), (1, 1, 0, 0)]
     assert model.out["dumped"] == [0, 1, 9]
     assert model.acks == [1, 1, 1, 0, 0, ORIGIN_DDMU, 0, 0, 0]
     assert model.counters == dict(vertex_updates=3, updates=9, activations=7, pushes=5)
@@ -401,8 +405,9 @@ def test_sum_rules_directed():
     one, half, quarter = f32_bits(1.0), f32_bits(0.5), f32_bits(0.25)
     ops, order = sequential([
         (LOAD, {"vertex": 0, "state": 0, "delta": f32_bits(-0.5), "const": quarter,
-                "stop": 0}),           # |-0.5| >= 0.5: pushed
-        (LOAD, {"vertex": 1, "state": one, "delta": quarter, "const": half, "stop": 0}),
+                "stop": 0, "head": 0}),           # |-0.5| >= 0.5: pushed
+        (LOAD, {"vertex": 1, "state": one, "delta": quarter, "const": half, "stop": 0,
+                "head": 1}),
         (UPDATE, {"vertex": 1, "value": quarter, "origin": 1, "leave": 0}),   # 0.5: pushed
         (UPDATE, {"vertex": 1, "value": f32_bits(-1.0), "origin": 1, "leave": 0}),
         (VISIT, {"vertex": 1, "root": 1}),        # Δ = -0.5: worth, s = 0.5
@@ -415,8 +420,8 @@ def test_sum_rules_directed():
     model, _, _ = run_bank("pagerank", ops, words=words, base=base, engine=engine,
                            tolerance=tol, order=order)
     assert model.out["push"] == [0, 1]
-    assert model.out["visited"] == [(1, f32_bits(-0.5), half), (1, f32_bits(-0.5), quarter),
-                                    (0, 0, 0)]
+    assert model.out["visited"] == [(1, f32_bits(-0.5), half, 1),
+                                    (1, f32_bits(-0.5), quarter, 0), (0, 0, 0, 0)]
     assert model.out["probed"] == [1]
     assert model.out["dumped"] == [f32_bits(-0.5), half]
 
@@ -427,7 +432,7 @@ def test_busy_while_push_is_held(algo):
     words, base, engine = 8, 8, 0
     value = 0 if algo == "cc" else f32_bits(1.0)
     loads = [{"vertex": base + i, "state": MAX if algo == "cc" else 0, "delta": value,
-              "const": 0, "stop": 0} for i in range(words)]
+              "const": 0, "stop": 0, "head": 0} for i in range(words)]
     model, cycles, _ = run_bank(algo, [loads, [], [], [], []], words=words, base=base,
                                 engine=engine, tolerance=f32_bits(0.5), stall=0.0,
                                 pause=0.0, push_blocked_until=60)

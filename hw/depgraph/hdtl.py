@@ -19,7 +19,8 @@ batch's depth is below ``stack_depth`` (the vertex store then does not queue the
 finds them, because every one of them is an out-neighbour of an entry still on the stack.
 
 With the hub index (§III-B, "shortcut propagation" and "maintaining the hub index"), a root
-in the stop bitmap (only those head core paths) is looked up in the DDMU, which lends the
+that heads hub-index entries (a bit of its record, from the host) is looked up in the DDMU,
+which lends the
 shortcuts of its A entries and answers its N and I entries, kept in a small table. A depth-2
 visit whose vertex is an answered entry's second vertex L tracks that entry for its subtree;
 every entry on the stack also holds y, the value the root's x gives along the walk's own
@@ -250,7 +251,7 @@ class HDTL(wiring.Component):
                                      self.visits.eq(self.visits + 1)]
                         if hub:
                             m.d.comb += hub_state["folded"].eq(1)
-                            with m.If((depth == 1) & self.visited.payload.stop):
+                            with m.If((depth == 1) & self.visited.payload.head):
                                 m.next = "LOOKUP"
                             with m.Else():
                                 m.next = "OFFSET_LO"

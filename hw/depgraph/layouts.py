@@ -13,8 +13,9 @@ by the register block):
 * ``state``, ``delta``, ``const``: n words each (``const`` = alpha / outdeg as FP32 for
   PageRank, else 0), loaded into the vertex store before the run; ``state`` is written back
   after it;
-* ``stop``: the H'' bitmap (plus the vertices of too large an in-degree, see
-  golden.depgraph.engine), bit v % 32 of word v // 32;
+* ``stop``: two bits per vertex, bits 2·(v % 16) and 2·(v % 16) + 1 of word v // 16: the
+  stop bitmap H'' (plus the vertices of too large an in-degree, see golden.depgraph.engine)
+  and whether v heads hub-index entries;
 * ``queue<e>``: engine e's circular queue, ``queue_lines`` lines of vertex ids.
 """
 
@@ -48,9 +49,9 @@ VertexUpdate = data.StructLayout({"vertex": 32, "value": 32, "origin": ORIGIN_BI
 VisitRequest = data.StructLayout({"vertex": 32, "root": 1})
 
 # The fold's answer: whether it was worth (else a stale visit, nothing changed but active),
-# the value x the vertex propagates, its constant and whether it is in the stop bitmap H''
-# (only those can head hub-index entries, so only those are looked up in the DDMU).
-VisitResult = data.StructLayout({"worth": 1, "x": 32, "const": 32, "stop": 1})
+# the value x the vertex propagates, its constant and whether it heads hub-index entries
+# (only those roots are looked up in the DDMU).
+VisitResult = data.StructLayout({"worth": 1, "x": 32, "const": 32, "head": 1})
 
 # The HDTL's scan asks whether a vertex of its partition is active and not in the stop
 # bitmap, i.e. one the walk may descend into.
@@ -58,4 +59,4 @@ ProbeResult = data.StructLayout({"walkable": 1})
 
 # One vertex's record as loaded from memory before the run.
 LoadRecord = data.StructLayout({"vertex": 32, "state": 32, "delta": 32, "const": 32,
-                                "stop": 1})
+                                "stop": 1, "head": 1})

@@ -38,7 +38,7 @@ class _BankCursor:
 
 
 class VertexLoader(wiring.Component):
-    """Reads every vertex's state, delta, constant and stop bit and hands out its record
+    """Reads every vertex's state, delta, constant, stop and head bits and hands out its record
     with the bank that owns it, in id order.
 
     Members
@@ -86,7 +86,7 @@ class VertexLoader(wiring.Component):
         issue = Signal()
         m.d.sync += issue.eq(self.start & (n != 0))
         for name, reader in readers.items():
-            count = (n + 31) >> 5 if name == "stop" else n
+            count = (n + 15) >> 4 if name == "stop" else n
             m.d.comb += [reader.cmd.valid.eq(issue), reader.cmd.payload.count.eq(count)]
 
         words = [readers[name].items for name in ("state", "delta", "const", "stop")]
@@ -98,13 +98,14 @@ class VertexLoader(wiring.Component):
             out.state.eq(words[0].payload.data),
             out.delta.eq(words[1].payload.data),
             out.const.eq(words[2].payload.data),
-            out.stop.eq(words[3].payload.data.bit_select(vertex[:5], 1)),
+            out.stop.eq(words[3].payload.data.bit_select(vertex[:4] << 1, 1)),
+            out.head.eq(words[3].payload.data.bit_select((vertex[:4] << 1) | 1, 1)),
             self.records.payload.bank.eq(cursor.bank),
         ]
         taken = self.records.valid & self.records.ready
         last = vertex == n - 1
         m.d.comb += [words[k].ready.eq(taken) for k in range(3)]
-        m.d.comb += words[3].ready.eq(taken & ((vertex[:5] == 31) | last))
+        m.d.comb += words[3].ready.eq(taken & ((vertex[:4] == 15) | last))
         with m.If(taken):
             m.d.sync += vertex.eq(vertex + 1)
             cursor.step(vertex + 1)

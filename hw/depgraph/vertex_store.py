@@ -2,9 +2,10 @@
 
 DepGraph (Yao et al., HPCA 2021) §III-A/B; the rules are those of ``golden.depgraph.engine``
 (module docstring). A record is the vertex's state s, its delta Δ, its constant c (PageRank's
-alpha / outdeg; absent for the min-type algorithms, where it reads as 0) and three flags:
-*active* (Δ may hold work), *queued* (the id sits in the engine's circular queue) and *stop*
-(the vertex is in the stop bitmap H'', the walk does not descend into it).
+alpha / outdeg; absent for the min-type algorithms, where it reads as 0) and four flags:
+*active* (Δ may hold work), *queued* (the id sits in the engine's circular queue), *stop*
+(the vertex is in the stop bitmap H'', the walk does not descend into it) and *head* (the
+vertex heads hub-index entries: the HDTL looks it up in the DDMU when it roots a walk).
 
 Work test ("worth"): min type (BFS, SSSP, CC; uint32 Accum = min, identity 0xFFFFFFFF)
 Δ < s as unsigned integers; sum type (PageRank; Accum = FP32 add, identity +0.0)
@@ -17,11 +18,11 @@ subnormals and infinity included). A NaN delta is never worth (its magnitude bit
 Operations (vertex ids on the ports are global; the bank subtracts ``base`` and keeps the low
 log2(words) bits, so an id outside [base, base + words) aliases another record):
 
-* load: write the record (s, Δ, c, stop); active = queued = worth, and a worth record's id is
+* load: write the record (s, Δ, c, stop, head); active = queued = worth, and a worth record's id is
   pushed (the initial activation, in the order loaded).
 * visit (fold): active ← 0, and queued ← 0 when ``root``; if worth: min: s ← Δ;
   sum: s ← s + Δ; then Δ ← identity. The answer: worth, x = Δ as read (the value the vertex
-  propagates when worth) and c. A visit that is not worth changes nothing else.
+  propagates when worth), c and head. A visit that is not worth changes nothing else.
 * update: min: Δ ← min(Δ, value); sum: Δ ← Δ + value (FP32, :class:`hw.fp32.FP32Adder`,
   bit-exact with NumPy float32). If the record is now worth and was not active it becomes
   active and, unless ``leave`` and origin = ``engine`` and not stop (the walk of this engine
@@ -101,7 +102,7 @@ LOAD, VISIT, UPDATE, PROBE, DUMP = range(5)
 _KINDS = ("load", "visit", "update", "probe", "dump")
 
 # Bits of the flags memory.
-_ACTIVE, _QUEUED, _STOP = range(3)
+_ACTIVE, _QUEUED, _STOP, _HEAD = range(4)
 
 _INF = 0x7F80_0000
 
@@ -384,11 +385,12 @@ class VertexStoreBank(wiring.Component):
             "root": visit_main.root,
             "load_state": load_main.state, "load_delta": load_main.delta,
             "load_const": load_main.const, "load_stop": load_main.stop,
+            "load_head": load_main.head,
         }, pick)
 
         m.submodules.state = state_mem = memory.Memory(shape=32, depth=self._words, init=[])
         m.submodules.delta = delta_mem = memory.Memory(shape=32, depth=self._words, init=[])
-        m.submodules.flags = flags_mem = memory.Memory(shape=3, depth=self._words, init=[])
+        m.submodules.flags = flags_mem = memory.Memory(shape=4, depth=self._words, init=[])
         mems = {"state": state_mem, "delta": delta_mem, "flags": flags_mem}
         if not is_min:
             m.submodules.const = const_mem = memory.Memory(shape=32, depth=self._words,
@@ -453,7 +455,7 @@ class VertexStoreBank(wiring.Component):
                 "kind": kind, "index": c["index"], "origin": c["origin"],
                 "leave": c["leave"], "root": c["root"], "flags": rd_flags,
                 "load_worth": c["load_worth"], "load_stop": c["load_stop"],
-                "walkable": walkable,
+                "load_head": c["load_head"], "walkable": walkable,
                 "s": Mux(kind[LOAD], c["load_state"], rd_state),
                 "d": Mux(kind[LOAD], c["load_delta"], rd_delta),
                 "c": Mux(kind[LOAD], c["load_const"], rd_const),
@@ -469,7 +471,7 @@ class VertexStoreBank(wiring.Component):
                 "kind": kind, "index": c["index"], "origin": c["origin"],
                 "leave": c["leave"], "root": c["root"], "flags": rd_flags,
                 "load_worth": c["load_worth"], "load_stop": c["load_stop"],
-                "walkable": walkable,
+                "load_head": c["load_head"], "walkable": walkable,
                 "visit_worth": self._worth_sum(m, rd_delta, "c_visit_worth"),
                 "s": Mux(kind[LOAD], c["load_state"], rd_state),
                 "d": Mux(kind[LOAD], c["load_delta"], rd_delta),
@@ -531,7 +533,7 @@ class VertexStoreBank(wiring.Component):
 
         # ------------------------------------------------------------------ compute stage
         flags = f["flags"]
-        active, queued, stop = flags[_ACTIVE], flags[_QUEUED], flags[_STOP]
+        active, queued, stop, head = flags[_ACTIVE], flags[_QUEUED], flags[_STOP], flags[_HEAD]
         newly = Signal()
         left_for_walk = Signal()
         push_update = Signal()
@@ -543,24 +545,25 @@ class VertexStoreBank(wiring.Component):
         worth = Signal()
         m.d.comb += worth.eq((kind[LOAD] & f["load_worth"]) | (kind[VISIT] & visit_worth) |
                              (kind[UPDATE] & update_worth))
-        new_flags = Signal(3)
+        new_flags = Signal(4)
         state_en, state_data = Signal(), Signal(32)
         delta_en, delta_data = Signal(), Signal(32)
         with m.If(kind[LOAD]):
             m.d.comb += [
-                new_flags.eq(Cat(f["load_worth"], f["load_worth"], f["load_stop"])),
+                new_flags.eq(Cat(f["load_worth"], f["load_worth"], f["load_stop"],
+                                 f["load_head"])),
                 state_en.eq(1), state_data.eq(f["s"]),
                 delta_en.eq(1), delta_data.eq(f["d"]),
             ]
         with m.Elif(kind[VISIT]):
             m.d.comb += [
-                new_flags.eq(Cat(Const(0, 1), queued & ~f["root"], stop)),
+                new_flags.eq(Cat(Const(0, 1), queued & ~f["root"], stop, head)),
                 state_en.eq(visit_worth), state_data.eq(new_state),
                 delta_en.eq(visit_worth), delta_data.eq(self.identity),
             ]
         with m.Else():
             m.d.comb += [
-                new_flags.eq(Cat(active | newly, queued | push_update, stop)),
+                new_flags.eq(Cat(active | newly, queued | push_update, stop, head)),
                 delta_en.eq(kind[UPDATE]), delta_data.eq(new_delta),
             ]
         push_id = Signal(32)
@@ -606,7 +609,7 @@ class VertexStoreBank(wiring.Component):
             visited_q.i.payload.worth.eq(w["worth"]),
             visited_q.i.payload.x.eq(w["d"]),
             visited_q.i.payload.const.eq(w["c"]),
-            visited_q.i.payload.stop.eq(w["flags"][_STOP]),
+            visited_q.i.payload.head.eq(w["flags"][_HEAD]),
             probed_q.i.valid.eq(w_valid & wk[PROBE]),
             probed_q.i.payload.walkable.eq(w["walkable"]),
             dumped_q.i.valid.eq(w_valid & wk[DUMP]),
