@@ -61,6 +61,7 @@ bench: venv system-deps
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --target asic \
 		--json build/bench/graphicionado-pagerank-asic.json
 	$(BIN)/python bench/bench_depgraph_golden.py --json build/bench/depgraph-golden.json
+	$(BIN)/python bench/bench_depgraph_rtl.py --json build/bench/depgraph-rtl.json
 
 # Long random runs against the golden model (SOAK_MINUTES, default 30).
 SOAK_MINUTES ?= 30

@@ -53,11 +53,12 @@ def main():
         if runs % 2:
             engines = rng.choice([1, 2, 4])
             depth = rng.choice([1, 2, 10, 16])
+            hub = rng.random() < 0.5
             config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth,
-                                    bank_vertices=2048, stall_injection=30)
+                                    hub_index=hub, bank_vertices=2048, stall_injection=30)
             report = depgraph_run.simulate(graph, algo, config, root=root, memory=MEMORY,
                                            seed=seed)
-            design, iters = f"depgraph e{engines} d{depth}", None
+            design, iters = f"depgraph e{engines} d{depth} hub {'on' if hub else 'off'}", None
         else:
             config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
                                          stall_injection=30)
