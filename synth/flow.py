@@ -1,7 +1,9 @@
 """The synthesis flows: Verilog in, a dict of area and clock figures out.
 
-* ``ecp5``: Yosys ``synth_ecp5`` (ABC9 mapping, its default) then nextpnr-ecp5 place and route;
-  cell counts from Yosys ``stat``, utilisation and Fmax from nextpnr's ``--report``.
+* ``ecp5``: Yosys ``synth_ecp5`` (ABC9 mapping, its default), flip-flops right behind block
+  RAM read ports moved into the RAMs' output registers (``synth.ecp5_outreg``), then
+  nextpnr-ecp5 place and route; cell counts from Yosys ``stat`` less the flip-flops moved,
+  utilisation and Fmax from nextpnr's ``--report``.
 * ``generic``: Yosys ``synth`` onto its internal gate library; cell counts.
 * ``asic``: Yosys ``synth``, then ``dfflibmap``/``abc`` onto a Liberty standard-cell library
   (OSU 0.18 um by default); chip area, split into sequential and combinational area.
@@ -17,6 +19,7 @@ import shutil
 import time
 from pathlib import Path
 
+from .ecp5_outreg import absorb_output_registers
 from .reports import liberty_cells, nextpnr_report, yosys_stat
 from .tools import LibertyNotFound, SynthError, run_tool, tool_versions
 
@@ -97,6 +100,12 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
         raise SynthError(f"yosys wrote no netlist {build_dir / netlist} "
                          f"(see {build_dir / 'yosys.log'})")
     notes = []
+    absorbed = _absorb_bram_registers(build_dir / netlist, top)
+    if absorbed:
+        cells["TRELLIS_FF"] = cells.get("TRELLIS_FF", 0) - absorbed
+        num_cells -= absorbed
+        notes.append(f"{absorbed} flip-flops behind block RAM read ports moved into the RAMs' "
+                     f"output registers (REGMODE OUTREG)")
     port_bits = _port_bits(build_dir / netlist, top)
     # A core whose ports outnumber any package's pins (a 512-bit memory port, say) is placed
     # out of context, as a block inside a larger design would be.
@@ -133,6 +142,17 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
 
 
 OUT_OF_CONTEXT_PORT_BITS = 300
+
+
+def _absorb_bram_registers(netlist: Path, top: str) -> int:
+    """Rewrite Yosys's netlist for nextpnr with :func:`absorb_output_registers`; the cell
+    counts of ``stat`` are from before."""
+    import json
+    design = json.loads(netlist.read_text())
+    absorbed = absorb_output_registers(design, top)
+    if absorbed:
+        netlist.write_text(json.dumps(design))
+    return absorbed
 
 
 def _port_bits(netlist: Path, top: str) -> int:

@@ -206,7 +206,9 @@ class RegisteredRead(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.mem = mem = memory.Memory(shape=8, depth=1024, init=[])
+        # Without no_rw_check Yosys puts a collision bypass between the RAM and the register.
+        m.submodules.mem = mem = memory.Memory(shape=8, depth=1024, init=[],
+                                               attrs={"no_rw_check": 1})
         write, read = mem.write_port(), mem.read_port()
         m.d.comb += [write.addr.eq(self.waddr), write.data.eq(self.wdata), write.en.eq(self.we),
                      read.addr.eq(self.raddr)]
