@@ -42,7 +42,7 @@ from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
 from .layouts import EDGES_PER_LINE, EdgeTask, ProbeResult, VisitRequest, VisitResult
-from .range_reader import RangeReader
+from .range_reader import RangeReader, range_item_layout
 
 
 __all__ = ["HDTL", "stack_entry_layout"]
@@ -102,7 +102,8 @@ class HDTL(wiring.Component):
     busy : ``Out(1)``
     visits, stale_visits, edges_fetched, scanned_edges, walks : ``Out(32)``
         Counters: folding visits, visits that found no work (stale pops included), edges
-        sent to the FIFO edge buffer, edges read again by the scan, walks started.
+        sent to the FIFO edge buffer, edges examined by the scan (read again from memory, or
+        from the batch's first line when the scan starts there), walks started.
 
     With ``hub_index``:
 
@@ -202,12 +203,37 @@ class HDTL(wiring.Component):
         scan_first = Signal(32)
         scan_count = Signal(range(EDGES_PER_LINE + 1))
         scan_items_done = Signal()
+        scan_items_taken = Signal()
+        scan_reg_valid = Signal()
+        scan_reg_last = Signal()
+        scan_reg_local = Signal()
+        scan_reg_edge = Signal(32)
+        scan_reg_vertex = Signal(32)
+        scan_reg_weight = Signal(32)
         found = Signal()
         found_edge = Signal(32)
         found_vertex = Signal(32)
         found_weight = Signal(32)
 
         edge_fields = data.StructLayout({"dst": 32, "weight": 32})
+
+        # The first line of the last batch's edges, kept for the scan: the first scan of an
+        # entry just pushed reads exactly these, and reading them again from memory cost a
+        # memory latency per visit.
+        m.submodules.batch_line = batch_line = memory.Memory(
+            shape=edge_fields, depth=EDGES_PER_LINE, init=[])
+        line_write = batch_line.write_port()
+        line_read = batch_line.read_port(domain="comb")
+        line_vertex = Signal(32)
+        line_first = Signal(32)
+        line_count = Signal(range(EDGES_PER_LINE + 1))
+        line_valid = Signal()
+        replay = Signal()
+        replay_at = Signal(range(EDGES_PER_LINE))
+        replay_left = Signal(range(EDGES_PER_LINE + 1))
+        m.d.comb += [line_write.addr.eq(line_count), line_write.data.eq(
+            edge_fields(edge_reader.items.payload.data)), line_read.addr.eq(replay_at)]
+
         batch_left = Signal()
         with m.If(self.left):
             m.d.sync += batch_left.eq(1)
@@ -301,7 +327,8 @@ class HDTL(wiring.Component):
                         m.next = "BATCH_START"
 
             with m.State("BATCH_START"):
-                m.d.sync += batch_left.eq(0)
+                m.d.sync += [batch_left.eq(0), line_valid.eq(0), line_vertex.eq(vertex),
+                             line_first.eq(lo), line_count.eq(0)]
                 if hub:
                     m.d.sync += hub_state["hit"].eq(0)
                 with m.If(hi == lo):
@@ -327,11 +354,15 @@ class HDTL(wiring.Component):
                 ]
                 with m.If(self.edges.valid & self.edges.ready):
                     m.d.sync += self.edges_fetched.eq(self.edges_fetched + 1)
+                    with m.If(line_count != EDGES_PER_LINE):
+                        m.d.comb += line_write.en.eq(1)
+                        m.d.sync += line_count.eq(line_count + 1)
                     if hub:
                         m.d.comb += [hub_state["batch_edge"].eq(1),
                                      hub_state["batch_dst"].eq(edge.dst),
                                      hub_state["batch_weight"].eq(edge.weight)]
                     with m.If(edge_reader.items.payload.last):
+                        m.d.sync += line_valid.eq(1)
                         m.next = "DRAIN"
 
             with m.State("DRAIN"):
@@ -366,36 +397,67 @@ class HDTL(wiring.Component):
                     m.next = "SCAN_ASK"
 
             with m.State("SCAN_ASK"):
-                m.d.comb += [edge_reader.cmd.valid.eq(1),
-                             edge_reader.cmd.payload.base.eq(self.edges_base),
-                             edge_reader.cmd.payload.first.eq(scan_first),
-                             edge_reader.cmd.payload.count.eq(scan_count)]
-                with m.If(edge_reader.cmd.ready):
-                    m.d.sync += [scan_items_done.eq(0), found.eq(0)]
+                buffered = line_valid & (top.vertex == line_vertex) & \
+                    (scan_first >= line_first) & \
+                    (scan_first + scan_count <= line_first + line_count)
+                m.d.sync += [scan_items_done.eq(0), scan_items_taken.eq(0), found.eq(0),
+                             replay.eq(buffered),
+                             replay_at.eq(scan_first - line_first), replay_left.eq(scan_count)]
+                with m.If(buffered):
                     m.next = "SCAN_LINE"
+                with m.Else():
+                    m.d.comb += [edge_reader.cmd.valid.eq(1),
+                                 edge_reader.cmd.payload.base.eq(self.edges_base),
+                                 edge_reader.cmd.payload.first.eq(scan_first),
+                                 edge_reader.cmd.payload.count.eq(scan_count)]
+                    with m.If(edge_reader.cmd.ready):
+                        m.next = "SCAN_LINE"
 
             with m.State("SCAN_LINE"):
                 # Destinations of the partition are probed, in edge order; the first one that
-                # is active and walkable is the child.
-                edge = edge_fields(edge_reader.items.payload.data)
-                local = (edge.dst >= self.first) & (edge.dst < self.last)
-                item = edge_reader.items
-                m.d.comb += [
-                    probes.i.payload.edge.eq(item.payload.index),
-                    probes.i.payload.vertex.eq(edge.dst),
-                    probes.i.payload.weight.eq(edge.weight),
-                    self.probe.payload.eq(edge.dst),
-                ]
-                with m.If(item.valid & ~scan_items_done):
-                    with m.If(local):
-                        m.d.comb += [self.probe.valid.eq(probes.i.ready),
-                                     probes.i.valid.eq(self.probe.ready),
-                                     item.ready.eq(probes.i.ready & self.probe.ready)]
-                    with m.Else():
-                        m.d.comb += item.ready.eq(1)
+                # is active and walkable is the child. The edges come from memory or, replayed,
+                # from the batch's line.
+                item = stream.Signature(range_item_layout(2)).create()
+                with m.If(replay):
+                    m.d.comb += [item.valid.eq(replay_left != 0),
+                                 item.payload.data.eq(line_read.data),
+                                 item.payload.index.eq(line_first + replay_at),
+                                 item.payload.last.eq(replay_left == 1)]
+                    with m.If(item.valid & item.ready):
+                        m.d.sync += [replay_at.eq(replay_at + 1), replay_left.eq(replay_left - 1)]
+                with m.Else():
+                    m.d.comb += [item.valid.eq(edge_reader.items.valid),
+                                 item.payload.eq(edge_reader.items.payload),
+                                 edge_reader.items.ready.eq(item.ready)]
+                # The edges pass a register before the probes: the bound compares then sit
+                # between the edge data and that register, and no path runs from the edge
+                # data (a distributed-RAM read, or the batch's line) back to the edge
+                # reader's ready.
+                edge = edge_fields(item.payload.data)
+                out_ready = probes.i.ready & self.probe.ready
+                with m.If(item.valid & ~scan_items_taken):
+                    m.d.comb += item.ready.eq(~scan_reg_valid | out_ready)
                 with m.If(item.valid & item.ready):
+                    m.d.sync += [scan_reg_valid.eq(1), scan_reg_last.eq(item.payload.last),
+                                 scan_reg_local.eq((edge.dst >= self.first) &
+                                                   (edge.dst < self.last)),
+                                 scan_reg_edge.eq(item.payload.index),
+                                 scan_reg_vertex.eq(edge.dst), scan_reg_weight.eq(edge.weight),
+                                 scan_items_taken.eq(item.payload.last)]
+                with m.Elif(out_ready):
+                    m.d.sync += scan_reg_valid.eq(0)
+                m.d.comb += [
+                    probes.i.payload.edge.eq(scan_reg_edge),
+                    probes.i.payload.vertex.eq(scan_reg_vertex),
+                    probes.i.payload.weight.eq(scan_reg_weight),
+                    self.probe.payload.eq(scan_reg_vertex),
+                ]
+                with m.If(scan_reg_valid & scan_reg_local):
+                    m.d.comb += [self.probe.valid.eq(probes.i.ready),
+                                 probes.i.valid.eq(self.probe.ready)]
+                with m.If(scan_reg_valid & out_ready):
                     m.d.sync += self.scanned_edges.eq(self.scanned_edges + 1)
-                    with m.If(item.payload.last):
+                    with m.If(scan_reg_last):
                         m.d.sync += scan_items_done.eq(1)
 
                 m.d.comb += [probes.o.ready.eq(self.probed.valid),
