@@ -28,7 +28,8 @@ class AtomicUpdate(wiring.Component):
     the previous update of that vertex, and the previous one's write-back may come after
     the new one's scratchpad read (even in its cycle, when the scratchpad's data is
     undefined): the Reduce unit then gets the written value from a register of the last
-    ``TEMP_READ_LATENCY + TEMP_WRITE_LATENCY`` write-backs instead.
+    ``TEMP_READ_LATENCY + TEMP_WRITE_LATENCY`` write-backs, or the one being offered,
+    instead.
 
     Parameters
     ----------
@@ -104,32 +105,34 @@ class AtomicUpdate(wiring.Component):
             m.d.sync += held_hit.eq(held_hit & ~removing_held)
         taken = issue
 
-        # An update read at cycle t reaches the Reduce unit at t + TEMP_READ_LATENCY and is
-        # written back ``latency`` cycles later (made in the scratchpad TEMP_WRITE_LATENCY
-        # cycles after that). Its id leaves the CAM ``latency`` cycles after t, so the next
-        # update of the vertex may be read before that write is made; the Reduce then takes
-        # the written value from the write-backs its read missed (those of the last
-        # TEMP_READ_LATENCY + TEMP_WRITE_LATENCY cycles, the latest first) instead of the
-        # scratchpad's data. The vertex's updates then follow each other every latency + 1
-        # cycles, not TEMP_READ_LATENCY + TEMP_WRITE_LATENCY + latency + 1.
+        # An update read at cycle t has its scratchpad data at t + TEMP_READ_LATENCY, where
+        # the operand is chosen and registered (the data comes from block RAMs all over the
+        # chip), enters the Reduce unit a cycle later and is written back ``latency`` cycles
+        # after that (made in the scratchpad TEMP_WRITE_LATENCY cycles later still). Its id
+        # leaves the CAM ``latency`` cycles after t, so the next update of the vertex may be
+        # read before that write is made: its operand is then the newest write-back of the
+        # vertex among those of the last TEMP_READ_LATENCY + TEMP_WRITE_LATENCY cycles and
+        # the one offered now, instead of the scratchpad's data. The vertex's updates follow
+        # each other every latency + 1 cycles.
         read_latency, latency = TEMP_READ_LATENCY, self._reduce.latency
         window = TEMP_READ_LATENCY + TEMP_WRITE_LATENCY
         valid = [taken]   # valid[k]: the update taken k cycles ago
         dst = [held.dst]
         value = [held.value]
         # (valid goes on until the write-back is made in the scratchpad, for ``busy``.)
-        for k in range(1, read_latency + latency + TEMP_WRITE_LATENCY + 1):
+        for k in range(1, read_latency + 1 + latency + TEMP_WRITE_LATENCY + 1):
             valid.append(Signal(name=f"issued{k}_valid"))
             m.d.sync += valid[k].eq(valid[k - 1])
-            if k <= max(read_latency, latency):
+            if k <= max(read_latency + 1, latency):
                 dst.append(Signal(self._index_width, name=f"issued{k}_dst"))
                 m.d.sync += dst[k].eq(dst[k - 1])
-            if k <= read_latency:
+            if k <= read_latency + 1:
                 value.append(Signal(32, name=f"issued{k}_value"))
                 m.d.sync += value[k].eq(value[k - 1])
 
         # The write-backs of the last ``window`` cycles, newest first, and whether each is of
-        # the vertex now entering the Reduce, worked out a cycle ahead.
+        # the vertex whose data arrives now, worked out a cycle ahead; the one offered now is
+        # compared in this cycle (its tag and the update's id are registers nearby).
         written = [(reduce.o.valid, reduce.o.payload.tag, reduce.o.payload.result)]
         for k in range(1, window + 1):
             registers = (Signal(name=f"written{k}_valid"),
@@ -141,16 +144,20 @@ class AtomicUpdate(wiring.Component):
         forward = Signal(window, name="forward")
         m.d.sync += forward.eq(Cat(written_valid & (written_dst == dst[read_latency - 1])
                                    for written_valid, written_dst, _ in written[:window]))
-        operand = self.temp_read_data
+        forward_now = reduce.o.valid & (reduce.o.payload.tag == dst[read_latency])
+        choice = self.temp_read_data
         for k in reversed(range(window)):
-            operand = Mux(forward[k], written[k + 1][2], operand)
+            choice = Mux(forward[k], written[k + 1][2], choice)
+        choice = Mux(forward_now, reduce.o.payload.result, choice)
+        operand = Signal(32, name="operand")
+        m.d.sync += operand.eq(choice)
 
         # P8: Reduce(VTempProperty[dst], value).
         m.d.comb += [
-            reduce.i.valid.eq(valid[read_latency]),
+            reduce.i.valid.eq(valid[read_latency + 1]),
             reduce.i.payload.a.eq(operand),
-            reduce.i.payload.b.eq(value[read_latency]),
-            reduce.i.payload.tag.eq(dst[read_latency]),
+            reduce.i.payload.b.eq(value[read_latency + 1]),
+            reduce.i.payload.tag.eq(dst[read_latency + 1]),
             reduce.o.ready.eq(1),
         ]
 
