@@ -114,8 +114,10 @@ def _shift_right_sticky(value, amount):
     """``value >> amount`` and whether any one bit was shifted out (``amount`` at most
     ``len(value)``)."""
     width = len(value)
-    wide = Cat(Const(0, width), value) >> amount
-    return wide[width:], wide[:width].any()
+    # The bits shifted out are those below ``amount``: a mask from the amount alone, made
+    # beside the shifter rather than after it.
+    shifted_out = ~(Const((1 << width) - 1, width) << amount)[0:width]
+    return value >> amount, (value & shifted_out).any()
 
 
 def _unpack(m, x, name):
@@ -244,20 +246,24 @@ class FP32Adder(_FP32Unit):
 
     def _datapath(self, m, stage, a, b):
         # Stage 1: order the operands by magnitude, x the larger (so the difference of the
-        # significands is never negative and x gives the result's sign and exponent).
+        # significands is never negative and x gives the result's sign and exponent). Both
+        # operands are unpacked, and both exponent differences taken, beside the magnitude
+        # comparison; its result only selects among them. The flags need no order: x is
+        # infinite if either operand is (a NaN operand overrides that).
         swap = _wire(m, b[0:31] > a[0:31], "s1_swap")
-        x = _unpack(m, Mux(swap, b, a), "s1_x")
-        y = _unpack(m, Mux(swap, a, b), "s1_y")
+        ua, ub = _unpack(m, a, "s1_a"), _unpack(m, b, "s1_b")
+        a_ahead = _wire(m, ua.exponent - ub.exponent, "s1_a_ahead")
+        b_ahead = _wire(m, ub.exponent - ua.exponent, "s1_b_ahead")
         s1 = stage(
-            sign=x.sign,
-            subtract=x.sign ^ y.sign,
-            zero_sign=x.sign & y.sign,
-            exponent=x.exponent,
-            difference=x.exponent - y.exponent,
-            x_significand=x.significand,
-            y_significand=y.significand,
-            nan=x.nan | y.nan | (x.inf & y.inf & (x.sign ^ y.sign)),
-            inf=x.inf,   # y is infinite only if x is too (or x is a NaN)
+            sign=Mux(swap, ub.sign, ua.sign),
+            subtract=ua.sign ^ ub.sign,
+            zero_sign=ua.sign & ub.sign,
+            exponent=Mux(swap, ub.exponent, ua.exponent),
+            difference=Mux(swap, b_ahead, a_ahead),
+            x_significand=Mux(swap, ub.significand, ua.significand),
+            y_significand=Mux(swap, ua.significand, ub.significand),
+            nan=ua.nan | ub.nan | (ua.inf & ub.inf & (ua.sign ^ ub.sign)),
+            inf=ua.inf | ub.inf,
         )
 
         # Stage 2: align y to x. The significands get three bits below their LSB, guard, round
@@ -315,8 +321,9 @@ class FP32Adder(_FP32Unit):
 class FP32Multiplier(_FP32Unit):
     """``a * b`` in binary32, rounded to nearest even, subnormals exact (operands and
     results, including underflow to zero), overflow to infinity, NaN results as :data:`QNAN`.
-    Five pipeline stages: unpacking; 24×24-bit significand product; the normalization shift
-    amount (or the denormalization below the normal range); the shift; rounding and packing.
+    Six pipeline stages: unpacking; the four partial products of the 24×24-bit significand
+    product (block multipliers); their sum; the normalization shift amount (or the
+    denormalization below the normal range); the shift; rounding and packing.
 
     Parameters
     ----------
@@ -326,7 +333,7 @@ class FP32Multiplier(_FP32Unit):
     Attributes
     ----------
     latency : int
-        Cycles from taking an operation on ``i`` to offering its result on ``o`` (5) when
+        Cycles from taking an operation on ``i`` to offering its result on ``o`` (6) when
         ``o`` is not stalled.
 
     Members
@@ -337,7 +344,7 @@ class FP32Multiplier(_FP32Unit):
         ``result`` (binary32 bit pattern) and the operation's ``tag``.
     """
 
-    latency = 5
+    latency = 6
 
     def _datapath(self, m, stage, a, b):
         x, y = _unpack(m, a, "s1_a"), _unpack(m, b, "s1_b")
@@ -353,15 +360,31 @@ class FP32Multiplier(_FP32Unit):
             zero=x.zero | y.zero,
         )
 
-        # Stage 1: the product of the significands, 46 fraction bits. With the leading one on
-        # bit 47 the biased result exponent is x.exponent + y.exponent - 126.
-        product = Signal(48, name="s1_product")
-        m.d.comb += product.eq(s0.x_significand * s0.y_significand)
-        s1 = stage(
+        # Stage 1: the partial products of the significands, split at bit 17 so each fits a
+        # block multiplier; summing them in the same cycle as a block multiplier's
+        # combinational delay would be the slowest path of the chip.
+        x_low, x_high = s0.x_significand[:17], s0.x_significand[17:]
+        y_low, y_high = s0.y_significand[:17], s0.y_significand[17:]
+        s1a = stage(
             sign=s0.sign,
-            product=product,
+            low_low=x_low * y_low,
+            low_high=x_low * y_high,
+            high_low=x_high * y_low,
+            high_high=x_high * y_high,
             exponent=s0.exponent,
             nan=s0.nan, inf=s0.inf, zero=s0.zero,
+        )
+
+        # Stage 1b: the product of the significands, 46 fraction bits. With the leading one on
+        # bit 47 the biased result exponent is x.exponent + y.exponent - 126.
+        product = Signal(48, name="s1_product")
+        m.d.comb += product.eq(s1a.low_low + ((s1a.low_high + s1a.high_low) << 17) +
+                               (s1a.high_high << 34))
+        s1 = stage(
+            sign=s1a.sign,
+            product=product,
+            exponent=s1a.exponent,
+            nan=s1a.nan, inf=s1a.inf, zero=s1a.zero,
         )
 
         # Stage 2: how far to move the leading one to bit 47, but not below exponent field 1
@@ -379,16 +402,19 @@ class FP32Multiplier(_FP32Unit):
             left_shift=left_shift,
             right_shift=right_shift,
             below=left_limit < 0,
+            limited=leading_zeros > left_limit,
             nan=s1.nan, inf=s1.inf, zero=s1.zero,
         )
 
-        # Stage 3: the shift itself.
+        # Stage 3: the shift itself. The leading one reaches bit 47 unless the shift was
+        # limited or the product is zero (an operand is): known without the shifter, so the
+        # exponent and its overflow check are worked out beside it.
         shifted_left = Signal(48, name="s3_shifted_left")
         m.d.comb += shifted_left.eq(s2.product << s2.left_shift)
         shifted_right, right_sticky = _shift_right_sticky(s2.product, s2.right_shift)
         normalized = _wire(m, Mux(s2.below, shifted_right, shifted_left), "s3_normalized")
-        exponent = _wire(m, Mux(~s2.below & normalized[47], s2.exponent - s2.left_shift, 0),
-                         "s3_exponent")
+        exponent = _wire(m, Mux(~s2.below & ~s2.limited & ~s2.zero,
+                                s2.exponent - s2.left_shift, 0), "s3_exponent")
         s3 = stage(
             sign=s2.sign,
             exponent=exponent[0:8],

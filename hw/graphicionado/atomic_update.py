@@ -3,16 +3,18 @@ scratchpad of §4.A).
 
 P6 checks the destination id against the atomic-update CAM and stalls while the same vertex
 is in flight; P7 reads VTempProperty[dst] from the scratchpad; P8 is the Reduce unit; P9
-writes the result back and removes the id from the CAM.
+writes the result back. The id leaves the CAM before P9, as soon as a read of the vertex
+could no longer reach the Reduce unit ahead of the write-back it depends on; the Reduce
+unit takes that write-back's value in place of what the read returned.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..atomic_update_cam import AtomicUpdateCAM, CAMConfig
 from .layouts import Update
-from .scratchpad import TEMP_READ_LATENCY
+from .scratchpad import TEMP_READ_LATENCY, TEMP_WRITE_LATENCY
 
 
 __all__ = ["AtomicUpdate"]
@@ -22,9 +24,12 @@ class AtomicUpdate(wiring.Component):
     """Reduces each update into VTempProperty[dst], one per cycle, atomically per vertex.
 
     The Reduce unit never sees backpressure (P9 always writes), so the only stall is the CAM's.
-    An update of a vertex is issued no earlier than the cycle after the previous update of
-    that vertex was written, so its scratchpad read sees the written value without the
-    scratchpad forwarding anything.
+    An update of a vertex is issued no earlier than ``reduce_unit.latency + 1`` cycles after
+    the previous update of that vertex, and the previous one's write-back may come after
+    the new one's scratchpad read (even in its cycle, when the scratchpad's data is
+    undefined): the Reduce unit then gets the written value from a register of the last
+    ``TEMP_READ_LATENCY + TEMP_WRITE_LATENCY`` write-backs, or the one being offered,
+    instead.
 
     Parameters
     ----------
@@ -42,7 +47,8 @@ class AtomicUpdate(wiring.Component):
         The scratchpad's data for the address of ``TEMP_READ_LATENCY`` cycles before.
     temp_write_addr, temp_write_data, temp_write_en : ``Out``
     busy : ``Out(1)``
-        An update is between P6 and P9.
+        An update is between P6 and P9, or its write-back is not yet made in the
+        scratchpad.
     cam_stall : ``Out(1)``
         An update waits at P6 this cycle.
     """
@@ -99,33 +105,69 @@ class AtomicUpdate(wiring.Component):
             m.d.sync += held_hit.eq(held_hit & ~removing_held)
         taken = issue
 
-        # The update travels beside its scratchpad read (TEMP_READ_LATENCY cycles).
-        temp_valid, temp_dst, temp_value = taken, held.dst, held.value
-        for stage in range(TEMP_READ_LATENCY):
-            next_valid = Signal(name=f"read{stage}_valid")
-            next_dst = Signal(self._index_width, name=f"read{stage}_dst")
-            next_value = Signal(32, name=f"read{stage}_value")
-            m.d.sync += [next_valid.eq(temp_valid), next_dst.eq(temp_dst),
-                         next_value.eq(temp_value)]
-            temp_valid, temp_dst, temp_value = next_valid, next_dst, next_value
-        temp = self.temp_read_data
+        # An update read at cycle t has its scratchpad data at t + TEMP_READ_LATENCY, where
+        # the operand is chosen and registered (the data comes from block RAMs all over the
+        # chip), enters the Reduce unit a cycle later and is written back ``latency`` cycles
+        # after that (made in the scratchpad TEMP_WRITE_LATENCY cycles later still). Its id
+        # leaves the CAM ``latency`` cycles after t, so the next update of the vertex may be
+        # read before that write is made: its operand is then the newest write-back of the
+        # vertex among those of the last TEMP_READ_LATENCY + TEMP_WRITE_LATENCY cycles and
+        # the one offered now, instead of the scratchpad's data. The vertex's updates follow
+        # each other every latency + 1 cycles.
+        read_latency, latency = TEMP_READ_LATENCY, self._reduce.latency
+        window = TEMP_READ_LATENCY + TEMP_WRITE_LATENCY
+        valid = [taken]   # valid[k]: the update taken k cycles ago
+        dst = [held.dst]
+        value = [held.value]
+        # (valid goes on until the write-back is made in the scratchpad, for ``busy``.)
+        for k in range(1, read_latency + 1 + latency + TEMP_WRITE_LATENCY + 1):
+            valid.append(Signal(name=f"issued{k}_valid"))
+            m.d.sync += valid[k].eq(valid[k - 1])
+            if k <= max(read_latency + 1, latency):
+                dst.append(Signal(self._index_width, name=f"issued{k}_dst"))
+                m.d.sync += dst[k].eq(dst[k - 1])
+            if k <= read_latency + 1:
+                value.append(Signal(32, name=f"issued{k}_value"))
+                m.d.sync += value[k].eq(value[k - 1])
+
+        # The write-backs of the last ``window`` cycles, newest first, and whether each is of
+        # the vertex whose data arrives now, worked out a cycle ahead; the one offered now is
+        # compared in this cycle (its tag and the update's id are registers nearby).
+        written = [(reduce.o.valid, reduce.o.payload.tag, reduce.o.payload.result)]
+        for k in range(1, window + 1):
+            registers = (Signal(name=f"written{k}_valid"),
+                         Signal(self._index_width, name=f"written{k}_dst"),
+                         Signal(32, name=f"written{k}_value"))
+            m.d.sync += [register.eq(source)
+                         for register, source in zip(registers, written[k - 1])]
+            written.append(registers)
+        forward = Signal(window, name="forward")
+        m.d.sync += forward.eq(Cat(written_valid & (written_dst == dst[read_latency - 1])
+                                   for written_valid, written_dst, _ in written[:window]))
+        forward_now = reduce.o.valid & (reduce.o.payload.tag == dst[read_latency])
+        choice = self.temp_read_data
+        for k in reversed(range(window)):
+            choice = Mux(forward[k], written[k + 1][2], choice)
+        choice = Mux(forward_now, reduce.o.payload.result, choice)
+        operand = Signal(32, name="operand")
+        m.d.sync += operand.eq(choice)
 
         # P8: Reduce(VTempProperty[dst], value).
         m.d.comb += [
-            reduce.i.valid.eq(temp_valid),
-            reduce.i.payload.a.eq(temp),
-            reduce.i.payload.b.eq(temp_value),
-            reduce.i.payload.tag.eq(temp_dst),
+            reduce.i.valid.eq(valid[read_latency + 1]),
+            reduce.i.payload.a.eq(operand),
+            reduce.i.payload.b.eq(value[read_latency + 1]),
+            reduce.i.payload.tag.eq(dst[read_latency + 1]),
             reduce.o.ready.eq(1),
         ]
 
-        # P9: write back, and the vertex may enter P6 again.
+        # P9: write back. The CAM lets the vertex in again ``latency`` cycles after its read.
         m.d.comb += [
             self.temp_write_en.eq(reduce.o.valid),
             self.temp_write_addr.eq(reduce.o.payload.tag),
             self.temp_write_data.eq(reduce.o.payload.result),
-            cam.remove.valid.eq(reduce.o.valid),
-            cam.remove.payload.eq(reduce.o.payload.tag),
-            self.busy.eq(held_valid | (cam.occupancy != 0)),
+            cam.remove.valid.eq(valid[latency]),
+            cam.remove.payload.eq(dst[latency]),
+            self.busy.eq(held_valid | Cat(valid[1:]).any()),
         ]
         return m

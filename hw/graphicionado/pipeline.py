@@ -440,10 +440,15 @@ class GraphicionadoPipeline(wiring.Component):
             "stall_p5": fifo_p5.o.valid & ~fifo_p5.o.ready,
             "stall_apply": apply_stall & phase_apply,
         }
+        # The counters restart the cycle after a run starts, from that cycle's event: the
+        # restart is a register, not the start input and the busy decode of the control state
+        # on the way to every counter bit. (Nothing reads them in that cycle.)
+        restart = Signal()
+        m.d.sync += restart.eq(self.start & ~self.busy)
         for name in COUNTERS:
             counter = getattr(self, f"stat_{name}")
-            with m.If(self.start & ~self.busy):
-                m.d.sync += counter.eq(0)
+            with m.If(restart):
+                m.d.sync += counter.eq(events[name])
             with m.Elif(events[name]):
                 m.d.sync += counter.eq(counter + 1)
         return m

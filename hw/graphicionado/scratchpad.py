@@ -10,13 +10,20 @@ from amaranth.lib.wiring import In, Out
 from ..stream_fifo import StreamFIFO
 
 
-__all__ = ["Scratchpad", "TempPropertyStream", "TempItem", "TEMP_READ_LATENCY"]
+__all__ = ["Scratchpad", "TempPropertyStream", "TempItem", "TEMP_READ_LATENCY",
+           "TEMP_WRITE_LATENCY"]
 
 TempItem = data.StructLayout({"index": 32, "temp": 32})
 
-# Cycles from a VTempProperty read address to its data: the block RAM and the register beside
-# each bank; the bank multiplexer is combinational.
-TEMP_READ_LATENCY = 2
+# Cycles from a VTempProperty read address to its data: the block RAM, the register of each
+# bank (the block RAM's own output register on ECP5), and the register after the multiplexer
+# of the banks, which sits by the users: the route from block RAMs all over the chip to that
+# multiplexer takes most of a cycle by itself.
+TEMP_READ_LATENCY = 3
+# Cycles from a VTempProperty write being offered to the cycle its block RAM is written: the
+# write port is registered (with the bank decoded), so neither the writers' multiplexer nor
+# the decode is on the route to block RAMs all over the chip.
+TEMP_WRITE_LATENCY = 1
 
 
 class Scratchpad(wiring.Component):
@@ -24,17 +31,18 @@ class Scratchpad(wiring.Component):
 
     VTempProperty is ``vertices`` words in banks of at most ``bank_words``, with one write
     port and one read port that answers :data:`TEMP_READ_LATENCY` cycles after the address.
-    The data of a read in the cycle of a write to the same vertex is undefined (the
-    simulation model returns the old value). The users never use such data: Atomic Update
-    issues an update of a vertex the cycle after the previous one was written, the apply
-    phase resets an entry a cycle after reading it. So the banks tell synthesis that
+    A write offered in cycle w is made in cycle w + :data:`TEMP_WRITE_LATENCY`: reads up to
+    that cycle do not see it, and the data of a read in the cycle the write is made, to the
+    same vertex, is undefined (the simulation model returns the old value). The users never
+    use such data: Atomic Update replaces it by the value being written, the apply phase
+    resets an entry a cycle after reading it. So the banks tell synthesis that
     collisions need no care (Yosys's ``no_rw_check``); without it Yosys keeps the old value
     by delaying every write a cycle and putting a bypass multiplexer, fed by that delayed
     write, between each block RAM and its output register.
 
     A large scratchpad spans block RAMs across the whole chip: each bank's output is
-    registered next to it, so no path runs from a block RAM through the chip-wide
-    multiplexer.
+    registered in its block RAM, and the chip-wide multiplexer of the banks is registered
+    before anything else is done with the data.
 
     The EdgeIDTable has ``table_entries`` words with two read ports (entry and entry + 1, one
     cycle) and a write port for loading; ``table_entries = 0`` leaves it out (full edge
@@ -91,6 +99,13 @@ class Scratchpad(wiring.Component):
         select = Signal(range(bank_count))
         select_early = Signal(range(bank_count))
         m.d.sync += [select_early.eq(self.temp_read_addr >> bank_bits), select.eq(select_early)]
+        write_addr = Signal(len(self.temp_write_addr), reset_less=True)
+        write_data = Signal(32, reset_less=True)
+        write_en = Signal(bank_count)
+        m.d.sync += [write_addr.eq(self.temp_write_addr), write_data.eq(self.temp_write_data),
+                     write_en.eq(Cat(self.temp_write_en &
+                                     ((self.temp_write_addr >> bank_bits) == index)
+                                     for index in range(bank_count)))]
         outputs = []
         for index in range(bank_count):
             depth = min(self._bank_words, self._vertices - index * self._bank_words)
@@ -99,21 +114,20 @@ class Scratchpad(wiring.Component):
             write, read = bank.write_port(), bank.read_port()
             # The read port is always enabled: an enable would fan out to every block RAM.
             m.d.comb += [
-                write.addr.eq(self.temp_write_addr), write.data.eq(self.temp_write_data),
-                write.en.eq(self.temp_write_en &
-                            ((self.temp_write_addr >> bank_bits) == index)),
+                write.addr.eq(write_addr), write.data.eq(write_data),
+                write.en.eq(write_en[index]),
                 read.addr.eq(self.temp_read_addr[:bank_bits]),
             ]
-            output = Signal(32, name=f"temp{index}_data")
+            output = Signal(32, name=f"temp{index}_data", reset_less=True)
             m.d.sync += output.eq(read.data)
             outputs.append(output)
-        # A bank's output register has nothing else on its input, so it can sit beside its
-        # block RAMs; the multiplexer of the banks feeds the reader directly.
-        data = Signal(32)
+        # A bank's output register has nothing else on its input, so it can be the block
+        # RAM's output register.
+        data = Signal(32, reset_less=True)
         with m.Switch(select):
             for index, output in enumerate(outputs):
                 with m.Case(index):
-                    m.d.comb += data.eq(output)
+                    m.d.sync += data.eq(output)
         m.d.comb += self.temp_read_data.eq(data)
 
 

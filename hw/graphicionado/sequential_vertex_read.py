@@ -78,6 +78,11 @@ class SequentialVertexRead(wiring.Component):
         in_flight = Signal(range(self._prefetch_lines + 1))  # requested, not yet handed out
         # Hand-out side.
         items_left = Signal(32)
+        # ``items_left != 0`` and ``items_left == 1`` as registers: the hand-out's valid and
+        # the release of a line, on the path back to the line buffer's read enable, then wait
+        # on no 32-bit compare.
+        has_items = Signal()
+        last_item = Signal()
         slot = Signal(range(items_per_line))
         index = Signal(32)
 
@@ -88,7 +93,7 @@ class SequentialVertexRead(wiring.Component):
             self.mem.req.valid.eq(request),
             self.mem.req.payload.addr.eq(next_line),
             self.mem.req.payload.write.eq(0),
-            self.busy.eq(items_left != 0),
+            self.busy.eq(has_items),
         ]
         requested = request & self.mem.req.ready
         with m.If(requested):
@@ -97,19 +102,20 @@ class SequentialVertexRead(wiring.Component):
 
         line = lines.o.payload
         m.d.comb += [
-            self.o.valid.eq(lines.o.valid & (items_left != 0)),
+            self.o.valid.eq(lines.o.valid & has_items),
             self.o.payload.index.eq(index),
             self.o.payload.data.eq(line.word_select(slot, item_bits)),
         ]
         handed = self.o.valid & self.o.ready
-        last_of_line = (slot == items_per_line - 1) | (items_left == 1)
+        last_of_line = (slot == items_per_line - 1) | last_item
         m.d.comb += [
             release.eq(handed & last_of_line),
             lines.o.ready.eq(release),
         ]
         with m.If(handed):
             m.d.sync += [items_left.eq(items_left - 1), index.eq(index + 1),
-                         slot.eq(slot + 1)]
+                         slot.eq(slot + 1), has_items.eq(~last_item),
+                         last_item.eq(items_left == 2)]
             with m.If(last_of_line):
                 m.d.sync += slot.eq(0)
 
@@ -118,6 +124,8 @@ class SequentialVertexRead(wiring.Component):
                 next_line.eq(self.base),
                 lines_to_request.eq((self.count + items_per_line - 1) >> shift),
                 items_left.eq(self.count),
+                has_items.eq(self.count != 0),
+                last_item.eq(self.count == 1),
                 index.eq(0),
                 slot.eq(0),
             ]
