@@ -93,7 +93,7 @@ def cmd_synth(args) -> int:
     atomic_write(verilog_path, design.verilog(config))
     figures = synthesize(verilog_path, top, args.target, build_dir,
                          liberty=Path(args.liberty) if args.liberty else None,
-                         clock_mhz=args.clock_mhz)
+                         clock_mhz=args.clock_mhz, seeds=args.seeds)
     report = base_report("synth", design.name, config)
     report["figures"] = figures
     print(f"synthesis of {design.name} {config.as_dict()} for {args.target}")
@@ -309,6 +309,8 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--liberty", metavar="FILE", help="Liberty file for --target asic")
     synth.add_argument("--clock-mhz", type=float, default=100.0,
                        help="clock constraint given to nextpnr (ecp5)")
+    synth.add_argument("--seeds", type=int, default=1, metavar="N",
+                       help="ecp5: place and route with seeds 1..N, report the best")
     synth.add_argument("--json", metavar="FILE")
     synth.set_defaults(run=cmd_synth)
 

@@ -138,6 +138,11 @@ def format_table(report: dict) -> str:
         else:
             verdict = "met" if figures.get("timing_met") else "NOT met"
             rows.append(("Fmax", f"{fmax:.1f} MHz (constraint {constraint:g} MHz: {verdict})"))
+            by_seed = figures.get("fmax_by_seed", {})
+            if len(by_seed) > 1:
+                rows.append(("  by placement seed", ", ".join(
+                    f"{seed}: {'-' if value is None else f'{value:.1f}'}"
+                    for seed, value in by_seed.items()) + " MHz"))
             by_clock = figures.get("fmax_by_clock", {})
             if len(by_clock) > 1:
                 for clock, value in sorted(by_clock.items()):

@@ -316,3 +316,15 @@ def test_depgraph_ddmu_generic(tmp_path):
     report = synthesize(source, "depgraph_ddmu", "generic", tmp_path)
     assert report["top"] == "depgraph_ddmu" and report["num_cells"] > 0
     assert sum(count for kind, count in report["cells"].items() if "DFF" in kind) > 100
+
+
+def test_ecp5_seed_sweep_reports_the_best_seed(tmp_path):
+    source = tmp_path / "registered.v"
+    source.write_text(verilog.convert(RegisteredRead("plain"), name="top"))
+    report = synthesize(source, "top", "ecp5", tmp_path / "build", seeds=2)
+    assert report["seeds"] == [1, 2] and set(report["fmax_by_seed"]) == {"1", "2"}
+    assert report["fmax_mhz"] == max(report["fmax_by_seed"].values())
+    assert report["fmax_by_seed"][str(report["seed"])] == report["fmax_mhz"]
+    assert "by placement seed" in format_table(report)
+    with pytest.raises(SynthError):
+        synthesize(source, "top", "ecp5", tmp_path / "build", seeds=0)

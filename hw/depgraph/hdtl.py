@@ -31,7 +31,7 @@ goes to the learner. The walk ends once the DDMU has answered its root; for Page
 pseudo-edges of the root's shortcuts then enter the FIFO edge buffer, paying the loans back.
 """
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -202,6 +202,8 @@ class HDTL(wiring.Component):
         m.submodules.probes = probes = StreamFIFO(_Probe, EDGES_PER_LINE)
         scan_first = Signal(32)
         scan_count = Signal(range(EDGES_PER_LINE + 1))
+        scan_end = Signal(32)       # scan_first + scan_count, worked out beside it
+        scan_line_vertex = Signal() # the top entry's vertex is the batch line's
         scan_items_done = Signal()
         scan_items_taken = Signal()
         scan_reg_valid = Signal()
@@ -227,6 +229,7 @@ class HDTL(wiring.Component):
         line_vertex = Signal(32)
         line_first = Signal(32)
         line_count = Signal(range(EDGES_PER_LINE + 1))
+        line_end = Signal(32)       # line_first + line_count, counted beside it
         line_valid = Signal()
         replay = Signal()
         replay_at = Signal(range(EDGES_PER_LINE))
@@ -328,7 +331,7 @@ class HDTL(wiring.Component):
 
             with m.State("BATCH_START"):
                 m.d.sync += [batch_left.eq(0), line_valid.eq(0), line_vertex.eq(vertex),
-                             line_first.eq(lo), line_count.eq(0)]
+                             line_first.eq(lo), line_count.eq(0), line_end.eq(lo)]
                 if hub:
                     m.d.sync += hub_state["hit"].eq(0)
                 with m.If(hi == lo):
@@ -356,7 +359,7 @@ class HDTL(wiring.Component):
                     m.d.sync += self.edges_fetched.eq(self.edges_fetched + 1)
                     with m.If(line_count != EDGES_PER_LINE):
                         m.d.comb += line_write.en.eq(1)
-                        m.d.sync += line_count.eq(line_count + 1)
+                        m.d.sync += [line_count.eq(line_count + 1), line_end.eq(line_end + 1)]
                     if hub:
                         m.d.comb += [hub_state["batch_edge"].eq(1),
                                      hub_state["batch_dst"].eq(edge.dst),
@@ -388,18 +391,22 @@ class HDTL(wiring.Component):
                 # (the count is registered first: the stack is read asynchronously).
                 line_room = EDGES_PER_LINE - top.next[:EDGES_PER_LINE.bit_length() - 1]
                 left = top.end - top.next
+                line_boundary = Cat(Const(0, EDGES_PER_LINE.bit_length() - 1),
+                                    top.next[EDGES_PER_LINE.bit_length() - 1:] + 1)
                 with m.If(top.next == top.end):
                     m.d.sync += size.eq(size - 1)
                     m.next = "RESUME"
                 with m.Else():
                     m.d.sync += [scan_first.eq(top.next),
-                                 scan_count.eq(Mux(left < line_room, left, line_room))]
+                                 scan_count.eq(Mux(left < line_room, left, line_room)),
+                                 scan_end.eq(Mux(left < line_room, top.end, line_boundary)),
+                                 scan_line_vertex.eq(top.vertex == line_vertex)]
                     m.next = "SCAN_ASK"
 
             with m.State("SCAN_ASK"):
-                buffered = line_valid & (top.vertex == line_vertex) & \
+                buffered = line_valid & scan_line_vertex & \
                     (scan_first >= line_first) & \
-                    (scan_first + scan_count <= line_first + line_count)
+                    (scan_end <= line_end)
                 m.d.sync += [scan_items_done.eq(0), scan_items_taken.eq(0), found.eq(0),
                              replay.eq(buffered),
                              replay_at.eq(scan_first - line_first), replay_left.eq(scan_count)]
@@ -481,7 +488,7 @@ class HDTL(wiring.Component):
                             m.d.sync += hub_state["y"].eq(self._edge_value(top.y, found_weight))
                         m.next = "VISIT"
                     with m.Else():
-                        m.d.comb += stack_write.data.next.eq(scan_first + scan_count)
+                        m.d.comb += stack_write.data.next.eq(scan_end)
                         m.next = "SCAN"
 
             if hub:
