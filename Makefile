@@ -56,7 +56,7 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_golden.py --json build/bench/golden.json
 	$(BIN)/python bench/bench_cam_sim.py --json build/bench/cam-sim.json
 	$(BIN)/python bench/bench_graphicionado.py --json build/bench/graphicionado.json
-	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --target ecp5 \
+	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --target ecp5 --seeds 3 \
 		--json build/bench/graphicionado-pagerank-ecp5.json
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --target asic \
 		--json build/bench/graphicionado-pagerank-asic.json
