@@ -113,7 +113,7 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
     if out_of_context:
         notes.append(f"{port_bits} port bits: placed and routed out of context (no IO "
                      f"buffers, no global clock network)")
-    # Placement is seeded, and a design's Fmax moves by some 10% from seed to seed: with
+    # Placement is seeded, and a design's Fmax moves by up to some 20% from seed to seed: with
     # several seeds, each is placed and routed, and the best one's results are kept (under
     # the names of a single run); every seed's Fmax is reported.
     runs = {}
@@ -134,7 +134,7 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
         fmax = min(fmax_by_clock.values()) if fmax_by_clock else None
         runs[seed] = (fmax, fmax_by_clock, utilisation, suffix, output)
     seed = max(seeds, key=lambda s: -1.0 if runs[s][0] is None else runs[s][0])
-    _, fmax_by_clock, utilisation, suffix, output = runs[seed]
+    fmax, fmax_by_clock, utilisation, suffix, output = runs[seed]
     if suffix:
         for name, kept in ((f"report{suffix}.json", "report.json"),
                            (f"nextpnr{suffix}.log", "nextpnr.log"),
@@ -144,7 +144,6 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
                      f"the best, seed {seed}, is reported")
     figures = {group: sum(cells.get(kind, 0) for kind in kinds)
                for group, kinds in _ECP5_GROUPS.items()}
-    fmax = min(fmax_by_clock.values()) if fmax_by_clock else None
     if fmax is None:
         notes.append("no clock domain found by nextpnr (combinational design): no Fmax")
     figures.update({
