@@ -49,7 +49,7 @@ run: venv system-deps
 	@echo "reports in build/run/"
 
 test: venv system-deps
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --durations=15
 
 bench: venv system-deps
 	mkdir -p build/bench

@@ -8,7 +8,7 @@ entries of 4 bytes" and stalls an update whose id is already there.
 
 import dataclasses
 
-from amaranth.hdl import Module, Signal, Cat, unsigned
+from amaranth.hdl import Cat, Const, Module, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -72,6 +72,12 @@ class AtomicUpdateCAM(wiring.Component):
     Parameters
     ----------
     config : :class:`CAMConfig`
+    insert_checked : bool
+        Whether an id offered on ``insert`` is compared with the ids held (the default). A
+        user that offers only ids it knows are not held, and not being removed, sets it to
+        ``False``: the tag comparison then stays off the path that allocates a way, and
+        ``conflict`` is always low. (Atomic Update knows it from a bit it keeps a cycle
+        ahead.)
 
     Members
     -------
@@ -97,9 +103,10 @@ class AtomicUpdateCAM(wiring.Component):
         An id offered on ``remove`` is not held: the surrounding pipeline broke the protocol.
     """
 
-    def __init__(self, config: CAMConfig):
+    def __init__(self, config: CAMConfig, *, insert_checked: bool = True):
         assert isinstance(config, CAMConfig)
         self._config = config
+        self._insert_checked = bool(insert_checked)
         super().__init__({
             "insert": In(stream.Signature(unsigned(config.id_width))),
             "remove": In(stream.Signature(unsigned(config.id_width))),
@@ -155,7 +162,7 @@ class AtomicUpdateCAM(wiring.Component):
                 probe_bits.append(probe_set[s] & valid[s][w] & (tags[s][w] == probe_tag))
             free_bits.append(Cat(~valid[s][w] for w in range(cfg.ways)).any() & insert_set[s])
 
-        hit = Cat(hit_bits).any()
+        hit = Cat(hit_bits).any() if self._insert_checked else Const(0, 1)
         has_free = Cat(free_bits).any()
         removed_one = Cat(removed_bits).any()
         # The id being written back may re-enter at once: it keeps its way.

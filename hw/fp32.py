@@ -365,6 +365,12 @@ class FP32Multiplier(_FP32Unit):
         # combinational delay would be the slowest path of the chip.
         x_low, x_high = s0.x_significand[:17], s0.x_significand[17:]
         y_low, y_high = s0.y_significand[:17], s0.y_significand[17:]
+        # Beside them, what the normalization needs from the exponent alone: how far the
+        # leading one may move left before the exponent field reaches 1, and, for a result
+        # below the normal range, how far the product moves right instead. Left for stage 2,
+        # these subtractions and compares were its slowest path.
+        left_limit = _wire(m, s0.exponent - 1, "s1_left_limit")
+        below = _wire(m, left_limit < 0, "s1_below")
         s1a = stage(
             sign=s0.sign,
             low_low=x_low * y_low,
@@ -372,6 +378,10 @@ class FP32Multiplier(_FP32Unit):
             high_low=x_high * y_low,
             high_high=x_high * y_high,
             exponent=s0.exponent,
+            # The limit clamped to 0..63 (a product has at most 47 leading zeros).
+            left_limit=Mux(below, 0, Mux(left_limit > 63, 63, left_limit))[0:6],
+            right_shift=Mux(-left_limit > 48, 48, -left_limit)[0:6],
+            below=below,
             nan=s0.nan, inf=s0.inf, zero=s0.zero,
         )
 
@@ -384,6 +394,7 @@ class FP32Multiplier(_FP32Unit):
             sign=s1a.sign,
             product=product,
             exponent=s1a.exponent,
+            left_limit=s1a.left_limit, right_shift=s1a.right_shift, below=s1a.below,
             nan=s1a.nan, inf=s1a.inf, zero=s1a.zero,
         )
 
@@ -391,18 +402,16 @@ class FP32Multiplier(_FP32Unit):
         # (a subnormal operand has leading zeros; a result below the normal range is shifted
         # right instead, its shifted-out bits kept as sticky).
         leading_zeros = _count_leading_zeros(m, s1.product, "s2_lzc")
-        left_limit = _wire(m, s1.exponent - 1, "s2_left_limit")
-        left_shift = _wire(m, Mux(leading_zeros > left_limit, left_limit, leading_zeros)[0:6],
-                           "s2_left_shift")
-        right_shift = _wire(m, Mux(-left_limit > 48, 48, -left_limit)[0:6], "s2_right_shift")
+        limited = _wire(m, s1.below | (leading_zeros > s1.left_limit), "s2_limited")
+        left_shift = _wire(m, Mux(limited, s1.left_limit, leading_zeros)[0:6], "s2_left_shift")
         s2 = stage(
             sign=s1.sign,
             product=s1.product,
             exponent=s1.exponent,
             left_shift=left_shift,
-            right_shift=right_shift,
-            below=left_limit < 0,
-            limited=leading_zeros > left_limit,
+            right_shift=s1.right_shift,
+            below=s1.below,
+            limited=limited,
             nan=s1.nan, inf=s1.inf, zero=s1.zero,
         )
 

@@ -82,3 +82,52 @@ def test_invalid_configs(kwargs, message):
 def test_config_type_checked():
     with pytest.raises(ConfigError, match="must be int"):
         CAMConfig(entries="16")
+
+
+@pytest.mark.parametrize("config", CONFIGS[:2], ids=lambda c: f"e{c.entries}w{c.ways}i{c.id_width}")
+def test_unchecked_insert_matches_checked(config):
+    """With ``insert_checked=False`` the CAM behaves as the checked one for a user that
+    offers only ids not held and not being removed (Atomic Update): both CAMs get the same
+    random inserts and removes, and must agree on every output in every cycle."""
+    import random
+    from amaranth.sim import Simulator
+
+    m = Module()
+    m.submodules.checked = checked = AtomicUpdateCAM(config)
+    m.submodules.unchecked = unchecked = AtomicUpdateCAM(config, insert_checked=False)
+    cams = (checked, unchecked)
+    rng = random.Random(7)
+    # Ids of few sets, so sets fill up and inserts wait for a free way.
+    pool = [rng.randrange(1 << config.id_width) & ~1 for _ in range(3 * config.entries)]
+
+    async def bench(ctx):
+        held = []
+        agreed = 0
+        for _ in range(3000):
+            remove = rng.choice(held) if held and rng.random() < 0.4 else None
+            free = [i for i in pool if i not in held and i != remove]
+            insert = rng.choice(free) if free and rng.random() < 0.7 else None
+            probe = rng.choice(pool)
+            for cam in cams:
+                ctx.set(cam.remove.valid, remove is not None)
+                ctx.set(cam.remove.payload, remove or 0)
+                ctx.set(cam.insert.valid, insert is not None)
+                ctx.set(cam.insert.payload, insert or 0)
+                ctx.set(cam.probe_id, probe)
+            outputs = [(ctx.get(cam.insert.ready), ctx.get(cam.set_full),
+                        ctx.get(cam.probe_hit), ctx.get(cam.occupancy),
+                        ctx.get(cam.remove_miss)) for cam in cams]
+            assert outputs[0] == outputs[1], (insert, remove, outputs)
+            assert not ctx.get(checked.conflict)
+            if remove is not None:
+                held.remove(remove)
+            if insert is not None and outputs[0][0]:
+                held.append(insert)
+                agreed += 1
+            await ctx.tick()
+        assert agreed > 500 and outputs[0][3] == len(held)
+
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()

@@ -70,15 +70,16 @@ class AtomicUpdate(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.cam = cam = AtomicUpdateCAM(self._cam_config)
+        m.submodules.cam = cam = AtomicUpdateCAM(self._cam_config, insert_checked=False)
         m.submodules.reduce = reduce = self._reduce
 
         # P6 holds one update in a register together with whether its id is in the CAM. That
         # bit is worked out a cycle ahead, for the update that will sit here next cycle (the
         # one here now, or the one offered), from the CAM's probe and this cycle's insert and
         # remove. Taking an update then needs no tag comparison, which keeps the CAM off the
-        # path to the FIFO in front. (An id written back in the cycle it is waiting here is
-        # taken the cycle after, not in the same one.)
+        # path to the FIFO in front, and the CAM need not compare the id it inserts. (An id
+        # written back in the cycle it is waiting here is taken the cycle after, not in the
+        # same one.)
         held_valid = Signal()
         held = Signal(Update)
         held_hit = Signal()

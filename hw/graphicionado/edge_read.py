@@ -85,10 +85,16 @@ class EdgeRead(wiring.Component):
             self.i.ready.eq(request_jobs.i.ready & handout_jobs.i.ready),
         ]
 
+        # Lines requested and not yet handed on. A release is counted a cycle late, from a
+        # register: the hand-out's decision sits far across the chip from the request side
+        # (the line queue is 512 bits wide). The count is at most one too high, for a cycle,
+        # which can only hold a request back.
         outstanding = Signal(range(self._prefetch_lines + 1))
         requested = Signal()
         released = Signal()
-        m.d.sync += outstanding.eq(outstanding + requested - released)
+        released_late = Signal()
+        m.d.sync += [released_late.eq(released),
+                     outstanding.eq(outstanding + requested - released_late)]
 
         # Request side. A job's lines are worked out in a register stage first (where its first
         # line is dropped if the previous job read it), so a request needs only a register, an

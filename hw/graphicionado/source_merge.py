@@ -63,19 +63,28 @@ class SourceMerge(wiring.Component):
         wiring.connect(m, wiring.flipped(self.const), const_in.i)
         prop, const = prop_in.o, const_in.o
 
-        # Zip the two sequential streams; keep vertices that have edges.
+        # Zip the two sequential streams into a register, with whether the vertex has edges;
+        # only those go on. The 32-bit degree test then feeds only that register, not the
+        # queues' read enables (across the chip from here, it was the slowest path).
         degree = const.payload.data[32:64]
         both = prop.valid & const.valid
-        keep = degree != 0
+        zipped = Signal(SourceVertex)
+        zipped_valid = Signal()
+        zipped_keep = Signal()
+        zipped_done = ~zipped_keep | vertices.i.ready
+        take = both & (~zipped_valid | zipped_done)
         m.d.comb += [
-            vertices.i.valid.eq(both & keep),
-            vertices.i.payload.id.eq(prop.payload.index),
-            vertices.i.payload.prop.eq(prop.payload.data),
-            vertices.i.payload.const.eq(const.payload.data[0:32]),
-            vertices.i.payload.degree.eq(degree),
-            prop.ready.eq(both & (vertices.i.ready | ~keep)),
-            const.ready.eq(both & (vertices.i.ready | ~keep)),
+            prop.ready.eq(take),
+            const.ready.eq(take),
+            vertices.i.valid.eq(zipped_valid & zipped_keep),
+            vertices.i.payload.eq(zipped),
         ]
+        with m.If(take):
+            m.d.sync += [zipped.id.eq(prop.payload.index), zipped.prop.eq(prop.payload.data),
+                         zipped.const.eq(const.payload.data[0:32]), zipped.degree.eq(degree),
+                         zipped_valid.eq(1), zipped_keep.eq(degree != 0)]
+        with m.Elif(zipped_done):
+            m.d.sync += zipped_valid.eq(0)
 
         # Merge: the current vertex, held in registers with the count of its edges still to
         # come, owns the next ``degree`` edges. Whether this is its last edge is a register
@@ -105,7 +114,7 @@ class SourceMerge(wiring.Component):
             m.d.sync += [left.eq(left - 1), last.eq(left == 2)]
         # Levels, not the queues' valid: a registered queue's output is not yet valid in the
         # cycle after it took an item.
-        m.d.comb += self.busy.eq((prop_in.level != 0) | (const_in.level != 0) |
+        m.d.comb += self.busy.eq((prop_in.level != 0) | (const_in.level != 0) | zipped_valid |
                                  (vertices.level != 0) | current_valid)
         with m.If(fire & (self.edges.payload.edge.src != current.id)):
             m.d.sync += self.mismatch.eq(1)
