@@ -355,6 +355,10 @@ class FP32Multiplier(_FP32Unit):
             x_significand=x.significand,
             y_significand=y.significand,
             exponent=x.exponent + y.exponent - 126,  # -124 .. 382
+            # How far the leading one may move left before the exponent field reaches 1,
+            # and its negation: stage 1 only compares them (one carry chain each, not three).
+            left_limit=x.exponent + y.exponent - 127,
+            negated_limit=127 - x.exponent - y.exponent,
             nan=x.nan | y.nan | (x.inf & y.zero) | (y.inf & x.zero),
             inf=x.inf | y.inf,
             zero=x.zero | y.zero,
@@ -365,11 +369,10 @@ class FP32Multiplier(_FP32Unit):
         # combinational delay would be the slowest path of the chip.
         x_low, x_high = s0.x_significand[:17], s0.x_significand[17:]
         y_low, y_high = s0.y_significand[:17], s0.y_significand[17:]
-        # Beside them, what the normalization needs from the exponent alone: how far the
-        # leading one may move left before the exponent field reaches 1, and, for a result
-        # below the normal range, how far the product moves right instead. Left for stage 2,
-        # these subtractions and compares were its slowest path.
-        left_limit = _wire(m, s0.exponent - 1, "s1_left_limit")
+        # Beside them, what the normalization needs from the exponent alone: the limit of the
+        # left shift, and, for a result below the normal range, how far the product moves
+        # right instead. Left for stage 2, these were its slowest path.
+        left_limit, negated_limit = s0.left_limit, s0.negated_limit
         below = _wire(m, left_limit < 0, "s1_below")
         s1a = stage(
             sign=s0.sign,
@@ -380,7 +383,7 @@ class FP32Multiplier(_FP32Unit):
             exponent=s0.exponent,
             # The limit clamped to 0..63 (a product has at most 47 leading zeros).
             left_limit=Mux(below, 0, Mux(left_limit > 63, 63, left_limit))[0:6],
-            right_shift=Mux(-left_limit > 48, 48, -left_limit)[0:6],
+            right_shift=Mux(negated_limit > 48, 48, negated_limit)[0:6],
             below=below,
             nan=s0.nan, inf=s0.inf, zero=s0.zero,
         )

@@ -118,12 +118,13 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
                                  index=index)
     memory = memory or SimMemoryConfig()
     addresses = register_map(config.engines)
-    run = run_with_dram(DepGraphSimTop(config, memory), "depgraph_sim", "sim.tb.test_depgraph",
-                        image.dram,
+    run = run_with_dram(lambda: DepGraphSimTop(config, memory), "depgraph_sim",
+                        "sim.tb.test_depgraph", image.dram,
                         {"registers": [[addresses[name], value]
                                        for name, value in image.registers.items()],
                          "counters": list(COUNTERS), "max_cycles": max_cycles},
-                        depth_lines=memory.depth_lines, digest=config.digest(),
+                        depth_lines=memory.depth_lines,
+                        digest=f"{config.digest()}-{memory.digest()}",
                         read_region="state", simulator=simulator, seed=seed,
                         build_root=build_root)
     outcome, words = run.outcome, run.words

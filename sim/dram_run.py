@@ -27,15 +27,30 @@ class DRAMRun:
     readback_seconds: float
 
 
-def run_with_dram(top, top_name: str, test_module: str, dram: DRAMImage, run_spec: dict, *,
-                  depth_lines: int, digest: str, read_region: str, simulator: str, seed: int,
-                  build_root: Path) -> DRAMRun:
-    """Simulate ``top`` (a sim top with ``extra_sources``) on ``dram``; ``run_spec`` is the
-    testbench's ``GRAPHGEN_RUN`` without its ``result_path``."""
+# The Verilog of each sim top emitted in this process, by name and digest: a test suite runs
+# many graphs on one configuration, and emitting a design takes seconds.
+_emitted: dict[tuple[str, str], tuple[str, list]] = {}
+
+
+def _verilog(make_top, top_name: str, digest: str) -> tuple[str, list]:
+    key = (top_name, digest)
+    if key not in _emitted:
+        top = make_top()
+        _emitted[key] = emit_verilog(top, top_name), list(top.extra_sources)
+    return _emitted[key]
+
+
+def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
+                  run_spec: dict, *, depth_lines: int, digest: str, read_region: str,
+                  simulator: str, seed: int, build_root: Path) -> DRAMRun:
+    """Simulate the sim top ``make_top()`` builds (one with ``extra_sources``) on ``dram``;
+    ``run_spec`` is the testbench's ``GRAPHGEN_RUN`` without its ``result_path``. ``digest``
+    stands for every parameter of the top: it is built and emitted once per process for each
+    digest."""
     if dram.total_lines > depth_lines:
         raise ConfigError(f"the graph needs {dram.total_lines} lines of simulated DRAM "
                           f"but it holds {depth_lines} (set --mem depth_lines=N)")
-    verilog = emit_verilog(top, top_name)
+    verilog, extra_sources = _verilog(make_top, top_name, digest)
     start = time.perf_counter()
     run_dir = Path(build_root) / "runs" / f"{digest}-{time.time_ns()}"
     run_dir.mkdir(parents=True)
@@ -46,7 +61,7 @@ def run_with_dram(top, top_name: str, test_module: str, dram: DRAMImage, run_spe
     result_path = run_dir / "result.json"
     spec = {**run_spec, "result_path": str(result_path.resolve())}
     result = run_cocotb(verilog, top_name, test_module, simulator=simulator,
-                        extra_sources=top.extra_sources, seed=seed,
+                        extra_sources=extra_sources, seed=seed,
                         env={"GRAPHGEN_RUN": json.dumps(spec)}, build_root=build_root,
                         plusargs=[f"+dram_init_bin={init_path.resolve()}",
                                   f"+dram_dump_bin={dump_path.resolve()}",

@@ -98,11 +98,12 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations)
     memory = memory or SimMemoryConfig()
-    run = run_with_dram(GraphicionadoSimTop(config, memory), "graphicionado_sim",
-                        "sim.tb.test_graphicionado", image.dram,
+    run = run_with_dram(lambda: GraphicionadoSimTop(config, memory),
+                        "graphicionado_sim", "sim.tb.test_graphicionado", image.dram,
                         {"registers": image.registers, "counters": list(COUNTERS),
                          "max_cycles": max_cycles},
-                        depth_lines=memory.depth_lines, digest=config.digest(),
+                        depth_lines=memory.depth_lines,
+                        digest=f"{config.digest()}-{memory.digest()}",
                         read_region="vprop", simulator=simulator, seed=seed,
                         build_root=build_root)
     outcome, values = run.outcome, run.words

@@ -14,6 +14,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..memory_port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from ..stream_fifo import StreamFIFO
+from ..stream_register_slice import StreamRegisterSlice
 from .layouts import EDGE_WORDS, Edge, EdgeJob, SourcedEdge
 
 
@@ -72,9 +73,14 @@ class EdgeRead(wiring.Component):
         job_depth = max(3, self._job_depth)
         m.submodules.request_jobs = request_jobs = StreamFIFO(EdgeJob, job_depth, buffered=True)
         m.submodules.handout_jobs = handout_jobs = StreamFIFO(EdgeJob, job_depth, buffered=True)
-        m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._prefetch_lines,
-                                                buffered=self._prefetch_lines > 8)
-        wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
+        m.submodules.line_queue = line_queue = StreamFIFO(LINE_BITS, self._prefetch_lines,
+                                                          buffered=self._prefetch_lines > 8)
+        wiring.connect(m, wiring.flipped(self.mem.resp), line_queue.i)
+        # The queue of lines is wide and spread out: a register slice drives its read enable
+        # from a flip-flop, rather than from the hand-out's decision below. (It holds lines
+        # already counted as outstanding, so the queue never fills.)
+        m.submodules.lines = lines = StreamRegisterSlice(LINE_BITS)
+        wiring.connect(m, line_queue.o, lines.i)
 
         # Each job goes to both sides at once.
         m.d.comb += [
