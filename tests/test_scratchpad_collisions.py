@@ -20,19 +20,21 @@ GARBAGE = 0x7F80_0001   # a signalling NaN: it poisons any FP32 sum it reaches
 
 
 class ScratchpadModel:
-    """VTempProperty with :data:`TEMP_READ_LATENCY` and :data:`TEMP_WRITE_LATENCY`; a read in
-    the cycle a write to the same vertex is made returns GARBAGE."""
+    """VTempProperty with :data:`TEMP_READ_LATENCY` and :data:`TEMP_WRITE_LATENCY`: a read
+    address offered in cycle r is registered and reads the words in cycle r + 1, and that read
+    returns GARBAGE if a write to the same vertex is made in that cycle."""
 
     def __init__(self, words):
         self.words = list(words)
-        self.in_flight = [GARBAGE] * TEMP_READ_LATENCY
+        self.address = 0                          # the read address register
+        self.in_flight = [GARBAGE] * (TEMP_READ_LATENCY - 1)
         self.writes = [None] * TEMP_WRITE_LATENCY   # (address, data) offered, not yet made
         self.collisions = 0
 
     def cycle(self, ctx, port):
         """Drive this cycle's read data, then sample the ports as the clock edge will."""
         ctx.set(port["read_data"], self.in_flight[0])
-        address = ctx.get(port["read_addr"])
+        address, self.address = self.address, ctx.get(port["read_addr"])
         offered = ((ctx.get(port["write_addr"]), ctx.get(port["write_data"]))
                    if ctx.get(port["write_en"]) else None)
         self.writes.append(offered)

@@ -15,11 +15,12 @@ __all__ = ["Scratchpad", "TempPropertyStream", "TempItem", "TEMP_READ_LATENCY",
 
 TempItem = data.StructLayout({"index": 32, "temp": 32})
 
-# Cycles from a VTempProperty read address to its data: the block RAM, the register of each
-# bank (the block RAM's own output register on ECP5), and the register after the multiplexer
-# of the banks, which sits by the users: the route from block RAMs all over the chip to that
-# multiplexer takes most of a cycle by itself.
-TEMP_READ_LATENCY = 3
+# Cycles from a VTempProperty read address to its data: the address register (the route from
+# it to block RAMs all over the chip takes most of a cycle, so nothing else is on it), the
+# block RAM, the register of each bank (the block RAM's own output register on ECP5), and the
+# register after the multiplexer of the banks, which sits by the users: the route from block
+# RAMs all over the chip to that multiplexer takes most of a cycle by itself.
+TEMP_READ_LATENCY = 4
 # Cycles from a VTempProperty write being offered to the cycle its block RAM is written: the
 # write port is registered (with the bank decoded), so neither the writers' multiplexer nor
 # the decode is on the route to block RAMs all over the chip.
@@ -31,9 +32,10 @@ class Scratchpad(wiring.Component):
 
     VTempProperty is ``vertices`` words in banks of at most ``bank_words``, with one write
     port and one read port that answers :data:`TEMP_READ_LATENCY` cycles after the address.
-    A write offered in cycle w is made in cycle w + :data:`TEMP_WRITE_LATENCY`: reads up to
-    that cycle do not see it, and the data of a read in the cycle the write is made, to the
-    same vertex, is undefined (the simulation model returns the old value). The users never
+    A read address offered in cycle r reads the block RAM in cycle r + 1. A write offered in
+    cycle w is made in cycle w + :data:`TEMP_WRITE_LATENCY`: reads of the block RAM up to
+    that cycle do not see it, and the data of a read of the block RAM in the cycle the write
+    is made, to the same vertex, is undefined (the simulation model returns the old value). The users never
     use such data: Atomic Update replaces it by the value being written, the apply phase
     resets an entry a cycle after reading it. So the banks tell synthesis that
     collisions need no care (Yosys's ``no_rw_check``); without it Yosys keeps the old value
@@ -96,9 +98,11 @@ class Scratchpad(wiring.Component):
     def _elaborate_temp(self, m):
         bank_bits = self._bank_words.bit_length() - 1
         bank_count = -(-self._vertices // self._bank_words)
+        read_addr = Signal(len(self.temp_read_addr), reset_less=True)
+        m.d.sync += read_addr.eq(self.temp_read_addr)
         select = Signal(range(bank_count))
         select_early = Signal(range(bank_count))
-        m.d.sync += [select_early.eq(self.temp_read_addr >> bank_bits), select.eq(select_early)]
+        m.d.sync += [select_early.eq(read_addr >> bank_bits), select.eq(select_early)]
         write_addr = Signal(len(self.temp_write_addr), reset_less=True)
         write_data = Signal(32, reset_less=True)
         write_en = Signal(bank_count)
@@ -116,7 +120,7 @@ class Scratchpad(wiring.Component):
             m.d.comb += [
                 write.addr.eq(write_addr), write.data.eq(write_data),
                 write.en.eq(write_en[index]),
-                read.addr.eq(self.temp_read_addr[:bank_bits]),
+                read.addr.eq(read_addr[:bank_bits]),
             ]
             output = Signal(32, name=f"temp{index}_data", reset_less=True)
             m.d.sync += output.eq(read.data)
