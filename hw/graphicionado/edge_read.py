@@ -73,12 +73,13 @@ class EdgeRead(wiring.Component):
         job_depth = max(3, self._job_depth)
         m.submodules.request_jobs = request_jobs = StreamFIFO(EdgeJob, job_depth, buffered=True)
         m.submodules.handout_jobs = handout_jobs = StreamFIFO(EdgeJob, job_depth, buffered=True)
-        m.submodules.line_queue = line_queue = StreamFIFO(LINE_BITS, self._prefetch_lines,
-                                                          buffered=self._prefetch_lines > 8)
+        m.submodules.line_queue = line_queue = StreamFIFO(LINE_BITS, self._prefetch_lines)
         wiring.connect(m, wiring.flipped(self.mem.resp), line_queue.i)
         # The queue of lines is wide and spread out: a register slice drives its read enable
-        # from a flip-flop, rather than from the hand-out's decision below. (It holds lines
-        # already counted as outstanding, so the queue never fills.)
+        # from a flip-flop, rather than from the hand-out's decision below, and registers its
+        # output (so the queue itself needs no output register, nor the logic that keeps it
+        # filled). The slice holds lines already counted as outstanding: the queue never
+        # fills.
         m.submodules.lines = lines = StreamRegisterSlice(LINE_BITS)
         wiring.connect(m, line_queue.o, lines.i)
 

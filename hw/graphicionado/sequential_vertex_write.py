@@ -68,6 +68,9 @@ class SequentialVertexWrite(wiring.Component):
         slot = Signal(range(items_per_line))
         line_addr = Signal(self._addr_width)
         flush_pending = Signal()
+        # ``mask != 0`` as a register: the flush's decision, which loads the wide output
+        # registers by the memory arbiter, then waits on no 64-bit test.
+        partial = Signal()
 
         out_valid = Signal()
         out_line = Signal(LINE_BITS)
@@ -100,22 +103,22 @@ class SequentialVertexWrite(wiring.Component):
         ]
         with m.If(self.i.valid & self.i.ready):
             m.d.sync += [line.eq(new_line), mask.eq(new_mask), slot.eq(slot + 1),
-                         self.written.eq(self.written + 1)]
+                         self.written.eq(self.written + 1), partial.eq(1)]
             with m.If(completes_line):
                 m.d.sync += [out_valid.eq(1), out_line.eq(new_line), out_mask.eq(new_mask),
                              out_addr.eq(line_addr), line_addr.eq(line_addr + 1),
-                             slot.eq(0), mask.eq(0)]
+                             slot.eq(0), mask.eq(0), partial.eq(0)]
 
         with m.If(self.flush):
             m.d.sync += flush_pending.eq(1)
         with m.If(flush_pending & out_free):
             m.d.sync += flush_pending.eq(0)
-            with m.If(mask != 0):
+            with m.If(partial):
                 m.d.sync += [out_valid.eq(1), out_line.eq(line), out_mask.eq(mask),
                              out_addr.eq(line_addr), line_addr.eq(line_addr + 1),
-                             slot.eq(0), mask.eq(0)]
+                             slot.eq(0), mask.eq(0), partial.eq(0)]
 
         with m.If(self.start):
-            m.d.sync += [line_addr.eq(self.base), slot.eq(0), mask.eq(0),
+            m.d.sync += [line_addr.eq(self.base), slot.eq(0), mask.eq(0), partial.eq(0),
                          self.written.eq(0)]
         return m
