@@ -221,18 +221,22 @@ class _FP32Unit(wiring.Component):
 class FP32Adder(_FP32Unit):
     """``a + b`` in binary32, rounded to nearest even, subnormals exact, NaN results as
     :data:`QNAN`. Five pipeline stages: operand swap and exponent difference; alignment;
-    addition and leading-zero count; normalization; rounding and packing.
+    addition and leading-zero count; normalization; rounding and packing. With
+    ``lzc_stage``, six: the leading-zero count gets a stage of its own after the addition
+    (the two together were the slowest path of the Graphicionado pipeline on ECP5).
 
     Parameters
     ----------
     tag_width : int
         Width of the tag carried from ``i`` to ``o`` with each operation.
+    lzc_stage : bool
+        Count the leading zeros of the sum in a stage of their own.
 
     Attributes
     ----------
     latency : int
-        Cycles from taking an operation on ``i`` to offering its result on ``o`` (5) when
-        ``o`` is not stalled.
+        Cycles from taking an operation on ``i`` to offering its result on ``o`` (5, or 6 with
+        ``lzc_stage``) when ``o`` is not stalled.
 
     Members
     -------
@@ -244,6 +248,11 @@ class FP32Adder(_FP32Unit):
 
     latency = 5
 
+    def __init__(self, tag_width: int = 32, *, lzc_stage: bool = False):
+        self._lzc_stage = bool(lzc_stage)
+        self.latency = 6 if self._lzc_stage else 5
+        super().__init__(tag_width)
+
     def _datapath(self, m, stage, a, b):
         # Stage 1: order the operands by magnitude, x the larger (so the difference of the
         # significands is never negative and x gives the result's sign and exponent). Both
@@ -254,12 +263,16 @@ class FP32Adder(_FP32Unit):
         ua, ub = _unpack(m, a, "s1_a"), _unpack(m, b, "s1_b")
         a_ahead = _wire(m, ua.exponent - ub.exponent, "s1_a_ahead")
         b_ahead = _wire(m, ub.exponent - ua.exponent, "s1_b_ahead")
+        # The alignment shift, clamped here rather than in stage 2: from 27 on, all of y goes
+        # to sticky. (The one of the larger operand's view is the one kept, never negative.)
+        a_shift = _wire(m, Mux(a_ahead > 27, 27, a_ahead)[0:5], "s1_a_shift")
+        b_shift = _wire(m, Mux(b_ahead > 27, 27, b_ahead)[0:5], "s1_b_shift")
         s1 = stage(
             sign=Mux(swap, ub.sign, ua.sign),
             subtract=ua.sign ^ ub.sign,
             zero_sign=ua.sign & ub.sign,
             exponent=Mux(swap, ub.exponent, ua.exponent),
-            difference=Mux(swap, b_ahead, a_ahead),
+            shift=Mux(swap, b_shift, a_shift),
             x_significand=Mux(swap, ub.significand, ua.significand),
             y_significand=Mux(swap, ua.significand, ub.significand),
             nan=ua.nan | ub.nan | (ua.inf & ub.inf & (ua.sign ^ ub.sign)),
@@ -271,9 +284,7 @@ class FP32Adder(_FP32Unit):
         # sum or difference: a difference needs a left shift of more than one bit only when the
         # exponents differ by at most one, and then no bit has been shifted out beyond guard.
         y_extended = Cat(Const(0, 3), s1.y_significand)
-        # From 27 on, all of y goes to sticky.
-        aligned, sticky = _shift_right_sticky(
-            y_extended, Mux(s1.difference > 27, 27, s1.difference)[0:5])
+        aligned, sticky = _shift_right_sticky(y_extended, s1.shift)
         s2 = stage(
             sign=s1.sign, subtract=s1.subtract, zero_sign=s1.zero_sign,
             exponent=s1.exponent,
@@ -288,6 +299,11 @@ class FP32Adder(_FP32Unit):
         m.d.comb += total.eq(Mux(s2.subtract,
                                  s2.x_extended - s2.y_aligned,
                                  s2.x_extended + s2.y_aligned))
+        if self._lzc_stage:
+            s3 = stage(sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
+                       total=total, nan=s2.nan, inf=s2.inf)
+            total = s3.total
+            s2 = s3
         s3 = stage(
             sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
             total=total,

@@ -397,13 +397,16 @@ def _unzip(pairs):
 
 # ------------------------------------------------------------------------------ adder
 
-def test_adder_specials():
-    check_arithmetic(FP32Adder(TAG_WIDTH), ref_add, *pairs_of_specials(), seed=1)
+@pytest.mark.parametrize("lzc_stage", [False, True])
+def test_adder_specials(lzc_stage):
+    check_arithmetic(FP32Adder(TAG_WIDTH, lzc_stage=lzc_stage), ref_add, *pairs_of_specials(),
+                     seed=1)
 
 
-def test_adder_structured():
+@pytest.mark.parametrize("lzc_stage", [False, True])
+def test_adder_structured(lzc_stage):
     a, b = adder_operands(np.random.default_rng(2))
-    check_arithmetic(FP32Adder(TAG_WIDTH), ref_add, a, b, seed=2)
+    check_arithmetic(FP32Adder(TAG_WIDTH, lzc_stage=lzc_stage), ref_add, a, b, seed=2)
 
 
 @batch_settings
@@ -473,7 +476,12 @@ def test_minimum_maximum(unit, reference):
 
 # ------------------------------------------------------------------------------ pipeline
 
-UNITS = [FP32Adder, FP32Multiplier, FP32Divider, FP32Comparator, FP32Minimum, FP32Maximum]
+def _six_stage_adder(tag_width):
+    return FP32Adder(tag_width, lzc_stage=True)
+
+
+UNITS = [FP32Adder, _six_stage_adder, FP32Multiplier, FP32Divider, FP32Comparator,
+         FP32Minimum, FP32Maximum]
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda u: u.__name__)

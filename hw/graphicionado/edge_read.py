@@ -71,7 +71,12 @@ class EdgeRead(wiring.Component):
         m = Module()
         # Registered outputs: both sides start decoding a job from flip-flops.
         job_depth = max(3, self._job_depth)
-        m.submodules.request_jobs = request_jobs = StreamFIFO(EdgeJob, job_depth, buffered=True)
+        # The request side needs a job's lines only: its first and last line, and how many
+        # more lines it spans, worked out on the way in, so decoding a job is left with one
+        # comparison (is the first line the one the last job ended on?) and no subtraction.
+        line_job = data.StructLayout({"first": 32, "last": 32, "span": 32})
+        m.submodules.request_jobs = request_jobs = StreamFIFO(line_job, job_depth,
+                                                              buffered=True)
         m.submodules.handout_jobs = handout_jobs = StreamFIFO(EdgeJob, job_depth, buffered=True)
         m.submodules.line_queue = line_queue = StreamFIFO(LINE_BITS, self._prefetch_lines)
         wiring.connect(m, wiring.flipped(self.mem.resp), line_queue.i)
@@ -85,7 +90,10 @@ class EdgeRead(wiring.Component):
 
         # Each job goes to both sides at once.
         m.d.comb += [
-            request_jobs.i.payload.eq(self.i.payload),
+            request_jobs.i.payload.first.eq(self.i.payload.start >> EDGE_SHIFT),
+            request_jobs.i.payload.last.eq((self.i.payload.end - 1) >> EDGE_SHIFT),
+            request_jobs.i.payload.span.eq(((self.i.payload.end - 1) >> EDGE_SHIFT) -
+                                           (self.i.payload.start >> EDGE_SHIFT)),
             handout_jobs.i.payload.eq(self.i.payload),
             request_jobs.i.valid.eq(self.i.valid & handout_jobs.i.ready),
             handout_jobs.i.valid.eq(self.i.valid & request_jobs.i.ready),
@@ -119,13 +127,12 @@ class EdgeRead(wiring.Component):
         with m.If(requested):
             m.d.sync += [line.eq(line + 1), remaining.eq(remaining - 1)]
         with m.If(take):         # after the line above: a new job's first line wins
-            first_index = job.start >> EDGE_SHIFT
-            last_index = (job.end - 1) >> EDGE_SHIFT
-            skip = prev_valid & (first_index == prev_last)
-            m.d.sync += [decoded_valid.eq(1), prev_valid.eq(1), prev_last.eq(last_index),
-                         line.eq(self.edge_base + first_index + skip),
-                         remaining.eq(last_index - first_index - skip),
-                         empty.eq(skip & (first_index == last_index))]
+            skip = prev_valid & (job.first == prev_last)
+            m.d.sync += [decoded_valid.eq(1), prev_valid.eq(1), prev_last.eq(job.last),
+                         line.eq(Mux(skip, self.edge_base + job.first + 1,
+                                     self.edge_base + job.first)),
+                         remaining.eq(Mux(skip, job.span - 1, job.span)),
+                         empty.eq(skip & (job.span == 0))]
         with m.Elif(decoded_done):
             m.d.sync += decoded_valid.eq(0)
 

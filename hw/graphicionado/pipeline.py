@@ -460,7 +460,7 @@ def _compute_units(cfg: GraphicionadoConfig) -> dict:
     if cfg.algorithm.floating_point:
         from ..fp32 import FP32Adder, FP32Multiplier
         return {"process": FP32Multiplier(tag_width=32),
-                "reduce": FP32Adder(tag_width=index_width),
+                "reduce": FP32Adder(tag_width=index_width, lzc_stage=True),
                 "apply_multiplier": FP32Multiplier(tag_width=1),
-                "apply_adder": FP32Adder(tag_width=1)}
+                "apply_adder": FP32Adder(tag_width=1, lzc_stage=True)}
     return {"process": SaturatingAdd(tag_width=32), "reduce": Minimum(tag_width=index_width)}
