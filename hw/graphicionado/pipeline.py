@@ -31,6 +31,7 @@ from ..integer_units import Minimum, SaturatingAdd
 from ..memory_arbiter import MemoryArbiter
 from ..memory_port import MemoryPortSignature
 from ..stream_fifo import StreamFIFO
+from ..stream_register_slice import StreamRegisterSlice
 from ..stream_throttle import stream_linker
 from .algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
 from .apply import ApplyMin, ApplyPageRank
@@ -149,7 +150,11 @@ class GraphicionadoPipeline(wiring.Component):
             link(fifo_p3.o, process.i, SourcedEdge)
             dst_prop_idle, stall_p4 = 1, 0
         wiring.connect(m, process.o, fifo_p5.i)
-        link(fifo_p5.o, atomic.i, Update)
+        # Atomic Update takes an update after a CAM lookup; a register slice keeps that
+        # decision off the queue's read logic (the queue spans more of the chip than P6).
+        m.submodules.slice_p6 = slice_p6 = StreamRegisterSlice(Update)
+        link(fifo_p5.o, slice_p6.i, Update)
+        wiring.connect(m, slice_p6.o, atomic.i)
         link(fifo_a4.o, vprop_write.i, 32)
 
         # ---- controller ------------------------------------------------------------------
@@ -159,6 +164,7 @@ class GraphicionadoPipeline(wiring.Component):
         flush = Signal()
         settle = Signal(3)
         clear_index = Signal(32)
+        clear_last = Signal()    # clear_index + 1 >= num_vertices, a cycle ahead
         parity = Signal()              # which ActiveVertex buffer this iteration reads
         active_count = Signal(32)
         front_idle = Signal()
@@ -193,7 +199,7 @@ class GraphicionadoPipeline(wiring.Component):
                 with m.If(self.start):
                     m.d.sync += [self.done.eq(0), self.iterations.eq(0), parity.eq(0),
                                  active_count.eq(regs["active_count"]), clear_index.eq(0),
-                                 settle.eq(0)]
+                                 clear_last.eq(regs["num_vertices"] <= 1), settle.eq(0)]
                     m.next = "CLEAR" if full else "LOAD"
             if not full:
                 with m.State("LOAD"):
@@ -202,8 +208,9 @@ class GraphicionadoPipeline(wiring.Component):
                         m.next = "CLEAR"
             with m.State("CLEAR"):
                 m.d.comb += phase_clear.eq(1)
-                m.d.sync += clear_index.eq(clear_index + 1)
-                with m.If(clear_index + 1 >= regs["num_vertices"]):
+                m.d.sync += [clear_index.eq(clear_index + 1),
+                             clear_last.eq(clear_index + 2 >= regs["num_vertices"])]
+                with m.If(clear_last):
                     m.next = "NEXT"
             with m.State("NEXT"):
                 m.d.sync += stop.eq(((active_count == 0) & (not full)) |

@@ -88,8 +88,11 @@ class SequentialVertexRead(wiring.Component):
 
         request = Signal()
         release = Signal()
+        # ``lines_to_request != 0`` as a register: a request, which loads the memory
+        # arbiter's queue across the chip, then waits on no 32-bit test.
+        lines_left = Signal()
         m.d.comb += [
-            request.eq((lines_to_request != 0) & (in_flight < self._prefetch_lines)),
+            request.eq(lines_left & (in_flight < self._prefetch_lines)),
             self.mem.req.valid.eq(request),
             self.mem.req.payload.addr.eq(next_line),
             self.mem.req.payload.write.eq(0),
@@ -97,7 +100,8 @@ class SequentialVertexRead(wiring.Component):
         ]
         requested = request & self.mem.req.ready
         with m.If(requested):
-            m.d.sync += [next_line.eq(next_line + 1), lines_to_request.eq(lines_to_request - 1)]
+            m.d.sync += [next_line.eq(next_line + 1), lines_to_request.eq(lines_to_request - 1),
+                         lines_left.eq(lines_to_request != 1)]
         m.d.sync += in_flight.eq(in_flight + requested - release)
 
         line = lines.o.payload
@@ -123,6 +127,7 @@ class SequentialVertexRead(wiring.Component):
             m.d.sync += [
                 next_line.eq(self.base),
                 lines_to_request.eq((self.count + items_per_line - 1) >> shift),
+                lines_left.eq(self.count != 0),
                 items_left.eq(self.count),
                 has_items.eq(self.count != 0),
                 last_item.eq(self.count == 1),
