@@ -299,16 +299,16 @@ class FP32Adder(_FP32Unit):
         m.d.comb += total.eq(Mux(s2.subtract,
                                  s2.x_extended - s2.y_aligned,
                                  s2.x_extended + s2.y_aligned))
+        summed = s2
         if self._lzc_stage:
-            s3 = stage(sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
-                       total=total, nan=s2.nan, inf=s2.inf)
-            total = s3.total
-            s2 = s3
+            summed = stage(sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
+                           total=total, nan=s2.nan, inf=s2.inf)
+            total = summed.total
         s3 = stage(
-            sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
+            sign=summed.sign, zero_sign=summed.zero_sign, exponent=summed.exponent,
             total=total,
             leading_zeros=_count_leading_zeros(m, total, "s3_lzc"),
-            nan=s2.nan, inf=s2.inf,
+            nan=summed.nan, inf=summed.inf,
         )
 
         # Stage 4: normalize so the leading one lands on bit 27, i.e. the exponent becomes

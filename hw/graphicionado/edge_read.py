@@ -89,11 +89,12 @@ class EdgeRead(wiring.Component):
         wiring.connect(m, line_queue.o, lines.i)
 
         # Each job goes to both sides at once.
+        first_line = self.i.payload.start >> EDGE_SHIFT
+        last_line = (self.i.payload.end - 1) >> EDGE_SHIFT
         m.d.comb += [
-            request_jobs.i.payload.first.eq(self.i.payload.start >> EDGE_SHIFT),
-            request_jobs.i.payload.last.eq((self.i.payload.end - 1) >> EDGE_SHIFT),
-            request_jobs.i.payload.span.eq(((self.i.payload.end - 1) >> EDGE_SHIFT) -
-                                           (self.i.payload.start >> EDGE_SHIFT)),
+            request_jobs.i.payload.first.eq(first_line),
+            request_jobs.i.payload.last.eq(last_line),
+            request_jobs.i.payload.span.eq(last_line - first_line),
             handout_jobs.i.payload.eq(self.i.payload),
             request_jobs.i.valid.eq(self.i.valid & handout_jobs.i.ready),
             handout_jobs.i.valid.eq(self.i.valid & request_jobs.i.ready),

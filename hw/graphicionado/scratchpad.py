@@ -35,9 +35,9 @@ class Scratchpad(wiring.Component):
     A read address offered in cycle r reads the block RAM in cycle r + 1. A write offered in
     cycle w is made in cycle w + :data:`TEMP_WRITE_LATENCY`: reads of the block RAM up to
     that cycle do not see it, and the data of a read of the block RAM in the cycle the write
-    is made, to the same vertex, is undefined (the simulation model returns the old value). The users never
-    use such data: Atomic Update replaces it by the value being written, the apply phase
-    resets an entry a cycle after reading it. So the banks tell synthesis that
+    is made, to the same vertex, is undefined (the simulation model returns the old value).
+    The users never use such data: Atomic Update replaces it by the value being written, the
+    apply phase resets an entry a cycle after reading it. So the banks tell synthesis that
     collisions need no care (Yosys's ``no_rw_check``); without it Yosys keeps the old value
     by delaying every write a cycle and putting a bypass multiplexer, fed by that delayed
     write, between each block RAM and its output register.
