@@ -1,70 +1,162 @@
-"""A stream pass-through that randomly withholds transfers: backpressure and idle cycles
-injected inside a design for verification (Graphicionado's FIFOs then see both), never part
-of a configuration meant for synthesis."""
+"""Random stalls on a design's stream links, for verification, and the record of those links
+that the simulation watchdog reads.
 
-from amaranth.hdl import Module, Signal
+A :class:`StreamThrottle` sits on a link only when a design is built with ``stall_injection``;
+it is never part of a configuration meant for synthesis. Its random sequence starts from a
+``seed`` input read after reset, so one build of a design stalls in a different pattern for
+every run seed, and every link's pattern differs from every other's.
+"""
+
+import zlib
+
+from amaranth.hdl import C, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from .config import ConfigError
+from .stream_fifo import StreamFIFO
 
-__all__ = ["StreamThrottle", "stream_linker"]
+
+__all__ = ["StreamThrottle", "StreamLinks", "LinkProbe"]
+
+
+def _xorshift32(x):
+    x = x ^ (x << 13)[:32]
+    x = x ^ (x >> 17)
+    return x ^ (x << 5)[:32]
 
 
 class StreamThrottle(wiring.Component):
-    """Blocks the stream in roughly ``percent`` % of cycles, chosen by a 16-bit LFSR.
+    """A two-entry queue whose input withholds ``ready`` and whose output withholds ``valid``,
+    each in about ``percent`` % of cycles, independently.
+
+    Upstream thus sees back-pressure and downstream sees idle cycles on patterns of their own
+    (a throttle without storage can only block both sides of a transfer at once). With no
+    cycle blocked it passes one word a cycle. Before its first cycle out of reset the
+    throttle loads its generator from ``seed`` and passes nothing.
 
     Parameters
     ----------
     shape : shape-like
     percent : int
         1–99.
-    seed : int
-        Nonzero LFSR start, so that throttles in one design are not in step.
+    salt : int
+        32-bit constant mixed into the seed, distinct for each link of a design.
 
     Members
     -------
     i : ``In(stream.Signature(shape))``
     o : ``Out(stream.Signature(shape))``
+    seed : ``In(32)``
+        The run's stall seed, held steady from reset on.
+    busy : ``Out(1)``
+        A word is inside (the design's idle checks must wait for it).
     """
 
-    def __init__(self, shape, *, percent: int, seed: int):
-        assert 1 <= percent <= 99 and seed & 0xFFFF
+    def __init__(self, shape, *, percent: int, salt: int):
+        if not 1 <= percent <= 99:
+            raise ConfigError(f"a stream throttle blocks 1 to 99 % of cycles, not {percent}")
+        self._shape = shape
         self._percent = percent
-        self._seed = seed & 0xFFFF
+        self._salt = salt & 0xFFFF_FFFF
         super().__init__({
             "i": In(stream.Signature(shape)),
             "o": Out(stream.Signature(shape)),
+            "seed": In(32),
+            "busy": Out(1),
         })
 
     def elaborate(self, platform):
         m = Module()
-        lfsr = Signal(16, init=self._seed)
-        # x^16 + x^14 + x^13 + x^11 + 1, maximal length.
-        feedback = lfsr[15] ^ lfsr[13] ^ lfsr[12] ^ lfsr[10]
-        m.d.sync += lfsr.eq((lfsr << 1) | feedback)
-        blocked = lfsr[:8] < (256 * self._percent // 100)
+        m.submodules.queue = queue = StreamFIFO(self._shape, 2)
+        state = Signal(32)
+        loaded = Signal()
+        with m.If(loaded):
+            m.d.sync += state.eq(_xorshift32(state))
+        with m.Else():
+            # Bit 0 set: a xorshift generator started at zero stays there.
+            m.d.sync += [state.eq(self.seed ^ self._salt | 1), loaded.eq(1)]
+        threshold = 256 * self._percent // 100
+        hold_in = ~loaded | (state[0:8] < threshold)
+        hold_out = ~loaded | (state[16:24] < threshold)
         m.d.comb += [
-            self.o.payload.eq(self.i.payload),
-            self.o.valid.eq(self.i.valid & ~blocked),
-            self.i.ready.eq(self.o.ready & ~blocked),
+            queue.i.payload.eq(self.i.payload),
+            queue.i.valid.eq(self.i.valid & ~hold_in),
+            self.i.ready.eq(queue.i.ready & ~hold_in),
+            self.o.payload.eq(queue.o.payload),
+            self.o.valid.eq(queue.o.valid & ~hold_out),
+            queue.o.ready.eq(self.o.ready & ~hold_out),
+            self.busy.eq(queue.level != 0),
         ]
         return m
 
 
-def stream_linker(m, *, percent: int, seeds):
-    """A ``link(source, sink, shape)`` that joins two stream interfaces of module ``m``:
-    directly when ``percent`` is 0, else through a :class:`StreamThrottle` blocking about
-    ``percent`` % of cycles, each seeded with the next of ``seeds`` (nonzero 16-bit)."""
-    seeds = iter(seeds)
+class LinkProbe:
+    """One stream link of a design as the watchdog sees it: its name (``source->sink``) and
+    the ``valid`` and ``ready`` its sink sees."""
 
-    def link(source, sink, shape):
-        if not percent:
-            wiring.connect(m, source, sink)
-            return
-        seed = next(seeds)
-        throttle = StreamThrottle(shape, percent=percent, seed=seed)
-        m.submodules[f"throttle_{seed}"] = throttle
-        wiring.connect(m, source, throttle.i)
-        wiring.connect(m, throttle.o, sink)
+    def __init__(self, name: str, valid, ready):
+        self.name = name
+        self.valid = valid
+        self.ready = ready
 
-    return link
+    def __repr__(self):
+        return f"LinkProbe({self.name!r})"
+
+
+class StreamLinks:
+    """Joins the stream links of one module: directly, or through a :class:`StreamThrottle`
+    when ``percent`` is nonzero (seeded from ``seed``, salted by the link's name), and records
+    every link it makes as a :class:`LinkProbe` for the simulation watchdog.
+
+    Parameters
+    ----------
+    m : Module
+        The module the links belong to.
+    percent : int
+        0 (direct links) or 1–99.
+    seed : Value or None
+        The run's stall seed (needed when ``percent`` is nonzero).
+    prefix : str
+        Prepended to every link's name (which block the links belong to).
+    """
+
+    def __init__(self, m, *, percent: int, seed=None, prefix: str = ""):
+        if percent and seed is None:
+            raise ConfigError("stall injection needs a seed input")
+        self._m = m
+        self._percent = percent
+        self._seed = seed
+        self._prefix = prefix
+        self._busy = []
+        self.probes: list[LinkProbe] = []
+
+    def __call__(self, source, sink, name: str):
+        """Join stream ``source`` (a producer's output, or a flipped input) to ``sink``."""
+        full_name = self._prefix + name
+        if self._percent:
+            shape = source.payload.shape()
+            throttle = StreamThrottle(shape, percent=self._percent,
+                                      salt=zlib.crc32(full_name.encode()))
+            self._m.submodules["throttle_" + _identifier(name)] = throttle
+            self._m.d.comb += throttle.seed.eq(self._seed)
+            wiring.connect(self._m, source, throttle.i)
+            wiring.connect(self._m, throttle.o, sink)
+            self._busy.append(throttle.busy)
+        else:
+            wiring.connect(self._m, source, sink)
+        self.probes.append(LinkProbe(full_name, sink.valid, sink.ready))
+
+    def port(self, client, memory, client_name: str, memory_name: str = "arbiter"):
+        """Join a memory client's port (request out, response in) to ``memory``'s."""
+        self(client.req, memory.req, f"{client_name}.req->{memory_name}")
+        self(memory.resp, client.resp, f"{memory_name}->{client_name}.resp")
+
+    @property
+    def busy(self):
+        """A word sits in one of the throttles."""
+        return Cat(*self._busy).any() if self._busy else C(0, 1)
+
+
+def _identifier(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name)

@@ -126,7 +126,8 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
                         depth_lines=memory.depth_lines,
                         digest=f"{config.digest()}-{memory.digest()}",
                         read_region="state", simulator=simulator, seed=seed,
-                        build_root=build_root)
+                        build_root=build_root, watchdog=config.watchdog,
+                        error_text="a circular queue overflowed")
     outcome, words = run.outcome, run.words
 
     expected = np.asarray(reference.states)

@@ -15,7 +15,13 @@ from sim.dram_image import DRAMImage
 from sim.harness import SimResult, SimulationError, emit_verilog, run_cocotb
 
 
-__all__ = ["DRAMRun", "run_with_dram"]
+__all__ = ["DRAMRun", "RunFailure", "run_with_dram", "describe_hang"]
+
+
+class RunFailure(RuntimeError):
+    """The design did not produce a result: it hung, ran out of cycles or raised its error
+    flag. Not bad input: ``graphgen`` reports it with exit status 1. The message may span
+    several lines (the links' states and the counters)."""
 
 
 @dataclasses.dataclass
@@ -29,28 +35,33 @@ class DRAMRun:
 
 # The Verilog of each sim top emitted in this process, by name and digest: a test suite runs
 # many graphs on one configuration, and emitting a design takes seconds.
-_emitted: dict[tuple[str, str], tuple[str, list]] = {}
+_emitted: dict[tuple[str, str], tuple[str, list, list]] = {}
 
 
-def _verilog(make_top, top_name: str, digest: str) -> tuple[str, list]:
+def _verilog(make_top, top_name: str, digest: str) -> tuple[str, list, list]:
     key = (top_name, digest)
     if key not in _emitted:
         top = make_top()
-        _emitted[key] = emit_verilog(top, top_name), list(top.extra_sources)
+        _emitted[key] = (emit_verilog(top, top_name), list(top.extra_sources),
+                         list(top.link_names))
     return _emitted[key]
 
 
 def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                   run_spec: dict, *, depth_lines: int, digest: str, read_region: str,
-                  simulator: str, seed: int, build_root: Path) -> DRAMRun:
+                  simulator: str, seed: int, build_root: Path, error_text: str,
+                  watchdog: int = 100_000) -> DRAMRun:
     """Simulate the sim top ``make_top()`` builds (one with ``extra_sources``) on ``dram``;
     ``run_spec`` is the testbench's ``GRAPHGEN_RUN`` without its ``result_path``. ``digest``
     stands for every parameter of the top: it is built and emitted once per process for each
-    digest."""
+    digest. ``seed`` seeds the DRAM's randomness and the design's stall throttles;
+    ``watchdog`` is the hang limit in cycles (0: off). Raises :class:`RunFailure` when the
+    design hangs, runs out of cycles or raises its error flag (``error_text`` says what that
+    means)."""
     if dram.total_lines > depth_lines:
         raise ConfigError(f"the graph needs {dram.total_lines} lines of simulated DRAM "
                           f"but it holds {depth_lines} (set --mem depth_lines=N)")
-    verilog, extra_sources = _verilog(make_top, top_name, digest)
+    verilog, extra_sources, link_names = _verilog(make_top, top_name, digest)
     start = time.perf_counter()
     run_dir = Path(build_root) / "runs" / f"{digest}-{time.time_ns()}"
     run_dir.mkdir(parents=True)
@@ -59,7 +70,8 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
     dram.write_bin(init_path)
     image_seconds = time.perf_counter() - start
     result_path = run_dir / "result.json"
-    spec = {**run_spec, "result_path": str(result_path.resolve())}
+    spec = {**run_spec, "result_path": str(result_path.resolve()), "link_names": link_names,
+            "watchdog": watchdog, "stall_seed": seed}
     result = run_cocotb(verilog, top_name, test_module, simulator=simulator,
                         extra_sources=extra_sources, seed=seed,
                         env={"GRAPHGEN_RUN": json.dumps(spec)}, build_root=build_root,
@@ -69,7 +81,45 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
     outcome = json.loads(result_path.read_text()) if result_path.exists() else None
     if outcome is None or not result.passed:
         raise SimulationError(f"the RTL run did not complete: {result.summary()}")
+    if outcome["hang"]:
+        raise RunFailure(describe_hang(outcome, watchdog))
+    if not outcome["finished"]:
+        raise RunFailure(f"no result after {run_spec['max_cycles']} cycles (the watchdog saw "
+                         f"links moving)\n" + _counter_lines(outcome))
+    if outcome["error"]:
+        raise RunFailure(f"the design raised its error flag: {error_text}\n" +
+                         _counter_lines(outcome))
     start = time.perf_counter()
     base, count = dram.region(read_region)
     words = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
     return DRAMRun(outcome, result, words, image_seconds, time.perf_counter() - start)
+
+
+def describe_hang(outcome: dict, watchdog: int) -> str:
+    """What a hung run looked like: the stalled stages, each link's handshake, the counters.
+
+    A link showing ``valid`` but not ``ready`` waits on its sink; the stalled stage is such a
+    sink that is not itself waiting to hand a word on over another stalled link."""
+    links = outcome["links"]
+    blocked = [link["link"] for link in links if link["valid"] and not link["ready"]]
+    sources = {_block(name.split("->")[0]) for name in blocked}
+    culprits = sorted({_block(name.split("->")[-1]) for name in blocked} - sources)
+    lines = [f"the design hung: no stream link moved for {watchdog} cycles "
+             f"(stopped at cycle {outcome['sim_cycles']}); stalled stage: "
+             f"{', '.join(culprits) if culprits else 'none waiting on a sink (every link idle: a stage waits for input that never comes)'}"]
+    lines += [f"  {link['link']:<40} valid={int(link['valid'])} ready={int(link['ready'])}"
+              + ("  <- waits on its sink" if link["link"] in blocked else "")
+              for link in links]
+    return "\n".join(lines) + "\n" + _counter_lines(outcome)
+
+
+def _block(end: str) -> str:
+    """The block at one end of a link name: ``engine0.hdtl.edges`` -> ``engine0.hdtl``."""
+    parts = end.split(".")
+    return ".".join(parts[:2]) if parts[0].startswith("engine") and len(parts) > 1 \
+        else parts[0]
+
+
+def _counter_lines(outcome: dict) -> str:
+    counters = outcome.get("counters", {})
+    return "  counters: " + ", ".join(f"{name} {value}" for name, value in counters.items())

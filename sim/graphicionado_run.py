@@ -105,7 +105,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                         depth_lines=memory.depth_lines,
                         digest=f"{config.digest()}-{memory.digest()}",
                         read_region="vprop", simulator=simulator, seed=seed,
-                        build_root=build_root)
+                        build_root=build_root, watchdog=config.watchdog,
+                        error_text="an edge out of source order in the graph image")
     outcome, values = run.outcome, run.words
 
     expected = np.asarray(reference.values)

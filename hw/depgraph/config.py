@@ -47,6 +47,10 @@ class DepGraphConfig(DesignConfig):
         Reads in flight at most through the memory arbiter.
     stall_injection : int
         Verification only: block links between blocks in about this percentage of cycles.
+    watchdog : int
+        Simulation only (a run-time input of the simulation top, not in the design's Verilog):
+        stop a run whose stream links have not moved for this many cycles and report every
+        link's state. 0 = off.
     """
     algo: str = "bfs"
     engines: int = 4
@@ -59,6 +63,7 @@ class DepGraphConfig(DesignConfig):
     addr_width: int = 26
     memory_outstanding: int = 64
     stall_injection: int = 0
+    watchdog: int = 100_000
 
     def validate(self):
         if self.algo not in ALGORITHMS:
@@ -83,6 +88,9 @@ class DepGraphConfig(DesignConfig):
         if not 2 <= self.memory_outstanding <= 1024:
             raise ConfigError(f"memory_outstanding must be between 2 and 1024, "
                               f"not {self.memory_outstanding}")
+        if not 0 <= self.watchdog <= 0xFFFF_FFFF:
+            raise ConfigError(f"watchdog must be a cycle count from 0 (off) to 4294967295, "
+                              f"not {self.watchdog}")
         if not 0 <= self.stall_injection <= 90:
             raise ConfigError(f"stall_injection must be a percentage from 0 to 90, "
                               f"not {self.stall_injection}")

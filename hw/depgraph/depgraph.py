@@ -21,6 +21,7 @@ from amaranth.lib.wiring import In, Out
 from ..memory_arbiter import MemoryArbiter
 from ..memory_port import MemoryPortSignature
 from ..stream_arbiter import StreamArbiter
+from ..stream_throttle import StreamLinks
 from .config import DepGraphConfig
 from .ddmu import DDMU, LookupRequest
 from .engine import Engine
@@ -62,7 +63,19 @@ class DepGraph(wiring.Component):
             "mem": Out(MemoryPortSignature(config.addr_width)),
         }
         members.update({f"stat_{name}": Out(32) for name in COUNTERS})
+        if config.stall_injection:
+            members["stall_seed"] = In(32)
         super().__init__(members)
+        self._links = None
+        self._engines = []
+
+    @property
+    def link_probes(self) -> list:
+        """Every stream link of the accelerator and its engines (known once elaborated)."""
+        probes = list(self._links.probes) if self._links else []
+        for engine in self._engines:
+            probes += engine.link_probes
+        return probes
 
     @property
     def config(self) -> DepGraphConfig:
@@ -82,11 +95,16 @@ class DepGraph(wiring.Component):
         firsts = [getattr(regs, f"first{e}") for e in range(n_eng + 1)]
         bounds = firsts[1:n_eng]            # first vertex of banks 1 .. n - 1
 
+        link = StreamLinks(m, percent=cfg.stall_injection,
+                           seed=self.stall_seed if cfg.stall_injection else None)
+        self._links = link
         engines = []
         for e in range(n_eng):
             engine = Engine(cfg, e)
             m.submodules[f"engine{e}"] = engine
             engines.append(engine)
+            if cfg.stall_injection:
+                m.d.comb += engine.stall_seed.eq(self.stall_seed)
             m.d.comb += [
                 engine.first.eq(firsts[e]), engine.last.eq(firsts[e + 1]),
                 engine.offsets_base.eq(regs.offsets_base), engine.edges_base.eq(regs.edges_base),
@@ -97,13 +115,14 @@ class DepGraph(wiring.Component):
         m.submodules.network = network = UpdateNetwork(sources=n_eng + hub, banks=n_eng)
         for b, bound in enumerate(bounds):
             m.d.comb += network.bounds[b].eq(bound)
+        self._engines = engines
         for e, engine in enumerate(engines):
-            wiring.connect(m, engine.updates, network.i[e])
-            wiring.connect(m, network.o[e], engine.incoming)
+            link(engine.updates, network.i[e], f"engine{e}->network")
+            link(network.o[e], engine.incoming, f"network->engine{e}")
 
         hub_clients, hub_quiet = [], 1
         if hub:
-            hub_clients, hub_quiet = self._elaborate_hub(m, regs, engines, network)
+            hub_clients, hub_quiet = self._elaborate_hub(m, regs, engines, network, link)
 
         # Updates of each engine not yet applied: counted up when its HDTL sends an edge,
         # down when any bank acks an update of that origin.
@@ -146,24 +165,26 @@ class DepGraph(wiring.Component):
                              engine.dumped.ready.eq(writer.states.ready)]
 
         clients = []
-        for engine in engines:
-            clients += [engine.offsets_mem, engine.edges_mem, engine.queue_mem]
-        clients += [loader.state_mem, loader.delta_mem, loader.const_mem, loader.stop_mem,
-                    writer.mem] + hub_clients
+        for e, engine in enumerate(engines):
+            clients += [(f"engine{e}.{name}", getattr(engine, f"{name}_mem"))
+                        for name in ("offsets", "edges", "queue")]
+        clients += [(f"loader.{name}", getattr(loader, f"{name}_mem"))
+                    for name in ("state", "delta", "const", "stop")]
+        clients += [("writer", writer.mem)] + hub_clients
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
-        for client, port in zip(clients, arbiter.clients):
-            wiring.connect(m, client, port)
+        for (name, client), port in zip(clients, arbiter.clients):
+            link.port(client, port, name)
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
 
         # Control. The quiet check is registered and must hold for two cycles: a block that
         # hands work to another shows it busy in the cycle after at the latest.
         quiet_now = ~Cat(e.busy for e in engines).any() & \
-            Cat(e.drained for e in engines).all() & ~network.busy & hub_quiet
+            Cat(e.drained for e in engines).all() & ~network.busy & hub_quiet & ~link.busy
         quiet = Signal()
         quiet_before = Signal()
         m.d.sync += [quiet.eq(quiet_now), quiet_before.eq(quiet)]
-        loaded_now = ~Cat(e.store_busy for e in engines).any()
+        loaded_now = ~Cat(e.store_busy for e in engines).any() & ~link.busy
         loaded = Signal()
         loaded_before = Signal()
         m.d.sync += [loaded.eq(loaded_now), loaded_before.eq(loaded)]
@@ -202,7 +223,7 @@ class DepGraph(wiring.Component):
                     m.next = "WRITE"
             with m.State("WRITE"):
                 m.d.sync += phase_cycles["write_cycles"].eq(phase_cycles["write_cycles"] + 1)
-                with m.If(writer.done & ~writer_start & ~arbiter.busy):
+                with m.If(writer.done & ~writer_start & ~arbiter.busy & ~link.busy):
                     m.d.sync += self.done.eq(1)
                     m.next = "IDLE"
         m.d.comb += self.busy.eq(self.start | ~control.ongoing("IDLE"))
@@ -224,7 +245,7 @@ class DepGraph(wiring.Component):
                      self.error.eq(Cat(e.queue_overflow for e in engines).any())]
         return m
 
-    def _elaborate_hub(self, m, regs, engines, network):
+    def _elaborate_hub(self, m, regs, engines, network, link):
         """The DDMU and the learner, shared by the engines. Returns their memory ports and
         whether they are quiet (nothing inside, every shortcut update acked)."""
         cfg = self._config
@@ -238,12 +259,12 @@ class DepGraph(wiring.Component):
                      learner.index_base.eq(regs.index_base)]
         m.submodules.lookups = lookups = StreamArbiter(LookupRequest, len(engines))
         m.submodules.observations = observations = StreamArbiter(ObserveRequest, len(engines))
-        wiring.connect(m, lookups.o, ddmu.lookup)
-        wiring.connect(m, observations.o, learner.observe)
-        wiring.connect(m, ddmu.updates, network.i[len(engines)])
+        link(lookups.o, ddmu.lookup, "lookups->ddmu")
+        link(observations.o, learner.observe, "observations->learner")
+        link(ddmu.updates, network.i[len(engines)], "ddmu->network")
         for e, engine in enumerate(engines):
-            wiring.connect(m, engine.lookup, lookups.i[e])
-            wiring.connect(m, engine.observe, observations.i[e])
+            link(engine.lookup, lookups.i[e], f"engine{e}.lookup->lookups")
+            link(engine.observe, observations.i[e], f"engine{e}.observe->observations")
             for source, sink in ((ddmu.answers, engine.answers), (ddmu.pseudo, engine.pseudo)):
                 mine = source.payload.engine == e
                 m.d.comb += [sink.valid.eq(source.valid & mine),
@@ -263,4 +284,5 @@ class DepGraph(wiring.Component):
                             ("entries_learnt", learner.learnt),
                             ("fits_rejected", learner.rejected)):
             m.d.comb += getattr(self, f"stat_{name}").eq(value)
-        return [ddmu.mem, learner.mem], ~ddmu.busy & ~learner.busy & (in_flight == 0)
+        return [("ddmu", ddmu.mem), ("learner", learner.mem)], \
+            ~ddmu.busy & ~learner.busy & (in_flight == 0)

@@ -12,7 +12,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..memory_port import MemoryPortSignature
-from ..stream_throttle import stream_linker
+from ..stream_throttle import StreamLinks
 from ..stream_fifo import StreamFIFO
 from .circular_queue import CircularQueue
 from .config import DepGraphConfig
@@ -105,7 +105,10 @@ class Engine(wiring.Component):
                 "observe": Out(stream.Signature(ObserveRequest)),
             })
         members.update({name: Out(32) for name in self.COUNTERS})
+        if config.stall_injection:
+            members["stall_seed"] = In(32)
         super().__init__(members)
+        self.link_probes = []
 
     @property
     def queue_lines(self) -> int:
@@ -125,27 +128,31 @@ class Engine(wiring.Component):
                                                    lines=self.queue_lines)
         m.submodules.bank = bank = VertexStoreBank(algo=cfg.algo, words=cfg.bank_vertices,
                                                    engine=self._index)
-        link = stream_linker(m, percent=cfg.stall_injection,
-                             seeds=range(0x3A7 + 0x101 * self._index, 0x10000, 0x2F1))
+        link = StreamLinks(m, percent=cfg.stall_injection,
+                           seed=self.stall_seed if cfg.stall_injection else None,
+                           prefix=f"engine{self._index}.")
+        self.link_probes = link.probes
 
         # Roots reach the HDTL only once the vertex store is loaded.
+        roots = stream.Signature(queue.pop.payload.shape()).create()
         m.d.comb += [
-            hdtl.pop.valid.eq(queue.pop.valid & self.enable),
-            hdtl.pop.payload.eq(queue.pop.payload),
-            queue.pop.ready.eq(hdtl.pop.ready & self.enable),
+            roots.valid.eq(queue.pop.valid & self.enable),
+            roots.payload.eq(queue.pop.payload),
+            queue.pop.ready.eq(roots.ready & self.enable),
         ]
-        wiring.connect(m, hdtl.visit, bank.visit)
-        wiring.connect(m, bank.visited, hdtl.visited)
-        wiring.connect(m, hdtl.probe, bank.probe)
-        wiring.connect(m, bank.probed, hdtl.probed)
-        link(hdtl.edges, fifo.i, fifo.i.payload.shape())
-        link(fifo.o, pe.edges, fifo.o.payload.shape())
-        link(pe.updates, wiring.flipped(self.updates), pe.updates.payload.shape())
-        link(wiring.flipped(self.incoming), bank.update, bank.update.payload.shape())
-        link(bank.push, queue.push, 32)
-        wiring.connect(m, wiring.flipped(self.load), bank.load)
-        wiring.connect(m, wiring.flipped(self.dump), bank.dump)
-        wiring.connect(m, bank.dumped, wiring.flipped(self.dumped))
+        link(roots, hdtl.pop, "queue->hdtl")
+        link(hdtl.visit, bank.visit, "hdtl.visit->bank")
+        link(bank.visited, hdtl.visited, "bank->hdtl.visited")
+        link(hdtl.probe, bank.probe, "hdtl.probe->bank")
+        link(bank.probed, hdtl.probed, "bank->hdtl.probed")
+        link(hdtl.edges, fifo.i, "hdtl->fifo_edge_buffer")
+        link(fifo.o, pe.edges, "fifo_edge_buffer->pe")
+        link(pe.updates, wiring.flipped(self.updates), "pe->network")
+        link(wiring.flipped(self.incoming), bank.update, "network->bank")
+        link(bank.push, queue.push, "bank->queue")
+        link(wiring.flipped(self.load), bank.load, "loader->bank")
+        link(wiring.flipped(self.dump), bank.dump, "writer->bank")
+        link(bank.dumped, wiring.flipped(self.dumped), "bank->writer")
         wiring.connect(m, hdtl.offsets_mem, wiring.flipped(self.offsets_mem))
         wiring.connect(m, hdtl.edges_mem, wiring.flipped(self.edges_mem))
         wiring.connect(m, queue.mem, wiring.flipped(self.queue_mem))
@@ -160,7 +167,7 @@ class Engine(wiring.Component):
             self.ack.eq(bank.ack), self.ack_origin.eq(bank.ack_origin),
             self.ack_left.eq(bank.ack_left),
             self.sent.eq(hdtl.edges.valid & hdtl.edges.ready),
-            self.busy.eq(hdtl.busy | queue.busy | bank.busy),
+            self.busy.eq(hdtl.busy | queue.busy | bank.busy | link.busy),
             self.store_busy.eq(bank.busy),
             self.queue_overflow.eq(queue.overflow),
         ]
@@ -176,13 +183,13 @@ class Engine(wiring.Component):
             # The pseudo-edge buffer holds what the DDMU lends per root at most, so the DDMU
             # never waits for a walk to end.
             m.submodules.pending = pending = StreamFIFO(PseudoEdge, cfg.pseudo_edge_buffer)
-            wiring.connect(m, wiring.flipped(self.pseudo), pending.i)
-            wiring.connect(m, pending.o, hdtl.pending)
-            wiring.connect(m, hdtl.lookup, wiring.flipped(self.lookup))
-            wiring.connect(m, wiring.flipped(self.answers), hdtl.answers)
-            wiring.connect(m, hdtl.observe, wiring.flipped(self.observe))
+            link(wiring.flipped(self.pseudo), pending.i, "ddmu->pseudo_edge_buffer")
+            link(pending.o, hdtl.pending, "pseudo_edge_buffer->hdtl")
+            link(hdtl.lookup, wiring.flipped(self.lookup), "hdtl.lookup->ddmu")
+            link(wiring.flipped(self.answers), hdtl.answers, "ddmu->hdtl.answers")
+            link(hdtl.observe, wiring.flipped(self.observe), "hdtl.observe->learner")
             m.d.comb += [self.observations.eq(hdtl.observations),
                          self.pseudo_edges.eq(hdtl.pseudo_edges)]
-            with m.If(pending.level != 0):
+            with m.If((pending.level != 0) | link.busy):
                 m.d.comb += self.busy.eq(1)
         return m

@@ -46,6 +46,10 @@ class GraphicionadoConfig(DesignConfig):
     stall_injection : int
         Verification only: block the links between stages in about this percentage of
         cycles (random), so every FIFO sees backpressure and idle cycles. 0 = off.
+    watchdog : int
+        Simulation only (a run-time input of the simulation top, not in the design's Verilog):
+        stop a run whose stream links have not moved for this many cycles and report every
+        link's state. 0 = off.
     """
     algo: str = "bfs"
     max_vertices: int = 65536
@@ -60,6 +64,7 @@ class GraphicionadoConfig(DesignConfig):
     memory_outstanding: int = 128
     dst_property_read: bool = False
     stall_injection: int = 0
+    watchdog: int = 100_000
 
     def validate(self):
         if self.algo not in ALGORITHMS:
@@ -81,6 +86,9 @@ class GraphicionadoConfig(DesignConfig):
         if self.dst_property_read and self.algorithm.full_edge_access:
             raise ConfigError(f"dst_property_read: the full-edge-access pipeline ({self.algo}) "
                               f"drops P4, the destination-property read (Graphicionado §4.B)")
+        if not 0 <= self.watchdog <= 0xFFFF_FFFF:
+            raise ConfigError(f"watchdog must be a cycle count from 0 (off) to 4294967295, "
+                              f"not {self.watchdog}")
         if not 0 <= self.stall_injection <= 90:
             raise ConfigError(f"stall_injection must be a percentage from 0 to 90, "
                               f"not {self.stall_injection}")

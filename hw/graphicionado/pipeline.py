@@ -32,7 +32,7 @@ from ..memory_arbiter import MemoryArbiter
 from ..memory_port import MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 from ..stream_register_slice import StreamRegisterSlice
-from ..stream_throttle import stream_linker
+from ..stream_throttle import StreamLinks
 from .algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
 from .apply import ApplyMin, ApplyPageRank
 from .atomic_update import AtomicUpdate
@@ -99,7 +99,10 @@ class GraphicionadoPipeline(wiring.Component):
         }
         members.update({name: In(32) for name in REGISTERS})
         members.update({f"stat_{name}": Out(32) for name in COUNTERS})
+        if config.stall_injection:
+            members["stall_seed"] = In(32)
         super().__init__(members)
+        self.link_probes = []
 
     @property
     def config(self) -> GraphicionadoConfig:
@@ -134,28 +137,29 @@ class GraphicionadoPipeline(wiring.Component):
             item_words=1, addr_width=cfg.addr_width)
         m.submodules.fifo_a4 = fifo_a4 = fifo(32)
         # With ``stall_injection``, stages are joined through random throttles.
-        link = stream_linker(m, percent=cfg.stall_injection,
-                             seeds=range(0x1D5B, 0x10000, 0x2F1))
+        link = StreamLinks(m, percent=cfg.stall_injection,
+                           seed=self.stall_seed if cfg.stall_injection else None)
+        self.link_probes = link.probes
 
         if cfg.dst_property_read:
             # As many edges in flight as the arbiter lets reads be: a deeper queue gains nothing.
             m.submodules.dst_prop_read = dst_prop_read = RandomVertexRead(
                 addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
             m.d.comb += dst_prop_read.vprop_base.eq(self.vprop_base)
-            link(fifo_p3.o, dst_prop_read.i, SourcedEdge)
-            link(dst_prop_read.o, process.i, DestinedEdge)
+            link(fifo_p3.o, dst_prop_read.i, "fifo_p3->dst_prop_read")
+            link(dst_prop_read.o, process.i, "dst_prop_read->process_edge")
             dst_prop_idle = ~dst_prop_read.busy
             stall_p4 = dst_prop_read.o.valid & ~dst_prop_read.o.ready
         else:
-            link(fifo_p3.o, process.i, SourcedEdge)
+            link(fifo_p3.o, process.i, "fifo_p3->process_edge")
             dst_prop_idle, stall_p4 = 1, 0
-        wiring.connect(m, process.o, fifo_p5.i)
+        link(process.o, fifo_p5.i, "process_edge->fifo_p5")
         # Atomic Update takes an update after a CAM lookup; a register slice keeps that
         # decision off the queue's read logic (the queue spans more of the chip than P6).
         m.submodules.slice_p6 = slice_p6 = StreamRegisterSlice(Update)
-        link(fifo_p5.o, slice_p6.i, Update)
-        wiring.connect(m, slice_p6.o, atomic.i)
-        link(fifo_a4.o, vprop_write.i, 32)
+        link(fifo_p5.o, slice_p6.i, "fifo_p5->slice_p6")
+        link(slice_p6.o, atomic.i, "slice_p6->atomic_update")
+        link(fifo_a4.o, vprop_write.i, "fifo_a4->vprop_write")
 
         # ---- controller ------------------------------------------------------------------
         regs = {name: getattr(self, name) for name in REGISTERS}
@@ -190,10 +194,12 @@ class GraphicionadoPipeline(wiring.Component):
         drained = Signal()
         applied = Signal()
         flushed = Signal()
+        # A word held in a stall-injection throttle is work not yet done.
+        links_busy = Signal()
         m.d.sync += [start_process.eq(0), start_apply.eq(0), flush.eq(0),
-                     drained.eq(front_idle & (edges_in == updates_out)),
-                     applied.eq(apply_done),
-                     flushed.eq(writers_idle & ~arbiter_busy)]
+                     drained.eq(front_idle & (edges_in == updates_out) & ~links_busy),
+                     applied.eq(apply_done & ~links_busy),
+                     flushed.eq(writers_idle & ~arbiter_busy & ~links_busy)]
         with m.FSM(name="control"):
             with m.State("IDLE"):
                 with m.If(self.start):
@@ -204,7 +210,7 @@ class GraphicionadoPipeline(wiring.Component):
             if not full:
                 with m.State("LOAD"):
                     m.d.comb += phase_load.eq(1)
-                    with m.If(settled & ~loader_busy):
+                    with m.If(settled & ~loader_busy & ~links_busy):
                         m.next = "CLEAR"
             with m.State("CLEAR"):
                 m.d.comb += phase_clear.eq(1)
@@ -292,12 +298,12 @@ class GraphicionadoPipeline(wiring.Component):
             m.submodules.apply = apply = ApplyPageRank(
                 multiplier=units["apply_multiplier"], adder=units["apply_adder"],
                 alpha=FP32_ALPHA, one_minus_alpha=FP32_ONE_MINUS_ALPHA)
-            wiring.connect(m, src_prop.o, merge.prop)
-            wiring.connect(m, src_const.o, merge.const)
-            wiring.connect(m, edge_read.o, merge.edges)
-            link(merge.o, fifo_p3.i, SourcedEdge)
-            link(temp_stream.o, apply.temp, TempItem)
-            wiring.connect(m, apply.o_prop, fifo_a4.i)
+            link(src_prop.o, merge.prop, "src_prop_read->source_merge")
+            link(src_const.o, merge.const, "src_const_read->source_merge")
+            link(edge_read.o, merge.edges, "edge_read->source_merge")
+            link(merge.o, fifo_p3.i, "source_merge->fifo_p3")
+            link(temp_stream.o, apply.temp, "temp_stream->apply")
+            link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
             # One edge job covering the whole edge list, offered at the start of the phase.
             job_pending = Signal()
             with m.If(edge_read.i.ready):
@@ -317,7 +323,8 @@ class GraphicionadoPipeline(wiring.Component):
                               ~merge.busy & ~edge_read.busy & (fifo_p3.level == 0)),
                 self.error.eq(merge.mismatch),
             ]
-            clients = [src_prop.mem, src_const.mem, edge_read.mem, vprop_write.mem]
+            clients = [("src_prop_read", src_prop.mem), ("src_const_read", src_const.mem),
+                       ("edge_read", edge_read.mem), ("vprop_write", vprop_write.mem)]
             stall_p1 = src_prop.o.valid & ~src_prop.o.ready
             stall_p2 = edge_read.i.valid & ~edge_read.i.ready
             vertex_updated = temp_stream.o.valid & temp_stream.o.ready
@@ -341,19 +348,21 @@ class GraphicionadoPipeline(wiring.Component):
             m.submodules.active_write = active_write = SequentialVertexWrite(
                 item_words=2, addr_width=cfg.addr_width)
             # P1 → P2: a list entry is (id, prop) in two words.
+            active_entries = stream.Signature(ActiveVertex).create()
             m.d.comb += [
-                fifo_p1.i.valid.eq(active_read.o.valid),
-                fifo_p1.i.payload.eq(active_read.o.payload.data),
-                active_read.o.ready.eq(fifo_p1.i.ready),
+                active_entries.valid.eq(active_read.o.valid),
+                active_entries.payload.eq(active_read.o.payload.data),
+                active_read.o.ready.eq(active_entries.ready),
             ]
-            link(fifo_p1.o, edge_id_read.i, ActiveVertex)
-            link(edge_id_read.o, edge_read.i, EdgeJob)
-            wiring.connect(m, edge_read.o, fifo_p3.i)
-            wiring.connect(m, temp_stream.o, apply.temp)
-            link(fifo_a1.o, apply.prop, fifo_a1.o.payload.shape())
-            wiring.connect(m, apply.o_prop, fifo_a4.i)
-            wiring.connect(m, apply.o_active, fifo_a5.i)
-            link(fifo_a5.o, active_write.i, ActiveVertex)
+            link(active_entries, fifo_p1.i, "active_read->fifo_p1")
+            link(fifo_p1.o, edge_id_read.i, "fifo_p1->edge_id_read")
+            link(edge_id_read.o, edge_read.i, "edge_id_read->edge_read")
+            link(edge_read.o, fifo_p3.i, "edge_read->fifo_p3")
+            link(temp_stream.o, apply.temp, "temp_stream->apply")
+            link(fifo_a1.o, apply.prop, "fifo_a1->apply")
+            link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
+            link(apply.o_active, fifo_a5.i, "apply.o_active->fifo_a5")
+            link(fifo_a5.o, active_write.i, "fifo_a5->active_write")
             m.d.comb += [
                 pad.table_addr.eq(edge_id_read.table_addr),
                 pad.table_next_addr.eq(edge_id_read.table_next_addr),
@@ -382,19 +391,22 @@ class GraphicionadoPipeline(wiring.Component):
                 vprop_read.count.eq(Mux(phase_apply | start_apply, regs["num_vertices"],
                                             regs["table_count"])),
             ]
-            with m.If(phase_load):
-                m.d.comb += [
-                    pad.table_write_addr.eq(vprop_read.o.payload.index),
-                    pad.table_write_data.eq(vprop_read.o.payload.data),
-                    pad.table_write_en.eq(vprop_read.o.valid),
-                    vprop_read.o.ready.eq(1),
-                ]
-            with m.Else():
-                wiring.connect(m, vprop_read.o, fifo_a1.i)
-            clients = [active_read.mem, edge_read.mem, vprop_read.mem, vprop_write.mem,
-                       active_write.mem]
+            # In the load phase A1's words go to the EdgeIDTable, else to Apply.
+            to_apply = stream.Signature(vprop_read.o.payload.shape()).create()
+            m.d.comb += [
+                pad.table_write_addr.eq(vprop_read.o.payload.index),
+                pad.table_write_data.eq(vprop_read.o.payload.data),
+                pad.table_write_en.eq(vprop_read.o.valid & phase_load),
+                to_apply.payload.eq(vprop_read.o.payload),
+                to_apply.valid.eq(vprop_read.o.valid & ~phase_load),
+                vprop_read.o.ready.eq(phase_load | to_apply.ready),
+            ]
+            link(to_apply, fifo_a1.i, "vprop_read->fifo_a1")
+            clients = [("active_read", active_read.mem), ("edge_read", edge_read.mem),
+                       ("vprop_read", vprop_read.mem), ("vprop_write", vprop_write.mem),
+                       ("active_write", active_write.mem)]
             if cfg.dst_property_read:
-                clients.append(dst_prop_read.mem)
+                clients.append(("dst_prop_read", dst_prop_read.mem))
             stall_p1 = fifo_p1.o.valid & ~fifo_p1.o.ready
             stall_p2 = edge_id_read.o.valid & ~edge_id_read.o.ready
             vertex_updated = apply.o_active.valid & apply.o_active.ready
@@ -410,9 +422,9 @@ class GraphicionadoPipeline(wiring.Component):
 
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
-        for index, client in enumerate(clients):
-            wiring.connect(m, client, arbiter.clients[index])
-        m.d.comb += arbiter_busy.eq(arbiter.busy)
+        for (name, client), port in zip(clients, arbiter.clients):
+            link.port(client, port, name)
+        m.d.comb += [arbiter_busy.eq(arbiter.busy), links_busy.eq(link.busy)]
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
 
         # ---- counters --------------------------------------------------------------------

@@ -10,6 +10,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..dram_model import SimDRAM
 from ..sim_memory import SimMemoryConfig, attach_sim_dram
+from ..sim_watch import attach_watchdog, elaborated, memory_probes, watch_members
 from .config import GraphicionadoConfig
 from .pipeline import COUNTERS, REGISTERS, GraphicionadoPipeline
 
@@ -18,39 +19,54 @@ __all__ = ["SimMemoryConfig", "GraphicionadoSimTop"]
 
 
 class GraphicionadoSimTop(wiring.Component):
-    """:class:`GraphicionadoPipeline` wired to a :class:`SimDRAM`.
+    """:class:`GraphicionadoPipeline` wired to a :class:`SimDRAM`, with a watchdog.
 
     Members: the pipeline's registers, ``start``, ``busy``, ``done``, ``iterations``,
-    ``active_count_out``, ``error`` and ``stat_*`` counters, plus the DRAM's ``dump`` and
-    ``dump_done``.
+    ``active_count_out``, ``error`` and ``stat_*`` counters; the DRAM's ``dump`` and
+    ``dump_done``; the watchdog's ``watchdog_limit``, ``hang``, ``quiet_cycles``,
+    ``link_valid`` and ``link_ready`` (one bit per name of :attr:`link_names`); and
+    ``stall_seed`` when the pipeline injects stalls.
     """
 
     def __init__(self, config: GraphicionadoConfig, memory: SimMemoryConfig):
         self._config = config
         self._memory = memory
+        self._pipeline = GraphicionadoPipeline(config)
+        self._fragment = elaborated(self._pipeline)
+        self._probes = self._pipeline.link_probes + memory_probes(self._pipeline.mem)
         members = {
             "start": In(1), "busy": Out(1), "done": Out(1), "iterations": Out(32),
             "active_count_out": Out(32), "error": Out(1), "dump": In(1), "dump_done": Out(1),
         }
         members.update({name: In(32) for name in REGISTERS})
         members.update({f"stat_{name}": Out(32) for name in COUNTERS})
+        members.update(watch_members(len(self._probes), bool(config.stall_injection)))
         super().__init__(members)
 
     @property
     def extra_sources(self):
         return [SimDRAM.VERILOG_SOURCE]
 
+    @property
+    def link_names(self) -> list[str]:
+        """The watched links, in the bit order of ``link_valid`` and ``link_ready``."""
+        return [probe.name for probe in self._probes]
+
     def elaborate(self, platform):
         m = Module()
         cfg = self._config
-        m.submodules.pipeline = pipeline = GraphicionadoPipeline(cfg)
+        pipeline = self._pipeline
+        m.submodules.pipeline = self._fragment
         dram = attach_sim_dram(m, pipeline.mem, self._memory, cfg.addr_width)
         m.d.comb += [dram.dump.eq(self.dump), self.dump_done.eq(dram.dump_done)]
         for name in ("start",) + REGISTERS:
             m.d.comb += getattr(pipeline, name).eq(getattr(self, name))
+        if cfg.stall_injection:
+            m.d.comb += pipeline.stall_seed.eq(self.stall_seed)
         for name in ("busy", "done", "iterations", "active_count_out"):
             m.d.comb += getattr(self, name).eq(getattr(pipeline, name))
         m.d.comb += self.error.eq(pipeline.error | dram.error)
         for name in COUNTERS:
             m.d.comb += getattr(self, f"stat_{name}").eq(getattr(pipeline, f"stat_{name}"))
+        attach_watchdog(m, self, self._probes, pipeline.busy)
         return m

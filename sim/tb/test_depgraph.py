@@ -14,7 +14,7 @@ import os
 import cocotb
 from cocotb.triggers import RisingEdge
 
-from sim.tb.common import run_to_done, start_clock_and_reset
+from sim.tb.common import apply_run_inputs, run_to_done, start_clock_and_reset
 
 
 @cocotb.test()
@@ -23,6 +23,7 @@ async def run_graph(dut):
     dut.start.value = 0
     dut.dump.value = 0
     dut.reg_write.value = 0
+    apply_run_inputs(dut, run)
     await start_clock_and_reset(dut)
     for address, value in run["registers"]:
         dut.reg_addr.value = address
@@ -30,4 +31,4 @@ async def run_graph(dut):
         dut.reg_write.value = 1
         await RisingEdge(dut.clk)
     dut.reg_write.value = 0
-    await run_to_done(dut, run, lambda dut: {}, "a circular queue overflowed")
+    await run_to_done(dut, run, lambda dut: {})
