@@ -9,8 +9,9 @@
                      [--root N] [--iters N] [--set ...] [--mem key=value ...]
                      [--simulator verilator|icarus] [--json FILE] [-o values.npy]
 
-Bad input of any kind gives one line on standard error and exit status 2; a failing RTL test
-gives exit status 1. Files are written whole or not at all.
+Bad input of any kind gives one line on standard error and exit status 2; a failing RTL test,
+a result that differs from the golden model, a hung run (the watchdog) or the design's error
+flag gives exit status 1. Files are written whole or not at all.
 """
 
 import argparse
@@ -154,14 +155,15 @@ def cmd_sim(args) -> int:
         if args.iters is not None:
             raise UsageError("depgraph runs to convergence: --iters does not apply")
         report = simulate(graph, args.algo, config, root=args.root, simulator=args.simulator,
-                          memory=memory, graph_name=args.graph)
+                          memory=memory, graph_name=args.graph, seed=args.seed)
         table = _depgraph_table(report.figures)
         if not config.is_min:
             within = f" (within {PAGERANK_ATOL:g} + {PAGERANK_RTOL:g}·|golden| per vertex)"
     else:
         from sim.graphicionado_run import simulate
         report = simulate(graph, args.algo, config, root=args.root, iters=args.iters,
-                          simulator=args.simulator, memory=memory, graph_name=args.graph)
+                          simulator=args.simulator, memory=memory, graph_name=args.graph,
+                          seed=args.seed)
         table = _sim_table(report.figures)
         run["iters"] = args.iters
     figures = report.figures
@@ -323,6 +325,8 @@ def _parser() -> argparse.ArgumentParser:
                           help="simulated DRAM: latency, jitter, outstanding, depth_lines, "
                                "bytes_per_cycle")
     simulate.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
+    simulate.add_argument("--seed", type=int, default=1,
+                          help="seeds the DRAM's randomness and the stall throttles")
     simulate.add_argument("-o", "--output", metavar="values.npy")
     simulate.add_argument("--json", metavar="FILE")
     simulate.set_defaults(run=cmd_sim)
@@ -359,10 +363,17 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from sim.dram_run import RunFailure
     user_errors = _user_errors()
     try:
         args = _parser().parse_args(argv)
         return args.run(args)
+    except RunFailure as failure:
+        lines = str(failure).strip().splitlines() or [type(failure).__name__]
+        print(f"graphgen: RUN FAILED: {lines[0]}", file=sys.stderr)
+        for line in lines[1:]:
+            print(line, file=sys.stderr)
+        return 1
     except user_errors as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"graphgen: error: {message}", file=sys.stderr)

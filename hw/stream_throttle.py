@@ -51,6 +51,9 @@ class StreamThrottle(wiring.Component):
         The run's stall seed, held steady from reset on.
     busy : ``Out(1)``
         A word is inside (the design's idle checks must wait for it).
+    pending : ``Out(1)``
+        A word waits at the output, shown or withheld (what the watchdog reports as the
+        link's ``valid``: a random withheld cycle is not the state of the design).
     """
 
     def __init__(self, shape, *, percent: int, salt: int):
@@ -64,6 +67,7 @@ class StreamThrottle(wiring.Component):
             "o": Out(stream.Signature(shape)),
             "seed": In(32),
             "busy": Out(1),
+            "pending": Out(1),
         })
 
     def elaborate(self, platform):
@@ -87,13 +91,15 @@ class StreamThrottle(wiring.Component):
             self.o.valid.eq(queue.o.valid & ~hold_out),
             queue.o.ready.eq(self.o.ready & ~hold_out),
             self.busy.eq(queue.level != 0),
+            self.pending.eq(queue.o.valid),
         ]
         return m
 
 
 class LinkProbe:
-    """One stream link of a design as the watchdog sees it: its name (``source->sink``) and
-    the ``valid`` and ``ready`` its sink sees."""
+    """One stream link of a design as the watchdog sees it: its name (``source->sink``), the
+    sink's ``ready`` and whether a word is offered to it (``valid``; through a throttle,
+    whether one waits there)."""
 
     def __init__(self, name: str, valid, ready):
         self.name = name
@@ -143,9 +149,10 @@ class StreamLinks:
             wiring.connect(self._m, source, throttle.i)
             wiring.connect(self._m, throttle.o, sink)
             self._busy.append(throttle.busy)
+            self.probes.append(LinkProbe(full_name, throttle.pending, sink.ready))
         else:
             wiring.connect(self._m, source, sink)
-        self.probes.append(LinkProbe(full_name, sink.valid, sink.ready))
+            self.probes.append(LinkProbe(full_name, sink.valid, sink.ready))
 
     def port(self, client, memory, client_name: str, memory_name: str = "arbiter"):
         """Join a memory client's port (request out, response in) to ``memory``'s."""
