@@ -20,12 +20,13 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e .
 	touch $@
 
-# Optional system packages: Icarus Verilog (second simulator) and the OSU 0.18 um Liberty
-# file (ASIC area). Installed when we are root with apt-get; otherwise only a warning.
+# Optional system packages: Icarus Verilog (second simulator), the OSU 0.18 um Liberty
+# file (ASIC area) and LZ4's header (Verilator's FST waveforms, --trace). Installed when we are root with apt-get; otherwise only a warning.
 system-deps:
 	@missing=""; \
 	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
 	[ -f $(OSU018_LIB) ] || missing="$$missing qflow-tech-osu018"; \
+	[ -f /usr/include/lz4.h ] || missing="$$missing liblz4-dev"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			echo "installing$$missing"; \
@@ -49,7 +50,7 @@ run: venv system-deps
 	@echo "reports in build/run/"
 
 test: venv system-deps
-	$(BIN)/pytest -q --durations=15
+	$(BIN)/pytest -q -n 2 --durations=15
 
 bench: venv system-deps
 	mkdir -p build/bench

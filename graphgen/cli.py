@@ -65,7 +65,8 @@ def cmd_test(args) -> int:
     design, config = _elaborate(args)
     if design.needs_graph:
         raise UsageError(f"{design.name} runs graphs: use graphgen sim --design {design.name}")
-    result = design.run_test(config, simulator=args.simulator, seed=args.seed)
+    result = design.run_test(config, simulator=args.simulator, seed=args.seed,
+                             trace=_trace_path(args))
     cycles = sum(test.sim_time_ns for test in result.tests) / 10
     wall = sum(test.wall_seconds for test in result.tests)
     print(f"RTL test of {design.name} {config.as_dict()}")
@@ -155,7 +156,8 @@ def cmd_sim(args) -> int:
         if args.iters is not None:
             raise UsageError("depgraph runs to convergence: --iters does not apply")
         report = simulate(graph, args.algo, config, root=args.root, simulator=args.simulator,
-                          memory=memory, graph_name=args.graph, seed=args.seed)
+                          memory=memory, graph_name=args.graph, seed=args.seed,
+                          trace=_trace_path(args))
         table = _depgraph_table(report.figures)
         if not config.is_min:
             within = f" (within {PAGERANK_ATOL:g} + {PAGERANK_RTOL:g}·|golden| per vertex)"
@@ -163,7 +165,7 @@ def cmd_sim(args) -> int:
         from sim.graphicionado_run import simulate
         report = simulate(graph, args.algo, config, root=args.root, iters=args.iters,
                           simulator=args.simulator, memory=memory, graph_name=args.graph,
-                          seed=args.seed)
+                          seed=args.seed, trace=_trace_path(args))
         table = _sim_table(report.figures)
         run["iters"] = args.iters
     figures = report.figures
@@ -190,6 +192,21 @@ def cmd_sim(args) -> int:
         return 1
     print(f"result: matches the golden model{within}")
     return 0
+
+
+TRACE_HELP = ("dump every signal of the run, under the design's block names, to an FST "
+              "waveform (GTKWave, Surfer); Verilator only, a build of its own")
+
+
+def _trace_path(args):
+    if not args.trace:
+        return None
+    path = Path(args.trace)
+    if path.suffix != ".fst":
+        raise UsageError(f"--trace writes an FST waveform: give a FILE.fst, not {args.trace!r}")
+    if args.simulator != "verilator":
+        raise UsageError("--trace needs --simulator verilator")
+    return path.resolve()
 
 
 def _hub_line(hub: dict | None, gold: dict) -> str:
@@ -304,6 +321,7 @@ def _parser() -> argparse.ArgumentParser:
     test.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
     test.add_argument("--seed", type=int, default=1)
     test.add_argument("--json", metavar="FILE")
+    test.add_argument("--trace", metavar="FILE.fst", help=TRACE_HELP)
     test.set_defaults(run=cmd_test)
 
     synth = design_command("synth", "synthesize a design for area and clock figures")
@@ -328,6 +346,7 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int, default=1,
                           help="seeds the DRAM's randomness and the stall throttles")
     simulate.add_argument("-o", "--output", metavar="values.npy")
+    simulate.add_argument("--trace", metavar="FILE.fst", help=TRACE_HELP)
     simulate.add_argument("--json", metavar="FILE")
     simulate.set_defaults(run=cmd_sim)
 

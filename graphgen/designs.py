@@ -40,7 +40,7 @@ class Design:
         return emit_verilog(component or self.build(config), self.top(config))
 
     def run_test(self, config: DesignConfig, *, simulator: str = "verilator", seed: int = 1,
-                 options: dict | None = None, component=None):
+                 options: dict | None = None, component=None, trace=None):
         """Run the design's cocotb testbench on its Verilog; returns a ``SimResult``.
 
         ``component`` replaces the elaborated design (tests use it to check that the
@@ -53,7 +53,7 @@ class Design:
         env = {"GRAPHGEN_CONFIG": json.dumps(config.as_dict()),
                "GRAPHGEN_TEST_OPTIONS": json.dumps({"seed": seed, **(options or {})})}
         return run_cocotb(self.verilog(config, component), self.top(config), self.testbench,
-                          simulator=simulator, seed=seed, env=env)
+                          simulator=simulator, seed=seed, env=env, trace=trace)
 
 
 def depgraph_hdtl(config: DepGraphConfig) -> HDTL:

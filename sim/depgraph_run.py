@@ -99,7 +99,7 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
              root: int | None = None, tolerance: float = 1e-6, simulator: str = "verilator",
              memory: SimMemoryConfig | None = None, seed: int = 1,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
-             graph_name: str = "") -> DepGraphReport:
+             graph_name: str = "", trace: Path | None = None) -> DepGraphReport:
     check_graph(graph, algo, config)
     needs_root = algo in ("bfs", "sssp")
     root = (root or 0) if needs_root else None
@@ -126,7 +126,7 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
                         depth_lines=memory.depth_lines,
                         digest=f"{config.digest()}-{memory.digest()}",
                         read_region="state", simulator=simulator, seed=seed,
-                        build_root=build_root, watchdog=config.watchdog,
+                        build_root=build_root, watchdog=config.watchdog, trace=trace,
                         error_text="a circular queue overflowed")
     outcome, words = run.outcome, run.words
 

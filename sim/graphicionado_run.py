@@ -86,7 +86,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
              root: int | None = None, iters: int | None = None, simulator: str = "verilator",
              memory: SimMemoryConfig | None = None, seed: int = 1,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
-             graph_name: str = "") -> RunReport:
+             graph_name: str = "", trace: Path | None = None) -> RunReport:
     check_graph(graph, algo, config)
     started = time.perf_counter()
     reference = golden.run(algo, graph, root=root if algo in ("bfs", "sssp") else None,
@@ -105,7 +105,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                         depth_lines=memory.depth_lines,
                         digest=f"{config.digest()}-{memory.digest()}",
                         read_region="vprop", simulator=simulator, seed=seed,
-                        build_root=build_root, watchdog=config.watchdog,
+                        build_root=build_root, watchdog=config.watchdog, trace=trace,
                         error_text="an edge out of source order in the graph image")
     outcome, values = run.outcome, run.words
 

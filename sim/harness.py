@@ -6,6 +6,7 @@ sources, the simulator and the tool versions, so a repeated test reuses its buil
 """
 
 import dataclasses
+import fcntl
 import hashlib
 import re
 import os
@@ -152,8 +153,12 @@ def run_cocotb(verilog_text: str, top: str, test_module: str, *,
                simulator: str = "verilator", extra_sources: list[Path] = (),
                env: dict | None = None, plusargs: list[str] = (),
                testcase: str | None = None, seed: int | None = None,
-               build_root: Path = DEFAULT_BUILD_ROOT) -> SimResult:
-    """Build ``verilog_text`` (cached) and run the cocotb tests of ``test_module`` on it."""
+               build_root: Path = DEFAULT_BUILD_ROOT, trace: Path | None = None) -> SimResult:
+    """Build ``verilog_text`` (cached) and run the cocotb tests of ``test_module`` on it.
+
+    With ``trace``, the run dumps every signal of the design, under its Amaranth hierarchy
+    (the paper's block names), to that FST file (GTKWave, Surfer); tracing builds are cached
+    apart and run slower."""
     from cocotb_tools.runner import get_runner
 
     if simulator not in SIMULATORS:
@@ -164,10 +169,24 @@ def run_cocotb(verilog_text: str, top: str, test_module: str, *,
         raise SimulationError("Icarus Verilog is not installed (apt-get install iverilog)")
 
     extra_sources = [Path(source).resolve() for source in extra_sources]
-    build_dir = Path(build_root) / f"{top}-{simulator}-" \
+    build_dir = Path(build_root) / f"{top}-{simulator}{'-trace' if trace else ''}-" \
         f"{_build_hash(verilog_text, extra_sources, simulator)}"
     stamp = build_dir / "build.ok"
     runner = get_runner(simulator)
+    # pytest-xdist workers may ask for the same build at once: one builds, the others wait.
+    Path(build_root).mkdir(parents=True, exist_ok=True)
+    with open(Path(build_root) / f"{build_dir.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        cached, build_seconds = _build(runner, build_dir, stamp, verilog_text, top,
+                                       extra_sources, simulator, bool(trace))
+    return _run(runner, build_dir, cached, build_seconds, top, test_module, simulator,
+                env=env, plusargs=plusargs, testcase=testcase, seed=seed, trace=trace)
+
+
+def _build(runner, build_dir: Path, stamp: Path, verilog_text: str, top: str,
+           extra_sources: list[Path], simulator: str, trace: bool) -> tuple[bool, float]:
+    """Build (unless the stamp says it is built); returns whether it was cached, and the
+    build time."""
     cached = stamp.exists()
     build_seconds = 0.0
     if not cached:
@@ -178,6 +197,8 @@ def run_cocotb(verilog_text: str, top: str, test_module: str, *,
         source.write_text(verilog_text)
         start = time.perf_counter()
         build_args = ["-Wno-fatal", "-O3"] if simulator == "verilator" else []
+        if trace and simulator == "verilator":
+            build_args += ["--trace-fst", "--trace-structs"]
         # The runner calls make itself; variables in MAKEFLAGS count as make's arguments.
         saved_flags = os.environ.get("MAKEFLAGS", "")
         if simulator == "verilator":
@@ -186,7 +207,7 @@ def run_cocotb(verilog_text: str, top: str, test_module: str, *,
         try:
             runner.build(sources=[source, *extra_sources], hdl_toplevel=top,
                          build_dir=build_dir, build_args=build_args, timescale=TIMESCALE,
-                         log_file=build_dir / "build.log")
+                         log_file=build_dir / "build.log", waves=trace)
         except (SystemExit, Exception) as error:
             raise SimulationError(f"{simulator} build of {top} failed ({error}); "
                                   f"see {build_dir / 'build.log'}") from None
@@ -196,7 +217,12 @@ def run_cocotb(verilog_text: str, top: str, test_module: str, *,
         stamp.write_text(f"{build_seconds:.3f}\n")
     else:
         runner.build_dir = build_dir.resolve()
+    return cached, build_seconds
 
+
+def _run(runner, build_dir: Path, cached: bool, build_seconds: float, top: str,
+         test_module: str, simulator: str, *, env, plusargs, testcase, seed,
+         trace: Path | None) -> SimResult:
     run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=build_dir))
     results_xml = (run_dir / "results.xml").resolve()
     test_env = {"PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *sys.path])}
@@ -209,13 +235,15 @@ def run_cocotb(verilog_text: str, top: str, test_module: str, *,
                     build_dir=build_dir, test_dir=run_dir, results_xml=str(results_xml),
                     extra_env=test_env, plusargs=list(plusargs), testcase=testcase,
                     seed=seed, timescale=TIMESCALE if simulator == "icarus" else None,
-                    log_file=run_dir / "sim.log")
+                    log_file=run_dir / "sim.log", waves=bool(trace))
     except SystemExit:
         pass  # reported through results.xml, or its absence, below
     finally:
         if saved is not None:
             os.environ["PYTEST_CURRENT_TEST"] = saved
     run_seconds = time.perf_counter() - start
+    if trace:
+        _keep_trace(run_dir, Path(trace), simulator)
     if not results_xml.exists():
         raise SimulationError(f"{simulator} run of {test_module} produced no results; "
                               f"see {run_dir / 'sim.log'}")
@@ -223,6 +251,17 @@ def run_cocotb(verilog_text: str, top: str, test_module: str, *,
     if not tests:
         raise SimulationError(f"{test_module} ran no test; see {run_dir / 'sim.log'}")
     return SimResult(simulator, build_dir, cached, build_seconds, run_seconds, tests)
+
+
+def _keep_trace(run_dir: Path, target: Path, simulator: str):
+    """Move the run's waveform to ``target`` (whole, or not at all)."""
+    dumps = sorted(run_dir.glob("*.fst")) + sorted(run_dir.glob("*.vcd"))
+    if not dumps:
+        raise SimulationError(f"{simulator} wrote no waveform; see {run_dir / 'sim.log'}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    shutil.copyfile(dumps[0], partial)
+    os.replace(partial, target)
 
 
 def _parse_results(path: Path) -> list[TestOutcome]:

@@ -1,6 +1,41 @@
-"""The test suite's Verilator builds compile their C++ without optimisation: its runs are
-short, so compile time is most of a test's time (see ``sim.harness.VERILATOR_BUILDS``)."""
+"""Shared test set-up.
+
+The test suite's Verilator builds compile their C++ without much optimisation: its runs are
+short, so compile time is most of a test's time (see ``sim.harness.VERILATOR_BUILDS``).
+
+RTL tests take their stall and DRAM seeds from ``--stall-seed`` (default 1) plus an offset
+of their own, so a failure names the seed and the one command that reruns it, and a run with
+another base seed crosses every test with new stall patterns.
+"""
 
 import os
 
+import pytest
+
 os.environ.setdefault("GRAPHGEN_VERILATOR_BUILD", "quick")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--stall-seed", type=int, default=1,
+                     help="base seed of the RTL tests' stall throttles and DRAM randomness")
+
+
+class RunSeeds:
+    """Seeds for one test: ``seeds.get(offset)`` is the base seed plus ``offset``;
+    ``seeds.hint(seed)`` says how to rerun the test with it."""
+
+    def __init__(self, request):
+        self.base = request.config.getoption("--stall-seed")
+        self._nodeid = request.node.nodeid
+
+    def get(self, offset: int = 0) -> int:
+        return self.base + offset
+
+    def hint(self, seed: int) -> str:
+        return (f"stall/DRAM seed {seed}; rerun: .venv/bin/pytest '{self._nodeid}' "
+                f"--stall-seed={self.base}")
+
+
+@pytest.fixture
+def run_seeds(request) -> RunSeeds:
+    return RunSeeds(request)
