@@ -1,9 +1,11 @@
 """Long random runs (``make soak``): random graphs through the Graphicionado pipeline and the
 DepGraph engines in RTL, in turn, each algorithm with stalls injected between blocks and a
-jittery DRAM, every result checked against the golden model. Stops after ``--minutes`` or at
-the first mismatch (exit 1)."""
+jittery DRAM, every result checked against the golden model. Runs for ``--minutes``, prints
+the one command that reruns each failing run, and ends with the runs, mismatches and hangs
+per design and algorithm (exit 1 if any run failed)."""
 
 import argparse
+import collections
 import random
 import sys
 import time
@@ -18,6 +20,7 @@ from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from hw.graphicionado.sim_top import SimMemoryConfig  # noqa: E402
 from hw.depgraph.config import DepGraphConfig  # noqa: E402
 from sim import depgraph_run  # noqa: E402
+from sim.dram_run import RunFailure  # noqa: E402
 from sim.graphicionado_run import simulate  # noqa: E402
 
 MEMORY = SimMemoryConfig(latency=80, jitter=40, outstanding=128, depth_lines=1 << 16)
@@ -45,6 +48,7 @@ def main():
     rng = random.Random(args.seed)
     deadline = time.monotonic() + 60 * args.minutes
     runs = 0
+    tally = collections.Counter()       # (design, algo, outcome) -> runs
     while time.monotonic() < deadline:
         algo = rng.choice(ALGOS)
         spec, graph = random_graph(rng)
@@ -56,23 +60,46 @@ def main():
             hub = rng.random() < 0.5
             config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth,
                                     hub_index=hub, bank_vertices=2048, stall_injection=30)
-            report = depgraph_run.simulate(graph, algo, config, root=root, memory=MEMORY,
-                                           seed=seed)
-            design, iters = f"depgraph e{engines} d{depth} hub {'on' if hub else 'off'}", None
+            run = lambda: depgraph_run.simulate(graph, algo, config, root=root,  # noqa: E731
+                                                memory=MEMORY, seed=seed)
+            design, iters = "depgraph", None
+            label = f"depgraph e{engines} d{depth} hub {'on' if hub else 'off'}"
         else:
             config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
                                          stall_injection=30)
             iters = rng.randint(1, 4) if algo == "pagerank" else None
-            report = simulate(graph, algo, config, root=root, iters=iters, memory=MEMORY,
-                              seed=seed)
-            design = "graphicionado"
+            run = lambda: simulate(graph, algo, config, root=root, iters=iters,  # noqa: E731
+                                   memory=MEMORY, seed=seed)
+            design = label = "graphicionado"
         runs += 1
-        status = "ok" if report.matches else f"MISMATCH {report.first_mismatch}"
-        print(f"{runs:4d} {design:<18} {algo:<8} {spec:<58} root={root} iters={iters} "
-              f"cycles={report.counters['cycles']} {status}", flush=True)
-        if not report.matches:
-            sys.exit(1)
-    print(f"{runs} runs, all equal to the golden model")
+        try:
+            report = run()
+            outcome = "ok" if report.matches else "mismatch"
+            detail = f"cycles={report.counters['cycles']}" + \
+                ("" if report.matches else f" MISMATCH {report.first_mismatch}")
+        except RunFailure as failure:
+            outcome, detail = "failed", "RUN FAILED " + str(failure).splitlines()[0]
+        tally[design, algo, outcome] += 1
+        print(f"{runs:4d} {label:<26} {algo:<8} {spec:<58} root={root} iters={iters} "
+              f"seed={seed} {detail}", flush=True)
+        if outcome != "ok":
+            sets = " ".join(f"--set {key}={value}" for key, value in config.as_dict().items()
+                            if key != "algo")
+            print(f"     rerun: graphgen sim --design {design} --algo {algo} --graph '{spec}'"
+                  f"{f' --root {root}' if root is not None else ''}"
+                  f"{f' --iters {iters}' if iters else ''} {sets} --seed {seed} " +
+                  " ".join(f"--mem {key}={value}" for key, value in MEMORY.as_dict().items()),
+                  flush=True)
+    print(f"{runs} runs in {args.minutes:g} minutes (soak seed {args.seed}):")
+    bad = 0
+    for design in ("graphicionado", "depgraph"):
+        for algo in ALGOS:
+            counts = {outcome: tally[design, algo, outcome]
+                      for outcome in ("ok", "mismatch", "failed")}
+            bad += counts["mismatch"] + counts["failed"]
+            print(f"  {design:<14} {algo:<9} {sum(counts.values()):4d} runs, "
+                  f"{counts['mismatch']} mismatches, {counts['failed']} hangs or errors")
+    sys.exit(1 if bad else 0)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,9 @@ __all__ = ["DDMU", "LookupRequest", "LookupAnswer", "PseudoEdge", "FLAG_N", "FLA
 
 LookupRequest = data.StructLayout({"root": 32, "x": 32, "engine": 3})
 # To the looking-up engine: one of the root's entries it may learn (``done`` = 0), then
-# ``done`` = 1 once every shortcut of the root has been handed out.
+# ``done`` = 1 once every shortcut of the root has been handed out, with ``entry`` then the
+# number of pseudo-edges lent for the root (sum type): the engine pays back that many, however
+# long they take to reach its buffer.
 LookupAnswer = data.StructLayout({"engine": 3, "done": 1, "entry": 32, "second": 32,
                                   "length": 16, "tail": 32})
 PseudoEdge = data.StructLayout({"tail": 32, "z": 32, "engine": 3})
@@ -273,7 +275,8 @@ class DDMU(wiring.Component):
                 with m.If(~reader.busy & (in_pipe == 0) & drained):
                     m.next = "DONE"
             with m.State("DONE"):
-                m.d.comb += [answer_fifo.i.valid.eq(1), answer_fifo.i.payload.done.eq(1)]
+                m.d.comb += [answer_fifo.i.valid.eq(1), answer_fifo.i.payload.done.eq(1),
+                             answer_fifo.i.payload.entry.eq(0 if self._is_min else lent)]
                 with m.If(answer_fifo.i.ready):
                     m.next = "IDLE"
         m.d.comb += self.busy.eq(~self.lookup.ready | (answer_fifo.level != 0))

@@ -493,23 +493,25 @@ class HDTL(wiring.Component):
 
             if hub:
                 with m.State("WALK_END"):
-                    # The DDMU's answer for the root (if it was looked up) means every
-                    # pseudo-edge of its shortcuts is in the engine's buffer.
+                    # The DDMU's answer for the root (if it was looked up) says how many
+                    # pseudo-edges it lent; they may still be on their way to the buffer.
                     with m.If(~hub_state["looked_up"] | hub_state["answered"]):
                         m.next = "PAY_BACK" if is_sum else "IDLE"
                 if is_sum:
                     with m.State("PAY_BACK"):
                         pending = self.pending
+                        owed = hub_state["owed"]
                         m.d.comb += [
-                            self.edges.valid.eq(pending.valid),
+                            self.edges.valid.eq(pending.valid & (owed != 0)),
                             self.edges.payload.dst.eq(pending.payload.tail),
                             self.edges.payload.x.eq(pending.payload.z),
                             self.edges.payload.pseudo.eq(1),
-                            pending.ready.eq(self.edges.ready),
+                            pending.ready.eq(self.edges.ready & (owed != 0)),
                         ]
-                        with m.If(pending.valid & self.edges.ready):
-                            m.d.sync += self.pseudo_edges.eq(self.pseudo_edges + 1)
-                        with m.If(~pending.valid):
+                        with m.If(pending.valid & self.edges.ready & (owed != 0)):
+                            m.d.sync += [self.pseudo_edges.eq(self.pseudo_edges + 1),
+                                         owed.eq(owed - 1)]
+                        with m.If(owed == 0):
                             m.next = "IDLE"
 
         with m.If(self.start):
@@ -527,6 +529,7 @@ class HDTL(wiring.Component):
         h = {name: Signal(name=name) for name in (
             "folded", "looked_up", "answered", "choose", "hit", "batch_edge",
             "batch_finished")}
+        h["owed"] = Signal(32, name="pseudo_owed")    # pseudo-edges of the root not paid back
         h["batch_dst"] = Signal(32, name="batch_dst")
         h["batch_weight"] = Signal(32, name="batch_weight")
         h["y"] = y = Signal(32, name="path_y")          # y of the vertex being visited
@@ -541,6 +544,8 @@ class HDTL(wiring.Component):
         with m.If(self.answers.valid):
             with m.If(answer.done):
                 m.d.sync += h["answered"].eq(1)
+                if is_sum:
+                    m.d.sync += h["owed"].eq(answer.entry)
             with m.Elif(held < k):
                 m.d.sync += [table[held].entry.eq(answer.entry),
                              table[held].second.eq(answer.second),
