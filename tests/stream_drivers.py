@@ -26,6 +26,7 @@ import shlex
 
 import pytest
 
+from amaranth.hdl import Module, Signal
 from amaranth.lib import data
 from amaranth.sim import Simulator
 
@@ -81,7 +82,12 @@ class Bench:
         self.sent = {}              # source name -> count transferred
         self.expected = {}          # sink name -> count to wait for (None: do not wait)
         self.cycle = 0
-        self.sim = Simulator(dut)
+        # A flip-flop of its own, so a purely combinational block has a clock domain.
+        top = Module()
+        top.submodules.dut = dut
+        toggle = Signal()
+        top.d.sync += toggle.eq(~toggle)
+        self.sim = Simulator(top)
         self.sim.add_clock(1e-8)
         self._done = []
 
