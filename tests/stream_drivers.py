@@ -90,6 +90,7 @@ class Bench:
         self.sim = Simulator(top)
         self.sim.add_clock(1e-8)
         self._done = []
+        self._at_end = []
 
     # Messages.
     def describe(self):
@@ -175,6 +176,10 @@ class Bench:
         """``run`` also waits for ``condition()`` to be true."""
         self._done.append(condition)
 
+    def at_end(self, check):
+        """``check(ctx)`` runs (as a testbench) once ``run`` has settled."""
+        self._at_end.append(check)
+
     async def _monitor(self, ctx):
         names = list(self.streams)
         signals = [s for n in names for s in (self.streams[n].valid, self.streams[n].ready)]
@@ -211,6 +216,8 @@ class Bench:
                 if self.cycle > max_cycles:
                     self.fail(f"{self.name}: not done after {max_cycles} cycles")
             await ctx.tick().repeat(settle)
+            for check in self._at_end:
+                check(ctx)
 
         self.sim.add_testbench(main)
         self.sim.run()
