@@ -147,7 +147,37 @@ class Bench:
 
         self.sim.add_testbench(process, background=True)
 
-    def sink(self, name, stream, count=None, *, convert=to_py):
+    def feed(self, name, stream):
+        """A source fed at run time: returns a deque; whatever is appended to it is sent, in
+        order (an item leaves the deque once transferred)."""
+        import collections
+
+        self.watch(name, stream)
+        self.sent[name] = 0
+        queue = collections.deque()
+        rng = self.rng(f"feed/{name}")
+
+        async def process(ctx):
+            while True:
+                ctx.set(stream.valid, 0)
+                while not queue:
+                    await ctx.tick()
+                if rng is not None and rng.random() < self.p_pause:
+                    for _ in range(rng.randint(1, self.max_pause)):
+                        await ctx.tick()
+                ctx.set(stream.payload, queue[0])
+                ctx.set(stream.valid, 1)
+                while True:
+                    _, _, valid, ready = await ctx.tick().sample(stream.valid, stream.ready)
+                    if valid and ready:
+                        break
+                queue.popleft()
+                self.sent[name] += 1
+
+        self.sim.add_testbench(process, background=True)
+        return queue
+
+    def sink(self, name, stream, count=None, *, convert=to_py, on_item=None):
         """Take payloads from ``stream`` into ``self.received[name]``; ``run`` waits for
         ``count`` of them (if given) and fails on more."""
         self.watch(name, stream)
@@ -162,6 +192,8 @@ class Bench:
                     stream.valid, stream.ready, stream.payload)
                 if valid and ready:
                     out.append(convert(payload))
+                    if on_item is not None:
+                        on_item(out[-1])
                     if count is not None and len(out) > count:
                         self.fail(f"{self.name}: {name} gave more than {count} items: "
                                   f"{out[count:]}")
