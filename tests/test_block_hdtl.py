@@ -1,0 +1,197 @@
+"""The HDTL (hub index off) against the walk rules of ``golden.depgraph.engine``, with the
+rest of its engine played in Python: the vertex-store bank (fold, probe, Accum of updates,
+activation, "left for the walk" unless stop, pushes to the queue that feeds ``pop``), the
+processing element (EdgeCompute of each edge task, applied after a random delay, with
+``drained`` and ``left`` as ``depgraph.py`` makes them), and a second engine owning the
+vertices outside the HDTL's partition (its walks are plain visits, in Python).
+
+Checked on the way: a visit that is not a root's is of a vertex of the partition, not in the
+stop bitmap and active; a probe is of a vertex of the partition; the edge tasks are exactly
+the edges of each worth visit, in visit order, with its x and constant. At the end (the HDTL
+idle, every queue empty, nothing in flight): no vertex is active and the states equal the
+golden fixpoint. Streams and memories paused at random."""
+
+import collections
+import random
+
+import numpy as np
+import pytest
+
+import golden
+from golden.depgraph import run_depgraph
+from golden.depgraph.gas import get_algorithm
+from hw.depgraph.hdtl import HDTL
+from sim.amaranth_memory import LineMemoryModel, words_to_lines
+from tests.stream_drivers import PAUSES, Bench, to_py
+
+U32 = 0xFFFF_FFFF
+ENGINE, OTHER = 1, 0
+OFFSETS_BASE, EDGES_BASE = 2, 40
+
+
+def memory(bench, name, port, lines, pause):
+    model = LineMemoryModel(lines, latency=3 if pause is None else 7,
+                            jitter=0 if pause is None else 6,
+                            stall_probability=0 if pause is None else 0.3,
+                            seed=f"{pause}/{name}")
+    bench.watch(f"{name}.req", port.req)
+    bench.watch(f"{name}.resp", port.resp)
+
+    async def serve(ctx):
+        await model.serve(ctx, port)
+
+    bench.add_process(serve)
+
+
+CASES = [("bfs", 2), ("sssp", 3), ("cc", 1), ("bfs", 6)]
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+@pytest.mark.parametrize("algo, depth", CASES, ids=[f"{a}-d{d}" for a, d in CASES])
+def test_hdtl_walks_to_the_fixpoint(algo, depth, pause):
+    graph = golden.from_spec("kron:scale=5,ef=3,seed=7,weights=1:20")
+    root = int(np.argmax(graph.out_degree)) if algo in ("bfs", "sssp") else None
+    ref = run_depgraph(algo, graph, root=root, engines=1, hub_index=False).states
+    g = graph.symmetrized() if algo == "cc" else graph
+    gas = get_algorithm(algo)
+    n = g.num_vertices
+    offsets = g.offsets.astype(np.int64).tolist()
+    dst = g.dst.tolist()
+    weight = (g.require_nonnegative_integer_weights() if algo == "sssp"
+              else np.ones(g.num_edges, dtype=np.uint32)).tolist()
+    rng = random.Random(f"hdtl/{algo}/{depth}")
+    first, last = 3, n - 5                      # the HDTL's partition; the rest is OTHER's
+    stop = [rng.random() < 0.15 for _ in range(n)]
+    s, d = (list(map(int, a)) for a in gas.initial(g, root))
+    const = [rng.randrange(1 << 32) for _ in range(n)]   # carried along, unused by min type
+    mine = lambda v: first <= v < last
+
+    def worth(v):
+        return d[v] < s[v]
+
+    active = [worth(v) for v in range(n)]
+    queued = list(active)
+
+    dut = HDTL(addr_width=16, stack_depth=depth, edge_window=2, algo=algo, engine=ENGINE)
+    bench = Bench(dut, f"HDTL({algo}, stack depth {depth})", pause=pause, p_pause=0.3)
+    lines = words_to_lines(offsets, OFFSETS_BASE)
+    lines.update(words_to_lines([w for pair in zip(dst, weight) for w in pair], EDGES_BASE))
+    memory(bench, "offsets_mem", dut.offsets_mem, lines, pause)
+    memory(bench, "edges_mem", dut.edges_mem, lines, pause)
+    pops = bench.feed("pop", dut.pop)
+    visited = bench.feed("visited", dut.visited)
+    probed = bench.feed("probed", dut.probed)
+    pops.extend(v for v in range(n) if active[v] and mine(v))
+    other_queue = collections.deque(v for v in range(n) if active[v] and not mine(v))
+    for name in ("visit", "probe", "edges"):
+        bench.watch(name, getattr(dut, name))
+    want_edges = collections.deque()
+    log = {"visits": 0, "worth": 0, "edges": 0}
+    idle = []
+
+    def edge_compute(x, w):
+        return min(x + {"bfs": 1, "sssp": w, "cc": 0}[algo], U32)
+
+    def update(v, value, origin, leave):
+        """The bank's Accum; True if it left v for the HDTL's walk."""
+        d[v] = min(d[v], value)
+        if worth(v) and not active[v]:
+            active[v] = True
+            if leave and origin == ENGINE and mine(v) and not stop[v]:
+                return True
+            if not queued[v]:
+                queued[v] = True
+                (pops if mine(v) else other_queue).append(v)
+        return False
+
+    def fold(v, is_root):
+        active[v] = False
+        if is_root:
+            queued[v] = False
+        if not worth(v):
+            return False, 0
+        s[v], d[v] = d[v], U32
+        return True, s[v]
+
+    async def environment(ctx):
+        ctx.set(dut.first, first)
+        ctx.set(dut.last, last)
+        ctx.set(dut.offsets_base, OFFSETS_BASE)
+        ctx.set(dut.edges_base, EDGES_BASE)
+        ctx.set(dut.start, 1)
+        await ctx.tick()
+        ctx.set(dut.start, 0)
+        r = bench.rng("environment") or random.Random(0)
+        p = 0.0 if bench.pause is None else 0.3
+        in_flight = []                 # (due cycle, update)
+        cycle = quiet = 0
+        while True:
+            readies = {name: r.random() >= p for name in ("visit", "probe", "edges")}
+            for name, ready in readies.items():
+                ctx.set(getattr(dut, name).ready, ready)
+            drained_before = not in_flight
+            _, _, *sampled = await ctx.tick().sample(
+                dut.visit.valid, dut.visit.payload, dut.probe.valid, dut.probe.payload,
+                dut.edges.valid, dut.edges.payload, dut.busy)
+            cycle += 1
+            v_valid, v_pay, p_valid, p_pay, e_valid, e_pay, busy = sampled
+            if v_valid and readies["visit"]:
+                v, is_root = int(v_pay.vertex), bool(v_pay.root)
+                if not mine(v) or (not is_root and (stop[v] or not active[v])):
+                    bench.fail(f"visit of vertex {v} (root={is_root}): in partition "
+                               f"{mine(v)}, stop {stop[v]}, active {active[v]}")
+                ok, x = fold(v, is_root)
+                log["visits"] += 1
+                visited.append({"worth": ok, "x": x, "const": const[v], "head": 0})
+                if ok:
+                    log["worth"] += 1
+                    want_edges.extend({"dst": dst[k], "weight": weight[k], "x": x,
+                                       "const": const[v]}
+                                      for k in range(offsets[v], offsets[v + 1]))
+            if p_valid and readies["probe"]:
+                v = int(p_pay)
+                if not mine(v):
+                    bench.fail(f"probe of vertex {v}, outside the partition")
+                probed.append({"walkable": active[v] and not stop[v]})
+            if e_valid and readies["edges"]:
+                task = to_py(e_pay)
+                if not want_edges:
+                    bench.fail(f"edge task {task} after every batch was sent")
+                want = want_edges.popleft()
+                got = {k: task[k] for k in want}
+                if got != want or task["pseudo"]:
+                    bench.fail(f"edge task {task}, the batch's next edge is {want}")
+                log["edges"] += 1
+                in_flight.append((cycle + r.randint(1, 8) * (p > 0) + 1, task))
+            # Updates applied when due, in order: the left pulse in the cycle of the ack,
+            # drained the cycle after (the counter of depgraph.py).
+            left = False
+            while in_flight and in_flight[0][0] <= cycle:
+                task = in_flight.pop(0)[1]
+                left |= update(task["dst"], edge_compute(task["x"], task["weight"]),
+                               ENGINE, task["leave"])
+            ctx.set(dut.left, left)
+            ctx.set(dut.drained, drained_before and not in_flight)
+            # The other engine: a visit now and then, its batch applied at once.
+            if other_queue and r.random() < 0.2:
+                u = other_queue.popleft()
+                ok, x = fold(u, True)
+                if ok:
+                    for k in range(offsets[u], offsets[u + 1]):
+                        update(dst[k], edge_compute(x, weight[k]), OTHER, 0)
+            done = (not busy and not pops and not other_queue and not in_flight and
+                    not visited and not probed and not want_edges)
+            quiet = quiet + 1 if done else 0
+            if quiet >= 30:
+                idle.append(cycle)
+                return
+
+    bench.add_process(environment)
+    bench.until(lambda: bool(idle))
+    bench.run(max_cycles=100_000)
+    still = [v for v in range(n) if active[v]]
+    if still:
+        bench.fail(f"vertices {still} are still active at the end")
+    bench.check_equal(s, [int(v) for v in ref], "final states")
+    if log["worth"] < 5:
+        bench.fail(f"only {log['worth']} worth visits: the test walks too little")
