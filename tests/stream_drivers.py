@@ -8,11 +8,14 @@ watchdog. With a seed (``pause`` not None) the source withholds ``valid`` and th
 neither ever pauses (as Forencich's verilog-axis testbenches cross every test with and
 without pause generators).
 
-Protocol followed by the source, the conservative ready/valid rule of AXI4-Stream (Amaranth's
-``lib.stream`` docstrings do not spell it out): ``valid`` never waits for ``ready``, and once
-asserted it stays asserted with the same payload until the transfer. The sink may raise and
-drop ``ready`` in any cycle. Transfers are sampled at the clock edge, after every process has
-set its inputs.
+Sinks check the block's side of rule 2 of Amaranth's stream rules (docs/stdlib/stream.rst,
+"Data transfer rules"): once ``valid`` is offered it stays, with the same payload, until the
+transfer (``check_protocol=False`` turns this off).
+
+Protocol followed by the source, Amaranth's stream rules 2 and 3 (docs/stdlib/stream.rst):
+``valid`` never waits for ``ready``, and once asserted it stays asserted with the same
+payload until the transfer. The sink may raise and drop ``ready`` in any cycle. Transfers
+are sampled at the clock edge, after every process has set its inputs.
 
 The watchdog fails the test, naming the block and printing every watched stream's valid and
 ready, when no transfer happens on any of them for ``watchdog`` cycles. Every failure raised
@@ -70,13 +73,15 @@ class Bench:
         Cycles without any transfer on a watched stream before the test fails.
     """
 
-    def __init__(self, dut, name, *, pause, p_pause=0.35, max_pause=4, watchdog=2000):
+    def __init__(self, dut, name, *, pause, p_pause=0.35, max_pause=4, watchdog=2000,
+                 check_protocol=True):
         self.dut = dut
         self.name = name
         self.pause = pause
         self.p_pause = p_pause if pause is not None else 0.0
         self.max_pause = max_pause
         self.watchdog = watchdog
+        self.check_protocol = check_protocol
         self.streams = {}           # name -> stream interface, watched
         self.received = {}          # sink name -> list of payloads
         self.sent = {}              # source name -> count transferred
@@ -185,11 +190,23 @@ class Bench:
         self.expected[name] = count
         rng = self.rng(f"sink/{name}")
 
+        raw = stream.payload.as_value() if hasattr(stream.payload, "as_value") \
+            else stream.payload
+        check = self.check_protocol
+
         async def process(ctx):
+            held = None         # the payload bits offered and not taken at the last edge
             while True:
                 ctx.set(stream.ready, rng is None or rng.random() >= self.p_pause)
-                _, _, valid, ready, payload = await ctx.tick().sample(
-                    stream.valid, stream.ready, stream.payload)
+                _, _, valid, ready, payload, bits = await ctx.tick().sample(
+                    stream.valid, stream.ready, stream.payload, raw)
+                if check and held is not None and (not valid or bits != held):
+                    self.fail(f"{self.name}: {name} broke the stream rules (Amaranth "
+                              f"lib.stream rule 2): it offered {held:#x} and, before the "
+                              f"transfer, " + ("withdrew valid" if not valid else
+                                               f"changed the payload to {bits:#x}") +
+                              f" (cycle {self.cycle})")
+                held = bits if valid and not ready else None
                 if valid and ready:
                     out.append(convert(payload))
                     if on_item is not None:
