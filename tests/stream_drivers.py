@@ -18,7 +18,8 @@ payload until the transfer. The sink may raise and drop ``ready`` in any cycle. 
 are sampled at the clock edge, after every process has set its inputs.
 
 The watchdog fails the test, naming the block and printing every watched stream's valid and
-ready, when no transfer happens on any of them for ``watchdog`` cycles. Every failure raised
+ready, when no transfer happens on any of the block's data streams (memory ports are shown
+but do not count) for ``watchdog`` cycles. Every failure raised
 through the bench (:meth:`Bench.fail`, :meth:`Bench.check_equal`, the watchdog, ``run``'s
 cycle limit) names the seed and the pytest command that reruns the test.
 """
@@ -95,6 +96,7 @@ class Bench:
         self.sim = Simulator(top)
         self.sim.add_clock(1e-8)
         self._done = []
+        self._progress = set()
         self._at_end = []
 
     # Messages.
@@ -123,8 +125,13 @@ class Bench:
         return None if self.pause is None else random.Random(f"{self.pause}/{tag}")
 
     # Drivers.
-    def watch(self, name, stream):
+    def watch(self, name, stream, *, progress=True):
+        """Show ``stream`` in the watchdog's report; with ``progress`` its transfers also
+        count as progress (memory ports are watched without: traffic that never brings a
+        transfer on the block's own streams is a livelock the watchdog should catch)."""
         self.streams[name] = stream
+        if progress:
+            self._progress.add(name)
 
     def source(self, name, stream, items, *, gap=None):
         """Feed ``items`` (payload values for ``ctx.set``) into ``stream``.
@@ -235,7 +242,8 @@ class Bench:
         quiet = 0
         async for _, _, *values in ctx.tick().sample(*signals):
             self.cycle += 1
-            if any(values[2 * k] and values[2 * k + 1] for k in range(len(names))):
+            if any(values[2 * k] and values[2 * k + 1] for k, n in enumerate(names)
+                   if n in self._progress):
                 quiet = 0
             else:
                 quiet += 1
@@ -246,7 +254,7 @@ class Bench:
                                      [f"{n} got {len(r)}" + (f"/{self.expected[n]}"
                                       if self.expected[n] is not None else "")
                                       for n, r in self.received.items()])
-                self.fail(f"watchdog: no transfer on any stream of {self.name} for "
+                self.fail(f"watchdog: no transfer on any data stream of {self.name} for "
                           f"{self.watchdog} cycles (cycle {self.cycle}); {state}; {progress}")
 
     def finished(self):
@@ -269,5 +277,11 @@ class Bench:
                 check(ctx)
 
         self.sim.add_testbench(main)
-        self.sim.run()
+        try:
+            self.sim.run()
+        except Exception as error:
+            if self.describe() in str(error):
+                raise
+            raise AssertionError(f"{type(error).__name__}: {error}\n{self.describe()}") \
+                from error
         return self.cycle

@@ -52,7 +52,8 @@ def run_apply_min(pause, *, check_protocol):
     bench.sink("o_prop", dut.o_prop, n)
     bench.sink("o_active", dut.o_active, len(want_active))
     bench.run()
-    assert 0 < len(want_active) < n
+    if not 0 < len(want_active) < n:
+        bench.fail(f"{len(want_active)} of {n} vertices fell: a poor random case")
     bench.check_equal(bench.received["o_prop"], want_prop, "new VProperty")
     bench.check_equal(bench.received["o_active"], want_active, "ActiveVertex list")
 

@@ -104,8 +104,8 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, pause):
                                     stall_probability=0 if pause is None else 0.25,
                                     seed=f"{pause}/{e}/{port}")
             mem = getattr(engine, port)
-            bench.watch(f"engine{e}.{port}.req", mem.req)
-            bench.watch(f"engine{e}.{port}.resp", mem.resp)
+            bench.watch(f"engine{e}.{port}.req", mem.req, progress=False)
+            bench.watch(f"engine{e}.{port}.resp", mem.resp, progress=False)
             bench.add_process(serve(model, mem))
         incoming.append(bench.feed(f"engine{e}.incoming", engine.incoming))
         loads.append(bench.feed(f"engine{e}.load", engine.load))

@@ -34,8 +34,8 @@ def memory(bench, name, port, lines, pause):
                             jitter=0 if pause is None else 6,
                             stall_probability=0 if pause is None else 0.3,
                             seed=f"{pause}/{name}")
-    bench.watch(f"{name}.req", port.req)
-    bench.watch(f"{name}.resp", port.resp)
+    bench.watch(f"{name}.req", port.req, progress=False)
+    bench.watch(f"{name}.resp", port.resp, progress=False)
 
     async def serve(ctx):
         await model.serve(ctx, port)

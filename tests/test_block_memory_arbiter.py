@@ -55,8 +55,8 @@ def test_memory_arbiter_contract(ports, outstanding, pause):
                              jitter=0 if pause is None else 6,
                              stall_probability=0 if pause is None else 0.3,
                              seed=f"{pause}/memory")
-    bench.watch("bus.req", dut.bus.req)
-    bench.watch("bus.resp", dut.bus.resp)
+    bench.watch("bus.req", dut.bus.req, progress=False)
+    bench.watch("bus.resp", dut.bus.resp, progress=False)
     writes_seen = []
 
     async def serve(ctx):
