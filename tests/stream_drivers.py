@@ -27,6 +27,7 @@ cycle limit) names the seed and the pytest command that reruns the test.
 import os
 import random
 import shlex
+import sys
 
 import pytest
 
@@ -54,7 +55,8 @@ def to_py(value):
 
 def rerun_command():
     test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
-    return f"PYTHONPATH=$PWD .venv/bin/python -m pytest -q {shlex.quote(test)}"
+    return (f"cd {shlex.quote(os.getcwd())} && PYTHONPATH=$PWD {sys.executable} -m pytest -q "
+            f"{shlex.quote(test)}")
 
 
 class Bench:

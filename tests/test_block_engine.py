@@ -14,7 +14,6 @@ Offsets, edges and queue memories answer after a jittering latency and stall the
 channels; every stream is paused at random."""
 
 import bisect
-import random
 
 import numpy as np
 import pytest
