@@ -24,6 +24,7 @@ through the bench (:meth:`Bench.fail`, :meth:`Bench.check_equal`, the watchdog, 
 cycle limit) names the seed and the pytest command that reruns the test.
 """
 
+import collections
 import os
 import random
 import shlex
@@ -41,6 +42,9 @@ __all__ = ["PAUSES", "Bench", "to_py"]
 # Parametrise tests with this: a run without pauses and two seeded runs with them.
 PAUSES = [pytest.param(None, id="nopause"), pytest.param(1, id="pause1"),
           pytest.param(2, id="pause2")]
+if os.environ.get("STREAM_PAUSE_SEEDS"):       # a sweep: STREAM_PAUSE_SEEDS=3,4,5
+    PAUSES = [pytest.param(int(seed), id=f"pause{seed}")
+              for seed in os.environ["STREAM_PAUSE_SEEDS"].split(",")]
 
 
 def to_py(value):
@@ -164,8 +168,6 @@ class Bench:
     def feed(self, name, stream):
         """A source fed at run time: returns a deque; whatever is appended to it is sent, in
         order (an item leaves the deque once transferred)."""
-        import collections
-
         self.watch(name, stream)
         self.sent[name] = 0
         queue = collections.deque()
