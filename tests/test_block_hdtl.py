@@ -9,7 +9,15 @@ Checked on the way: a visit that is not a root's is of a vertex of the partition
 stop bitmap and active; a probe is of a vertex of the partition; the edge tasks are exactly
 the edges of each worth visit, in visit order, with its x and constant. At the end (the HDTL
 idle, every queue empty, nothing in flight): no vertex is active and the states equal the
-golden fixpoint. Streams and memories paused at random."""
+golden fixpoint. Streams and memories paused at random.
+
+With the hub index (min type; the DDMU played in Python answers each lookup with up to three
+learnable entries along real paths from the root, then ``done``): a lookup is sent
+once per worth root visit of a vertex with the head bit, with the root's x; a walk does not
+end (no next root is visited) before its lookup is answered; an observation names an entry
+answered to the walk and carries the root's x, and for an entry of length 2 the y of the
+path root → L → tail. (Whether every due observation is made is not checked: that needs the
+walk's path.)"""
 
 import collections
 import random
@@ -43,12 +51,14 @@ def memory(bench, name, port, lines, pause):
     bench.add_process(serve)
 
 
-CASES = [("bfs", 2), ("sssp", 3), ("cc", 1), ("bfs", 6)]
+CASES = [("bfs", 2, False), ("sssp", 3, False), ("cc", 1, False), ("bfs", 6, False),
+         ("sssp", 4, True), ("cc", 3, True)]
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("algo, depth", CASES, ids=[f"{a}-d{d}" for a, d in CASES])
-def test_hdtl_walks_to_the_fixpoint(algo, depth, pause):
+@pytest.mark.parametrize("algo, depth, hub", CASES,
+                         ids=[f"{a}-d{d}-{'hub' if h else 'nohub'}" for a, d, h in CASES])
+def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, pause):
     graph = golden.from_spec("kron:scale=5,ef=3,seed=7,weights=1:20")
     root = int(np.argmax(graph.out_degree)) if algo in ("bfs", "sssp") else None
     ref = run_depgraph(algo, graph, root=root, engines=1, hub_index=False).states
@@ -72,8 +82,11 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, pause):
     active = [worth(v) for v in range(n)]
     queued = list(active)
 
-    dut = HDTL(addr_width=16, stack_depth=depth, edge_window=2, algo=algo, engine=ENGINE)
-    bench = Bench(dut, f"HDTL({algo}, stack depth {depth})", pause=pause, p_pause=0.3)
+    head = [hub and mine(v) and rng.random() < 0.8 for v in range(n)]
+    dut = HDTL(addr_width=16, stack_depth=depth, edge_window=2, algo=algo, engine=ENGINE,
+               hub_index=hub, track_entries=3)
+    bench = Bench(dut, f"HDTL({algo}, stack depth {depth}, hub index {hub})", pause=pause,
+                  p_pause=0.3)
     lines = words_to_lines(offsets, OFFSETS_BASE)
     lines.update(words_to_lines([w for pair in zip(dst, weight) for w in pair], EDGES_BASE))
     memory(bench, "offsets_mem", dut.offsets_mem, lines, pause)
@@ -83,10 +96,15 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, pause):
     probed = bench.feed("probed", dut.probed)
     pops.extend(v for v in range(n) if active[v] and mine(v))
     other_queue = collections.deque(v for v in range(n) if active[v] and not mine(v))
-    for name in ("visit", "probe", "edges"):
+    for name in ("visit", "probe", "edges") + (("lookup", "observe") if hub else ()):
         bench.watch(name, getattr(dut, name))
+    if hub:
+        answers = bench.feed("answers", dut.answers)
+        bench.feed("pending", dut.pending)          # min type: the DDMU lends no pseudo-edge
+    walk = {"root": None, "x": None, "entries": {}, "asked": False, "answered": True}
+    next_entry = iter(range(1000, 10**6))
     want_edges = collections.deque()
-    log = {"visits": 0, "worth": 0, "edges": 0}
+    log = {"visits": 0, "worth": 0, "edges": 0, "observations": 0}
     idle = []
 
     def edge_compute(x, w):
@@ -125,24 +143,75 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, pause):
         p = 0.0 if bench.pause is None else 0.3
         in_flight = []                 # (due cycle, update)
         cycle = quiet = 0
+        names = ("visit", "probe", "edges") + (("lookup", "observe") if hub else ())
         while True:
-            readies = {name: r.random() >= p for name in ("visit", "probe", "edges")}
+            readies = {name: r.random() >= p for name in names}
             for name, ready in readies.items():
                 ctx.set(getattr(dut, name).ready, ready)
             drained_before = not in_flight
+            hub_signals = (dut.lookup.valid, dut.lookup.payload, dut.observe.valid,
+                           dut.observe.payload) if hub else ()
             _, _, *sampled = await ctx.tick().sample(
                 dut.visit.valid, dut.visit.payload, dut.probe.valid, dut.probe.payload,
-                dut.edges.valid, dut.edges.payload, dut.busy)
+                dut.edges.valid, dut.edges.payload, dut.busy, *hub_signals)
             cycle += 1
-            v_valid, v_pay, p_valid, p_pay, e_valid, e_pay, busy = sampled
+            v_valid, v_pay, p_valid, p_pay, e_valid, e_pay, busy = sampled[:7]
+            if hub:
+                l_valid, l_pay, o_valid, o_pay = sampled[7:]
+                if walk["asked"] and not walk["answered"] and not answers:
+                    walk["answered"] = True     # the feed has handed out ``done``
+                if l_valid and readies["lookup"]:
+                    req = to_py(l_pay)
+                    if walk["asked"] or req != {"root": walk["root"], "x": walk["x"],
+                                                "engine": ENGINE} or not head[walk["root"]]:
+                        bench.fail(f"lookup {req} in the walk of {walk}")
+                    walk["asked"], walk["answered"] = True, False
+                    # Up to three entries the walk may learn, along real paths: L an
+                    # out-neighbour of the root, the tail an out-neighbour of L (length 2)
+                    # or of one of L's (length 3); then done.
+                    u = walk["root"]
+                    neighbours = sorted(set(dst[offsets[u]:offsets[u + 1]]))
+                    for second in r.sample(neighbours, min(len(neighbours), r.randint(1, 3))):
+                        length, end = 2, second
+                        if r.random() < 0.3 and offsets[second + 1] > offsets[second]:
+                            length = 3
+                            end = dst[r.randrange(offsets[second], offsets[second + 1])]
+                        tail = dst[r.randrange(offsets[end], offsets[end + 1])] \
+                            if offsets[end + 1] > offsets[end] else r.randrange(n)
+                        entry = {"engine": ENGINE, "done": 0, "entry": next(next_entry),
+                                 "second": second, "length": length, "tail": tail}
+                        walk["entries"][entry["entry"]] = entry
+                        answers.append(entry)
+                    answers.append({"engine": ENGINE, "done": 1, "entry": 0, "second": 0,
+                                    "length": 0, "tail": 0})
+                if o_valid and readies["observe"]:
+                    obs = to_py(o_pay)
+                    if obs["entry"] not in walk["entries"] or obs["x"] != walk["x"]:
+                        bench.fail(f"observation {obs} in the walk of {walk}")
+                    entry = walk["entries"][obs["entry"]]
+                    if entry["length"] == 2:
+                        # y: the root's x along root → L (some such edge), then along L's
+                        # first edge to the tail.
+                        u, second, tail = walk["root"], entry["second"], entry["tail"]
+                        w2 = next(weight[k] for k in range(offsets[second], offsets[second + 1])
+                                  if dst[k] == tail)
+                        ys = {edge_compute(edge_compute(walk["x"], weight[k]), w2)
+                              for k in range(offsets[u], offsets[u + 1]) if dst[k] == second}
+                        if obs["y"] not in ys:
+                            bench.fail(f"observation {obs} of entry {entry}: y not in {ys}")
+                    log["observations"] += 1
             if v_valid and readies["visit"]:
                 v, is_root = int(v_pay.vertex), bool(v_pay.root)
                 if not mine(v) or (not is_root and (stop[v] or not active[v])):
                     bench.fail(f"visit of vertex {v} (root={is_root}): in partition "
                                f"{mine(v)}, stop {stop[v]}, active {active[v]}")
+                if is_root and hub and not walk["answered"]:
+                    bench.fail(f"root {v} visited before the lookup of {walk} was answered")
                 ok, x = fold(v, is_root)
+                if is_root:
+                    walk.update(root=v, x=x, entries={}, asked=False, answered=True)
                 log["visits"] += 1
-                visited.append({"worth": ok, "x": x, "const": const[v], "head": 0})
+                visited.append({"worth": ok, "x": x, "const": const[v], "head": head[v]})
                 if ok:
                     log["worth"] += 1
                     want_edges.extend({"dst": dst[k], "weight": weight[k], "x": x,
@@ -180,7 +249,8 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, pause):
                     for k in range(offsets[u], offsets[u + 1]):
                         update(dst[k], edge_compute(x, weight[k]), OTHER, 0)
             done = (not busy and not pops and not other_queue and not in_flight and
-                    not visited and not probed and not want_edges)
+                    not visited and not probed and not want_edges and
+                    (not hub or not answers and walk["answered"]))
             quiet = quiet + 1 if done else 0
             if quiet >= 30:
                 idle.append(cycle)
