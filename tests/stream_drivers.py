@@ -165,13 +165,14 @@ class Bench:
 
         self.sim.add_testbench(process, background=True)
 
-    def feed(self, name, stream):
+    def feed(self, name, stream, *, pausing=True):
         """A source fed at run time: returns a deque; whatever is appended to it is sent, in
-        order (an item leaves the deque once transferred)."""
+        order (an item leaves the deque once transferred), from the next cycle on; without
+        ``pausing`` it never withholds an item it holds (a FIFO's output)."""
         self.watch(name, stream)
         self.sent[name] = 0
         queue = collections.deque()
-        rng = self.rng(f"feed/{name}")
+        rng = self.rng(f"feed/{name}") if pausing else None
 
         async def process(ctx):
             while True:
