@@ -98,7 +98,7 @@ def tool_versions() -> dict:
     return versions
 
 
-def _sby_text(mode, depth, engine, timeout) -> str:
+def _sby_text(mode, depth, engine, timeout, script) -> str:
     return "\n".join([
         "[options]",
         f"mode {mode}",
@@ -114,6 +114,7 @@ def _sby_text(mode, depth, engine, timeout) -> str:
         # Amaranth emits properties as $check cells; they become $assert/$assume here.
         "chformal -lower",
         "prep -top top",
+        *script,
         "",
         "[files]",
         "top.il",
@@ -149,12 +150,14 @@ _FAILED = re.compile(r"summary:\s+(failed assertion .*)$")
 
 def run_proof(harness, name: str, *, mode: str = "bmc", depth: int = 20,
               engine: str = "smtbmc yices", timeout: int = 600,
-              build_root: Path | None = None, use_cache: bool = True) -> ProofResult:
-    """Prove ``harness``'s assertions (see the module docstring for ``mode``/``depth``)."""
+              script=(), build_root: Path | None = None,
+              use_cache: bool = True) -> ProofResult:
+    """Prove ``harness``'s assertions (see the module docstring for ``mode``/``depth``).
+    ``script``: Yosys commands run after ``prep`` (e.g. ``memory_map``, ``opt``)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     text = emit_rtlil(harness)
-    sby = _sby_text(mode, depth, engine, timeout)
+    sby = _sby_text(mode, depth, engine, timeout, list(script))
     digest = hashlib.sha256()
     for part in (text, sby, json.dumps(tool_versions(), sort_keys=True)):
         digest.update(part.encode())
