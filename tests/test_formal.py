@@ -9,6 +9,7 @@ import pytest
 from hw.atomic_update_cam import AtomicUpdateCAM, CAMConfig
 from hw.formal import cam as cam_proof
 from hw.formal import memory_arbiter as arbiter_proof
+from hw.formal import register_slice as slice_proof
 from hw.formal import stream_order
 from hw.stream_fifo import StreamFIFO
 from sim.formal import run_proof
@@ -70,6 +71,21 @@ def test_register_slice_proof_catches(bug):
     dut = stream_order.MutatedRegisterSlice(WIDTH, bug)
     harness = stream_order.slice_harness(WIDTH, 12, dut=dut, only={"order"})
     result = prove(harness, f"slice-mutant-{bug}", depth=12)
+    assert_caught(harness, result, "order")
+
+
+def test_register_slice_induction_proof():
+    """Unbounded: k-induction over a bounded harness state and the slice's registers."""
+    harness = slice_proof.RegisterSliceHarness(WIDTH)
+    result = prove(harness, "register-slice-induction", mode="prove", depth=2)
+    assert result.passed, result.summary()
+
+
+@pytest.mark.parametrize("bug", ["take_while_refilling", "skid_overtaken"])
+def test_register_slice_induction_proof_catches(bug):
+    harness = slice_proof.RegisterSliceHarness(
+        WIDTH, dut=stream_order.MutatedRegisterSlice(WIDTH, bug), only={"order"})
+    result = prove(harness, f"slice-induction-mutant-{bug}", depth=8)
     assert_caught(harness, result, "order")
 
 
