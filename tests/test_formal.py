@@ -144,6 +144,15 @@ def test_memory_arbiter_proof():
     assert result.passed, result.summary()
 
 
+def test_memory_arbiter_proof_depth_reaches_interleaved_responses():
+    """The bounded proof's depth is enough for two responses to one client and one to the
+    other (the covers are reached)."""
+    harness = arbiter_proof.ArbiterHarness(bound=ARBITER_DEPTH)
+    result = prove(harness, "memory-arbiter-cover", mode="cover", depth=ARBITER_DEPTH,
+                   script=arbiter_proof.SCRIPT)
+    assert result.passed, result.summary()
+
+
 @pytest.mark.parametrize("mutant, prop", [
     (arbiter_proof.ArbiterSwapsResponses, "order"),
     (arbiter_proof.ArbiterDropsAResponse, "order"),
