@@ -8,7 +8,8 @@ to fire.
 
 | harness | design | proven |
 | --- | --- | --- |
-| ``cam.CAMHarness`` | ``AtomicUpdateCAM`` | an id is never held twice; an inserted id stays held until removed; a remove of a held id frees it; occupancy and ``remove_miss`` are right |
-| ``stream_order.StreamOrderHarness`` | ``StreamFIFO`` (both kinds), ``StreamRegisterSlice`` | no word dropped, duplicated or reordered; level right; no word kept back; output keeps the stream rules |
-| ``memory_arbiter.ArbiterHarness`` | ``MemoryArbiter`` | every read answered exactly once, to its requester, in its order |
+| ``cam.CAMHarness`` | ``AtomicUpdateCAM`` | an id is never held twice; an inserted id stays held until removed; a remove of a held id frees it; occupancy and ``remove_miss`` are right (k-induction) |
+| ``stream_order.StreamOrderHarness`` | ``StreamFIFO`` (both kinds), ``StreamRegisterSlice`` | no word dropped, duplicated or reordered; level right; no word kept back; output keeps the stream rules (bounded) |
+| ``register_slice.RegisterSliceHarness`` | ``StreamRegisterSlice`` | the same, unbounded (k-induction) |
+| ``memory_arbiter.ArbiterHarness`` | ``MemoryArbiter`` | every read answered exactly once, to its requester, in its order (bounded) |
 """
