@@ -24,7 +24,6 @@ offered.
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assume, Cat, Elaboratable, Module, Signal
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
 from ..atomic_update_cam import AtomicUpdateCAM, CAMConfig
 from .common import Properties, elaborate_with_internals

@@ -1,6 +1,6 @@
 """Helpers shared by the proof harnesses."""
 
-from amaranth.hdl import Assert, Assume, Fragment, Module, Signal, Value
+from amaranth.hdl import Assert, Fragment, Module, Signal, Value
 from amaranth.lib import data
 
 

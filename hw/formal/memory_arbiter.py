@@ -31,10 +31,8 @@ the clients' side and the properties stay as they are.
 from amaranth.asserts import AnyConst, AnySeq
 from amaranth.hdl import Assume, Cat, Cover, Elaboratable, Module, Signal
 from amaranth.lib import fifo, wiring
-from amaranth.lib.wiring import In, Out
 
 from ..memory_arbiter import MemoryArbiter
-from ..memory_port import MemoryPortSignature
 from .common import Properties, stream_rule
 
 
