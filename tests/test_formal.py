@@ -4,6 +4,8 @@ arbiter, and for each checker a broken variant of its design that the proof must
 Harnesses: ``hw/formal/``; driver: ``sim/formal.py`` (results cached in ``build/formal``).
 """
 
+import os
+
 import pytest
 
 from hw.atomic_update_cam import AtomicUpdateCAM, CAMConfig
@@ -135,7 +137,8 @@ def test_cam_proof_catches_a_second_copy():
 
 # The memory arbiter: every read answered once, to its requester, in order (BMC).
 
-ARBITER_DEPTH = 8
+# 8 cycles take about 7 s; 9 about 50 s, 10 over two minutes: deeper runs on request.
+ARBITER_DEPTH = int(os.environ.get("GRAPHGEN_FORMAL_ARBITER_DEPTH", "8"))
 
 
 def test_memory_arbiter_proof():
