@@ -124,7 +124,8 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
                                        for name, value in image.registers.items()],
                          "counters": list(COUNTERS), "max_cycles": max_cycles},
                         depth_lines=memory.depth_lines,
-                        digest=f"{config.digest()}-{memory.digest()}",
+                        digest=f"{config.digest()}-{memory.build_digest()}",
+                        plusargs=memory.plusargs(),
                         read_region="state", simulator=simulator, seed=seed,
                         build_root=build_root)
     outcome, words = run.outcome, run.words

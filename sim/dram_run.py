@@ -42,11 +42,13 @@ def _verilog(make_top, top_name: str, digest: str) -> tuple[str, list]:
 
 def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                   run_spec: dict, *, depth_lines: int, digest: str, read_region: str,
-                  simulator: str, seed: int, build_root: Path) -> DRAMRun:
+                  simulator: str, seed: int, build_root: Path,
+                  plusargs: list[str] = ()) -> DRAMRun:
     """Simulate the sim top ``make_top()`` builds (one with ``extra_sources``) on ``dram``;
     ``run_spec`` is the testbench's ``GRAPHGEN_RUN`` without its ``result_path``. ``digest``
     stands for every parameter of the top: it is built and emitted once per process for each
-    digest."""
+    digest. ``plusargs`` go to the simulation beside the DRAM image's (the DRAM's timing:
+    :meth:`hw.sim_memory.SimMemoryConfig.plusargs`)."""
     if dram.total_lines > depth_lines:
         raise ConfigError(f"the graph needs {dram.total_lines} lines of simulated DRAM "
                           f"but it holds {depth_lines} (set --mem depth_lines=N)")
@@ -65,7 +67,7 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                         env={"GRAPHGEN_RUN": json.dumps(spec)}, build_root=build_root,
                         plusargs=[f"+dram_init_bin={init_path.resolve()}",
                                   f"+dram_dump_bin={dump_path.resolve()}",
-                                  f"+dram_seed={seed}"])
+                                  f"+dram_seed={seed}", *plusargs])
     outcome = json.loads(result_path.read_text()) if result_path.exists() else None
     if outcome is None or not result.passed:
         raise SimulationError(f"the RTL run did not complete: {result.summary()}")

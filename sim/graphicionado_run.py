@@ -103,7 +103,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                         {"registers": image.registers, "counters": list(COUNTERS),
                          "max_cycles": max_cycles},
                         depth_lines=memory.depth_lines,
-                        digest=f"{config.digest()}-{memory.digest()}",
+                        digest=f"{config.digest()}-{memory.build_digest()}",
+                        plusargs=memory.plusargs(),
                         read_region="vprop", simulator=simulator, seed=seed,
                         build_root=build_root)
     outcome, values = run.outcome, run.words
