@@ -63,6 +63,7 @@ def test_rtl_under_hostile_memory(algo):
     report = simulate(graph, algo, config, root=root, iters=iters, memory=HOSTILE)
     assert report.matches, report.first_mismatch
     calm = simulate(graph, algo, config, root=root, iters=iters, memory=MEMORY)
+    assert calm.matches, calm.first_mismatch
     assert calm.build_cached, "a memory setting changed the build"
     assert report.counters["cycles"] > calm.counters["cycles"]
 

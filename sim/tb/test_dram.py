@@ -208,8 +208,9 @@ class DRAMTB:
                 matching = [entry for entry in eligible
                             if entry[0] == first_due and entry[2] == got_tag]
                 if not matching:
-                    raise AssertionError(f"{where}: tag {got_tag} presented; model: due "
-                                         f"earliest {[e[2] for e in eligible if e[0] == first_due]}")
+                    expected = [entry[2] for entry in eligible if entry[0] == first_due]
+                    raise AssertionError(f"{where}: tag {got_tag} presented; model: tags "
+                                         f"{expected} due earliest")
                 entry = matching[0]
                 _, data, tag, accepted, addr = entry
                 if rdata != data:
@@ -505,8 +506,8 @@ async def latency_distribution(dut):
     """Reads with spaced arrivals, all taken at once: each is presented in the cycle it is due
     (latency + the extra it draws, in order no earlier than the previous read's due cycle + 1)
     or, with reorder, as soon as no read due earlier is presented (checked every cycle); the
-    extras follow the set distribution: uniform over 0..jitter (mean within 10 %), and for the tail about
-    tail_percent % of reads (within 3 points) tail // 2..tail later."""
+    extras follow the set distribution: uniform over 0..jitter (mean within 10 %), and for
+    the tail about tail_percent % of reads (within 3 points) tail // 2..tail later."""
     options = _options()
     tb = DRAMTB(dut, seed=options["seed"] + 23, idle=0.5)
     await tb.reset()
