@@ -320,8 +320,9 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--root", type=int)
     simulate.add_argument("--iters", type=int)
     simulate.add_argument("--mem", action="append", metavar="KEY=VALUE",
-                          help="simulated DRAM: latency, jitter, outstanding, depth_lines, "
-                               "bytes_per_cycle")
+                          help="simulated DRAM: preset (paper), latency, latency_dist "
+                               "(fixed|uniform|tail), jitter, tail_percent, tail, outstanding, "
+                               "pushback, reorder, bytes_per_cycle, depth_lines")
     simulate.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
     simulate.add_argument("-o", "--output", metavar="values.npy")
     simulate.add_argument("--json", metavar="FILE")
