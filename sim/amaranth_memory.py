@@ -60,7 +60,8 @@ class LineMemoryModel:
                         due_now.append(entry)
                     seen.add(chain)
                 if due_now:
-                    answer = self.rng.choice(due_now)
+                    # (No draw for a single candidate: in order, the draws stay as they were.)
+                    answer = self.rng.choice(due_now) if len(due_now) > 1 else due_now[0]
             responding = answer is not None
             ctx.set(port.resp.valid, responding)
             if responding:
