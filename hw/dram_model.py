@@ -21,7 +21,7 @@ import dataclasses
 from pathlib import Path
 
 from amaranth.hdl import C, Cat, ClockSignal, Instance, Module, Mux, ResetSignal, Signal
-from amaranth.lib import data, stream, wiring
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .config import ConfigError, DesignConfig
