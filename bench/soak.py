@@ -23,7 +23,8 @@ from sim import depgraph_run  # noqa: E402
 from sim.dram_run import RunFailure  # noqa: E402
 from sim.graphicionado_run import simulate  # noqa: E402
 
-MEMORY = SimMemoryConfig(latency=80, jitter=40, outstanding=128, depth_lines=1 << 16)
+MEMORY = SimMemoryConfig(latency=80, latency_dist="uniform", jitter=40, outstanding=128,
+                         depth_lines=1 << 16)
 ALGOS = ("bfs", "sssp", "cc", "pagerank")
 
 

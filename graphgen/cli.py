@@ -340,8 +340,9 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--root", type=int)
     simulate.add_argument("--iters", type=int)
     simulate.add_argument("--mem", action="append", metavar="KEY=VALUE",
-                          help="simulated DRAM: latency, jitter, outstanding, depth_lines, "
-                               "bytes_per_cycle")
+                          help="simulated DRAM: preset (paper), latency, latency_dist "
+                               "(fixed|uniform|tail), jitter, tail_percent, tail, outstanding, "
+                               "pushback, reorder, bytes_per_cycle, depth_lines")
     simulate.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
     simulate.add_argument("--seed", type=int, default=1,
                           help="seeds the DRAM's randomness and the stall throttles")

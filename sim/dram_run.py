@@ -50,14 +50,17 @@ def _verilog(make_top, top_name: str, digest: str) -> tuple[str, list, list]:
 def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                   run_spec: dict, *, depth_lines: int, digest: str, read_region: str,
                   simulator: str, seed: int, build_root: Path, error_text: str,
-                  watchdog: int = 100_000, trace: Path | None = None) -> DRAMRun:
+                  watchdog: int = 100_000, trace: Path | None = None,
+                  plusargs: list[str] = ()) -> DRAMRun:
     """Simulate the sim top ``make_top()`` builds (one with ``extra_sources``) on ``dram``;
     ``run_spec`` is the testbench's ``GRAPHGEN_RUN`` without its ``result_path``. ``digest``
     stands for every parameter of the top: it is built and emitted once per process for each
     digest. ``seed`` seeds the DRAM's randomness and the design's stall throttles;
     ``watchdog`` is the hang limit in cycles (0: off). Raises :class:`RunFailure` when the
     design hangs, runs out of cycles or raises its error flag (``error_text`` says what that
-    means). ``trace``: an FST file to dump the run's waveform to."""
+    means). ``trace``: an FST file to dump the run's waveform to. ``plusargs`` go to the
+    simulation beside the DRAM image's (the DRAM's timing:
+    :meth:`hw.sim_memory.SimMemoryConfig.plusargs`)."""
     if dram.total_lines > depth_lines:
         raise ConfigError(f"the graph needs {dram.total_lines} lines of simulated DRAM "
                           f"but it holds {depth_lines} (set --mem depth_lines=N)")
@@ -77,7 +80,7 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                         env={"GRAPHGEN_RUN": json.dumps(spec)}, build_root=build_root,
                         plusargs=[f"+dram_init_bin={init_path.resolve()}",
                                   f"+dram_dump_bin={dump_path.resolve()}",
-                                  f"+dram_seed={seed}"], trace=trace)
+                                  f"+dram_seed={seed}", *plusargs], trace=trace)
     outcome = json.loads(result_path.read_text()) if result_path.exists() else None
     if outcome is None or not result.passed:
         raise SimulationError(f"the RTL run did not complete: {result.summary()}")
