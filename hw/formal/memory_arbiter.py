@@ -7,9 +7,10 @@ to an arbiter that tags its requests:
 
 * each client offers any request each cycle (``AnySeq`` address and read/write), keeping the
   stream rules (assumed); it takes responses whenever it likes (``AnySeq`` ready);
-* the memory (:class:`InOrderMemory`) takes requests whenever it likes, up to
-  ``memory_outstanding`` reads in flight, and answers each read, in order, with a response
-  whose ``rdata`` is the request's address, keeping the stream rules;
+* the memory (:class:`TaggedMemory`) takes requests whenever it likes, up to
+  ``memory_outstanding`` reads in flight, and answers each read with a response whose
+  ``rdata`` is the request's address and whose tag is the request's, in any order across
+  tags and in order within one, keeping the stream rules;
 * one client ``c`` and one index ``pick`` are ``AnyConst``: the ``pick``-th response ``c``
   receives must come after its ``pick``-th read request and carry that request's address
   (``order``). As both are any, every client's responses are its own reads' answers, in
@@ -23,27 +24,26 @@ to the other.
 
 Bounded proof (BMC): the counters do not wrap within the depth.
 
-To adapt to a tagged bus, give :class:`InOrderMemory`'s place to a memory that keeps the
-tag beside each read and answers reads of different tags in any order (echoing the tag);
-the clients' side and the properties stay as they are.
 """
 
 from amaranth.asserts import AnyConst, AnySeq
-from amaranth.hdl import Assume, Cat, Cover, Elaboratable, Module, Signal
-from amaranth.lib import fifo, wiring
+from amaranth.hdl import Assume, Cat, Cover, Elaboratable, Module, Mux, Signal
+from amaranth.lib import wiring
 
 from ..memory_arbiter import MemoryArbiter
 from .common import Properties, stream_rule
 
 
-__all__ = ["SCRIPT", "ArbiterHarness", "InOrderMemory", "ArbiterSwapsResponses",
+__all__ = ["SCRIPT", "ArbiterHarness", "TaggedMemory", "ArbiterSwapsResponses",
            "ArbiterDropsAResponse"]
 
 
-class InOrderMemory(Elaboratable):
+class TaggedMemory(Elaboratable):
     """The memory side of the proof: takes ``bus.req`` when it likes (``AnySeq``) while it
-    has room for ``outstanding`` reads, and answers the reads in order with ``rdata`` = the
-    line address, ``valid`` held until taken (the stream rules)."""
+    has room for ``outstanding`` reads, and answers each read with ``rdata`` = its line
+    address and its tag echoed, in any order across tags (``AnySeq`` picks which) but in
+    request order within a tag (AXI ID order), an offer held until taken (the stream
+    rules)."""
 
     def __init__(self, bus, addr_width: int, outstanding: int):
         self.bus = bus
@@ -52,24 +52,49 @@ class InOrderMemory(Elaboratable):
 
     def elaborate(self, platform):
         m = Module()
-        bus = self.bus
-        m.submodules.reads = reads = fifo.SyncFIFO(width=self.addr_width,
-                                                    depth=self.outstanding)
+        bus, n = self.bus, self.outstanding
+        tag_width = len(bus.req.payload.tag)
+        used = Signal(n)
+        addrs = [Signal(self.addr_width, name=f"slot_addr{i}") for i in range(n)]
+        tags = [Signal(tag_width, name=f"slot_tag{i}") for i in range(n)]
+        ages = [Signal(8, name=f"slot_age{i}") for i in range(n)]
+        clock = Signal(8)
+        free = Signal(range(n))
+        m.d.comb += free.eq(n - 1)
+        for i in reversed(range(n)):
+            with m.If(~used[i]):
+                m.d.comb += free.eq(i)
         take = Signal()
-        m.d.comb += [
-            take.eq(AnySeq(1)),
-            bus.req.ready.eq(take & (reads.w_rdy | bus.req.payload.write)),
-            reads.w_en.eq(bus.req.valid & bus.req.ready & ~bus.req.payload.write),
-            reads.w_data.eq(bus.req.payload.addr),
-        ]
-        # A response, once offered, stays offered until taken.
-        offering = Signal()
-        m.d.sync += offering.eq(bus.resp.valid & ~bus.resp.ready)
-        m.d.comb += [
-            bus.resp.valid.eq(reads.r_rdy & (offering | AnySeq(1))),
-            bus.resp.payload.rdata.eq(reads.r_data),
-            reads.r_en.eq(bus.resp.valid & bus.resp.ready),
-        ]
+        m.d.comb += [take.eq(AnySeq(1)),
+                     bus.req.ready.eq(take & (~used.all() | bus.req.payload.write))]
+        accept = bus.req.valid & bus.req.ready & ~bus.req.payload.write
+
+        # The answer: any slot in use with no older read of its tag waiting; held once
+        # offered.
+        pick = Signal(range(n))
+        offered = Signal()
+        held = Signal(range(n))
+        m.d.comb += pick.eq(Mux(offered, held, AnySeq(range(n))))
+        eligible = Signal()
+        m.d.comb += eligible.eq(0)
+        for i in range(n):
+            with m.If(pick == i):
+                older = Cat(used[j] & (tags[j] == tags[i]) & (ages[j] < ages[i])
+                            for j in range(n) if j != i)
+                m.d.comb += [eligible.eq(used[i] & ~older.any()),
+                             bus.resp.payload.rdata.eq(addrs[i]),
+                             bus.resp.payload.tag.eq(tags[i])]
+        m.d.comb += bus.resp.valid.eq(eligible & (offered | AnySeq(1)))
+        m.d.sync += [offered.eq(bus.resp.valid & ~bus.resp.ready), held.eq(pick)]
+        answered = bus.resp.valid & bus.resp.ready
+        for i in range(n):
+            with m.If(accept & (free == i)):
+                m.d.sync += [used[i].eq(1), addrs[i].eq(bus.req.payload.addr),
+                             tags[i].eq(bus.req.payload.tag), ages[i].eq(clock)]
+            with m.Elif(answered & (pick == i)):
+                m.d.sync += used[i].eq(0)
+        with m.If(accept):
+            m.d.sync += clock.eq(clock + 1)
         return m
 
 
@@ -102,7 +127,7 @@ class ArbiterHarness(Elaboratable):
         m = Module()
         props = self.properties = Properties(self.only)
         m.submodules.dut = dut = self.dut
-        m.submodules.memory = InOrderMemory(dut.bus, self.addr_width, self.memory_outstanding)
+        m.submodules.memory = TaggedMemory(dut.bus, self.addr_width, self.memory_outstanding)
         count_width = (self.bound + 1).bit_length()
 
         chosen = AnyConst(range(self.ports))
