@@ -20,7 +20,7 @@ from pathlib import Path
 from amaranth.back import verilog as amaranth_verilog
 
 
-__all__ = ["SIMULATORS", "SimulationError", "TestOutcome", "SimResult",
+__all__ = ["SIMULATORS", "LINT_WAIVERS", "SimulationError", "TestOutcome", "SimResult",
            "setup_verilator", "emit_verilog", "run_cocotb", "tool_versions"]
 
 SIMULATORS = ("verilator", "icarus")
@@ -28,6 +28,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD_ROOT = REPO_ROOT / "build" / "sim"
 # Icarus needs a timescale since Amaranth emits none; Verilator is given the same one.
 TIMESCALE = ("1ns", "1ps")
+# Verilator's lint waivers, the same for lint (tests/test_lint.py) and simulation builds, whose
+# warnings are otherwise fatal.
+LINT_WAIVERS = REPO_ROOT / "sim" / "lint_waivers.vlt"
 
 
 class SimulationError(RuntimeError):
@@ -144,6 +147,8 @@ def _build_hash(verilog_text: str, extra_sources: list[Path], simulator: str) ->
     versions = tool_versions(simulator)
     kind = verilator_build_kind() if simulator == "verilator" else None
     digest.update(repr((simulator, sorted(versions.items()), TIMESCALE)).encode())
+    if simulator == "verilator":
+        digest.update(LINT_WAIVERS.read_bytes())
     if kind not in (None, "optimized"):   # the hashes of optimized builds stay as they were
         digest.update(kind.encode())
     return digest.hexdigest()[:16]
@@ -196,7 +201,7 @@ def _build(runner, build_dir: Path, stamp: Path, verilog_text: str, top: str,
         source = build_dir / f"{top}.v"
         source.write_text(verilog_text)
         start = time.perf_counter()
-        build_args = ["-Wno-fatal", "-O3"] if simulator == "verilator" else []
+        build_args = [str(LINT_WAIVERS), "-O3"] if simulator == "verilator" else []
         if trace and simulator == "verilator":
             build_args += ["--trace-fst", "--trace-structs"]
         # The runner calls make itself; variables in MAKEFLAGS count as make's arguments.

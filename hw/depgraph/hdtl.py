@@ -353,6 +353,7 @@ class HDTL(wiring.Component):
                     self.edges.payload.x.eq(x),
                     self.edges.payload.const.eq(const),
                     self.edges.payload.leave.eq(depth < depth_limit),
+                    self.edges.payload.pseudo.eq(0),
                     edge_reader.items.ready.eq(self.edges.ready),
                 ]
                 with m.If(self.edges.valid & self.edges.ready):
