@@ -66,7 +66,7 @@ def cmd_test(args) -> int:
     if design.needs_graph:
         raise UsageError(f"{design.name} runs graphs: use graphgen sim --design {design.name}")
     result = design.run_test(config, simulator=args.simulator, seed=args.seed,
-                             trace=_trace_path(args))
+                             trace=_trace_path(args), keep=args.keep)
     cycles = sum(test.sim_time_ns for test in result.tests) / 10
     wall = sum(test.wall_seconds for test in result.tests)
     print(f"RTL test of {design.name} {config.as_dict()}")
@@ -82,6 +82,8 @@ def cmd_test(args) -> int:
             "tests": [vars(test) for test in result.tests],
         }
         write_json(Path(args.json), report)
+    if result.run_dir:
+        print(f"kept {result.run_dir}")
     return 0 if result.passed else 1
 
 
@@ -157,7 +159,7 @@ def cmd_sim(args) -> int:
             raise UsageError("depgraph runs to convergence: --iters does not apply")
         report = simulate(graph, args.algo, config, root=args.root, simulator=args.simulator,
                           memory=memory, graph_name=args.graph, seed=args.seed,
-                          trace=_trace_path(args))
+                          trace=_trace_path(args), keep=args.keep)
         table = _depgraph_table(report.figures)
         if not config.is_min:
             within = f" (within {PAGERANK_ATOL:g} + {PAGERANK_RTOL:g}·|golden| per vertex)"
@@ -165,7 +167,7 @@ def cmd_sim(args) -> int:
         from sim.graphicionado_run import simulate
         report = simulate(graph, args.algo, config, root=args.root, iters=args.iters,
                           simulator=args.simulator, memory=memory, graph_name=args.graph,
-                          seed=args.seed, trace=_trace_path(args))
+                          seed=args.seed, trace=_trace_path(args), keep=args.keep)
         table = _sim_table(report.figures)
         run["iters"] = args.iters
     figures = report.figures
@@ -174,6 +176,8 @@ def cmd_sim(args) -> int:
     print(f"configuration {config.as_dict()}")
     print(f"memory {memory.as_dict()}")
     print(table)
+    if report.run_dir:
+        print(f"kept {report.run_dir}")
     if args.output:
         atomic_write(Path(args.output), lambda handle: np.save(handle, report.values),
                      binary=True)
@@ -322,6 +326,7 @@ def _parser() -> argparse.ArgumentParser:
     test.add_argument("--seed", type=int, default=1)
     test.add_argument("--json", metavar="FILE")
     test.add_argument("--trace", metavar="FILE.fst", help=TRACE_HELP)
+    test.add_argument("--keep", action="store_true", help="keep the run's folder")
     test.set_defaults(run=cmd_test)
 
     synth = design_command("synth", "synthesize a design for area and clock figures")
@@ -348,6 +353,8 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("-o", "--output", metavar="values.npy")
     simulate.add_argument("--trace", metavar="FILE.fst", help=TRACE_HELP)
     simulate.add_argument("--json", metavar="FILE")
+    simulate.add_argument("--keep", action="store_true",
+                          help="keep the run's folder (memory images, simulator log)")
     simulate.set_defaults(run=cmd_sim)
 
     gold = commands.add_parser("golden", help="run the NumPy golden model")
