@@ -248,7 +248,7 @@ def scale_free(n: int, seed: int = 1, hub_fraction: float = 0.001, hub_degree: i
     other vertices (capped at n - 1).  Duplicates are dropped, so out-degrees can fall a
     little below these figures but never exceed them.  Directed.
     """
-    n = _int(n, "n", 2)
+    n = _int(n, "n", 2, 2**32)
     seed = _int(seed, "seed")
     hub_degree, avg_degree = _int(hub_degree, "hub_degree", 0), _int(avg_degree, "avg_degree", 0)
     if isinstance(hub_fraction, bool) or not isinstance(hub_fraction, Real) or not (
@@ -279,7 +279,7 @@ def uniform(n: int, m: int, seed: int = 1, weights: str | None = None) -> Graph:
     Edges are drawn in rounds; repeats of an edge already drawn are dropped and replaced
     by later draws, so the result is the first ``m`` distinct edges of the random stream.
     """
-    n = _int(n, "n", 1)
+    n = _int(n, "n", 1, 2**32)
     m = _int(m, "m", 0)
     seed = _int(seed, "seed")
     if m > n * (n - 1):

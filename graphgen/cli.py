@@ -16,6 +16,7 @@ flag gives exit status 1. Files are written whole or not at all.
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -90,6 +91,14 @@ def cmd_test(args) -> int:
 def cmd_synth(args) -> int:
     from synth import format_table, synthesize
     design, config = _elaborate(args)
+    # Checked here as well as in synthesize(): before the design is emitted and its build
+    # folder made.
+    if not (math.isfinite(args.clock_mhz) and args.clock_mhz > 0):
+        raise UsageError(f"--clock-mhz must be a positive number, not {args.clock_mhz}")
+    if args.seeds < 1:
+        raise UsageError(f"--seeds must be at least 1, not {args.seeds}")
+    if args.liberty and not Path(args.liberty).is_file():
+        raise UsageError(f"--liberty {args.liberty}: no such file")
     top = design.top(config)
     build_dir = Path("build") / "synth" / f"{design.name}-{config.digest()}-{args.target}"
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -403,6 +412,10 @@ def main(argv: list[str] | None = None) -> int:
     except user_errors as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"graphgen: error: {message}", file=sys.stderr)
+        return 2
+    except MemoryError as error:      # a graph or design too large for this machine
+        print(f"graphgen: error: out of memory: {str(error).strip() or 'MemoryError'}",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
