@@ -397,11 +397,26 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+def _check_outputs(args):
+    """Refuse output paths that cannot be written before any work: a run writes ``-o`` and
+    then ``--json``, and the first must not stay behind when the second fails."""
+    for option in ("output", "json"):
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        path = Path(value)
+        if not value or path.is_dir():
+            raise UsageError(f"--{option} {value!r} is not a file name")
+        if not path.parent.is_dir():
+            raise UsageError(f"--{option} {value}: folder {path.parent} does not exist")
+
+
 def main(argv: list[str] | None = None) -> int:
     from sim.dram_run import RunFailure
     user_errors = _user_errors()
     try:
         args = _parser().parse_args(argv)
+        _check_outputs(args)
         return args.run(args)
     except RunFailure as failure:
         lines = str(failure).strip().splitlines() or [type(failure).__name__]

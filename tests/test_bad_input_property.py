@@ -176,7 +176,8 @@ def _is_number(text: str) -> bool:
 @given(data=st.data())
 def test_bad_option_values(data):
     option = data.draw(st.sampled_from(
-        ["root", "iters", "clock", "seeds", "liberty", "choice", "design", "graph"]))
+        ["root", "iters", "seed", "clock", "seeds", "liberty", "choice", "design", "graph",
+         "output"]))
     design = data.draw(st.sampled_from(GRAPH_DESIGNS), label="design")
     sim = ["sim", "--design", design, "--algo", "bfs", *OUTPUTS["sim"]]
     gold = ["golden", "--algo", "bfs", *OUTPUTS["golden"]]
@@ -189,6 +190,17 @@ def test_bad_option_values(data):
     elif option == "iters":
         iters = data.draw(st.integers(max_value=-1).map(str) | not_numbers, label="iters")
         argv = [*gold, "--graph", GRAPH, f"--iters={iters}"]
+    elif option == "seed":
+        seed = data.draw(not_numbers, label="seed")
+        argv = data.draw(st.sampled_from([[*sim, "--graph", GRAPH, f"--seed={seed}"],
+                                          ["test", "--design", "cam", f"--seed={seed}"]]))
+    elif option == "output":
+        # One output fine, the other not writable: neither may be left behind.
+        bad = data.draw(st.sampled_from(["", ".", "no/such/folder/out", "/"]), label="path")
+        which = data.draw(st.sampled_from(["-o", "--json"]), label="option")
+        good = "report.json" if which == "-o" else "values.npy"
+        other = "--json" if which == "-o" else "-o"
+        argv = [*base[:-4], "--graph", GRAPH, which, bad, other, good]
     elif option == "clock":
         clock = data.draw(st.floats(max_value=0).map(repr) | not_numbers |
                           st.sampled_from(["inf", "-inf", "nan", "1e400"]), label="clock")
@@ -238,7 +250,8 @@ SPEC_KEYS = {"kron": ["scale", "ef", "edge_factor", "seed", "a", "b", "c", "weig
 SMALL = {"kron": {"scale": "3"}, "rmat": {"scale": "3"}, "grid": {"rows": "3", "cols": "3"},
          "scalefree": {"n": "10"}, "uniform": {"n": "10", "m": "20"},
          "bipartite": {"users": "3", "items": "3", "ratings": "2"}}
-# Values no key of any generator but seed takes: negative, not a number, or past every bound.
+# Values no key of any generator takes (but seed and the capped degrees): negative, not a
+# number, or past every bound.
 bad_spec_values = st.one_of(
     st.integers(max_value=-1).map(str),
     st.integers(min_value=2**33).map(str),
@@ -256,8 +269,9 @@ def test_bad_generator_specs(data):
     if fault == "value":
         key = data.draw(st.sampled_from(SPEC_KEYS[name]), label="key")
         value = data.draw(bad_spec_values, label="value")
-        if key == "weights" and value.strip() in ("", "none") or \
-                key == "seed" and value.isdigit():      # any seed is valid
+        # Any seed is valid, and degrees are capped at n - 1.
+        if key == "weights" and value.strip() in ("", "none") or value.isdigit() and \
+                key in ("seed", "hub_degree", "deg", "avg_degree"):
             reject()
         items[key] = value
     elif fault == "unknown key":
