@@ -25,6 +25,11 @@ DESIGN_CASES = [
                             *SMALL_DEPGRAPH], id=f"{design}-{algo}-hub_{hub}")
       for design in ("depgraph", "depgraph-hdtl") for algo in ALGORITHMS
       for hub in ("off", "on")),
+    # The stall injectors between the stages, and a coarsened EdgeIDTable.
+    pytest.param("graphicionado", ["--set", "coarsening=8", "--set", "stall_injection=25",
+                                   *SMALL_GRAPHICIONADO], id="graphicionado-bfs-stalls"),
+    pytest.param("depgraph", ["--set", "engines=1", "--set", "bank_vertices=64",
+                              "--set", "stall_injection=20"], id="depgraph-bfs-e1-stalls"),
     # The DDMU is built with its hub index whatever hub_index says.
     *(pytest.param("depgraph-ddmu", ["--set", f"algo={algo}", *SMALL_DEPGRAPH],
                    id=f"depgraph-ddmu-{algo}") for algo in ALGORITHMS),
