@@ -27,6 +27,7 @@ def _cases():
     from hw.depgraph.range_reader import RangeReader
     from hw.depgraph.register_block import RegisterBlock
     from hw.depgraph.update_network import UpdateNetwork
+    from hw.formal.stream_order import MutatedRegisterSlice
     from hw.graphicionado.edge_id_read import EdgeIDRead
     from hw.graphicionado.pipeline import GraphicionadoPipeline
     from hw.graphicionado.process_edge import ProcessEdge
@@ -82,6 +83,7 @@ def _cases():
                        "track_entries"),
         "learner-algo": (lambda: HubIndexLearner(algo="dfs", addr_width=26), "algo"),
         "range-reader-words": (lambda: RangeReader(addr_width=26, item_words=6), "item_words"),
+        "mutated-slice-bug": (lambda: MutatedRegisterSlice(byte, "no_such_bug"), "bug"),
         "range-reader-window": (lambda: RangeReader(addr_width=26, item_words=2, window=0),
                                 "window"),
     }
