@@ -5,6 +5,8 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from .config import ConfigError
+
 
 __all__ = ["StreamArbiter"]
 
@@ -26,7 +28,8 @@ class StreamArbiter(wiring.Component):
     """
 
     def __init__(self, shape, count: int):
-        assert count >= 1
+        if count < 1:
+            raise ConfigError(f"StreamArbiter: count must be at least 1, not {count!r}")
         self._count = count
         super().__init__({
             "i": In(stream.Signature(shape)).array(count),

@@ -41,6 +41,7 @@ class RunReport:
     simulator: str
     build_cached: bool
     values: np.ndarray = dataclasses.field(repr=False)
+    run_dir: Path | None = None     # the run's folder, if kept (``keep``)
 
     @property
     def figures(self) -> dict:
@@ -86,7 +87,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
              root: int | None = None, iters: int | None = None, simulator: str = "verilator",
              memory: SimMemoryConfig | None = None, seed: int = 1,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
-             graph_name: str = "", trace: Path | None = None) -> RunReport:
+             graph_name: str = "", trace: Path | None = None,
+             keep: bool = False) -> RunReport:
     check_graph(graph, algo, config)
     started = time.perf_counter()
     reference = golden.run(algo, graph, root=root if algo in ("bfs", "sssp") else None,
@@ -107,7 +109,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                         plusargs=memory.plusargs(),
                         read_region="vprop", simulator=simulator, seed=seed,
                         build_root=build_root, watchdog=config.watchdog, trace=trace,
-                        error_text="an edge out of source order in the graph image")
+                        error_text="an edge out of source order in the graph image",
+                        keep=keep)
     outcome, values = run.outcome, run.words
 
     expected = np.asarray(reference.values)
@@ -128,7 +131,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
         wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
                       "build": run.result.build_seconds, "simulation": run.result.run_seconds,
                       "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
-        simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy())
+        simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy(),
+        run_dir=run.run_dir)
 
 
 def _show(word, dtype) -> str:

@@ -27,6 +27,7 @@ from amaranth.hdl import Elaboratable, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..stream_fifo import StreamFIFO
 from ..stream_register_slice import StreamRegisterSlice
 from .common import Properties, as_value, stream_rule
@@ -198,7 +199,9 @@ class MutatedRegisterSlice(StreamRegisterSlice):
     """
 
     def __init__(self, shape, bug: str):
-        assert bug in ("take_while_refilling", "skid_overtaken")
+        if bug not in ("take_while_refilling", "skid_overtaken"):
+            raise ConfigError(f"MutatedRegisterSlice: bug must be take_while_refilling or "
+                              f"skid_overtaken, not {bug!r}")
         self._bug = bug
         super().__init__(shape)
 

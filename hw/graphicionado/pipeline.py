@@ -27,6 +27,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..atomic_update_cam import CAMConfig
+from ..config import ConfigError
 from ..integer_units import Minimum, SaturatingAdd
 from ..memory_arbiter import MemoryArbiter
 from ..memory_port import MEMORY_TAG_WIDTH, mem_port_signature
@@ -87,7 +88,9 @@ class GraphicionadoPipeline(wiring.Component):
     """
 
     def __init__(self, config: GraphicionadoConfig):
-        assert isinstance(config, GraphicionadoConfig)
+        if not isinstance(config, GraphicionadoConfig):
+            raise ConfigError("GraphicionadoPipeline needs a GraphicionadoConfig, not "
+                              f"{type(config).__name__}")
         self._config = config
         members = {
             "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH)),
