@@ -230,7 +230,8 @@ class SimDRAM(wiring.Component):
     VERILOG_SOURCE: Path = VERILOG_SOURCE
 
     def __init__(self, config: DRAMConfig = DRAMConfig()):
-        assert isinstance(config, DRAMConfig)
+        if not isinstance(config, DRAMConfig):
+            raise ConfigError(f"SimDRAM takes a DRAMConfig, not {type(config).__name__}")
         self._config = config
         super().__init__({
             "req": In(stream.Signature(mem_request_layout(config.addr_width,

@@ -119,6 +119,9 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                    run_dir if keep else None)
 
 
+IDLE_HANG = "none waiting on a sink (every link idle: a stage waits for input that never comes)"
+
+
 def describe_hang(outcome: dict, watchdog: int) -> str:
     """What a hung run looked like: the stalled stages, each link's handshake, the counters.
 
@@ -130,7 +133,7 @@ def describe_hang(outcome: dict, watchdog: int) -> str:
     culprits = sorted({_block(name.split("->")[-1]) for name in blocked} - sources)
     lines = [f"the design hung: no stream link moved for {watchdog} cycles "
              f"(stopped at cycle {outcome['sim_cycles']}); stalled stage: "
-             f"{', '.join(culprits) if culprits else 'none waiting on a sink (every link idle: a stage waits for input that never comes)'}"]
+             f"{', '.join(culprits) if culprits else IDLE_HANG}"]
     lines += [f"  {link['link']:<40} valid={int(link['valid'])} ready={int(link['ready'])}"
               + ("  <- waits on its sink" if link["link"] in blocked else "")
               for link in links]
