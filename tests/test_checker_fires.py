@@ -23,7 +23,8 @@ GRAPH = "kron:scale=6,ef=8,seed=2"
 ARGS = ["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", GRAPH, "--root", "0",
         "--set", "max_vertices=1024", "--set", "edge_prefetch_lines=16",
         "--set", "stall_injection=25",
-        "--mem", "latency=60", "--mem", "jitter=24", "--mem", "outstanding=96",
+        "--mem", "latency=60", "--mem", "latency_dist=uniform", "--mem", "jitter=24",
+        "--mem", "outstanding=96",
         "--mem", "depth_lines=32768"]
 
 
