@@ -12,8 +12,9 @@ testbenches, with Yosys's ECP5 cell models, in Verilator.
 import json
 from pathlib import Path
 
-from amaranth.hdl import ClockSignal, Instance, ResetSignal, Value
-from amaranth.lib.wiring import Flow
+from amaranth.hdl import ClockSignal, Instance, Module, ResetSignal, Signal, Value
+from amaranth.lib import memory, wiring
+from amaranth.lib.wiring import Flow, In, Out
 
 from graphgen.designs import get_design
 from hw.graphicionado.config import GraphicionadoConfig
@@ -25,7 +26,7 @@ from synth.postsynth import DEFAULT_BUILD_ROOT, PostSynthNetlist, ecp5_cell_mode
 
 
 __all__ = ["NetlistSimTop", "cam_netlist_test", "graphicionado_netlist",
-           "simulate_graphicionado_netlist"]
+           "simulate_graphicionado_netlist", "RegisteredReadRAM", "outreg_ram_test"]
 
 
 class NetlistSimTop(GraphicionadoSimTop):
@@ -94,3 +95,43 @@ def simulate_graphicionado_netlist(graph, algo: str, config: GraphicionadoConfig
         lambda cfg, memory: NetlistSimTop(cfg, memory, netlist, models),
         f"ecp5-{netlist.build_dir.parent.name}-{netlist.build_dir.name}"), **simulate_args)
     return report, netlist
+
+
+class RegisteredReadRAM(wiring.Component):
+    """A ``depth`` x ``width`` memory with a synchronous read port and a register behind it:
+    the shape whose flip-flops ``synth.ecp5_outreg`` moves into the DP16KD's output register.
+    Read data appears on the second clock edge after ``raddr``."""
+
+    def __init__(self, depth: int = 512, width: int = 16):
+        self.depth, self.width = depth, width
+        abits = (depth - 1).bit_length()
+        super().__init__({"we": In(1), "waddr": In(abits), "wdata": In(width),
+                          "raddr": In(abits), "rdata": Out(width)})
+
+    def elaborate(self, platform):
+        m = Module()
+        # Without no_rw_check Yosys puts a collision bypass between the RAM and the register.
+        m.submodules.mem = mem = memory.Memory(shape=self.width, depth=self.depth, init=[],
+                                               attrs={"no_rw_check": 1})
+        write, read = mem.write_port(), mem.read_port()
+        rdata = Signal(self.width, reset_less=True)
+        m.d.comb += [write.addr.eq(self.waddr), write.data.eq(self.wdata), write.en.eq(self.we),
+                     read.addr.eq(self.raddr), self.rdata.eq(rdata)]
+        m.d.sync += rdata.eq(read.data)
+        return m
+
+
+def outreg_ram_test(depth: int = 512, width: int = 16, *, cycles: int = 2000, seed: int = 1,
+                    simulator: str = "verilator", rewrite=None,
+                    build_root: Path = DEFAULT_BUILD_ROOT):
+    """The testbench ``sim.tb.test_outreg_ram`` on the ECP5 netlist of a
+    :class:`RegisteredReadRAM`; returns ``(SimResult, PostSynthNetlist)``."""
+    from sim.harness import emit_verilog
+    netlist = ecp5_netlist(emit_verilog(RegisteredReadRAM(depth, width), "outreg_ram"),
+                           "outreg_ram", rewrite=rewrite, build_root=build_root)
+    env = {"GRAPHGEN_TEST_OPTIONS": json.dumps({"seed": seed, "depth": depth, "width": width,
+                                                "cycles": cycles})}
+    result = run_cocotb(netlist.text(), netlist.top, "sim.tb.test_outreg_ram",
+                        simulator=simulator, seed=seed, env=env,
+                        extra_sources=ecp5_cell_models(build_root))
+    return result, netlist

@@ -7,8 +7,9 @@ Yosys ``write_verilog -noattr``: a flat module of ECP5 primitives (LUT4, PFUMX, 
 CCU2C, TRELLIS_FF, TRELLIS_DPR16X4, DP16KD, MULT18X18D) with the design's ports.
 :func:`ecp5_cell_models` gives the Verilog models to simulate it with: Yosys's own
 ``share/ecp5/cells_sim.v`` (its includes inlined, so a simulator needs no include path) and
-graphgen's model of MULT18X18D (``synth/verilog/ecp5_mult18x18d_sim.v``), which Yosys ships
-only as a black box.
+graphgen's models of DP16KD and MULT18X18D (``synth/verilog/``): Yosys's DP16KD there
+declares ports and parameters but no behaviour (its outputs are never driven), and
+MULT18X18D is only a black box.
 
 Netlists are cached in ``build/postsynth/<top>-<hash>`` by a hash of the input Verilog and
 the Yosys version (like the simulation builds), in a subfolder per rewrite (its source's hash).
@@ -38,6 +39,7 @@ __all__ = ["PostSynthNetlist", "ecp5_netlist", "ecp5_cell_models", "DEFAULT_BUIL
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD_ROOT = REPO_ROOT / "build" / "postsynth"
 MULT18X18D_MODEL = Path(__file__).resolve().parent / "verilog" / "ecp5_mult18x18d_sim.v"
+DP16KD_MODEL = Path(__file__).resolve().parent / "verilog" / "ecp5_dp16kd_sim.v"
 
 
 @dataclasses.dataclass
@@ -81,6 +83,10 @@ def ecp5_cell_models(build_root: Path = DEFAULT_BUILD_ROOT) -> list[Path]:
     # instantiates) is SystemVerilog; Icarus without -g2012 refuses it. The same at run time:
     text = re.sub(r'\$error\(("[^"]*"), (\w+)\);',
                   r'initial begin $display(\1, \2); $finish; end', text)
+    # Yosys's DP16KD there has ports and parameters but no behaviour: ours replaces it.
+    start = text.index("module DP16KD(")
+    text = text[:start] + "// DP16KD: see graphgen's synth/verilog/ecp5_dp16kd_sim.v\n" + \
+        text[text.index("endmodule", start) + len("endmodule"):]
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     path = Path(build_root) / f"ecp5_cells_sim-{digest}.v"
     if not path.exists():
@@ -89,7 +95,7 @@ def ecp5_cell_models(build_root: Path = DEFAULT_BUILD_ROOT) -> list[Path]:
         partial.write_text("// Yosys share/ecp5/cells_sim.v with its includes inlined "
                            "(graphgen synth/postsynth.py)\n" + text + "\n")
         partial.replace(path)
-    return [path, MULT18X18D_MODEL]
+    return [path, DP16KD_MODEL, MULT18X18D_MODEL]
 
 
 def ecp5_netlist(verilog_text: str, top: str, *, build_root: Path = DEFAULT_BUILD_ROOT,
