@@ -11,7 +11,7 @@ import golden
 from hw.atomic_update_cam import CAMConfig
 from hw.graphicionado.config import GraphicionadoConfig
 from sim.dram_run import RunFailure
-from sim.postsynth import cam_netlist_test, simulate_graphicionado_netlist
+from sim.postsynth import cam_netlist_test, outreg_ram_test, simulate_graphicionado_netlist
 from synth.ecp5_outreg import absorb_output_registers
 
 GRAPH = "kron:scale=6,ef=8,seed=2"
@@ -50,6 +50,28 @@ def _rewrite_dropping_the_register(netlist: dict, top: str) -> int:
                 if str(cell["parameters"].get(f"REGMODE_{side}", "")).strip() == "OUTREG":
                     cell["parameters"][f"REGMODE_{side}"] = "NOREG"
     return moved
+
+
+# (width, flip-flops moved): at 36 bits (the pseudo-dual-port mode, read data on DOA and
+# DOB) the rewrite moves the DOB half only.
+RAMS = [(16, 16), (36, 18)]
+
+
+@pytest.mark.parametrize("width,moved", RAMS)
+def test_outreg_ram_netlist(width, moved):
+    """A RAM with a register behind its read port: the rewrite moves the register into the
+    DP16KD (REGMODE OUTREG) and the netlist still reads on the second edge."""
+    result, netlist = outreg_ram_test(512, width)
+    assert netlist.absorbed == moved
+    assert result.passed, result.summary()
+
+
+@pytest.mark.parametrize("width,moved", RAMS)
+def test_outreg_ram_broken_rewrite_is_caught(width, moved):
+    result, netlist = outreg_ram_test(512, width, rewrite=_rewrite_dropping_the_register)
+    assert netlist.absorbed == moved
+    assert not result.passed
+    assert "read data" in result.failures()[0].message
 
 
 def test_broken_rewrite_is_caught(run_seeds):

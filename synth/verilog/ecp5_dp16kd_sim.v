@@ -1,7 +1,11 @@
 // Behavioural model of the ECP5 DP16KD block RAM for post-synthesis simulation (graphgen).
 // Yosys's share/ecp5/cells_sim.v declares DP16KD's ports and parameters but gives it no
 // behaviour (its outputs are never driven). This model covers what synth_ecp5 and
-// synth/ecp5_outreg.py produce: both ports of one width (1, 2, 4, 9 or 18 bits), CSDECODE
+// synth/ecp5_outreg.py produce: both ports of one width (1, 2, 4, 9 or 18 bits, or 36: the
+// pseudo-dual-port mode, written through port A (data {DIB, DIA}, byte enables ADA[3:0],
+// address ADA[13:5]) and read through port B (address ADB[13:5], data bits 17:0 on DOA and
+// 35:18 on DOB, each half behind REGMODE_A / REGMODE_B, OCEA / OCEB, RSTA / RSTB, on CLKB,
+// as the netlists Yosys 0.70 writes use it), CSDECODE
 // matched against CS[2:0], clock enable, byte enables on ADx[1:0] at 18 bits, WRITEMODE
 // NORMAL / WRITETHROUGH / READBEFOREWRITE, RST clearing the output latch and register
 // (synchronously, or at once with RESETMODE ASYNC), and REGMODE OUTREG: one more register
@@ -215,7 +219,8 @@ module DP16KD(
     parameter INITVAL_3F = 320'h00000000000000000000000000000000000000000000000000000000000000000000000000000000;
     parameter INIT_DATA = "STATIC";
     localparam W = DATA_WIDTH_A;
-    localparam ABITS = W == 18 ? 10 : W == 9 ? 11 : W == 4 ? 12 : W == 2 ? 13 : 14;
+    localparam WIDE = W == 36;
+    localparam ABITS = W == 36 ? 9 : W == 18 ? 10 : W == 9 ? 11 : W == 4 ? 12 : W == 2 ? 13 : 14;
     localparam DEPTH = 1 << ABITS;
     reg [W-1:0] mem [0:DEPTH-1];
     wire [13:0] ada = {ADA13, ADA12, ADA11, ADA10, ADA9, ADA8, ADA7, ADA6, ADA5, ADA4, ADA3, ADA2, ADA1, ADA0};
@@ -236,7 +241,7 @@ module DP16KD(
     integer k;
     initial begin
         for (k = 0; k < DEPTH; k = k + 1) mem[k] = 0;
-        if (DATA_WIDTH_A != DATA_WIDTH_B || !(W == 1 || W == 2 || W == 4 || W == 9 || W == 18)
+        if (DATA_WIDTH_A != DATA_WIDTH_B || !(W == 1 || W == 2 || W == 4 || W == 9 || W == 18 || W == 36)
             || CLKAMUX != "CLKA" || CLKBMUX != "CLKB" || CEAMUX != "CEA" || CEBMUX != "CEB"
             || WEAMUX != "WEA" || WEBMUX != "WEB" || RSTAMUX != "RSTA" || RSTBMUX != "RSTB"
             || OCEAMUX != "OCEA" || OCEBMUX != "OCEB"
@@ -247,6 +252,29 @@ module DP16KD(
     end
     wire [W-1:0] olda = mem[ia];
     wire [W-1:0] oldb = mem[ib];
+    wire async_rst_w = RESETMODE == "ASYNC" && (RSTA || RSTB);
+    wire [17:0] doa, dob;
+    generate if (WIDE) begin : wide
+    reg [35:0] latch_w = 0, oreg_w = 0;
+    wire [35:0] di_w = {dib, dia};
+    wire [35:0] be_w = {{9{ada[3]}}, {9{ada[2]}}, {9{ada[1]}}, {9{ada[0]}}};
+    always @(posedge CLKA)
+        if (ena && WEA) mem[ia] <= (di_w & be_w) | (olda & ~be_w);
+    always @(posedge CLKB or posedge async_rst_w) begin
+        if (RSTA) begin latch_w[17:0] <= 0; oreg_w[17:0] <= 0; end
+        else begin
+            if (OCEA) oreg_w[17:0] <= latch_w[17:0];
+            if (enb) latch_w[17:0] <= oldb[17:0];
+        end
+        if (RSTB) begin latch_w[35:18] <= 0; oreg_w[35:18] <= 0; end
+        else begin
+            if (OCEB) oreg_w[35:18] <= latch_w[35:18];
+            if (enb) latch_w[35:18] <= oldb[35:18];
+        end
+    end
+        assign doa = REGMODE_A == "OUTREG" ? oreg_w[17:0] : latch_w[17:0];
+        assign dob = REGMODE_B == "OUTREG" ? oreg_w[35:18] : latch_w[35:18];
+    end else begin : narrow
     wire async_rst_a = RESETMODE == "ASYNC" && RSTA;
     always @(posedge CLKA or posedge async_rst_a) begin
         if (RSTA) begin
@@ -263,8 +291,7 @@ module DP16KD(
     end
     always @(posedge CLKA)
         if (ena && WEA) mem[ia] <= (dia[W-1:0] & bea[W-1:0]) | (olda & ~bea[W-1:0]);
-    wire [17:0] doa = REGMODE_A == "OUTREG" ? oreg_a : latch_a;
-    assign {DOA17, DOA16, DOA15, DOA14, DOA13, DOA12, DOA11, DOA10, DOA9, DOA8, DOA7, DOA6, DOA5, DOA4, DOA3, DOA2, DOA1, DOA0} = doa;
+    assign doa = REGMODE_A == "OUTREG" ? oreg_a : latch_a;
     wire async_rst_b = RESETMODE == "ASYNC" && RSTB;
     always @(posedge CLKB or posedge async_rst_b) begin
         if (RSTB) begin
@@ -281,6 +308,8 @@ module DP16KD(
     end
     always @(posedge CLKB)
         if (enb && WEB) mem[ib] <= (dib[W-1:0] & beb[W-1:0]) | (oldb & ~beb[W-1:0]);
-    wire [17:0] dob = REGMODE_B == "OUTREG" ? oreg_b : latch_b;
+    assign dob = REGMODE_B == "OUTREG" ? oreg_b : latch_b;
+    end endgenerate
+    assign {DOA17, DOA16, DOA15, DOA14, DOA13, DOA12, DOA11, DOA10, DOA9, DOA8, DOA7, DOA6, DOA5, DOA4, DOA3, DOA2, DOA1, DOA0} = doa;
     assign {DOB17, DOB16, DOB15, DOB14, DOB13, DOB12, DOB11, DOB10, DOB9, DOB8, DOB7, DOB6, DOB5, DOB4, DOB3, DOB2, DOB1, DOB0} = dob;
 endmodule
