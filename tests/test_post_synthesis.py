@@ -40,7 +40,7 @@ def test_graphicionado_netlist(algo, run_seeds):
     config = GraphicionadoConfig(algo=algo, max_vertices=256)
     seed = run_seeds.get(0)
     report, netlist = simulate_graphicionado_netlist(
-        golden.from_spec(GRAPH), algo, config, root=0, iters=3 if algo == "pagerank" else None,
+        golden.from_spec(GRAPH), algo, config, root=0, iters=2 if algo == "pagerank" else None,
         seed=seed, simulator=PIPELINE_SIMULATOR, memory=MEMORY)
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
     assert report.counters["edges"] > 0
