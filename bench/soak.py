@@ -1,6 +1,7 @@
 """Long random runs (``make soak``): random graphs through the Graphicionado pipeline and the
 DepGraph engines in RTL, in turn, each algorithm with stalls injected between blocks and a
-jittery DRAM, every result checked against the golden model. Runs for ``--minutes``, prints
+DRAM drawn per run (push-back, reordering by tag, uniform or long-tailed latency, a binding
+bandwidth), every result checked against the golden model. Runs for ``--minutes``, prints
 the one command that reruns each failing run, and ends with the runs, mismatches and hangs
 per design and algorithm (exit 1 if any run failed)."""
 
@@ -23,7 +24,15 @@ from sim import depgraph_run  # noqa: E402
 from sim.dram_run import RunFailure  # noqa: E402
 from sim.graphicionado_run import simulate  # noqa: E402
 
-MEMORY = SimMemoryConfig(latency=80, jitter=40, outstanding=128, depth_lines=1 << 16)
+def random_memory(rng: random.Random) -> SimMemoryConfig:
+    """A memory drawn for one run: push-back, reordering, latency spread and bandwidth vary
+    (all run-time settings of the DRAM model, so no run needs a build of its own)."""
+    return SimMemoryConfig(
+        latency=rng.choice([20, 80, 150]), latency_dist=rng.choice(["uniform", "tail"]),
+        jitter=rng.choice([0, 40]), tail_percent=rng.choice([2, 10]), tail=rng.choice([300, 2000]),
+        outstanding=rng.choice([4, 16, 128]), pushback=rng.choice([0, 20, 60]),
+        reorder=rng.random() < 0.7, bytes_per_cycle=rng.choice([64.0, 16.0, 8.5]),
+        depth_lines=1 << 16)
 ALGOS = ("bfs", "sssp", "cc", "pagerank")
 
 
@@ -54,6 +63,7 @@ def main():
         spec, graph = random_graph(rng)
         root = int(rng.randrange(graph.num_vertices)) if algo in ("bfs", "sssp") else None
         seed = rng.randrange(1, 1 << 16)
+        memory = random_memory(rng)
         if runs % 2:
             engines = rng.choice([1, 2, 4])
             depth = rng.choice([1, 2, 10, 16])
@@ -61,7 +71,7 @@ def main():
             config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth,
                                     hub_index=hub, bank_vertices=2048, stall_injection=30)
             run = lambda: depgraph_run.simulate(graph, algo, config, root=root,  # noqa: E731
-                                                memory=MEMORY, seed=seed)
+                                                memory=memory, seed=seed)
             design, iters = "depgraph", None
             label = f"depgraph e{engines} d{depth} hub {'on' if hub else 'off'}"
         else:
@@ -69,7 +79,7 @@ def main():
                                          stall_injection=30)
             iters = rng.randint(1, 4) if algo == "pagerank" else None
             run = lambda: simulate(graph, algo, config, root=root, iters=iters,  # noqa: E731
-                                   memory=MEMORY, seed=seed)
+                                   memory=memory, seed=seed)
             design = label = "graphicionado"
         runs += 1
         try:
@@ -88,7 +98,8 @@ def main():
             print(f"     rerun: graphgen sim --design {design} --algo {algo} --graph '{spec}'"
                   f"{f' --root {root}' if root is not None else ''}"
                   f"{f' --iters {iters}' if iters else ''} {sets} --seed {seed} " +
-                  " ".join(f"--mem {key}={value}" for key, value in MEMORY.as_dict().items()),
+                  " ".join(f"--mem {key}={value}" for key, value in memory.as_dict().items()
+                           if value != ""),
                   flush=True)
     print(f"{runs} runs in {args.minutes:g} minutes (soak seed {args.seed}):")
     bad = 0

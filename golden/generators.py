@@ -51,6 +51,17 @@ def _int(value: Any, what: str, low: int = 0, high: int | None = None) -> int:
     return value
 
 
+# Past this many edges numpy cannot even describe the arrays ("array is too big"), let alone
+# allocate them; smaller graphs too large for the machine fail with a MemoryError.
+MAX_EDGES = 2**40
+
+
+def _edge_count(count: int, what: str) -> int:
+    if count > MAX_EDGES:
+        raise GraphError(f"{what}: {count} edges, more than 2**40")
+    return count
+
+
 def _prob(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not 0 < float(value) < 1:
         raise GraphError(f"{what} must be a probability strictly between 0 and 1, got {value!r}")
@@ -169,7 +180,7 @@ def kronecker(scale: int, edge_factor: int = 16, seed: int = 1, a: float = 0.57,
     a, b, c = _prob(a, "a"), _prob(b, "b"), _prob(c, "c")
     if a + b + c >= 1:
         raise GraphError(f"a + b + c must be below 1, got {a + b + c:g}")
-    n, m = 1 << scale, edge_factor << scale
+    n, m = 1 << scale, _edge_count(edge_factor << scale, "edge_factor * 2**scale")
     rng = np.random.default_rng(seed)
     ab = np.float32(a + b)
     c_norm, a_norm = np.float32(c / (1 - (a + b))), np.float32(a / (a + b))
@@ -198,7 +209,7 @@ def rmat(scale: int, edge_factor: int = 16, seed: int = 1, a: float = 0.45, b: f
     a, b, c = _prob(a, "a"), _prob(b, "b"), _prob(c, "c")
     if a + b + c >= 1:
         raise GraphError(f"a + b + c must be below 1, got {a + b + c:g}")
-    n, m = 1 << scale, edge_factor << scale
+    n, m = 1 << scale, _edge_count(edge_factor << scale, "edge_factor * 2**scale")
     rng = np.random.default_rng(seed)
     qa, qab, qabc = np.float32(a), np.float32(a + b), np.float32(a + b + c)
 
@@ -248,7 +259,7 @@ def scale_free(n: int, seed: int = 1, hub_fraction: float = 0.001, hub_degree: i
     other vertices (capped at n - 1).  Duplicates are dropped, so out-degrees can fall a
     little below these figures but never exceed them.  Directed.
     """
-    n = _int(n, "n", 2)
+    n = _int(n, "n", 2, 2**32)
     seed = _int(seed, "seed")
     hub_degree, avg_degree = _int(hub_degree, "hub_degree", 0), _int(avg_degree, "avg_degree", 0)
     if isinstance(hub_fraction, bool) or not isinstance(hub_fraction, Real) or not (
@@ -256,6 +267,8 @@ def scale_free(n: int, seed: int = 1, hub_fraction: float = 0.001, hub_degree: i
         raise GraphError(f"hub_fraction must be in 0..1, got {hub_fraction!r}")
     rng = np.random.default_rng(seed)
     hubs = 0 if hub_fraction == 0 else max(1, round(n * hub_fraction))
+    _edge_count(hubs * min(hub_degree, n - 1) + (n - hubs) * min(avg_degree, n - 1),
+                "the out-degrees")
     degree = np.full(n, min(avg_degree, n - 1), dtype=np.int64)
     degree[rng.choice(n, size=hubs, replace=False)] = min(hub_degree, n - 1)
     src = np.repeat(np.arange(n, dtype=np.uint32), degree)
@@ -279,8 +292,8 @@ def uniform(n: int, m: int, seed: int = 1, weights: str | None = None) -> Graph:
     Edges are drawn in rounds; repeats of an edge already drawn are dropped and replaced
     by later draws, so the result is the first ``m`` distinct edges of the random stream.
     """
-    n = _int(n, "n", 1)
-    m = _int(m, "m", 0)
+    n = _int(n, "n", 1, 2**32)
+    m = _edge_count(_int(m, "m", 0), "m")
     seed = _int(seed, "seed")
     if m > n * (n - 1):
         raise GraphError(f"a simple directed graph on {n} vertices has at most "
@@ -311,6 +324,7 @@ def bipartite(users: int, items: int, ratings_per_user: int, seed: int = 1) -> G
     seed = _int(seed, "seed")
     if users + items > 2**32:
         raise GraphError("users + items must fit 32-bit vertex ids")
+    _edge_count(2 * users * per_user, "2 * users * ratings_per_user")
     rng = np.random.default_rng(seed)
     if 2 * per_user > items:                         # dense: pick by random ranking
         chosen = np.argsort(rng.random((users, items)), axis=1)[:, :per_user]

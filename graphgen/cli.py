@@ -16,6 +16,7 @@ flag gives exit status 1. Files are written whole or not at all.
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -66,7 +67,7 @@ def cmd_test(args) -> int:
     if design.needs_graph:
         raise UsageError(f"{design.name} runs graphs: use graphgen sim --design {design.name}")
     result = design.run_test(config, simulator=args.simulator, seed=args.seed,
-                             trace=_trace_path(args))
+                             trace=_trace_path(args), keep=args.keep)
     cycles = sum(test.sim_time_ns for test in result.tests) / 10
     wall = sum(test.wall_seconds for test in result.tests)
     print(f"RTL test of {design.name} {config.as_dict()}")
@@ -82,12 +83,22 @@ def cmd_test(args) -> int:
             "tests": [vars(test) for test in result.tests],
         }
         write_json(Path(args.json), report)
+    if result.run_dir:
+        print(f"kept {result.run_dir}")
     return 0 if result.passed else 1
 
 
 def cmd_synth(args) -> int:
     from synth import format_table, synthesize
     design, config = _elaborate(args)
+    # Checked here as well as in synthesize(): before the design is emitted and its build
+    # folder made.
+    if not (math.isfinite(args.clock_mhz) and args.clock_mhz > 0):
+        raise UsageError(f"--clock-mhz must be a positive number, not {args.clock_mhz}")
+    if args.seeds < 1:
+        raise UsageError(f"--seeds must be at least 1, not {args.seeds}")
+    if args.liberty and not Path(args.liberty).is_file():
+        raise UsageError(f"--liberty {args.liberty}: no such file")
     top = design.top(config)
     build_dir = Path("build") / "synth" / f"{design.name}-{config.digest()}-{args.target}"
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -157,7 +168,7 @@ def cmd_sim(args) -> int:
             raise UsageError("depgraph runs to convergence: --iters does not apply")
         report = simulate(graph, args.algo, config, root=args.root, simulator=args.simulator,
                           memory=memory, graph_name=args.graph, seed=args.seed,
-                          trace=_trace_path(args))
+                          trace=_trace_path(args), keep=args.keep)
         table = _depgraph_table(report.figures)
         if not config.is_min:
             within = f" (within {PAGERANK_ATOL:g} + {PAGERANK_RTOL:g}·|golden| per vertex)"
@@ -165,7 +176,7 @@ def cmd_sim(args) -> int:
         from sim.graphicionado_run import simulate
         report = simulate(graph, args.algo, config, root=args.root, iters=args.iters,
                           simulator=args.simulator, memory=memory, graph_name=args.graph,
-                          seed=args.seed, trace=_trace_path(args))
+                          seed=args.seed, trace=_trace_path(args), keep=args.keep)
         table = _sim_table(report.figures)
         run["iters"] = args.iters
     figures = report.figures
@@ -174,6 +185,8 @@ def cmd_sim(args) -> int:
     print(f"configuration {config.as_dict()}")
     print(f"memory {memory.as_dict()}")
     print(table)
+    if report.run_dir:
+        print(f"kept {report.run_dir}")
     if args.output:
         atomic_write(Path(args.output), lambda handle: np.save(handle, report.values),
                      binary=True)
@@ -322,6 +335,7 @@ def _parser() -> argparse.ArgumentParser:
     test.add_argument("--seed", type=int, default=1)
     test.add_argument("--json", metavar="FILE")
     test.add_argument("--trace", metavar="FILE.fst", help=TRACE_HELP)
+    test.add_argument("--keep", action="store_true", help="keep the run's folder")
     test.set_defaults(run=cmd_test)
 
     synth = design_command("synth", "synthesize a design for area and clock figures")
@@ -340,14 +354,17 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--root", type=int)
     simulate.add_argument("--iters", type=int)
     simulate.add_argument("--mem", action="append", metavar="KEY=VALUE",
-                          help="simulated DRAM: latency, jitter, outstanding, depth_lines, "
-                               "bytes_per_cycle")
+                          help="simulated DRAM: preset (paper), latency, latency_dist "
+                               "(fixed|uniform|tail), jitter, tail_percent, tail, outstanding, "
+                               "pushback, reorder, bytes_per_cycle, depth_lines")
     simulate.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
     simulate.add_argument("--seed", type=int, default=1,
                           help="seeds the DRAM's randomness and the stall throttles")
     simulate.add_argument("-o", "--output", metavar="values.npy")
     simulate.add_argument("--trace", metavar="FILE.fst", help=TRACE_HELP)
     simulate.add_argument("--json", metavar="FILE")
+    simulate.add_argument("--keep", action="store_true",
+                          help="keep the run's folder (memory images, simulator log)")
     simulate.set_defaults(run=cmd_sim)
 
     gold = commands.add_parser("golden", help="run the NumPy golden model")
@@ -381,11 +398,26 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+def _check_outputs(args):
+    """Refuse output paths that cannot be written before any work: a run writes ``-o`` and
+    then ``--json``, and the first must not stay behind when the second fails."""
+    for option in ("output", "json"):
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        path = Path(value)
+        if not value or path.is_dir():
+            raise UsageError(f"--{option} {value!r} is not a file name")
+        if not path.parent.is_dir():
+            raise UsageError(f"--{option} {value}: folder {path.parent} does not exist")
+
+
 def main(argv: list[str] | None = None) -> int:
     from sim.dram_run import RunFailure
     user_errors = _user_errors()
     try:
         args = _parser().parse_args(argv)
+        _check_outputs(args)
         return args.run(args)
     except RunFailure as failure:
         lines = str(failure).strip().splitlines() or [type(failure).__name__]
@@ -396,6 +428,10 @@ def main(argv: list[str] | None = None) -> int:
     except user_errors as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"graphgen: error: {message}", file=sys.stderr)
+        return 2
+    except MemoryError as error:      # a graph or design too large for this machine
+        print(f"graphgen: error: out of memory: {str(error).strip() or 'MemoryError'}",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -40,11 +40,13 @@ class Design:
         return emit_verilog(component or self.build(config), self.top(config))
 
     def run_test(self, config: DesignConfig, *, simulator: str = "verilator", seed: int = 1,
-                 options: dict | None = None, component=None, trace=None):
+                 options: dict | None = None, component=None, trace=None,
+                 keep: bool = False):
         """Run the design's cocotb testbench on its Verilog; returns a ``SimResult``.
 
         ``component`` replaces the elaborated design (tests use it to check that the
-        testbench catches a broken one)."""
+        testbench catches a broken one); ``keep`` keeps the run's folder
+        (``SimResult.run_dir``)."""
         import json
         from sim.harness import run_cocotb
         if self.testbench is None:
@@ -53,7 +55,8 @@ class Design:
         env = {"GRAPHGEN_CONFIG": json.dumps(config.as_dict()),
                "GRAPHGEN_TEST_OPTIONS": json.dumps({"seed": seed, **(options or {})})}
         return run_cocotb(self.verilog(config, component), self.top(config), self.testbench,
-                          simulator=simulator, seed=seed, env=env, trace=trace)
+                          simulator=simulator, seed=seed, env=env, trace=trace,
+                          keep=keep)
 
 
 def depgraph_hdtl(config: DepGraphConfig) -> HDTL:

@@ -104,7 +104,8 @@ class AtomicUpdateCAM(wiring.Component):
     """
 
     def __init__(self, config: CAMConfig, *, insert_checked: bool = True):
-        assert isinstance(config, CAMConfig)
+        if not isinstance(config, CAMConfig):
+            raise ConfigError(f"AtomicUpdateCAM needs a CAMConfig, not {type(config).__name__}")
         self._config = config
         self._insert_checked = bool(insert_checked)
         super().__init__({

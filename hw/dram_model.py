@@ -21,65 +21,125 @@ import dataclasses
 from pathlib import Path
 
 from amaranth.hdl import C, Cat, ClockSignal, Instance, Module, Mux, ResetSignal, Signal
-from amaranth.lib import data, stream, wiring
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .config import ConfigError, DesignConfig
-from .memory_port import LINE_BITS, LINE_BYTES, MemoryPortSignature, line_request_layout, \
-    line_response_layout
+from .memory_port import LINE_BITS, LINE_BYTES, mem_port_signature, mem_request_layout, \
+    mem_response_layout
 
 
-__all__ = ["DRAMConfig", "SimDRAM", "DRAMArbiter", "mem_request_layout",
-           "mem_response_layout", "mem_port_signature", "jitter_sequence", "VERILOG_SOURCE"]
+__all__ = ["DRAMConfig", "DRAMTiming", "SimDRAM", "DRAMArbiter", "mem_request_layout",
+           "mem_response_layout", "mem_port_signature", "jitter_sequence",
+           "extra_latency_sequence", "VERILOG_SOURCE"]
 
 VERILOG_SOURCE = Path(__file__).resolve().parent / "verilog" / "graphgen_dram.v"
 
 
-def mem_request_layout(addr_width: int, tag_width: int) -> data.StructLayout:
-    """A memory request: ``addr`` (line address, byte address / 64), ``write``, ``wdata`` (the
-    line, word ``i`` at bits ``32*i``), ``wmask`` (byte enables of a write), ``tag`` (returned
-    with a read's response).
-
-    With ``tag_width == 0`` there is no ``tag`` field and the layout is
-    :func:`hw.memory_port.line_request_layout` itself, so untagged clients connect directly.
-    The fields of the tagged layout sit at the same offsets, the tag above them.
-    """
-    base = line_request_layout(addr_width)
-    if tag_width == 0:
-        return base
-    return data.StructLayout({**{name: field.shape for name, field in base}, "tag": tag_width})
+def _xorshift32(state: int) -> int:
+    state ^= (state << 13) & 0xFFFF_FFFF
+    state ^= state >> 17
+    state ^= (state << 5) & 0xFFFF_FFFF
+    return state
 
 
-def mem_response_layout(tag_width: int) -> data.StructLayout:
-    """A read response: ``rdata`` (the line) and the request's ``tag``; without a ``tag``
-    field (:func:`hw.memory_port.line_response_layout`) when ``tag_width == 0``."""
-    if tag_width == 0:
-        return line_response_layout()
-    return data.StructLayout({"rdata": LINE_BITS, "tag": tag_width})
-
-
-def mem_port_signature(addr_width: int, tag_width: int = 0) -> wiring.Signature:
-    """A memory client's port seen from the client: ``req`` out, ``resp`` in.
-
-    :class:`hw.memory_port.MemoryPortSignature` when ``tag_width == 0``."""
-    if tag_width == 0:
-        return MemoryPortSignature(addr_width)
-    return wiring.Signature({
-        "req": Out(stream.Signature(mem_request_layout(addr_width, tag_width))),
-        "resp": In(stream.Signature(mem_response_layout(tag_width))),
-    })
+def extra_latency_sequence(seed: int, jitter: int, tail_percent: int = 0, tail: int = 0):
+    """The extra latencies the Verilog model draws for successive reads with
+    ``+dram_seed=seed``: 0..``jitter`` uniform, plus ``tail // 2``..``tail`` for the
+    ``tail_percent`` % of slow reads. A Python mirror of its xorshift32, for testbenches that
+    predict the cycle of every response."""
+    state = (seed & 0xFFFF_FFFF) ^ 0x6A09E667 or 0x6A09E667
+    while True:
+        state = _xorshift32(state)
+        extra = state % (jitter + 1) if jitter > 0 else 0
+        if tail_percent > 0:
+            state = _xorshift32(state)
+            if state % 100 < tail_percent:
+                extra += tail // 2 + (state // 100) % (tail - tail // 2 + 1)
+        yield extra
 
 
 def jitter_sequence(seed: int, jitter: int):
-    """The extra latencies (0..``jitter``) the Verilog model draws for successive reads with
-    ``+dram_seed=seed``: a Python mirror of its xorshift32, for testbenches that predict the
-    cycle of every response."""
-    state = (seed & 0xFFFF_FFFF) ^ 0x6A09E667 or 0x6A09E667
-    while True:
-        state ^= (state << 13) & 0xFFFF_FFFF
-        state ^= state >> 17
-        state ^= (state << 5) & 0xFFFF_FFFF
-        yield state % (jitter + 1) if jitter > 0 else 0
+    """The extra latencies (0..``jitter``) of uniform jitter alone (no tail)."""
+    return extra_latency_sequence(seed, jitter)
+
+
+@dataclasses.dataclass(frozen=True)
+class DRAMTiming(DesignConfig):
+    """The DRAM model's runtime settings, given as plusargs (:meth:`plusargs`), so that one
+    build of a design serves every memory setting. See the top of :data:`VERILOG_SOURCE`.
+
+    Parameters
+    ----------
+    latency : int
+        Cycles from a read's acceptance to its response, at least.
+    jitter : int
+        Extra latency drawn uniformly from 0..``jitter`` per read.
+    outstanding : int
+        Reads in flight at most, up to the model's queue (:attr:`DRAMConfig.outstanding`).
+    tail_percent, tail : int
+        Long tail: ``tail_percent`` % of reads (drawn per read) are later still, by a number
+        of cycles drawn uniformly from ``tail // 2``..``tail``.
+    pushback : int
+        Percentage of cycles (drawn per cycle) in which ``req.ready`` is dropped, 0..99.
+    bandwidth : int
+        Bytes per cycle in 1/256 bytes (fixed point), every request spending a line (64
+        bytes); 1..16384 (16384: a line every cycle).
+    reorder : bool
+        Responses with different tags may overtake each other; with the same tag they keep
+        their order.
+    """
+    latency: int = 100
+    jitter: int = 0
+    outstanding: int = 64
+    tail_percent: int = 0
+    tail: int = 0
+    pushback: int = 0
+    bandwidth: int = LINE_BYTES * 256
+    reorder: bool = False
+
+    def validate(self):
+        if not 1 <= self.latency <= 1 << 20:
+            raise ConfigError(f"latency must be between 1 and {1 << 20}, not {self.latency}")
+        if not 0 <= self.jitter <= 1 << 20:
+            raise ConfigError(f"jitter must be between 0 and {1 << 20}, not {self.jitter}")
+        if not 1 <= self.outstanding <= 4096:
+            raise ConfigError(f"outstanding must be between 1 and 4096, not {self.outstanding}")
+        if not 0 <= self.tail_percent <= 100:
+            raise ConfigError(f"tail_percent must be between 0 and 100, "
+                              f"not {self.tail_percent}")
+        if not 0 <= self.tail <= 1 << 20:
+            raise ConfigError(f"tail must be between 0 and {1 << 20}, not {self.tail}")
+        if not 0 <= self.pushback <= 99:
+            raise ConfigError(f"pushback must be between 0 and 99 (percent), "
+                              f"not {self.pushback}")
+        if not 1 <= self.bandwidth <= LINE_BYTES * 256:
+            raise ConfigError(f"bandwidth must be between 1 and {LINE_BYTES * 256} "
+                              f"(1/256 bytes a cycle), not {self.bandwidth}")
+
+    def plusargs(self) -> list[str]:
+        return [f"+dram_latency={self.latency}", f"+dram_jitter={self.jitter}",
+                f"+dram_outstanding={self.outstanding}",
+                f"+dram_tail_percent={self.tail_percent}", f"+dram_tail={self.tail}",
+                f"+dram_pushback={self.pushback}", f"+dram_bw={self.bandwidth}",
+                f"+dram_reorder={int(self.reorder)}"]
+
+    @classmethod
+    def from_plusargs(cls, plusargs: dict, config: "DRAMConfig") -> "DRAMTiming":
+        """The settings a simulation with ``plusargs`` (cocotb's dict) runs with, the
+        parameters of ``config`` standing in for those not given, as in the model."""
+        names = {"latency": "dram_latency", "jitter": "dram_jitter",
+                 "outstanding": "dram_outstanding", "tail_percent": "dram_tail_percent",
+                 "tail": "dram_tail", "pushback": "dram_pushback", "bandwidth": "dram_bw",
+                 "reorder": "dram_reorder"}
+        values = {"latency": config.latency, "jitter": config.jitter,
+                  "outstanding": config.outstanding}
+        for field, name in names.items():
+            if isinstance(plusargs.get(name), str):
+                values[field] = int(plusargs[name])
+        values["outstanding"] = min(values["outstanding"], config.outstanding)
+        values["reorder"] = bool(values.get("reorder", 0))
+        return cls(**values)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,11 +153,15 @@ class DRAMConfig(DesignConfig):
     depth_lines : int
         Memory size in lines; the model allocates exactly this (64 MiB at the default 1 Mi).
     latency : int
-        Cycles from a read's acceptance to its response, at least 1.
+        Cycles from a read's acceptance to its response, at least 1 (the default of
+        ``+dram_latency``; :class:`DRAMTiming` holds the runtime settings).
     jitter : int
-        Extra latency drawn uniformly from 0..``jitter`` per read (responses stay in order).
+        Extra latency drawn uniformly from 0..``jitter`` per read (default of
+        ``+dram_jitter``).
     outstanding : int
-        Reads in flight at most. Full read throughput needs ``outstanding > latency + jitter``.
+        Size of the model's queue of reads in flight, and the default limit
+        (``+dram_outstanding`` sets a lower one). Full read throughput needs
+        ``outstanding > latency + jitter``.
     tag_width : int
         Width of the request tag returned with each response (0: no tag field).
     addr_width : int
@@ -134,12 +198,15 @@ class SimDRAM(wiring.Component):
     """Simulation-only DRAM: an instance of the Verilog model ``graphgen_dram``.
 
     Requests are taken one per cycle at most. A write takes effect at acceptance (bytes with
-    ``wmask`` set) and has no response. A read captures the line at acceptance and returns it,
-    in request order, ``latency`` cycles later at the earliest (plus a jitter of
-    0..``jitter`` cycles drawn per read from ``+dram_seed``; a response is never due before
-    the previous one's due cycle + 1); a response holds while ``resp.ready`` is low.
-    ``req.ready`` is low while ``outstanding`` reads are in flight; it depends on no input.
-    The exact timing is described at the top of :attr:`VERILOG_SOURCE`.
+    ``wmask`` set) and has no response. A read captures the line at acceptance and returns it
+    ``latency`` cycles later at the earliest (plus a jitter of 0..``jitter`` cycles and the
+    long tail drawn per read from ``+dram_seed``), in request order, or with
+    ``+dram_reorder=1`` in any order across tags and in request order within one tag; a
+    response holds while ``resp.ready`` is low. ``req.ready`` is low while the outstanding
+    limit is reached, the bandwidth budget is short of a line, or pushback drops it; it
+    depends on no input. The timing settings are plusargs (:class:`DRAMTiming`), the
+    parameters giving their defaults; the exact timing is described at the top of
+    :attr:`VERILOG_SOURCE`.
 
     Parameters
     ----------
@@ -149,7 +216,7 @@ class SimDRAM(wiring.Component):
     -------
     req : ``In(stream.Signature(mem_request_layout(addr_width, tag_width)))``
     resp : ``Out(stream.Signature(mem_response_layout(tag_width)))``
-        One response per read, in request order.
+        One response per read; in request order unless ``+dram_reorder=1``.
     dump : ``In(1)``
         Sampled high at a clock edge: write the memory to ``+dram_dump=PATH``.
     dump_done : ``Out(1)``

@@ -1,14 +1,16 @@
 """Round-robin arbiter joining the pipeline's memory clients onto one memory port.
 
-The memory answers reads in request order, so the arbiter needs no tags: it remembers, in a
-FIFO, which client each outstanding read came from and hands the responses back in turn.
+Each request goes out tagged with its client's index and each response goes back to the
+client its tag names, so the memory may return reads of different clients in any order; it
+must return a client's own reads (one tag) in request order, as AXI does for one ID.
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .memory_port import MemoryPortSignature
+from .config import ConfigError
+from .memory_port import MEMORY_TAG_WIDTH, MemoryPortSignature, mem_port_signature
 from .stream_fifo import StreamFIFO
 
 
@@ -23,13 +25,16 @@ class MemoryArbiter(wiring.Component):
     ports : int
     addr_width : int
     outstanding : int
-        Reads in flight at most (the depth of the return-route FIFO, of which one entry is
-        kept free); at least 2.
+        Reads in flight at most (sent and not yet answered; a counter); at least 2.
     queue_depth : int
         Entries of the registered request queue in front of each client's input (at least 3,
         the least a registered queue needs to take and give in one cycle). The queues make
         every input of the grant logic a register, so a client's request logic and another
         client's ``ready`` are never on one combinational path.
+
+    tag_width : int
+        Width of the bus tag, which holds the client's index (default
+        :data:`hw.memory_port.MEMORY_TAG_WIDTH`); at least ``ceil(log2(ports))``.
 
     The grant is a register, chosen a cycle ahead among the queue heads that will be valid,
     and so is whether the memory side has room: a queue's read enable, which is the clock
@@ -38,7 +43,8 @@ class MemoryArbiter(wiring.Component):
     Members
     -------
     clients : ``In(MemoryPortSignature(addr_width)).array(ports)``
-    bus : ``Out(MemoryPortSignature(addr_width))``
+    bus : ``Out(mem_port_signature(addr_width, tag_width))``
+        Requests tagged with the client's index; responses routed by their tag.
     busy : ``Out(1)``
         A request taken from a client has not yet reached the memory.
     requests : ``Out(ports)``
@@ -47,14 +53,21 @@ class MemoryArbiter(wiring.Component):
     """
 
     def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128,
-                 queue_depth: int = 3):
-        assert ports >= 1 and outstanding >= 2 and queue_depth >= 3
+                 queue_depth: int = 3, tag_width: int = MEMORY_TAG_WIDTH):
+        if ports < 1:
+            raise ConfigError(f"ports must be at least 1, not {ports}")
+        if outstanding < 2:
+            raise ConfigError(f"outstanding must be at least 2, not {outstanding}")
+        if queue_depth < 3:
+            raise ConfigError(f"queue_depth must be at least 3, not {queue_depth}")
+        if not 1 <= tag_width or ports > 1 << tag_width:
+            raise ConfigError(f"a tag of {tag_width} bits cannot name {ports} clients")
         self._ports = ports
         self._outstanding = outstanding
         self._queue_depth = queue_depth
         super().__init__({
             "clients": In(MemoryPortSignature(addr_width)).array(ports),
-            "bus": Out(MemoryPortSignature(addr_width)),
+            "bus": Out(mem_port_signature(addr_width, tag_width)),
             "requests": Out(ports),
             "busy": Out(1),
         })
@@ -62,8 +75,6 @@ class MemoryArbiter(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n = self._ports
-        m.submodules.route = route = StreamFIFO(range(n), self._outstanding,
-                                                buffered=self._outstanding > 16)
         # Requests leave through a three-entry queue, so that the memory's ready does not reach
         # back through the grant into every client; three entries so that whether it has room
         # can be worked out a cycle ahead without knowing whether the memory takes a request.
@@ -82,7 +93,7 @@ class MemoryArbiter(wiring.Component):
         m.d.comb += self.busy.eq(outbox.o.valid | Cat(level != 0 for level in levels).any())
 
         # ``grant`` (one-hot) and ``go`` are registers: the client that may send this cycle,
-        # and whether the outbox and the route FIFO have room for a request.
+        # and whether the outbox has room and the reads in flight are below the limit.
         grant = Signal(n)
         go = Signal()
         valid = Cat(req.valid for req in heads)
@@ -91,7 +102,7 @@ class MemoryArbiter(wiring.Component):
         sending = sent.any()
         for index, req in enumerate(heads):
             m.d.comb += req.ready.eq(sent[index])
-        width = len(outbox.i.payload.as_value())
+        width = len(heads[0].payload.as_value())
         payload = 0
         for index, req in enumerate(heads):
             payload = payload | (req.payload.as_value() & grant[index].replicate(width))
@@ -101,16 +112,14 @@ class MemoryArbiter(wiring.Component):
                 m.d.comb += granted_index.eq(index)
         m.d.comb += [
             outbox.i.valid.eq(sending),
-            outbox.i.payload.eq(payload),
+            outbox.i.payload.eq(Cat(payload, granted_index)),   # the tag above the request
             self.requests.eq(sent),
-            route.i.valid.eq(sending & ~outbox.i.payload.write),
-            route.i.payload.eq(granted_index),
         ]
 
         # Next cycle's grant, round robin: the first client at or after ``priority`` (the one
         # after the last to send) whose queue head will be valid. A buffered queue's head is
         # valid next cycle exactly if it holds more entries than it gives now. Writes wait for
-        # room in the route FIFO too: then the grant does not depend on what the request is,
+        # the read limit too: then the grant does not depend on what the request is,
         # only on who asks.
         priority = Signal(range(n))
         next_priority = Signal(range(n))
@@ -128,17 +137,24 @@ class MemoryArbiter(wiring.Component):
                         with m.If(candidates[index]):
                             m.d.comb += next_grant.eq(1 << index)
         m.d.sync += grant.eq(next_grant)
-        # The route FIFO gains at most one entry a cycle and the outbox at most one; the
-        # memory side's taking a request is not waited for.
-        m.d.sync += go.eq((route.level < self._outstanding - 1) &
+        # Reads in flight: sent to the outbox and not yet answered. At most one read is sent
+        # a cycle, so a read may go next cycle if the count with this cycle's read is below
+        # the limit (an answer this cycle is not waited for); the outbox likewise.
+        inflight = Signal(range(self._outstanding + 1))
+        read_sent = Signal()
+        answered = Signal()
+        m.d.comb += [read_sent.eq(sending & ~outbox.i.payload.write),
+                     answered.eq(self.bus.resp.valid & self.bus.resp.ready)]
+        m.d.sync += inflight.eq(inflight + read_sent - answered)
+        m.d.sync += go.eq((inflight + read_sent < self._outstanding) &
                           (outbox.level + sending < outbox.depth))
 
-        # Responses go back to the client at the head of the route FIFO.
+        # Responses go back to the client their tag names.
+        tag = self.bus.resp.payload.tag
         for index, client in enumerate(self.clients):
-            mine = route.o.valid & (route.o.payload == index)
-            m.d.comb += [client.resp.payload.eq(self.bus.resp.payload),
+            mine = tag == index
+            m.d.comb += [client.resp.payload.rdata.eq(self.bus.resp.payload.rdata),
                          client.resp.valid.eq(self.bus.resp.valid & mine)]
             with m.If(mine):
                 m.d.comb += self.bus.resp.ready.eq(client.resp.ready)
-        m.d.comb += route.o.ready.eq(self.bus.resp.valid & self.bus.resp.ready)
         return m

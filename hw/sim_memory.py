@@ -1,19 +1,33 @@
 """The simulated memory behind an accelerator's port in RTL simulation: the DRAM model's
-parameters and its wiring, with a bandwidth budget, to a design's memory port.
+settings and its wiring to a design's memory port.
 
 Simulation only (the DRAM is a behavioural Verilog module); the synthesized designs keep a
-plain request/response port.
+plain request/response port. Every setting but ``depth_lines`` reaches the model as a
+plusarg (:meth:`SimMemoryConfig.plusargs`), so one Verilator build of a design serves every
+memory setting.
 """
 
 import dataclasses
 
-from amaranth.hdl import Mux, Signal
+from amaranth.hdl import Shape
 
 from .config import ConfigError, DesignConfig
-from .dram_model import DRAMConfig, SimDRAM
+from .dram_model import DRAMConfig, DRAMTiming, SimDRAM
 
 
-__all__ = ["SimMemoryConfig", "attach_sim_dram"]
+__all__ = ["SimMemoryConfig", "PRESETS", "QUEUE_SLOTS", "attach_sim_dram"]
+
+# The DRAM model's queue of reads in flight: the largest ``outstanding``.
+QUEUE_SLOTS = 256
+
+# Named memory settings; keys given beside ``preset`` override them.
+PRESETS = {
+    # Graphicionado (Ham et al., MICRO 2016): 68 GB/s for 8 streams at 1 GHz, so one stream
+    # gets 68 / 8 = 8.5 bytes a cycle; DRAM latency 100 cycles.
+    "paper": {"latency": 100, "bytes_per_cycle": 8.5},
+}
+
+LATENCY_DISTRIBUTIONS = ("fixed", "uniform", "tail")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,60 +36,124 @@ class SimMemoryConfig(DesignConfig):
 
     Parameters
     ----------
+    preset : str
+        ``""`` or a name of :data:`PRESETS` (``paper``). :meth:`from_overrides` starts from
+        the preset's values; the name is kept for the reports.
     latency : int
         Cycles from a read request to its data (default 100).
+    latency_dist : str
+        ``fixed`` (every read ``latency``), ``uniform`` (``latency`` + 0..``jitter``) or
+        ``tail``: ``latency`` + 0..``jitter`` for most reads, and for ``tail_percent`` % of
+        them (drawn per read) ``tail // 2``..``tail`` cycles more, uniformly.
     jitter : int
-        Extra random latency 0..jitter per read (responses stay in order).
+        The uniform part's range (``uniform`` and ``tail`` only).
+    tail_percent : int
+        Share of slow reads in percent (``tail`` only).
+    tail : int
+        A slow read's extra latency is ``tail // 2``..``tail`` (``tail`` only).
     outstanding : int
-        Reads in flight at most.
+        Reads in flight at most, 1..:data:`QUEUE_SLOTS`; below the arbiter's limit the memory
+        pushes back.
+    pushback : int
+        Percentage of cycles in which the memory refuses requests at random (``+dram_seed``).
+    reorder : bool
+        Responses with different tags (different clients of the arbiter) may overtake each
+        other; those with one tag keep their order.
     depth_lines : int
-        Size of the simulated memory in 64-byte lines.
-    bytes_per_cycle : int
+        Size of the simulated memory in 64-byte lines (a parameter of the build).
+    bytes_per_cycle : float
         Bandwidth: every request (a 64-byte line, read or written) spends 64 bytes of a
-        budget refilled by this many bytes a cycle (64: a line every cycle).
+        budget refilled by this many bytes a cycle (64: a line every cycle); a multiple of
+        1/256.
     """
+    preset: str = ""
     latency: int = 100
+    latency_dist: str = "fixed"
     jitter: int = 0
+    tail_percent: int = 5
+    tail: int = 1000
     outstanding: int = 128
+    pushback: int = 0
+    reorder: bool = False
     depth_lines: int = 1 << 21
-    bytes_per_cycle: int = 64
+    bytes_per_cycle: float = 64.0
+
+    def __post_init__(self):
+        if isinstance(self.bytes_per_cycle, int) and not isinstance(self.bytes_per_cycle, bool):
+            object.__setattr__(self, "bytes_per_cycle", float(self.bytes_per_cycle))
+        super().__post_init__()
 
     def validate(self):
-        DRAMConfig(depth_lines=self.depth_lines, latency=self.latency, jitter=self.jitter,
-                   outstanding=self.outstanding, tag_width=0, addr_width=26)
-        if not 1 <= self.bytes_per_cycle <= 64:
-            raise ConfigError(f"bytes_per_cycle must be between 1 and 64, "
+        if self.preset and self.preset not in PRESETS:
+            raise ConfigError(f"unknown memory preset {self.preset!r}; valid: "
+                              f"{', '.join(PRESETS)}")
+        if self.latency_dist not in LATENCY_DISTRIBUTIONS:
+            raise ConfigError(f"latency_dist must be one of {', '.join(LATENCY_DISTRIBUTIONS)}, "
+                              f"not {self.latency_dist!r}")
+        if self.latency_dist == "fixed" and self.jitter:
+            raise ConfigError("jitter needs latency_dist=uniform or latency_dist=tail")
+        if not 1 <= self.outstanding <= QUEUE_SLOTS:
+            raise ConfigError(f"outstanding must be between 1 and {QUEUE_SLOTS}, "
+                              f"not {self.outstanding}")
+        if not 1 / 256 <= self.bytes_per_cycle <= 64:
+            raise ConfigError(f"bytes_per_cycle must be between 1/256 and 64, "
+                              f"not {self.bytes_per_cycle}")
+        if self.bytes_per_cycle * 256 != round(self.bytes_per_cycle * 256):
+            raise ConfigError(f"bytes_per_cycle must be a multiple of 1/256, "
                               f"not {self.bytes_per_cycle}")
         if self.depth_lines > 1 << 22:
             raise ConfigError(f"depth_lines above {1 << 22} (256 MiB) is not supported, "
                               f"not {self.depth_lines}")
+        DRAMConfig(depth_lines=self.depth_lines, tag_width=0, addr_width=26)
+        self.timing()
+
+    @classmethod
+    def from_overrides(cls, overrides: dict[str, str]) -> "SimMemoryConfig":
+        """``key=value`` strings, ``preset=NAME`` first applied and the other keys over it."""
+        preset = overrides.get("preset", "")
+        if preset not in ("", *PRESETS):
+            raise ConfigError(f"unknown memory preset {preset!r}; valid: {', '.join(PRESETS)}")
+        values = {key: str(value) for key, value in PRESETS.get(preset, {}).items()}
+        return super().from_overrides({**values, **overrides})
+
+    def timing(self) -> DRAMTiming:
+        """The model's runtime settings."""
+        return DRAMTiming(
+            latency=self.latency,
+            jitter=self.jitter if self.latency_dist != "fixed" else 0,
+            outstanding=self.outstanding,
+            tail_percent=self.tail_percent if self.latency_dist == "tail" else 0,
+            tail=self.tail if self.latency_dist == "tail" else 0,
+            pushback=self.pushback,
+            bandwidth=round(self.bytes_per_cycle * 256),
+            reorder=self.reorder)
+
+    def plusargs(self) -> list[str]:
+        """The plusargs giving the model these settings (``+dram_seed`` apart)."""
+        return self.timing().plusargs()
+
+    def build_digest(self) -> str:
+        """A hash of what the emitted Verilog depends on (the memory's size)."""
+        return DRAMConfig(depth_lines=self.depth_lines, tag_width=0, addr_width=26).digest()
 
 
 def attach_sim_dram(m, port, memory: SimMemoryConfig, addr_width: int) -> SimDRAM:
     """Add a :class:`SimDRAM` to module ``m`` serving the design's memory ``port`` (a
-    :class:`hw.memory_port.MemoryPortSignature` seen from the design), with the bandwidth
-    of ``memory``. Returns the DRAM, whose ``dump``, ``dump_done`` and ``error`` the caller
-    wires."""
+    :func:`hw.memory_port.mem_port_signature`, tagged or not, seen from the design), of
+    ``memory.depth_lines`` lines. Its timing comes from the plusargs of
+    ``memory.plusargs()`` given to the simulation. Returns the DRAM, whose ``dump``,
+    ``dump_done`` and ``error`` the caller wires."""
+    fields = port.req.payload.shape().members
+    tag_width = Shape.cast(fields["tag"]).width if "tag" in fields else 0
     m.submodules.dram = dram = SimDRAM(DRAMConfig(
-        depth_lines=memory.depth_lines, latency=memory.latency, jitter=memory.jitter,
-        outstanding=memory.outstanding, tag_width=0, addr_width=addr_width))
-    # Bandwidth budget in bytes, refilled every cycle, spent 64 bytes per request.
-    budget = Signal(range(128), init=64)
-    affordable = budget >= 64
-    accepted = port.req.valid & dram.req.ready & affordable
-    refill = memory.bytes_per_cycle
-    m.d.sync += budget.eq(Mux(budget - 64 * accepted + refill > 64, 64,
-                              budget - 64 * accepted + refill))
-    request = port.req.payload
+        depth_lines=memory.depth_lines, outstanding=QUEUE_SLOTS, tag_width=tag_width,
+        addr_width=addr_width))
     m.d.comb += [
-        dram.req.valid.eq(port.req.valid & affordable),
-        port.req.ready.eq(dram.req.ready & affordable),
-        dram.req.payload.addr.eq(request.addr),
-        dram.req.payload.write.eq(request.write),
-        dram.req.payload.wdata.eq(request.wdata),
-        dram.req.payload.wmask.eq(request.wmask),
+        dram.req.valid.eq(port.req.valid),
+        port.req.ready.eq(dram.req.ready),
+        dram.req.payload.eq(port.req.payload),
         port.resp.valid.eq(dram.resp.valid),
-        port.resp.payload.rdata.eq(dram.resp.payload.rdata),
+        port.resp.payload.eq(dram.resp.payload),
         dram.resp.ready.eq(port.resp.ready),
     ]
     return dram

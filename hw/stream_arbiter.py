@@ -5,13 +5,16 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from .config import ConfigError
+
 
 __all__ = ["StreamArbiter"]
 
 
 class StreamArbiter(wiring.Component):
     """``count`` streams of ``shape`` into one, round robin, without a register stage: the
-    source granted in a cycle is the first valid one after the last source served.
+    source granted in a cycle is the first valid one after the last source served, and an
+    offer not yet taken keeps its grant (the output's payload holds until the transfer).
 
     Parameters
     ----------
@@ -25,7 +28,8 @@ class StreamArbiter(wiring.Component):
     """
 
     def __init__(self, shape, count: int):
-        assert count >= 1
+        if count < 1:
+            raise ConfigError(f"StreamArbiter: count must be at least 1, not {count!r}")
         self._count = count
         super().__init__({
             "i": In(stream.Signature(shape)).array(count),
@@ -45,11 +49,16 @@ class StreamArbiter(wiring.Component):
                     for s in reversed([(served + 1 + k) % n for k in range(n)]):
                         with m.If(wants[s]):
                             m.d.comb += grant.eq(1 << s)
+        held = Signal()
+        held_grant = Signal(n)
+        with m.If(held):
+            m.d.comb += grant.eq(held_grant)
+        m.d.sync += [held.eq(self.o.valid & ~self.o.ready), held_grant.eq(grant)]
         for s, source in enumerate(self.i):
             with m.If(grant[s]):
                 m.d.comb += self.o.payload.eq(source.payload)
                 with m.If(self.o.ready):
                     m.d.sync += last.eq(s)
             m.d.comb += source.ready.eq(grant[s] & self.o.ready)
-        m.d.comb += self.o.valid.eq(wants.any())
+        m.d.comb += self.o.valid.eq((grant & wants).any())
         return m

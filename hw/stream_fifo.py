@@ -5,6 +5,8 @@ from amaranth.hdl import Module, Shape
 from amaranth.lib import data, fifo, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from .config import ConfigError
+
 
 __all__ = ["StreamFIFO"]
 
@@ -31,7 +33,8 @@ class StreamFIFO(wiring.Component):
     """
 
     def __init__(self, shape, depth: int, *, buffered: bool = False):
-        assert depth >= 1
+        if depth < 1:
+            raise ConfigError(f"StreamFIFO: depth must be at least 1, not {depth!r}")
         self._shape = shape
         self._depth = depth
         self._buffered = buffered

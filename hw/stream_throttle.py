@@ -27,13 +27,15 @@ def _xorshift32(x):
 
 
 class StreamThrottle(wiring.Component):
-    """A two-entry queue whose input withholds ``ready`` and whose output withholds ``valid``,
+    """A two-entry queue whose input withholds ``ready`` and whose output holds back ``valid``,
     each in about ``percent`` % of cycles, independently.
 
     Upstream thus sees back-pressure and downstream sees idle cycles on patterns of their own
-    (a throttle without storage can only block both sides of a transfer at once). With no
-    cycle blocked it passes one word a cycle. Before its first cycle out of reset the
-    throttle loads its generator from ``seed`` and passes nothing.
+    (a throttle without storage can only block both sides of a transfer at once). The output
+    keeps Amaranth's stream rules: a word once offered stays offered, unchanged, until it is
+    taken; only the start of an offer is delayed. With no cycle blocked it passes one word a
+    cycle. Before its first cycle out of reset the throttle loads its generator from ``seed``
+    and passes nothing.
 
     Parameters
     ----------
@@ -82,7 +84,9 @@ class StreamThrottle(wiring.Component):
             m.d.sync += [state.eq(self.seed ^ self._salt | 1), loaded.eq(1)]
         threshold = 256 * self._percent // 100
         hold_in = ~loaded | (state[0:8] < threshold)
-        hold_out = ~loaded | (state[16:24] < threshold)
+        offered = Signal()          # the head was offered last cycle and not taken
+        hold_out = ~offered & (~loaded | (state[16:24] < threshold))
+        m.d.sync += offered.eq(self.o.valid & ~self.o.ready)
         m.d.comb += [
             queue.i.payload.eq(self.i.payload),
             queue.i.valid.eq(self.i.valid & ~hold_in),

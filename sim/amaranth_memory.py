@@ -1,8 +1,10 @@
 """A line memory for unit tests of memory clients in Amaranth's own simulator.
 
-Serves one :class:`hw.memory_port.MemoryPortSignature` port: reads answered in order after
-``latency`` (+ random jitter) cycles, writes applied with their byte mask, random stalls of
-the request channel. The cocotb tests use the Verilog DRAM model instead.
+Serves one :class:`hw.memory_port.MemoryPortSignature` port, or a tagged one
+(:func:`hw.memory_port.mem_port_signature`): reads answered after ``latency`` (+ random
+jitter) cycles with their request's tag, in order or (``reorder``) in any order across tags,
+writes applied with their byte mask, random stalls of the request channel. The cocotb tests
+use the Verilog DRAM model instead.
 """
 
 import collections
@@ -31,24 +33,41 @@ def lines_to_words(lines: dict[int, int], base_line: int, count: int) -> np.ndar
 
 class LineMemoryModel:
     def __init__(self, lines: dict[int, int] | None = None, *, latency: int = 10,
-                 jitter: int = 0, stall_probability: float = 0.0, seed: int = 1):
+                 jitter: int = 0, stall_probability: float = 0.0, seed: int = 1,
+                 reorder: bool = False):
         self.lines = dict(lines or {})
+        self.reorder = reorder
         self.latency, self.jitter = latency, jitter
         self.stall_probability = stall_probability
         self.rng = random.Random(seed)
         self.reads = self.writes = 0
 
     async def serve(self, ctx, port):
-        pending = collections.deque()   # (due cycle, data)
+        pending = collections.deque()   # (due cycle, data, tag), oldest first
+        tagged = "tag" in port.req.payload.shape().members
         cycle = 0
         last_due = 0
+        answer = None                   # held until taken
         while True:
             ready = self.rng.random() >= self.stall_probability
             ctx.set(port.req.ready, ready)
-            responding = bool(pending) and pending[0][0] <= cycle
+            if answer is None:
+                # The oldest read of each tag (of all reads in order) that is due.
+                seen, due_now = set(), []
+                for entry in pending:
+                    chain = entry[2] if self.reorder else 0
+                    if chain not in seen and entry[0] <= cycle:
+                        due_now.append(entry)
+                    seen.add(chain)
+                if due_now:
+                    # (No draw for a single candidate: in order, the draws stay as they were.)
+                    answer = self.rng.choice(due_now) if len(due_now) > 1 else due_now[0]
+            responding = answer is not None
             ctx.set(port.resp.valid, responding)
             if responding:
-                ctx.set(port.resp.payload.rdata, pending[0][1])
+                ctx.set(port.resp.payload.rdata, answer[1])
+                if tagged:
+                    ctx.set(port.resp.payload.tag, answer[2])
             if ready and ctx.get(port.req.valid):
                 addr = ctx.get(port.req.payload.addr)
                 if ctx.get(port.req.payload.write):
@@ -56,12 +75,15 @@ class LineMemoryModel:
                                 ctx.get(port.req.payload.wmask))
                 else:
                     self.reads += 1
-                    due = max(cycle + self.latency + self.rng.randint(0, self.jitter),
-                              last_due + 1)
+                    due = cycle + self.latency + self.rng.randint(0, self.jitter)
+                    if not self.reorder:
+                        due = max(due, last_due + 1)
                     last_due = due
-                    pending.append((due, self.lines.get(addr, 0)))
+                    tag = ctx.get(port.req.payload.tag) if tagged else 0
+                    pending.append((due, self.lines.get(addr, 0), tag))
             if responding and ctx.get(port.resp.ready):
-                pending.popleft()
+                pending.remove(answer)
+                answer = None
             await ctx.tick()
             cycle += 1
 

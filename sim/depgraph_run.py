@@ -51,6 +51,7 @@ class DepGraphReport:
     build_cached: bool
     values: np.ndarray = dataclasses.field(repr=False)
     hub: dict | None = None         # the hub index's figures; None when it is off
+    run_dir: Path | None = None     # the run's folder, if kept (``keep``)
 
     @property
     def figures(self) -> dict:
@@ -99,7 +100,8 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
              root: int | None = None, tolerance: float = 1e-6, simulator: str = "verilator",
              memory: SimMemoryConfig | None = None, seed: int = 1,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
-             graph_name: str = "", trace: Path | None = None) -> DepGraphReport:
+             graph_name: str = "", trace: Path | None = None,
+             keep: bool = False) -> DepGraphReport:
     check_graph(graph, algo, config)
     needs_root = algo in ("bfs", "sssp")
     root = (root or 0) if needs_root else None
@@ -124,10 +126,11 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
                                        for name, value in image.registers.items()],
                          "counters": list(COUNTERS), "max_cycles": max_cycles},
                         depth_lines=memory.depth_lines,
-                        digest=f"{config.digest()}-{memory.digest()}",
+                        digest=f"{config.digest()}-{memory.build_digest()}",
+                        plusargs=memory.plusargs(),
                         read_region="state", simulator=simulator, seed=seed,
                         build_root=build_root, watchdog=config.watchdog, trace=trace,
-                        error_text="a circular queue overflowed")
+                        error_text="a circular queue overflowed", keep=keep)
     outcome, words = run.outcome, run.words
 
     expected = np.asarray(reference.states)
@@ -160,4 +163,5 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
         wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
                       "build": run.result.build_seconds, "simulation": run.result.run_seconds,
                       "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
-        simulator=simulator, build_cached=run.result.cached, values=values.copy())
+        simulator=simulator, build_cached=run.result.cached, values=values.copy(),
+        run_dir=run.run_dir)

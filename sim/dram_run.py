@@ -5,6 +5,8 @@ Shared by :mod:`sim.graphicionado_run` and :mod:`sim.depgraph_run`."""
 
 import dataclasses
 import json
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,6 +33,7 @@ class DRAMRun:
     words: np.ndarray               # the read-back region, uint32
     image_seconds: float
     readback_seconds: float
+    run_dir: Path | None = None     # the run's folder, if kept
 
 
 # The Verilog of each sim top emitted in this process, by name and digest: a test suite runs
@@ -50,49 +53,70 @@ def _verilog(make_top, top_name: str, digest: str) -> tuple[str, list, list]:
 def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                   run_spec: dict, *, depth_lines: int, digest: str, read_region: str,
                   simulator: str, seed: int, build_root: Path, error_text: str,
-                  watchdog: int = 100_000, trace: Path | None = None) -> DRAMRun:
+                  watchdog: int = 100_000, trace: Path | None = None,
+                  keep: bool = False, plusargs: list[str] = ()) -> DRAMRun:
     """Simulate the sim top ``make_top()`` builds (one with ``extra_sources``) on ``dram``;
     ``run_spec`` is the testbench's ``GRAPHGEN_RUN`` without its ``result_path``. ``digest``
     stands for every parameter of the top: it is built and emitted once per process for each
     digest. ``seed`` seeds the DRAM's randomness and the design's stall throttles;
     ``watchdog`` is the hang limit in cycles (0: off). Raises :class:`RunFailure` when the
     design hangs, runs out of cycles or raises its error flag (``error_text`` says what that
-    means). ``trace``: an FST file to dump the run's waveform to."""
+    means). ``trace``: an FST file to dump the run's waveform to. The run's folder (the
+    memory images, the cocotb run) is deleted afterwards unless ``keep`` or the simulator
+    gave no results (the error names its log). ``plusargs`` go to the simulation beside the
+    DRAM image's (the DRAM's timing: :meth:`hw.sim_memory.SimMemoryConfig.plusargs`)."""
     if dram.total_lines > depth_lines:
         raise ConfigError(f"the graph needs {dram.total_lines} lines of simulated DRAM "
                           f"but it holds {depth_lines} (set --mem depth_lines=N)")
     verilog, extra_sources, link_names = _verilog(make_top, top_name, digest)
     start = time.perf_counter()
-    run_dir = Path(build_root) / "runs" / f"{digest}-{time.time_ns()}"
-    run_dir.mkdir(parents=True)
-    # Binary images: $fread/$fwrite are an order of magnitude faster than $readmemh here.
-    init_path, dump_path = run_dir / "dram_init.bin", run_dir / "dram_dump.bin"
-    dram.write_bin(init_path)
-    image_seconds = time.perf_counter() - start
-    result_path = run_dir / "result.json"
-    spec = {**run_spec, "result_path": str(result_path.resolve()), "link_names": link_names,
-            "watchdog": watchdog, "stall_seed": seed}
-    result = run_cocotb(verilog, top_name, test_module, simulator=simulator,
-                        extra_sources=extra_sources, seed=seed,
-                        env={"GRAPHGEN_RUN": json.dumps(spec)}, build_root=build_root,
-                        plusargs=[f"+dram_init_bin={init_path.resolve()}",
-                                  f"+dram_dump_bin={dump_path.resolve()}",
-                                  f"+dram_seed={seed}"], trace=trace)
-    outcome = json.loads(result_path.read_text()) if result_path.exists() else None
-    if outcome is None or not result.passed:
-        raise SimulationError(f"the RTL run did not complete: {result.summary()}")
-    if outcome["hang"]:
-        raise RunFailure(describe_hang(outcome, watchdog))
-    if not outcome["finished"]:
-        raise RunFailure(f"no result after {run_spec['max_cycles']} cycles (the watchdog saw "
-                         f"links moving)\n" + _counter_lines(outcome))
-    if outcome["error"]:
-        raise RunFailure(f"the design raised its error flag: {error_text}\n" +
-                         _counter_lines(outcome))
-    start = time.perf_counter()
-    base, count = dram.region(read_region)
-    words = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
-    return DRAMRun(outcome, result, words, image_seconds, time.perf_counter() - start)
+    runs = Path(build_root) / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    run_dir = Path(tempfile.mkdtemp(prefix=f"{digest}-", dir=runs))
+    kept = keep
+    try:
+        # Binary images: $fread/$fwrite are an order of magnitude faster than $readmemh here.
+        init_path, dump_path = run_dir / "dram_init.bin", run_dir / "dram_dump.bin"
+        dram.write_bin(init_path)
+        image_seconds = time.perf_counter() - start
+        result_path = run_dir / "result.json"
+        spec = {**run_spec, "result_path": str(result_path.resolve()),
+                "link_names": link_names, "watchdog": watchdog, "stall_seed": seed}
+        try:
+            result = run_cocotb(verilog, top_name, test_module, simulator=simulator,
+                                extra_sources=extra_sources, seed=seed,
+                                env={"GRAPHGEN_RUN": json.dumps(spec)},
+                                build_root=build_root, run_root=run_dir, keep=True,
+                                plusargs=[f"+dram_init_bin={init_path.resolve()}",
+                                          f"+dram_dump_bin={dump_path.resolve()}",
+                                          f"+dram_seed={seed}", *plusargs], trace=trace)
+        except SimulationError:
+            kept = keep or any(run_dir.glob("run-*"))    # a simulator run's log to read
+            raise
+        outcome = json.loads(result_path.read_text()) if result_path.exists() else None
+        if outcome is None or not result.passed:
+            raise SimulationError(f"the RTL run did not complete: {result.summary()}")
+        if outcome["hang"]:
+            raise RunFailure(describe_hang(outcome, watchdog))
+        if not outcome["finished"]:
+            raise RunFailure(f"no result after {run_spec['max_cycles']} cycles (the watchdog "
+                             f"saw links moving)\n" + _counter_lines(outcome))
+        if outcome["error"]:
+            raise RunFailure(f"the design raised its error flag: {error_text}\n" +
+                             _counter_lines(outcome))
+        start = time.perf_counter()
+        base, count = dram.region(read_region)
+        words = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
+    except RunFailure as failure:
+        if keep:
+            raise RunFailure(f"{failure}\n  kept {run_dir}") from None
+        raise
+    finally:
+        if not kept:
+            shutil.rmtree(run_dir, ignore_errors=True)
+    result.run_dir = run_dir if keep else None
+    return DRAMRun(outcome, result, words, image_seconds, time.perf_counter() - start,
+                   run_dir if keep else None)
 
 
 def describe_hang(outcome: dict, watchdog: int) -> str:

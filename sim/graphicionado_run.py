@@ -41,6 +41,7 @@ class RunReport:
     simulator: str
     build_cached: bool
     values: np.ndarray = dataclasses.field(repr=False)
+    run_dir: Path | None = None     # the run's folder, if kept (``keep``)
 
     @property
     def figures(self) -> dict:
@@ -87,7 +88,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
              memory: SimMemoryConfig | None = None, seed: int = 1,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
              graph_name: str = "", trace: Path | None = None,
-             sim_top=None) -> RunReport:
+             keep: bool = False, sim_top=None) -> RunReport:
     """Run ``graph`` through the pipeline beside the DRAM model and check the result.
 
     ``sim_top``: ``(make_top, digest)``, a function of ``(config, memory)`` building the sim
@@ -110,11 +111,13 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                         {"registers": image.registers, "counters": list(COUNTERS),
                          "max_cycles": max_cycles},
                         depth_lines=memory.depth_lines,
-                        digest="-".join(filter(None, [config.digest(), memory.digest(),
+                        digest="-".join(filter(None, [config.digest(), memory.build_digest(),
                                                       top_digest])),
+                        plusargs=memory.plusargs(),
                         read_region="vprop", simulator=simulator, seed=seed,
                         build_root=build_root, watchdog=config.watchdog, trace=trace,
-                        error_text="an edge out of source order in the graph image")
+                        error_text="an edge out of source order in the graph image",
+                        keep=keep)
     outcome, values = run.outcome, run.words
 
     expected = np.asarray(reference.values)
@@ -135,7 +138,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
         wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
                       "build": run.result.build_seconds, "simulation": run.result.run_seconds,
                       "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
-        simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy())
+        simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy(),
+        run_dir=run.run_dir)
 
 
 def _show(word, dtype) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 from amaranth.back import verilog as amaranth_verilog
 
 
-__all__ = ["SIMULATORS", "SimulationError", "TestOutcome", "SimResult",
+__all__ = ["SIMULATORS", "LINT_WAIVERS", "SimulationError", "TestOutcome", "SimResult",
            "setup_verilator", "emit_verilog", "run_cocotb", "tool_versions"]
 
 SIMULATORS = ("verilator", "icarus")
@@ -28,6 +28,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD_ROOT = REPO_ROOT / "build" / "sim"
 # Icarus needs a timescale since Amaranth emits none; Verilator is given the same one.
 TIMESCALE = ("1ns", "1ps")
+# Verilator's lint waivers, the same for lint (tests/test_lint.py) and simulation builds, whose
+# warnings are otherwise fatal.
+LINT_WAIVERS = REPO_ROOT / "sim" / "lint_waivers.vlt"
 
 
 class SimulationError(RuntimeError):
@@ -52,6 +55,7 @@ class SimResult:
     build_seconds: float
     run_seconds: float
     tests: list[TestOutcome]
+    run_dir: Path | None = None     # the run's folder (sim.log, results.xml) if kept
 
     @property
     def passed(self) -> bool:
@@ -144,6 +148,8 @@ def _build_hash(verilog_text: str, extra_sources: list[Path], simulator: str) ->
     versions = tool_versions(simulator)
     kind = verilator_build_kind() if simulator == "verilator" else None
     digest.update(repr((simulator, sorted(versions.items()), TIMESCALE)).encode())
+    if simulator == "verilator":
+        digest.update(LINT_WAIVERS.read_bytes())
     if kind not in (None, "optimized"):   # the hashes of optimized builds stay as they were
         digest.update(kind.encode())
     return digest.hexdigest()[:16]
@@ -153,12 +159,15 @@ def run_cocotb(verilog_text: str, top: str, test_module: str, *,
                simulator: str = "verilator", extra_sources: list[Path] = (),
                env: dict | None = None, plusargs: list[str] = (),
                testcase: str | None = None, seed: int | None = None,
-               build_root: Path = DEFAULT_BUILD_ROOT, trace: Path | None = None) -> SimResult:
+               build_root: Path = DEFAULT_BUILD_ROOT, trace: Path | None = None,
+               run_root: Path | None = None, keep: bool = False) -> SimResult:
     """Build ``verilog_text`` (cached) and run the cocotb tests of ``test_module`` on it.
 
     With ``trace``, the run dumps every signal of the design, under its Amaranth hierarchy
     (the paper's block names), to that FST file (GTKWave, Surfer); tracing builds are cached
-    apart and run slower."""
+    apart and run slower. The run gets a folder of its own (``run-*`` in ``run_root``, by
+    default the build folder), deleted afterwards unless ``keep`` or the simulator gave no
+    results (the error names its log)."""
     from cocotb_tools.runner import get_runner
 
     if simulator not in SIMULATORS:
@@ -180,7 +189,9 @@ def run_cocotb(verilog_text: str, top: str, test_module: str, *,
         cached, build_seconds = _build(runner, build_dir, stamp, verilog_text, top,
                                        extra_sources, simulator, bool(trace))
     return _run(runner, build_dir, cached, build_seconds, top, test_module, simulator,
-                env=env, plusargs=plusargs, testcase=testcase, seed=seed, trace=trace)
+                env=env, plusargs=plusargs, testcase=testcase, seed=seed, trace=trace,
+                run_dir=Path(tempfile.mkdtemp(prefix="run-", dir=run_root or build_dir)),
+                keep=keep)
 
 
 def _build(runner, build_dir: Path, stamp: Path, verilog_text: str, top: str,
@@ -196,7 +207,7 @@ def _build(runner, build_dir: Path, stamp: Path, verilog_text: str, top: str,
         source = build_dir / f"{top}.v"
         source.write_text(verilog_text)
         start = time.perf_counter()
-        build_args = ["-Wno-fatal", "-O3"] if simulator == "verilator" else []
+        build_args = [str(LINT_WAIVERS), "-O3"] if simulator == "verilator" else []
         if trace and simulator == "verilator":
             build_args += ["--trace-fst", "--trace-structs"]
         # The runner calls make itself; variables in MAKEFLAGS count as make's arguments.
@@ -222,8 +233,7 @@ def _build(runner, build_dir: Path, stamp: Path, verilog_text: str, top: str,
 
 def _run(runner, build_dir: Path, cached: bool, build_seconds: float, top: str,
          test_module: str, simulator: str, *, env, plusargs, testcase, seed,
-         trace: Path | None) -> SimResult:
-    run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=build_dir))
+         trace: Path | None, run_dir: Path, keep: bool) -> SimResult:
     results_xml = (run_dir / "results.xml").resolve()
     test_env = {"PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *sys.path])}
     test_env.update({key: str(value) for key, value in (env or {}).items()})
@@ -250,7 +260,10 @@ def _run(runner, build_dir: Path, cached: bool, build_seconds: float, top: str,
     tests = _parse_results(results_xml)
     if not tests:
         raise SimulationError(f"{test_module} ran no test; see {run_dir / 'sim.log'}")
-    return SimResult(simulator, build_dir, cached, build_seconds, run_seconds, tests)
+    if not keep:
+        shutil.rmtree(run_dir)
+    return SimResult(simulator, build_dir, cached, build_seconds, run_seconds, tests,
+                     run_dir if keep else None)
 
 
 def _keep_trace(run_dir: Path, target: Path, simulator: str):

@@ -16,7 +16,13 @@ from hw.sim_memory import SimMemoryConfig
 from sim.depgraph_run import simulate
 from tests.graphs import networkx_graph
 
-MEMORY = SimMemoryConfig(latency=40, jitter=16, outstanding=64, depth_lines=1 << 15)
+MEMORY = SimMemoryConfig(latency=40, latency_dist="uniform", jitter=16, outstanding=64,
+                         depth_lines=1 << 15)
+# Pushback, fewer reads in flight than the arbiter allows, a binding fractional bandwidth,
+# responses out of order across clients and a long-tailed latency: runtime settings only.
+HOSTILE = SimMemoryConfig(latency=30, latency_dist="tail", jitter=6, tail_percent=10,
+                          tail=300, outstanding=5, pushback=30, reorder=True,
+                          bytes_per_cycle=12.5, depth_lines=1 << 15)
 
 
 GRAPHS = {
@@ -85,6 +91,16 @@ def test_rtl_matches_golden(algo, engines, depth, hub, stalls, graphs, run_seeds
         # different labels, which the golden model does not see on these graphs either.
         assert lookups > 0 and observations > 0
         assert algo == "cc" or (learnt > 0 and shortcuts > 0)
+
+
+@pytest.mark.parametrize("algo, graph_name", [("pagerank", "kron7")])
+def test_rtl_under_hostile_memory(algo, graph_name):
+    # The configuration of the pagerank case above, so the two share a build.
+    config = DepGraphConfig(algo=algo, engines=2, stack_depth=10, hub_index=True,
+                            bank_vertices=256, stall_injection=0)
+    graph = GRAPHS[graph_name]()
+    report = simulate(graph, algo, config, memory=HOSTILE, graph_name=graph_name)
+    assert report.matches, report.first_mismatch
 
 
 def test_pagerank_against_networkx_fixpoint():

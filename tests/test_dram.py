@@ -11,20 +11,25 @@ import pytest
 from amaranth.sim import Simulator
 
 from hw.config import ConfigError
-from hw.dram_model import DRAMArbiter, DRAMConfig, SimDRAM, jitter_sequence, \
-    mem_port_signature, mem_request_layout, mem_response_layout
+from hw.dram_model import DRAMArbiter, DRAMConfig, DRAMTiming, SimDRAM, \
+    extra_latency_sequence, jitter_sequence, mem_port_signature, mem_request_layout, \
+    mem_response_layout
 from hw.memory_port import MemoryPortSignature, line_request_layout, line_response_layout
 from sim.dram_image import DRAMImage, hex_to_lines, lines_to_hex, plusargs, read_lines
 from sim.harness import emit_verilog, run_cocotb
 
 TOP = "dram_top"
 TESTS = ["image_loads", "random_traffic", "throughput", "out_of_range"]
+MEASURES = ["pushback_and_limit", "bandwidth", "reorder_by_tag", "latency_distribution"]
 
 
 def run_dram(config: DRAMConfig, tmp_path, *, simulator="verilator", options=None,
-             image_lines=None, seed=3, init="init.hex", dumps=("dump.hex",)):
+             image_lines=None, seed=3, init="init.hex", dumps=("dump.hex",),
+             timing: DRAMTiming | None = None, tests=None):
     """Build SimDRAM(config) as the top, load a random image (``init``: hex, or binary if it
-    ends in .bin), run the cocotb testbench, which checks every dump file in ``dumps``."""
+    ends in .bin), run the cocotb testbench (``tests`` of it: all but the measures by
+    default), which checks every dump file in ``dumps``, with the runtime settings
+    ``timing`` as plusargs."""
     rng = np.random.default_rng(seed)
     image = DRAMImage(depth_lines=config.depth_lines)
     lines = image_lines if image_lines is not None else config.depth_lines * 3 // 4
@@ -32,13 +37,14 @@ def run_dram(config: DRAMConfig, tmp_path, *, simulator="verilator", options=Non
               .astype(np.uint32))
     image.write(tmp_path / init)
     args = plusargs(tmp_path / init, seed=seed) + \
-        [arg for dump in dumps for arg in plusargs(dump=tmp_path / dump)]
+        [arg for dump in dumps for arg in plusargs(dump=tmp_path / dump)] + \
+        (timing.plusargs() if timing is not None else [])
     env = {"GRAPHGEN_CONFIG": json.dumps(config.as_dict()),
            "GRAPHGEN_TEST_OPTIONS": json.dumps(options or {})}
     dram = SimDRAM(config)
     return run_cocotb(emit_verilog(dram, TOP), TOP, "sim.tb.test_dram", simulator=simulator,
                       extra_sources=[SimDRAM.VERILOG_SOURCE], env=env, seed=seed,
-                      plusargs=args)
+                      plusargs=args, testcase=tests or TESTS)
 
 
 SMALL = DRAMConfig(depth_lines=512, addr_width=10, latency=20, outstanding=32)
@@ -67,6 +73,54 @@ def test_dram_default_latency_full_size(tmp_path):
                                "reads": 300})
     assert result.passed, result.summary()
     assert time.perf_counter() - started < 60
+
+
+def _timing(config: DRAMConfig, **changes) -> DRAMTiming:
+    values = dict(latency=config.latency, jitter=config.jitter, outstanding=config.outstanding)
+    return DRAMTiming(**{**values, **changes})
+
+
+# Runtime settings on the two builds above (plusargs: no new build), each run with the
+# measures that check it and random_traffic, which checks every cycle under it.
+MEASURED = [
+    (SMALL, dict(pushback=30, outstanding=6), ["pushback_and_limit"]),
+    (SMALL, dict(bandwidth=round(8.5 * 256)), ["bandwidth"]),
+    (SMALL, dict(bandwidth=round(21.25 * 256), pushback=10), ["bandwidth"]),
+    (SMALL, dict(), ["latency_distribution", "reorder_by_tag", "bandwidth"]),
+    (JITTERED, dict(reorder=True), ["reorder_by_tag", "latency_distribution"]),
+    (JITTERED, dict(reorder=True, tail_percent=10, tail=200, outstanding=12),
+     ["reorder_by_tag", "latency_distribution", "pushback_and_limit"]),
+    (JITTERED, dict(tail_percent=20, tail=100), ["latency_distribution", "reorder_by_tag"]),
+]
+
+
+@pytest.mark.parametrize("config, changes, measures", MEASURED,
+                         ids=["pushback30-out6", "bw8.5", "bw21.25-pushback10", "fixed",
+                              "reorder-uniform", "reorder-tail", "inorder-tail"])
+def test_dram_runtime_settings(config, changes, measures, tmp_path):
+    timing = _timing(config, **changes)
+    result = run_dram(config, tmp_path, init="init.bin", dumps=("dump.bin",), timing=timing,
+                      tests=["random_traffic"] + measures,
+                      options={"ops": 1500, "reads": 1500, "traffic": [[0.2, 0.4]]})
+    assert result.passed, result.summary()
+    assert sorted(test.name for test in result.tests) == sorted(["random_traffic"] + measures)
+
+
+def test_testbench_catches_missing_reorder(tmp_path):
+    """A model that reorders, checked as if it kept request order, must fail."""
+    result = run_dram(JITTERED, tmp_path, init="init.bin", dumps=("dump.bin",),
+                      timing=_timing(JITTERED, reorder=True), tests=["reorder_by_tag"],
+                      options={"reads": 300, "checker": {"reorder": False}})
+    assert not result.passed
+    assert any("model" in test.message for test in result.failures()), result.summary()
+
+
+def test_extra_latency_sequence_tail():
+    values = [value for value, _ in zip(extra_latency_sequence(5, 4, 10, 100), range(5000))]
+    slow = [value for value in values if value > 4]
+    assert 0.08 < len(slow) / len(values) < 0.12
+    assert min(slow) >= 50 and max(slow) <= 104
+    assert set(value for value in values if value <= 4) == set(range(5))
 
 
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="Icarus Verilog not installed")

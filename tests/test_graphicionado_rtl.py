@@ -14,7 +14,14 @@ from hw.graphicionado.sim_top import SimMemoryConfig
 from sim.graphicionado_run import simulate
 from tests.graphs import networkx_graph
 
-MEMORY = SimMemoryConfig(latency=60, jitter=24, outstanding=96, depth_lines=1 << 15)
+MEMORY = SimMemoryConfig(latency=60, latency_dist="uniform", jitter=24, outstanding=96,
+                         depth_lines=1 << 15)
+# A memory that pushes back (random refusals, fewer reads in flight than the arbiter's 128, a
+# bandwidth that binds at 8.5 bytes a cycle) and answers out of order across clients, with a
+# long-tailed latency. Only runtime settings differ from MEMORY: the builds are shared.
+HOSTILE = SimMemoryConfig(latency=40, latency_dist="tail", jitter=8, tail_percent=10,
+                          tail=400, outstanding=6, pushback=30, reorder=True,
+                          bytes_per_cycle=8.5, depth_lines=1 << 15)
 
 
 GRAPHS = {
@@ -46,6 +53,21 @@ def test_rtl_matches_golden(algo, graph_name, run_seeds):
     reference = golden.run(algo, graph, root=root, iters=iters)
     assert report.counters["edges"] == reference.counters["edges_processed"]
     assert report.counters["edges"] == report.counters["updates"]
+
+
+@pytest.mark.parametrize("algo", ["bfs", "pagerank"])
+def test_rtl_under_hostile_memory(algo):
+    graph = GRAPHS["kron9"]()
+    config = GraphicionadoConfig(algo=algo, max_vertices=1024, edge_prefetch_lines=16,
+                                 stall_injection=25)
+    root = best_root(graph) if algo == "bfs" else None
+    iters = 2 if algo == "pagerank" else None
+    report = simulate(graph, algo, config, root=root, iters=iters, memory=HOSTILE)
+    assert report.matches, report.first_mismatch
+    calm = simulate(graph, algo, config, root=root, iters=iters, memory=MEMORY)
+    assert calm.matches, calm.first_mismatch
+    assert calm.build_cached, "a memory setting changed the build"
+    assert report.counters["cycles"] > calm.counters["cycles"]
 
 
 def test_coarsened_edge_id_table():

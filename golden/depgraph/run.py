@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..graph import Graph
+from ..graph import Graph, GraphError
 from .baseline import run_sync
 from .counters import Counters
 from .engine import execute
@@ -114,19 +114,19 @@ def _prepare(algo: str | GasAlgorithm, graph: Graph, root: Any, tolerance: Any,
              symmetrize: bool):
     algo = get_algorithm(algo)
     if not isinstance(graph, Graph):
-        raise ValueError(f"graph must be a golden.graph.Graph, got {type(graph).__name__}")
+        raise GraphError(f"graph must be a golden.graph.Graph, got {type(graph).__name__}")
     if isinstance(tolerance, bool) or not isinstance(tolerance, Real) or not (
             math.isfinite(tolerance) and tolerance > 0):
-        raise ValueError(f"tolerance must be a finite number > 0, got {tolerance!r}")
+        raise GraphError(f"tolerance must be a finite number > 0, got {tolerance!r}")
     if algo.needs_root:
         root = 0 if root is None else root
         if isinstance(root, bool) or not isinstance(root, Integral):
-            raise ValueError(f"root must be a vertex id, got {root!r}")
+            raise GraphError(f"root must be a vertex id, got {root!r}")
         if not 0 <= root < graph.num_vertices:
-            raise ValueError(f"root {root} is out of range 0..{graph.num_vertices - 1}")
+            raise GraphError(f"root {root} is out of range 0..{graph.num_vertices - 1}")
         root = int(root)
     elif root is not None:
-        raise ValueError(f"{algo.name} takes no root (got root {root!r})")
+        raise GraphError(f"{algo.name} takes no root (got root {root!r})")
     if algo.name == "cc" and symmetrize:
         graph = graph.symmetrized()
     weights = graph.require_nonnegative_integer_weights() if algo.uses_weights else None

@@ -12,6 +12,7 @@ from amaranth.hdl import Module, Mux, ResetInserter, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..memory_port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 
@@ -55,7 +56,11 @@ class CircularQueue(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, lines: int, prefetch_lines: int = 2):
-        assert lines >= 2 and prefetch_lines >= 1
+        if lines < 2:
+            raise ConfigError(f"CircularQueue: lines must be at least 2, not {lines!r}")
+        if prefetch_lines < 1:
+            raise ConfigError("CircularQueue: prefetch_lines must be at least 1, not "
+                              f"{prefetch_lines!r}")
         self._addr_width = addr_width
         self._lines = lines
         self._prefetch_lines = prefetch_lines

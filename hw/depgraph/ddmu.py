@@ -25,6 +25,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..fp32 import FP32Adder, FP32Multiplier
 from ..memory_port import MemoryPortSignature
 from ..stream_fifo import StreamFIFO
@@ -94,7 +95,12 @@ class DDMU(wiring.Component):
 
     def __init__(self, *, algo: str, addr_width: int, candidates: int = 8,
                  loans: int | None = None):
-        assert algo in ALGORITHMS and candidates >= 1 and (loans is None or loans >= 1)
+        if algo not in ALGORITHMS:
+            raise ConfigError(f"DDMU: algo must be one of {', '.join(ALGORITHMS)}, not {algo!r}")
+        if candidates < 1:
+            raise ConfigError(f"DDMU: candidates must be at least 1, not {candidates!r}")
+        if loans is not None and loans < 1:
+            raise ConfigError(f"DDMU: loans must be at least 1 (or None), not {loans!r}")
         self._is_min = algo in MIN_TYPE
         self._addr_width = addr_width
         self._candidates = candidates

@@ -10,6 +10,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..memory_port import MemoryPortSignature
 from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import DDMU, LookupAnswer, LookupRequest, PseudoEdge
@@ -56,8 +57,11 @@ class DDMUWithLearner(wiring.Component):
 
     def __init__(self, *, algo: str, addr_width: int, candidates: int = 8,
                  loans: int | None = None):
-        assert algo in ALGORITHMS
-        assert loans is None or algo not in MIN_TYPE
+        if algo not in ALGORITHMS:
+            raise ConfigError(f"DDMUWithLearner: algo must be one of {', '.join(ALGORITHMS)}, not "
+                              f"{algo!r}")
+        if loans is not None and algo in MIN_TYPE:
+            raise ConfigError(f"DDMUWithLearner: loans are for PageRank's pseudo-edges, not {algo}")
         self._algo = algo
         self._addr_width = addr_width
         self._candidates = candidates

@@ -19,7 +19,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..memory_arbiter import MemoryArbiter
-from ..memory_port import MemoryPortSignature
+from ..memory_port import MEMORY_TAG_WIDTH, mem_port_signature
 from ..stream_arbiter import StreamArbiter
 from ..stream_throttle import StreamLinks
 from .config import DepGraphConfig
@@ -51,7 +51,8 @@ class DepGraph(wiring.Component):
     start : ``In(1)``; busy, done : ``Out(1)``
     error : ``Out(1)``
         A circular queue overflowed (cannot happen with a well-formed image).
-    mem : ``Out(MemoryPortSignature(addr_width))``
+    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
+        Tagged with the client's index: reads of different clients may come back in any order.
     stat_<counter> : ``Out(32)`` for every name of :data:`COUNTERS`
     """
 
@@ -60,7 +61,7 @@ class DepGraph(wiring.Component):
         members = {
             "reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
             "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
-            "mem": Out(MemoryPortSignature(config.addr_width)),
+            "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH)),
         }
         members.update({f"stat_{name}": Out(32) for name in COUNTERS})
         if config.stall_injection:

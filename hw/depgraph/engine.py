@@ -11,6 +11,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..memory_port import MemoryPortSignature
 from ..stream_throttle import StreamLinks
 from ..stream_fifo import StreamFIFO
@@ -77,7 +78,9 @@ class Engine(wiring.Component):
                 "pseudo_edges")
 
     def __init__(self, config: DepGraphConfig, index: int):
-        assert 0 <= index < config.engines
+        if not 0 <= index < config.engines:
+            raise ConfigError(f"Engine: index must be from 0 to {config.engines - 1}, not "
+                              f"{index!r}")
         self._config = config
         self._index = index
         aw = config.addr_width

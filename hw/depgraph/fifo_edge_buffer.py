@@ -5,6 +5,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..stream_fifo import StreamFIFO
 from .layouts import EdgeTask
 
@@ -31,7 +32,8 @@ class FIFOEdgeBuffer(wiring.Component):
     """
 
     def __init__(self, *, depth: int):
-        assert depth >= 1
+        if depth < 1:
+            raise ConfigError(f"FIFOEdgeBuffer: depth must be at least 1, not {depth!r}")
         self._depth = depth
         super().__init__({
             "i": In(stream.Signature(EdgeTask)),

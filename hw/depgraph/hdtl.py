@@ -35,6 +35,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..fp32 import FP32Multiplier
 from ..memory_port import MemoryPortSignature
 from ..stream_fifo import StreamFIFO
@@ -120,8 +121,14 @@ class HDTL(wiring.Component):
     def __init__(self, *, addr_width: int, stack_depth: int, edge_window: int = 8,
                  algo: str = "bfs", hub_index: bool = False, track_entries: int = 8,
                  engine: int = 0):
-        assert stack_depth >= 1 and edge_window >= 1
-        assert algo in ALGORITHMS and track_entries >= 1 and engine >= 0
+        if stack_depth < 1 or edge_window < 1:
+            raise ConfigError("HDTL: stack_depth and edge_window must be at least 1, not "
+                              f"{stack_depth!r} and {edge_window!r}")
+        if algo not in ALGORITHMS:
+            raise ConfigError(f"HDTL: algo must be one of {', '.join(ALGORITHMS)}, not {algo!r}")
+        if track_entries < 1 or engine < 0:
+            raise ConfigError("HDTL: track_entries must be at least 1 and engine not negative, "
+                              f"not {track_entries!r} and {engine!r}")
         self._addr_width = addr_width
         self._stack_depth = stack_depth
         self._edge_window = edge_window
@@ -353,6 +360,7 @@ class HDTL(wiring.Component):
                     self.edges.payload.x.eq(x),
                     self.edges.payload.const.eq(const),
                     self.edges.payload.leave.eq(depth < depth_limit),
+                    self.edges.payload.pseudo.eq(0),
                     edge_reader.items.ready.eq(self.edges.ready),
                 ]
                 with m.If(self.edges.valid & self.edges.ready):

@@ -40,6 +40,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..fp32 import FP32Adder, FP32Divider, FP32Multiplier
 from ..memory_port import MemoryPortSignature
 from .config import ALGORITHMS, MIN_TYPE
@@ -87,7 +88,9 @@ class HubIndexLearner(wiring.Component):
     """
 
     def __init__(self, *, algo: str, addr_width: int):
-        assert algo in ALGORITHMS
+        if algo not in ALGORITHMS:
+            raise ConfigError(f"HubIndexLearner: algo must be one of {', '.join(ALGORITHMS)}, not "
+                              f"{algo!r}")
         self._is_min = algo in MIN_TYPE
         super().__init__({
             "index_base": In(addr_width),

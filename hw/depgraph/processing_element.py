@@ -13,6 +13,7 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..fp32 import FP32Multiplier
 from .config import ALGORITHMS
 from .layouts import EdgeTask, VertexUpdate
@@ -47,7 +48,11 @@ class ProcessingElement(wiring.Component):
     """
 
     def __init__(self, *, algo: str, engine: int):
-        assert algo in ALGORITHMS and engine >= 0
+        if algo not in ALGORITHMS:
+            raise ConfigError(f"ProcessingElement: algo must be one of {', '.join(ALGORITHMS)}, "
+                              f"not {algo!r}")
+        if engine < 0:
+            raise ConfigError(f"ProcessingElement: engine must not be negative, not {engine!r}")
         self._algo = algo
         self._engine = engine
         super().__init__({

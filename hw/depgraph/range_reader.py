@@ -12,6 +12,7 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..memory_port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 
@@ -53,7 +54,11 @@ class RangeReader(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, item_words: int, window: int = 4):
-        assert item_words in (1, 2, 4, 8, 16) and window >= 1
+        if item_words not in (1, 2, 4, 8, 16):
+            raise ConfigError("RangeReader: item_words must be 1, 2, 4, 8 or 16, not "
+                              f"{item_words!r}")
+        if window < 1:
+            raise ConfigError(f"RangeReader: window must be at least 1, not {window!r}")
         self._addr_width = addr_width
         self._item_words = item_words
         self._window = window

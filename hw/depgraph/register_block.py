@@ -11,6 +11,8 @@ from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
+
 
 __all__ = ["RegisterBlock", "GLOBAL_REGISTERS", "register_map"]
 
@@ -38,9 +40,12 @@ class RegisterBlock(wiring.Component):
     """
 
     def __init__(self, *, engines: int):
-        assert 1 <= engines
+        if engines < 1:
+            raise ConfigError(f"RegisterBlock: engines must be at least 1, not {engines!r}")
         self._map = register_map(engines)
-        assert len(self._map) <= 256
+        if len(self._map) > 256:
+            raise ConfigError(f"RegisterBlock: {engines} engines need {len(self._map)} registers, "
+                              "more than the 256 an 8-bit address reaches")
         members = {"addr": In(8), "data": In(32), "write": In(1)}
         members.update({name: Out(32) for name in self._map})
         super().__init__(members)

@@ -11,6 +11,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..stream_fifo import StreamFIFO
 from .layouts import VertexUpdate
 
@@ -38,7 +39,11 @@ class UpdateNetwork(wiring.Component):
     """
 
     def __init__(self, *, sources: int, banks: int, queue_depth: int = 4):
-        assert sources >= 1 and banks >= 1 and queue_depth >= 2
+        if sources < 1 or banks < 1:
+            raise ConfigError("UpdateNetwork: sources and banks must be at least 1, not "
+                              f"{sources!r} and {banks!r}")
+        if queue_depth < 2:
+            raise ConfigError(f"UpdateNetwork: queue_depth must be at least 2, not {queue_depth!r}")
         self._sources = sources
         self._banks = banks
         self._queue_depth = queue_depth

@@ -2,7 +2,7 @@
 VTempProperty, emits the new VProperty (to Sequential Vertex Write, A4) and, for frontier
 algorithms, the changed vertices (to the ActiveVertex list, A5)."""
 
-from amaranth.hdl import Module, Mux
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -40,11 +40,25 @@ class ApplyMin(wiring.Component):
         old, temp = self.prop.payload.data, self.temp.payload.temp
         lower = temp < old
         both = self.prop.valid & self.temp.valid
-        fire = both & self.o_prop.ready & (self.o_active.ready | ~lower)
+        # A fork: each output is offered until taken, whatever the other's consumer does
+        # (an offer is never withdrawn); ``*_sent`` marks the output already taken for the
+        # vertex in hand.
+        prop_sent = Signal()
+        active_sent = Signal()
+        prop_done = prop_sent | self.o_prop.ready
+        active_done = ~lower | active_sent | self.o_active.ready
+        fire = both & prop_done & active_done
+        with m.If(fire):
+            m.d.sync += [prop_sent.eq(0), active_sent.eq(0)]
+        with m.Else():
+            with m.If(self.o_prop.valid & self.o_prop.ready):
+                m.d.sync += prop_sent.eq(1)
+            with m.If(self.o_active.valid & self.o_active.ready):
+                m.d.sync += active_sent.eq(1)
         m.d.comb += [
-            self.o_prop.valid.eq(both & (self.o_active.ready | ~lower)),
+            self.o_prop.valid.eq(both & ~prop_sent),
             self.o_prop.payload.eq(Mux(lower, temp, old)),
-            self.o_active.valid.eq(both & lower & self.o_prop.ready),
+            self.o_active.valid.eq(both & lower & ~active_sent),
             self.o_active.payload.id.eq(self.temp.payload.index),
             self.o_active.payload.prop.eq(temp),
             self.prop.ready.eq(fire),

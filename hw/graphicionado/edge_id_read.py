@@ -11,6 +11,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError, is_power_of_two
 from .layouts import ActiveVertex, EdgeJob
 
 
@@ -40,7 +41,8 @@ class EdgeIDRead(wiring.Component):
     """
 
     def __init__(self, *, table_addr_width: int, coarsening: int = 1):
-        assert coarsening >= 1 and coarsening & (coarsening - 1) == 0
+        if not is_power_of_two(coarsening):
+            raise ConfigError(f"EdgeIDRead: coarsening must be a power of two, not {coarsening!r}")
         self._table_addr_width = table_addr_width
         self._coarsening = coarsening
         super().__init__({

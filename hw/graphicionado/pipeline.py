@@ -19,7 +19,7 @@ Apply phase::
 Stages are joined by FIFOs of ``fifo_depth`` entries. The controller loads the EdgeIDTable
 into the scratchpad, clears VTempProperty, then alternates the phases until no vertex is
 active or ``max_iterations`` is reached. All memory traffic leaves through one
-:class:`MemoryPortSignature` port behind a round-robin arbiter.
+tagged port (:func:`hw.memory_port.mem_port_signature`) behind a round-robin arbiter.
 """
 
 from amaranth.hdl import Module, Mux, Signal
@@ -27,9 +27,10 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..atomic_update_cam import CAMConfig
+from ..config import ConfigError
 from ..integer_units import Minimum, SaturatingAdd
 from ..memory_arbiter import MemoryArbiter
-from ..memory_port import MemoryPortSignature
+from ..memory_port import MEMORY_TAG_WIDTH, mem_port_signature
 from ..stream_fifo import StreamFIFO
 from ..stream_register_slice import StreamRegisterSlice
 from ..stream_throttle import StreamLinks
@@ -71,7 +72,8 @@ class GraphicionadoPipeline(wiring.Component):
 
     Members
     -------
-    mem : ``Out(MemoryPortSignature(addr_width))``
+    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
+        Tagged with the client's index: reads of different clients may come back in any order.
     start : ``In(1)``
         Pulse: run with the values of the registers.
     <register> : ``In(32)`` for each name in :data:`REGISTERS`
@@ -86,10 +88,12 @@ class GraphicionadoPipeline(wiring.Component):
     """
 
     def __init__(self, config: GraphicionadoConfig):
-        assert isinstance(config, GraphicionadoConfig)
+        if not isinstance(config, GraphicionadoConfig):
+            raise ConfigError("GraphicionadoPipeline needs a GraphicionadoConfig, not "
+                              f"{type(config).__name__}")
         self._config = config
         members = {
-            "mem": Out(MemoryPortSignature(config.addr_width)),
+            "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH)),
             "start": In(1),
             "busy": Out(1),
             "done": Out(1),

@@ -5,6 +5,8 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
+from .config import ALGORITHMS
 from .layouts import DestinedEdge, SourcedEdge, Update
 
 
@@ -39,7 +41,9 @@ class ProcessEdge(wiring.Component):
     """
 
     def __init__(self, *, algo: str, unit, dst_prop: bool = False):
-        assert algo in ("bfs", "sssp", "cc", "pagerank")
+        if algo not in ALGORITHMS:
+            raise ConfigError(f"ProcessEdge: algo must be one of {', '.join(ALGORITHMS)}, not "
+                              f"{algo!r}")
         self._algo = algo
         self._unit = unit
         super().__init__({

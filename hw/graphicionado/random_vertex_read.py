@@ -10,6 +10,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..memory_port import WORDS_PER_LINE, MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 from .layouts import DestinedEdge, SourcedEdge
@@ -48,7 +49,9 @@ class RandomVertexRead(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, outstanding: int = 128):
-        assert outstanding >= 1
+        if outstanding < 1:
+            raise ConfigError("RandomVertexRead: outstanding must be at least 1, not "
+                              f"{outstanding!r}")
         self._addr_width = addr_width
         self._outstanding = outstanding
         super().__init__({

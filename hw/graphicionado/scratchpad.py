@@ -7,6 +7,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError, is_power_of_two
 from ..stream_fifo import StreamFIFO
 
 
@@ -58,8 +59,14 @@ class Scratchpad(wiring.Component):
     """
 
     def __init__(self, *, vertices: int, table_entries: int, bank_words: int = 16384):
-        assert vertices >= 2 and table_entries >= 0
-        assert bank_words >= 2 and bank_words & (bank_words - 1) == 0
+        if vertices < 2:
+            raise ConfigError(f"Scratchpad: vertices must be at least 2, not {vertices!r}")
+        if table_entries < 0:
+            raise ConfigError("Scratchpad: table_entries must not be negative, not "
+                              f"{table_entries!r}")
+        if bank_words < 2 or not is_power_of_two(bank_words):
+            raise ConfigError("Scratchpad: bank_words must be a power of two from 2, not "
+                              f"{bank_words!r}")
         self._vertices = vertices
         self._table_entries = table_entries
         self._bank_words = min(bank_words, 1 << (vertices - 1).bit_length())

@@ -9,6 +9,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..memory_port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 
@@ -48,8 +49,12 @@ class SequentialVertexRead(wiring.Component):
     """
 
     def __init__(self, *, item_words: int, addr_width: int, prefetch_lines: int = 4):
-        assert item_words in (1, 2, 4, 8, 16)
-        assert prefetch_lines >= 1
+        if item_words not in (1, 2, 4, 8, 16):
+            raise ConfigError("SequentialVertexRead: item_words must be 1, 2, 4, 8 or 16, not "
+                              f"{item_words!r}")
+        if prefetch_lines < 1:
+            raise ConfigError("SequentialVertexRead: prefetch_lines must be at least 1, not "
+                              f"{prefetch_lines!r}")
         self._item_words = item_words
         self._addr_width = addr_width
         self._prefetch_lines = prefetch_lines

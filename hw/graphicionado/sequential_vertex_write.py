@@ -9,6 +9,7 @@ from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..memory_port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 
 
@@ -44,7 +45,9 @@ class SequentialVertexWrite(wiring.Component):
     """
 
     def __init__(self, *, item_words: int, addr_width: int):
-        assert item_words in (1, 2, 4, 8, 16)
+        if item_words not in (1, 2, 4, 8, 16):
+            raise ConfigError("SequentialVertexWrite: item_words must be 1, 2, 4, 8 or 16, not "
+                              f"{item_words!r}")
         self._item_words = item_words
         self._addr_width = addr_width
         super().__init__({

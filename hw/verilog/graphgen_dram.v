@@ -19,8 +19,21 @@
 //                        is sampled high.
 //   +dram_dump_bin=PATH  written then too, as a raw little-endian image like +dram_init_bin
 //                        ($fwrite "%u" per line).
-//   +dram_seed=N         seed of the jitter generator (default 1).
+//   +dram_seed=N         seed of the random generators (default 1).
 // A missing init file stops the simulation ($finish) with an error on the console.
+//
+// Timing plusargs: read at time 0, so that one build serves every memory setting. Each
+// defaults to the parameter of the same name, or as stated.
+//   +dram_latency=N      LATENCY, at least 1.
+//   +dram_jitter=N       JITTER.
+//   +dram_outstanding=N  reads in flight at most, 1..OUTSTANDING (OUTSTANDING is the size of
+//                        the model's queue; a larger value is clamped, with a warning).
+//   +dram_tail_percent=P (default 0) the long tail: P % of reads are slow, see below.
+//   +dram_tail=T         (default 0) a slow read's extra latency is drawn from T/2..T.
+//   +dram_pushback=P     (default 0, at most 99) req_ready is dropped in P % of cycles.
+//   +dram_bw=N           (default LINE_BITS/8*256: a line a cycle) bandwidth in 1/256 bytes
+//                        a cycle, 1..LINE_BITS/8*256.
+//   +dram_reorder=1      (default 0) responses may overtake each other across tags.
 //
 // Request channel (valid/ready): at most one request per cycle. A request is accepted at a
 // rising edge where req_valid and req_ready are both high.
@@ -28,21 +41,42 @@
 //     req_wmask[i]; it produces no response.
 //   * A read captures the line at acceptance (so it sees every earlier write and no later
 //     one) and returns it on the response channel with its req_tag.
-//   req_ready is low during reset and while OUTSTANDING reads are in flight (accepted, but
-//   the response not yet taken); it depends on no input. Full read throughput therefore
-//   needs OUTSTANDING > LATENCY + JITTER.
+//   req_ready is low during reset, while `outstanding` reads are in flight (accepted, but the
+//   response not yet taken), while the bandwidth budget holds less than a line, and in the
+//   cycles the pushback generator drops it; it depends on no input. Full read throughput
+//   therefore needs outstanding > latency + jitter.
 //
-// Response channel (valid/ready, reads only), in request order. A read accepted at the edge
-// that ends cycle k is due at cycle d = max(k + LATENCY + j, d_prev + 1), where j is drawn
-// uniformly from 0..JITTER for each read and d_prev is the due cycle of the previous read;
-// resp_valid rises in cycle d at the earliest (so the response can be taken at the edge
-// ending cycle d, LATENCY edges after the request at least) and then holds, with the same
-// data, until resp_ready is high. At most one response per cycle.
+// Bandwidth: a budget of bytes (in 1/256 bytes) gains +dram_bw every cycle and loses a line
+// (LINE_BITS/8 bytes) for every request accepted, read or write; a request needs a line's
+// worth in the budget. The budget saturates at a line plus one cycle's gain, so a stream of
+// requests gets exactly +dram_bw/256 bytes a cycle in the long run, and an idle memory saves
+// up no burst.
 //
-// The jitter generator is a xorshift32 (x ^= x << 13; x ^= x >> 17; x ^= x << 5) started at
-// (seed ^ 32'h6A09E667), or 32'h6A09E667 if that is zero, advanced once per accepted read;
-// j = x % (JITTER + 1) of the advanced state. It is the same in every simulator and is
-// mirrored by hw/dram_model.py (jitter_sequence), so testbenches can predict every due cycle.
+// Latency: a read accepted at the edge that ends cycle k is due at cycle k + latency + x,
+// where x is drawn per read:
+//   uniform (tail_percent 0): x uniform in 0..jitter (jitter 0: fixed latency);
+//   tail: x = u + s, u uniform in 0..jitter, s = 0 for (100-P) % of reads and, for the
+//         slow P %, s uniform in T/2..T (T - T/2 + 1 values): a bimodal, long-tailed latency.
+// In order (reorder 0), responses come in request order and a read is never due before the
+// previous read's due cycle + 1 (due = max(k + latency + x, d_prev + 1)). With reorder 1 a
+// read is due at k + latency + x whatever came before, and the model presents, in each cycle
+// without a response held, the due read with the earliest due cycle (lowest slot on ties)
+// among those that are the oldest in flight with their tag: reads with the same tag stay in
+// request order (AXI ID semantics), others overtake. Tags are told apart by their low 10
+// bits (tags equal there keep their order too).
+//
+// Response channel (valid/ready, reads only): resp_valid rises in a read's due cycle at the
+// earliest (so the response can be taken at the edge ending that cycle, latency edges after
+// the request at least) and then holds, with the same data and tag, until resp_ready is high.
+// At most one response per cycle.
+//
+// Random generators: xorshift32 (x ^= x << 13; x ^= x >> 17; x ^= x << 5). The latency
+// generator starts at (seed ^ 32'h6A09E667), or 32'h6A09E667 if that is zero, and is advanced
+// once per accepted read, u = x % (jitter + 1) of the advanced state; in tail mode it is
+// advanced once more and the slow draw taken from that state y: slow when y % 100 < P, then
+// s = T/2 + (y / 100) % (T - T/2 + 1). hw/dram_model.py mirrors it (jitter_sequence). The
+// pushback generator starts at (seed ^ 32'hBB67AE85) (or that constant if zero), is advanced
+// at every edge out of reset, and drops req_ready in a cycle where its state % 100 < P.
 //
 // dump: when sampled high at a rising edge, the memory (including a write accepted at that
 // same edge) is written to +dram_dump and/or +dram_dump_bin; dump_done is then high for one
@@ -52,8 +86,8 @@
 // Addresses at or beyond DEPTH_LINES read as zero, are not written, and set `error` (sticky
 // until reset) with a warning on the console.
 
-// Simulation model: width extensions of parameters are intended; blocking writes of `mem`
-// in the clocked block are deliberate (see below).
+// Simulation model: width extensions of parameters are intended; blocking writes in the
+// clocked block are deliberate (see below).
 // verilator lint_off WIDTHEXPAND
 // verilator lint_off WIDTHTRUNC
 // verilator lint_off BLKSEQ
@@ -89,22 +123,42 @@ module graphgen_dram #(
     output reg                   error
 );
 
-    localparam PTR_BITS = OUTSTANDING > 1 ? $clog2(OUTSTANDING) : 1;
+    localparam SLOT_BITS = OUTSTANDING > 1 ? $clog2(OUTSTANDING) : 1;
     localparam CNT_BITS = $clog2(OUTSTANDING + 1);
+    localparam CHAINS = 1024;               // tags are told apart by their low 10 bits
     localparam [31:0] SEED_MIX = 32'h6A09E667;
+    localparam [31:0] PUSH_MIX = 32'hBB67AE85;
+    localparam [31:0] LINE_BUDGET = LINE_BITS / 8 * 256;
 
-    // The memory, and the queue of reads in flight (data captured at acceptance).
+    // The memory, and the slots of the reads in flight (data captured at acceptance). The
+    // reads of one chain (one tag; every read when in order) are linked oldest first.
     reg [LINE_BITS-1:0] mem [0:DEPTH_LINES-1];
     reg [LINE_BITS-1:0] q_data [0:OUTSTANDING-1];
     reg [TAG_BITS-1:0]  q_tag  [0:OUTSTANDING-1];
     reg [63:0]          q_due  [0:OUTSTANDING-1];
-    reg [PTR_BITS-1:0]  wr_ptr, rd_ptr;
+    reg                 q_live [0:OUTSTANDING-1];
+    reg [9:0]           q_chain [0:OUTSTANDING-1];
+    reg [SLOT_BITS-1:0] q_next [0:OUTSTANDING-1];
+    reg [SLOT_BITS-1:0] chain_head [0:CHAINS-1];
+    reg [SLOT_BITS-1:0] chain_tail [0:CHAINS-1];
+    reg [CNT_BITS-1:0]  chain_count [0:CHAINS-1];
     reg [CNT_BITS-1:0]  count;
+    reg                 pres_valid; // a response is presented ...
+    reg [SLOT_BITS-1:0] pres_slot;  // ... from this slot
     reg [63:0]          now;        // index of the current cycle
     reg [63:0]          last_due;   // due cycle of the last read accepted
-    reg [31:0]          prng, prng_seed;
+    reg [31:0]          prng, prng_seed, push, push_seed, budget;
     reg                 dump_taken;
     reg [31:0]          warnings;
+    // The outputs, registered: the state above is written with blocking assignments, which
+    // the design's clocked blocks must not see in the edge that makes them.
+    reg                 ready_r, valid_r;
+    reg [LINE_BITS-1:0] rdata_r;
+    reg [TAG_BITS-1:0]  tag_r;
+
+    // Runtime settings (plusargs).
+    integer             latency, jitter, limit, tail_percent, tail, pushback, bandwidth;
+    integer             reorder;
 
     reg [8*1024-1:0]    init_path, dump_path, dump_bin_path;
     reg                 have_dump_path, have_dump_bin_path;
@@ -128,6 +182,14 @@ module graphgen_dram #(
             q_data[i] = {LINE_BITS{1'b0}};
             q_tag[i] = {TAG_BITS{1'b0}};
             q_due[i] = 64'd0;
+            q_live[i] = 1'b0;
+            q_chain[i] = 10'd0;
+            q_next[i] = 0;
+        end
+        for (i = 0; i < CHAINS; i = i + 1) begin
+            chain_head[i] = 0;
+            chain_tail[i] = 0;
+            chain_count[i] = 0;
         end
         if ($value$plusargs("dram_init_bin=%s", init_path)) begin
             fd = $fopen(init_path, "rb");
@@ -160,13 +222,45 @@ module graphgen_dram #(
         have_dump_bin_path = $value$plusargs("dram_dump_bin=%s", dump_bin_path);
         seed_arg = 1;
         if ($value$plusargs("dram_seed=%d", seed_arg)) begin end
+        latency = LATENCY;
+        if ($value$plusargs("dram_latency=%d", latency)) begin end
+        if (latency < 1) latency = 1;
+        jitter = JITTER;
+        if ($value$plusargs("dram_jitter=%d", jitter)) begin end
+        if (jitter < 0) jitter = 0;
+        limit = OUTSTANDING;
+        if ($value$plusargs("dram_outstanding=%d", limit)) begin end
+        if (limit < 1) limit = 1;
+        if (limit > OUTSTANDING) begin
+            $display("graphgen_dram: +dram_outstanding=%0d clamped to OUTSTANDING=%0d",
+                     limit, OUTSTANDING);
+            limit = OUTSTANDING;
+        end
+        tail_percent = 0;
+        if ($value$plusargs("dram_tail_percent=%d", tail_percent)) begin end
+        tail = 0;
+        if ($value$plusargs("dram_tail=%d", tail)) begin end
+        if (tail < 0) tail = 0;
+        pushback = 0;
+        if ($value$plusargs("dram_pushback=%d", pushback)) begin end
+        if (pushback > 99) pushback = 99;
+        bandwidth = LINE_BUDGET;
+        if ($value$plusargs("dram_bw=%d", bandwidth)) begin end
+        if (bandwidth < 1 || bandwidth > LINE_BUDGET) bandwidth = LINE_BUDGET;
+        reorder = 0;
+        if ($value$plusargs("dram_reorder=%d", reorder)) begin end
         prng_seed = seed_arg ^ SEED_MIX;
         if (prng_seed == 32'd0)
             prng_seed = SEED_MIX;
         prng = prng_seed;
-        wr_ptr = 0;
-        rd_ptr = 0;
+        push_seed = seed_arg ^ PUSH_MIX;
+        if (push_seed == 32'd0)
+            push_seed = PUSH_MIX;
+        push = push_seed;
+        budget = LINE_BUDGET;
         count = 0;
+        pres_valid = 1'b0;
+        pres_slot = 0;
         now = 64'd0;
         last_due = 64'd0;
         dump_taken = 1'b0;
@@ -175,38 +269,69 @@ module graphgen_dram #(
         stat_writes = 32'd0;
         error = 1'b0;
         warnings = 32'd0;
+        ready_r = ready_next(count);
+        valid_r = 1'b0;
+        rdata_r = {LINE_BITS{1'b0}};
+        tag_r = {TAG_BITS{1'b0}};
     end
 
-    assign req_ready  = !rst && (count < OUTSTANDING);
-    assign resp_valid = (count != 0) && (q_due[rd_ptr] <= now);
-    assign resp_rdata = q_data[rd_ptr];
-    assign resp_tag   = q_tag[rd_ptr];
+    function ready_next;
+        input [CNT_BITS-1:0] in_flight;
+        begin
+            ready_next = (in_flight < limit) && (budget >= LINE_BUDGET) &&
+                         !(pushback > 0 && push % 100 < pushback);
+        end
+    endfunction
+
+    assign req_ready  = !rst && ready_r;
+    assign resp_valid = valid_r;
+    assign resp_rdata = rdata_r;
+    assign resp_tag   = tag_r;
 
     wire         accept   = req_valid && req_ready;
     wire         in_range = req_addr < DEPTH_LINES;
     wire         pop      = resp_valid && resp_ready;
-    wire [31:0]  prng_next = xorshift32(prng);
-    wire [63:0]  jitter    = (JITTER > 0) ? ({32'd0, prng_next} % (JITTER + 1)) : 64'd0;
-    wire [63:0]  earliest  = now + LATENCY + jitter;
-    wire [63:0]  due       = (earliest > last_due) ? earliest : last_due + 64'd1;
 
     reg [LINE_BITS-1:0] merged;
-    integer b;
+    reg [31:0]          draw, slow_draw;
+    reg [63:0]          extra, due, best_due;
+    reg [9:0]           chain;
+    reg [SLOT_BITS-1:0] slot;
+    integer b, s;
 
+    // Blocking writes throughout: the state is only read inside this block, so each step
+    // below sees the steps before it; the outputs are registered apart, nonblocking.
     always @(posedge clk) begin
         now <= now + 64'd1;
         if (rst) begin
-            wr_ptr <= 0;
-            rd_ptr <= 0;
-            count <= 0;
-            last_due <= 64'd0;
-            prng <= prng_seed;
+            for (s = 0; s < OUTSTANDING; s = s + 1)
+                q_live[s] = 1'b0;
+            for (s = 0; s < CHAINS; s = s + 1)
+                chain_count[s] = 0;
+            count = 0;
+            pres_valid = 1'b0;
+            last_due = 64'd0;
+            prng = prng_seed;
+            push = push_seed;
+            budget = LINE_BUDGET;
+            ready_r <= ready_next(count);
+            valid_r <= 1'b0;
             dump_taken <= 1'b0;
             dump_done <= 1'b0;
             stat_reads <= 32'd0;
             stat_writes <= 32'd0;
             error <= 1'b0;
         end else begin
+            // Retire the response taken at this edge.
+            if (pop) begin
+                q_live[pres_slot] = 1'b0;
+                chain = q_chain[pres_slot];
+                chain_count[chain] = chain_count[chain] - 1;
+                if (chain_count[chain] != 0)
+                    chain_head[chain] = q_next[pres_slot];
+                count = count - 1;
+                pres_valid = 1'b0;
+            end
             if (accept && !in_range) begin
                 error <= 1'b1;
                 if (warnings < 8)
@@ -217,8 +342,6 @@ module graphgen_dram #(
             if (accept && req_write) begin
                 stat_writes <= stat_writes + 32'd1;
                 if (in_range) begin
-                    // Blocking: the memory is only read inside this block, so a read or a
-                    // dump later in program order sees the write at once.
                     merged = mem[req_addr];
                     for (b = 0; b < LINE_BITS / 8; b = b + 1)
                         if (req_wmask[b])
@@ -228,16 +351,67 @@ module graphgen_dram #(
             end
             if (accept && !req_write) begin
                 stat_reads <= stat_reads + 32'd1;
-                q_data[wr_ptr] <= in_range ? mem[req_addr] : {LINE_BITS{1'b0}};
-                q_tag[wr_ptr] <= req_tag;
-                q_due[wr_ptr] <= due;
-                last_due <= due;
-                prng <= prng_next;
-                wr_ptr <= (wr_ptr == OUTSTANDING - 1) ? 0 : wr_ptr + 1;
+                prng = xorshift32(prng);
+                draw = prng;
+                extra = (jitter > 0) ? ({32'd0, draw} % (jitter + 1)) : 64'd0;
+                if (tail_percent > 0) begin
+                    prng = xorshift32(prng);
+                    slow_draw = prng;
+                    if (slow_draw % 100 < tail_percent)
+                        extra = extra + tail / 2 + (slow_draw / 100) % (tail - tail / 2 + 1);
+                end
+                due = now + latency + extra;
+                if (reorder == 0 && due <= last_due)
+                    due = last_due + 64'd1;
+                last_due = due;
+                slot = 0;
+                for (s = OUTSTANDING - 1; s >= 0; s = s - 1)
+                    if (!q_live[s])
+                        slot = s;
+                chain = reorder != 0 ? req_tag % CHAINS : 10'd0;
+                q_data[slot] = in_range ? mem[req_addr] : {LINE_BITS{1'b0}};
+                q_tag[slot] = req_tag;
+                q_due[slot] = due;
+                q_live[slot] = 1'b1;
+                q_chain[slot] = chain;
+                if (chain_count[chain] == 0)
+                    chain_head[chain] = slot;
+                else
+                    q_next[chain_tail[chain]] = slot;
+                chain_tail[chain] = slot;
+                chain_count[chain] = chain_count[chain] + 1;
+                count = count + 1;
             end
-            if (pop)
-                rd_ptr <= (rd_ptr == OUTSTANDING - 1) ? 0 : rd_ptr + 1;
-            count <= count + (accept && !req_write) - pop;
+            // Bandwidth budget and pushback for the next cycle.
+            if (accept)
+                budget = budget - LINE_BUDGET;
+            budget = budget + bandwidth;
+            if (budget > LINE_BUDGET + bandwidth)
+                budget = LINE_BUDGET + bandwidth;
+            push = xorshift32(push);
+            // The response of the next cycle (now + 1): the one held, or a due chain head.
+            if (!pres_valid && count != 0) begin
+                if (reorder == 0) begin
+                    slot = chain_head[0];
+                    if (q_due[slot] <= now + 64'd1) begin
+                        pres_valid = 1'b1;
+                        pres_slot = slot;
+                    end
+                end else begin
+                    best_due = 64'hFFFF_FFFF_FFFF_FFFF;
+                    for (s = 0; s < OUTSTANDING; s = s + 1)
+                        if (q_live[s] && chain_head[q_chain[s]] == s &&
+                                q_due[s] <= now + 64'd1 && q_due[s] < best_due) begin
+                            best_due = q_due[s];
+                            pres_valid = 1'b1;
+                            pres_slot = s;
+                        end
+                end
+            end
+            ready_r <= ready_next(count);
+            valid_r <= pres_valid;
+            rdata_r <= q_data[pres_slot];
+            tag_r <= q_tag[pres_slot];
 
             dump_taken <= dump;
             dump_done <= dump_taken;

@@ -5,21 +5,30 @@ The top is ``SimDRAM`` itself (ports ``req__valid``, ``req__payload``, ...), loa
 response queue, which mirrors the model's jitter generator (``+dram_seed``), predicts every
 cycle, and each cycle the outputs are checked against it:
 
-* ``req.ready`` is high exactly when fewer than ``outstanding`` reads are in flight;
-* ``resp.valid`` rises exactly in the cycle the model says the head read is due (``latency``
-  after acceptance, plus jitter, never before the previous response's due cycle + 1) and
-  holds under backpressure; ``rdata`` is the line as it was at acceptance (byte-masked
-  writes applied in order) and ``tag`` is the request's; each response's latency, accept
-  edge to take edge, is at least ``latency``;
+* ``req.ready`` is high exactly when fewer than ``outstanding`` reads are in flight (with
+  pushback or a bandwidth limit: only then);
+* ``resp.valid`` rises exactly in the cycle the model says a read is due (``latency`` after
+  acceptance, plus jitter and tail, in order never before the previous response's due
+  cycle + 1) and holds, with the same payload, under backpressure; in order the read is the
+  oldest in flight, with ``+dram_reorder=1`` one of the oldest reads of their tag, due
+  earliest; ``rdata`` is the line as it was at acceptance (byte-masked writes applied in
+  order) and ``tag`` is the request's; each response's latency, accept edge to take edge, is
+  at least ``latency``;
 * the counters agree; at the end of a run the ``$writememh`` dump equals the model memory.
+
+The timing settings are read from the plusargs (:class:`hw.dram_model.DRAMTiming`); the
+tests ``pushback_and_limit``, ``bandwidth``, ``reorder_by_tag`` and ``latency_distribution``
+measure what those settings promise and are run with them (``testcase``).
 
 Sizes come from ``GRAPHGEN_TEST_OPTIONS``: ``ops`` (requests per traffic run), ``traffic``
 (a list of ``[idle probability, backpressure probability]``), ``check_lines`` (lines read back
 by ``image_loads``: all when 0), ``reads`` (throughput run), ``latency_offset`` (what the
-checker adds to the configured latency: a nonzero value must make it fail).
+checker adds to the configured latency: a nonzero value must make it fail), ``checker``
+(timing settings the checker assumes instead of the model's: must make it fail).
 """
 
 import collections
+import dataclasses
 import random
 import time
 
@@ -27,7 +36,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from hw.dram_model import DRAMConfig, jitter_sequence, mem_request_layout
+from hw.dram_model import DRAMConfig, DRAMTiming, extra_latency_sequence, mem_request_layout
 from sim.dram_image import LINE_BYTES, DRAMImage
 from sim.tb.common import config_from_env, pause_generator, start_clock_and_reset, test_options
 
@@ -37,7 +46,7 @@ FULL_MASK = (1 << LINE_BYTES) - 1
 
 def _options() -> dict:
     options = {"ops": 1500, "traffic": [[0.0, 0.0], [0.3, 0.5]], "check_lines": 0,
-               "reads": 400, "latency_offset": 0, "seed": 1}
+               "reads": 400, "latency_offset": 0, "seed": 1, "checker": {}}
     options.update(test_options())
     return options
 
@@ -96,7 +105,12 @@ class DRAMTB:
         self.dut = dut
         self.cfg = DRAMConfig(**config_from_env())
         options = _options()
-        self.latency = self.cfg.latency + options["latency_offset"]
+        self.timing = dataclasses.replace(DRAMTiming.from_plusargs(cocotb.plusargs, self.cfg),
+                                          **options["checker"])
+        self.latency = self.timing.latency + options["latency_offset"]
+        # req.ready is predicted exactly unless pushback or the bandwidth limit may drop it.
+        self.exact_ready = self.timing.pushback == 0 and \
+            self.timing.bandwidth == LINE_BYTES * 256
         self.model = MemoryModel.get(self.cfg.depth_lines)
         self.rng = random.Random(seed)
         self.idle = pause_generator(self.rng, idle)
@@ -123,21 +137,38 @@ class DRAMTB:
         dut.resp__ready.value = 0
         dut.dump.value = 0
         await start_clock_and_reset(dut)
-        # The model's jitter generator restarts at reset, as the Verilog one does.
-        self.jitter = jitter_sequence(self.dram_seed, self.cfg.jitter)
-        self.queue = collections.deque()     # (due cycle, data, tag, accept cycle, addr)
+        # The model's latency generator restarts at reset, as the Verilog one does.
+        timing = self.timing
+        self.jitter = extra_latency_sequence(self.dram_seed, timing.jitter,
+                                             timing.tail_percent, timing.tail)
+        self.queue = []         # reads in flight, oldest first: (due, data, tag, accept, addr)
         self.last_due = -1
         self.reads = self.writes = 0
+        self.held = None        # the read presented and not taken in the previous cycle
+        self.extras = []        # the extra latency drawn for each read
+
+    def eligible(self) -> list:
+        """The reads in flight that may be presented now: the oldest of their chain (of their
+        tag's low 10 bits with reorder, of all reads in order), due."""
+        seen, ready = set(), []
+        for entry in self.queue:
+            chain = entry[2] % 1024 if self.timing.reorder else 0
+            if chain not in seen and entry[0] <= self.cycle:
+                ready.append(entry)
+            seen.add(chain)
+        return ready
 
     async def run(self, requests: list, *, always_ready: bool = False,
                   max_cycles: int | None = None):
         """Offer ``requests`` in order (with idle gaps), take responses (with backpressure),
         until every read has been answered. Returns the cycles taken."""
-        dut, cfg, model = self.dut, self.cfg, self.model
+        dut, cfg, model, timing = self.dut, self.cfg, self.model, self.timing
         pending = collections.deque(requests)
         offered = None
         start = self.cycle
-        limit = max_cycles or (len(requests) + 10) * (cfg.latency + cfg.jitter + 4) + 1000
+        slow = timing.jitter + timing.tail + 4 + 64 * 256 // timing.bandwidth
+        limit = max_cycles or (len(requests) + 10) * (timing.latency + slow) * \
+            (100 // (100 - timing.pushback)) + 1000
         while pending or offered is not None or self.queue:
             await RisingEdge(dut.clk)
             self.cycle += 1
@@ -155,29 +186,46 @@ class DRAMTB:
             await ReadOnly()
             where = f"cycle {self.cycle}"
             req_ready = int(dut.req__ready.value)
-            expect_ready = len(self.queue) < cfg.outstanding
-            assert req_ready == expect_ready, \
-                f"{where}: req.ready={req_ready} with {len(self.queue)} reads in flight"
+            room = len(self.queue) < timing.outstanding
+            if self.exact_ready or not room:
+                assert req_ready == room, \
+                    f"{where}: req.ready={req_ready} with {len(self.queue)} reads in flight"
+            self.stats["ready_cycles"] += req_ready
+            self.stats["room_cycles"] += room
+            self.stats["max_in_flight"] = max(self.stats["max_in_flight"], len(self.queue))
             resp_valid = int(dut.resp__valid.value)
-            due = bool(self.queue) and self.queue[0][0] <= self.cycle
-            assert resp_valid == due, \
+            eligible = self.eligible()
+            if self.held is not None:
+                eligible = [self.held]
+            assert resp_valid == bool(eligible), \
                 f"{where}: resp.valid={resp_valid}, model " + \
-                (f"head due at {self.queue[0][0]}" if self.queue else "has no read in flight")
+                (f"has {len(eligible)} reads due" if self.queue else "has no read in flight")
             if resp_valid:
-                _, data, tag, accepted, addr = self.queue[0]
                 payload = int(dut.resp__payload.value)
                 rdata = payload & LINE_MASK
+                got_tag = payload >> (8 * LINE_BYTES) if cfg.tag_width else 0
+                first_due = min(entry[0] for entry in eligible)
+                matching = [entry for entry in eligible
+                            if entry[0] == first_due and entry[2] == got_tag]
+                if not matching:
+                    expected = [entry[2] for entry in eligible if entry[0] == first_due]
+                    raise AssertionError(f"{where}: tag {got_tag} presented; model: tags "
+                                         f"{expected} due earliest")
+                entry = matching[0]
+                _, data, tag, accepted, addr = entry
                 if rdata != data:
                     raise AssertionError(f"{where}: read of line {addr} returned "
                                          f"{rdata:#x}, model {data:#x}")
-                if cfg.tag_width:
-                    got_tag = payload >> (8 * LINE_BYTES)
-                    assert got_tag == tag, f"{where}: tag {got_tag}, model {tag}"
                 if resp_ready:
-                    assert self.cycle - accepted >= cfg.latency, \
+                    assert self.cycle - accepted >= timing.latency, \
                         f"{where}: response after {self.cycle - accepted} < latency cycles"
-                    self.queue.popleft()
+                    overtaken = self.queue.index(entry)
+                    self.stats["overtakes"] += overtaken > 0
+                    self.queue.remove(entry)
                     self.responses.append((accepted, self.cycle, addr, tag))
+                    self.held = None
+                else:
+                    self.held = entry
             if offered is not None and req_ready:
                 self.accept(offered)
                 offered = None
@@ -194,9 +242,14 @@ class DRAMTB:
             self.model.write(request.addr, request.wdata, request.wmask)
             self.writes += 1
         else:
-            due = max(self.cycle + self.latency + next(self.jitter), self.last_due + 1)
+            extra = next(self.jitter)
+            self.extras.append(extra)
+            due = self.cycle + self.latency + extra
+            if not self.timing.reorder:
+                due = max(due, self.last_due + 1)
             self.last_due = due
-            self.queue.append((due, self.model.read(request.addr), request.tag, self.cycle,
+            tag = request.tag if self.cfg.tag_width else 0      # untagged: no tag to keep
+            self.queue.append((due, self.model.read(request.addr), tag, self.cycle,
                                request.addr))
             self.reads += 1
 
@@ -374,3 +427,106 @@ async def out_of_range(dut):
     assert int(dut.error.value), "error not set by an out-of-range access"
     await RisingEdge(dut.clk)
     await tb.check_counters()
+
+
+def _read_stream(tb, count: int, tags: int = 1) -> list:
+    cfg = tb.cfg
+    return [Request(tb.rng.randrange(cfg.depth_lines), 0, 0, 0,
+                    tb.rng.randrange(min(tags, 1 << cfg.tag_width)) if cfg.tag_width else 0)
+            for _ in range(count)]
+
+
+@cocotb.test()
+async def pushback_and_limit(dut):
+    """Back-to-back reads: the in-flight count reaches the outstanding limit and never
+    passes it (checked every cycle), and req.ready is dropped in about ``pushback`` % of the
+    cycles that have room."""
+    options = _options()
+    tb = DRAMTB(dut, seed=options["seed"] + 13)
+    await tb.reset()
+    timing = tb.timing
+    await tb.run(_read_stream(tb, options["reads"]), always_ready=True)
+    stats = tb.stats
+    dropped = 100 * (1 - stats["ready_cycles"] / stats["room_cycles"])
+    dut._log.info("outstanding %d: at most %d in flight; pushback %d %%: ready dropped in "
+                  "%.1f %% of %d cycles with room", timing.outstanding,
+                  stats["max_in_flight"], timing.pushback, dropped, stats["room_cycles"])
+    assert stats["max_in_flight"] == timing.outstanding, \
+        f"at most {stats['max_in_flight']} reads in flight, limit {timing.outstanding}"
+    assert abs(dropped - timing.pushback) <= 5, \
+        f"ready dropped in {dropped:.1f} % of cycles, pushback {timing.pushback} %"
+
+
+@cocotb.test()
+async def bandwidth(dut):
+    """Back-to-back requests, reads and writes: accepted at the set bytes per cycle (within
+    2 %) once the first is in; with pushback at most that, and no less than the share of
+    cycles pushback leaves (a refused cycle's bytes are lost when the budget is full)."""
+    options = _options()
+    tb = DRAMTB(dut, seed=options["seed"] + 17)
+    await tb.reset()
+    timing = tb.timing
+    requests = [request._replace(write=tb.rng.random() < 0.5, wmask=FULL_MASK)
+                for request in _read_stream(tb, options["reads"])]
+    accepts = []
+    accept = tb.accept
+
+    def counting_accept(request):
+        accepts.append(tb.cycle)
+        accept(request)
+    tb.accept = counting_accept
+    await tb.run(requests, always_ready=True)
+    rate = LINE_BYTES * (len(accepts) - 1) / (accepts[-1] - accepts[0])
+    target = timing.bandwidth / 256
+    dut._log.info("%d requests at %.3f bytes per cycle, set %.3f", len(accepts), rate, target)
+    low = 1 - timing.pushback / 100
+    assert (low - 0.02) * target <= rate <= 1.02 * target, \
+        f"{rate:.3f} bytes per cycle, set {target:.3f}, pushback {timing.pushback} %"
+
+
+@cocotb.test()
+async def reorder_by_tag(dut):
+    """Reads with four tags: with reorder, reads of different tags overtake each other and
+    reads of one tag keep their order (checked every cycle); in order, none overtakes."""
+    options = _options()
+    tb = DRAMTB(dut, seed=options["seed"] + 19, backpressure=0.3)
+    await tb.reset()
+    await tb.run(_read_stream(tb, options["reads"], tags=4))
+    overtakes = tb.stats["overtakes"]
+    dut._log.info("reorder %s: %d of %d responses overtook an older read", tb.timing.reorder,
+                  overtakes, tb.reads)
+    if tb.timing.reorder:
+        assert overtakes > tb.reads // 10, f"only {overtakes} responses overtook"
+    else:
+        assert overtakes == 0
+
+
+@cocotb.test()
+async def latency_distribution(dut):
+    """Reads with spaced arrivals, all taken at once: each is presented in the cycle it is due
+    (latency + the extra it draws, in order no earlier than the previous read's due cycle + 1)
+    or, with reorder, as soon as no read due earlier is presented (checked every cycle); the
+    extras follow the set distribution: uniform over 0..jitter (mean within 10 %), and for
+    the tail about tail_percent % of reads (within 3 points) tail // 2..tail later."""
+    options = _options()
+    tb = DRAMTB(dut, seed=options["seed"] + 23, idle=0.5)
+    await tb.reset()
+    timing = tb.timing
+    await tb.run(_read_stream(tb, options["reads"], tags=1 << 10))
+    extras = np.array(tb.extras)
+    slow = extras > timing.jitter
+    body = extras[~slow]
+    dut._log.info("%d reads: extra latency mean %.2f, max %d; %.1f %% slow",
+                  extras.size, extras.mean(), extras.max(), 100 * slow.mean())
+    assert extras.min() >= 0 and body.max() <= timing.jitter
+    if timing.jitter:
+        assert abs(body.mean() - timing.jitter / 2) <= 0.1 * timing.jitter / 2 + 0.5, \
+            f"uniform part's mean {body.mean():.2f}, expected {timing.jitter / 2}"
+        assert body.max() == timing.jitter and body.min() == 0
+    if timing.tail_percent:
+        assert abs(100 * slow.mean() - timing.tail_percent) <= 3, \
+            f"{100 * slow.mean():.1f} % slow reads, set {timing.tail_percent} %"
+        late = extras[slow]
+        assert late.min() >= timing.tail // 2 and late.max() <= timing.tail + timing.jitter
+    else:
+        assert not slow.any()

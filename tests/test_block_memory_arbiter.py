@@ -1,0 +1,89 @@
+"""The memory arbiter's interface contract only (its internals are being reworked): with
+several clients issuing random reads and masked writes, every read is answered once, to the
+client that asked, in that client's order, with the line as that client's earlier writes
+left it (each client keeps to lines of its own); each client's writes reach the memory in
+its order; no more than ``outstanding`` reads are in flight at the memory. Clients,
+their response sides and the memory are paused at random."""
+
+import random
+
+import pytest
+
+from hw.memory_arbiter import MemoryArbiter
+from sim.amaranth_memory import LineMemoryModel
+from tests.stream_drivers import PAUSES, Bench
+
+ADDR = 16
+LINES_PER_CLIENT = 6
+
+
+def client_program(rng, client, count):
+    """Random requests on the client's own lines and the responses its reads must get."""
+    lines = {client * 100 + k: rng.randrange(1 << 512) for k in range(LINES_PER_CLIENT)}
+    image = dict(lines)
+    requests, reads, writes = [], [], []
+    for _ in range(count):
+        addr = rng.choice(list(lines))
+        if rng.random() < 0.4:
+            wdata = rng.randrange(1 << 512)
+            wmask = rng.choice([(1 << 64) - 1, rng.randrange(1 << 64)])
+            mask = sum(0xFF << (8 * b) for b in range(64) if wmask >> b & 1)
+            image[addr] = image[addr] & ~mask | wdata & mask
+            requests.append({"addr": addr, "write": 1, "wdata": wdata, "wmask": wmask})
+            writes.append(addr)
+        else:
+            requests.append({"addr": addr, "write": 0, "wdata": 0, "wmask": 0})
+            reads.append({"rdata": image[addr]})
+    return lines, requests, reads, writes
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+@pytest.mark.parametrize("ports, outstanding", [(1, 2), (3, 4), (4, 16)])
+def test_memory_arbiter_contract(ports, outstanding, pause):
+    rng = random.Random(f"arbiter/{ports}")
+    dut = MemoryArbiter(ports=ports, addr_width=ADDR, outstanding=outstanding)
+    bench = Bench(dut, f"MemoryArbiter(ports={ports}, outstanding={outstanding})",
+                  pause=pause)
+    image, programs = {}, []
+    for c in range(ports):
+        lines, requests, reads, writes = client_program(rng, c, rng.randrange(40, 80))
+        image.update(lines)
+        programs.append((requests, reads, writes))
+        bench.source(f"clients[{c}].req", dut.clients[c].req, requests)
+        bench.sink(f"clients[{c}].resp", dut.clients[c].resp, len(reads))
+    memory = LineMemoryModel(image, latency=2 if pause is None else 7,
+                             jitter=0 if pause is None else 6,
+                             stall_probability=0 if pause is None else 0.3,
+                             seed=f"{pause}/memory")
+    bench.watch("bus.req", dut.bus.req, progress=False)
+    bench.watch("bus.resp", dut.bus.resp, progress=False)
+    writes_seen = []
+
+    async def serve(ctx):
+        await memory.serve(ctx, dut.bus)
+
+    async def bus_monitor(ctx):
+        in_flight = 0
+        async for _, _, qv, qr, write, addr, sv, sr in ctx.tick().sample(
+                dut.bus.req.valid, dut.bus.req.ready, dut.bus.req.payload.write,
+                dut.bus.req.payload.addr, dut.bus.resp.valid, dut.bus.resp.ready):
+            if qv and qr and write:
+                writes_seen.append(addr)
+            in_flight += (qv and qr and not write) - (sv and sr)
+            if in_flight > outstanding:
+                bench.fail(f"{in_flight} reads in flight at the memory (cycle {bench.cycle})")
+
+    bench.add_process(serve)
+    bench.add_process(bus_monitor)
+    bench.until(lambda: all(bench.sent[f"clients[{c}].req"] == len(programs[c][0])
+                            for c in range(ports)))
+    cycles = bench.run(settle=40)
+    for c, (requests, reads, writes) in enumerate(programs):
+        bench.check_equal(bench.received[f"clients[{c}].resp"], reads,
+                          f"client {c}'s read responses")
+        bench.check_equal([a for a in writes_seen if a // 100 == c], writes,
+                          f"client {c}'s writes at the memory")
+    if pause is None:
+        total = sum(len(p[0]) for p in programs)
+        if cycles > 3 * total + 100:
+            bench.fail(f"{cycles} cycles for {total} requests without pauses")

@@ -1,0 +1,118 @@
+# amaranth: UnusedElaboratable=no
+"""Every hardware block refuses a bad parameter with :class:`hw.config.ConfigError` and one
+line, whether or not Python runs with assertions (``python -O``). (The blocks refused are
+never elaborated: the comment above keeps Amaranth from warning about each.)"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from amaranth.hdl import unsigned
+
+from hw.config import ConfigError
+
+
+def _cases():
+    from hw.atomic_update_cam import AtomicUpdateCAM
+    from hw.depgraph.circular_queue import CircularQueue
+    from hw.depgraph.config import DepGraphConfig
+    from hw.depgraph.ddmu import DDMU
+    from hw.depgraph.ddmu_with_learner import DDMUWithLearner
+    from hw.depgraph.engine import Engine
+    from hw.depgraph.fifo_edge_buffer import FIFOEdgeBuffer
+    from hw.depgraph.hdtl import HDTL
+    from hw.depgraph.hub_index_learner import HubIndexLearner
+    from hw.depgraph.processing_element import ProcessingElement
+    from hw.depgraph.range_reader import RangeReader
+    from hw.depgraph.register_block import RegisterBlock
+    from hw.depgraph.update_network import UpdateNetwork
+    from hw.formal.stream_order import MutatedRegisterSlice
+    from hw.graphicionado.edge_id_read import EdgeIDRead
+    from hw.graphicionado.pipeline import GraphicionadoPipeline
+    from hw.graphicionado.process_edge import ProcessEdge
+    from hw.graphicionado.random_vertex_read import RandomVertexRead
+    from hw.graphicionado.scratchpad import Scratchpad
+    from hw.graphicionado.sequential_vertex_read import SequentialVertexRead
+    from hw.graphicionado.sequential_vertex_write import SequentialVertexWrite
+    from hw.stream_arbiter import StreamArbiter
+    from hw.stream_fifo import StreamFIFO
+    byte = unsigned(8)
+    return {
+        "cam-config": (lambda: AtomicUpdateCAM({"entries": 16}), "needs a CAMConfig"),
+        "fifo-depth": (lambda: StreamFIFO(byte, 0), "depth"),
+        "arbiter-count": (lambda: StreamArbiter(byte, 0), "count"),
+        "svw-item-words": (lambda: SequentialVertexWrite(item_words=3, addr_width=26),
+                           "item_words"),
+        "edge-id-coarsening": (lambda: EdgeIDRead(table_addr_width=10, coarsening=3),
+                               "coarsening"),
+        "svr-item-words": (lambda: SequentialVertexRead(item_words=5, addr_width=26),
+                           "item_words"),
+        "svr-prefetch": (lambda: SequentialVertexRead(item_words=1, addr_width=26,
+                                                      prefetch_lines=0), "prefetch_lines"),
+        "rvr-outstanding": (lambda: RandomVertexRead(addr_width=26, outstanding=0),
+                            "outstanding"),
+        "process-edge-algo": (lambda: ProcessEdge(algo="dfs", unit=None), "algo"),
+        "scratchpad-vertices": (lambda: Scratchpad(vertices=1, table_entries=4), "vertices"),
+        "scratchpad-table": (lambda: Scratchpad(vertices=8, table_entries=-1), "table_entries"),
+        "scratchpad-bank": (lambda: Scratchpad(vertices=8, table_entries=4, bank_words=12),
+                            "bank_words"),
+        "pipeline-config": (lambda: GraphicionadoPipeline(DepGraphConfig()),
+                            "needs a GraphicionadoConfig"),
+        "register-block": (lambda: RegisterBlock(engines=0), "engines"),
+        "update-network-banks": (lambda: UpdateNetwork(sources=2, banks=0), "banks"),
+        "update-network-queue": (lambda: UpdateNetwork(sources=2, banks=2, queue_depth=1),
+                                 "queue_depth"),
+        "ddmu-learner-algo": (lambda: DDMUWithLearner(algo="dfs", addr_width=26), "algo"),
+        "ddmu-learner-loans": (lambda: DDMUWithLearner(algo="bfs", addr_width=26, loans=4),
+                               "loans"),
+        "ddmu-algo": (lambda: DDMU(algo="dfs", addr_width=26), "algo"),
+        "ddmu-candidates": (lambda: DDMU(algo="bfs", addr_width=26, candidates=0),
+                            "candidates"),
+        "ddmu-loans": (lambda: DDMU(algo="pagerank", addr_width=26, loans=0), "loans"),
+        "queue-lines": (lambda: CircularQueue(addr_width=26, lines=1), "lines"),
+        "queue-prefetch": (lambda: CircularQueue(addr_width=26, lines=4, prefetch_lines=0),
+                           "prefetch_lines"),
+        "engine-index": (lambda: Engine(DepGraphConfig(engines=2), 2), "index"),
+        "edge-buffer-depth": (lambda: FIFOEdgeBuffer(depth=0), "depth"),
+        "pe-algo": (lambda: ProcessingElement(algo="dfs", engine=0), "algo"),
+        "pe-engine": (lambda: ProcessingElement(algo="bfs", engine=-1), "engine"),
+        "hdtl-stack": (lambda: HDTL(addr_width=26, stack_depth=0), "stack_depth"),
+        "hdtl-algo": (lambda: HDTL(addr_width=26, stack_depth=4, algo="dfs"), "algo"),
+        "hdtl-track": (lambda: HDTL(addr_width=26, stack_depth=4, track_entries=0),
+                       "track_entries"),
+        "learner-algo": (lambda: HubIndexLearner(algo="dfs", addr_width=26), "algo"),
+        "range-reader-words": (lambda: RangeReader(addr_width=26, item_words=6), "item_words"),
+        "mutated-slice-bug": (lambda: MutatedRegisterSlice(byte, "no_such_bug"), "bug"),
+        "range-reader-window": (lambda: RangeReader(addr_width=26, item_words=2, window=0),
+                                "window"),
+    }
+
+
+def check(name: str) -> str:
+    """Construct case ``name``; the empty string if it raised the expected ConfigError."""
+    make, fragment = _cases()[name]
+    try:
+        make()
+    except ConfigError as error:
+        message = str(error)
+        if "\n" in message or fragment not in message:
+            return f"{name}: unexpected message {message!r}"
+        return ""
+    except Exception as error:
+        return f"{name}: {type(error).__name__} instead of ConfigError: {error}"
+    return f"{name}: accepted"
+
+
+@pytest.mark.parametrize("name", list(_cases()))
+def test_bad_parameter_raises_config_error(name):
+    assert check(name) == ""
+
+
+def test_bad_parameters_raise_without_assertions():
+    script = ("import sys\nfrom tests.test_config_errors import _cases, check\n"
+              "problems = [p for p in map(check, _cases()) if p]\n"
+              "print('\\n'.join(problems)); sys.exit(1 if problems else 0)\n")
+    result = subprocess.run([sys.executable, "-O", "-c", script], capture_output=True,
+                            text=True, cwd=Path(__file__).parent.parent)
+    assert result.returncode == 0, result.stdout + result.stderr
