@@ -71,7 +71,8 @@ def cam_netlist_test(config, *, options: dict | None = None, seed: int = 1,
     env = {"GRAPHGEN_CONFIG": json.dumps(config.as_dict()),
            "GRAPHGEN_TEST_OPTIONS": json.dumps({"seed": seed, **(options or {})})}
     result = run_cocotb(netlist.text(), netlist.top, design.testbench, simulator=simulator,
-                        seed=seed, env=env, extra_sources=ecp5_cell_models(build_root))
+                        seed=seed, env=env,
+                        extra_sources=ecp5_cell_models(build_root, simulator))
     return result, netlist
 
 
@@ -90,7 +91,7 @@ def simulate_graphicionado_netlist(graph, algo: str, config: GraphicionadoConfig
     ``(RunReport, PostSynthNetlist)``."""
     from sim.graphicionado_run import simulate
     netlist = graphicionado_netlist(config, rewrite=rewrite, build_root=build_root)
-    models = ecp5_cell_models(build_root)
+    models = ecp5_cell_models(build_root, simulate_args.get("simulator", "verilator"))
     report = simulate(graph, algo, config, sim_top=(
         lambda cfg, memory: NetlistSimTop(cfg, memory, netlist, models),
         f"ecp5-{netlist.build_dir.parent.name}-{netlist.build_dir.name}"), **simulate_args)
@@ -133,5 +134,5 @@ def outreg_ram_test(depth: int = 512, width: int = 16, *, cycles: int = 2000, se
                                                 "cycles": cycles})}
     result = run_cocotb(netlist.text(), netlist.top, "sim.tb.test_outreg_ram",
                         simulator=simulator, seed=seed, env=env,
-                        extra_sources=ecp5_cell_models(build_root))
+                        extra_sources=ecp5_cell_models(build_root, simulator))
     return result, netlist

@@ -40,6 +40,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD_ROOT = REPO_ROOT / "build" / "postsynth"
 MULT18X18D_MODEL = Path(__file__).resolve().parent / "verilog" / "ecp5_mult18x18d_sim.v"
 DP16KD_MODEL = Path(__file__).resolve().parent / "verilog" / "ecp5_dp16kd_sim.v"
+# Verilator waivers for post-synthesis builds (Verilator reads .vlt files among its sources).
+VERILATOR_WAIVERS = Path(__file__).resolve().parent / "verilog" / "ecp5_models.vlt"
 
 
 @dataclasses.dataclass
@@ -76,8 +78,10 @@ def _inline_includes(path: Path, seen: set[Path]) -> str:
     return "\n".join(out)
 
 
-def ecp5_cell_models(build_root: Path = DEFAULT_BUILD_ROOT) -> list[Path]:
-    """Verilog files modelling the ECP5 primitives a :func:`ecp5_netlist` netlist uses."""
+def ecp5_cell_models(build_root: Path = DEFAULT_BUILD_ROOT,
+                     simulator: str = "verilator") -> list[Path]:
+    """Verilog files modelling the ECP5 primitives a :func:`ecp5_netlist` netlist uses (and,
+    for Verilator, its waivers for them)."""
     text = _inline_includes(_yosys_share() / "ecp5" / "cells_sim.v", set())
     # An elaboration-time $error in a generate block (TRELLIS_COMB, which synth_ecp5 never
     # instantiates) is SystemVerilog; Icarus without -g2012 refuses it. The same at run time:
@@ -95,7 +99,8 @@ def ecp5_cell_models(build_root: Path = DEFAULT_BUILD_ROOT) -> list[Path]:
         partial.write_text("// Yosys share/ecp5/cells_sim.v with its includes inlined "
                            "(graphgen synth/postsynth.py)\n" + text + "\n")
         partial.replace(path)
-    return [path, DP16KD_MODEL, MULT18X18D_MODEL]
+    waivers = [VERILATOR_WAIVERS] if simulator == "verilator" else []
+    return [path, DP16KD_MODEL, MULT18X18D_MODEL, *waivers]
 
 
 def ecp5_netlist(verilog_text: str, top: str, *, build_root: Path = DEFAULT_BUILD_ROOT,
