@@ -88,7 +88,12 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
              memory: SimMemoryConfig | None = None, seed: int = 1,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
              graph_name: str = "", trace: Path | None = None,
-             keep: bool = False) -> RunReport:
+             keep: bool = False, sim_top=None) -> RunReport:
+    """Run ``graph`` through the pipeline beside the DRAM model and check the result.
+
+    ``sim_top``: ``(make_top, digest)``, a function of ``(config, memory)`` building the sim
+    top in place of :class:`GraphicionadoSimTop` and a digest naming what it adds (the
+    post-synthesis run of :mod:`sim.postsynth` passes a top around the ECP5 netlist)."""
     check_graph(graph, algo, config)
     started = time.perf_counter()
     reference = golden.run(algo, graph, root=root if algo in ("bfs", "sssp") else None,
@@ -100,12 +105,14 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations)
     memory = memory or SimMemoryConfig()
-    run = run_with_dram(lambda: GraphicionadoSimTop(config, memory),
+    make_top, top_digest = sim_top or (GraphicionadoSimTop, None)
+    run = run_with_dram(lambda: make_top(config, memory),
                         "graphicionado_sim", "sim.tb.test_graphicionado", image.dram,
                         {"registers": image.registers, "counters": list(COUNTERS),
                          "max_cycles": max_cycles},
                         depth_lines=memory.depth_lines,
-                        digest=f"{config.digest()}-{memory.build_digest()}",
+                        digest="-".join(filter(None, [config.digest(), memory.build_digest(),
+                                                      top_digest])),
                         plusargs=memory.plusargs(),
                         read_region="vprop", simulator=simulator, seed=seed,
                         build_root=build_root, watchdog=config.watchdog, trace=trace,

@@ -88,17 +88,8 @@ def _stat_figures(build_dir: Path, top: str) -> tuple[dict, dict[str, int], int]
 def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
           clock_mhz: float, seeds: tuple[int, ...]) -> dict:
     netlist, textcfg = f"{top}.json", f"{top}.config"
-    _clean(build_dir, netlist, textcfg, "stat.json", "stat.txt", "report.json")
-    yosys_seconds = _yosys(build_dir, "ecp5.ys", [
-        _read_command(verilog),
-        f"synth_ecp5 -top {top} -json {netlist}",
-        "tee -q -o stat.txt stat",
-        "tee -q -o stat.json stat -json",
-    ])
-    _, cells, num_cells = _stat_figures(build_dir, top)
-    if not (build_dir / netlist).exists():
-        raise SynthError(f"yosys wrote no netlist {build_dir / netlist} "
-                         f"(see {build_dir / 'yosys.log'})")
+    _clean(build_dir, textcfg, "report.json")
+    yosys_seconds, cells, num_cells = ecp5_synthesis(build_dir, verilog, top)
     notes = []
     absorbed = _absorb_bram_registers(build_dir / netlist, top)
     if absorbed:
@@ -165,12 +156,32 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
 OUT_OF_CONTEXT_PORT_BITS = 300
 
 
-def _absorb_bram_registers(netlist: Path, top: str) -> int:
-    """Rewrite Yosys's netlist for nextpnr with :func:`absorb_output_registers`; the cell
-    counts of ``stat`` are from before."""
+def ecp5_synthesis(build_dir: Path, verilog: str, top: str) -> tuple[float, dict[str, int], int]:
+    """Yosys ``synth_ecp5`` of ``verilog`` (a file name in ``build_dir``) into the netlist
+    ``{top}.json``, before the output-register rewrite; returns Yosys's seconds, the cell
+    counts by type and the number of cells (from ``stat``). Shared by the ECP5 flow and the
+    post-synthesis netlist (``synth.postsynth``)."""
+    netlist = f"{top}.json"
+    _clean(build_dir, netlist, "stat.json", "stat.txt")
+    yosys_seconds = _yosys(build_dir, "ecp5.ys", [
+        _read_command(verilog),
+        f"synth_ecp5 -top {top} -json {netlist}",
+        "tee -q -o stat.txt stat",
+        "tee -q -o stat.json stat -json",
+    ])
+    _, cells, num_cells = _stat_figures(build_dir, top)
+    if not (build_dir / netlist).exists():
+        raise SynthError(f"yosys wrote no netlist {build_dir / netlist} "
+                         f"(see {build_dir / 'yosys.log'})")
+    return yosys_seconds, cells, num_cells
+
+
+def _absorb_bram_registers(netlist: Path, top: str, rewrite=None) -> int:
+    """Rewrite Yosys's netlist for nextpnr with :func:`absorb_output_registers` (or
+    ``rewrite``, a function of the same form); the cell counts of ``stat`` are from before."""
     import json
     design = json.loads(netlist.read_text())
-    absorbed = absorb_output_registers(design, top)
+    absorbed = (rewrite or absorb_output_registers)(design, top)
     if absorbed:
         netlist.write_text(json.dumps(design))
     return absorbed

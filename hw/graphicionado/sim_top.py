@@ -31,9 +31,7 @@ class GraphicionadoSimTop(wiring.Component):
     def __init__(self, config: GraphicionadoConfig, memory: SimMemoryConfig):
         self._config = config
         self._memory = memory
-        self._pipeline = GraphicionadoPipeline(config)
-        self._fragment = elaborated(self._pipeline)
-        self._probes = self._pipeline.link_probes + memory_probes(self._pipeline.mem)
+        self._pipeline, self._fragment, self._probes = self._make_pipeline(config)
         members = {
             "start": In(1), "busy": Out(1), "done": Out(1), "iterations": Out(32),
             "active_count_out": Out(32), "error": Out(1), "dump": In(1), "dump_done": Out(1),
@@ -42,6 +40,13 @@ class GraphicionadoSimTop(wiring.Component):
         members.update({f"stat_{name}": Out(32) for name in COUNTERS})
         members.update(watch_members(len(self._probes), bool(config.stall_injection)))
         super().__init__(members)
+
+    def _make_pipeline(self, config: GraphicionadoConfig):
+        """The pipeline (an object with its ports), the fragment to add as the submodule
+        ``pipeline`` and the links to watch. Post-synthesis simulation
+        (:mod:`sim.postsynth`) puts the synthesized netlist in the pipeline's place."""
+        pipeline = GraphicionadoPipeline(config)
+        return pipeline, elaborated(pipeline), pipeline.link_probes + memory_probes(pipeline.mem)
 
     @property
     def extra_sources(self):
