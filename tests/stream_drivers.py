@@ -37,7 +37,7 @@ from amaranth.lib import data
 from amaranth.sim import Simulator
 
 
-__all__ = ["PAUSES", "Bench", "to_py"]
+__all__ = ["PAUSES", "Bench", "to_py", "serve_memory"]
 
 # Parametrise tests with this: a run without pauses and two seeded runs with them.
 PAUSES = [pytest.param(None, id="nopause"), pytest.param(1, id="pause1"),
@@ -290,3 +290,22 @@ class Bench:
             raise AssertionError(f"{type(error).__name__}: {error}\n{self.describe()}") \
                 from error
         return self.cycle
+
+
+def serve_memory(bench, name, port, lines, pause, *, latency=6, jitter=5):
+    """A :class:`sim.amaranth_memory.LineMemoryModel` of ``lines`` serving memory ``port``:
+    quick and steady without pauses, slower, jittery and refusing requests at random with
+    them. Its streams are shown by the watchdog but do not count as progress."""
+    from sim.amaranth_memory import LineMemoryModel
+    model = LineMemoryModel(lines, latency=3 if pause is None else latency,
+                            jitter=0 if pause is None else jitter,
+                            stall_probability=0 if pause is None else 0.3,
+                            seed=f"{pause}/{name}")
+    bench.watch(f"{name}.req", port.req, progress=False)
+    bench.watch(f"{name}.resp", port.resp, progress=False)
+
+    async def serve(ctx):
+        await model.serve(ctx, port)
+
+    bench.add_process(serve)
+    return model

@@ -14,8 +14,8 @@ import pytest
 from hw.depgraph.ddmu import FLAG_A
 from hw.depgraph.ddmu_with_learner import DDMUWithLearner
 from hw.depgraph.layouts import ORIGIN_DDMU
-from sim.amaranth_memory import LineMemoryModel, lines_to_words, words_to_lines
-from tests.stream_drivers import PAUSES, Bench
+from sim.amaranth_memory import lines_to_words, words_to_lines
+from tests.stream_drivers import PAUSES, Bench, serve_memory
 from tests.test_depgraph_ddmu import HASH_BASE, build_index, f32_bits, shortcut
 from tests.test_depgraph_hub_index_learner import (model_observe, random_entry_words,
                                                    random_observations)
@@ -26,18 +26,7 @@ LOANS = 4
 
 
 def memory(bench, name, port, lines, pause):
-    model = LineMemoryModel(lines, latency=3 if pause is None else 6,
-                            jitter=0 if pause is None else 5,
-                            stall_probability=0 if pause is None else 0.3,
-                            seed=f"{pause}/{name}")
-    bench.watch(f"{name}.req", port.req, progress=False)
-    bench.watch(f"{name}.resp", port.resp, progress=False)
-
-    async def serve(ctx):
-        await model.serve(ctx, port)
-
-    bench.add_process(serve)
-    return model
+    return serve_memory(bench, name, port, lines, pause, latency=6, jitter=5)
 
 
 @pytest.mark.parametrize("pause", PAUSES)

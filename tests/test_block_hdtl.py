@@ -32,9 +32,9 @@ from golden.depgraph import run_depgraph
 from golden.depgraph.gas import get_algorithm, source_constants
 from hw.depgraph.hdtl import HDTL
 from hw.depgraph.layouts import ORIGIN_DDMU
-from sim.amaranth_memory import LineMemoryModel, words_to_lines
+from sim.amaranth_memory import words_to_lines
 from sim.depgraph_run import PAGERANK_ATOL, PAGERANK_RTOL
-from tests.stream_drivers import PAUSES, Bench, to_py
+from tests.stream_drivers import PAUSES, Bench, serve_memory, to_py
 
 U32 = 0xFFFF_FFFF
 ENGINE, OTHER = 1, 0
@@ -42,17 +42,7 @@ OFFSETS_BASE, EDGES_BASE = 2, 40
 
 
 def memory(bench, name, port, lines, pause):
-    model = LineMemoryModel(lines, latency=3 if pause is None else 7,
-                            jitter=0 if pause is None else 6,
-                            stall_probability=0 if pause is None else 0.3,
-                            seed=f"{pause}/{name}")
-    bench.watch(f"{name}.req", port.req, progress=False)
-    bench.watch(f"{name}.resp", port.resp, progress=False)
-
-    async def serve(ctx):
-        await model.serve(ctx, port)
-
-    bench.add_process(serve)
+    return serve_memory(bench, name, port, lines, pause, latency=7, jitter=6)
 
 
 CASES = [("bfs", 2, False), ("sssp", 3, False), ("cc", 1, False), ("bfs", 6, False),

@@ -14,25 +14,14 @@ import random
 import pytest
 
 from hw.depgraph.vertex_loader import VertexLoader, VertexWriter
-from sim.amaranth_memory import LineMemoryModel, lines_to_words, words_to_lines
-from tests.stream_drivers import PAUSES, Bench
+from sim.amaranth_memory import lines_to_words, words_to_lines
+from tests.stream_drivers import PAUSES, Bench, serve_memory
 
 ADDR = 16
 
 
 def memory(bench, name, port, lines, pause):
-    model = LineMemoryModel(lines, latency=3 if pause is None else 6,
-                            jitter=0 if pause is None else 5,
-                            stall_probability=0 if pause is None else 0.3,
-                            seed=f"{pause}/{name}")
-    bench.watch(f"{name}.req", port.req, progress=False)
-    bench.watch(f"{name}.resp", port.resp, progress=False)
-
-    async def serve(ctx):
-        await model.serve(ctx, port)
-
-    bench.add_process(serve)
-    return model
+    return serve_memory(bench, name, port, lines, pause, latency=6, jitter=5)
 
 
 def partition(rng, n, banks):
