@@ -64,6 +64,17 @@ def jitter_sequence(seed: int, jitter: int):
     return extra_latency_sequence(seed, jitter)
 
 
+def _check_latency_and_queue(config):
+    """The checks :class:`DRAMTiming` and :class:`DRAMConfig` share."""
+    if not 1 <= config.latency <= 1 << 20:
+        raise ConfigError(f"latency must be between 1 and {1 << 20}, not {config.latency}")
+    if not 0 <= config.jitter <= 1 << 20:
+        raise ConfigError(f"jitter must be between 0 and {1 << 20}, not {config.jitter}")
+    if not 1 <= config.outstanding <= 4096:
+        raise ConfigError(f"outstanding must be between 1 and 4096, "
+                          f"not {config.outstanding}")
+
+
 @dataclasses.dataclass(frozen=True)
 class DRAMTiming(DesignConfig):
     """The DRAM model's runtime settings, given as plusargs (:meth:`plusargs`), so that one
@@ -99,12 +110,7 @@ class DRAMTiming(DesignConfig):
     reorder: bool = False
 
     def validate(self):
-        if not 1 <= self.latency <= 1 << 20:
-            raise ConfigError(f"latency must be between 1 and {1 << 20}, not {self.latency}")
-        if not 0 <= self.jitter <= 1 << 20:
-            raise ConfigError(f"jitter must be between 0 and {1 << 20}, not {self.jitter}")
-        if not 1 <= self.outstanding <= 4096:
-            raise ConfigError(f"outstanding must be between 1 and 4096, not {self.outstanding}")
+        _check_latency_and_queue(self)
         if not 0 <= self.tail_percent <= 100:
             raise ConfigError(f"tail_percent must be between 0 and 100, "
                               f"not {self.tail_percent}")
@@ -184,12 +190,7 @@ class DRAMConfig(DesignConfig):
             raise ConfigError(f"depth_lines must be between 1 and "
                               f"{min(1 << 24, 1 << self.addr_width)} (2**addr_width, at most "
                               f"1 GiB of lines), not {self.depth_lines}")
-        if not 1 <= self.latency <= 1 << 20:
-            raise ConfigError(f"latency must be between 1 and {1 << 20}, not {self.latency}")
-        if not 0 <= self.jitter <= 1 << 20:
-            raise ConfigError(f"jitter must be between 0 and {1 << 20}, not {self.jitter}")
-        if not 1 <= self.outstanding <= 4096:
-            raise ConfigError(f"outstanding must be between 1 and 4096, not {self.outstanding}")
+        _check_latency_and_queue(self)
         if not 0 <= self.tag_width <= 32:
             raise ConfigError(f"tag_width must be between 0 and 32, not {self.tag_width}")
 
