@@ -1,4 +1,4 @@
-"""Parameters of the single-stream Graphicionado pipeline."""
+"""Parameters of the Graphicionado pipeline."""
 
 import dataclasses
 
@@ -17,9 +17,18 @@ class GraphicionadoConfig(DesignConfig):
     ----------
     algo : str
         bfs, sssp, cc or pagerank: chooses the custom compute modules.
+    streams_src, streams_dst : int
+        Source-oriented (P1–P3) and destination-oriented (P4–P9, apply) streams, n and m of
+        §V.A, powers of two from 1 to 16, joined by a crossbar. Source stream s owns the
+        vertices whose low log2(n) bits are s, destination stream d those whose low log2(m)
+        bits are d.
+    voq_depth : int
+        Entries of each virtual output queue of the crossbar (n × m of them).
     max_vertices : int
-        Scratchpad size in vertices (VTempProperty; the EdgeIDTable holds
-        ``max_vertices // coarsening + 1`` entries). Graphs with more vertices are refused.
+        Scratchpad size in vertices, over all destination streams (VTempProperty: each
+        destination stream holds ``ceil(max_vertices / m)``; each source stream's EdgeIDTable
+        ``ceil(max_vertices / n / coarsening) + 1`` entries). Graphs with more vertices are
+        refused.
     addr_width : int
         Width of a 64-byte line address (26 bits: 4 GiB).
     prefetch_lines : int
@@ -52,6 +61,9 @@ class GraphicionadoConfig(DesignConfig):
         link's state. 0 = off.
     """
     algo: str = "bfs"
+    streams_src: int = 1
+    streams_dst: int = 1
+    voq_depth: int = 4
     max_vertices: int = 65536
     addr_width: int = 26
     prefetch_lines: int = 4
@@ -72,6 +84,19 @@ class GraphicionadoConfig(DesignConfig):
         if not 2 <= self.max_vertices <= 1 << 24:
             raise ConfigError(f"max_vertices must be between 2 and 16777216, "
                               f"not {self.max_vertices}")
+        for name in ("streams_src", "streams_dst"):
+            value = getattr(self, name)
+            if not is_power_of_two(value) or value > 16:
+                raise ConfigError(f"{name} must be a power of two from 1 to 16, not {value}")
+        if not 2 <= self.voq_depth <= 64:
+            raise ConfigError(f"voq_depth must be between 2 and 64, not {self.voq_depth}")
+        if self.destination_slice_vertices < 2:
+            raise ConfigError(f"max_vertices {self.max_vertices} over {self.streams_dst} "
+                              f"destination streams leaves scratchpad slices of fewer than 2 "
+                              f"vertices")
+        if self.dst_property_read and self.partitions > 1:
+            raise ConfigError("dst_property_read (P4) is built for one stream only, not "
+                              f"{self.streams_src} x {self.streams_dst}")
         if not 16 <= self.addr_width <= 32:
             raise ConfigError(f"addr_width must be between 16 and 32, not {self.addr_width}")
         for name in ("prefetch_lines", "edge_prefetch_lines", "edge_jobs", "fifo_depth"):
@@ -105,6 +130,33 @@ class GraphicionadoConfig(DesignConfig):
 
     @property
     def table_entries(self) -> int:
+        """EdgeIDTable entries of one source stream (0: no table, full edge access)."""
+        return self.source_table_entries
+
+    @property
+    def partitions(self) -> int:
+        """L = max(n, m): the vertices' partitions in memory (§V.A; see
+        :mod:`hw.graphicionado.partition_walk`)."""
+        return max(self.streams_src, self.streams_dst)
+
+    @property
+    def source_segments(self) -> int:
+        """Partitions one source stream owns."""
+        return self.partitions // self.streams_src
+
+    @property
+    def destination_segments(self) -> int:
+        """Partitions one destination stream owns."""
+        return self.partitions // self.streams_dst
+
+    @property
+    def destination_slice_vertices(self) -> int:
+        """VTempProperty entries of one destination stream's scratchpad slice."""
+        return -(-self.max_vertices // self.streams_dst)
+
+    @property
+    def source_table_entries(self) -> int:
+        """EdgeIDTable entries of one source stream (0 for full edge access)."""
         if self.algorithm.full_edge_access:
             return 0
-        return -(-self.max_vertices // self.coarsening) + 1
+        return -(-self.max_vertices // (self.streams_src * self.coarsening)) + 1

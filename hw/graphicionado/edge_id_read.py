@@ -27,6 +27,9 @@ class EdgeIDRead(wiring.Component):
         Address width of the EdgeIDTable.
     coarsening : int
         Vertices per table entry (a power of two; 1 = one entry per vertex).
+    id_shift : int
+        The table is a source stream's: it holds the vertices ``id`` with the stream's low
+        ``id_shift`` bits, at ``id >> id_shift`` (§V.A).
 
     Members
     -------
@@ -40,11 +43,12 @@ class EdgeIDRead(wiring.Component):
     busy : ``Out(1)``
     """
 
-    def __init__(self, *, table_addr_width: int, coarsening: int = 1):
+    def __init__(self, *, table_addr_width: int, coarsening: int = 1, id_shift: int = 0):
         if not is_power_of_two(coarsening):
             raise ConfigError(f"EdgeIDRead: coarsening must be a power of two, not {coarsening!r}")
         self._table_addr_width = table_addr_width
         self._coarsening = coarsening
+        self._id_shift = id_shift
         super().__init__({
             "i": In(stream.Signature(ActiveVertex)),
             "o": Out(stream.Signature(EdgeJob)),
@@ -58,7 +62,7 @@ class EdgeIDRead(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        shift = self._coarsening.bit_length() - 1
+        shift = self._coarsening.bit_length() - 1 + self._id_shift
 
         held = Signal(ActiveVertex)
         held_valid = Signal()

@@ -33,6 +33,10 @@ class ProcessEdge(wiring.Component):
     dst_prop : bool
         Take edges with the destination's property too (:data:`DestinedEdge`, from stage P4).
         None of the algorithms above uses it.
+    dst_shift : int
+        The update names ``dst >> dst_shift``: the destination's index in the scratchpad
+        slice of its destination stream, when the destinations are split over
+        ``1 << dst_shift`` streams by their low bits (§V.A).
 
     Members
     -------
@@ -40,12 +44,13 @@ class ProcessEdge(wiring.Component):
     o : ``Out(stream.Signature(Update))``
     """
 
-    def __init__(self, *, algo: str, unit, dst_prop: bool = False):
+    def __init__(self, *, algo: str, unit, dst_prop: bool = False, dst_shift: int = 0):
         if algo not in ALGORITHMS:
             raise ConfigError(f"ProcessEdge: algo must be one of {', '.join(ALGORITHMS)}, not "
                               f"{algo!r}")
         self._algo = algo
         self._unit = unit
+        self._dst_shift = dst_shift
         super().__init__({
             "i": In(stream.Signature(DestinedEdge if dst_prop else SourcedEdge)),
             "o": Out(stream.Signature(Update)),
@@ -60,7 +65,7 @@ class ProcessEdge(wiring.Component):
             unit.i.valid.eq(self.i.valid),
             unit.i.payload.a.eq(self.i.payload.prop),
             unit.i.payload.b.eq(b),
-            unit.i.payload.tag.eq(edge.dst),
+            unit.i.payload.tag.eq(edge.dst >> self._dst_shift),
             self.i.ready.eq(unit.i.ready),
             self.o.valid.eq(unit.o.valid),
             self.o.payload.dst.eq(unit.o.payload.tag),

@@ -59,7 +59,7 @@ class Scratchpad(wiring.Component):
     """
 
     def __init__(self, *, vertices: int, table_entries: int, bank_words: int = 16384):
-        if vertices < 2:
+        if vertices < 2 and not (vertices == 0 and table_entries):
             raise ConfigError(f"Scratchpad: vertices must be at least 2, not {vertices!r}")
         if table_entries < 0:
             raise ConfigError("Scratchpad: table_entries must not be negative, not "
@@ -86,7 +86,8 @@ class Scratchpad(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        self._elaborate_temp(m)
+        if self._vertices:
+            self._elaborate_temp(m)
         if self._table_entries:
             m.submodules.table = table = memory.Memory(shape=32, depth=self._table_entries,
                                                        init=[])
@@ -143,21 +144,43 @@ class Scratchpad(wiring.Component):
 
 
 class TempPropertyStream(wiring.Component):
-    """A2: streams VTempProperty[0 .. count - 1] and writes ``identity`` behind itself.
+    """A2: streams ``count`` entries of VTempProperty from ``first``, ``stride`` apart, and
+    writes ``identity`` behind itself.
+
+    Parameters
+    ----------
+    index_width : int
+        Scratchpad address width.
+    stride : int
+        Entries between two consecutive reads (a power of two): a destination stream's slice
+        interleaves the ``stride`` vertex partitions it applies one after another (§V.A).
+    id_shift, id_low : int
+        An entry at address ``a`` is vertex ``(a << id_shift) | id_low``: the slice of
+        destination stream ``id_low`` of ``1 << id_shift`` (0, 0: a whole scratchpad).
 
     Members
     -------
-    start : ``In(1)``; count : ``In(32)``; identity : ``In(32)``
+    start : ``In(1)``; first : ``In(32)``; count : ``In(32)``; identity : ``In(32)``
     busy : ``Out(1)``
     o : ``Out(stream.Signature(TempItem))``
+        ``index`` is the vertex id.
     read_addr : ``Out``; read_data : ``In(32)``
     write_addr, write_data, write_en : ``Out``
     """
 
-    def __init__(self, *, index_width: int):
+    def __init__(self, *, index_width: int, stride: int = 1, id_shift: int = 0,
+                 id_low: int = 0):
+        if not is_power_of_two(stride):
+            raise ConfigError(f"TempPropertyStream: stride must be a power of two, not {stride!r}")
+        if not 0 <= id_low < 1 << id_shift:
+            raise ConfigError(f"TempPropertyStream: id_low must be below {1 << id_shift}, "
+                              f"not {id_low!r}")
         self._index_width = index_width
+        self._stride = stride
+        self._id_shift = id_shift
+        self._id_low = id_low
         super().__init__({
-            "start": In(1), "count": In(32), "identity": In(32),
+            "start": In(1), "first": In(32), "count": In(32), "identity": In(32),
             "busy": Out(1),
             "o": Out(stream.Signature(TempItem)),
             "read_addr": Out(index_width), "read_data": In(32),
@@ -187,10 +210,10 @@ class TempPropertyStream(wiring.Component):
         m.d.comb += self.read_addr.eq(next_index)
         m.d.sync += [read_valid.eq(issue), read_index.eq(next_index)]
         with m.If(issue):
-            m.d.sync += [next_index.eq(next_index + 1), left.eq(left - 1)]
+            m.d.sync += [next_index.eq(next_index + self._stride), left.eq(left - 1)]
         m.d.comb += [
             queue.i.valid.eq(data_valid),
-            queue.i.payload.index.eq(data_index),
+            queue.i.payload.index.eq((data_index << self._id_shift) | self._id_low),
             queue.i.payload.temp.eq(data),
             # The entry just read is reset a cycle later, never at the address being read.
             self.write_en.eq(read_valid),
@@ -200,5 +223,5 @@ class TempPropertyStream(wiring.Component):
         ]
         wiring.connect(m, queue.o, wiring.flipped(self.o))
         with m.If(self.start):
-            m.d.sync += [next_index.eq(0), left.eq(self.count)]
+            m.d.sync += [next_index.eq(self.first), left.eq(self.count)]
         return m

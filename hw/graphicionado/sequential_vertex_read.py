@@ -35,6 +35,10 @@ class SequentialVertexRead(wiring.Component):
         Width of a line address.
     prefetch_lines : int
         Lines requested ahead of the one being handed out (the paper: N = 4).
+    index_shift : int
+        Item ``i`` is handed out with index ``first_index + (i << index_shift)``: the vertex
+        id of an item of a partition of the vertices (``index_shift`` = log2 of the number of
+        partitions, ``first_index`` the partition's number; §V.A).
 
     Members
     -------
@@ -42,13 +46,16 @@ class SequentialVertexRead(wiring.Component):
         Pulse: read ``count`` items from line ``base``.
     base : ``In(addr_width)``
     count : ``In(32)``
+    first_index : ``In(32)``
+        The index of item 0 (0 unless the array is a partition).
     busy : ``Out(1)``
         Items are still to be handed out.
     mem : ``Out(MemoryPortSignature(addr_width))``
     o : ``Out(stream.Signature(item_layout(item_words)))``
     """
 
-    def __init__(self, *, item_words: int, addr_width: int, prefetch_lines: int = 4):
+    def __init__(self, *, item_words: int, addr_width: int, prefetch_lines: int = 4,
+                 index_shift: int = 0):
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError("SequentialVertexRead: item_words must be 1, 2, 4, 8 or 16, not "
                               f"{item_words!r}")
@@ -58,10 +65,12 @@ class SequentialVertexRead(wiring.Component):
         self._item_words = item_words
         self._addr_width = addr_width
         self._prefetch_lines = prefetch_lines
+        self._index_shift = index_shift
         super().__init__({
             "start": In(1),
             "base": In(addr_width),
             "count": In(32),
+            "first_index": In(32),
             "busy": Out(1),
             "mem": Out(MemoryPortSignature(addr_width)),
             "o": Out(stream.Signature(item_layout(item_words))),
@@ -122,7 +131,7 @@ class SequentialVertexRead(wiring.Component):
             lines.o.ready.eq(release),
         ]
         with m.If(handed):
-            m.d.sync += [items_left.eq(items_left - 1), index.eq(index + 1),
+            m.d.sync += [items_left.eq(items_left - 1), index.eq(index + (1 << self._index_shift)),
                          slot.eq(slot + 1), has_items.eq(~last_item),
                          last_item.eq(items_left == 2)]
             with m.If(last_of_line):
@@ -136,7 +145,7 @@ class SequentialVertexRead(wiring.Component):
                 items_left.eq(self.count),
                 has_items.eq(self.count != 0),
                 last_item.eq(self.count == 1),
-                index.eq(0),
+                index.eq(self.first_index),
                 slot.eq(0),
             ]
         return m

@@ -12,7 +12,7 @@ from ..dram_model import SimDRAM
 from ..sim_memory import SimMemoryConfig, attach_sim_dram
 from ..sim_watch import attach_watchdog, elaborated, memory_probes, watch_members
 from .config import GraphicionadoConfig
-from .pipeline import COUNTERS, REGISTERS, GraphicionadoPipeline
+from .pipeline import GraphicionadoPipeline, counters, registers
 
 
 __all__ = ["SimMemoryConfig", "GraphicionadoSimTop"]
@@ -36,8 +36,8 @@ class GraphicionadoSimTop(wiring.Component):
             "start": In(1), "busy": Out(1), "done": Out(1), "iterations": Out(32),
             "active_count_out": Out(32), "error": Out(1), "dump": In(1), "dump_done": Out(1),
         }
-        members.update({name: In(32) for name in REGISTERS})
-        members.update({f"stat_{name}": Out(32) for name in COUNTERS})
+        members.update({name: In(32) for name in registers(config)})
+        members.update({f"stat_{name}": Out(32) for name in counters(config)})
         members.update(watch_members(len(self._probes), bool(config.stall_injection)))
         super().__init__(members)
 
@@ -64,14 +64,14 @@ class GraphicionadoSimTop(wiring.Component):
         m.submodules.pipeline = self._fragment
         dram = attach_sim_dram(m, pipeline.mem, self._memory, cfg.addr_width)
         m.d.comb += [dram.dump.eq(self.dump), self.dump_done.eq(dram.dump_done)]
-        for name in ("start",) + REGISTERS:
+        for name in ("start",) + registers(cfg):
             m.d.comb += getattr(pipeline, name).eq(getattr(self, name))
         if cfg.stall_injection:
             m.d.comb += pipeline.stall_seed.eq(self.stall_seed)
         for name in ("busy", "done", "iterations", "active_count_out"):
             m.d.comb += getattr(self, name).eq(getattr(pipeline, name))
         m.d.comb += self.error.eq(pipeline.error | dram.error)
-        for name in COUNTERS:
+        for name in counters(cfg):
             m.d.comb += getattr(self, f"stat_{name}").eq(getattr(pipeline, f"stat_{name}"))
         attach_watchdog(m, self, self._probes, pipeline.busy)
         return m

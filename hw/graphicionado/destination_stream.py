@@ -1,0 +1,268 @@
+"""The destination-oriented part of a Graphicionado stream, stages P4–P9 and the apply phase
+A1–A5 (Ham et al. §V.A, figures 7 and 8): one of m, owning the destination vertices whose id
+has its number as the low log2(m) bits, and its slice of the scratchpad (VTempProperty of
+those vertices, at ``id >> log2(m)``), which no other stream touches.
+
+Processing phase: edges from the crossbar → P5 Process_Edge → P6–P9 Atomic Update.
+Apply phase, partition by partition of the ones it owns (:class:`PartitionWalk`)::
+
+    A1 Sequential Vertex Read (VProperty) + A2 VTempProperty stream → A3 Apply
+    → A4 Sequential Vertex Write (VProperty), A5 Sequential Vertex Write (ActiveVertex)
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..atomic_update_cam import CAMConfig
+from ..memory_port import MemoryPortSignature
+from ..stream_fifo import StreamFIFO
+from ..stream_register_slice import StreamRegisterSlice
+from ..stream_throttle import StreamLinks
+from .algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
+from .apply import ApplyMin, ApplyPageRank
+from .atomic_update import AtomicUpdate
+from .config import GraphicionadoConfig
+from .layouts import ActiveVertex, SourcedEdge, Update
+from .partition_walk import PartitionWalk
+from .process_edge import ProcessEdge
+from .scratchpad import Scratchpad, TempPropertyStream
+from .sequential_vertex_read import SequentialVertexRead
+from .sequential_vertex_write import SequentialVertexWrite
+from .units import compute_units
+
+
+__all__ = ["DestinationStream"]
+
+
+class DestinationStream(wiring.Component):
+    """Destination stream ``index`` of ``config.streams_dst``.
+
+    Parameters
+    ----------
+    config : :class:`GraphicionadoConfig`
+    index : int
+
+    Members
+    -------
+    i : ``In(stream.Signature(SourcedEdge))``
+        Edges whose destination the stream owns, from the crossbar.
+    clear : ``In(1)``
+        Pulse: set the stream's VTempProperty entries to the Reduce identity.
+    start_process, start_apply : ``In(1)``
+    num_vertices, part_lines, vprop_base : ``In(32)``
+    active_base : ``In(32)``
+        The ActiveVertex lists this iteration writes (partition l at ``2 * l * part_lines``).
+    active_counts : ``Out(32).array(segments)``
+        Entries written to each of the stream's lists in the last apply phase.
+    clearing, applying : ``Out(1)``
+    drained : ``Out(1)``
+        Every edge taken so far in the processing phase has been reduced into the scratchpad.
+    edge_taken, update_written, vertex_updated, cam_stall : ``Out(1)``
+        Events for the counters.
+    stall_p3, stall_p5, stall_apply : ``Out(1)``
+    vprop_read_mem, vprop_write_mem, active_write_mem : ``Out(MemoryPortSignature)``
+        (``vprop_read`` and ``active_write`` for frontier algorithms only).
+    stall_seed : ``In(32)`` with stall injection.
+    """
+
+    def __init__(self, config: GraphicionadoConfig, index: int):
+        self._config = config
+        self._index = index
+        members = {
+            "i": In(stream.Signature(SourcedEdge)),
+            "clear": In(1), "start_process": In(1), "start_apply": In(1),
+            "num_vertices": In(32), "part_lines": In(32), "vprop_base": In(32),
+            "active_base": In(32),
+            "active_counts": Out(32).array(config.destination_segments),
+            "clearing": Out(1), "applying": Out(1), "drained": Out(1),
+            "edge_taken": Out(1), "update_written": Out(1), "vertex_updated": Out(1),
+            "cam_stall": Out(1), "stall_p3": Out(1), "stall_p5": Out(1), "stall_apply": Out(1),
+        }
+        members.update({f"{name}_mem": Out(MemoryPortSignature(config.addr_width))
+                        for name in self.client_names(config)})
+        if config.stall_injection:
+            members["stall_seed"] = In(32)
+        super().__init__(members)
+        self.link_probes = []
+
+    @staticmethod
+    def client_names(config: GraphicionadoConfig) -> tuple[str, ...]:
+        if config.algorithm.full_edge_access:
+            return ("vprop_write",)
+        return ("vprop_read", "vprop_write", "active_write")
+
+    @property
+    def memory_clients(self) -> list[tuple[str, object]]:
+        return [(name, getattr(self, f"{name}_mem")) for name in self.client_names(self._config)]
+
+    def elaborate(self, platform):
+        cfg = self._config
+        m = Module()
+        link = StreamLinks(m, percent=cfg.stall_injection, prefix=f"dst{self._index}.",
+                           seed=self.stall_seed if cfg.stall_injection else None)
+        self.link_probes = link.probes
+        dst_shift = cfg.streams_dst.bit_length() - 1
+        m.submodules.pad = pad = Scratchpad(vertices=cfg.destination_slice_vertices,
+                                            table_entries=0)
+        units = compute_units(cfg, index_width=pad.index_width)
+        m.submodules.fifo_p3 = fifo_p3 = StreamFIFO(SourcedEdge, cfg.fifo_depth, buffered=True)
+        m.submodules.process_edge = process = ProcessEdge(
+            algo=cfg.algo, unit=units["process"], dst_shift=dst_shift)
+        # Registered output: the CAM lookup then starts from a flip-flop, not a LUT RAM read.
+        m.submodules.fifo_p5 = fifo_p5 = StreamFIFO(Update, cfg.fifo_depth, buffered=True)
+        # Atomic Update takes an update after a CAM lookup; a register slice keeps that
+        # decision off the queue's read logic.
+        m.submodules.slice_p6 = slice_p6 = StreamRegisterSlice(Update)
+        m.submodules.atomic_update = atomic = AtomicUpdate(
+            reduce_unit=units["reduce"], index_width=pad.index_width,
+            cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
+                          id_width=max(pad.index_width, (cfg.cam_entries // cfg.cam_ways)
+                                       .bit_length())))
+        wiring.connect(m, wiring.flipped(self.i), fifo_p3.i)
+        link(fifo_p3.o, process.i, "fifo_p3->process_edge")
+        link(process.o, fifo_p5.i, "process_edge->fifo_p5")
+        link(fifo_p5.o, slice_p6.i, "fifo_p5->slice_p6")
+        link(slice_p6.o, atomic.i, "slice_p6->atomic_update")
+
+        m.submodules.walk = walk = PartitionWalk(
+            segments=cfg.destination_segments, first=self._index, step=cfg.streams_dst,
+            partitions=cfg.partitions)
+        m.submodules.temp_stream = temp_stream = TempPropertyStream(
+            index_width=pad.index_width, stride=cfg.destination_segments,
+            id_shift=dst_shift, id_low=self._index)
+        m.submodules.vprop_write = vprop_write = SequentialVertexWrite(
+            item_words=1, addr_width=cfg.addr_width)
+        m.submodules.fifo_a4 = fifo_a4 = StreamFIFO(32, cfg.fifo_depth)
+        wiring.connect(m, vprop_write.mem, wiring.flipped(self.vprop_write_mem))
+        link(fifo_a4.o, vprop_write.i, "fifo_a4->vprop_write")
+        m.d.comb += [
+            walk.start.eq(self.start_apply), walk.num_vertices.eq(self.num_vertices),
+            walk.part_lines.eq(self.part_lines),
+            temp_stream.start.eq(walk.seg_start), temp_stream.first.eq(walk.segment),
+            temp_stream.count.eq(walk.size),
+            temp_stream.identity.eq(cfg.algorithm.reduce_identity),
+            vprop_write.start.eq(walk.seg_start),
+            vprop_write.base.eq(self.vprop_base + walk.offset),
+            vprop_write.flush.eq(walk.seg_end),
+            self.applying.eq(walk.busy),
+        ]
+        if cfg.algorithm.full_edge_access:
+            apply_idle, writers_idle = self._apply_pagerank(m, link, units, temp_stream,
+                                                            fifo_a4)
+        else:
+            apply_idle, writers_idle = self._apply_min(m, link, walk, temp_stream, fifo_a4)
+        m.d.comb += [
+            walk.seg_idle.eq(apply_idle & ~fifo_a4.o.valid & ~link.busy &
+                             (vprop_write.written == walk.size)),
+            walk.seg_drained.eq(writers_idle & ~vprop_write.busy),
+        ]
+        self._scratchpad_ports(m, pad, atomic, temp_stream)
+
+        # Drained: as many updates reduced as edges taken, nothing waiting in front.
+        edges_in = Signal(32)
+        updates_out = Signal(32)
+        edge_taken = process.i.valid & process.i.ready
+        update_written = atomic.temp_write_en & ~walk.busy & ~self.clearing
+        with m.If(self.start_process):
+            m.d.sync += [edges_in.eq(0), updates_out.eq(0)]
+        with m.Else():
+            m.d.sync += [edges_in.eq(edges_in + edge_taken),
+                         updates_out.eq(updates_out + update_written)]
+        m.d.comb += [
+            self.drained.eq((edges_in == updates_out) & (fifo_p3.level == 0) & ~link.busy),
+            self.edge_taken.eq(edge_taken),
+            self.update_written.eq(update_written),
+            self.cam_stall.eq(atomic.cam_stall),
+            self.stall_p3.eq(fifo_p3.o.valid & ~fifo_p3.o.ready),
+            self.stall_p5.eq(fifo_p5.o.valid & ~fifo_p5.o.ready),
+        ]
+        return m
+
+    def _scratchpad_ports(self, m, pad, atomic, temp_stream):
+        """The slice's ports by phase: clearing, apply (A2) or Atomic Update (P7, P9)."""
+        cfg = self._config
+        shift = cfg.streams_dst.bit_length() - 1
+        clear_index = Signal(32)
+        clear_left = Signal(32)
+        with m.If(self.clear):
+            m.d.sync += [clear_index.eq(0),
+                         clear_left.eq((self.num_vertices + cfg.streams_dst - 1) >> shift)]
+        with m.Elif(clear_left != 0):
+            m.d.sync += [clear_index.eq(clear_index + 1), clear_left.eq(clear_left - 1)]
+        m.d.comb += [
+            self.clearing.eq(clear_left != 0),
+            atomic.temp_read_data.eq(pad.temp_read_data),
+            temp_stream.read_data.eq(pad.temp_read_data),
+        ]
+        with m.If(self.applying):
+            m.d.comb += [
+                pad.temp_read_addr.eq(temp_stream.read_addr),
+                pad.temp_write_addr.eq(temp_stream.write_addr),
+                pad.temp_write_data.eq(temp_stream.write_data),
+                pad.temp_write_en.eq(temp_stream.write_en),
+            ]
+        with m.Elif(self.clearing):
+            m.d.comb += [
+                pad.temp_write_addr.eq(clear_index),
+                pad.temp_write_data.eq(cfg.algorithm.reduce_identity),
+                pad.temp_write_en.eq(1),
+            ]
+        with m.Else():
+            m.d.comb += [
+                pad.temp_read_addr.eq(atomic.temp_read_addr),
+                pad.temp_write_addr.eq(atomic.temp_write_addr),
+                pad.temp_write_data.eq(atomic.temp_write_data),
+                pad.temp_write_en.eq(atomic.temp_write_en),
+            ]
+
+    def _apply_pagerank(self, m, link, units, temp_stream, fifo_a4):
+        """A3 for PageRank: the new rank from VTempProperty alone. Returns (idle, drained)."""
+        m.submodules.apply = apply = ApplyPageRank(
+            multiplier=units["apply_multiplier"], adder=units["apply_adder"],
+            alpha=FP32_ALPHA, one_minus_alpha=FP32_ONE_MINUS_ALPHA)
+        link(temp_stream.o, apply.temp, "temp_stream->apply")
+        link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
+        m.d.comb += [
+            self.vertex_updated.eq(temp_stream.o.valid & temp_stream.o.ready),
+            self.stall_apply.eq(temp_stream.o.valid & ~temp_stream.o.ready),
+        ]
+        return ~temp_stream.busy, 1
+
+    def _apply_min(self, m, link, walk, temp_stream, fifo_a4):
+        """A1, A3 (min) and A5 for frontier algorithms. Returns (idle, drained)."""
+        cfg = self._config
+        m.submodules.vprop_read = vprop_read = SequentialVertexRead(
+            item_words=1, addr_width=cfg.addr_width, prefetch_lines=cfg.prefetch_lines)
+        m.submodules.fifo_a1 = fifo_a1 = StreamFIFO(vprop_read.o.payload.shape(),
+                                                    cfg.fifo_depth)
+        m.submodules.apply = apply = ApplyMin()
+        m.submodules.fifo_a5 = fifo_a5 = StreamFIFO(ActiveVertex, cfg.fifo_depth)
+        m.submodules.active_write = active_write = SequentialVertexWrite(
+            item_words=2, addr_width=cfg.addr_width)
+        wiring.connect(m, vprop_read.mem, wiring.flipped(self.vprop_read_mem))
+        wiring.connect(m, active_write.mem, wiring.flipped(self.active_write_mem))
+        link(vprop_read.o, fifo_a1.i, "vprop_read->fifo_a1")
+        link(temp_stream.o, apply.temp, "temp_stream->apply")
+        link(fifo_a1.o, apply.prop, "fifo_a1->apply")
+        link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
+        link(apply.o_active, fifo_a5.i, "apply.o_active->fifo_a5")
+        link(fifo_a5.o, active_write.i, "fifo_a5->active_write")
+        m.d.comb += [
+            vprop_read.start.eq(walk.seg_start),
+            vprop_read.base.eq(self.vprop_base + walk.offset),
+            vprop_read.count.eq(walk.size),
+            active_write.start.eq(walk.seg_start),
+            active_write.base.eq(self.active_base + (walk.offset << 1)),
+            active_write.flush.eq(walk.seg_end),
+            self.vertex_updated.eq(apply.o_active.valid & apply.o_active.ready),
+            self.stall_apply.eq(fifo_a1.o.valid ^ temp_stream.o.valid),
+        ]
+        # The list's length is final once its last entry is taken (the walk's end pulse).
+        with m.If(walk.seg_end):
+            with m.Switch(walk.segment):
+                for j, count in enumerate(self.active_counts):
+                    with m.Case(j):
+                        m.d.sync += count.eq(active_write.written)
+        idle = ~temp_stream.busy & ~vprop_read.busy & ~fifo_a1.o.valid & ~fifo_a5.o.valid
+        return idle, ~active_write.busy

@@ -1,0 +1,232 @@
+"""The source-oriented part of a Graphicionado stream, stages P1–P3 (Ham et al. §V.A,
+figure 7): one of n, owning the source vertices whose id has its number as the low log2(n)
+bits.
+
+Frontier algorithms (BFS, SSSP, CC)::
+
+    P1 Sequential Vertex Read (its ActiveVertex lists, one per partition it owns)
+    → P2 EdgeID Read (its slice of the EdgeIDTable) → P3 Edge Read
+
+Full edge access (PageRank, §IV.B)::
+
+    P1 Sequential Vertex Read (VProperty, VConst of its partitions) ┐
+    P3 Edge Read (its edges, partition by partition)               ┴→ Source Merge
+
+Its edges leave, with their source's property, towards the crossbar.
+"""
+
+from amaranth.hdl import Array, Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_port import MemoryPortSignature
+from ..stream_fifo import StreamFIFO
+from ..stream_throttle import StreamLinks
+from .config import GraphicionadoConfig
+from .edge_id_read import EdgeIDRead
+from .edge_read import EdgeRead
+from .layouts import ActiveVertex, SourcedEdge
+from .partition_walk import PartitionWalk
+from .scratchpad import Scratchpad
+from .sequential_vertex_read import SequentialVertexRead
+from .source_merge import SourceMerge
+
+
+__all__ = ["SourceStream", "SOURCE_REGISTERS"]
+
+# The registers a source stream reads (line addresses; counts).
+SOURCE_REGISTERS = ("num_vertices", "part_lines", "vprop_base", "vconst_base", "edge_base",
+                    "table_base", "table_count")
+
+
+class SourceStream(wiring.Component):
+    """Source stream ``index`` of ``config.streams_src``.
+
+    Parameters
+    ----------
+    config : :class:`GraphicionadoConfig`
+    index : int
+
+    Members
+    -------
+    load : ``In(1)``
+        Pulse (frontier algorithms): load the stream's EdgeIDTable slice, ``table_count``
+        entries at ``table_base + index * ceil(table_count / 16)``.
+    start : ``In(1)``
+        Pulse: run the processing phase over the stream's partitions.
+    <register> : ``In(32)`` for each of :data:`SOURCE_REGISTERS`
+    active_base : ``In(32)``
+        The ActiveVertex lists this iteration reads (partition l at ``2 * l * part_lines``).
+    active_counts : ``In(32).array(segments)``
+        Entries of the list of each partition the stream owns.
+    edge_starts, edge_ends : ``In(32).array(segments)``
+        Full edge access: the edge-id range of each partition the stream owns.
+    o : ``Out(stream.Signature(SourcedEdge))``
+    busy : ``Out(1)``
+        A vertex or an edge of the phase is still inside.
+    loading : ``Out(1)``
+    error : ``Out(1)``
+        Source Merge saw an edge out of source order.
+    stall_p1, stall_p2 : ``Out(1)``
+    <client>_mem : ``Out(MemoryPortSignature)`` for each name of :attr:`memory_clients`
+    stall_seed : ``In(32)`` with stall injection.
+    """
+
+    def __init__(self, config: GraphicionadoConfig, index: int):
+        self._config = config
+        self._index = index
+        segments = config.source_segments
+        members = {
+            "load": In(1), "start": In(1), "active_base": In(32),
+            "active_counts": In(32).array(segments),
+            "edge_starts": In(32).array(segments), "edge_ends": In(32).array(segments),
+            "o": Out(stream.Signature(SourcedEdge)),
+            "busy": Out(1), "loading": Out(1), "error": Out(1),
+            "stall_p1": Out(1), "stall_p2": Out(1),
+        }
+        members.update({name: In(32) for name in SOURCE_REGISTERS})
+        members.update({f"{name}_mem": Out(MemoryPortSignature(config.addr_width))
+                        for name in self.client_names(config)})
+        if config.stall_injection:
+            members["stall_seed"] = In(32)
+        super().__init__(members)
+        self.link_probes = []
+
+    @staticmethod
+    def client_names(config: GraphicionadoConfig) -> tuple[str, ...]:
+        if config.algorithm.full_edge_access:
+            return ("src_prop_read", "src_const_read", "edge_read")
+        return ("active_read", "table_read", "edge_read")
+
+    @property
+    def memory_clients(self) -> list[tuple[str, object]]:
+        return [(name, getattr(self, f"{name}_mem")) for name in self.client_names(self._config)]
+
+    def elaborate(self, platform):
+        cfg = self._config
+        m = Module()
+        link = StreamLinks(m, percent=cfg.stall_injection, prefix=f"src{self._index}.",
+                           seed=self.stall_seed if cfg.stall_injection else None)
+        self.link_probes = link.probes
+        m.submodules.walk = walk = PartitionWalk(
+            segments=cfg.source_segments, first=self._index, step=cfg.streams_src,
+            partitions=cfg.partitions)
+        m.submodules.edge_read = edge_read = EdgeRead(
+            addr_width=cfg.addr_width, prefetch_lines=cfg.edge_prefetch_lines,
+            job_depth=cfg.edge_jobs)
+        m.d.comb += [
+            walk.start.eq(self.start), walk.num_vertices.eq(self.num_vertices),
+            walk.part_lines.eq(self.part_lines), walk.seg_drained.eq(1),
+            edge_read.start.eq(self.start), edge_read.edge_base.eq(self.edge_base),
+        ]
+        wiring.connect(m, edge_read.mem, wiring.flipped(self.edge_read_mem))
+        if cfg.algorithm.full_edge_access:
+            front_busy = self._full_edge_front(m, link, walk, edge_read)
+        else:
+            front_busy = self._frontier_front(m, link, walk, edge_read)
+        m.d.comb += self.busy.eq(walk.busy | front_busy | edge_read.busy | link.busy)
+        return m
+
+    def _svr(self, words: int, index_shift: int = 0) -> SequentialVertexRead:
+        cfg = self._config
+        return SequentialVertexRead(item_words=words, addr_width=cfg.addr_width,
+                                    prefetch_lines=cfg.prefetch_lines, index_shift=index_shift)
+
+    def _frontier_front(self, m, link, walk, edge_read):
+        """P1 → P2 → P3, and the loader of the EdgeIDTable slice. Returns the busy flag."""
+        cfg = self._config
+        m.submodules.table = table = Scratchpad(vertices=0,
+                                                table_entries=cfg.source_table_entries)
+        m.submodules.table_read = table_read = self._svr(1)
+        m.submodules.active_read = active_read = self._svr(2)
+        m.submodules.fifo_p1 = fifo_p1 = StreamFIFO(ActiveVertex, cfg.fifo_depth)
+        m.submodules.edge_id_read = edge_id_read = EdgeIDRead(
+            table_addr_width=table.table_width, coarsening=cfg.coarsening,
+            id_shift=cfg.streams_src.bit_length() - 1)
+        wiring.connect(m, table_read.mem, wiring.flipped(self.table_read_mem))
+        wiring.connect(m, active_read.mem, wiring.flipped(self.active_read_mem))
+
+        table_lines = (self.table_count + 15) >> 4
+        m.d.comb += [
+            table_read.start.eq(self.load),
+            table_read.base.eq(self.table_base + table_lines * self._index),
+            table_read.count.eq(self.table_count),
+            table.table_write_addr.eq(table_read.o.payload.index),
+            table.table_write_data.eq(table_read.o.payload.data),
+            table.table_write_en.eq(table_read.o.valid),
+            table_read.o.ready.eq(1),
+            self.loading.eq(table_read.busy),
+        ]
+        # P1 walks the list of each partition the stream owns: a list entry is (id, prop).
+        counts = Array(self.active_counts)
+        m.d.comb += [
+            active_read.start.eq(walk.seg_start),
+            active_read.base.eq(self.active_base + (walk.offset << 1)),
+            active_read.count.eq(counts[walk.segment]),
+            walk.seg_idle.eq(~active_read.busy),
+        ]
+        entries = stream.Signature(ActiveVertex).create()
+        m.d.comb += [
+            entries.valid.eq(active_read.o.valid),
+            entries.payload.eq(active_read.o.payload.data),
+            active_read.o.ready.eq(entries.ready),
+        ]
+        link(entries, fifo_p1.i, "active_read->fifo_p1")
+        link(fifo_p1.o, edge_id_read.i, "fifo_p1->edge_id_read")
+        link(edge_id_read.o, edge_read.i, "edge_id_read->edge_read")
+        wiring.connect(m, edge_read.o, wiring.flipped(self.o))
+        m.d.comb += [
+            table.table_addr.eq(edge_id_read.table_addr),
+            table.table_next_addr.eq(edge_id_read.table_next_addr),
+            table.table_en.eq(edge_id_read.table_en),
+            edge_id_read.table_data.eq(table.table_data),
+            edge_id_read.table_next_data.eq(table.table_next_data),
+            edge_read.match_any.eq(0),
+            self.stall_p1.eq(fifo_p1.o.valid & ~fifo_p1.o.ready),
+            self.stall_p2.eq(edge_id_read.o.valid & ~edge_id_read.o.ready),
+        ]
+        return active_read.busy | fifo_p1.o.valid | edge_id_read.busy
+
+    def _full_edge_front(self, m, link, walk, edge_read):
+        """P1 (VProperty, VConst) and P3 (the edges) joined by Source Merge, partition by
+        partition. Returns the busy flag."""
+        cfg = self._config
+        shift = cfg.partitions.bit_length() - 1
+        m.submodules.src_prop_read = src_prop = self._svr(1, shift)
+        m.submodules.src_const_read = src_const = self._svr(2, shift)
+        m.submodules.source_merge = merge = SourceMerge(depth=cfg.fifo_depth)
+        wiring.connect(m, src_prop.mem, wiring.flipped(self.src_prop_read_mem))
+        wiring.connect(m, src_const.mem, wiring.flipped(self.src_const_read_mem))
+        link(src_prop.o, merge.prop, "src_prop_read->source_merge")
+        link(src_const.o, merge.const, "src_const_read->source_merge")
+        link(edge_read.o, merge.edges, "edge_read->source_merge")
+        wiring.connect(m, merge.o, wiring.flipped(self.o))
+
+        # One edge job per partition: its whole edge range, offered when the partition starts.
+        job_pending = Signal()
+        starts, ends = Array(self.edge_starts), Array(self.edge_ends)
+        with m.If(edge_read.i.ready):
+            m.d.sync += job_pending.eq(0)
+        with m.If(walk.seg_start):
+            m.d.sync += job_pending.eq(starts[walk.segment] != ends[walk.segment])
+        m.d.comb += [
+            edge_read.i.valid.eq(job_pending),
+            edge_read.i.payload.start.eq(starts[walk.segment]),
+            edge_read.i.payload.end.eq(ends[walk.segment]),
+            edge_read.match_any.eq(1),
+        ]
+        for reader, base, words in ((src_prop, self.vprop_base, 1),
+                                    (src_const, self.vconst_base, 2)):
+            m.d.comb += [
+                reader.start.eq(walk.seg_start),
+                reader.base.eq(base + walk.offset * words),
+                reader.count.eq(walk.size),
+                reader.first_index.eq(walk.partition),
+            ]
+        m.d.comb += [
+            walk.seg_idle.eq(~src_prop.busy & ~src_const.busy & ~job_pending),
+            self.error.eq(merge.mismatch),
+            self.stall_p1.eq(src_prop.o.valid & ~src_prop.o.ready),
+            self.stall_p2.eq(edge_read.i.valid & ~edge_read.i.ready),
+        ]
+        return job_pending | src_prop.busy | src_const.busy | merge.busy
