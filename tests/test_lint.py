@@ -84,3 +84,16 @@ def test_waivers_are_needed(tmp_path):
     assert main(["verilog", "--design", "cam", "-o", str(out)]) == 0
     with pytest.raises(AssertionError, match="PROCASSINIT"):
         lint(out, waivers=False)
+
+
+@pytest.mark.parametrize("inputs, outputs", [(1, 1), (2, 4)])
+def test_crossbar_lints_clean(tmp_path, inputs, outputs):
+    from amaranth.lib import data
+    from hw.crossbar import Crossbar
+    from sim.harness import emit_verilog
+    edge = data.StructLayout({"src": 32, "dst": 32})
+    bits = (outputs - 1).bit_length()
+    top = Crossbar(edge, inputs=inputs, outputs=outputs, route=lambda p: p.dst[0:bits])
+    out = tmp_path / "crossbar.v"
+    out.write_text(emit_verilog(top, "crossbar"))
+    lint(out)
