@@ -4,8 +4,10 @@ results are read back.
 
 Regions, each starting on a 64-byte line: VProperty (one word per vertex), VConst (two words
 per vertex for PageRank: 1/outdeg as FP32 and the out-degree), the edge list (four words per
-edge: srcid, dstid, weight, 0; sorted by srcid then dstid), the EdgeIDTable (one entry per
-``coarsening`` vertices, then the edge count), and two ActiveVertex lists (id, property).
+edge: srcid, dstid, weight, 0), the EdgeIDTable slices (one entry per ``coarsening``
+vertices of a source stream, then its edge count's end), and two sets of ActiveVertex lists
+(id, property). With several streams the per-vertex arrays are stored partition by
+partition (:func:`build_image`).
 """
 
 import dataclasses
@@ -26,53 +28,118 @@ class GraphImage:
     registers: dict[str, int]
     num_vertices: int
     num_edges: int
+    partitions: int = 1             # L: vertex partitions (see hw.graphicionado.partition_walk)
+    part_lines: int = 1             # lines between two partitions of a one-word array
+
+    def vertex_values(self, words: np.ndarray) -> np.ndarray:
+        """VProperty in vertex order, from the words of its region (partition by partition)."""
+        per_part = self.part_lines * 16
+        v = np.arange(self.num_vertices)
+        return words[(v % self.partitions) * per_part + v // self.partitions]
+
+
+def _partitioned(values: np.ndarray, partitions: int, part_lines: int) -> np.ndarray:
+    """A per-vertex array (rows of words) as ``partitions`` arrays, partition l holding the
+    vertices l, l + L, ... from line ``l * part_lines * width``."""
+    values = values.reshape(len(values), -1)
+    width = values.shape[1]
+    out = np.zeros((partitions, part_lines * 16, width), dtype=np.uint32)
+    for part in range(partitions):
+        rows = values[part::partitions]
+        out[part, :len(rows)] = rows
+    return out.reshape(-1)
 
 
 def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
-                max_iterations: int = 0xFFFF_FFFF) -> GraphImage:
+                max_iterations: int = 0xFFFF_FFFF, streams_src: int = 1,
+                streams_dst: int = 1) -> GraphImage:
     """Lay out ``graph`` (already symmetrized for CC) and the initial state of ``algo``, as
-    the golden model starts it."""
+    the golden model starts it, for ``streams_src`` × ``streams_dst`` streams (§V.A).
+
+    Vertices fall into L = max(n, m) partitions by their low bits; VProperty, VConst and the
+    ActiveVertex lists are stored partition by partition. Frontier algorithms: the edges are
+    grouped by source stream (srcid mod n, then srcid, dstid), and each source stream has an
+    EdgeIDTable slice indexed by ``srcid >> log2(n)``. Full edge access: the edges are grouped
+    by partition (srcid mod L, then srcid, dstid), with the first edge id of each partition in
+    the ``edge_part_<l>`` registers."""
     n, m = graph.num_vertices, graph.num_edges
+    parts = max(streams_src, streams_dst)
+    part_lines = max(1, -(-(-(-n // parts)) // 16))
     src, dst = graph.src.astype(np.uint32), graph.dst.astype(np.uint32)
     weight = graph.require_nonnegative_integer_weights() if algo == "sssp" else \
         np.ones(m, dtype=np.uint32)
     degree = graph.out_degree.astype(np.uint32)
-    offsets = graph.edge_id_table.astype(np.uint32)
 
     ids = np.arange(n, dtype=np.uint32)
     if algo in ("bfs", "sssp"):
         vprop = np.full(n, UINT32_INF, dtype=np.uint32)
         vprop[root] = 0
-        active = np.array([root, 0], dtype=np.uint32)
+        active_ids = np.array([root], dtype=np.uint32)
     elif algo == "cc":
         vprop = ids.copy()
-        active = np.stack([ids, ids], axis=1).reshape(-1)
+        active_ids = ids
     elif algo == "pagerank":
         vprop = np.ones(n, dtype=np.float32).view(np.uint32)
-        active = np.zeros(0, dtype=np.uint32)
+        active_ids = np.zeros(0, dtype=np.uint32)
     else:
         raise ValueError(f"unknown algorithm {algo!r}")
-    if algo == "pagerank":
+    full = algo == "pagerank"
+    if full:
         inverse = pagerank_inv_outdeg(graph)
-        vconst = np.stack([inverse.view(np.uint32), degree], axis=1).reshape(-1)
+        vconst = np.stack([inverse.view(np.uint32), degree], axis=1)
     else:
-        vconst = np.zeros(0, dtype=np.uint32)
-    table = offsets[np.minimum(np.arange(0, -(-n // coarsening) + 1) * coarsening, n)]
-    edges = np.stack([src, dst, weight, np.zeros(m, dtype=np.uint32)], axis=1).reshape(-1)
+        vconst = None
 
-    active_a = np.zeros(2 * n, dtype=np.uint32)
-    active_a[:len(active)] = active
+    group = src % (parts if full else streams_src)
+    order = np.argsort(group, kind="stable")
+    edges = np.stack([src, dst, weight, np.zeros(m, dtype=np.uint32)], axis=1)[order]
+    registers = {}
+    if full:
+        bounds = np.searchsorted(group[order], np.arange(parts + 1))
+        registers.update({f"edge_part_{l}": int(bounds[l]) for l in range(parts + 1)})
+        table = np.zeros(0, dtype=np.uint32)
+        table_count = 0
+    else:
+        table, table_count = _edge_id_tables(group[order], src[order], n, streams_src,
+                                             coarsening)
+
+    active_parts = np.zeros((parts, part_lines * 16, 2), dtype=np.uint32)
+    for part in range(parts):
+        chosen = active_ids[active_ids % parts == part]
+        active_parts[part, :len(chosen)] = np.stack([chosen, vprop[chosen]], axis=1)
+        registers[f"active_count_{part}"] = len(chosen)
+    if full:
+        registers = {k: v for k, v in registers.items() if not k.startswith("active_count")}
+
     dram = DRAMImage()
     base = {name: dram.add(name, np.ascontiguousarray(words, dtype=np.uint32))
-            for name, words in [("vprop", vprop), ("vconst", vconst), ("edges", edges),
-                                ("table", table), ("active_a", active_a),
-                                ("active_b", np.zeros(2 * n, dtype=np.uint32))]}
-    registers = {
-        "num_vertices": n, "num_edges": m,
+            for name, words in [("vprop", _partitioned(vprop, parts, part_lines)),
+                                ("vconst", np.zeros(0, dtype=np.uint32) if vconst is None
+                                 else _partitioned(vconst, parts, part_lines)),
+                                ("edges", edges.reshape(-1)), ("table", table),
+                                ("active_a", active_parts.reshape(-1)),
+                                ("active_b", np.zeros(active_parts.size, dtype=np.uint32))]}
+    registers.update({
+        "num_vertices": n, "num_edges": m, "part_lines": part_lines,
         "vprop_base": base["vprop"], "vconst_base": base["vconst"],
-        "edge_base": base["edges"], "table_base": base["table"],
-        "table_count": len(table),
+        "edge_base": base["edges"], "table_base": base["table"], "table_count": table_count,
         "active_base_a": base["active_a"], "active_base_b": base["active_b"],
-        "active_count": len(active) // 2, "max_iterations": max_iterations,
-    }
-    return GraphImage(dram, registers, n, m)
+        "max_iterations": max_iterations,
+    })
+    return GraphImage(dram, registers, n, m, parts, part_lines)
+
+
+def _edge_id_tables(stream_of_edge, src, num_vertices, streams, coarsening):
+    """Each source stream's EdgeIDTable slice, one after the other, each ``ceil(count / 16)``
+    lines: entry i of stream s is the first edge id of its vertex ``s + i * n`` (every
+    ``coarsening``-th), the last entry its edge count's end."""
+    local_count = -(-num_vertices // streams)
+    count = -(-local_count // coarsening) + 1
+    lines = -(-count // 16)
+    tables = np.zeros((streams, lines * 16), dtype=np.uint32)
+    local = src // streams
+    for s in range(streams):
+        first, end = np.searchsorted(stream_of_edge, [s, s + 1])
+        starts = first + np.searchsorted(local[first:end], np.arange(count) * coarsening)
+        tables[s, :count] = np.minimum(starts, end)
+    return tables.reshape(-1), count

@@ -16,9 +16,10 @@ import numpy as np
 import golden
 from hw.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.graphicionado.pipeline import COUNTERS
+from hw.graphicionado.pipeline import counters
 from hw.graphicionado.sim_top import GraphicionadoSimTop, SimMemoryConfig
 from sim.dram_run import run_with_dram
+from sim.graphicionado_check import expected_values
 from sim.graphicionado_image import build_image
 from sim.harness import DEFAULT_BUILD_ROOT
 
@@ -42,6 +43,11 @@ class RunReport:
     build_cached: bool
     values: np.ndarray = dataclasses.field(repr=False)
     run_dir: Path | None = None     # the run's folder, if kept (``keep``)
+    comparison: str = "exact"       # how the values were compared with the golden model
+
+    @property
+    def _sources(self) -> int:
+        return max(1, sum(1 for name in self.counters if name.startswith("edges_src")))
 
     @property
     def figures(self) -> dict:
@@ -63,11 +69,28 @@ class RunReport:
                                                    "stall_p3", "stall_p4", "stall_p5",
                                                    "stall_apply")},
             "memory": {"reads": c["mem_reads"], "writes": c["mem_writes"]},
+            "streams": {
+                "edges_src": _per_stream(c, "edges_src"),
+                "edges_dst": _per_stream(c, "edges_dst"),
+            },
+            "crossbar": {
+                "stalls": c["xbar_stalls"],
+                # Input-cycles of the processing phase in which an input could not hand over.
+                "stall_share": c["xbar_stalls"] / (process * self._sources) if process else 0.0,
+                "mean_occupancy": c["xbar_occupancy"] / process if process else 0.0,
+            },
+            "comparison": self.comparison,
             "simulated_cycles_per_second": c["cycles"] / run_seconds if run_seconds else None,
             "wall_seconds": self.wall_seconds,
             "build_cached": self.build_cached,
             "matches_golden": self.matches,
         }
+
+
+def _per_stream(counters: dict, prefix: str) -> list[int]:
+    """The counters ``<prefix>0``, ``<prefix>1``, ... in stream order."""
+    streams = sum(1 for name in counters if name.startswith(prefix))
+    return [counters[f"{prefix}{index}"] for index in range(streams)]
 
 
 def check_graph(graph: golden.Graph, algo: str, config: GraphicionadoConfig):
@@ -96,19 +119,21 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     post-synthesis run of :mod:`sim.postsynth` passes a top around the ECP5 netlist)."""
     check_graph(graph, algo, config)
     started = time.perf_counter()
-    reference = golden.run(algo, graph, root=root if algo in ("bfs", "sssp") else None,
-                           iters=iters)
+    reference = expected_values(graph, algo, root=root if algo in ("bfs", "sssp") else None,
+                                iters=iters, streams_src=config.streams_src,
+                                streams_dst=config.streams_dst)
     golden_seconds = time.perf_counter() - started
 
     run_graph = graph.symmetrized() if algo == "cc" else graph
     max_iterations = iters if iters is not None else 0xFFFF_FFFF
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
-                        max_iterations=max_iterations)
+                        max_iterations=max_iterations, streams_src=config.streams_src,
+                        streams_dst=config.streams_dst)
     memory = memory or SimMemoryConfig()
     make_top, top_digest = sim_top or (GraphicionadoSimTop, None)
     run = run_with_dram(lambda: make_top(config, memory),
                         "graphicionado_sim", "sim.tb.test_graphicionado", image.dram,
-                        {"registers": image.registers, "counters": list(COUNTERS),
+                        {"registers": image.registers, "counters": list(counters(config)),
                          "max_cycles": max_cycles},
                         depth_lines=memory.depth_lines,
                         digest="-".join(filter(None, [config.digest(), memory.build_digest(),
@@ -118,12 +143,18 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                         build_root=build_root, watchdog=config.watchdog, trace=trace,
                         error_text="an edge out of source order in the graph image",
                         keep=keep)
-    outcome, values = run.outcome, run.words
+    outcome, values = run.outcome, image.vertex_values(run.words)
 
     expected = np.asarray(reference.values)
     expected_bits = expected.view(np.uint32) if expected.dtype == np.float32 else \
         expected.astype(np.uint32)
-    differing = np.flatnonzero(values != expected_bits)
+    if reference.relative_bound:
+        rtl = values.view(np.float32).astype(np.float64)
+        gold = expected.astype(np.float64)
+        differing = np.flatnonzero(~(np.abs(rtl - gold) <=
+                                     reference.relative_bound * np.abs(gold)))
+    else:
+        differing = np.flatnonzero(values != expected_bits)
     first = None
     if differing.size:
         v = int(differing[0])
@@ -139,7 +170,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                       "build": run.result.build_seconds, "simulation": run.result.run_seconds,
                       "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
         simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy(),
-        run_dir=run.run_dir)
+        run_dir=run.run_dir, comparison=reference.comparison)
 
 
 def _show(word, dtype) -> str:

@@ -21,6 +21,8 @@ __all__ = ["PartitionWalk", "partition_size"]
 def partition_size(num_vertices, partition: int, partitions: int):
     """Vertices in ``partition`` of ``partitions`` (a power of two): those whose id has it
     as its low bits. Works on ints and on Amaranth values."""
+    if partitions == 1:
+        return num_vertices
     shift = partitions.bit_length() - 1
     return (num_vertices >> shift) + ((num_vertices & (partitions - 1)) > partition)
 
