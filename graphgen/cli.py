@@ -179,6 +179,8 @@ def cmd_sim(args) -> int:
                           seed=args.seed, trace=_trace_path(args), keep=args.keep)
         table = _sim_table(report.figures)
         run["iters"] = args.iters
+        if report.comparison != "exact":
+            within = f" ({report.comparison})"
     figures = report.figures
     print(f"{design.name} {args.algo} on {args.graph}: {report.num_vertices} vertices, "
           f"{report.num_edges} edges")
@@ -280,6 +282,14 @@ def _sim_table(figures: dict) -> str:
         ("apply", f"{figures['vertices_per_apply_cycle']:.3f} vertices per apply cycle, "
                   f"{figures['vertex_updates']} vertex updates"),
         ("stalls", stalls),
+        ("streams", "edges per source stream " +
+                    "/".join(str(e) for e in figures["streams"]["edges_src"]) +
+                    ", per destination stream " +
+                    "/".join(str(e) for e in figures["streams"]["edges_dst"])),
+        ("crossbar", f"{figures['crossbar']['stalls']} input stalls "
+                     f"({100 * figures['crossbar']['stall_share']:.1f}% of input-cycles "
+                     f"processing), mean occupancy {figures['crossbar']['mean_occupancy']:.2f} "
+                     f"words"),
         ("memory", f"{figures['memory']['reads']} line reads, "
                    f"{figures['memory']['writes']} line writes"),
         ("simulation", f"{rate:,.0f} cycles/s; build {build}, "

@@ -77,7 +77,8 @@ DESIGNS = {
     design.name: design for design in [
         Design("cam", "Graphicionado atomic-update CAM (stage P6)", CAMConfig, AtomicUpdateCAM,
                "sim.tb.test_cam"),
-        Design("graphicionado", "Graphicionado pipeline, one stream (P1-P9, A1-A5)",
+        Design("graphicionado",
+               "Graphicionado: n source and m destination streams, a crossbar (P1-P9, A1-A5)",
                GraphicionadoConfig, GraphicionadoPipeline, "sim.tb.test_graphicionado",
                needs_graph=True),
         Design("depgraph", "DepGraph engines (HDTL, FIFO edge buffer, PE, circular queues)",

@@ -52,7 +52,7 @@ def _partitioned(values: np.ndarray, partitions: int, part_lines: int) -> np.nda
 
 def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
                 max_iterations: int = 0xFFFF_FFFF, streams_src: int = 1,
-                streams_dst: int = 1) -> GraphImage:
+                streams_dst: int = 1, edge_readers: int = 1) -> GraphImage:
     """Lay out ``graph`` (already symmetrized for CC) and the initial state of ``algo``, as
     the golden model starts it, for ``streams_src`` × ``streams_dst`` streams (§V.A).
 
@@ -60,15 +60,16 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     ActiveVertex lists are stored partition by partition. Frontier algorithms: the edges are
     grouped by source stream (srcid mod n, then srcid, dstid), and each source stream has an
     EdgeIDTable slice indexed by ``srcid >> log2(n)``. Full edge access: the edges are grouped
-    by partition (srcid mod L, then srcid, dstid), with the first edge id of each partition in
-    the ``edge_part_<l>`` registers."""
+    by partition and edge reader (srcid mod L, dstid mod r, then srcid, dstid; r edge
+    readers, §V.B), the first edge id of each group in the ``edge_part_<l * r + k>``
+    registers, and VConst holds (1/outdeg, the edges of each reader) per vertex, in a
+    power-of-two number of words."""
     n, m = graph.num_vertices, graph.num_edges
     parts = max(streams_src, streams_dst)
     part_lines = max(1, -(-(-(-n // parts)) // 16))
     src, dst = graph.src.astype(np.uint32), graph.dst.astype(np.uint32)
     weight = graph.require_nonnegative_integer_weights() if algo == "sssp" else \
         np.ones(m, dtype=np.uint32)
-    degree = graph.out_degree.astype(np.uint32)
 
     ids = np.arange(n, dtype=np.uint32)
     if algo in ("bfs", "sssp"):
@@ -84,19 +85,24 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     else:
         raise ValueError(f"unknown algorithm {algo!r}")
     full = algo == "pagerank"
+    readers = edge_readers if full else 1
     if full:
         inverse = pagerank_inv_outdeg(graph)
-        vconst = np.stack([inverse.view(np.uint32), degree], axis=1)
+        const_words = 1 << readers.bit_length()
+        vconst = np.zeros((n, const_words), dtype=np.uint32)
+        vconst[:, 0] = inverse.view(np.uint32)
+        for k in range(readers):
+            vconst[:, 1 + k] = np.bincount(src[dst % readers == k], minlength=n)
     else:
         vconst = None
 
-    group = src % (parts if full else streams_src)
+    group = src % parts * readers + dst % readers if full else src % streams_src
     order = np.argsort(group, kind="stable")
     edges = np.stack([src, dst, weight, np.zeros(m, dtype=np.uint32)], axis=1)[order]
     registers = {}
     if full:
-        bounds = np.searchsorted(group[order], np.arange(parts + 1))
-        registers.update({f"edge_part_{l}": int(bounds[l]) for l in range(parts + 1)})
+        bounds = np.searchsorted(group[order], np.arange(parts * readers + 1))
+        registers.update({f"edge_part_{i}": int(bound) for i, bound in enumerate(bounds)})
         table = np.zeros(0, dtype=np.uint32)
         table_count = 0
     else:

@@ -44,10 +44,7 @@ class RunReport:
     values: np.ndarray = dataclasses.field(repr=False)
     run_dir: Path | None = None     # the run's folder, if kept (``keep``)
     comparison: str = "exact"       # how the values were compared with the golden model
-
-    @property
-    def _sources(self) -> int:
-        return max(1, sum(1 for name in self.counters if name.startswith("edges_src")))
+    crossbar_inputs: int = 1
 
     @property
     def figures(self) -> dict:
@@ -76,7 +73,7 @@ class RunReport:
             "crossbar": {
                 "stalls": c["xbar_stalls"],
                 # Input-cycles of the processing phase in which an input could not hand over.
-                "stall_share": c["xbar_stalls"] / (process * self._sources) if process else 0.0,
+                "stall_share": c["xbar_stalls"] / (process * self.crossbar_inputs) if process else 0.0,
                 "mean_occupancy": c["xbar_occupancy"] / process if process else 0.0,
             },
             "comparison": self.comparison,
@@ -128,7 +125,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     max_iterations = iters if iters is not None else 0xFFFF_FFFF
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations, streams_src=config.streams_src,
-                        streams_dst=config.streams_dst)
+                        streams_dst=config.streams_dst, edge_readers=config.edge_readers)
     memory = memory or SimMemoryConfig()
     make_top, top_digest = sim_top or (GraphicionadoSimTop, None)
     run = run_with_dram(lambda: make_top(config, memory),
@@ -170,7 +167,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                       "build": run.result.build_seconds, "simulation": run.result.run_seconds,
                       "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
         simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy(),
-        run_dir=run.run_dir, comparison=reference.comparison)
+        run_dir=run.run_dir, comparison=reference.comparison,
+        crossbar_inputs=config.streams_src * config.source_outputs)
 
 
 def _show(word, dtype) -> str:

@@ -23,7 +23,13 @@ class GraphicionadoConfig(DesignConfig):
         vertices whose low log2(n) bits are s, destination stream d those whose low log2(m)
         bits are d.
     voq_depth : int
-        Entries of each virtual output queue of the crossbar (n × m of them).
+        Entries of each virtual output queue of the crossbar.
+    edge_readers : int
+        Edge Read units per source stream (§V.B, 1 to 8). Frontier algorithms: each active
+        vertex goes to the reader with the fewest queued jobs, their edges are merged round
+        robin. Full edge access: every source vertex is broadcast to all readers, reader k
+        reads the edges whose destination id is k modulo the readers, and each reader feeds
+        the crossbar directly (n × edge_readers crossbar inputs).
     max_vertices : int
         Scratchpad size in vertices, over all destination streams (VTempProperty: each
         destination stream holds ``ceil(max_vertices / m)``; each source stream's EdgeIDTable
@@ -64,6 +70,7 @@ class GraphicionadoConfig(DesignConfig):
     streams_src: int = 1
     streams_dst: int = 1
     voq_depth: int = 4
+    edge_readers: int = 1
     max_vertices: int = 65536
     addr_width: int = 26
     prefetch_lines: int = 4
@@ -88,15 +95,14 @@ class GraphicionadoConfig(DesignConfig):
             value = getattr(self, name)
             if not is_power_of_two(value) or value > 16:
                 raise ConfigError(f"{name} must be a power of two from 1 to 16, not {value}")
+        if not 1 <= self.edge_readers <= 8:
+            raise ConfigError(f"edge_readers must be between 1 and 8, not {self.edge_readers}")
         if not 2 <= self.voq_depth <= 64:
             raise ConfigError(f"voq_depth must be between 2 and 64, not {self.voq_depth}")
         if self.destination_slice_vertices < 2:
             raise ConfigError(f"max_vertices {self.max_vertices} over {self.streams_dst} "
                               f"destination streams leaves scratchpad slices of fewer than 2 "
                               f"vertices")
-        if self.dst_property_read and self.partitions > 1:
-            raise ConfigError("dst_property_read (P4) is built for one stream only, not "
-                              f"{self.streams_src} x {self.streams_dst}")
         if not 16 <= self.addr_width <= 32:
             raise ConfigError(f"addr_width must be between 16 and 32, not {self.addr_width}")
         for name in ("prefetch_lines", "edge_prefetch_lines", "edge_jobs", "fifo_depth"):
@@ -138,6 +144,17 @@ class GraphicionadoConfig(DesignConfig):
         """L = max(n, m): the vertices' partitions in memory (§V.A; see
         :mod:`hw.graphicionado.partition_walk`)."""
         return max(self.streams_src, self.streams_dst)
+
+    @property
+    def source_outputs(self) -> int:
+        """Crossbar inputs per source stream: one per edge reader for full edge access."""
+        return self.edge_readers if self.algorithm.full_edge_access else 1
+
+    @property
+    def const_words(self) -> int:
+        """Words of a VConst item: the constant and an edge count per edge reader (full edge
+        access), rounded up to a power of two."""
+        return 1 << self.edge_readers.bit_length()
 
     @property
     def source_segments(self) -> int:

@@ -3,7 +3,8 @@ A1–A5 (Ham et al. §V.A, figures 7 and 8): one of m, owning the destination ve
 has its number as the low log2(m) bits, and its slice of the scratchpad (VTempProperty of
 those vertices, at ``id >> log2(m)``), which no other stream touches.
 
-Processing phase: edges from the crossbar → P5 Process_Edge → P6–P9 Atomic Update.
+Processing phase: edges from the crossbar [→ P4 Random Vertex Read of VProperty[dst]]
+→ P5 Process_Edge → P6–P9 Atomic Update.
 Apply phase, partition by partition of the ones it owns (:class:`PartitionWalk`)::
 
     A1 Sequential Vertex Read (VProperty) + A2 VTempProperty stream → A3 Apply
@@ -26,6 +27,7 @@ from .config import GraphicionadoConfig
 from .layouts import ActiveVertex, SourcedEdge, Update
 from .partition_walk import PartitionWalk
 from .process_edge import ProcessEdge
+from .random_vertex_read import RandomVertexRead
 from .scratchpad import Scratchpad, TempPropertyStream
 from .sequential_vertex_read import SequentialVertexRead
 from .sequential_vertex_write import SequentialVertexWrite
@@ -60,9 +62,10 @@ class DestinationStream(wiring.Component):
         Every edge taken so far in the processing phase has been reduced into the scratchpad.
     edge_taken, update_written, vertex_updated, cam_stall : ``Out(1)``
         Events for the counters.
-    stall_p3, stall_p5, stall_apply : ``Out(1)``
-    vprop_read_mem, vprop_write_mem, active_write_mem : ``Out(MemoryPortSignature)``
-        (``vprop_read`` and ``active_write`` for frontier algorithms only).
+    stall_p3, stall_p4, stall_p5, stall_apply : ``Out(1)``
+    <client>_mem : ``Out(MemoryPortSignature)`` for each name of :attr:`memory_clients`
+        ``vprop_write``; ``vprop_read`` and ``active_write`` for frontier algorithms;
+        ``dst_prop_read`` with P4.
     stall_seed : ``In(32)`` with stall injection.
     """
 
@@ -77,7 +80,8 @@ class DestinationStream(wiring.Component):
             "active_counts": Out(32).array(config.destination_segments),
             "clearing": Out(1), "applying": Out(1), "drained": Out(1),
             "edge_taken": Out(1), "update_written": Out(1), "vertex_updated": Out(1),
-            "cam_stall": Out(1), "stall_p3": Out(1), "stall_p5": Out(1), "stall_apply": Out(1),
+            "cam_stall": Out(1), "stall_p3": Out(1), "stall_p4": Out(1), "stall_p5": Out(1),
+            "stall_apply": Out(1),
         }
         members.update({f"{name}_mem": Out(MemoryPortSignature(config.addr_width))
                         for name in self.client_names(config)})
@@ -90,7 +94,8 @@ class DestinationStream(wiring.Component):
     def client_names(config: GraphicionadoConfig) -> tuple[str, ...]:
         if config.algorithm.full_edge_access:
             return ("vprop_write",)
-        return ("vprop_read", "vprop_write", "active_write")
+        return (("vprop_read", "vprop_write", "active_write") +
+                (("dst_prop_read",) if config.dst_property_read else ()))
 
     @property
     def memory_clients(self) -> list[tuple[str, object]]:
@@ -108,7 +113,8 @@ class DestinationStream(wiring.Component):
         units = compute_units(cfg, index_width=pad.index_width)
         m.submodules.fifo_p3 = fifo_p3 = StreamFIFO(SourcedEdge, cfg.fifo_depth, buffered=True)
         m.submodules.process_edge = process = ProcessEdge(
-            algo=cfg.algo, unit=units["process"], dst_shift=dst_shift)
+            algo=cfg.algo, unit=units["process"], dst_prop=cfg.dst_property_read,
+            dst_shift=dst_shift)
         # Registered output: the CAM lookup then starts from a flip-flop, not a LUT RAM read.
         m.submodules.fifo_p5 = fifo_p5 = StreamFIFO(Update, cfg.fifo_depth, buffered=True)
         # Atomic Update takes an update after a CAM lookup; a register slice keeps that
@@ -120,7 +126,7 @@ class DestinationStream(wiring.Component):
                           id_width=max(pad.index_width, (cfg.cam_entries // cfg.cam_ways)
                                        .bit_length())))
         wiring.connect(m, wiring.flipped(self.i), fifo_p3.i)
-        link(fifo_p3.o, process.i, "fifo_p3->process_edge")
+        p4_busy = self._destination_property_read(m, link, fifo_p3, process)
         link(process.o, fifo_p5.i, "process_edge->fifo_p5")
         link(fifo_p5.o, slice_p6.i, "fifo_p5->slice_p6")
         link(slice_p6.o, atomic.i, "slice_p6->atomic_update")
@@ -170,7 +176,8 @@ class DestinationStream(wiring.Component):
             m.d.sync += [edges_in.eq(edges_in + edge_taken),
                          updates_out.eq(updates_out + update_written)]
         m.d.comb += [
-            self.drained.eq((edges_in == updates_out) & (fifo_p3.level == 0) & ~link.busy),
+            self.drained.eq((edges_in == updates_out) & (fifo_p3.level == 0) & ~p4_busy &
+                            ~link.busy),
             self.edge_taken.eq(edge_taken),
             self.update_written.eq(update_written),
             self.cam_stall.eq(atomic.cam_stall),
@@ -178,6 +185,25 @@ class DestinationStream(wiring.Component):
             self.stall_p5.eq(fifo_p5.o.valid & ~fifo_p5.o.ready),
         ]
         return m
+
+    def _destination_property_read(self, m, link, fifo_p3, process):
+        """P4 when configured: VProperty[dst] read from memory for each edge. Returns its
+        busy flag."""
+        cfg = self._config
+        if not cfg.dst_property_read:
+            link(fifo_p3.o, process.i, "fifo_p3->process_edge")
+            m.d.comb += self.stall_p4.eq(0)
+            return 0
+        # As many edges in flight as the memory lets reads be: a deeper queue gains nothing.
+        m.submodules.dst_prop_read = p4 = RandomVertexRead(
+            addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
+            partitions=cfg.partitions)
+        wiring.connect(m, p4.mem, wiring.flipped(self.dst_prop_read_mem))
+        m.d.comb += [p4.vprop_base.eq(self.vprop_base), p4.part_lines.eq(self.part_lines),
+                     self.stall_p4.eq(p4.o.valid & ~p4.o.ready)]
+        link(fifo_p3.o, p4.i, "fifo_p3->dst_prop_read")
+        link(p4.o, process.i, "dst_prop_read->process_edge")
+        return p4.busy
 
     def _scratchpad_ports(self, m, pad, atomic, temp_stream):
         """The slice's ports by phase: clearing, apply (A2) or Atomic Update (P7, P9)."""

@@ -47,10 +47,11 @@ BASE_COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edg
 
 def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
     """The registers of a configuration: :data:`BASE_REGISTERS`, and per partition l the
-    initial ActiveVertex count ``active_count_<l>`` (frontier algorithms) or the first edge id
-    ``edge_part_<l>`` (full edge access, with ``edge_part_<L>`` = the edge count)."""
+    initial ActiveVertex count ``active_count_<l>`` (frontier algorithms) or, for full edge
+    access, the first edge id ``edge_part_<l * r + k>`` of reader k's edges in partition l
+    (r edge readers; the last, ``edge_part_<L * r>``, is the edge count)."""
     if cfg.algorithm.full_edge_access:
-        extra = tuple(f"edge_part_{l}" for l in range(cfg.partitions + 1))
+        extra = tuple(f"edge_part_{i}" for i in range(cfg.partitions * cfg.edge_readers + 1))
     else:
         extra = tuple(f"active_count_{l}" for l in range(cfg.partitions))
     return BASE_REGISTERS + extra
@@ -125,12 +126,15 @@ class GraphicionadoPipeline(wiring.Component):
         sources = [SourceStream(cfg, s) for s in range(cfg.streams_src)]
         destinations = [DestinationStream(cfg, d) for d in range(cfg.streams_dst)]
         self._streams = sources + destinations
+        outs = cfg.source_outputs
         m.submodules.crossbar = crossbar = Crossbar(
-            SourcedEdge, inputs=cfg.streams_src, outputs=cfg.streams_dst,
+            SourcedEdge, inputs=cfg.streams_src * outs, outputs=cfg.streams_dst,
             route=lambda edge: edge.edge.dst, voq_depth=cfg.voq_depth)
         for s, source in enumerate(sources):
             m.submodules[f"src{s}"] = source
-            link(source.o, crossbar.i[s], f"src{s}->crossbar")
+            for k in range(outs):
+                name = f"src{s}" + (f".{k}" if outs > 1 else "")
+                link(source.o[k], crossbar.i[s * outs + k], f"{name}->crossbar")
         for d, destination in enumerate(destinations):
             m.submodules[f"dst{d}"] = destination
             link(crossbar.o[d], destination.i, f"crossbar->dst{d}")
@@ -181,12 +185,17 @@ class GraphicionadoPipeline(wiring.Component):
             m.d.comb += [source.load.eq(control.load), source.start.eq(control.start_process),
                          source.active_base.eq(Mux(control.parity, regs["active_base_b"],
                                                    regs["active_base_a"]))]
-            for k in range(cfg.source_segments):
-                part = s + cfg.streams_src * k
-                m.d.comb += source.active_counts[k].eq(control.counts[part])
-                if cfg.algorithm.full_edge_access:
-                    m.d.comb += [source.edge_starts[k].eq(regs[f"edge_part_{part}"]),
-                                 source.edge_ends[k].eq(regs[f"edge_part_{part + 1}"])]
+            readers = cfg.edge_readers
+            for j in range(cfg.source_segments):
+                part = s + cfg.streams_src * j
+                m.d.comb += source.active_counts[j].eq(control.counts[part])
+                if not cfg.algorithm.full_edge_access:
+                    continue
+                for k in range(readers):
+                    group = part * readers + k
+                    m.d.comb += [
+                        source.edge_starts[j * readers + k].eq(regs[f"edge_part_{group}"]),
+                        source.edge_ends[j * readers + k].eq(regs[f"edge_part_{group + 1}"])]
         for d, destination in enumerate(destinations):
             m.d.comb += [
                 destination.clear.eq(control.clear),
@@ -222,13 +231,13 @@ class GraphicionadoPipeline(wiring.Component):
             "stall_p1": total(s.stall_p1 for s in sources),
             "stall_p2": total(s.stall_p2 for s in sources),
             "stall_p3": total(d.stall_p3 for d in destinations),
-            "stall_p4": 0,
+            "stall_p4": total(d.stall_p4 for d in destinations),
             "stall_p5": total(d.stall_p5 for d in destinations),
             "stall_apply": total(d.stall_apply & control.in_apply for d in destinations),
-            "xbar_stalls": total(crossbar.stalls[s] for s in range(cfg.streams_src)),
+            "xbar_stalls": total(crossbar.stalls[k] for k in range(len(crossbar.i))),
             "xbar_occupancy": crossbar.occupancy & process.replicate(len(crossbar.occupancy)),
         }
-        events.update({f"edges_src{s}": source.o.valid & source.o.ready
+        events.update({f"edges_src{s}": total(o.valid & o.ready for o in source.o)
                        for s, source in enumerate(sources)})
         events.update({f"edges_dst{d}": destination.edge_taken
                        for d, destination in enumerate(destinations)})

@@ -36,11 +36,17 @@ class RandomVertexRead(wiring.Component):
     outstanding : int
         Edges in flight at most (requested, not yet handed out): the depth of the queue that
         holds them, to cover the memory latency (128 for a latency of 100 cycles).
+    partitions : int
+        VProperty lies in memory as this many partitions (§V.A; a power of two): vertex v is
+        word ``v >> log2(partitions)`` of partition ``v % partitions``, which starts
+        ``part_lines`` lines after the previous one.
 
     Members
     -------
     vprop_base : ``In(addr_width)``
         Line address of VProperty[0].
+    part_lines : ``In(32)``
+        Lines between two partitions (unused with one).
     i : ``In(stream.Signature(SourcedEdge))``
     o : ``Out(stream.Signature(DestinedEdge))``
     busy : ``Out(1)``
@@ -48,14 +54,16 @@ class RandomVertexRead(wiring.Component):
     mem : ``Out(MemoryPortSignature(addr_width))``
     """
 
-    def __init__(self, *, addr_width: int, outstanding: int = 128):
+    def __init__(self, *, addr_width: int, outstanding: int = 128, partitions: int = 1):
         if outstanding < 1:
             raise ConfigError("RandomVertexRead: outstanding must be at least 1, not "
                               f"{outstanding!r}")
         self._addr_width = addr_width
         self._outstanding = outstanding
+        self._partitions = partitions
         super().__init__({
             "vprop_base": In(addr_width),
+            "part_lines": In(32),
             "i": In(stream.Signature(SourcedEdge)),
             "o": Out(stream.Signature(DestinedEdge)),
             "busy": Out(1),
@@ -74,9 +82,13 @@ class RandomVertexRead(wiring.Component):
         m.submodules.out = out = StreamFIFO(DestinedEdge, 3, buffered=True)
 
         edge = self.i.payload.edge
+        part_shift = self._partitions.bit_length() - 1
+        line = self.vprop_base + (edge.dst >> (part_shift + WORD_SHIFT))
+        if self._partitions > 1:
+            line = line + edge.dst[:part_shift] * self.part_lines
         m.d.comb += [
             in_flight.i.payload.eq(self.i.payload),
-            requests.i.payload.eq(self.vprop_base + (edge.dst >> WORD_SHIFT)),
+            requests.i.payload.eq(line),
             in_flight.i.valid.eq(self.i.valid & requests.i.ready),
             requests.i.valid.eq(self.i.valid & in_flight.i.ready),
             self.i.ready.eq(in_flight.i.ready & requests.i.ready),
@@ -94,7 +106,8 @@ class RandomVertexRead(wiring.Component):
             out.i.payload.edge.eq(head.edge),
             out.i.payload.prop.eq(head.prop),
             out.i.payload.const.eq(head.const),
-            out.i.payload.dst_prop.eq(line.word_select(head.edge.dst[:WORD_SHIFT], 32)),
+            out.i.payload.dst_prop.eq(line.word_select(
+                head.edge.dst[part_shift:part_shift + WORD_SHIFT], 32)),
             in_flight.o.ready.eq(out.i.ready & self.mem.resp.valid),
             self.mem.resp.ready.eq(out.i.ready & in_flight.o.valid),
         ]

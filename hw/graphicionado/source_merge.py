@@ -13,6 +13,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..stream_fifo import StreamFIFO
 from .layouts import SourcedEdge
 from .sequential_vertex_read import item_layout
@@ -27,11 +28,22 @@ class SourceMerge(wiring.Component):
     """Sequential VProperty and VConst items and the sequential edge stream in; edges with
     their source's operands out, one per cycle.
 
+    Parameters
+    ----------
+    depth : int
+        Vertices queued ahead of the merge.
+    const_words : int
+        Words of a VConst item (2; more with parallel edge readers).
+    degree_word : int
+        The VConst word holding the number of edges this merge's edge stream has for the
+        vertex: the out-degree (word 1), or with parallel edge readers (§V.B) the edges of
+        this merge's reader.
+
     Members
     -------
     prop : ``In(stream.Signature(item_layout(1)))``
-    const : ``In(stream.Signature(item_layout(2)))``
-        Word 0: the constant; word 1: the out-degree.
+    const : ``In(stream.Signature(item_layout(const_words)))``
+        Word 0: the constant; word ``degree_word``: the edge count.
     edges : ``In(stream.Signature(SourcedEdge))``
         The edge list in edge-id order (from Edge Read with ``match_any``).
     o : ``Out(stream.Signature(SourcedEdge))``
@@ -41,11 +53,16 @@ class SourceMerge(wiring.Component):
         A vertex is queued or being merged.
     """
 
-    def __init__(self, *, depth: int = 4):
+    def __init__(self, *, depth: int = 4, const_words: int = 2, degree_word: int = 1):
+        if not 1 <= degree_word < const_words:
+            raise ConfigError(f"SourceMerge: degree_word must be between 1 and {const_words - 1},"
+                              f" not {degree_word!r}")
         self._depth = depth
+        self._const_words = const_words
+        self._degree_word = degree_word
         super().__init__({
             "prop": In(stream.Signature(item_layout(1))),
-            "const": In(stream.Signature(item_layout(2))),
+            "const": In(stream.Signature(item_layout(const_words))),
             "edges": In(stream.Signature(SourcedEdge)),
             "o": Out(stream.Signature(SourcedEdge)),
             "mismatch": Out(1),
@@ -58,7 +75,8 @@ class SourceMerge(wiring.Component):
                                                       buffered=True)
         # Three entries: a buffered queue of two cannot take and give in the same cycle.
         m.submodules.prop_in = prop_in = StreamFIFO(item_layout(1), 3, buffered=True)
-        m.submodules.const_in = const_in = StreamFIFO(item_layout(2), 3, buffered=True)
+        m.submodules.const_in = const_in = StreamFIFO(item_layout(self._const_words), 3,
+                                                      buffered=True)
         wiring.connect(m, wiring.flipped(self.prop), prop_in.i)
         wiring.connect(m, wiring.flipped(self.const), const_in.i)
         prop, const = prop_in.o, const_in.o
@@ -66,7 +84,7 @@ class SourceMerge(wiring.Component):
         # Zip the two sequential streams into a register, with whether the vertex has edges;
         # only those go on. The 32-bit degree test then feeds only that register, not the
         # queues' read enables (across the chip from here, it was the slowest path).
-        degree = const.payload.data[32:64]
+        degree = const.payload.data.word_select(self._degree_word, 32)
         both = prop.valid & const.valid
         zipped = Signal(SourceVertex)
         zipped_valid = Signal()

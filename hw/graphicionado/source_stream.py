@@ -5,27 +5,30 @@ bits.
 Frontier algorithms (BFS, SSSP, CC)::
 
     P1 Sequential Vertex Read (its ActiveVertex lists, one per partition it owns)
-    → P2 EdgeID Read (its slice of the EdgeIDTable) → P3 Edge Read
+    → P2 EdgeID Read (its slice of the EdgeIDTable) → P3 Edge Read (or parallel readers)
 
-Full edge access (PageRank, §IV.B)::
+Full edge access (PageRank, §IV.B), with k = 0 .. edge_readers - 1 (§V.B)::
 
-    P1 Sequential Vertex Read (VProperty, VConst of its partitions) ┐
-    P3 Edge Read (its edges, partition by partition)               ┴→ Source Merge
+    P1 Sequential Vertex Read (VProperty, VConst of its partitions), broadcast ┐
+    P3 Edge Read k (its edges whose dstid is k modulo the readers)              ┴→ Source Merge k
 
-Its edges leave, with their source's property, towards the crossbar.
+Its edges leave, with their source's property, towards the crossbar (one crossbar input per
+reader for full edge access).
 """
 
-from amaranth.hdl import Array, Module, Signal
+from amaranth.hdl import Array, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..memory_port import MemoryPortSignature
+from ..stream_broadcast import StreamBroadcast
 from ..stream_fifo import StreamFIFO
 from ..stream_throttle import StreamLinks
 from .config import GraphicionadoConfig
 from .edge_id_read import EdgeIDRead
 from .edge_read import EdgeRead
 from .layouts import ActiveVertex, SourcedEdge
+from .parallel_edge_read import ParallelEdgeRead
 from .partition_walk import PartitionWalk
 from .scratchpad import Scratchpad
 from .sequential_vertex_read import SequentialVertexRead
@@ -59,9 +62,10 @@ class SourceStream(wiring.Component):
         The ActiveVertex lists this iteration reads (partition l at ``2 * l * part_lines``).
     active_counts : ``In(32).array(segments)``
         Entries of the list of each partition the stream owns.
-    edge_starts, edge_ends : ``In(32).array(segments)``
-        Full edge access: the edge-id range of each partition the stream owns.
-    o : ``Out(stream.Signature(SourcedEdge))``
+    edge_starts, edge_ends : ``In(32).array(segments * edge_readers)``
+        Full edge access: the edge-id range of reader k in the stream's j-th partition, at
+        ``j * edge_readers + k``.
+    o : ``Out(stream.Signature(SourcedEdge)).array(config.source_outputs)``
     busy : ``Out(1)``
         A vertex or an edge of the phase is still inside.
     loading : ``Out(1)``
@@ -79,8 +83,9 @@ class SourceStream(wiring.Component):
         members = {
             "load": In(1), "start": In(1), "active_base": In(32),
             "active_counts": In(32).array(segments),
-            "edge_starts": In(32).array(segments), "edge_ends": In(32).array(segments),
-            "o": Out(stream.Signature(SourcedEdge)),
+            "edge_starts": In(32).array(segments * config.edge_readers),
+            "edge_ends": In(32).array(segments * config.edge_readers),
+            "o": Out(stream.Signature(SourcedEdge)).array(config.source_outputs),
             "busy": Out(1), "loading": Out(1), "error": Out(1),
             "stall_p1": Out(1), "stall_p2": Out(1),
         }
@@ -94,9 +99,11 @@ class SourceStream(wiring.Component):
 
     @staticmethod
     def client_names(config: GraphicionadoConfig) -> tuple[str, ...]:
+        readers = ("edge_read",) if config.edge_readers == 1 else \
+            tuple(f"edge_read{k}" for k in range(config.edge_readers))
         if config.algorithm.full_edge_access:
-            return ("src_prop_read", "src_const_read", "edge_read")
-        return ("active_read", "table_read", "edge_read")
+            return ("src_prop_read", "src_const_read") + readers
+        return ("active_read", "table_read") + readers
 
     @property
     def memory_clients(self) -> list[tuple[str, object]]:
@@ -111,30 +118,45 @@ class SourceStream(wiring.Component):
         m.submodules.walk = walk = PartitionWalk(
             segments=cfg.source_segments, first=self._index, step=cfg.streams_src,
             partitions=cfg.partitions)
-        m.submodules.edge_read = edge_read = EdgeRead(
-            addr_width=cfg.addr_width, prefetch_lines=cfg.edge_prefetch_lines,
-            job_depth=cfg.edge_jobs)
         m.d.comb += [
             walk.start.eq(self.start), walk.num_vertices.eq(self.num_vertices),
             walk.part_lines.eq(self.part_lines), walk.seg_drained.eq(1),
-            edge_read.start.eq(self.start), edge_read.edge_base.eq(self.edge_base),
         ]
-        wiring.connect(m, edge_read.mem, wiring.flipped(self.edge_read_mem))
         if cfg.algorithm.full_edge_access:
-            front_busy = self._full_edge_front(m, link, walk, edge_read)
+            front_busy = self._full_edge_front(m, link, walk)
         else:
-            front_busy = self._frontier_front(m, link, walk, edge_read)
-        m.d.comb += self.busy.eq(walk.busy | front_busy | edge_read.busy | link.busy)
+            front_busy = self._frontier_front(m, link, walk)
+        m.d.comb += self.busy.eq(walk.busy | front_busy | link.busy)
         return m
+
+    def _reader_ports(self) -> list:
+        cfg = self._config
+        if cfg.edge_readers == 1:
+            return [self.edge_read_mem]
+        return [getattr(self, f"edge_read{k}_mem") for k in range(cfg.edge_readers)]
 
     def _svr(self, words: int, index_shift: int = 0) -> SequentialVertexRead:
         cfg = self._config
         return SequentialVertexRead(item_words=words, addr_width=cfg.addr_width,
                                     prefetch_lines=cfg.prefetch_lines, index_shift=index_shift)
 
-    def _frontier_front(self, m, link, walk, edge_read):
+    def _frontier_front(self, m, link, walk):
         """P1 → P2 → P3, and the loader of the EdgeIDTable slice. Returns the busy flag."""
         cfg = self._config
+        if cfg.edge_readers == 1:
+            m.submodules.edge_read = edge_read = EdgeRead(
+                addr_width=cfg.addr_width, prefetch_lines=cfg.edge_prefetch_lines,
+                job_depth=cfg.edge_jobs)
+            wiring.connect(m, edge_read.mem, wiring.flipped(self.edge_read_mem))
+            m.d.comb += edge_read.match_any.eq(0)
+        else:
+            m.submodules.edge_read = edge_read = ParallelEdgeRead(
+                readers=cfg.edge_readers, addr_width=cfg.addr_width,
+                prefetch_lines=cfg.edge_prefetch_lines, job_depth=cfg.edge_jobs,
+                queue_depth=cfg.fifo_depth)
+            for port, client in zip(edge_read.mem, self._reader_ports()):
+                wiring.connect(m, port, wiring.flipped(client))
+        m.d.comb += [edge_read.start.eq(self.start), edge_read.edge_base.eq(self.edge_base)]
         m.submodules.table = table = Scratchpad(vertices=0,
                                                 table_entries=cfg.source_table_entries)
         m.submodules.table_read = table_read = self._svr(1)
@@ -174,59 +196,88 @@ class SourceStream(wiring.Component):
         link(entries, fifo_p1.i, "active_read->fifo_p1")
         link(fifo_p1.o, edge_id_read.i, "fifo_p1->edge_id_read")
         link(edge_id_read.o, edge_read.i, "edge_id_read->edge_read")
-        wiring.connect(m, edge_read.o, wiring.flipped(self.o))
+        wiring.connect(m, edge_read.o, wiring.flipped(self.o[0]))
         m.d.comb += [
             table.table_addr.eq(edge_id_read.table_addr),
             table.table_next_addr.eq(edge_id_read.table_next_addr),
             table.table_en.eq(edge_id_read.table_en),
             edge_id_read.table_data.eq(table.table_data),
             edge_id_read.table_next_data.eq(table.table_next_data),
-            edge_read.match_any.eq(0),
             self.stall_p1.eq(fifo_p1.o.valid & ~fifo_p1.o.ready),
             self.stall_p2.eq(edge_id_read.o.valid & ~edge_id_read.o.ready),
         ]
-        return active_read.busy | fifo_p1.o.valid | edge_id_read.busy
+        return active_read.busy | fifo_p1.o.valid | edge_id_read.busy | edge_read.busy
 
-    def _full_edge_front(self, m, link, walk, edge_read):
-        """P1 (VProperty, VConst) and P3 (the edges) joined by Source Merge, partition by
-        partition. Returns the busy flag."""
+    def _full_edge_front(self, m, link, walk):
+        """P1 (VProperty, VConst) broadcast to the readers' Source Merges, P3 per reader,
+        partition by partition. Returns the busy flag."""
         cfg = self._config
+        readers = cfg.edge_readers
         shift = cfg.partitions.bit_length() - 1
         m.submodules.src_prop_read = src_prop = self._svr(1, shift)
-        m.submodules.src_const_read = src_const = self._svr(2, shift)
-        m.submodules.source_merge = merge = SourceMerge(depth=cfg.fifo_depth)
+        m.submodules.src_const_read = src_const = self._svr(cfg.const_words, shift)
         wiring.connect(m, src_prop.mem, wiring.flipped(self.src_prop_read_mem))
         wiring.connect(m, src_const.mem, wiring.flipped(self.src_const_read_mem))
-        link(src_prop.o, merge.prop, "src_prop_read->source_merge")
-        link(src_const.o, merge.const, "src_const_read->source_merge")
-        link(edge_read.o, merge.edges, "edge_read->source_merge")
-        wiring.connect(m, merge.o, wiring.flipped(self.o))
-
-        # One edge job per partition: its whole edge range, offered when the partition starts.
-        job_pending = Signal()
-        starts, ends = Array(self.edge_starts), Array(self.edge_ends)
-        with m.If(edge_read.i.ready):
-            m.d.sync += job_pending.eq(0)
-        with m.If(walk.seg_start):
-            m.d.sync += job_pending.eq(starts[walk.segment] != ends[walk.segment])
-        m.d.comb += [
-            edge_read.i.valid.eq(job_pending),
-            edge_read.i.payload.start.eq(starts[walk.segment]),
-            edge_read.i.payload.end.eq(ends[walk.segment]),
-            edge_read.match_any.eq(1),
-        ]
         for reader, base, words in ((src_prop, self.vprop_base, 1),
-                                    (src_const, self.vconst_base, 2)):
+                                    (src_const, self.vconst_base, cfg.const_words)):
             m.d.comb += [
                 reader.start.eq(walk.seg_start),
                 reader.base.eq(base + walk.offset * words),
                 reader.count.eq(walk.size),
                 reader.first_index.eq(walk.partition),
             ]
+        props, consts = self._broadcast(m, link, src_prop.o, src_const.o, readers)
+
+        starts, ends = Array(self.edge_starts), Array(self.edge_ends)
+        busy, pending, errors = [], [], []
+        for k, port in enumerate(self._reader_ports()):
+            edge_read = EdgeRead(addr_width=cfg.addr_width,
+                                 prefetch_lines=cfg.edge_prefetch_lines, job_depth=cfg.edge_jobs)
+            merge = SourceMerge(depth=cfg.fifo_depth, const_words=cfg.const_words,
+                                degree_word=1 + k)
+            suffix = "" if readers == 1 else str(k)
+            m.submodules[f"edge_read{suffix}"] = edge_read
+            m.submodules[f"source_merge{suffix}"] = merge
+            wiring.connect(m, edge_read.mem, wiring.flipped(port))
+            cast = "" if readers == 1 else "_broadcast"
+            link(props[k], merge.prop, f"src_prop{cast or '_read'}->source_merge{suffix}")
+            link(consts[k], merge.const, f"src_const{cast or '_read'}->source_merge{suffix}")
+            link(edge_read.o, merge.edges, f"edge_read{suffix}->source_merge{suffix}")
+            wiring.connect(m, merge.o, wiring.flipped(self.o[k]))
+            # One edge job per partition: the reader's whole range, offered at its start.
+            job_pending = Signal(name=f"job_pending{suffix}")
+            at = walk.segment * readers + k
+            with m.If(edge_read.i.ready):
+                m.d.sync += job_pending.eq(0)
+            with m.If(walk.seg_start):
+                m.d.sync += job_pending.eq(starts[at] != ends[at])
+            m.d.comb += [
+                edge_read.start.eq(self.start), edge_read.edge_base.eq(self.edge_base),
+                edge_read.match_any.eq(1),
+                edge_read.i.valid.eq(job_pending),
+                edge_read.i.payload.start.eq(starts[at]),
+                edge_read.i.payload.end.eq(ends[at]),
+            ]
+            busy.append(job_pending | merge.busy | edge_read.busy)
+            pending.append(job_pending)
+            errors.append(merge.mismatch)
+            if k == 0:
+                m.d.comb += self.stall_p2.eq(edge_read.i.valid & ~edge_read.i.ready)
         m.d.comb += [
-            walk.seg_idle.eq(~src_prop.busy & ~src_const.busy & ~job_pending),
-            self.error.eq(merge.mismatch),
+            walk.seg_idle.eq(~src_prop.busy & ~src_const.busy & ~Cat(pending).any()),
+            self.error.eq(Cat(errors).any()),
             self.stall_p1.eq(src_prop.o.valid & ~src_prop.o.ready),
-            self.stall_p2.eq(edge_read.i.valid & ~edge_read.i.ready),
         ]
-        return job_pending | src_prop.busy | src_const.busy | merge.busy
+        return src_prop.busy | src_const.busy | Cat(busy).any()
+
+    def _broadcast(self, m, link, prop, const, readers):
+        """The vertex streams, to each reader's Source Merge (§V.B: every source id is
+        broadcast to all readers)."""
+        if readers == 1:
+            return [prop], [const]
+        m.submodules.prop_broadcast = prop_cast = StreamBroadcast(prop.payload.shape(), readers)
+        m.submodules.const_broadcast = const_cast = StreamBroadcast(const.payload.shape(),
+                                                                    readers)
+        link(prop, prop_cast.i, "src_prop_read->src_prop_broadcast")
+        link(const, const_cast.i, "src_const_read->src_const_broadcast")
+        return list(prop_cast.o), list(const_cast.o)

@@ -1,0 +1,106 @@
+"""Parallel edge readers for active-vertex algorithms (Graphicionado §V.B, figure 9a).
+
+One Edge Read hands out at most an edge a cycle and waits a memory latency on the random
+first line of each vertex's edges. Several readers side by side: each active vertex's job
+goes to the reader whose input queue holds the fewest jobs, and the readers' edges are
+merged round robin on their way to the crossbar. A vertex's edges stay in order (one reader
+reads them); edges of different vertices interleave.
+"""
+
+from amaranth.hdl import C, Cat, Module, Mux, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..config import ConfigError
+from ..memory_port import MemoryPortSignature
+from ..stream_arbiter import StreamArbiter
+from ..stream_fifo import StreamFIFO
+from .edge_read import EdgeRead
+from .layouts import EdgeJob, SourcedEdge
+
+
+__all__ = ["ParallelEdgeRead"]
+
+
+class ParallelEdgeRead(wiring.Component):
+    """``readers`` Edge Reads behind a lowest-occupancy dispatcher, merged round robin.
+
+    Parameters
+    ----------
+    readers : int
+        At least 2 (one reader is :class:`EdgeRead` itself).
+    addr_width, prefetch_lines, job_depth : int
+        Each reader's, as :class:`EdgeRead`'s.
+    queue_depth : int
+        Jobs each reader's input queue holds (whose occupancy the dispatcher compares).
+
+    Members
+    -------
+    start : ``In(1)``; edge_base : ``In(addr_width)``
+        To every reader (see :class:`EdgeRead`).
+    i : ``In(stream.Signature(EdgeJob))``
+    o : ``Out(stream.Signature(SourcedEdge))``
+    busy : ``Out(1)``
+    mem : ``Out(MemoryPortSignature(addr_width)).array(readers)``
+    """
+
+    def __init__(self, *, readers: int, addr_width: int, prefetch_lines: int = 4,
+                 job_depth: int = 4, queue_depth: int = 4):
+        if readers < 2:
+            raise ConfigError(f"ParallelEdgeRead: readers must be at least 2, not {readers!r}")
+        if queue_depth < 1:
+            raise ConfigError(f"ParallelEdgeRead: queue_depth must be at least 1, "
+                              f"not {queue_depth!r}")
+        self._readers = readers
+        self._addr_width = addr_width
+        self._prefetch_lines = prefetch_lines
+        self._job_depth = job_depth
+        self._queue_depth = queue_depth
+        super().__init__({
+            "start": In(1), "edge_base": In(addr_width),
+            "i": In(stream.Signature(EdgeJob)),
+            "o": Out(stream.Signature(SourcedEdge)),
+            "busy": Out(1),
+            "mem": Out(MemoryPortSignature(addr_width)).array(readers),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        count = self._readers
+        m.submodules.merge = merge = StreamArbiter(SourcedEdge, count)
+        busy = []
+        queues = []
+        for k in range(count):
+            queue = StreamFIFO(EdgeJob, self._queue_depth)
+            reader = EdgeRead(addr_width=self._addr_width,
+                              prefetch_lines=self._prefetch_lines, job_depth=self._job_depth)
+            m.submodules[f"queue{k}"] = queue
+            m.submodules[f"reader{k}"] = reader
+            wiring.connect(m, queue.o, reader.i)
+            wiring.connect(m, reader.o, merge.i[k])
+            wiring.connect(m, reader.mem, wiring.flipped(self.mem[k]))
+            m.d.comb += [reader.start.eq(self.start), reader.edge_base.eq(self.edge_base),
+                         reader.match_any.eq(0), queue.i.payload.eq(self.i.payload)]
+            queues.append(queue)
+            busy.append(reader.busy | (queue.level != 0))
+        wiring.connect(m, merge.o, wiring.flipped(self.o))
+
+        # The reader with the fewest queued jobs among those with room (the lowest index on a
+        # tie): a linear scan, the readers being few.
+        chosen = Signal(range(count))
+        found = Signal()
+        level, index, have = C(0, range(self._queue_depth + 1)), C(0, range(count)), C(0, 1)
+        for k, queue in enumerate(queues):
+            better = queue.i.ready & (~have | (queue.level < level))
+            level = Mux(better, queue.level, level)
+            index = Mux(better, k, index)
+            have = have | queue.i.ready
+        m.d.comb += [chosen.eq(index), found.eq(have)]
+        for k, queue in enumerate(queues):
+            m.d.comb += queue.i.valid.eq(self.i.valid & (chosen == k) & found)
+        m.d.comb += [
+            self.i.ready.eq(found),
+            self.busy.eq(Cat(busy).any()),
+        ]
+        return m
+
