@@ -12,6 +12,8 @@ from hw.depgraph.ddmu_with_learner import DDMUWithLearner
 from hw.depgraph.depgraph import DepGraph
 from hw.depgraph.hdtl import HDTL
 from hw.graphicionado.config import GraphicionadoConfig
+from hw.crossbar import Crossbar
+from hw.graphicionado.layouts import SourcedEdge
 from hw.graphicionado.pipeline import GraphicionadoPipeline
 
 
@@ -59,6 +61,14 @@ class Design:
                           keep=keep)
 
 
+def graphicionado_crossbar(config: GraphicionadoConfig) -> Crossbar:
+    """The crossbar of :class:`GraphicionadoPipeline` alone, as the pipeline builds it (its
+    area apart from the streams')."""
+    return Crossbar(SourcedEdge, inputs=config.streams_src * config.source_outputs,
+                    outputs=config.streams_dst, route=lambda edge: edge.edge.dst,
+                    voq_depth=config.voq_depth)
+
+
 def depgraph_hdtl(config: DepGraphConfig) -> HDTL:
     """Engine 0's HDTL as :class:`hw.depgraph.engine.Engine` builds it."""
     return HDTL(addr_width=config.addr_width, stack_depth=config.stack_depth, algo=config.algo,
@@ -81,6 +91,9 @@ DESIGNS = {
                "Graphicionado: n source and m destination streams, a crossbar (P1-P9, A1-A5)",
                GraphicionadoConfig, GraphicionadoPipeline, "sim.tb.test_graphicionado",
                needs_graph=True),
+        Design("graphicionado-crossbar",
+               "Graphicionado's crossbar with virtual output queues alone (synthesis only)",
+               GraphicionadoConfig, graphicionado_crossbar, None),
         Design("depgraph", "DepGraph engines (HDTL, FIFO edge buffer, PE, circular queues)",
                DepGraphConfig, DepGraph, "sim.tb.test_depgraph", needs_graph=True),
         Design("depgraph-hdtl", "DepGraph's HDTL alone, with its stack (synthesis only)",
