@@ -18,8 +18,10 @@ Apply phase::
 
 Stages are joined by FIFOs of ``fifo_depth`` entries. The controller loads the EdgeIDTable
 into the scratchpad, clears VTempProperty, then alternates the phases until no vertex is
-active or ``max_iterations`` is reached. All memory traffic leaves through one
-tagged port (:func:`hw.memory_port.mem_port_signature`) behind a round-robin arbiter.
+active or ``max_iterations`` is reached. All memory traffic leaves through a
+:class:`hw.memory_interconnect.MemoryInterconnect`: ``memory_channels`` tagged ports
+(:func:`hw.memory_port.mem_port_signature`), lines interleaved across them, each port behind a
+round-robin arbiter (with one channel, the arbiter alone).
 """
 
 from amaranth.hdl import Module, Mux, Signal
@@ -29,7 +31,7 @@ from amaranth.lib.wiring import In, Out
 from ..atomic_update_cam import CAMConfig
 from ..config import ConfigError
 from ..integer_units import Minimum, SaturatingAdd
-from ..memory_arbiter import MemoryArbiter
+from ..memory_interconnect import MemoryInterconnect
 from ..memory_port import MEMORY_TAG_WIDTH, mem_port_signature
 from ..stream_fifo import StreamFIFO
 from ..stream_register_slice import StreamRegisterSlice
@@ -49,7 +51,8 @@ from .sequential_vertex_write import SequentialVertexWrite
 from .source_merge import SourceMerge
 
 
-__all__ = ["REGISTERS", "COUNTERS", "GraphicionadoPipeline"]
+__all__ = ["REGISTERS", "COUNTERS", "CHANNEL_COUNTERS", "counter_names",
+           "GraphicionadoPipeline"]
 
 # Configuration registers the host sets before ``start`` (DEP/Graphicionado-style
 # memory-mapped registers; here plain inputs). Bases are 64-byte line addresses.
@@ -61,6 +64,16 @@ REGISTERS = ("num_vertices", "num_edges", "vprop_base", "vconst_base", "edge_bas
 COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edges", "updates",
             "vertex_updates", "cam_stalls", "mem_reads", "mem_writes",
             "stall_p1", "stall_p2", "stall_p3", "stall_p4", "stall_p5", "stall_apply")
+# Per memory channel c: requests taken (``mem{c}_reads``, ``mem{c}_writes``) and cycles a
+# request waited at the channel, not taken (``mem{c}_refused``).
+CHANNEL_COUNTERS = ("reads", "writes", "refused")
+
+
+def counter_names(config: GraphicionadoConfig) -> tuple[str, ...]:
+    """Every status counter of a pipeline of ``config``: :data:`COUNTERS`, then
+    ``mem{c}_<name>`` for each channel ``c`` and name of :data:`CHANNEL_COUNTERS`."""
+    return COUNTERS + tuple(f"mem{c}_{name}" for c in range(config.memory_channels)
+                            for name in CHANNEL_COUNTERS)
 
 
 class GraphicionadoPipeline(wiring.Component):
@@ -72,8 +85,9 @@ class GraphicionadoPipeline(wiring.Component):
 
     Members
     -------
-    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
-        Tagged with the client's index: reads of different clients may come back in any order.
+    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH)).array(memory_channels)``
+        Memory channel ``c`` serves the lines with ``addr % memory_channels == c``. Tagged
+        with the client's index: reads of different clients may come back in any order.
     start : ``In(1)``
         Pulse: run with the values of the registers.
     <register> : ``In(32)`` for each name in :data:`REGISTERS`
@@ -82,7 +96,7 @@ class GraphicionadoPipeline(wiring.Component):
     iterations : ``Out(32)``
     active_count_out : ``Out(32)``
         Active vertices left after the last iteration.
-    stat_<counter> : ``Out(32)`` for each name in :data:`COUNTERS`
+    stat_<counter> : ``Out(32)`` for each name of :func:`counter_names`
     error : ``Out(1)``
         The graph image broke an invariant (an edge out of source order).
     """
@@ -93,7 +107,8 @@ class GraphicionadoPipeline(wiring.Component):
                               f"{type(config).__name__}")
         self._config = config
         members = {
-            "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH)),
+            "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))
+            .array(config.memory_channels),
             "start": In(1),
             "busy": Out(1),
             "done": Out(1),
@@ -102,7 +117,7 @@ class GraphicionadoPipeline(wiring.Component):
             "error": Out(1),
         }
         members.update({name: In(32) for name in REGISTERS})
-        members.update({f"stat_{name}": Out(32) for name in COUNTERS})
+        members.update({f"stat_{name}": Out(32) for name in counter_names(config)})
         if config.stall_injection:
             members["stall_seed"] = In(32)
         super().__init__(members)
@@ -424,12 +439,14 @@ class GraphicionadoPipeline(wiring.Component):
                 loader_busy.eq(vprop_read.busy),
             ]
 
-        m.submodules.arbiter = arbiter = MemoryArbiter(
-            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
+        m.submodules.arbiter = arbiter = MemoryInterconnect(
+            ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
+            outstanding=cfg.memory_outstanding)
         for (name, client), port in zip(clients, arbiter.clients):
             link.port(client, port, name)
         m.d.comb += [arbiter_busy.eq(arbiter.busy), links_busy.eq(link.busy)]
-        wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
+        for channel, mem in zip(arbiter.channels, self.mem):
+            wiring.connect(m, channel, wiring.flipped(mem))
 
         # ---- counters --------------------------------------------------------------------
         edge_taken = process.i.valid & process.i.ready
@@ -439,12 +456,17 @@ class GraphicionadoPipeline(wiring.Component):
         with m.Else():
             m.d.sync += [edges_in.eq(edges_in + edge_taken),
                          updates_out.eq(updates_out + update_written)]
-        reads = Signal()
-        writes = Signal()
-        m.d.comb += [
-            reads.eq(self.mem.req.valid & self.mem.req.ready & ~self.mem.req.payload.write),
-            writes.eq(self.mem.req.valid & self.mem.req.ready & self.mem.req.payload.write),
-        ]
+        channel_events = {}
+        for c, mem in enumerate(self.mem):
+            taken = mem.req.valid & mem.req.ready
+            channel_events.update({
+                f"mem{c}_reads": taken & ~mem.req.payload.write,
+                f"mem{c}_writes": taken & mem.req.payload.write,
+                f"mem{c}_refused": mem.req.valid & ~mem.req.ready,
+            })
+        # Requests taken this cycle over every channel (up to one a channel).
+        reads = sum(channel_events[f"mem{c}_reads"] for c in range(len(self.mem)))
+        writes = sum(channel_events[f"mem{c}_writes"] for c in range(len(self.mem)))
         events = {
             "cycles": self.busy,
             "cycles_load": phase_load | phase_clear,
@@ -462,18 +484,19 @@ class GraphicionadoPipeline(wiring.Component):
             "stall_p4": stall_p4,
             "stall_p5": fifo_p5.o.valid & ~fifo_p5.o.ready,
             "stall_apply": apply_stall & phase_apply,
+            **channel_events,
         }
         # The counters restart the cycle after a run starts, from that cycle's event: the
         # restart is a register, not the start input and the busy decode of the control state
         # on the way to every counter bit. (Nothing reads them in that cycle.)
         restart = Signal()
         m.d.sync += restart.eq(self.start & ~self.busy)
-        for name in COUNTERS:
+        for name in counter_names(cfg):
             counter = getattr(self, f"stat_{name}")
             with m.If(restart):
                 m.d.sync += counter.eq(events[name])
-            with m.Elif(events[name]):
-                m.d.sync += counter.eq(counter + 1)
+            with m.Elif(events[name] != 0):
+                m.d.sync += counter.eq(counter + events[name])
         return m
 
 
