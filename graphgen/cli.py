@@ -181,6 +181,9 @@ def cmd_sim(args) -> int:
         _match_memory_channels(overrides, mem_overrides)
     config = design.config(overrides)
     memory = SimMemoryConfig.from_overrides(mem_overrides)
+    if design.name != "graphicionado" and memory.channels != 1:
+        raise UsageError(f"{design.name} has one memory port: the simulated memory needs "
+                         f"channels=1, not {memory.channels}")
     graph = golden.load_graph(args.graph)
     run = {"root": args.root}
     within = ""

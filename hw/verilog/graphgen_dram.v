@@ -140,6 +140,7 @@ module graphgen_dram #(
     localparam CNT_BITS = $clog2(OUTSTANDING + 1);
     localparam CHAINS = 1024;               // tags are told apart by their low 10 bits
     localparam SLOTS = CHANNELS * OUTSTANDING;
+    localparam CH_BITS = CHANNELS > 1 ? $clog2(CHANNELS) : 1;
     localparam [31:0] SEED_MIX = 32'h6A09E667;
     localparam [31:0] PUSH_MIX = 32'hBB67AE85;
     localparam [31:0] SEED_STEP = 32'h9E3779B9;
@@ -301,7 +302,7 @@ module graphgen_dram #(
     end
 
     function ready_next;
-        input integer ch;
+        input [CH_BITS-1:0] ch;
         begin
             ready_next = (count[ch] < limit) && (budget[ch] >= LINE_BUDGET) &&
                          !(pushback > 0 && push[ch] % 100 < pushback);
