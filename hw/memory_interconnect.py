@@ -44,9 +44,11 @@ class ReorderBuffer(wiring.Component):
     A read is sent only with a slot of the buffer reserved for its line (slots are handed out
     in request order, a circular buffer); the slot's number waits in a queue of the read's
     channel, which answers the client's reads in order, so each response finds its slot. One
-    response is written a cycle, the channels taking turns (round robin); the oldest slot is
-    given to the client once filled, from a registered read of the storage. Writes need no
-    slot and go straight through.
+    response is written a cycle, the channels taking turns (round robin: a channel's
+    ``resp.ready`` depends on the other channels' ``resp.valid`` in the same cycle); the
+    oldest slot is given to the client once filled, from a registered read of the storage.
+    Writes need no slot and go straight through (the client's requests are passed on in its
+    order; its ``req.ready`` is that of the channel its head request goes to).
 
     Parameters
     ----------

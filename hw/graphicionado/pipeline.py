@@ -24,7 +24,7 @@ active or ``max_iterations`` is reached. All memory traffic leaves through a
 round-robin arbiter (with one channel, the arbiter alone).
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -465,8 +465,10 @@ class GraphicionadoPipeline(wiring.Component):
                 f"mem{c}_refused": mem.req.valid & ~mem.req.ready,
             })
         # Requests taken this cycle over every channel (up to one a channel).
-        reads = sum(channel_events[f"mem{c}_reads"] for c in range(len(self.mem)))
-        writes = sum(channel_events[f"mem{c}_writes"] for c in range(len(self.mem)))
+        reads, writes = (Cat(channel_events[f"mem{c}_{kind}"] for c in range(len(self.mem)))
+                         for kind in ("reads", "writes"))
+        if len(self.mem) > 1:
+            reads, writes = (sum(taken) for taken in (reads, writes))
         events = {
             "cycles": self.busy,
             "cycles_load": phase_load | phase_clear,
@@ -493,10 +495,12 @@ class GraphicionadoPipeline(wiring.Component):
         m.d.sync += restart.eq(self.start & ~self.busy)
         for name in counter_names(cfg):
             counter = getattr(self, f"stat_{name}")
+            event = Value.cast(events[name])
             with m.If(restart):
-                m.d.sync += counter.eq(events[name])
-            with m.Elif(events[name] != 0):
-                m.d.sync += counter.eq(counter + events[name])
+                m.d.sync += counter.eq(event)
+            with m.Elif(event != 0):
+                # (Several a cycle for the memory totals: up to one per channel.)
+                m.d.sync += counter.eq(counter + (1 if len(event) == 1 else event))
         return m
 
 
