@@ -83,26 +83,34 @@ class ReorderBuffer(wiring.Component):
         m = Module()
         n, depth = self._channels, self._depth
         slot_bits = depth.bit_length() - 1
-        sel_bits = n.bit_length() - 1
-        req = self.client.req
-
         # Slots handed out (``alloc``) and given back to the client (``head``), one bit more
         # than a slot number so that a full buffer differs from an empty one.
         alloc = Signal(slot_bits + 1)
         head = Signal(slot_bits + 1)
-        room = Signal()
-        m.d.comb += room.eq((alloc - head)[:slot_bits + 1] < depth)
-
+        # Per channel, the slots of the reads sent to it and not yet answered, oldest first.
         queues = []
         for c in range(n):
             queue = StreamFIFO(slot_bits, depth)
             m.submodules[f"slots{c}"] = queue
             queues.append(queue)
+        m.submodules.storage = storage = memory.Memory(shape=LINE_BITS, depth=depth, init=[])
+        filled = Signal(depth)          # the slots whose line has come
+        set_bits = self._send_and_receive(m, queues, alloc, head, storage.write_port())
+        clear_bits = self._give(m, storage.read_port(domain="sync"), head, filled)
+        m.d.sync += filled.eq((filled | set_bits) & ~clear_bits)
+        return m
 
-        # ---- requests: to the channel of the line, a read only with a slot free -----------
+    def _send_and_receive(self, m, queues, alloc, head, write):
+        """Requests to the channel of their line, a read only with a slot free; responses
+        into their slots, one a cycle, the channels in turn. Returns the slot filled (one-hot)."""
+        n, depth = self._channels, self._depth
+        slot_bits = depth.bit_length() - 1
+        sel_bits = n.bit_length() - 1
+        req = self.client.req
+        room = Signal()
+        m.d.comb += room.eq((alloc - head)[:slot_bits + 1] < depth)
         channel = req.payload.addr[:sel_bits] if sel_bits else C(0, 1)
         is_write = req.payload.write
-        read_sent = Signal()
         for c, (port, queue) in enumerate(zip(self.channels, queues)):
             mine = channel == c
             allowed = is_write | (room & queue.i.ready)
@@ -114,26 +122,12 @@ class ReorderBuffer(wiring.Component):
             ]
             with m.If(mine):
                 m.d.comb += req.ready.eq(port.req.ready & allowed)
-        m.d.comb += read_sent.eq(req.valid & req.ready & ~is_write)
-        m.d.sync += alloc.eq(alloc + read_sent)
+        m.d.sync += alloc.eq(alloc + (req.valid & req.ready & ~is_write))
 
-        # ---- responses: into their slots, one a cycle, the channels in turn ---------------
-        m.submodules.storage = storage = memory.Memory(shape=LINE_BITS, depth=depth, init=[])
-        write = storage.write_port()
-        read = storage.read_port(domain="sync")
         offered = Cat(port.resp.valid & queue.o.valid
                       for port, queue in zip(self.channels, queues))
-        priority = Signal(range(n))
-        chosen = Signal(range(n))
-        with m.Switch(priority):
-            for first in range(n):
-                with m.Case(first):
-                    for c in reversed([(first + k) % n for k in range(n)]):
-                        with m.If(offered[c]):
-                            m.d.comb += chosen.eq(c)
+        chosen = _round_robin(m, offered)
         writing = offered.any()
-        filled = Signal(depth)
-        set_bits = Signal(depth)
         for c, (port, queue) in enumerate(zip(self.channels, queues)):
             taken = writing & (chosen == c)
             m.d.comb += [port.resp.ready.eq(taken), queue.o.ready.eq(taken)]
@@ -141,14 +135,18 @@ class ReorderBuffer(wiring.Component):
                 m.d.comb += [write.addr.eq(queue.o.payload),
                              write.data.eq(port.resp.payload.rdata)]
         m.d.comb += write.en.eq(writing)
+        set_bits = Signal(depth)
         with m.If(writing):
-            m.d.sync += priority.eq(Mux(chosen == n - 1, 0, chosen + 1))
             m.d.comb += set_bits.eq(C(1, depth) << write.addr)
+        return set_bits
 
-        # ---- the oldest slot, once filled, to the client (a registered read) --------------
+    def _give(self, m, read, head, filled):
+        """The oldest slot, once filled, to the client (a registered read of the storage).
+        Returns the slot given (one-hot)."""
+        depth = self._depth
         resp = self.client.resp
         give = Signal()
-        head_slot = head[:slot_bits]
+        head_slot = head[:depth.bit_length() - 1]
         m.d.comb += [
             give.eq(filled.bit_select(head_slot, 1) & (~resp.valid | resp.ready)),
             read.addr.eq(head_slot),
@@ -161,8 +159,24 @@ class ReorderBuffer(wiring.Component):
             m.d.sync += [head.eq(head + 1), resp.valid.eq(1)]
         with m.Elif(resp.ready):
             m.d.sync += resp.valid.eq(0)
-        m.d.sync += filled.eq((filled | set_bits) & ~clear_bits)
-        return m
+        return clear_bits
+
+
+def _round_robin(m, offered):
+    """The first bit of ``offered`` at or after a rotating priority (the one after the last
+    chosen, when something was offered); 0 when none is."""
+    n = len(offered)
+    priority = Signal(range(n))
+    chosen = Signal(range(n))
+    with m.Switch(priority):
+        for first in range(n):
+            with m.Case(first):
+                for c in reversed([(first + k) % n for k in range(n)]):
+                    with m.If(offered[c]):
+                        m.d.comb += chosen.eq(c)
+    with m.If(offered.any()):
+        m.d.sync += priority.eq(Mux(chosen == n - 1, 0, chosen + 1))
+    return chosen
 
 
 class MemoryInterconnect(wiring.Component):
