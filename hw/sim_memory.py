@@ -62,8 +62,8 @@ class SimMemoryConfig(DesignConfig):
     tail : int
         A slow read's extra latency is ``tail // 2``..``tail`` (``tail`` only).
     outstanding : int
-        Reads in flight at most, 1..:data:`QUEUE_SLOTS`; below the arbiter's limit the memory
-        pushes back.
+        Reads in flight at most per channel, 1..:data:`QUEUE_SLOTS`; below the arbiter's
+        limit the memory pushes back.
     pushback : int
         Percentage of cycles in which the memory refuses requests at random (``+dram_seed``).
     reorder : bool
