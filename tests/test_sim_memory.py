@@ -43,17 +43,20 @@ def test_plusargs_carry_every_runtime_setting():
 
 
 def test_attach_sim_dram_needs_one_port_per_channel():
-    from amaranth.hdl import Module
+    from amaranth.hdl import Fragment, Module
     from hw.memory_port import mem_port_signature
     from hw.sim_memory import attach_sim_dram
     ports = [mem_port_signature(20, 3).flip().create() for _ in range(2)]
-    dram = attach_sim_dram(Module(), ports, SimMemoryConfig(channels=2, depth_lines=64), 20)
+    two, one = Module(), Module()
+    dram = attach_sim_dram(two, ports, SimMemoryConfig(channels=2, depth_lines=64), 20)
     assert dram.config.channels == 2 and len(dram.channel_ports) == 2
-    single = attach_sim_dram(Module(), ports[0], SimMemoryConfig(depth_lines=64), 20)
+    single = attach_sim_dram(one, ports[0], SimMemoryConfig(depth_lines=64), 20)
     assert single.config.channels == 1 and single.channel_ports == [single]
     with pytest.raises(ConfigError, match="the design has 2 memory port\\(s\\) but the "
                                           "simulated memory has channels=4"):
-        attach_sim_dram(Module(), ports, SimMemoryConfig(channels=4, depth_lines=64), 20)
+        attach_sim_dram(one, ports, SimMemoryConfig(channels=4, depth_lines=64), 20)
+    for m in (two, one):
+        Fragment.get(m, None)
 
 
 @pytest.mark.parametrize("overrides, message", [
