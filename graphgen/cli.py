@@ -146,6 +146,25 @@ def cmd_golden(args) -> int:
     return 0
 
 
+def _match_memory_channels(overrides: dict, mem_overrides: dict):
+    """The pipeline has one memory port per channel of the simulated memory: ``--mem
+    channels=N`` (or a preset's) sets ``memory_channels``, ``--set memory_channels=N`` alone
+    sets the memory's channels; both, differing, are refused."""
+    from hw.sim_memory import PRESETS
+    given = mem_overrides.get("channels",
+                              PRESETS.get(mem_overrides.get("preset", ""), {}).get("channels"))
+    if "memory_channels" not in overrides:
+        if given is not None:
+            overrides["memory_channels"] = str(given)
+        return
+    if given is None:
+        mem_overrides["channels"] = overrides["memory_channels"]
+    elif str(given).strip() != str(overrides["memory_channels"]).strip():
+        raise UsageError(f"--set memory_channels={overrides['memory_channels']} contradicts "
+                         f"the memory's channels={given} (--mem): the pipeline needs one "
+                         f"memory port per channel")
+
+
 def cmd_sim(args) -> int:
     import numpy as np
     import golden
@@ -157,8 +176,14 @@ def cmd_sim(args) -> int:
     overrides = _parse_sets(args.set)
     if overrides.setdefault("algo", args.algo) != args.algo:
         raise UsageError(f"--set algo={overrides['algo']} contradicts --algo {args.algo}")
+    mem_overrides = _parse_sets(args.mem)
+    if design.name == "graphicionado":
+        _match_memory_channels(overrides, mem_overrides)
     config = design.config(overrides)
-    memory = SimMemoryConfig.from_overrides(_parse_sets(args.mem))
+    memory = SimMemoryConfig.from_overrides(mem_overrides)
+    if design.name != "graphicionado" and memory.channels != 1:
+        raise UsageError(f"{design.name} has one memory port: the simulated memory needs "
+                         f"channels=1, not {memory.channels}")
     graph = golden.load_graph(args.graph)
     run = {"root": args.root}
     within = ""
@@ -292,6 +317,10 @@ def _sim_table(figures: dict) -> str:
                      f"words"),
         ("memory", f"{figures['memory']['reads']} line reads, "
                    f"{figures['memory']['writes']} line writes"),
+        *[(f"channel {c}", f"{ch['reads']} reads, {ch['writes']} writes, "
+                           f"utilisation {ch['utilisation'] or 0:.1%}, "
+                           f"refused {ch['refused_share']:.1%} of cycles")
+          for c, ch in enumerate(figures["memory"].get("channels", []))],
         ("simulation", f"{rate:,.0f} cycles/s; build {build}, "
                        f"run {wall['run']:.2f} s, image {wall['image']:.2f} s, "
                        f"read-back {wall['readback']:.2f} s"),
@@ -364,9 +393,10 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--root", type=int)
     simulate.add_argument("--iters", type=int)
     simulate.add_argument("--mem", action="append", metavar="KEY=VALUE",
-                          help="simulated DRAM: preset (paper), latency, latency_dist "
-                               "(fixed|uniform|tail), jitter, tail_percent, tail, outstanding, "
-                               "pushback, reorder, bytes_per_cycle, depth_lines")
+                          help="simulated DRAM: preset (paper, paper_stream), latency, "
+                               "latency_dist (fixed|uniform|tail), jitter, tail_percent, tail, "
+                               "outstanding, pushback, reorder, bytes_per_cycle (per channel), "
+                               "depth_lines, channels (graphicionado: sets memory_channels)")
     simulate.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
     simulate.add_argument("--seed", type=int, default=1,
                           help="seeds the DRAM's randomness and the stall throttles")

@@ -24,13 +24,15 @@ from amaranth.hdl import C, Cat, ClockSignal, Instance, Module, Mux, ResetSignal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .config import ConfigError, DesignConfig
+from .config import ConfigError, DesignConfig, is_power_of_two
 from .memory_port import LINE_BITS, LINE_BYTES, mem_port_signature, mem_request_layout, \
     mem_response_layout
 
 
-__all__ = ["DRAMConfig", "DRAMTiming", "SimDRAM", "DRAMArbiter", "mem_request_layout",
-           "mem_response_layout", "mem_port_signature", "jitter_sequence",
+MAX_CHANNELS = 16
+
+__all__ = ["MAX_CHANNELS", "DRAMConfig", "DRAMTiming", "SimDRAM", "DRAMArbiter", "mem_request_layout",
+           "mem_response_layout", "mem_port_signature", "dram_channel_signature", "jitter_sequence",
            "extra_latency_sequence", "VERILOG_SOURCE"]
 
 VERILOG_SOURCE = Path(__file__).resolve().parent / "verilog" / "graphgen_dram.v"
@@ -172,6 +174,10 @@ class DRAMConfig(DesignConfig):
         Width of the request tag returned with each response (0: no tag field).
     addr_width : int
         Width of a line address; must reach ``depth_lines``.
+    channels : int
+        Independent channels over one storage (a power of two, 1..16): channel ``c`` serves
+        the lines with ``addr % channels == c``, each with its own queue, outstanding limit,
+        bandwidth budget, latency draws and pushback (the timing plusargs apply to each).
     """
     line_bytes: int = LINE_BYTES
     depth_lines: int = 1 << 20
@@ -180,6 +186,7 @@ class DRAMConfig(DesignConfig):
     outstanding: int = 64
     tag_width: int = 8
     addr_width: int = 26
+    channels: int = 1
 
     def validate(self):
         if self.line_bytes != LINE_BYTES:
@@ -193,6 +200,9 @@ class DRAMConfig(DesignConfig):
         _check_latency_and_queue(self)
         if not 0 <= self.tag_width <= 32:
             raise ConfigError(f"tag_width must be between 0 and 32, not {self.tag_width}")
+        if not (is_power_of_two(self.channels) and 1 <= self.channels <= MAX_CHANNELS):
+            raise ConfigError(f"channels must be a power of two from 1 to {MAX_CHANNELS}, "
+                              f"not {self.channels}")
 
 
 class SimDRAM(wiring.Component):
@@ -213,11 +223,18 @@ class SimDRAM(wiring.Component):
     ----------
     config : :class:`DRAMConfig`
 
+    With ``config.channels > 1`` the model has that many channels over one storage, each
+    timed as above on its own (:attr:`DRAMConfig.channels`); their ports are ``channels[c]``
+    instead of ``req`` and ``resp``.
+
     Members
     -------
     req : ``In(stream.Signature(mem_request_layout(addr_width, tag_width)))``
     resp : ``Out(stream.Signature(mem_response_layout(tag_width)))``
-        One response per read; in request order unless ``+dram_reorder=1``.
+        One response per read; in request order unless ``+dram_reorder=1``. (One channel.)
+    channels : ``Out(dram_channel_signature(addr_width, tag_width)).array(channels)``
+        With several channels, in place of ``req`` and ``resp``: channel ``c``'s ``req`` and
+        ``resp``.
     dump : ``In(1)``
         Sampled high at a clock edge: write the memory to ``+dram_dump=PATH``.
     dump_done : ``Out(1)``
@@ -234,10 +251,11 @@ class SimDRAM(wiring.Component):
         if not isinstance(config, DRAMConfig):
             raise ConfigError(f"SimDRAM takes a DRAMConfig, not {type(config).__name__}")
         self._config = config
+        channel = dram_channel_signature(config.addr_width, config.tag_width)
+        ports = (dict(channel.members) if config.channels == 1 else
+                 {"channels": Out(channel).array(config.channels)})
         super().__init__({
-            "req": In(stream.Signature(mem_request_layout(config.addr_width,
-                                                          config.tag_width))),
-            "resp": Out(stream.Signature(mem_response_layout(config.tag_width))),
+            **ports,
             "dump": In(1),
             "dump_done": Out(1),
             "stat_reads": Out(32),
@@ -253,12 +271,41 @@ class SimDRAM(wiring.Component):
     def extra_sources(self) -> list[Path]:
         return [self.VERILOG_SOURCE]
 
+    @property
+    def channel_ports(self) -> list:
+        """Every channel's ports (objects with ``req`` and ``resp``), channel 0 first."""
+        return [self] if self._config.channels == 1 else list(self.channels)
+
     def elaborate(self, platform):
         cfg = self._config
         m = Module()
+        ports = self.channel_ports
         tagged = cfg.tag_width > 0
-        req_tag = self.req.payload.tag if tagged else C(0, 1)
-        resp_tag = self.resp.payload.tag if tagged else Signal(1, name="resp_tag_unused")
+        tag_bits = max(cfg.tag_width, 1)
+        # The model's ports hold every channel's signals side by side, channel 0 lowest.
+        wires = {name: Signal(width * cfg.channels, name=f"dram_{name}") for name, width in (
+            ("req_valid", 1), ("req_ready", 1), ("req_addr", cfg.addr_width), ("req_write", 1),
+            ("req_wdata", LINE_BITS), ("req_wmask", LINE_BYTES), ("req_tag", tag_bits),
+            ("resp_valid", 1), ("resp_ready", 1), ("resp_rdata", LINE_BITS),
+            ("resp_tag", tag_bits))}
+        m.d.comb += [
+            wires["req_valid"].eq(Cat(port.req.valid for port in ports)),
+            wires["req_addr"].eq(Cat(port.req.payload.addr for port in ports)),
+            wires["req_write"].eq(Cat(port.req.payload.write for port in ports)),
+            wires["req_wdata"].eq(Cat(port.req.payload.wdata for port in ports)),
+            wires["req_wmask"].eq(Cat(port.req.payload.wmask for port in ports)),
+            wires["req_tag"].eq(Cat((port.req.payload.tag if tagged else C(0, 1))
+                                    for port in ports)),
+            wires["resp_ready"].eq(Cat(port.resp.ready for port in ports)),
+        ]
+        for c, port in enumerate(ports):
+            m.d.comb += [
+                port.req.ready.eq(wires["req_ready"][c]),
+                port.resp.valid.eq(wires["resp_valid"][c]),
+                port.resp.payload.rdata.eq(wires["resp_rdata"].word_select(c, LINE_BITS)),
+            ]
+            if tagged:
+                m.d.comb += port.resp.payload.tag.eq(wires["resp_tag"].word_select(c, tag_bits))
         m.submodules.dram = Instance(
             "graphgen_dram",
             p_LINE_BITS=LINE_BITS,
@@ -267,20 +314,12 @@ class SimDRAM(wiring.Component):
             p_LATENCY=cfg.latency,
             p_JITTER=cfg.jitter,
             p_OUTSTANDING=cfg.outstanding,
-            p_TAG_BITS=max(cfg.tag_width, 1),
+            p_TAG_BITS=tag_bits,
+            p_CHANNELS=cfg.channels,
             i_clk=ClockSignal(),
             i_rst=ResetSignal(),
-            i_req_valid=self.req.valid,
-            o_req_ready=self.req.ready,
-            i_req_addr=self.req.payload.addr,
-            i_req_write=self.req.payload.write,
-            i_req_wdata=self.req.payload.wdata,
-            i_req_wmask=self.req.payload.wmask,
-            i_req_tag=req_tag,
-            o_resp_valid=self.resp.valid,
-            i_resp_ready=self.resp.ready,
-            o_resp_rdata=self.resp.payload.rdata,
-            o_resp_tag=resp_tag,
+            **{("o_" if name in ("req_ready", "resp_valid", "resp_rdata", "resp_tag")
+                else "i_") + name: wire for name, wire in wires.items()},
             i_dump=self.dump,
             o_dump_done=self.dump_done,
             o_stat_reads=self.stat_reads,
@@ -288,6 +327,14 @@ class SimDRAM(wiring.Component):
             o_error=self.error,
         )
         return m
+
+
+def dram_channel_signature(addr_width: int, tag_width: int) -> wiring.Signature:
+    """One channel of :class:`SimDRAM`, seen from the DRAM: ``req`` in, ``resp`` out."""
+    return wiring.Signature({
+        "req": In(stream.Signature(mem_request_layout(addr_width, tag_width))),
+        "resp": Out(stream.Signature(mem_response_layout(tag_width))),
+    })
 
 
 class DRAMArbiter(wiring.Component):

@@ -1,18 +1,24 @@
 """The simulated memory behind an accelerator's port in RTL simulation: the DRAM model's
 settings and its wiring to a design's memory port.
 
-Simulation only (the DRAM is a behavioural Verilog module); the synthesized designs keep a
-plain request/response port. Every setting but ``depth_lines`` reaches the model as a
-plusarg (:meth:`SimMemoryConfig.plusargs`), so one Verilator build of a design serves every
-memory setting.
+Simulation only (the DRAM is a behavioural Verilog module); the synthesized designs keep
+plain request/response ports. Every setting but ``depth_lines`` and ``channels`` reaches the
+model as a plusarg (:meth:`SimMemoryConfig.plusargs`), so one Verilator build of a design
+serves every memory timing.
+
+The memory may have several channels (DDR channels, HBM pseudo-channels) over one storage:
+channel ``c`` serves the lines with ``addr % channels == c``, and each channel applies the
+timing settings on its own (its own bandwidth budget, latency draws, outstanding limit,
+pushback and reordering), so ``bytes_per_cycle`` is a channel's bandwidth and the memory's is
+``channels * bytes_per_cycle``.
 """
 
 import dataclasses
 
 from amaranth.hdl import Shape
 
-from .config import ConfigError, DesignConfig
-from .dram_model import DRAMConfig, DRAMTiming, SimDRAM
+from .config import ConfigError, DesignConfig, is_power_of_two
+from .dram_model import MAX_CHANNELS, DRAMConfig, DRAMTiming, SimDRAM
 
 
 __all__ = ["SimMemoryConfig", "PRESETS", "QUEUE_SLOTS", "attach_sim_dram"]
@@ -22,9 +28,11 @@ QUEUE_SLOTS = 256
 
 # Named memory settings; keys given beside ``preset`` override them.
 PRESETS = {
-    # Graphicionado (Ham et al., MICRO 2016): 68 GB/s for 8 streams at 1 GHz, so one stream
-    # gets 68 / 8 = 8.5 bytes a cycle; DRAM latency 100 cycles.
-    "paper": {"latency": 100, "bytes_per_cycle": 8.5},
+    # Graphicionado (Ham et al., MICRO 2016): 68 GB/s for the whole accelerator at 1 GHz,
+    # here 4 channels of 17 bytes a cycle; DRAM latency 100 cycles.
+    "paper": {"latency": 100, "bytes_per_cycle": 17, "channels": 4},
+    # One of the paper's 8 streams alone: its share, 68 / 8 = 8.5 bytes a cycle, one channel.
+    "paper_stream": {"latency": 100, "bytes_per_cycle": 8.5, "channels": 1},
 }
 
 LATENCY_DISTRIBUTIONS = ("fixed", "uniform", "tail")
@@ -37,8 +45,10 @@ class SimMemoryConfig(DesignConfig):
     Parameters
     ----------
     preset : str
-        ``""`` or a name of :data:`PRESETS` (``paper``). :meth:`from_overrides` starts from
-        the preset's values; the name is kept for the reports.
+        ``""`` or a name of :data:`PRESETS` (``paper``: the paper's 68 bytes a cycle as 4
+        channels of 17; ``paper_stream``: one stream's share, 8.5 bytes a cycle, one
+        channel). :meth:`from_overrides` starts from the preset's values; the name is kept
+        for the reports.
     latency : int
         Cycles from a read request to its data (default 100).
     latency_dist : str
@@ -52,8 +62,8 @@ class SimMemoryConfig(DesignConfig):
     tail : int
         A slow read's extra latency is ``tail // 2``..``tail`` (``tail`` only).
     outstanding : int
-        Reads in flight at most, 1..:data:`QUEUE_SLOTS`; below the arbiter's limit the memory
-        pushes back.
+        Reads in flight at most per channel, 1..:data:`QUEUE_SLOTS`; below the arbiter's
+        limit the memory pushes back.
     pushback : int
         Percentage of cycles in which the memory refuses requests at random (``+dram_seed``).
     reorder : bool
@@ -62,9 +72,13 @@ class SimMemoryConfig(DesignConfig):
     depth_lines : int
         Size of the simulated memory in 64-byte lines (a parameter of the build).
     bytes_per_cycle : float
-        Bandwidth: every request (a 64-byte line, read or written) spends 64 bytes of a
-        budget refilled by this many bytes a cycle (64: a line every cycle); a multiple of
-        1/256.
+        Bandwidth PER CHANNEL: every request (a 64-byte line, read or written) spends 64
+        bytes of the channel's budget, refilled by this many bytes a cycle (64: a line every
+        cycle); a multiple of 1/256. The memory's total is ``channels`` times this.
+    channels : int
+        Channels (a power of two, 1..16), lines interleaved across them by their low address
+        bits; every setting above applies to each channel on its own. A design connects one
+        memory port per channel (a parameter of the build).
     """
     preset: str = ""
     latency: int = 100
@@ -77,6 +91,7 @@ class SimMemoryConfig(DesignConfig):
     reorder: bool = False
     depth_lines: int = 1 << 21
     bytes_per_cycle: float = 64.0
+    channels: int = 1
 
     def __post_init__(self):
         if isinstance(self.bytes_per_cycle, int) and not isinstance(self.bytes_per_cycle, bool):
@@ -101,6 +116,9 @@ class SimMemoryConfig(DesignConfig):
         if self.bytes_per_cycle * 256 != round(self.bytes_per_cycle * 256):
             raise ConfigError(f"bytes_per_cycle must be a multiple of 1/256, "
                               f"not {self.bytes_per_cycle}")
+        if not (is_power_of_two(self.channels) and 1 <= self.channels <= MAX_CHANNELS):
+            raise ConfigError(f"channels must be a power of two from 1 to {MAX_CHANNELS}, "
+                              f"not {self.channels}")
         if self.depth_lines > 1 << 22:
             raise ConfigError(f"depth_lines above {1 << 22} (256 MiB) is not supported, "
                               f"not {self.depth_lines}")
@@ -133,27 +151,40 @@ class SimMemoryConfig(DesignConfig):
         return self.timing().plusargs()
 
     def build_digest(self) -> str:
-        """A hash of what the emitted Verilog depends on (the memory's size)."""
-        return DRAMConfig(depth_lines=self.depth_lines, tag_width=0, addr_width=26).digest()
+        """A hash of what the emitted Verilog depends on (the memory's size and channels)."""
+        return DRAMConfig(depth_lines=self.depth_lines, tag_width=0, addr_width=26,
+                          channels=self.channels).digest()
+
+    @property
+    def total_bytes_per_cycle(self) -> float:
+        """The bandwidth of every channel together."""
+        return self.bytes_per_cycle * self.channels
 
 
-def attach_sim_dram(m, port, memory: SimMemoryConfig, addr_width: int) -> SimDRAM:
-    """Add a :class:`SimDRAM` to module ``m`` serving the design's memory ``port`` (a
-    :func:`hw.memory_port.mem_port_signature`, tagged or not, seen from the design), of
-    ``memory.depth_lines`` lines. Its timing comes from the plusargs of
-    ``memory.plusargs()`` given to the simulation. Returns the DRAM, whose ``dump``,
-    ``dump_done`` and ``error`` the caller wires."""
-    fields = port.req.payload.shape().members
+def attach_sim_dram(m, ports, memory: SimMemoryConfig, addr_width: int) -> SimDRAM:
+    """Add a :class:`SimDRAM` to module ``m`` serving the design's memory ``ports``: one port
+    (a :func:`hw.memory_port.mem_port_signature`, tagged or not, seen from the design) or a
+    list of them, port ``c`` on channel ``c``; as many as ``memory.channels``. The DRAM has
+    ``memory.depth_lines`` lines; its timing comes from the plusargs of ``memory.plusargs()``
+    given to the simulation. Returns the DRAM, whose ``dump``, ``dump_done`` and ``error``
+    the caller wires."""
+    ports = list(ports) if isinstance(ports, (list, tuple)) or hasattr(ports, "__len__") \
+        else [ports]
+    if len(ports) != memory.channels:
+        raise ConfigError(f"the design has {len(ports)} memory port(s) but the simulated "
+                          f"memory has channels={memory.channels}; they must be equal")
+    fields = ports[0].req.payload.shape().members
     tag_width = Shape.cast(fields["tag"]).width if "tag" in fields else 0
     m.submodules.dram = dram = SimDRAM(DRAMConfig(
         depth_lines=memory.depth_lines, outstanding=QUEUE_SLOTS, tag_width=tag_width,
-        addr_width=addr_width))
-    m.d.comb += [
-        dram.req.valid.eq(port.req.valid),
-        port.req.ready.eq(dram.req.ready),
-        dram.req.payload.eq(port.req.payload),
-        port.resp.valid.eq(dram.resp.valid),
-        port.resp.payload.eq(dram.resp.payload),
-        dram.resp.ready.eq(port.resp.ready),
-    ]
+        addr_width=addr_width, channels=memory.channels))
+    for port, channel in zip(ports, dram.channel_ports):
+        m.d.comb += [
+            channel.req.valid.eq(port.req.valid),
+            port.req.ready.eq(channel.req.ready),
+            channel.req.payload.eq(port.req.payload),
+            port.resp.valid.eq(channel.resp.valid),
+            port.resp.payload.eq(channel.resp.payload),
+            channel.resp.ready.eq(port.resp.ready),
+        ]
     return dram

@@ -22,9 +22,15 @@ def elaborated(design):
 
 
 def memory_probes(mem) -> list[LinkProbe]:
-    """The design's memory port (seen from the design) as two more links."""
-    return [LinkProbe("arbiter->memory.req", mem.req.valid, mem.req.ready),
-            LinkProbe("memory->arbiter.resp", mem.resp.valid, mem.resp.ready)]
+    """The design's memory port (seen from the design), or list of channel ports, as two
+    more links per port."""
+    ports = list(mem) if isinstance(mem, (list, tuple)) else [mem]
+    if len(ports) == 1:
+        return [LinkProbe("arbiter->memory.req", ports[0].req.valid, ports[0].req.ready),
+                LinkProbe("memory->arbiter.resp", ports[0].resp.valid, ports[0].resp.ready)]
+    return [probe for c, port in enumerate(ports) for probe in (
+        LinkProbe(f"interconnect->memory{c}.req", port.req.valid, port.req.ready),
+        LinkProbe(f"memory{c}->interconnect.resp", port.resp.valid, port.resp.ready))]
 
 
 def watch_members(links: int, stalls: bool) -> dict:

@@ -16,7 +16,7 @@ import numpy as np
 import golden
 from hw.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.graphicionado.pipeline import counters
+from hw.graphicionado.pipeline import counter_names
 from hw.graphicionado.sim_top import GraphicionadoSimTop, SimMemoryConfig
 from sim.dram_run import run_with_dram
 from sim.graphicionado_check import expected_values
@@ -24,7 +24,7 @@ from sim.graphicionado_image import build_image
 from sim.harness import DEFAULT_BUILD_ROOT
 
 
-__all__ = ["RunReport", "check_graph", "simulate"]
+__all__ = ["RunReport", "check_graph", "check_memory", "simulate"]
 
 
 @dataclasses.dataclass
@@ -45,6 +45,7 @@ class RunReport:
     run_dir: Path | None = None     # the run's folder, if kept (``keep``)
     comparison: str = "exact"       # how the values were compared with the golden model
     crossbar_inputs: int = 1
+    memory: dict | None = None      # the simulated memory's settings (SimMemoryConfig.as_dict)
 
     @property
     def figures(self) -> dict:
@@ -65,7 +66,8 @@ class RunReport:
             "stalls": {name: c[name] for name in ("cam_stalls", "stall_p1", "stall_p2",
                                                    "stall_p3", "stall_p4", "stall_p5",
                                                    "stall_apply")},
-            "memory": {"reads": c["mem_reads"], "writes": c["mem_writes"]},
+            "memory": {"reads": c["mem_reads"], "writes": c["mem_writes"],
+                       "channels": self._channel_figures()},
             "streams": {
                 "edges_src": _per_stream(c, "edges_src"),
                 "edges_dst": _per_stream(c, "edges_dst"),
@@ -73,7 +75,8 @@ class RunReport:
             "crossbar": {
                 "stalls": c["xbar_stalls"],
                 # Input-cycles of the processing phase in which an input could not hand over.
-                "stall_share": c["xbar_stalls"] / (process * self.crossbar_inputs) if process else 0.0,
+                "stall_share": (c["xbar_stalls"] / (process * self.crossbar_inputs)
+                                if process else 0.0),
                 "mean_occupancy": c["xbar_occupancy"] / process if process else 0.0,
             },
             "comparison": self.comparison,
@@ -82,6 +85,26 @@ class RunReport:
             "build_cached": self.build_cached,
             "matches_golden": self.matches,
         }
+
+    def _channel_figures(self) -> list[dict]:
+        """Per memory channel: lines read and written; ``utilisation``, the share of the
+        channel's bandwidth used (lines x 64 bytes / (bytes_per_cycle x cycles)); and
+        ``refused_share``, the share of cycles in which a request waited at the channel."""
+        c = self.counters
+        cycles = c["cycles"]
+        per_channel = (self.memory or {}).get("bytes_per_cycle")
+        figures = []
+        index = 0
+        while f"mem{index}_reads" in c:
+            lines = c[f"mem{index}_reads"] + c[f"mem{index}_writes"]
+            figures.append({
+                "reads": c[f"mem{index}_reads"], "writes": c[f"mem{index}_writes"],
+                "utilisation": lines * 64 / (per_channel * cycles)
+                if per_channel and cycles else None,
+                "refused_share": c[f"mem{index}_refused"] / cycles if cycles else 0.0,
+            })
+            index += 1
+        return figures
 
 
 def _per_stream(counters: dict, prefix: str) -> list[int]:
@@ -101,6 +124,14 @@ def check_graph(graph: golden.Graph, algo: str, config: GraphicionadoConfig):
         graph.require_nonnegative_integer_weights()
     if algo != config.algo:
         raise ConfigError(f"the design is configured for {config.algo}, not {algo}")
+
+
+def check_memory(config: GraphicionadoConfig, memory: SimMemoryConfig):
+    """Refuse, with one line, a memory whose channels do not match the pipeline's ports."""
+    if memory.channels != config.memory_channels:
+        raise ConfigError(f"the pipeline has memory_channels={config.memory_channels} but "
+                          f"the simulated memory has channels={memory.channels}; they must "
+                          f"be equal")
 
 
 def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
@@ -126,11 +157,12 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations, streams_src=config.streams_src,
                         streams_dst=config.streams_dst, edge_readers=config.edge_readers)
-    memory = memory or SimMemoryConfig()
+    memory = memory or SimMemoryConfig(channels=config.memory_channels)
+    check_memory(config, memory)
     make_top, top_digest = sim_top or (GraphicionadoSimTop, None)
     run = run_with_dram(lambda: make_top(config, memory),
                         "graphicionado_sim", "sim.tb.test_graphicionado", image.dram,
-                        {"registers": image.registers, "counters": list(counters(config)),
+                        {"registers": image.registers, "counters": list(counter_names(config)),
                          "max_cycles": max_cycles},
                         depth_lines=memory.depth_lines,
                         digest="-".join(filter(None, [config.digest(), memory.build_digest(),
@@ -168,7 +200,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                       "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
         simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy(),
         run_dir=run.run_dir, comparison=reference.comparison,
-        crossbar_inputs=config.streams_src * config.source_outputs)
+        crossbar_inputs=config.streams_src * config.source_outputs, memory=memory.as_dict())
 
 
 def _show(word, dtype) -> str:

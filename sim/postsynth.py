@@ -6,7 +6,7 @@ testbenches, with Yosys's ECP5 cell models, in Verilator.
   synthesized netlist of :class:`GraphicionadoPipeline` (an ``Instance`` with the same port
   names) in place of the pipeline, beside the DRAM model; the run and its check against the
   golden model are :func:`sim.graphicionado_run.simulate`'s. The watchdog sees only the
-  memory port (the stream links inside the pipeline are gone in the netlist).
+  memory ports (the stream links inside the pipeline are gone in the netlist).
 """
 
 import json
@@ -46,7 +46,8 @@ class NetlistSimTop(GraphicionadoSimTop):
         pipeline._MustUse__silence = True
         ports = signature.create(path=("pipeline",))
         # Amaranth names a top's ports by their member paths joined with "__"
-        # (``mem__req__valid``); Yosys keeps them, as well as ``clk`` and ``rst``.
+        # (``mem__0__req__valid`` for channel 0 of the memory ports); Yosys keeps them, as
+        # well as ``clk`` and ``rst``.
         connections = {"i_clk": ClockSignal(), "i_rst": ResetSignal()}
         for path, member, value in signature.flatten(ports):
             name = "__".join(str(part) for part in path)

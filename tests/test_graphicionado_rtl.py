@@ -164,12 +164,46 @@ def test_one_source_stream_pagerank_is_bit_exact_in_partition_order():
 
 
 def test_eight_streams(run_seeds):
-    # n = m = 8 with stalls on every link and the memory that pushes back and reorders.
+    # n = m = 8 with stalls on every link, over four memory channels that push back and
+    # reorder.
     graph = GRAPHS["kron9"]()
     config = GraphicionadoConfig(algo="bfs", max_vertices=1024, edge_prefetch_lines=16,
-                                 stall_injection=25, streams_src=8, streams_dst=8)
+                                 stall_injection=25, streams_src=8, streams_dst=8,
+                                 memory_channels=4)
+    memory = SimMemoryConfig(**{**HOSTILE.as_dict(), "channels": 4})
     seed = run_seeds.get(5)
-    report = simulate(graph, "bfs", config, root=best_root(graph), memory=HOSTILE, seed=seed)
+    report = simulate(graph, "bfs", config, root=best_root(graph), memory=memory, seed=seed)
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
     check_stream_counters(report, graph, config)
     assert all(edges > 0 for edges in report.figures["streams"]["edges_dst"])
+
+
+def test_two_memory_channels(run_seeds):
+    # Two channels, lines interleaved: each client's reads come back from both channels, out
+    # of order across clients and jittered, and the interconnect restores each client's order.
+    graph = GRAPHS["kron9"]()
+    config = GraphicionadoConfig(algo="bfs", max_vertices=1024, edge_prefetch_lines=16,
+                                 stall_injection=25, memory_channels=2)
+    memory = SimMemoryConfig(latency=40, latency_dist="uniform", jitter=30, outstanding=24,
+                             reorder=True, pushback=10, bytes_per_cycle=12,
+                             depth_lines=1 << 15, channels=2)
+    seed = run_seeds.get(5)
+    report = simulate(graph, "bfs", config, root=best_root(graph), memory=memory, seed=seed)
+    assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
+    c = report.counters
+    assert c["edges"] == golden.run("bfs", graph, root=best_root(graph)) \
+        .counters["edges_processed"]
+    assert c["mem0_reads"] + c["mem1_reads"] == c["mem_reads"]
+    assert c["mem0_writes"] + c["mem1_writes"] == c["mem_writes"]
+    channels = report.figures["memory"]["channels"]
+    assert len(channels) == 2 and all(ch["reads"] > 0 for ch in channels)
+    assert all(0 < ch["utilisation"] <= 1 and 0 < ch["refused_share"] < 1
+               for ch in channels)
+
+
+def test_memory_channels_must_match():
+    graph = GRAPHS["karate"]()
+    with pytest.raises(ConfigError, match="memory_channels=2 but the simulated memory has "
+                                          "channels=1"):
+        simulate(graph, "bfs", GraphicionadoConfig(algo="bfs", max_vertices=64,
+                                                   memory_channels=2), memory=MEMORY)

@@ -9,9 +9,13 @@ from hw.sim_memory import SimMemoryConfig
 
 
 def test_paper_preset_and_overrides():
+    # The paper's 68 bytes a cycle for the whole accelerator, over 4 channels.
     paper = SimMemoryConfig.from_overrides({"preset": "paper"})
-    assert paper.preset == "paper" and paper.latency == 100 and paper.bytes_per_cycle == 8.5
+    assert paper.preset == "paper" and paper.latency == 100 and paper.bytes_per_cycle == 17
+    assert paper.channels == 4 and paper.total_bytes_per_cycle == 68
     assert paper.as_dict()["preset"] == "paper"
+    stream = SimMemoryConfig.from_overrides({"preset": "paper_stream"})
+    assert (stream.bytes_per_cycle, stream.channels, stream.latency) == (8.5, 1, 100)
     mixed = SimMemoryConfig.from_overrides({"preset": "paper", "bytes_per_cycle": "64",
                                             "reorder": "on"})
     assert mixed.bytes_per_cycle == 64.0 and mixed.latency == 100 and mixed.reorder
@@ -32,6 +36,27 @@ def test_plusargs_carry_every_runtime_setting():
     assert memory.build_digest() == SimMemoryConfig().build_digest()
     assert memory.build_digest() != SimMemoryConfig(depth_lines=1 << 15).build_digest()
     assert SimMemoryConfig(bytes_per_cycle=8).bytes_per_cycle == 8.0
+    # The channels are part of the build, and apply every timing setting each.
+    assert memory.build_digest() != SimMemoryConfig(channels=2).build_digest()
+    assert SimMemoryConfig(channels=2, bytes_per_cycle=8).plusargs() == \
+        SimMemoryConfig(bytes_per_cycle=8).plusargs()
+
+
+def test_attach_sim_dram_needs_one_port_per_channel():
+    from amaranth.hdl import Fragment, Module
+    from hw.memory_port import mem_port_signature
+    from hw.sim_memory import attach_sim_dram
+    ports = [mem_port_signature(20, 3).flip().create() for _ in range(2)]
+    two, one = Module(), Module()
+    dram = attach_sim_dram(two, ports, SimMemoryConfig(channels=2, depth_lines=64), 20)
+    assert dram.config.channels == 2 and len(dram.channel_ports) == 2
+    single = attach_sim_dram(one, ports[0], SimMemoryConfig(depth_lines=64), 20)
+    assert single.config.channels == 1 and single.channel_ports == [single]
+    with pytest.raises(ConfigError, match="the design has 2 memory port\\(s\\) but the "
+                                          "simulated memory has channels=4"):
+        attach_sim_dram(one, ports, SimMemoryConfig(channels=4, depth_lines=64), 20)
+    for m in (two, one):
+        Fragment.get(m, None)
 
 
 @pytest.mark.parametrize("overrides, message", [
@@ -43,6 +68,8 @@ def test_plusargs_carry_every_runtime_setting():
     ({"bytes_per_cycle": "8.3"}, "multiple of 1/256"),
     ({"bytes_per_cycle": "65"}, "bytes_per_cycle must be between"),
     ({"reorder": "maybe"}, "reorder"),
+    ({"channels": "3"}, "channels must be a power of two from 1 to 16, not 3"),
+    ({"channels": "32"}, "channels must be a power of two from 1 to 16, not 32"),
 ])
 def test_bad_memory_keys(overrides, message):
     with pytest.raises(ConfigError, match=message):

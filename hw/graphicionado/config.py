@@ -52,7 +52,12 @@ class GraphicionadoConfig(DesignConfig):
     coarsening : int
         Vertices per EdgeIDTable entry (§6.C); 1 = a full table.
     memory_outstanding : int
-        Reads in flight at most through the memory arbiter.
+        Reads in flight at most per memory channel (its arbiter); with several channels also
+        per memory client (the lines of its reorder buffer).
+    memory_channels : int
+        Memory ports (channels, a power of two, 1..16), lines interleaved across them by the
+        low bits of their address (:class:`hw.memory_interconnect.MemoryInterconnect`); the
+        simulated memory must have as many channels (``--mem channels=N``).
     dst_property_read : bool
         Insert the optional stage P4 (figure 5): read each edge's destination property,
         VProperty[dst], from memory, one line per edge, for Process_Edge. Frontier algorithms
@@ -81,6 +86,7 @@ class GraphicionadoConfig(DesignConfig):
     cam_ways: int = 4
     coarsening: int = 1
     memory_outstanding: int = 128
+    memory_channels: int = 1
     dst_property_read: bool = False
     stall_injection: int = 0
     watchdog: int = 100_000
@@ -114,6 +120,9 @@ class GraphicionadoConfig(DesignConfig):
         if not 2 <= self.memory_outstanding <= 1024:
             raise ConfigError(f"memory_outstanding must be between 2 and 1024, "
                               f"not {self.memory_outstanding}")
+        if not (is_power_of_two(self.memory_channels) and 1 <= self.memory_channels <= 16):
+            raise ConfigError(f"memory_channels must be a power of two from 1 to 16, "
+                              f"not {self.memory_channels}")
         if self.dst_property_read and self.algorithm.full_edge_access:
             raise ConfigError(f"dst_property_read: the full-edge-access pipeline ({self.algo}) "
                               f"drops P4, the destination-property read (Graphicionado §4.B)")

@@ -12,7 +12,9 @@ Vertices fall into L = max(n, m) partitions by the low bits of their id, each la
 memory as its own arrays (:mod:`hw.graphicionado.partition_walk`); a stream walks the
 partitions it owns. The controller loads each source stream's EdgeIDTable slice, clears
 VTempProperty, then alternates the phases until no vertex is active or ``max_iterations``
-is reached. All memory traffic leaves through one tagged port behind a round-robin arbiter.
+is reached. All memory traffic leaves through a :class:`hw.memory_interconnect.
+MemoryInterconnect`: ``memory_channels`` tagged ports, lines interleaved across them, each
+behind a round-robin arbiter.
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
@@ -21,7 +23,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
 from ..crossbar import Crossbar
-from ..memory_arbiter import MemoryArbiter
+from ..memory_interconnect import MemoryInterconnect
 from ..memory_port import MEMORY_TAG_WIDTH, mem_port_signature
 from ..stream_throttle import StreamLinks
 from .config import GraphicionadoConfig
@@ -30,7 +32,8 @@ from .layouts import SourcedEdge
 from .source_stream import SourceStream
 
 
-__all__ = ["BASE_REGISTERS", "BASE_COUNTERS", "registers", "counters", "GraphicionadoPipeline"]
+__all__ = ["BASE_REGISTERS", "BASE_COUNTERS", "CHANNEL_COUNTERS", "registers", "counter_names",
+           "GraphicionadoPipeline"]
 
 # Configuration registers the host sets before ``start`` (memory-mapped registers in the
 # paper; here plain inputs). Bases are 64-byte line addresses.
@@ -43,6 +46,9 @@ BASE_COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edg
                  "updates", "vertex_updates", "cam_stalls", "mem_reads", "mem_writes",
                  "stall_p1", "stall_p2", "stall_p3", "stall_p4", "stall_p5", "stall_apply",
                  "xbar_stalls", "xbar_occupancy")
+# Per memory channel c: requests taken (``mem{c}_reads``, ``mem{c}_writes``) and cycles a
+# request waited at the channel, not taken (``mem{c}_refused``).
+CHANNEL_COUNTERS = ("reads", "writes", "refused")
 
 
 def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
@@ -57,11 +63,14 @@ def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
     return BASE_REGISTERS + extra
 
 
-def counters(cfg: GraphicionadoConfig) -> tuple[str, ...]:
-    """:data:`BASE_COUNTERS` and the edges each stream handed on (``edges_src<s>``) and took
-    (``edges_dst<d>``)."""
+def counter_names(cfg: GraphicionadoConfig) -> tuple[str, ...]:
+    """:data:`BASE_COUNTERS`, the edges each stream handed on (``edges_src<s>``) and took
+    (``edges_dst<d>``), and ``mem<c>_<name>`` for each memory channel and name of
+    :data:`CHANNEL_COUNTERS`."""
     return (BASE_COUNTERS + tuple(f"edges_src{s}" for s in range(cfg.streams_src)) +
-            tuple(f"edges_dst{d}" for d in range(cfg.streams_dst)))
+            tuple(f"edges_dst{d}" for d in range(cfg.streams_dst)) +
+            tuple(f"mem{c}_{name}" for c in range(cfg.memory_channels)
+                  for name in CHANNEL_COUNTERS))
 
 
 class GraphicionadoPipeline(wiring.Component):
@@ -73,8 +82,9 @@ class GraphicionadoPipeline(wiring.Component):
 
     Members
     -------
-    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
-        Tagged with the client's index: reads of different clients may come back in any order.
+    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH)).array(memory_channels)``
+        Memory channel ``c`` serves the lines with ``addr % memory_channels == c``. Tagged
+        with the client's index: reads of different clients may come back in any order.
     start : ``In(1)``
         Pulse: run with the values of the registers.
     <register> : ``In(32)`` for each name of :func:`registers`
@@ -95,12 +105,13 @@ class GraphicionadoPipeline(wiring.Component):
                               f"{type(config).__name__}")
         self._config = config
         members = {
-            "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH)),
+            "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))
+            .array(config.memory_channels),
             "start": In(1), "busy": Out(1), "done": Out(1),
             "iterations": Out(32), "active_count_out": Out(32), "error": Out(1),
         }
         members.update({name: In(32) for name in registers(config)})
-        members.update({f"stat_{name}": Out(32) for name in counters(config)})
+        members.update({f"stat_{name}": Out(32) for name in counter_names(config)})
         if config.stall_injection:
             members["stall_seed"] = In(32)
         super().__init__(members)
@@ -148,12 +159,14 @@ class GraphicionadoPipeline(wiring.Component):
                    for name, port in source.memory_clients]
         clients += [(f"dst{d}.{name}", port) for d, destination in enumerate(destinations)
                     for name, port in destination.memory_clients]
-        m.submodules.arbiter = arbiter = MemoryArbiter(
-            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
-        for (name, client), port in zip(clients, arbiter.clients):
-            link.port(client, port, name)
-        wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
-        m.d.comb += control.memory_idle.eq(~arbiter.busy & ~link.busy)
+        m.submodules.interconnect = interconnect = MemoryInterconnect(
+            ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
+            outstanding=cfg.memory_outstanding)
+        for (name, client), port in zip(clients, interconnect.clients):
+            link.port(client, port, name, "interconnect")
+        for channel, mem in zip(interconnect.channels, self.mem):
+            wiring.connect(m, channel, wiring.flipped(mem))
+        m.d.comb += control.memory_idle.eq(~interconnect.busy & ~link.busy)
         self._counters(m, control, sources, destinations, crossbar)
         return m
 
@@ -215,8 +228,15 @@ class GraphicionadoPipeline(wiring.Component):
         """Event counts over a run; several streams' events of one cycle add up."""
         cfg = self._config
         total = lambda signals: sum(signals)  # noqa: E731
-        req = self.mem.req
         process = control.in_process
+        channel_events = {}
+        for c, mem in enumerate(self.mem):
+            taken = mem.req.valid & mem.req.ready
+            channel_events.update({
+                f"mem{c}_reads": taken & ~mem.req.payload.write,
+                f"mem{c}_writes": taken & mem.req.payload.write,
+                f"mem{c}_refused": mem.req.valid & ~mem.req.ready,
+            })
         events = {
             "cycles": self.busy,
             "cycles_load": control.in_load,
@@ -226,8 +246,8 @@ class GraphicionadoPipeline(wiring.Component):
             "updates": total(d.update_written for d in destinations),
             "vertex_updates": total(d.vertex_updated for d in destinations),
             "cam_stalls": total(d.cam_stall & process for d in destinations),
-            "mem_reads": req.valid & req.ready & ~req.payload.write,
-            "mem_writes": req.valid & req.ready & req.payload.write,
+            "mem_reads": total(channel_events[f"mem{c}_reads"] for c in range(len(self.mem))),
+            "mem_writes": total(channel_events[f"mem{c}_writes"] for c in range(len(self.mem))),
             "stall_p1": total(s.stall_p1 for s in sources),
             "stall_p2": total(s.stall_p2 for s in sources),
             "stall_p3": total(d.stall_p3 for d in destinations),
@@ -237,6 +257,7 @@ class GraphicionadoPipeline(wiring.Component):
             "xbar_stalls": total(crossbar.stalls[k] for k in range(len(crossbar.i))),
             "xbar_occupancy": crossbar.occupancy & process.replicate(len(crossbar.occupancy)),
         }
+        events.update(channel_events)
         events.update({f"edges_src{s}": total(o.valid & o.ready for o in source.o)
                        for s, source in enumerate(sources)})
         events.update({f"edges_dst{d}": destination.edge_taken
@@ -245,7 +266,7 @@ class GraphicionadoPipeline(wiring.Component):
         # register, not the start input and the busy decode on the way to every bit).
         restart = Signal()
         m.d.sync += restart.eq(self.start & ~self.busy)
-        for name in counters(cfg):
+        for name in counter_names(cfg):
             counter = getattr(self, f"stat_{name}")
             with m.If(restart):
                 m.d.sync += counter.eq(events[name])

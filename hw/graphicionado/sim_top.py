@@ -12,14 +12,16 @@ from ..dram_model import SimDRAM
 from ..sim_memory import SimMemoryConfig, attach_sim_dram
 from ..sim_watch import attach_watchdog, elaborated, memory_probes, watch_members
 from .config import GraphicionadoConfig
-from .pipeline import GraphicionadoPipeline, counters, registers
+from .pipeline import GraphicionadoPipeline, counter_names, registers
 
 
 __all__ = ["SimMemoryConfig", "GraphicionadoSimTop"]
 
 
 class GraphicionadoSimTop(wiring.Component):
-    """:class:`GraphicionadoPipeline` wired to a :class:`SimDRAM`, with a watchdog.
+    """:class:`GraphicionadoPipeline` wired to a :class:`SimDRAM`, with a watchdog: the
+    pipeline's memory channel ``c`` to the DRAM's channel ``c`` (the two must have as many
+    channels).
 
     Members: the pipeline's registers, ``start``, ``busy``, ``done``, ``iterations``,
     ``active_count_out``, ``error`` and ``stat_*`` counters; the DRAM's ``dump`` and
@@ -37,7 +39,7 @@ class GraphicionadoSimTop(wiring.Component):
             "active_count_out": Out(32), "error": Out(1), "dump": In(1), "dump_done": Out(1),
         }
         members.update({name: In(32) for name in registers(config)})
-        members.update({f"stat_{name}": Out(32) for name in counters(config)})
+        members.update({f"stat_{name}": Out(32) for name in counter_names(config)})
         members.update(watch_members(len(self._probes), bool(config.stall_injection)))
         super().__init__(members)
 
@@ -71,7 +73,7 @@ class GraphicionadoSimTop(wiring.Component):
         for name in ("busy", "done", "iterations", "active_count_out"):
             m.d.comb += getattr(self, name).eq(getattr(pipeline, name))
         m.d.comb += self.error.eq(pipeline.error | dram.error)
-        for name in counters(cfg):
+        for name in counter_names(cfg):
             m.d.comb += getattr(self, f"stat_{name}").eq(getattr(pipeline, f"stat_{name}"))
         attach_watchdog(m, self, self._probes, pipeline.busy)
         return m

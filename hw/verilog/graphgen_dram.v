@@ -86,6 +86,18 @@
 // Addresses at or beyond DEPTH_LINES read as zero, are not written, and set `error` (sticky
 // until reset) with a warning on the console.
 
+// Channels: with CHANNELS > 1 the model is CHANNELS independent memory channels (DDR channels,
+// HBM pseudo-channels) over ONE flat storage, so the image loaded and dumped stays one file.
+// Each request port (req_*, resp_* hold one channel's signals at [c*W +: W]) has its own
+// queue of reads in flight, outstanding limit, bandwidth budget (+dram_bw is per channel),
+// latency draws, pushback and reorder, with the same plusargs for every channel. Channel c
+// serves the lines with address % CHANNELS == c (the design interleaves lines across
+// channels) and addresses the storage with the full line address; a request on another
+// channel's line is served all the same but sets `error` with a warning. Channel 0's random
+// generators start as described below; channel c's start from the same states XORed with
+// c * 32'h9E3779B9 (latency) and c * 32'h7F4A7C15 (pushback). Requests accepted at one edge
+// take effect in channel order. stat_reads and stat_writes count every channel.
+
 // Simulation model: width extensions of parameters are intended; blocking writes in the
 // clocked block are deliberate (see below).
 // verilator lint_off WIDTHEXPAND
@@ -98,63 +110,75 @@ module graphgen_dram #(
     parameter LATENCY     = 100,
     parameter JITTER      = 0,
     parameter OUTSTANDING = 64,
-    parameter TAG_BITS    = 8
+    parameter TAG_BITS    = 8,
+    parameter CHANNELS    = 1
 ) (
-    input                        clk,
-    input                        rst,
+    input                                 clk,
+    input                                 rst,
 
-    input                        req_valid,
-    output                       req_ready,
-    input      [ADDR_BITS-1:0]   req_addr,
-    input                        req_write,
-    input      [LINE_BITS-1:0]   req_wdata,
-    input      [LINE_BITS/8-1:0] req_wmask,
-    input      [TAG_BITS-1:0]    req_tag,
+    input      [CHANNELS-1:0]             req_valid,
+    output     [CHANNELS-1:0]             req_ready,
+    input      [CHANNELS*ADDR_BITS-1:0]   req_addr,
+    input      [CHANNELS-1:0]             req_write,
+    input      [CHANNELS*LINE_BITS-1:0]   req_wdata,
+    input      [CHANNELS*LINE_BITS/8-1:0] req_wmask,
+    input      [CHANNELS*TAG_BITS-1:0]    req_tag,
 
-    output                       resp_valid,
-    input                        resp_ready,
-    output     [LINE_BITS-1:0]   resp_rdata,
-    output     [TAG_BITS-1:0]    resp_tag,
+    output     [CHANNELS-1:0]             resp_valid,
+    input      [CHANNELS-1:0]             resp_ready,
+    output     [CHANNELS*LINE_BITS-1:0]   resp_rdata,
+    output     [CHANNELS*TAG_BITS-1:0]    resp_tag,
 
-    input                        dump,
-    output reg                   dump_done,
-    output reg [31:0]            stat_reads,
-    output reg [31:0]            stat_writes,
-    output reg                   error
+    input                                 dump,
+    output reg                            dump_done,
+    output reg [31:0]                     stat_reads,
+    output reg [31:0]                     stat_writes,
+    output reg                            error
 );
 
     localparam SLOT_BITS = OUTSTANDING > 1 ? $clog2(OUTSTANDING) : 1;
     localparam CNT_BITS = $clog2(OUTSTANDING + 1);
     localparam CHAINS = 1024;               // tags are told apart by their low 10 bits
+    localparam SLOTS = CHANNELS * OUTSTANDING;
+    localparam CH_BITS = CHANNELS > 1 ? $clog2(CHANNELS) : 1;
     localparam [31:0] SEED_MIX = 32'h6A09E667;
     localparam [31:0] PUSH_MIX = 32'hBB67AE85;
+    localparam [31:0] SEED_STEP = 32'h9E3779B9;
+    localparam [31:0] PUSH_STEP = 32'h7F4A7C15;
     localparam [31:0] LINE_BUDGET = LINE_BITS / 8 * 256;
 
-    // The memory, and the slots of the reads in flight (data captured at acceptance). The
-    // reads of one chain (one tag; every read when in order) are linked oldest first.
+    // The memory, and the slots of the reads in flight (data captured at acceptance), channel
+    // c's at [c*OUTSTANDING + s]. The reads of one chain (one tag; every read when in order)
+    // of a channel are linked oldest first (q_next and the chain ends hold slot numbers
+    // within the channel; chain k of channel c at [c*CHAINS + k]).
     reg [LINE_BITS-1:0] mem [0:DEPTH_LINES-1];
-    reg [LINE_BITS-1:0] q_data [0:OUTSTANDING-1];
-    reg [TAG_BITS-1:0]  q_tag  [0:OUTSTANDING-1];
-    reg [63:0]          q_due  [0:OUTSTANDING-1];
-    reg                 q_live [0:OUTSTANDING-1];
-    reg [9:0]           q_chain [0:OUTSTANDING-1];
-    reg [SLOT_BITS-1:0] q_next [0:OUTSTANDING-1];
-    reg [SLOT_BITS-1:0] chain_head [0:CHAINS-1];
-    reg [SLOT_BITS-1:0] chain_tail [0:CHAINS-1];
-    reg [CNT_BITS-1:0]  chain_count [0:CHAINS-1];
-    reg [CNT_BITS-1:0]  count;
-    reg                 pres_valid; // a response is presented ...
-    reg [SLOT_BITS-1:0] pres_slot;  // ... from this slot
+    reg [LINE_BITS-1:0] q_data [0:SLOTS-1];
+    reg [TAG_BITS-1:0]  q_tag  [0:SLOTS-1];
+    reg [63:0]          q_due  [0:SLOTS-1];
+    reg                 q_live [0:SLOTS-1];
+    reg [9:0]           q_chain [0:SLOTS-1];
+    reg [SLOT_BITS-1:0] q_next [0:SLOTS-1];
+    reg [SLOT_BITS-1:0] chain_head [0:CHANNELS*CHAINS-1];
+    reg [SLOT_BITS-1:0] chain_tail [0:CHANNELS*CHAINS-1];
+    reg [CNT_BITS-1:0]  chain_count [0:CHANNELS*CHAINS-1];
+    // Per channel.
+    reg [CNT_BITS-1:0]  count [0:CHANNELS-1];
+    reg                 pres_valid [0:CHANNELS-1]; // a response is presented ...
+    reg [SLOT_BITS-1:0] pres_slot [0:CHANNELS-1];  // ... from this slot
+    reg [63:0]          last_due [0:CHANNELS-1];   // due cycle of the last read accepted
+    reg [31:0]          prng [0:CHANNELS-1];
+    reg [31:0]          prng_seed [0:CHANNELS-1];
+    reg [31:0]          push [0:CHANNELS-1];
+    reg [31:0]          push_seed [0:CHANNELS-1];
+    reg [31:0]          budget [0:CHANNELS-1];
     reg [63:0]          now;        // index of the current cycle
-    reg [63:0]          last_due;   // due cycle of the last read accepted
-    reg [31:0]          prng, prng_seed, push, push_seed, budget;
     reg                 dump_taken;
     reg [31:0]          warnings;
     // The outputs, registered: the state above is written with blocking assignments, which
     // the design's clocked blocks must not see in the edge that makes them.
-    reg                 ready_r, valid_r;
-    reg [LINE_BITS-1:0] rdata_r;
-    reg [TAG_BITS-1:0]  tag_r;
+    reg [CHANNELS-1:0]           ready_r, valid_r;
+    reg [CHANNELS*LINE_BITS-1:0] rdata_r;
+    reg [CHANNELS*TAG_BITS-1:0]  tag_r;
 
     // Runtime settings (plusargs).
     integer             latency, jitter, limit, tail_percent, tail, pushback, bandwidth;
@@ -178,7 +202,7 @@ module graphgen_dram #(
     initial begin
         for (i = 0; i < DEPTH_LINES; i = i + 1)
             mem[i] = {LINE_BITS{1'b0}};
-        for (i = 0; i < OUTSTANDING; i = i + 1) begin
+        for (i = 0; i < SLOTS; i = i + 1) begin
             q_data[i] = {LINE_BITS{1'b0}};
             q_tag[i] = {TAG_BITS{1'b0}};
             q_due[i] = 64'd0;
@@ -186,7 +210,7 @@ module graphgen_dram #(
             q_chain[i] = 10'd0;
             q_next[i] = 0;
         end
-        for (i = 0; i < CHAINS; i = i + 1) begin
+        for (i = 0; i < CHANNELS * CHAINS; i = i + 1) begin
             chain_head[i] = 0;
             chain_tail[i] = 0;
             chain_count[i] = 0;
@@ -249,169 +273,195 @@ module graphgen_dram #(
         if (bandwidth < 1 || bandwidth > LINE_BUDGET) bandwidth = LINE_BUDGET;
         reorder = 0;
         if ($value$plusargs("dram_reorder=%d", reorder)) begin end
-        prng_seed = seed_arg ^ SEED_MIX;
-        if (prng_seed == 32'd0)
-            prng_seed = SEED_MIX;
-        prng = prng_seed;
-        push_seed = seed_arg ^ PUSH_MIX;
-        if (push_seed == 32'd0)
-            push_seed = PUSH_MIX;
-        push = push_seed;
-        budget = LINE_BUDGET;
-        count = 0;
-        pres_valid = 1'b0;
-        pres_slot = 0;
+        for (i = 0; i < CHANNELS; i = i + 1) begin
+            prng_seed[i] = seed_arg ^ SEED_MIX ^ (i * SEED_STEP);
+            if (prng_seed[i] == 32'd0)
+                prng_seed[i] = SEED_MIX;
+            prng[i] = prng_seed[i];
+            push_seed[i] = seed_arg ^ PUSH_MIX ^ (i * PUSH_STEP);
+            if (push_seed[i] == 32'd0)
+                push_seed[i] = PUSH_MIX;
+            push[i] = push_seed[i];
+            budget[i] = LINE_BUDGET;
+            count[i] = 0;
+            pres_valid[i] = 1'b0;
+            pres_slot[i] = 0;
+            last_due[i] = 64'd0;
+            ready_r[i] = ready_next(i);
+        end
         now = 64'd0;
-        last_due = 64'd0;
         dump_taken = 1'b0;
         dump_done = 1'b0;
         stat_reads = 32'd0;
         stat_writes = 32'd0;
         error = 1'b0;
         warnings = 32'd0;
-        ready_r = ready_next(count);
-        valid_r = 1'b0;
-        rdata_r = {LINE_BITS{1'b0}};
-        tag_r = {TAG_BITS{1'b0}};
+        valid_r = {CHANNELS{1'b0}};
+        rdata_r = {CHANNELS*LINE_BITS{1'b0}};
+        tag_r = {CHANNELS*TAG_BITS{1'b0}};
     end
 
     function ready_next;
-        input [CNT_BITS-1:0] in_flight;
+        input [CH_BITS-1:0] ch;
         begin
-            ready_next = (in_flight < limit) && (budget >= LINE_BUDGET) &&
-                         !(pushback > 0 && push % 100 < pushback);
+            ready_next = (count[ch] < limit) && (budget[ch] >= LINE_BUDGET) &&
+                         !(pushback > 0 && push[ch] % 100 < pushback);
         end
     endfunction
 
-    assign req_ready  = !rst && ready_r;
+    assign req_ready  = rst ? {CHANNELS{1'b0}} : ready_r;
     assign resp_valid = valid_r;
     assign resp_rdata = rdata_r;
     assign resp_tag   = tag_r;
 
-    wire         accept   = req_valid && req_ready;
-    wire         in_range = req_addr < DEPTH_LINES;
-    wire         pop      = resp_valid && resp_ready;
-
+    reg                 accept, pop, in_range, wr;
+    reg [ADDR_BITS-1:0] addr;
+    reg [TAG_BITS-1:0]  rtag;
+    reg [LINE_BITS/8-1:0] wmask;
     reg [LINE_BITS-1:0] merged;
-    reg [31:0]          draw, slow_draw;
+    reg [31:0]          draw, slow_draw, reads_now, writes_now;
     reg [63:0]          extra, due, best_due;
     reg [9:0]           chain;
     reg [SLOT_BITS-1:0] slot;
-    integer b, s;
+    integer b, s, c, qb, cb;
 
     // Blocking writes throughout: the state is only read inside this block, so each step
     // below sees the steps before it; the outputs are registered apart, nonblocking.
     always @(posedge clk) begin
         now <= now + 64'd1;
         if (rst) begin
-            for (s = 0; s < OUTSTANDING; s = s + 1)
+            for (s = 0; s < SLOTS; s = s + 1)
                 q_live[s] = 1'b0;
-            for (s = 0; s < CHAINS; s = s + 1)
+            for (s = 0; s < CHANNELS * CHAINS; s = s + 1)
                 chain_count[s] = 0;
-            count = 0;
-            pres_valid = 1'b0;
-            last_due = 64'd0;
-            prng = prng_seed;
-            push = push_seed;
-            budget = LINE_BUDGET;
-            ready_r <= ready_next(count);
-            valid_r <= 1'b0;
+            for (c = 0; c < CHANNELS; c = c + 1) begin
+                count[c] = 0;
+                pres_valid[c] = 1'b0;
+                last_due[c] = 64'd0;
+                prng[c] = prng_seed[c];
+                push[c] = push_seed[c];
+                budget[c] = LINE_BUDGET;
+                ready_r[c] <= ready_next(c);
+            end
+            valid_r <= {CHANNELS{1'b0}};
             dump_taken <= 1'b0;
             dump_done <= 1'b0;
             stat_reads <= 32'd0;
             stat_writes <= 32'd0;
             error <= 1'b0;
         end else begin
-            // Retire the response taken at this edge.
-            if (pop) begin
-                q_live[pres_slot] = 1'b0;
-                chain = q_chain[pres_slot];
-                chain_count[chain] = chain_count[chain] - 1;
-                if (chain_count[chain] != 0)
-                    chain_head[chain] = q_next[pres_slot];
-                count = count - 1;
-                pres_valid = 1'b0;
-            end
-            if (accept && !in_range) begin
-                error <= 1'b1;
-                if (warnings < 8)
-                    $display("graphgen_dram: %s of line %0d beyond DEPTH_LINES=%0d at cycle %0d",
-                             req_write ? "write" : "read", req_addr, DEPTH_LINES, now);
-                warnings <= warnings + 1;
-            end
-            if (accept && req_write) begin
-                stat_writes <= stat_writes + 32'd1;
-                if (in_range) begin
-                    merged = mem[req_addr];
-                    for (b = 0; b < LINE_BITS / 8; b = b + 1)
-                        if (req_wmask[b])
-                            merged[8*b +: 8] = req_wdata[8*b +: 8];
-                    mem[req_addr] = merged;
+            reads_now = 32'd0;
+            writes_now = 32'd0;
+            for (c = 0; c < CHANNELS; c = c + 1) begin
+                qb = c * OUTSTANDING;
+                cb = c * CHAINS;
+                accept = req_valid[c] && req_ready[c];
+                pop = resp_valid[c] && resp_ready[c];
+                addr = req_addr[c*ADDR_BITS +: ADDR_BITS];
+                wr = req_write[c];
+                rtag = req_tag[c*TAG_BITS +: TAG_BITS];
+                wmask = req_wmask[c*(LINE_BITS/8) +: LINE_BITS/8];
+                in_range = addr < DEPTH_LINES;
+                // Retire the response taken at this edge.
+                if (pop) begin
+                    q_live[qb + pres_slot[c]] = 1'b0;
+                    chain = q_chain[qb + pres_slot[c]];
+                    chain_count[cb + chain] = chain_count[cb + chain] - 1;
+                    if (chain_count[cb + chain] != 0)
+                        chain_head[cb + chain] = q_next[qb + pres_slot[c]];
+                    count[c] = count[c] - 1;
+                    pres_valid[c] = 1'b0;
                 end
-            end
-            if (accept && !req_write) begin
-                stat_reads <= stat_reads + 32'd1;
-                prng = xorshift32(prng);
-                draw = prng;
-                extra = (jitter > 0) ? ({32'd0, draw} % (jitter + 1)) : 64'd0;
-                if (tail_percent > 0) begin
-                    prng = xorshift32(prng);
-                    slow_draw = prng;
-                    if (slow_draw % 100 < tail_percent)
-                        extra = extra + tail / 2 + (slow_draw / 100) % (tail - tail / 2 + 1);
+                if (accept && !in_range) begin
+                    error <= 1'b1;
+                    if (warnings < 8)
+                        $display("graphgen_dram: %s of line %0d beyond DEPTH_LINES=%0d at cycle %0d",
+                                 wr ? "write" : "read", addr, DEPTH_LINES, now);
+                    warnings = warnings + 1;
                 end
-                due = now + latency + extra;
-                if (reorder == 0 && due <= last_due)
-                    due = last_due + 64'd1;
-                last_due = due;
-                slot = 0;
-                for (s = OUTSTANDING - 1; s >= 0; s = s - 1)
-                    if (!q_live[s])
-                        slot = s;
-                chain = reorder != 0 ? req_tag % CHAINS : 10'd0;
-                q_data[slot] = in_range ? mem[req_addr] : {LINE_BITS{1'b0}};
-                q_tag[slot] = req_tag;
-                q_due[slot] = due;
-                q_live[slot] = 1'b1;
-                q_chain[slot] = chain;
-                if (chain_count[chain] == 0)
-                    chain_head[chain] = slot;
-                else
-                    q_next[chain_tail[chain]] = slot;
-                chain_tail[chain] = slot;
-                chain_count[chain] = chain_count[chain] + 1;
-                count = count + 1;
-            end
-            // Bandwidth budget and pushback for the next cycle.
-            if (accept)
-                budget = budget - LINE_BUDGET;
-            budget = budget + bandwidth;
-            if (budget > LINE_BUDGET + bandwidth)
-                budget = LINE_BUDGET + bandwidth;
-            push = xorshift32(push);
-            // The response of the next cycle (now + 1): the one held, or a due chain head.
-            if (!pres_valid && count != 0) begin
-                if (reorder == 0) begin
-                    slot = chain_head[0];
-                    if (q_due[slot] <= now + 64'd1) begin
-                        pres_valid = 1'b1;
-                        pres_slot = slot;
+                if (accept && CHANNELS > 1 && addr % CHANNELS != c) begin
+                    error <= 1'b1;
+                    if (warnings < 8)
+                        $display("graphgen_dram: %s of line %0d on channel %0d at cycle %0d",
+                                 wr ? "write" : "read", addr, c, now);
+                    warnings = warnings + 1;
+                end
+                if (accept && wr) begin
+                    writes_now = writes_now + 32'd1;
+                    if (in_range) begin
+                        merged = mem[addr];
+                        for (b = 0; b < LINE_BITS / 8; b = b + 1)
+                            if (wmask[b])
+                                merged[8*b +: 8] = req_wdata[c*LINE_BITS + 8*b +: 8];
+                        mem[addr] = merged;
                     end
-                end else begin
-                    best_due = 64'hFFFF_FFFF_FFFF_FFFF;
-                    for (s = 0; s < OUTSTANDING; s = s + 1)
-                        if (q_live[s] && chain_head[q_chain[s]] == s &&
-                                q_due[s] <= now + 64'd1 && q_due[s] < best_due) begin
-                            best_due = q_due[s];
-                            pres_valid = 1'b1;
-                            pres_slot = s;
-                        end
                 end
+                if (accept && !wr) begin
+                    reads_now = reads_now + 32'd1;
+                    prng[c] = xorshift32(prng[c]);
+                    draw = prng[c];
+                    extra = (jitter > 0) ? ({32'd0, draw} % (jitter + 1)) : 64'd0;
+                    if (tail_percent > 0) begin
+                        prng[c] = xorshift32(prng[c]);
+                        slow_draw = prng[c];
+                        if (slow_draw % 100 < tail_percent)
+                            extra = extra + tail / 2 + (slow_draw / 100) % (tail - tail / 2 + 1);
+                    end
+                    due = now + latency + extra;
+                    if (reorder == 0 && due <= last_due[c])
+                        due = last_due[c] + 64'd1;
+                    last_due[c] = due;
+                    slot = 0;
+                    for (s = OUTSTANDING - 1; s >= 0; s = s - 1)
+                        if (!q_live[qb + s])
+                            slot = s;
+                    chain = reorder != 0 ? rtag % CHAINS : 10'd0;
+                    q_data[qb + slot] = in_range ? mem[addr] : {LINE_BITS{1'b0}};
+                    q_tag[qb + slot] = rtag;
+                    q_due[qb + slot] = due;
+                    q_live[qb + slot] = 1'b1;
+                    q_chain[qb + slot] = chain;
+                    if (chain_count[cb + chain] == 0)
+                        chain_head[cb + chain] = slot;
+                    else
+                        q_next[qb + chain_tail[cb + chain]] = slot;
+                    chain_tail[cb + chain] = slot;
+                    chain_count[cb + chain] = chain_count[cb + chain] + 1;
+                    count[c] = count[c] + 1;
+                end
+                // Bandwidth budget and pushback for the next cycle.
+                if (accept)
+                    budget[c] = budget[c] - LINE_BUDGET;
+                budget[c] = budget[c] + bandwidth;
+                if (budget[c] > LINE_BUDGET + bandwidth)
+                    budget[c] = LINE_BUDGET + bandwidth;
+                push[c] = xorshift32(push[c]);
+                // The response of the next cycle (now + 1): the one held, or a due chain head.
+                if (!pres_valid[c] && count[c] != 0) begin
+                    if (reorder == 0) begin
+                        slot = chain_head[cb];
+                        if (q_due[qb + slot] <= now + 64'd1) begin
+                            pres_valid[c] = 1'b1;
+                            pres_slot[c] = slot;
+                        end
+                    end else begin
+                        best_due = 64'hFFFF_FFFF_FFFF_FFFF;
+                        for (s = 0; s < OUTSTANDING; s = s + 1)
+                            if (q_live[qb + s] && chain_head[cb + q_chain[qb + s]] == s &&
+                                    q_due[qb + s] <= now + 64'd1 && q_due[qb + s] < best_due) begin
+                                best_due = q_due[qb + s];
+                                pres_valid[c] = 1'b1;
+                                pres_slot[c] = s;
+                            end
+                    end
+                end
+                ready_r[c] <= ready_next(c);
+                valid_r[c] <= pres_valid[c];
+                rdata_r[c*LINE_BITS +: LINE_BITS] <= q_data[qb + pres_slot[c]];
+                tag_r[c*TAG_BITS +: TAG_BITS] <= q_tag[qb + pres_slot[c]];
             end
-            ready_r <= ready_next(count);
-            valid_r <= pres_valid;
-            rdata_r <= q_data[pres_slot];
-            tag_r <= q_tag[pres_slot];
+            stat_reads <= stat_reads + reads_now;
+            stat_writes <= stat_writes + writes_now;
 
             dump_taken <= dump;
             dump_done <= dump_taken;
