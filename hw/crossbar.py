@@ -89,8 +89,11 @@ class Crossbar(wiring.Component):
     Parameters
     ----------
     payload_shape : shape-like
-    inputs, outputs : int
-        Powers of two, 1 to 16.
+    inputs : int
+        1 to 128 (a Graphicionado source stream has one per parallel edge reader with full
+        edge access).
+    outputs : int
+        A power of two, 1 to 16.
     route : callable
         Payload (a :class:`data.View` or :class:`Value` of ``payload_shape``) to a value whose
         low ``ceil(log2(outputs))`` bits name the output (the low bits of an edge's dst).
@@ -113,10 +116,12 @@ class Crossbar(wiring.Component):
 
     def __init__(self, payload_shape, *, inputs: int, outputs: int, route,
                  voq_depth: int = 4):
-        for name, value in (("inputs", inputs), ("outputs", outputs)):
-            if not _is_int(value) or not is_power_of_two(value) or value > 16:
-                raise ConfigError(f"Crossbar: {name} must be a power of two from 1 to 16, "
-                                  f"not {value!r}")
+        if not _is_int(inputs) or not 1 <= inputs <= 128:
+            raise ConfigError(f"Crossbar: inputs must be a whole number from 1 to 128, "
+                              f"not {inputs!r}")
+        if not _is_int(outputs) or not is_power_of_two(outputs) or outputs > 16:
+            raise ConfigError(f"Crossbar: outputs must be a power of two from 1 to 16, "
+                              f"not {outputs!r}")
         if not _is_int(voq_depth) or voq_depth < 2:
             raise ConfigError(f"Crossbar: voq_depth must be an integer of at least 2, "
                               f"not {voq_depth!r}")

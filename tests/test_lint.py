@@ -28,6 +28,17 @@ DESIGN_CASES = [
     # The stall injectors between the stages, and a coarsened EdgeIDTable.
     pytest.param("graphicionado", ["--set", "coarsening=8", "--set", "stall_injection=25",
                                    *SMALL_GRAPHICIONADO], id="graphicionado-bfs-stalls"),
+    # Parallel streams, readers and memory channels (§V).
+    pytest.param("graphicionado", ["--set", "algo=pagerank", "--set", "streams_src=2",
+                                   "--set", "streams_dst=4", "--set", "edge_readers=3",
+                                   "--set", "memory_channels=2", *SMALL_GRAPHICIONADO],
+                 id="graphicionado-pagerank-2x4-r3-c2"),
+    pytest.param("graphicionado", ["--set", "algo=sssp", "--set", "streams_src=4",
+                                   "--set", "streams_dst=2", "--set", "edge_readers=2",
+                                   "--set", "dst_property_read=1", "--set", "stall_injection=20",
+                                   *SMALL_GRAPHICIONADO], id="graphicionado-sssp-4x2-r2-p4"),
+    pytest.param("graphicionado-crossbar", ["--set", "streams_src=8", "--set", "streams_dst=8"],
+                 id="graphicionado-crossbar-8x8"),
     pytest.param("depgraph", ["--set", "engines=1", "--set", "bank_vertices=64",
                               "--set", "stall_injection=20"], id="depgraph-bfs-e1-stalls"),
     # The DDMU is built with its hub index whatever hub_index says.

@@ -89,8 +89,9 @@ class ParallelEdgeRead(wiring.Component):
         # tie): a linear scan, the readers being few.
         chosen = Signal(range(count))
         found = Signal()
-        level, index, have = C(0, range(self._queue_depth + 1)), C(0, range(count)), C(0, 1)
-        for k, queue in enumerate(queues):
+        first = queues[0]
+        level, index, have = first.level, C(0, range(count)), first.i.ready
+        for k, queue in enumerate(queues[1:], start=1):
             better = queue.i.ready & (~have | (queue.level < level))
             level = Mux(better, queue.level, level)
             index = Mux(better, k, index)

@@ -157,7 +157,7 @@ class SourceStream(wiring.Component):
             for port, client in zip(edge_read.mem, self._reader_ports()):
                 wiring.connect(m, port, wiring.flipped(client))
         m.d.comb += [edge_read.start.eq(self.start), edge_read.edge_base.eq(self.edge_base)]
-        m.submodules.table = table = Scratchpad(vertices=0,
+        m.submodules.edge_id_table = table = Scratchpad(vertices=0,
                                                 table_entries=cfg.source_table_entries)
         m.submodules.table_read = table_read = self._svr(1)
         m.submodules.active_read = active_read = self._svr(2)
