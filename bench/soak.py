@@ -24,7 +24,7 @@ from sim import depgraph_run  # noqa: E402
 from sim.dram_run import RunFailure  # noqa: E402
 from sim.graphicionado_run import simulate  # noqa: E402
 
-def random_memory(rng: random.Random) -> SimMemoryConfig:
+def random_memory(rng: random.Random, channels: int = 1) -> SimMemoryConfig:
     """A memory drawn for one run: push-back, reordering, latency spread and bandwidth vary
     (all run-time settings of the DRAM model, so no run needs a build of its own)."""
     return SimMemoryConfig(
@@ -32,8 +32,11 @@ def random_memory(rng: random.Random) -> SimMemoryConfig:
         jitter=rng.choice([0, 40]), tail_percent=rng.choice([2, 10]), tail=rng.choice([300, 2000]),
         outstanding=rng.choice([4, 16, 128]), pushback=rng.choice([0, 20, 60]),
         reorder=rng.random() < 0.7, bytes_per_cycle=rng.choice([64.0, 16.0, 8.5]),
-        depth_lines=1 << 16)
+        depth_lines=1 << 16, channels=channels)
 ALGOS = ("bfs", "sssp", "cc", "pagerank")
+# Graphicionado's shapes (source streams, destination streams, edge readers, memory
+# channels): a few, so that the runs share their builds.
+SHAPES = ((1, 1, 1, 1), (2, 2, 1, 2), (4, 2, 2, 4), (2, 4, 3, 2), (8, 8, 1, 4), (1, 8, 2, 8))
 
 
 def random_graph(rng: random.Random) -> tuple[str, golden.Graph]:
@@ -63,7 +66,8 @@ def main():
         spec, graph = random_graph(rng)
         root = int(rng.randrange(graph.num_vertices)) if algo in ("bfs", "sssp") else None
         seed = rng.randrange(1, 1 << 16)
-        memory = random_memory(rng)
+        n, m, readers, channels = rng.choice(SHAPES)
+        memory = random_memory(rng, 1 if runs % 2 else channels)
         if runs % 2:
             engines = rng.choice([1, 2, 4])
             depth = rng.choice([1, 2, 10, 16])
@@ -76,11 +80,13 @@ def main():
             label = f"depgraph e{engines} d{depth} hub {'on' if hub else 'off'}"
         else:
             config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
-                                         stall_injection=30)
+                                         stall_injection=30, streams_src=n, streams_dst=m,
+                                         edge_readers=readers, memory_channels=channels)
             iters = rng.randint(1, 4) if algo == "pagerank" else None
             run = lambda: simulate(graph, algo, config, root=root, iters=iters,  # noqa: E731
                                    memory=memory, seed=seed)
-            design = label = "graphicionado"
+            design = "graphicionado"
+            label = f"graphicionado {n}x{m} r{readers} c{channels}"
         runs += 1
         try:
             report = run()

@@ -2,8 +2,8 @@
 destination it owns, it reduces them into its scratchpad slice and, in the apply phase,
 writes each partition it owns back to memory (VProperty) with the ActiveVertex list of the
 vertices whose property fell, and the lists' lengths; it touches no other partition. SSSP
-operands (prop + weight, min), with and without P4, under pauses and a memory that delays
-and refuses requests."""
+operands (prop + weight, min), without P4, with it and with three P4 readers (§V.C), under
+pauses and a memory that delays and refuses requests."""
 
 import random
 
@@ -21,7 +21,7 @@ INF = 0xFFFF_FFFF
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("p4", [False, True])
+@pytest.mark.parametrize("p4", [0, 1, 3])
 @pytest.mark.parametrize("streams,index", [((1, 1), 0), ((4, 2), 1), ((2, 4), 3)])
 def test_destination_stream_reduces_and_applies(streams, index, p4, pause):
     rng = random.Random(f"{streams}/{index}")
@@ -31,7 +31,7 @@ def test_destination_stream_reduces_and_applies(streams, index, p4, pause):
     image = build_image(graph, algo="sssp", root=0, streams_src=n, streams_dst=m)
     regs = image.registers
     config = GraphicionadoConfig(algo="sssp", max_vertices=64, streams_src=n, streams_dst=m,
-                                 dst_property_read=p4)
+                                 dst_property_read=p4 > 0, dst_prop_readers=max(1, p4))
     old = np.full(num_vertices, INF, dtype=np.int64)
     old[0] = 0
     owned = [v for v in range(num_vertices) if v % m == index]

@@ -186,6 +186,7 @@ def test_parallel_streams(algo, streams):
     config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=8,
                                  streams_src=streams[0], streams_dst=streams[1],
                                  edge_readers=streams[2], dst_property_read=algo == "sssp",
+                                 dst_prop_readers=streams[2] if algo == "sssp" else 1,
                                  stall_injection=40)
     iters = 3 if algo == "pagerank" else None
     image = build_image(graph, algo=algo, root=0, max_iterations=iters or 0xFFFF_FFFF,

@@ -30,6 +30,9 @@ class GraphicionadoConfig(DesignConfig):
         robin. Full edge access: every source vertex is broadcast to all readers, reader k
         reads the edges whose destination id is k modulo the readers, and each reader feeds
         the crossbar directly (n × edge_readers crossbar inputs).
+    dst_prop_readers : int
+        Random Vertex Reads of the destination property (P4) per destination stream, 1 to 8
+        (§V.C: each edge to the one holding the fewest; with ``dst_property_read``).
     max_vertices : int
         Scratchpad size in vertices, over all destination streams (VTempProperty: each
         destination stream holds ``ceil(max_vertices / m)``; each source stream's EdgeIDTable
@@ -76,6 +79,7 @@ class GraphicionadoConfig(DesignConfig):
     streams_dst: int = 1
     voq_depth: int = 4
     edge_readers: int = 1
+    dst_prop_readers: int = 1
     max_vertices: int = 65536
     addr_width: int = 26
     prefetch_lines: int = 4
@@ -101,8 +105,11 @@ class GraphicionadoConfig(DesignConfig):
             value = getattr(self, name)
             if not is_power_of_two(value) or value > 16:
                 raise ConfigError(f"{name} must be a power of two from 1 to 16, not {value}")
-        if not 1 <= self.edge_readers <= 8:
-            raise ConfigError(f"edge_readers must be between 1 and 8, not {self.edge_readers}")
+        for name in ("edge_readers", "dst_prop_readers"):
+            if not 1 <= getattr(self, name) <= 8:
+                raise ConfigError(f"{name} must be between 1 and 8, not {getattr(self, name)}")
+        if self.dst_prop_readers > 1 and not self.dst_property_read:
+            raise ConfigError("dst_prop_readers needs dst_property_read (stage P4)")
         if not 2 <= self.voq_depth <= 64:
             raise ConfigError(f"voq_depth must be between 2 and 64, not {self.voq_depth}")
         if self.destination_slice_vertices < 2:

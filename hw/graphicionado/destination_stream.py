@@ -27,6 +27,7 @@ from .config import GraphicionadoConfig
 from .layouts import ActiveVertex, SourcedEdge, Update
 from .partition_walk import PartitionWalk
 from .process_edge import ProcessEdge
+from .parallel_random_vertex_read import ParallelRandomVertexRead
 from .random_vertex_read import RandomVertexRead
 from .scratchpad import Scratchpad, TempPropertyStream
 from .sequential_vertex_read import SequentialVertexRead
@@ -94,8 +95,11 @@ class DestinationStream(wiring.Component):
     def client_names(config: GraphicionadoConfig) -> tuple[str, ...]:
         if config.algorithm.full_edge_access:
             return ("vprop_write",)
-        return (("vprop_read", "vprop_write", "active_write") +
-                (("dst_prop_read",) if config.dst_property_read else ()))
+        p4 = ()
+        if config.dst_property_read:
+            p4 = ("dst_prop_read",) if config.dst_prop_readers == 1 else \
+                tuple(f"dst_prop_read{k}" for k in range(config.dst_prop_readers))
+        return ("vprop_read", "vprop_write", "active_write") + p4
 
     @property
     def memory_clients(self) -> list[tuple[str, object]]:
@@ -195,10 +199,16 @@ class DestinationStream(wiring.Component):
             m.d.comb += self.stall_p4.eq(0)
             return 0
         # As many edges in flight as the memory lets reads be: a deeper queue gains nothing.
-        m.submodules.dst_prop_read = p4 = RandomVertexRead(
-            addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
-            partitions=cfg.partitions)
-        wiring.connect(m, p4.mem, wiring.flipped(self.dst_prop_read_mem))
+        unit = dict(addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
+                    partitions=cfg.partitions)
+        if cfg.dst_prop_readers == 1:
+            m.submodules.dst_prop_read = p4 = RandomVertexRead(**unit)
+            wiring.connect(m, p4.mem, wiring.flipped(self.dst_prop_read_mem))
+        else:
+            m.submodules.dst_prop_read = p4 = ParallelRandomVertexRead(
+                readers=cfg.dst_prop_readers, **unit)
+            for k, port in enumerate(p4.mem):
+                wiring.connect(m, port, wiring.flipped(getattr(self, f"dst_prop_read{k}_mem")))
         m.d.comb += [p4.vprop_base.eq(self.vprop_base), p4.part_lines.eq(self.part_lines),
                      self.stall_p4.eq(p4.o.valid & ~p4.o.ready)]
         link(fifo_p3.o, p4.i, "fifo_p3->dst_prop_read")

@@ -7,11 +7,12 @@ merged round robin on their way to the crossbar. A vertex's edges stay in order 
 reads them); edges of different vertices interleave.
 """
 
-from amaranth.hdl import C, Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
+from ..lowest_occupancy import LowestOccupancyDispatch
 from ..memory_port import MemoryPortSignature
 from ..stream_arbiter import StreamArbiter
 from ..stream_fifo import StreamFIFO
@@ -80,28 +81,17 @@ class ParallelEdgeRead(wiring.Component):
             wiring.connect(m, reader.o, merge.i[k])
             wiring.connect(m, reader.mem, wiring.flipped(self.mem[k]))
             m.d.comb += [reader.start.eq(self.start), reader.edge_base.eq(self.edge_base),
-                         reader.match_any.eq(0), queue.i.payload.eq(self.i.payload)]
+                         reader.match_any.eq(0)]
             queues.append(queue)
             busy.append(reader.busy | (queue.level != 0))
         wiring.connect(m, merge.o, wiring.flipped(self.o))
 
-        # The reader with the fewest queued jobs among those with room (the lowest index on a
-        # tie): a linear scan, the readers being few.
-        chosen = Signal(range(count))
-        found = Signal()
-        first = queues[0]
-        level, index, have = first.level, C(0, range(count)), first.i.ready
-        for k, queue in enumerate(queues[1:], start=1):
-            better = queue.i.ready & (~have | (queue.level < level))
-            level = Mux(better, queue.level, level)
-            index = Mux(better, k, index)
-            have = have | queue.i.ready
-        m.d.comb += [chosen.eq(index), found.eq(have)]
+        m.submodules.dispatch = dispatch = LowestOccupancyDispatch(
+            EdgeJob, count, level_width=len(queues[0].level))
+        wiring.connect(m, wiring.flipped(self.i), dispatch.i)
         for k, queue in enumerate(queues):
-            m.d.comb += queue.i.valid.eq(self.i.valid & (chosen == k) & found)
-        m.d.comb += [
-            self.i.ready.eq(found),
-            self.busy.eq(Cat(busy).any()),
-        ]
+            wiring.connect(m, dispatch.o[k], queue.i)
+            m.d.comb += dispatch.levels[k].eq(queue.level)
+        m.d.comb += self.busy.eq(Cat(busy).any())
         return m
 

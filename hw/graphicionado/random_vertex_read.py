@@ -51,6 +51,8 @@ class RandomVertexRead(wiring.Component):
     o : ``Out(stream.Signature(DestinedEdge))``
     busy : ``Out(1)``
         An edge taken in has not yet left through ``o``.
+    level : ``Out(range(outstanding + 4))``
+        Edges inside (its occupancy, for parallel readers' dispatch).
     mem : ``Out(MemoryPortSignature(addr_width))``
     """
 
@@ -67,6 +69,7 @@ class RandomVertexRead(wiring.Component):
             "i": In(stream.Signature(SourcedEdge)),
             "o": Out(stream.Signature(DestinedEdge)),
             "busy": Out(1),
+            "level": Out(range(outstanding + 4)),
             "mem": Out(MemoryPortSignature(addr_width)),
         })
 
@@ -113,5 +116,6 @@ class RandomVertexRead(wiring.Component):
         ]
         wiring.connect(m, out.o, wiring.flipped(self.o))
         # Every request is in ``in_flight`` too, so the two levels cover all the block holds.
-        m.d.comb += self.busy.eq((in_flight.level != 0) | (out.level != 0))
+        m.d.comb += [self.busy.eq((in_flight.level != 0) | (out.level != 0)),
+                     self.level.eq(in_flight.level + out.level)]
         return m
