@@ -5,6 +5,7 @@ Shared by :mod:`sim.graphicionado_run` and :mod:`sim.depgraph_run`."""
 
 import dataclasses
 import json
+import re
 import shutil
 import tempfile
 import time
@@ -129,8 +130,8 @@ def describe_hang(outcome: dict, watchdog: int) -> str:
     sink that is not itself waiting to hand a word on over another stalled link."""
     links = outcome["links"]
     blocked = [link["link"] for link in links if link["valid"] and not link["ready"]]
-    sources = {_block(name.split("->")[0]) for name in blocked}
-    culprits = sorted({_block(name.split("->")[-1]) for name in blocked} - sources)
+    sources = {_block(_ends(name)[0]) for name in blocked}
+    culprits = sorted({_block(_ends(name)[1]) for name in blocked} - sources)
     lines = [f"the design hung: no stream link moved for {watchdog} cycles "
              f"(stopped at cycle {outcome['sim_cycles']}); stalled stage: "
              f"{', '.join(culprits) if culprits else IDLE_HANG}"]
@@ -140,11 +141,22 @@ def describe_hang(outcome: dict, watchdog: int) -> str:
     return "\n".join(lines) + "\n" + _counter_lines(outcome)
 
 
+def _ends(name: str) -> tuple[str, str]:
+    """A link's source and sink blocks. A Graphicionado stream's links carry its name
+    (``dst0.fifo_p3->process_edge``): both ends are in that stream."""
+    source, sink = name.split("->")[0], name.split("->")[-1]
+    stream_ = re.match(r"(src|dst)\d+\.", name)
+    if stream_ and not sink.startswith(stream_.group(0)) and \
+            sink not in ("crossbar", "interconnect"):
+        sink = stream_.group(0) + sink
+    return source, sink
+
+
 def _block(end: str) -> str:
     """The block at one end of a link name: ``engine0.hdtl.edges`` -> ``engine0.hdtl``."""
     parts = end.split(".")
-    return ".".join(parts[:2]) if parts[0].startswith("engine") and len(parts) > 1 \
-        else parts[0]
+    return ".".join(parts[:2]) if re.match(r"(engine|src|dst)\d+$", parts[0]) and \
+        len(parts) > 1 else parts[0]
 
 
 def _counter_lines(outcome: dict) -> str:
