@@ -5,7 +5,7 @@ client its tag names, so the memory may return reads of different clients in any
 must return a client's own reads (one tag) in request order, as AXI does for one ID.
 """
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import C, Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -127,15 +127,17 @@ class MemoryArbiter(wiring.Component):
         with m.If(sending):
             m.d.comb += next_priority.eq(Mux(granted_index == n - 1, 0, granted_index + 1))
         m.d.sync += priority.eq(next_priority)
-        candidates = Cat(level > sent[index] for index, level in enumerate(levels))
+        candidates = Signal(n)
+        m.d.comb += candidates.eq(Cat(level > sent[index] for index, level in enumerate(levels)))
+        # The lowest candidate at or after ``next_priority``, else the lowest candidate: one
+        # lowest-set-bit isolation (x & -x) on each, linear in the clients (a case per
+        # priority would be quadratic, which at 48 clients is a quarter million lines).
+        at_or_after = Signal(n)
+        m.d.comb += at_or_after.eq(candidates & ~((C(1, n + 1) << next_priority) - 1)[:n])
+        first = Signal(n)
+        m.d.comb += first.eq(Mux(at_or_after.any(), at_or_after, candidates))
         next_grant = Signal(n)
-        with m.Switch(next_priority):
-            for first in range(n):
-                with m.Case(first):
-                    order = [(first + k) % n for k in range(n)]
-                    for index in reversed(order):
-                        with m.If(candidates[index]):
-                            m.d.comb += next_grant.eq(1 << index)
+        m.d.comb += next_grant.eq(first & (~first + 1)[:n])
         m.d.sync += grant.eq(next_grant)
         # Reads in flight: sent to the outbox and not yet answered. At most one read is sent
         # a cycle, so a read may go next cycle if the count with this cycle's read is below
