@@ -44,7 +44,8 @@ run: venv system-deps
 	mkdir -p build/run
 	$(GRAPHGEN) verilog --design graphicionado -o build/run/graphicionado.v
 	$(GRAPHGEN) sim --design graphicionado --algo bfs --graph $(RUN_GRAPH) --root $(RUN_ROOT) \
-		--set max_vertices=4096 --json build/run/sim-bfs.json
+		--set max_vertices=4096 --set streams_src=2 --set streams_dst=2 --mem channels=2 \
+		--json build/run/sim-bfs.json
 	$(GRAPHGEN) synth --design cam --target ecp5 --json build/run/cam-ecp5.json
 	$(GRAPHGEN) synth --design cam --target asic --json build/run/cam-asic.json
 	@echo "reports in build/run/"
@@ -57,6 +58,11 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_golden.py --json build/bench/golden.json
 	$(BIN)/python bench/bench_cam_sim.py --json build/bench/cam-sim.json
 	$(BIN)/python bench/bench_graphicionado.py --json build/bench/graphicionado.json
+	$(BIN)/python bench/bench_graphicionado_streams.py --json build/bench/graphicionado-streams.json
+	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --set streams_src=2 \
+		--set streams_dst=2 --target ecp5 --json build/bench/graphicionado-pagerank-2x2-ecp5.json
+	$(GRAPHGEN) synth --design graphicionado-crossbar --set streams_src=8 --set streams_dst=8 \
+		--target asic --json build/bench/graphicionado-crossbar-8x8-asic.json
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --target ecp5 --seeds 3 \
 		--json build/bench/graphicionado-pagerank-ecp5.json
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --target asic \
