@@ -131,7 +131,11 @@ def describe_hang(outcome: dict, watchdog: int) -> str:
     links = outcome["links"]
     blocked = [link["link"] for link in links if link["valid"] and not link["ready"]]
     sources = {_block(_ends(name)[0]) for name in blocked}
-    culprits = sorted({_block(_ends(name)[1]) for name in blocked} - sources)
+    culprits = {_block(_ends(name)[1]) for name in blocked} - sources
+    # A stream as a whole (``dst0``, the crossbar's sink) is no culprit when a stage inside
+    # it is waiting too.
+    culprits = sorted(c for c in culprits
+                      if not any(other.startswith(c + ".") for other in sources | culprits))
     lines = [f"the design hung: no stream link moved for {watchdog} cycles "
              f"(stopped at cycle {outcome['sim_cycles']}); stalled stage: "
              f"{', '.join(culprits) if culprits else IDLE_HANG}"]

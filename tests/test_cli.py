@@ -127,10 +127,12 @@ def test_sim_with_two_memory_channels(tmp_path):
     """``--mem channels=2`` builds the pipeline with two memory ports, one per DRAM channel;
     the report gives each channel's traffic and utilisation."""
     report = tmp_path / "report.json"
+    # The configuration of test_graphicionado_rtl's two-channel test: one build for both.
     assert main(["sim", "--design", "graphicionado", "--algo", "bfs", "--graph",
-                 "kron:scale=7,ef=8,seed=1", "--set", "max_vertices=256",
+                 "kron:scale=7,ef=8,seed=1", "--set", "max_vertices=1024",
+                 "--set", "edge_prefetch_lines=16", "--set", "stall_injection=25",
                  "--mem", "channels=2", "--mem", "bytes_per_cycle=16", "--mem", "latency=30",
-                 "--json", str(report)]) == 0
+                 "--mem", f"depth_lines={1 << 15}", "--json", str(report)]) == 0
     data = json.loads(report.read_text())
     assert data["configuration"]["memory_channels"] == 2 and data["memory"]["channels"] == 2
     channels = data["figures"]["memory"]["channels"]

@@ -22,8 +22,8 @@ def test_sim_trace_has_the_pipeline_blocks(tmp_path):
                  "--set", "max_vertices=64", "--mem", "latency=20",
                  "--mem", "depth_lines=4096", "--trace", str(trace)]) == 0
     names = _scope_names(trace)
-    for block in ("pipeline", "edge_read", "process_edge", "atomic_update", "apply",
-                  "scratchpad", "arbiter", "watchdog", "dram"):
+    for block in ("pipeline", "src0", "edge_read", "crossbar", "dst0", "process_edge",
+                  "atomic_update", "apply", "pad", "interconnect", "watchdog", "dram"):
         assert block in names, sorted(names)
     assert not list(tmp_path.glob("*.partial"))
 
