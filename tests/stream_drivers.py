@@ -309,3 +309,26 @@ def serve_memory(bench, name, port, lines, pause, *, latency=6, jitter=5):
 
     bench.add_process(serve)
     return model
+
+
+def memory_client_program(rng, client, count, *, lines_per_client, write_share):
+    """Random requests of memory client ``client`` on its own ``lines_per_client`` lines
+    (writes, with a random byte mask, in about ``write_share`` of them) and what must follow:
+    ``(lines, requests, reads, writes)``, the lines' initial data, the requests, the responses
+    its reads must get in order, and the line written by each write."""
+    lines = {client * 100 + k: rng.randrange(1 << 512) for k in range(lines_per_client)}
+    image = dict(lines)
+    requests, reads, writes = [], [], []
+    for _ in range(count):
+        addr = rng.choice(list(lines))
+        if rng.random() < write_share:
+            wdata = rng.randrange(1 << 512)
+            wmask = rng.choice([(1 << 64) - 1, rng.randrange(1 << 64)])
+            mask = sum(0xFF << (8 * b) for b in range(64) if wmask >> b & 1)
+            image[addr] = image[addr] & ~mask | wdata & mask
+            requests.append({"addr": addr, "write": 1, "wdata": wdata, "wmask": wmask})
+            writes.append(addr)
+        else:
+            requests.append({"addr": addr, "write": 0, "wdata": 0, "wmask": 0})
+            reads.append({"rdata": image[addr]})
+    return lines, requests, reads, writes

@@ -15,30 +15,15 @@ import pytest
 from hw.config import ConfigError
 from hw.memory_interconnect import MemoryInterconnect, ReorderBuffer
 from sim.amaranth_memory import LineMemoryModel, serve_ports
-from tests.stream_drivers import PAUSES, Bench
+from tests.stream_drivers import PAUSES, Bench, memory_client_program
 
 ADDR = 16
 LINES_PER_CLIENT = 12
 
 
 def client_program(rng, client, count):
-    """Random requests on the client's own lines and the responses its reads must get."""
-    lines = {client * 100 + k: rng.randrange(1 << 512) for k in range(LINES_PER_CLIENT)}
-    image = dict(lines)
-    requests, reads, writes = [], [], []
-    for _ in range(count):
-        addr = rng.choice(list(lines))
-        if rng.random() < 0.3:
-            wdata = rng.randrange(1 << 512)
-            wmask = rng.choice([(1 << 64) - 1, rng.randrange(1 << 64)])
-            mask = sum(0xFF << (8 * b) for b in range(64) if wmask >> b & 1)
-            image[addr] = image[addr] & ~mask | wdata & mask
-            requests.append({"addr": addr, "write": 1, "wdata": wdata, "wmask": wmask})
-            writes.append(addr)
-        else:
-            requests.append({"addr": addr, "write": 0, "wdata": 0, "wmask": 0})
-            reads.append({"rdata": image[addr]})
-    return lines, requests, reads, writes
+    return memory_client_program(rng, client, count, lines_per_client=LINES_PER_CLIENT,
+                                 write_share=0.3)
 
 
 @pytest.mark.parametrize("pause", PAUSES)
