@@ -51,7 +51,7 @@ run: venv system-deps
 	@echo "reports in build/run/"
 
 test: venv system-deps
-	$(BIN)/pytest -q -n 2 --durations=15
+	$(BIN)/pytest -q -n 2 --durations=15 -m "not soak"
 
 bench: venv system-deps
 	mkdir -p build/bench
@@ -70,9 +70,11 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_depgraph_golden.py --json build/bench/depgraph-golden.json
 	$(BIN)/python bench/bench_depgraph_rtl.py --json build/bench/depgraph-rtl.json
 
-# Long random runs against the golden model (SOAK_MINUTES, default 30).
+# The tests marked soak (too long for make test's budget), then long random runs against
+# the golden model (SOAK_MINUTES, default 30).
 SOAK_MINUTES ?= 30
 soak: venv system-deps
+	$(BIN)/pytest -q -n 2 -m soak
 	$(BIN)/python bench/soak.py --minutes $(SOAK_MINUTES)
 
 clean:

@@ -124,8 +124,10 @@ class ReorderBuffer(wiring.Component):
                 m.d.comb += req.ready.eq(port.req.ready & allowed)
         m.d.sync += alloc.eq(alloc + (req.valid & req.ready & ~is_write))
 
-        offered = Cat(port.resp.valid & queue.o.valid
-                      for port, queue in zip(self.channels, queues))
+        # A signal, not an expression: the round robin below reads its bits n * n times.
+        offered = Signal(n)
+        m.d.comb += offered.eq(Cat(port.resp.valid & queue.o.valid
+                                   for port, queue in zip(self.channels, queues)))
         chosen = _round_robin(m, offered)
         writing = offered.any()
         for c, (port, queue) in enumerate(zip(self.channels, queues)):

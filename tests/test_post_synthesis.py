@@ -84,6 +84,9 @@ def test_outreg_ram_broken_rewrite_is_caught(width, moved):
     assert "read data" in result.failures()[0].message
 
 
+# The whole pipeline's broken netlist: minutes in Icarus at gate level, so left to make soak;
+# make test catches the same broken rewrite on a RAM alone (just above).
+@pytest.mark.soak
 @needs_icarus
 def test_broken_rewrite_is_caught(run_seeds):
     config = GraphicionadoConfig(algo="bfs", max_vertices=256)
