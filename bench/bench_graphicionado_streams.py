@@ -1,11 +1,16 @@
 """Graphicionado parallel streams (issue: n source and m destination streams), measured in
 RTL simulation on one graph and one memory system per stream count:
 
-* PageRank on Kronecker scale 18 (262,144 vertices, about 4.2M edges), n = m = 1, 2, 4, 8,
-  over 8 memory channels (latency 100): first with the bandwidth scaled with the streams
+* PageRank on Kronecker scale 18 (262,144 vertices, 3.9M edges), n = m = 1, 2, 4, 8, each
+  source stream with ``--edge-readers`` parallel edge readers (§V.B; default 2), over 8
+  memory channels (latency 100): first with the bandwidth scaled with the streams
   (64 B/cycle per stream, so 8·n B/cycle per channel), then with the paper's fixed 68 B/cycle
   (8.5 B/cycle per channel); edges per total and per processing cycle, and the share of
-  channel-cycles in which the memory refused a waiting request;
+  channel-cycles in which the memory refused a waiting request. Beside them, the bound the
+  partitioning sets: a destination stream takes at most one edge a cycle, so the processing
+  phase lasts at least as many cycles as the busiest destination stream has edges
+  (``balance`` = edges / (m x the busiest stream's edges); ``busiest`` = that stream's edges
+  per processing cycle);
 * BFS and SSSP on the same graph at n = m = 8, scaled memory: edges per cycle and the
   crossbar's stall share;
 * simulation speed: one PageRank iteration of Kronecker scale 16 (about 1M edges) at
@@ -37,9 +42,10 @@ def memory(bytes_per_channel: float) -> SimMemoryConfig:
                            channels=CHANNELS, bytes_per_cycle=bytes_per_channel)
 
 
-def run(graph, algo, streams, mem, *, root=None, iters=None, max_vertices):
+def run(graph, algo, streams, mem, *, root=None, iters=None, max_vertices, edge_readers):
     config = GraphicionadoConfig(algo=algo, streams_src=streams, streams_dst=streams,
-                                 memory_channels=CHANNELS, max_vertices=max_vertices)
+                                 memory_channels=CHANNELS, max_vertices=max_vertices,
+                                 edge_readers=edge_readers)
     start = time.perf_counter()
     report = simulate(graph, algo, config, root=root, iters=iters, memory=mem)
     wall = time.perf_counter() - start
@@ -49,6 +55,9 @@ def run(graph, algo, streams, mem, *, root=None, iters=None, max_vertices):
     f = report.figures
     channels = f["memory"]["channels"]
     f["refused_share"] = sum(ch["refused_share"] for ch in channels) / len(channels)
+    busiest = max(f["streams"]["edges_dst"])
+    f["balance"] = f["edges_traversed"] / (streams * busiest) if busiest else 0.0
+    f["busiest_per_process_cycle"] = busiest / f["phase_cycles"]["process"]
     f["total_wall_seconds"] = wall
     f["configuration"] = config.as_dict()
     f["memory_configuration"] = mem.as_dict()
@@ -58,7 +67,8 @@ def run(graph, algo, streams, mem, *, root=None, iters=None, max_vertices):
 def line(name, f):
     return (f"{name:<22} {f['cycles']:>10} {f['edges_per_cycle']:>9.3f} "
             f"{f['edges_per_process_cycle']:>10.3f} {100 * f['refused_share']:>8.1f}% "
-            f"{100 * f['crossbar']['stall_share']:>8.1f}% "
+            f"{100 * f['crossbar']['stall_share']:>8.1f}% {f['balance']:>7.3f} "
+            f"{f['busiest_per_process_cycle']:>7.3f} "
             f"{f['simulated_cycles_per_second']:>10.0f} {f['total_wall_seconds']:>7.1f} "
             f"{'cached' if f['build_cached'] else round(f['wall_seconds']['build'], 1):>8}")
 
@@ -67,6 +77,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=18)
     parser.add_argument("--streams", default="1,2,4,8")
+    parser.add_argument("--edge-readers", type=int, default=2)
+    parser.add_argument("--skip-speed", action="store_true",
+                        help="leave out the simulation-speed run (e.g. on a loaded machine)")
     parser.add_argument("--json")
     args = parser.parse_args()
     spec = f"kron:scale={args.scale},ef=16,seed=1,weights=1:255"
@@ -74,26 +87,29 @@ def main():
     max_vertices = 1 << max(10, (graph.num_vertices - 1).bit_length())
     root = int(np.argmax(graph.out_degree))
     streams = [int(s) for s in args.streams.split(",")]
+    readers = args.edge_readers
+    print(f"graph {spec}: {graph.num_vertices} vertices, {graph.num_edges} edges; "
+          f"{CHANNELS} memory channels, latency 100; {readers} edge readers per source stream")
+    print(f"{'run':<22} {'cycles':>10} {'edges/cyc':>9} {'e/proc cyc':>10} {'refused':>9} "
+          f"{'xbar stall':>9} {'balance':>7} {'busiest':>7} {'sim cyc/s':>10} {'wall s':>7} "
+          f"{'build s':>8}", flush=True)
     rows = {}
+
+    def record(name, *run_args, **run_kwargs):
+        rows[name] = run(*run_args, max_vertices=max_vertices, edge_readers=readers,
+                         **run_kwargs)
+        print(line(name, rows[name]), flush=True)   # each row as it comes: runs are long
+
     for n in streams:
-        rows[f"pagerank_{n}_scaled"] = run(graph, "pagerank", n, memory(8.0 * n), iters=1,
-                                           max_vertices=max_vertices)
-        rows[f"pagerank_{n}_paper"] = run(graph, "pagerank", n, memory(68 / CHANNELS),
-                                          iters=1, max_vertices=max_vertices)
+        record(f"pagerank_{n}_scaled", graph, "pagerank", n, memory(8.0 * n), iters=1)
+        record(f"pagerank_{n}_paper", graph, "pagerank", n, memory(68 / CHANNELS), iters=1)
     top = max(streams)
     for algo in ("bfs", "sssp"):
-        rows[f"{algo}_{top}_scaled"] = run(graph, algo, top, memory(8.0 * top), root=root,
-                                           max_vertices=max_vertices)
-    speed_graph = golden.from_spec("kron:scale=16,ef=16,seed=1,weights=1:255")
-    rows[f"pagerank_{top}_1M_edges"] = run(speed_graph, "pagerank", top, memory(8.0 * top),
-                                           iters=1, max_vertices=max_vertices)
-
-    print(f"graph {spec}: {graph.num_vertices} vertices, {graph.num_edges} edges; "
-          f"{CHANNELS} memory channels, latency 100")
-    print(f"{'run':<22} {'cycles':>10} {'edges/cyc':>9} {'e/proc cyc':>10} {'refused':>9} "
-          f"{'xbar stall':>9} {'sim cyc/s':>10} {'wall s':>7} {'build s':>8}")
-    for name, f in rows.items():
-        print(line(name, f))
+        record(f"{algo}_{top}_scaled", graph, algo, top, memory(8.0 * top), root=root)
+    if not args.skip_speed:
+        speed_graph = golden.from_spec("kron:scale=16,ef=16,seed=1,weights=1:255")
+        record(f"pagerank_{top}_1M_edges", speed_graph, "pagerank", top, memory(8.0 * top),
+               iters=1)
     for n in streams:
         f = rows[f"pagerank_{n}_scaled"]
         print(f"pagerank n=m={n}: edges per total cycle {f['edges_per_cycle']:.3f} "
