@@ -107,6 +107,15 @@ class RunReport:
         return figures
 
 
+def _watchdog(config: GraphicionadoConfig) -> int:
+    """The hang limit of a run: the configured one, but never below twice a destination
+    stream's scratchpad slice, which the clear phase writes a word a cycle with no stream link
+    moving (a 262,144-vertex slice takes 262,144 such cycles)."""
+    if not config.watchdog:
+        return 0
+    return max(config.watchdog, 2 * config.destination_slice_vertices + 1000)
+
+
 def _per_stream(counters: dict, prefix: str) -> list[int]:
     """The counters ``<prefix>0``, ``<prefix>1``, ... in stream order."""
     streams = sum(1 for name in counters if name.startswith(prefix))
@@ -169,7 +178,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                                                       top_digest])),
                         plusargs=memory.plusargs(),
                         read_region="vprop", simulator=simulator, seed=seed,
-                        build_root=build_root, watchdog=config.watchdog, trace=trace,
+                        build_root=build_root, watchdog=_watchdog(config), trace=trace,
                         error_text="an edge out of source order in the graph image",
                         keep=keep)
     outcome, values = run.outcome, image.vertex_values(run.words)

@@ -13,7 +13,7 @@ import golden
 from hw.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.sim_top import SimMemoryConfig
-from sim.graphicionado_run import simulate
+from sim.graphicionado_run import _watchdog, simulate
 from tests.graphs import networkx_graph
 
 MEMORY = SimMemoryConfig(latency=60, latency_dist="uniform", jitter=24, outstanding=96,
@@ -199,3 +199,15 @@ def test_memory_channels_must_match():
                                           "channels=1"):
         simulate(graph, "bfs", GraphicionadoConfig(algo="bfs", max_vertices=64,
                                                    memory_channels=2), memory=MEMORY)
+
+
+def test_hang_limit_covers_the_clear_phase():
+    """The clear phase writes a destination slice a word a cycle with no link moving: a
+    262,144-vertex slice once tripped the default 100,000-cycle watchdog (Kronecker 18, one
+    stream). The run's limit is never below twice the slice; 0 keeps the watchdog off."""
+    big = GraphicionadoConfig(algo="pagerank", max_vertices=1 << 18)
+    assert _watchdog(big) >= 2 * (1 << 18)
+    assert _watchdog(GraphicionadoConfig(algo="pagerank", max_vertices=1 << 18,
+                                         streams_dst=8)) >= 2 * (1 << 15)
+    assert _watchdog(GraphicionadoConfig(algo="bfs", max_vertices=1024)) == 100_000
+    assert _watchdog(GraphicionadoConfig(algo="bfs", watchdog=0)) == 0
