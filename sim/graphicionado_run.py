@@ -108,12 +108,13 @@ class RunReport:
 
 
 def _watchdog(config: GraphicionadoConfig) -> int:
-    """The hang limit of a run: the configured one, but never below twice a destination
-    stream's scratchpad slice, which the clear phase writes a word a cycle with no stream link
-    moving (a 262,144-vertex slice takes 262,144 such cycles)."""
+    """The hang limit of a run: the configured one, but never below one and a half
+    destination stream scratchpad slices, which the clear phase writes a word a cycle with
+    no stream link moving (a 262,144-vertex slice takes 262,144 such cycles)."""
     if not config.watchdog:
         return 0
-    return max(config.watchdog, 2 * config.destination_slice_vertices + 1000)
+    slice_vertices = config.destination_slice_vertices
+    return max(config.watchdog, slice_vertices + slice_vertices // 2)
 
 
 def _per_stream(counters: dict, prefix: str) -> list[int]:

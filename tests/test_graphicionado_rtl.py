@@ -204,10 +204,10 @@ def test_memory_channels_must_match():
 def test_hang_limit_covers_the_clear_phase():
     """The clear phase writes a destination slice a word a cycle with no link moving: a
     262,144-vertex slice once tripped the default 100,000-cycle watchdog (Kronecker 18, one
-    stream). The run's limit is never below twice the slice; 0 keeps the watchdog off."""
+    stream). The run's limit is never below 1.5 slices; 0 keeps the watchdog off."""
     big = GraphicionadoConfig(algo="pagerank", max_vertices=1 << 18)
-    assert _watchdog(big) >= 2 * (1 << 18)
+    assert _watchdog(big) >= 3 * (1 << 17)
     assert _watchdog(GraphicionadoConfig(algo="pagerank", max_vertices=1 << 18,
-                                         streams_dst=8)) >= 2 * (1 << 15)
+                                         streams_dst=8)) == 100_000
     assert _watchdog(GraphicionadoConfig(algo="bfs", max_vertices=1024)) == 100_000
     assert _watchdog(GraphicionadoConfig(algo="bfs", watchdog=0)) == 0
