@@ -169,7 +169,6 @@ def test_one_source_stream_pagerank_is_bit_exact_in_partition_order():
     check_stream_counters(report, graph, config)
 
 
-
 def test_two_memory_channels(run_seeds):
     # Two channels, lines interleaved: each client's reads come back from both channels, out
     # of order across clients and jittered, and the interconnect restores each client's order.
