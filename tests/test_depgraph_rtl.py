@@ -30,6 +30,8 @@ GRAPHS = {
     "kron8": lambda: golden.from_spec("kron:scale=8,ef=8,seed=2,weights=1:50"),
     "rmat8": lambda: golden.from_spec("rmat:scale=8,ef=6,seed=3,weights=1:50"),
     "grid": lambda: golden.from_spec("grid:rows=10,cols=16,weights=1:9"),
+    # PageRank converges slowly on a grid (some 3,000 cycles an edge): a small one.
+    "grid6x8": lambda: golden.from_spec("grid:rows=6,cols=8,weights=1:9"),
     "karate": lambda: networkx_graph("karate"),
     "kron7": lambda: golden.from_spec("kron:scale=7,ef=8,seed=2"),
 }
@@ -41,7 +43,7 @@ CASES = [
     ("bfs", 1, 16, False, 20, ["kron8", "grid"]),
     ("sssp", 4, 2, True, 20, ["rmat8", "karate"]),
     ("cc", 2, 10, True, 20, ["kron8", "karate"]),
-    ("pagerank", 2, 10, True, 20, ["grid", "kron7"]),
+    ("pagerank", 2, 10, True, 20, ["grid6x8", "kron7"]),
 ]
 
 

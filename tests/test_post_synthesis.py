@@ -4,7 +4,7 @@ written back as Verilog and simulated with the ECP5 cell models (``synth.postsyn
 the same testbenches and golden-model checks as the RTL. The CAM and the small RAMs run in
 Verilator; the Graphicionado pipeline's netlist (some 30,000 cells) runs in Icarus, which
 builds it in well under a minute where Verilator spent minutes verilating it and more than
-ten compiling its C++. Configurations are small (a 256-vertex scratchpad, a 64-vertex graph,
+ten compiling its C++. Configurations are small (a 256-vertex scratchpad, a 32-vertex graph,
 a small DRAM with a short latency); the netlists and the builds are cached."""
 
 import shutil
@@ -19,7 +19,7 @@ from sim.dram_run import RunFailure
 from sim.postsynth import cam_netlist_test, outreg_ram_test, simulate_graphicionado_netlist
 from synth.ecp5_outreg import absorb_output_registers
 
-GRAPH = "kron:scale=6,ef=8,seed=2"
+GRAPH = "kron:scale=5,ef=8,seed=2"
 MEMORY = SimMemoryConfig(latency=20, depth_lines=4096)
 PIPELINE_SIMULATOR = "icarus"
 needs_icarus = pytest.mark.skipif(shutil.which("iverilog") is None,
