@@ -79,8 +79,10 @@ def main():
     parser.add_argument("--scale", type=int, default=18)
     parser.add_argument("--streams", default="1,2,4,8")
     parser.add_argument("--edge-readers", type=int, default=2)
-    parser.add_argument("--skip-speed", action="store_true",
-                        help="leave out the simulation-speed run (e.g. on a loaded machine)")
+    parser.add_argument("--parts", default="pagerank,bfs,sssp,speed",
+                        help="which runs: pagerank (every stream count), bfs and sssp (the "
+                             "largest), speed (1M edges at the largest); e.g. to spread "
+                             "the builds over several invocations")
     parser.add_argument("--json")
     args = parser.parse_args()
     spec = f"kron:scale={args.scale},ef=16,seed=1,weights=1:255"
@@ -111,19 +113,27 @@ def main():
         save()                                      # and kept, should a later one fail
 
     top = max(streams)
+    parts = set(args.parts.split(","))
+    unknown = parts - {"pagerank", "bfs", "sssp", "speed"}
+    if unknown:
+        parser.error(f"--parts: unknown {', '.join(sorted(unknown))}")
     for n in sorted(streams, reverse=True):   # the largest first: its rows are the goal's
-        record(f"pagerank_{n}_scaled", graph, "pagerank", n, memory(8.0 * n), iters=1)
-        record(f"pagerank_{n}_paper", graph, "pagerank", n, memory(68 / CHANNELS), iters=1)
+        if "pagerank" in parts:
+            record(f"pagerank_{n}_scaled", graph, "pagerank", n, memory(8.0 * n), iters=1)
+            record(f"pagerank_{n}_paper", graph, "pagerank", n, memory(68 / CHANNELS),
+                   iters=1)
         if n != top:
             continue
         for algo in ("bfs", "sssp"):
-            record(f"{algo}_{top}_scaled", graph, algo, top, memory(8.0 * top), root=root)
-        if not args.skip_speed:
+            if algo in parts:
+                record(f"{algo}_{top}_scaled", graph, algo, top, memory(8.0 * top),
+                       root=root)
+        if "speed" in parts:
             speed_graph = golden.from_spec("kron:scale=16,ef=16,seed=1,weights=1:255")
             # Same accelerator (scratchpad sized for the main graph): it shares the build.
             record(f"pagerank_{top}_1M_edges", speed_graph, "pagerank", top,
                    memory(8.0 * top), iters=1)
-    for n in streams:
+    for n in streams if "pagerank" in parts else ():
         f = rows[f"pagerank_{n}_scaled"]
         print(f"pagerank n=m={n}: edges per total cycle {f['edges_per_cycle']:.3f} "
               f"= {f['edges_per_cycle'] / n:.3f} x n; per destination stream "
