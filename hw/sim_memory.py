@@ -15,7 +15,7 @@ pushback and reordering), so ``bytes_per_cycle`` is a channel's bandwidth and th
 
 import dataclasses
 
-from amaranth.hdl import Shape
+from amaranth.hdl import DomainRenamer, Shape
 
 from .config import ConfigError, DesignConfig, is_power_of_two
 from .dram_model import MAX_CHANNELS, DRAMConfig, DRAMTiming, SimDRAM
@@ -161,13 +161,14 @@ class SimMemoryConfig(DesignConfig):
         return self.bytes_per_cycle * self.channels
 
 
-def attach_sim_dram(m, ports, memory: SimMemoryConfig, addr_width: int) -> SimDRAM:
+def attach_sim_dram(m, ports, memory: SimMemoryConfig, addr_width: int, *,
+                    domain: str = "sync") -> SimDRAM:
     """Add a :class:`SimDRAM` to module ``m`` serving the design's memory ``ports``: one port
     (a :func:`hw.memory_port.mem_port_signature`, tagged or not, seen from the design) or a
     list of them, port ``c`` on channel ``c``; as many as ``memory.channels``. The DRAM has
     ``memory.depth_lines`` lines; its timing comes from the plusargs of ``memory.plusargs()``
-    given to the simulation. Returns the DRAM, whose ``dump``, ``dump_done`` and ``error``
-    the caller wires."""
+    given to the simulation; it runs on clock domain ``domain``. Returns the DRAM, whose
+    ``dump``, ``dump_done`` and ``error`` the caller wires."""
     ports = list(ports) if isinstance(ports, (list, tuple)) or hasattr(ports, "__len__") \
         else [ports]
     if len(ports) != memory.channels:
@@ -175,9 +176,10 @@ def attach_sim_dram(m, ports, memory: SimMemoryConfig, addr_width: int) -> SimDR
                           f"memory has channels={memory.channels}; they must be equal")
     fields = ports[0].req.payload.shape().members
     tag_width = Shape.cast(fields["tag"]).width if "tag" in fields else 0
-    m.submodules.dram = dram = SimDRAM(DRAMConfig(
+    dram = SimDRAM(DRAMConfig(
         depth_lines=memory.depth_lines, outstanding=QUEUE_SLOTS, tag_width=tag_width,
         addr_width=addr_width, channels=memory.channels))
+    m.submodules.dram = DomainRenamer(domain)(dram) if domain != "sync" else dram
     for port, channel in zip(ports, dram.channel_ports):
         m.d.comb += [
             channel.req.valid.eq(port.req.valid),

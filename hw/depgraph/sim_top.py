@@ -9,7 +9,8 @@ from amaranth.lib.wiring import In, Out
 
 from ..dram_model import SimDRAM
 from ..sim_memory import SimMemoryConfig, attach_sim_dram
-from ..sim_watch import attach_watchdog, elaborated, memory_probes, watch_members
+from ..sim_watch import (add_behind_registers, attach_watchdog, drive_registered, elaborated,
+                         memory_probes, watch_members)
 from .config import DepGraphConfig
 from .depgraph import COUNTERS, DepGraph
 
@@ -24,7 +25,8 @@ class DepGraphSimTop(wiring.Component):
     ``busy``, ``done``, ``error``, the ``stat_*`` counters, the DRAM's ``dump`` and
     ``dump_done``, the watchdog's ports (``watchdog_limit``, ``hang``, ``quiet_cycles``,
     ``link_valid``, ``link_ready``, one bit per name of :attr:`link_names`) and
-    ``stall_seed`` when the design injects stalls.
+    ``stall_seed`` when the design injects stalls. The design takes its reset and inputs
+    one cycle after the top (see :func:`~hw.sim_watch.add_behind_registers`).
     """
 
     def __init__(self, config: DepGraphConfig, memory: SimMemoryConfig):
@@ -54,14 +56,15 @@ class DepGraphSimTop(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         design = self._design
-        m.submodules.depgraph = self._fragment
-        dram = attach_sim_dram(m, design.mem, self._memory, self._config.addr_width)
-        m.d.comb += [dram.dump.eq(self.dump), self.dump_done.eq(dram.dump_done),
-                     self.error.eq(design.error | dram.error)]
+        add_behind_registers(m, self._fragment, "depgraph")
+        dram = attach_sim_dram(m, design.mem, self._memory, self._config.addr_width,
+                               domain="core")
+        m.d.comb += [self.dump_done.eq(dram.dump_done), self.error.eq(design.error | dram.error)]
+        drive_registered(m, dram.dump, self.dump)
         for name in ("reg_addr", "reg_data", "reg_write", "start"):
-            m.d.comb += getattr(design, name).eq(getattr(self, name))
+            drive_registered(m, getattr(design, name), getattr(self, name))
         if self._config.stall_injection:
-            m.d.comb += design.stall_seed.eq(self.stall_seed)
+            drive_registered(m, design.stall_seed, self.stall_seed)
         for name in ("busy", "done"):
             m.d.comb += getattr(self, name).eq(getattr(design, name))
         for name in COUNTERS:

@@ -10,7 +10,8 @@ from amaranth.lib.wiring import In, Out
 
 from ..dram_model import SimDRAM
 from ..sim_memory import SimMemoryConfig, attach_sim_dram
-from ..sim_watch import attach_watchdog, elaborated, memory_probes, watch_members
+from ..sim_watch import (add_behind_registers, attach_watchdog, drive_registered, elaborated,
+                         memory_probes, watch_members)
 from .config import GraphicionadoConfig
 from .pipeline import GraphicionadoPipeline, counter_names, registers
 
@@ -21,7 +22,8 @@ __all__ = ["SimMemoryConfig", "GraphicionadoSimTop"]
 class GraphicionadoSimTop(wiring.Component):
     """:class:`GraphicionadoPipeline` wired to a :class:`SimDRAM`, with a watchdog: the
     pipeline's memory channel ``c`` to the DRAM's channel ``c`` (the two must have as many
-    channels).
+    channels). The pipeline takes its reset, ``start``, registers and stall seed one cycle
+    after the top (see :func:`~hw.sim_watch.add_behind_registers`: Verilator runs faster).
 
     Members: the pipeline's registers, ``start``, ``busy``, ``done``, ``iterations``,
     ``active_count_out``, ``error`` and ``stat_*`` counters; the DRAM's ``dump`` and
@@ -63,13 +65,15 @@ class GraphicionadoSimTop(wiring.Component):
         m = Module()
         cfg = self._config
         pipeline = self._pipeline
-        m.submodules.pipeline = self._fragment
-        dram = attach_sim_dram(m, pipeline.mem, self._memory, cfg.addr_width)
-        m.d.comb += [dram.dump.eq(self.dump), self.dump_done.eq(dram.dump_done)]
+        add_behind_registers(m, self._fragment, "pipeline")
+        dram = attach_sim_dram(m, pipeline.mem, self._memory, cfg.addr_width,
+                               domain="core")
+        m.d.comb += self.dump_done.eq(dram.dump_done)
+        drive_registered(m, dram.dump, self.dump)
         for name in ("start",) + registers(cfg):
-            m.d.comb += getattr(pipeline, name).eq(getattr(self, name))
+            drive_registered(m, getattr(pipeline, name), getattr(self, name))
         if cfg.stall_injection:
-            m.d.comb += pipeline.stall_seed.eq(self.stall_seed)
+            drive_registered(m, pipeline.stall_seed, self.stall_seed)
         for name in ("busy", "done", "iterations", "active_count_out"):
             m.d.comb += getattr(self, name).eq(getattr(pipeline, name))
         m.d.comb += self.error.eq(pipeline.error | dram.error)
