@@ -26,9 +26,9 @@ HOSTILE = SimMemoryConfig(latency=40, latency_dist="tail", jitter=8, tail_percen
                           bytes_per_cycle=8.5, depth_lines=1 << 15)
 
 
-# n source x m destination streams per algorithm: each build is minutes of Verilator, so the
-# shapes are spread over the algorithms (n = m, n > m, n < m); make soak draws others, 8 x 8
-# over four memory channels among them (a build of twenty minutes here).
+# n source x m destination streams per algorithm: each build is some 20 s of Verilator, so
+# the shapes are spread over the algorithms (n = m, n > m, n < m); make soak draws others,
+# 8 x 8 over four memory channels among them.
 STREAMS = {"bfs": (2, 2), "sssp": (2, 1), "cc": (1, 2), "pagerank": (4, 1)}
 
 
