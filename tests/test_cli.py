@@ -131,7 +131,8 @@ def test_sim_with_two_memory_channels(tmp_path):
     assert main(["sim", "--design", "graphicionado", "--algo", "bfs", "--graph",
                  "kron:scale=7,ef=8,seed=1", "--set", "max_vertices=1024",
                  "--set", "edge_prefetch_lines=16", "--set", "stall_injection=25",
-                 "--set", "coarsening=8", "--mem", "channels=2", "--mem", "bytes_per_cycle=16", "--mem", "latency=30",
+                 "--set", "coarsening=8", "--mem", "channels=2", "--mem", "bytes_per_cycle=16",
+                 "--mem", "latency=30",
                  "--mem", f"depth_lines={1 << 15}", "--json", str(report)]) == 0
     data = json.loads(report.read_text())
     assert data["configuration"]["memory_channels"] == 2 and data["memory"]["channels"] == 2

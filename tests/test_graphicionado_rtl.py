@@ -6,6 +6,8 @@ injected on every link. Each algorithm runs on its own number of source and dest
 streams (:data:`STREAMS`); one stream each is the configuration ``test_coarsened_edge_id_table``
 and most Amaranth tests run."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -106,8 +108,7 @@ def test_rtl_under_hostile_memory(algo):
 # two-channel run): the two are independent, and each build is most of a minute.
 TWO_CHANNEL_BFS = dict(algo="bfs", max_vertices=1024, edge_prefetch_lines=16,
                        stall_injection=25, memory_channels=2, coarsening=8)
-TWO_CHANNEL_MEMORY = SimMemoryConfig(latency=60, latency_dist="uniform", jitter=24,
-                                     outstanding=96, depth_lines=1 << 15, channels=2)
+TWO_CHANNEL_MEMORY = dataclasses.replace(MEMORY, channels=2)
 
 
 def test_coarsened_edge_id_table():
