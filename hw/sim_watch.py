@@ -10,12 +10,16 @@ testbench that reports a hang).
 from amaranth.hdl import ClockDomain, ClockSignal, DomainRenamer, Fragment, ResetSignal, Signal
 from amaranth.lib.wiring import In, Out
 
+from .sim_memory import attach_sim_dram
 from .stream_throttle import LinkProbe
 from .watchdog import Watchdog, probe_bits
 
 
 __all__ = ["elaborated", "watch_members", "attach_watchdog", "add_behind_registers",
-           "drive_registered"]
+           "drive_registered", "add_design_and_dram", "CORE"]
+
+# The clock domain of the design and its DRAM inside a sim top (see add_behind_registers).
+CORE = "core"
 
 
 def elaborated(design):
@@ -67,11 +71,11 @@ def attach_watchdog(m, top, probes: list[LinkProbe], busy):
 def add_behind_registers(m, fragment, name: str):
     """Add ``fragment`` to ``m`` as submodule ``name`` on the clock domain ``core``: the
     top's clock, and the top's reset one cycle later, from a flip-flop (reset at time 0)."""
-    m.domains.core = ClockDomain("core")
-    reset = Signal(init=1, reset_less=True, name="core_rst")
+    m.domains += ClockDomain(CORE)
+    reset = Signal(init=1, reset_less=True, name=f"{CORE}_rst")
     m.d.sync += reset.eq(ResetSignal("sync"))
-    m.d.comb += [ClockSignal("core").eq(ClockSignal("sync")), ResetSignal("core").eq(reset)]
-    m.submodules[name] = DomainRenamer("core")(fragment)
+    m.d.comb += [ClockSignal(CORE).eq(ClockSignal("sync")), ResetSignal(CORE).eq(reset)]
+    m.submodules[name] = DomainRenamer(CORE)(fragment)
 
 
 def drive_registered(m, target, source):
@@ -80,3 +84,19 @@ def drive_registered(m, target, source):
     flop = Signal(len(target), reset_less=True, name=f"{source.name}_q")
     m.d.sync += flop.eq(source)
     m.d.comb += target.eq(flop)
+
+
+def add_design_and_dram(m, top, fragment, name: str, design, memory, addr_width: int,
+                        inputs: list[str]):
+    """What both sim tops build: ``fragment`` (``design``, elaborated) as submodule ``name``
+    behind registers, a simulated DRAM with ``memory``'s settings on ``design.mem``, the top's
+    ``dump``/``dump_done`` wired to the DRAM, and each of the design's ``inputs`` (names of
+    ports of both ``top`` and ``design``) driven from the top's port one cycle later. Returns
+    the DRAM, whose ``error`` the caller combines with the design's."""
+    add_behind_registers(m, fragment, name)
+    dram = attach_sim_dram(m, design.mem, memory, addr_width, domain=CORE)
+    m.d.comb += top.dump_done.eq(dram.dump_done)
+    drive_registered(m, dram.dump, top.dump)
+    for port in inputs:
+        drive_registered(m, getattr(design, port), getattr(top, port))
+    return dram

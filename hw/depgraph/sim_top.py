@@ -8,9 +8,9 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..dram_model import SimDRAM
-from ..sim_memory import SimMemoryConfig, attach_sim_dram
-from ..sim_watch import (add_behind_registers, attach_watchdog, drive_registered, elaborated,
-                         memory_probes, watch_members)
+from ..sim_memory import SimMemoryConfig
+from ..sim_watch import (add_design_and_dram, attach_watchdog, elaborated, memory_probes,
+                         watch_members)
 from .config import DepGraphConfig
 from .depgraph import COUNTERS, DepGraph
 
@@ -56,15 +56,11 @@ class DepGraphSimTop(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         design = self._design
-        add_behind_registers(m, self._fragment, "depgraph")
-        dram = attach_sim_dram(m, design.mem, self._memory, self._config.addr_width,
-                               domain="core")
-        m.d.comb += [self.dump_done.eq(dram.dump_done), self.error.eq(design.error | dram.error)]
-        drive_registered(m, dram.dump, self.dump)
-        for name in ("reg_addr", "reg_data", "reg_write", "start"):
-            drive_registered(m, getattr(design, name), getattr(self, name))
-        if self._config.stall_injection:
-            drive_registered(m, design.stall_seed, self.stall_seed)
+        inputs = ["reg_addr", "reg_data", "reg_write", "start"] + (
+            ["stall_seed"] if self._config.stall_injection else [])
+        dram = add_design_and_dram(m, self, self._fragment, "depgraph", design, self._memory,
+                                   self._config.addr_width, inputs)
+        m.d.comb += self.error.eq(design.error | dram.error)
         for name in ("busy", "done"):
             m.d.comb += getattr(self, name).eq(getattr(design, name))
         for name in COUNTERS:

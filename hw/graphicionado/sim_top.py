@@ -9,9 +9,9 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..dram_model import SimDRAM
-from ..sim_memory import SimMemoryConfig, attach_sim_dram
-from ..sim_watch import (add_behind_registers, attach_watchdog, drive_registered, elaborated,
-                         memory_probes, watch_members)
+from ..sim_memory import SimMemoryConfig
+from ..sim_watch import (add_design_and_dram, attach_watchdog, elaborated, memory_probes,
+                         watch_members)
 from .config import GraphicionadoConfig
 from .pipeline import GraphicionadoPipeline, counter_names, registers
 
@@ -65,15 +65,9 @@ class GraphicionadoSimTop(wiring.Component):
         m = Module()
         cfg = self._config
         pipeline = self._pipeline
-        add_behind_registers(m, self._fragment, "pipeline")
-        dram = attach_sim_dram(m, pipeline.mem, self._memory, cfg.addr_width,
-                               domain="core")
-        m.d.comb += self.dump_done.eq(dram.dump_done)
-        drive_registered(m, dram.dump, self.dump)
-        for name in ("start",) + registers(cfg):
-            drive_registered(m, getattr(pipeline, name), getattr(self, name))
-        if cfg.stall_injection:
-            drive_registered(m, pipeline.stall_seed, self.stall_seed)
+        inputs = ["start", *registers(cfg)] + (["stall_seed"] if cfg.stall_injection else [])
+        dram = add_design_and_dram(m, self, self._fragment, "pipeline", pipeline,
+                                   self._memory, cfg.addr_width, inputs)
         for name in ("busy", "done", "iterations", "active_count_out"):
             m.d.comb += getattr(self, name).eq(getattr(pipeline, name))
         m.d.comb += self.error.eq(pipeline.error | dram.error)
