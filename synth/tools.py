@@ -98,6 +98,20 @@ def _last_line(path: Path) -> str | None:
     return lines[-1] if lines else None
 
 
+# What a YoWASP tool prints when its WebAssembly program aborts, most often because it
+# reached the 4 GB address space of 32-bit WebAssembly (seen here on a flat synthesis of
+# 8 x 8 Graphicionado streams, 15 MB of Verilog, at about 3.6 GB resident).
+WASM_ABORT = "thrown Wasm exception"
+
+
+def _wasm_hint(line: str) -> str:
+    if WASM_ABORT not in line:
+        return ""
+    return ("; the WebAssembly build stops at 4 GB of memory, which a flat synthesis of a "
+            "design this large probably reached: synthesize a smaller configuration or a "
+            "part of it (such as --design graphicionado-crossbar)")
+
+
 def run_tool(tool: str, args: list[str], build_dir: Path, log_name: str,
              timeout: float | None = None) -> ToolRun:
     """Run ``tool`` with ``args`` in ``build_dir``; raise :class:`SynthError` if it fails.
@@ -125,7 +139,7 @@ def run_tool(tool: str, args: list[str], build_dir: Path, log_name: str,
                 or "no message")
         where = log_path if log_path.exists() else console_path
         raise SynthError(f"{tool} failed (exit status {completed.returncode}): {line} "
-                         f"(see {where})")
+                         f"(see {where}){_wasm_hint(line)}")
     return ToolRun(tool, completed.returncode, seconds, log_name, console_name)
 
 

@@ -182,6 +182,12 @@ def test_yosys_error(tmp_path):
     assert "ERROR: syntax error" in message and "yosys.log" in message
 
 
+def test_webassembly_abort_names_the_memory_limit():
+    from synth.tools import _wasm_hint
+    assert "4 GB" in _wasm_hint("Caused by: thrown Wasm exception")
+    assert _wasm_hint("ERROR: syntax error") == ""
+
+
 def test_missing_top(small_design, tmp_path):
     with pytest.raises(SynthError, match="ERROR: Module `nosuch' not found"):
         synthesize(small_design, "nosuch", "generic", tmp_path)
