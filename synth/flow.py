@@ -215,11 +215,15 @@ MACRO_MIN_DEPTH = 65
 SRAM_MODEL = {"bit_cell_um2": 4.65, "second_port_factor": 2.0, "array_efficiency": 0.6}
 
 
-def _asic(build_dir: Path, verilog: str, top: str, liberty: Path) -> dict:
+def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
+          blackboxes: str | None = None) -> dict:
+    """ASIC synthesis of ``top``; ``blackboxes`` names a Verilog file in ``build_dir`` whose
+    modules are read as black boxes (no area), as the per-unit flow's glue parts need."""
     lib = _stage(liberty, build_dir)
     _clean(build_dir, "stat.json", "stat.txt", "memories.txt")
     keep = f"t:$mem_v2 r:SIZE>={MACRO_MIN_DEPTH} %i"
     seconds = _yosys(build_dir, "asic.ys", [
+        *([f"read_verilog -lib {blackboxes}"] if blackboxes else []),
         _read_command(verilog),
         f"synth -top {top} -flatten -run begin:fine",
         f"tee -q -o memories.txt dump {keep}",
@@ -237,9 +241,12 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path) -> dict:
     ])
     design, cells, num_cells = _stat_figures(build_dir, top)
     library = liberty_cells(build_dir / lib)
+    boxed = _module_names(build_dir / blackboxes) if blackboxes else set()
+    for kind in [kind for kind in cells if kind.lstrip("\\") in boxed]:
+        num_cells -= cells.pop(kind)
     unmapped = sorted(kind for kind in cells
-                      if kind not in library and kind not in ("$__graphgen_sram_macro",
-                                                              "$scopeinfo"))
+                      if kind not in library and kind.lstrip("\\") not in boxed
+                      and kind not in ("$__graphgen_sram_macro", "$scopeinfo"))
     macros = _memory_macros(build_dir / "memories.txt")
     own_area = sum(count * library[kind]["area"] for kind, count in cells.items()
                    if kind in library)
@@ -269,6 +276,72 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path) -> dict:
             "cells": cells, "unmapped_cells": unmapped, "liberty": str(liberty),
             "reports": ["stat.json"], "logs": ["yosys.log"],
             "step_seconds": {"yosys": seconds}, "notes": notes}
+
+
+def _module_names(path: Path) -> set[str]:
+    from .units import split_modules
+    return set(split_modules(path.read_text())[1])
+
+
+def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs: int) -> dict:
+    """ASIC synthesis unit by unit (``synth.units``): each part in its own Yosys run, ``jobs``
+    at a time, in ``build_dir/units/<part>``; the figures are their sums, with ``units``
+    giving each top-level unit's area and share."""
+    from concurrent.futures import ThreadPoolExecutor
+    from .units import plan_parts
+    parts = plan_parts((build_dir / verilog).read_text(), top)
+
+    def run(part):
+        folder = build_dir / "units" / _safe_name(part.name)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "part.v").write_text(part.verilog)
+        boxes = None
+        if part.blackboxes:
+            (folder / "blackboxes.v").write_text(part.blackboxes)
+            boxes = "blackboxes.v"
+        return _asic(folder, "part.v", part.top, liberty, boxes)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(run, parts))
+    summed = ("area_um2", "area_seq_um2", "area_comb_um2", "area_logic_um2",
+              "area_memory_um2_model", "area_total_um2_with_model", "memory_bits",
+              "num_cells", "num_seq_cells")
+    figures = {key: sum(result[key] for result in results) for key in summed}
+    cells: dict[str, int] = {}
+    units: dict[str, dict] = {}
+    memories, unmapped = [], set()
+    for part, result in zip(parts, results):
+        for kind, count in result["cells"].items():
+            cells[kind] = cells.get(kind, 0) + count
+        unit = units.setdefault(part.unit, {key: 0 for key in summed} | {"parts": []})
+        for key in summed:
+            unit[key] += result[key]
+        unit["parts"].append(part.name)
+        memories += [dict(memory, name=f"{part.name}:{memory['name']}")
+                     for memory in result["memories"]]
+        unmapped.update(result["unmapped_cells"])
+    total = figures["area_total_um2_with_model"]
+    for unit in units.values():
+        unit["share"] = unit["area_total_um2_with_model"] / total if total else 0.0
+    notes = [f"per-unit synthesis: {len(parts)} Yosys runs (each submodule of {top} with "
+             f"all below it, a unit over 3 MB of Verilog cut again; each module's own logic "
+             f"with its submodules as black boxes); no optimisation across unit boundaries, "
+             f"the area is the sum"]
+    if unmapped:
+        notes.append(f"cells not in the Liberty file, counted with no area: "
+                     f"{', '.join(sorted(unmapped))}")
+    if memories:
+        notes.append(f"{len(memories)} memories of {MACRO_MIN_DEPTH}+ words kept as SRAM "
+                     f"macros: their area is a model ({SRAM_MODEL}), the logic area is from "
+                     f"the Liberty file")
+    return {**figures, "cells": cells, "units": dict(sorted(
+                units.items(), key=lambda item: -item[1]["area_total_um2_with_model"])),
+            "memories": memories, "sram_model": dict(SRAM_MODEL),
+            "unmapped_cells": sorted(unmapped), "liberty": str(liberty), "per_unit": True,
+            "reports": [f"units/{_safe_name(part.name)}/stat.json" for part in parts],
+            "logs": [f"units/{_safe_name(part.name)}/yosys.log" for part in parts],
+            "step_seconds": {"yosys": sum(r["step_seconds"]["yosys"] for r in results)},
+            "notes": notes}
 
 
 def _memory_macros(path: Path) -> list[dict]:
@@ -306,7 +379,8 @@ def _find_liberty(liberty: Path | None) -> Path:
 def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
                liberty: Path | None = None, ecp5_device: str = "85k",
                ecp5_package: str = "CABGA381", clock_mhz: float = 100.0,
-               seed: int = 1, seeds: int = 1) -> dict:
+               seed: int = 1, seeds: int = 1, per_unit: bool = False,
+               jobs: int | None = None) -> dict:
     """Synthesize module ``top`` of ``verilog_path`` for ``target`` (one of :data:`TARGETS`).
 
     All scripts, logs and reports go into ``build_dir`` (created if needed). Returns a
@@ -322,7 +396,9 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
     * ``generic``: ``cells`` (type → count), ``num_cells``;
     * ``asic``: ``area_um2``, ``area_seq_um2`` (flip-flops and latches), ``area_comb_um2``,
       ``num_cells``, ``cells``, ``liberty`` (the file used; :data:`DEFAULT_LIBERTY` when
-      ``liberty`` is None, :class:`LibertyNotFound` if absent).
+      ``liberty`` is None, :class:`LibertyNotFound` if absent); with ``per_unit``, the
+      design is synthesized unit by unit (``synth.units``, ``jobs`` Yosys runs at a time, by
+      default one per core) and ``units`` gives each top-level unit's figures and share.
 
     Raises :class:`SynthError` (one line) for an unknown target or device, a missing Verilog
     file, or a failing tool (naming the log's first ERROR line and the log's path).
@@ -345,6 +421,8 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
             raise SynthError(f"clock_mhz must be positive, got {clock_mhz}")
         if not (isinstance(seeds, int) and seeds >= 1):
             raise SynthError(f"seeds must be a positive number of placement seeds, got {seeds!r}")
+    if per_unit and target != "asic":
+        raise SynthError(f"per-unit synthesis is built for the asic target only, not {target}")
     library = _find_liberty(liberty) if target == "asic" else None
     build_dir = Path(build_dir)
     try:
@@ -362,7 +440,12 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
         tools = ("yosys",)
     else:
         assert library is not None
-        figures = _asic(build_dir, verilog, top, library)
+        if per_unit:
+            import os
+            figures = _asic_per_unit(build_dir, verilog, top, library,
+                                     jobs or os.cpu_count() or 1)
+        else:
+            figures = _asic(build_dir, verilog, top, library)
         tools = ("yosys",)
     return {"target": target, "top": top, **figures,
             "tool_versions": tool_versions(*tools), "build_dir": str(build_dir),

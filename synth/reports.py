@@ -153,7 +153,9 @@ def format_table(report: dict) -> str:
                 rows.append((f"  {bel}",
                              f"{entry['used']:,} / {entry['available']:,} ({share:.1f}%)"))
     elif target == "asic":
-        rows += [("logic area (Liberty)", f"{_number(figures.get('area_um2'))} um^2"),
+        rows += [("total with memories (model)",
+                  f"{_number(figures.get('area_total_um2_with_model'))} um^2"),
+                 ("logic area (Liberty)", f"{_number(figures.get('area_um2'))} um^2"),
                  ("  sequential (flip-flops, latches)",
                   f"{_number(figures.get('area_seq_um2'))} um^2"),
                  ("  combinational", f"{_number(figures.get('area_comb_um2'))} um^2"),
@@ -162,11 +164,19 @@ def format_table(report: dict) -> str:
                  ("Liberty", str(figures.get("liberty")))]
         if figures.get("unmapped_cells"):
             rows.append(("  unmapped (no area)", ", ".join(figures["unmapped_cells"])))
-        for memory in figures.get("memories", []):
+        memories = figures.get("memories", [])
+        # A whole design's hundreds of memories are summed by unit above; a block's few are
+        # listed.
+        for memory in memories if len(memories) <= 16 else []:
             rows.append((f"memory {memory['name']}",
                          f"{memory['depth']:,} x {memory['width']} bits, "
                          f"{memory['read_ports']}R{memory['write_ports']}W: "
                          f"{_number(memory['area_um2_model'])} um^2 (model)"))
+        for unit, entry in figures.get("units", {}).items():
+            rows.append((f"unit {unit}",
+                         f"{_number(entry['area_um2'])} um^2 logic + "
+                         f"{_number(entry['area_memory_um2_model'])} um^2 memories (model), "
+                         f"{100 * entry['share']:.1f}% of the total"))
         if figures.get("memories"):
             rows.append(("memories (model)",
                          f"{_number(figures['area_memory_um2_model'])} um^2 for "
