@@ -99,14 +99,20 @@ def cmd_synth(args) -> int:
         raise UsageError(f"--seeds must be at least 1, not {args.seeds}")
     if args.liberty and not Path(args.liberty).is_file():
         raise UsageError(f"--liberty {args.liberty}: no such file")
+    if args.per_unit and args.target != "asic":
+        raise UsageError("--per-unit is built for --target asic only")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
     top = design.top(config)
-    build_dir = Path("build") / "synth" / f"{design.name}-{config.digest()}-{args.target}"
+    build_dir = Path("build") / "synth" / (f"{design.name}-{config.digest()}-{args.target}"
+                                         + ("-units" if args.per_unit else ""))
     build_dir.mkdir(parents=True, exist_ok=True)
     verilog_path = build_dir / f"{top}.v"
     atomic_write(verilog_path, design.verilog(config))
     figures = synthesize(verilog_path, top, args.target, build_dir,
                          liberty=Path(args.liberty) if args.liberty else None,
-                         clock_mhz=args.clock_mhz, seeds=args.seeds)
+                         clock_mhz=args.clock_mhz, seeds=args.seeds,
+                         per_unit=args.per_unit, jobs=args.jobs)
     report = base_report("synth", design.name, config)
     report["figures"] = figures
     print(f"synthesis of {design.name} {config.as_dict()} for {args.target}")
@@ -191,6 +197,8 @@ def cmd_sim(args) -> int:
         from sim.depgraph_run import PAGERANK_ATOL, PAGERANK_RTOL, simulate
         if args.iters is not None:
             raise UsageError("depgraph runs to convergence: --iters does not apply")
+        if args.slices is not None:
+            raise UsageError("--slices is graph slicing of graphicionado; depgraph has none")
         report = simulate(graph, args.algo, config, root=args.root, simulator=args.simulator,
                           memory=memory, graph_name=args.graph, seed=args.seed,
                           trace=_trace_path(args), keep=args.keep)
@@ -201,9 +209,11 @@ def cmd_sim(args) -> int:
         from sim.graphicionado_run import simulate
         report = simulate(graph, args.algo, config, root=args.root, iters=args.iters,
                           simulator=args.simulator, memory=memory, graph_name=args.graph,
-                          seed=args.seed, trace=_trace_path(args), keep=args.keep)
+                          seed=args.seed, trace=_trace_path(args), keep=args.keep,
+                          slices=args.slices)
         table = _sim_table(report.figures)
         run["iters"] = args.iters
+        run["slices"] = report.slices
         if report.comparison != "exact":
             within = f" ({report.comparison})"
     figures = report.figures
@@ -297,8 +307,11 @@ def _sim_table(figures: dict) -> str:
     wall = figures["wall_seconds"]
     rate = figures["simulated_cycles_per_second"] or 0.0
     build = "cached" if figures["build_cached"] else f"{wall['build']:.1f} s"
+    slices = figures.get("slices", 1)
     rows = [
-        ("cycles", f"{figures['cycles']} over {figures['iterations']} iterations"),
+        ("cycles", f"{figures['cycles']} over {figures['iterations']} iterations" +
+                   (f", {slices} graph slices of {figures['slice_vertices']} vertices"
+                    if slices > 1 else "")),
         ("phases", f"load {phases['load']}, process {phases['process']}, "
                    f"apply {phases['apply']}"),
         ("edges", f"{figures['edges_traversed']} traversed, "
@@ -384,6 +397,11 @@ def _parser() -> argparse.ArgumentParser:
                        help="clock constraint given to nextpnr (ecp5)")
     synth.add_argument("--seeds", type=int, default=1, metavar="N",
                        help="ecp5: place and route with seeds 1..N, report the best")
+    synth.add_argument("--per-unit", action="store_true",
+                       help="asic: synthesize each submodule of the top apart and report "
+                            "each one's area (needed for designs a flat run cannot hold)")
+    synth.add_argument("--jobs", type=int, metavar="N",
+                       help="with --per-unit: Yosys runs at a time (default: one per core)")
     synth.add_argument("--json", metavar="FILE")
     synth.set_defaults(run=cmd_synth)
 
@@ -392,6 +410,9 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--graph", required=True, metavar="FILE|SPEC")
     simulate.add_argument("--root", type=int)
     simulate.add_argument("--iters", type=int)
+    simulate.add_argument("--slices", type=int, metavar="N",
+                          help="graphicionado: run in N graph slices (default: as many as "
+                               "the scratchpad needs, one if the graph fits)")
     simulate.add_argument("--mem", action="append", metavar="KEY=VALUE",
                           help="simulated DRAM: preset (paper, paper_stream), latency, "
                                "latency_dist (fixed|uniform|tail), jitter, tail_percent, tail, "

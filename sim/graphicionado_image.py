@@ -8,6 +8,11 @@ edge: srcid, dstid, weight, 0), the EdgeIDTable slices (one entry per ``coarseni
 vertices of a source stream, then its edge count's end), and two sets of ActiveVertex lists
 (id, property). With several streams the per-vertex arrays are stored partition by
 partition (:func:`build_image`).
+
+Graph slicing (§VI.A): the destinations fall into slices of ``slice_vertices`` consecutive
+ids; the edges are grouped by slice first, each slice has its own EdgeIDTables (frontier
+algorithms) or edge ranges and VConst degree words (full edge access), and full edge access
+gets a second VProperty (``vprop_next``) that apply writes while the slices read the first.
 """
 
 import dataclasses
@@ -30,6 +35,13 @@ class GraphImage:
     num_edges: int
     partitions: int = 1             # L: vertex partitions (see hw.graphicionado.partition_walk)
     part_lines: int = 1             # lines between two partitions of a one-word array
+    slices: int = 1                 # graph slices (§VI.A)
+    slice_vertices: int = 0         # destinations per slice
+    double_vprop: bool = False      # full edge access with slices: VProperty alternates
+
+    def result_region(self, iterations: int) -> str:
+        """The region holding VProperty after ``iterations`` iterations."""
+        return "vprop_next" if self.double_vprop and iterations % 2 else "vprop"
 
     def vertex_values(self, words: np.ndarray) -> np.ndarray:
         """VProperty in vertex order, from the words of its region (partition by partition)."""
@@ -52,7 +64,8 @@ def _partitioned(values: np.ndarray, partitions: int, part_lines: int) -> np.nda
 
 def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
                 max_iterations: int = 0xFFFF_FFFF, streams_src: int = 1,
-                streams_dst: int = 1, edge_readers: int = 1) -> GraphImage:
+                streams_dst: int = 1, edge_readers: int = 1, slice_vertices: int | None = None,
+                max_slices: int = 1) -> GraphImage:
     """Lay out ``graph`` (already symmetrized for CC) and the initial state of ``algo``, as
     the golden model starts it, for ``streams_src`` × ``streams_dst`` streams (§V.A).
 
@@ -63,10 +76,23 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     by partition and edge reader (srcid mod L, dstid mod r, then srcid, dstid; r edge
     readers, §V.B), the first edge id of each group in the ``edge_part_<l * r + k>``
     registers, and VConst holds (1/outdeg, the edges of each reader) per vertex, in a
-    power-of-two number of words."""
+    power-of-two number of words.
+
+    ``slice_vertices`` (a multiple of 16 L; None: one slice) cuts the destinations into
+    slices (§VI.A); ``max_slices`` is the hardware's, which sets how many edge-range registers
+    full edge access has."""
     n, m = graph.num_vertices, graph.num_edges
     parts = max(streams_src, streams_dst)
     part_lines = max(1, -(-(-(-n // parts)) // 16))
+    align = 16 * parts
+    if slice_vertices is None:
+        slice_vertices = max(align, -(-n // align) * align)
+    if slice_vertices % align:
+        raise ValueError(f"slice_vertices {slice_vertices} is not a multiple of 16 x {parts}")
+    slices = max(1, -(-n // slice_vertices))
+    if slices > max_slices:
+        raise ValueError(f"{slices} slices of {slice_vertices} vertices, more than "
+                         f"max_slices={max_slices}")
     src, dst = graph.src.astype(np.uint32), graph.dst.astype(np.uint32)
     weight = graph.require_nonnegative_integer_weights() if algo == "sssp" else \
         np.ones(m, dtype=np.uint32)
@@ -89,25 +115,30 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     if full:
         inverse = pagerank_inv_outdeg(graph)
         const_words = 1 << readers.bit_length()
-        vconst = np.zeros((n, const_words), dtype=np.uint32)
-        vconst[:, 0] = inverse.view(np.uint32)
-        for k in range(readers):
-            vconst[:, 1 + k] = np.bincount(src[dst % readers == k], minlength=n)
+        # One VConst per slice: the degree words count the slice's edges only.
+        vconst = np.zeros((slices, n, const_words), dtype=np.uint32)
+        vconst[:, :, 0] = inverse.view(np.uint32)
+        for s_ in range(slices):
+            for k in range(readers):
+                chosen = (dst % readers == k) & (dst // slice_vertices == s_)
+                vconst[s_, :, 1 + k] = np.bincount(src[chosen], minlength=n)
     else:
         vconst = None
 
-    group = src % parts * readers + dst % readers if full else src % streams_src
+    slice_of_edge = dst.astype(np.int64) // slice_vertices
+    group = (slice_of_edge * parts + src % parts) * readers + dst % readers if full else \
+        slice_of_edge * streams_src + src % streams_src
     order = np.argsort(group, kind="stable")
     edges = np.stack([src, dst, weight, np.zeros(m, dtype=np.uint32)], axis=1)[order]
     registers = {}
     if full:
-        bounds = np.searchsorted(group[order], np.arange(parts * readers + 1))
+        bounds = np.searchsorted(group[order], np.arange(max_slices * parts * readers + 1))
         registers.update({f"edge_part_{i}": int(bound) for i, bound in enumerate(bounds)})
         table = np.zeros(0, dtype=np.uint32)
         table_count = 0
     else:
         table, table_count = _edge_id_tables(group[order], src[order], n, streams_src,
-                                             coarsening)
+                                             coarsening, slices)
 
     active_parts = np.zeros((parts, part_lines * 16, 2), dtype=np.uint32)
     for part in range(parts):
@@ -121,31 +152,38 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     base = {name: dram.add(name, np.ascontiguousarray(words, dtype=np.uint32))
             for name, words in [("vprop", _partitioned(vprop, parts, part_lines)),
                                 ("vconst", np.zeros(0, dtype=np.uint32) if vconst is None
-                                 else _partitioned(vconst, parts, part_lines)),
+                                 else np.concatenate([_partitioned(one, parts, part_lines)
+                                                      for one in vconst])),
                                 ("edges", edges.reshape(-1)), ("table", table),
                                 ("active_a", active_parts.reshape(-1)),
                                 ("active_b", np.zeros(active_parts.size, dtype=np.uint32))]}
+    double = full and slices > 1
+    if double:
+        base["vprop_next"] = dram.add("vprop_next", _partitioned(vprop, parts, part_lines))
     registers.update({
         "num_vertices": n, "num_edges": m, "part_lines": part_lines,
+        "num_slices": slices, "slice_vertices": slice_vertices,
         "vprop_base": base["vprop"], "vconst_base": base["vconst"],
+        "vprop_next_base": base["vprop_next" if double else "vprop"],
         "edge_base": base["edges"], "table_base": base["table"], "table_count": table_count,
         "active_base_a": base["active_a"], "active_base_b": base["active_b"],
         "max_iterations": max_iterations,
     })
-    return GraphImage(dram, registers, n, m, parts, part_lines)
+    return GraphImage(dram, registers, n, m, parts, part_lines, slices, slice_vertices, double)
 
 
-def _edge_id_tables(stream_of_edge, src, num_vertices, streams, coarsening):
-    """Each source stream's EdgeIDTable slice, one after the other, each ``ceil(count / 16)``
-    lines: entry i of stream s is the first edge id of its vertex ``s + i * n`` (every
-    ``coarsening``-th), the last entry its edge count's end."""
+def _edge_id_tables(group_of_edge, src, num_vertices, streams, coarsening, slices=1):
+    """Each (graph slice, source stream)'s EdgeIDTable, slice-major, one after the other,
+    each ``ceil(count / 16)`` lines: entry i of stream s is the first edge id of its vertex
+    ``s + i * n`` (every ``coarsening``-th) among the slice's edges, the last entry their
+    end. ``group_of_edge`` is ``slice * streams + stream``, ascending."""
     local_count = -(-num_vertices // streams)
     count = -(-local_count // coarsening) + 1
     lines = -(-count // 16)
-    tables = np.zeros((streams, lines * 16), dtype=np.uint32)
+    tables = np.zeros((slices * streams, lines * 16), dtype=np.uint32)
     local = src // streams
-    for s in range(streams):
-        first, end = np.searchsorted(stream_of_edge, [s, s + 1])
+    for g in range(slices * streams):
+        first, end = np.searchsorted(group_of_edge, [g, g + 1])
         starts = first + np.searchsorted(local[first:end], np.arange(count) * coarsening)
-        tables[s, :count] = np.minimum(starts, end)
+        tables[g, :count] = np.minimum(starts, end)
     return tables.reshape(-1), count

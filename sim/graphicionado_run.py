@@ -24,7 +24,7 @@ from sim.graphicionado_image import build_image
 from sim.harness import DEFAULT_BUILD_ROOT
 
 
-__all__ = ["RunReport", "check_graph", "check_memory", "simulate"]
+__all__ = ["RunReport", "plan_slices", "check_graph", "check_memory", "simulate"]
 
 
 @dataclasses.dataclass
@@ -46,6 +46,8 @@ class RunReport:
     comparison: str = "exact"       # how the values were compared with the golden model
     crossbar_inputs: int = 1
     memory: dict | None = None      # the simulated memory's settings (SimMemoryConfig.as_dict)
+    slices: int = 1                 # graph slices of the run (§VI.A)
+    slice_vertices: int = 0         # destinations per slice
 
     @property
     def figures(self) -> dict:
@@ -56,6 +58,8 @@ class RunReport:
         return {
             "cycles": c["cycles"],
             "iterations": self.iterations,
+            "slices": self.slices,
+            "slice_vertices": self.slice_vertices,
             "edges_traversed": c["edges"],
             "edges_per_cycle": c["edges"] / c["cycles"] if c["cycles"] else 0.0,
             "edges_per_process_cycle": c["edges"] / process if process else 0.0,
@@ -123,17 +127,54 @@ def _per_stream(counters: dict, prefix: str) -> list[int]:
     return [counters[f"{prefix}{index}"] for index in range(streams)]
 
 
-def check_graph(graph: golden.Graph, algo: str, config: GraphicionadoConfig):
-    """Refuse, with one line, a graph this configuration cannot run correctly."""
-    if graph.num_vertices > config.max_vertices:
-        raise ConfigError(f"the graph has {graph.num_vertices} vertices but the scratchpad "
-                          f"holds {config.max_vertices} (set max_vertices; graph slicing is "
-                          f"not implemented yet)")
+def plan_slices(num_vertices: int, config: GraphicionadoConfig,
+                slices: int | None = None) -> int:
+    """Destinations per graph slice (§VI.A): with ``slices`` None, the most a scratchpad holds
+    (one slice when the graph fits), else ``ceil(num_vertices / slices)``; rounded up to a
+    multiple of 16 L so that every partition's part of a slice starts on a line. Refuses,
+    with one line, a plan the configuration cannot run."""
+    align = 16 * config.partitions
+    capacity = config.max_vertices // align * align
+    if slices is None:
+        if num_vertices <= config.max_vertices:
+            return max(align, -(-num_vertices // align) * align)
+        if capacity == 0:
+            raise ConfigError(f"graph slicing needs slices of a multiple of {align} vertices "
+                              f"(16 x {config.partitions} partitions), more than the "
+                              f"scratchpad's {config.max_vertices}")
+        size = capacity
+    else:
+        if slices < 1:
+            raise ConfigError(f"slices must be at least 1, not {slices}")
+        size = max(align, -(-(-(-num_vertices // slices)) // align) * align)
+        if size > max(capacity, config.max_vertices if slices == 1 else 0):
+            raise ConfigError(f"{slices} slices of {num_vertices} vertices need {size} "
+                              f"destinations per slice (a multiple of {align}), more than "
+                              f"the scratchpad's {config.max_vertices}")
+    needed = -(-num_vertices // size)
+    if needed > config.max_slices:
+        raise ConfigError(f"the graph's {num_vertices} vertices need {needed} slices of "
+                          f"{size} but the design runs at most max_slices="
+                          f"{config.max_slices} (set max_slices, or max_vertices)")
+    return size
+
+
+def check_graph(graph: golden.Graph, algo: str, config: GraphicionadoConfig,
+                slices: int | None = None) -> int:
+    """Refuse, with one line, a graph this configuration cannot run correctly; return the
+    destinations per slice (:func:`plan_slices`)."""
+    slice_vertices = plan_slices(graph.num_vertices, config, slices)
+    if not config.algorithm.full_edge_access and \
+            graph.num_vertices > config.edge_table_vertices:
+        raise ConfigError(f"the graph has {graph.num_vertices} vertices but the EdgeIDTable "
+                          f"covers table_vertices={config.edge_table_vertices} (set "
+                          f"table_vertices, and coarsening to keep the table small)")
     graph.validate_for_hardware(id_width=32)
     if algo == "sssp":
         graph.require_nonnegative_integer_weights()
     if algo != config.algo:
         raise ConfigError(f"the design is configured for {config.algo}, not {algo}")
+    return slice_vertices
 
 
 def check_memory(config: GraphicionadoConfig, memory: SimMemoryConfig):
@@ -149,13 +190,16 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
              memory: SimMemoryConfig | None = None, seed: int = 1,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
              graph_name: str = "", trace: Path | None = None,
-             keep: bool = False, sim_top=None) -> RunReport:
+             keep: bool = False, sim_top=None, slices: int | None = None) -> RunReport:
     """Run ``graph`` through the pipeline beside the DRAM model and check the result.
 
     ``sim_top``: ``(make_top, digest)``, a function of ``(config, memory)`` building the sim
     top in place of :class:`GraphicionadoSimTop` and a digest naming what it adds (the
-    post-synthesis run of :mod:`sim.postsynth` passes a top around the ECP5 netlist)."""
-    check_graph(graph, algo, config)
+    post-synthesis run of :mod:`sim.postsynth` passes a top around the ECP5 netlist).
+
+    ``slices``: run in that many graph slices (§VI.A); None: as many as the scratchpad needs
+    (one when the graph fits)."""
+    slice_vertices = check_graph(graph, algo, config, slices)
     started = time.perf_counter()
     reference = expected_values(graph, algo, root=root if algo in ("bfs", "sssp") else None,
                                 iters=iters, streams_src=config.streams_src,
@@ -166,7 +210,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     max_iterations = iters if iters is not None else 0xFFFF_FFFF
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations, streams_src=config.streams_src,
-                        streams_dst=config.streams_dst, edge_readers=config.edge_readers)
+                        streams_dst=config.streams_dst, edge_readers=config.edge_readers,
+                        slice_vertices=slice_vertices, max_slices=config.max_slices)
     memory = memory or SimMemoryConfig(channels=config.memory_channels)
     check_memory(config, memory)
     make_top, top_digest = sim_top or (GraphicionadoSimTop, None)
@@ -178,7 +223,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                         digest="-".join(filter(None, [config.digest(), memory.build_digest(),
                                                       top_digest])),
                         plusargs=memory.plusargs(),
-                        read_region="vprop", simulator=simulator, seed=seed,
+                        read_region=image.result_region(reference.iterations),
+                        simulator=simulator, seed=seed,
                         build_root=build_root, watchdog=_watchdog(config), trace=trace,
                         error_text="an edge out of source order in the graph image",
                         keep=keep)
@@ -210,7 +256,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                       "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
         simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy(),
         run_dir=run.run_dir, comparison=reference.comparison,
-        crossbar_inputs=config.streams_src * config.source_outputs, memory=memory.as_dict())
+        crossbar_inputs=config.streams_src * config.source_outputs, memory=memory.as_dict(),
+        slices=image.slices, slice_vertices=image.slice_vertices)
 
 
 def _show(word, dtype) -> str:

@@ -19,12 +19,17 @@ def test_partition_sizes_cover_the_vertices():
 
 @pytest.mark.parametrize("segments,first,step,partitions", [(1, 0, 1, 1), (4, 1, 2, 8),
                                                             (2, 3, 4, 8)])
-def test_walk_hands_out_each_partition_once(segments, first, step, partitions):
+@pytest.mark.parametrize("range_first, range_end", [(0, 1001), (256, 1001), (384, 512)])
+def test_walk_hands_out_each_partition_once(segments, first, step, partitions, range_first,
+                                            range_end):
+    """Also over a graph slice's range (§VI.A): each partition's part of it, its offset
+    past the slice's earlier vertices, the partition's own start beside it."""
     dut = PartitionWalk(segments=segments, first=first, step=step, partitions=partitions)
     seen = []
 
     async def bench(ctx):
-        ctx.set(dut.num_vertices, 1001)
+        ctx.set(dut.num_vertices, range_end)
+        ctx.set(dut.range_first, range_first)
         ctx.set(dut.part_lines, 5)
         ctx.set(dut.start, 1)
         await ctx.tick()
@@ -33,7 +38,7 @@ def test_walk_hands_out_each_partition_once(segments, first, step, partitions):
             await ctx.tick()
             if ctx.get(dut.seg_start):
                 seen.append((ctx.get(dut.segment), ctx.get(dut.partition), ctx.get(dut.size),
-                             ctx.get(dut.offset)))
+                             ctx.get(dut.offset), ctx.get(dut.part_offset)))
                 # The stream is busy with it for a while, then drains for a while.
                 ctx.set(dut.seg_idle, 0)
                 ctx.set(dut.seg_drained, 0)
@@ -52,7 +57,8 @@ def test_walk_hands_out_each_partition_once(segments, first, step, partitions):
     sim.add_testbench(bench)
     sim.run()
     parts = [first + k * step for k in range(segments)]
-    assert seen == [(k, p, len(range(p, 1001, partitions)), 5 * p)
+    assert seen == [(k, p, len(range(range_first + p, range_end, partitions)),
+                     5 * p + range_first // (16 * partitions), 5 * p)
                     for k, p in enumerate(parts)]
 
 

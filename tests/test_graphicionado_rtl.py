@@ -137,12 +137,45 @@ def test_destination_property_read(run_seeds):
 
 
 @pytest.mark.parametrize("change, message", [
-    (dict(max_vertices=256), "scratchpad holds 256"),
+    (dict(max_vertices=256), "need 2 slices of 256 but the design runs at most "
+                             "max_slices=1"),
+    (dict(max_vertices=256, max_slices=2), "EdgeIDTable covers table_vertices=256"),
 ])
 def test_graph_too_large_is_refused_before_simulation(change, message):
     graph = GRAPHS["kron9"]()
     with pytest.raises(ConfigError, match=message):
         simulate(graph, "bfs", GraphicionadoConfig(algo="bfs", **change), memory=MEMORY)
+
+
+# Graph slicing (§VI.A) on Kronecker 9 (512 vertices) with a scratchpad of 128: algorithm,
+# streams (n, m, edge readers), slices asked (None: as many as the scratchpad needs), memory.
+SLICED = [
+    ("bfs", (1, 1, 1), None, HOSTILE),          # 4 slices, the reordering memory
+    ("sssp", (4, 4, 1), 4, MEMORY),             # one slice per destination stream
+    ("cc", (1, 1, 1), 8, MEMORY),               # slices of 64
+    ("pagerank", (4, 4, 2), None, HOSTILE),     # 4 slices, VProperty double-buffered
+]
+
+
+@pytest.mark.parametrize("algo, streams, slices, memory", SLICED,
+                         ids=[f"{a}-{s[0]}x{s[1]}" for a, s, _, _ in SLICED])
+def test_graph_slicing(algo, streams, slices, memory, run_seeds):
+    graph = GRAPHS["kron9"]()
+    config = GraphicionadoConfig(algo=algo, max_vertices=128, table_vertices=512, coarsening=4,
+                                 max_slices=8, edge_prefetch_lines=16, stall_injection=25,
+                                 streams_src=streams[0], streams_dst=streams[1],
+                                 edge_readers=streams[2])
+    root = best_root(graph) if algo in ("bfs", "sssp") else None
+    iters = 3 if algo == "pagerank" else None
+    seed = run_seeds.get(11)
+    report = simulate(graph, algo, config, root=root, iters=iters, memory=memory, seed=seed,
+                      slices=slices)
+    assert report.slices == (slices or 4) and report.slice_vertices * report.slices >= 512
+    assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
+    reference = golden.run(algo, graph, root=root, iters=iters)
+    assert report.counters["edges"] == report.counters["updates"] == \
+        reference.counters["edges_processed"]
+    check_stream_counters(report, graph if algo != "cc" else graph.symmetrized(), config)
 
 
 def test_bad_sssp_weights_are_refused():

@@ -92,7 +92,10 @@ def test_prefetch_hides_latency():
 @pytest.mark.parametrize("item_words", [1, 2])
 @pytest.mark.parametrize("count", [1, 16, 37])
 @pytest.mark.parametrize("backpressure", [False, True])
-def test_sequential_vertex_write(item_words, count, backpressure):
+@pytest.mark.parametrize("first", [0, 5])
+def test_sequential_vertex_write(item_words, count, backpressure, first):
+    """Items land from position ``first`` on (a later graph slice appending to a list): the
+    items before it and after the last stay as they were, though they share lines."""
     from hw.graphicionado.sequential_vertex_write import SequentialVertexWrite
     from sim.amaranth_memory import lines_to_words
     rng = np.random.default_rng(count + item_words)
@@ -109,6 +112,7 @@ def test_sequential_vertex_write(item_words, count, backpressure):
 
     async def testbench(ctx):
         ctx.set(dut.base, base)
+        ctx.set(dut.first, first)
         ctx.set(dut.start, 1)
         await ctx.tick()
         ctx.set(dut.start, 0)
@@ -136,5 +140,7 @@ def test_sequential_vertex_write(item_words, count, backpressure):
     sim.add_testbench(testbench)
     sim.run()
     got = lines_to_words(memory.lines, base, 128)
-    assert got[:count * item_words].tolist() == words.tolist()
-    assert (got[count * item_words:] == 0xDEADBEEF).all(), "wrote past the last item"
+    start, end = first * item_words, (first + count) * item_words
+    assert got[start:end].tolist() == words.tolist()
+    assert (got[:start] == 0xDEADBEEF).all(), "wrote before the first item"
+    assert (got[end:] == 0xDEADBEEF).all(), "wrote past the last item"

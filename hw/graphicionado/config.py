@@ -36,8 +36,19 @@ class GraphicionadoConfig(DesignConfig):
     max_vertices : int
         Scratchpad size in vertices, over all destination streams (VTempProperty: each
         destination stream holds ``ceil(max_vertices / m)``; each source stream's EdgeIDTable
-        ``ceil(max_vertices / n / coarsening) + 1`` entries). Graphs with more vertices are
-        refused.
+        ``ceil(max_vertices / n / coarsening) + 1`` entries). A graph with more vertices runs
+        in slices of at most this many destinations (``max_slices``).
+    table_vertices : int
+        Source vertices the EdgeIDTable covers, the graph's limit for frontier algorithms
+        (0: ``max_vertices``): each source stream's table has ``ceil(table_vertices / n /
+        coarsening) + 1`` entries. A sliced graph has more vertices than the scratchpad, and
+        every slice's table indexes all of them: coarsening keeps the table small (§VI.C).
+    max_slices : int
+        Graph slicing (§VI.A): the most slices a run may use, 1 to 64. Each iteration runs
+        the processing and apply phases once per slice, slice s holding the destinations
+        ``s * S .. (s + 1) * S - 1`` (S, the ``slice_vertices`` register, a multiple of
+        16 × max(n, m)). Full edge access keeps each slice's edge ranges in registers
+        (``max_slices`` sets of them); frontier algorithms reload the EdgeIDTable per slice.
     addr_width : int
         Width of a 64-byte line address (26 bits: 4 GiB).
     prefetch_lines : int
@@ -81,6 +92,8 @@ class GraphicionadoConfig(DesignConfig):
     edge_readers: int = 1
     dst_prop_readers: int = 1
     max_vertices: int = 65536
+    table_vertices: int = 0
+    max_slices: int = 1
     addr_width: int = 26
     prefetch_lines: int = 4
     edge_prefetch_lines: int = 32
@@ -110,6 +123,11 @@ class GraphicionadoConfig(DesignConfig):
                 raise ConfigError(f"{name} must be between 1 and 8, not {getattr(self, name)}")
         if self.dst_prop_readers > 1 and not self.dst_property_read:
             raise ConfigError("dst_prop_readers needs dst_property_read (stage P4)")
+        if self.table_vertices and not 2 <= self.table_vertices <= 1 << 28:
+            raise ConfigError(f"table_vertices must be 0 (max_vertices) or between 2 and "
+                              f"268435456, not {self.table_vertices}")
+        if not 1 <= self.max_slices <= 64:
+            raise ConfigError(f"max_slices must be between 1 and 64, not {self.max_slices}")
         if not 2 <= self.voq_depth <= 64:
             raise ConfigError(f"voq_depth must be between 2 and 64, not {self.voq_depth}")
         if self.destination_slice_vertices < 2:
@@ -121,7 +139,7 @@ class GraphicionadoConfig(DesignConfig):
         for name in ("prefetch_lines", "edge_prefetch_lines", "edge_jobs", "fifo_depth"):
             if not 1 <= getattr(self, name) <= 256:
                 raise ConfigError(f"{name} must be between 1 and 256, not {getattr(self, name)}")
-        if not is_power_of_two(self.coarsening) or self.coarsening > self.max_vertices:
+        if not is_power_of_two(self.coarsening) or self.coarsening > self.edge_table_vertices:
             raise ConfigError(f"coarsening must be a power of two not above max_vertices, "
                               f"not {self.coarsening}")
         if not 2 <= self.memory_outstanding <= 1024:
@@ -192,4 +210,9 @@ class GraphicionadoConfig(DesignConfig):
         """EdgeIDTable entries of one source stream (0 for full edge access)."""
         if self.algorithm.full_edge_access:
             return 0
-        return -(-self.max_vertices // (self.streams_src * self.coarsening)) + 1
+        return -(-self.edge_table_vertices // (self.streams_src * self.coarsening)) + 1
+
+    @property
+    def edge_table_vertices(self) -> int:
+        """Source vertices the EdgeIDTable covers (``table_vertices``, or ``max_vertices``)."""
+        return self.table_vertices or self.max_vertices

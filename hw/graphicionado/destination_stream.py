@@ -11,7 +11,7 @@ Apply phase, partition by partition of the ones it owns (:class:`PartitionWalk`)
     → A4 Sequential Vertex Write (VProperty), A5 Sequential Vertex Write (ActiveVertex)
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Array, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -54,6 +54,15 @@ class DestinationStream(wiring.Component):
         Pulse: set the stream's VTempProperty entries to the Reduce identity.
     start_process, start_apply : ``In(1)``
     num_vertices, part_lines, vprop_base : ``In(32)``
+        ``num_vertices``: the end of the vertex range of the current slice (graph slicing,
+        §VI.A), the graph's vertex count unsliced. ``vprop_base``: the VProperty that apply
+        writes.
+    slice_first : ``In(32)``
+        The current slice's first vertex id, a multiple of 16 max(n, m) (0 unsliced): the
+        scratchpad holds the slice's destinations from index ``slice_first >> log2(m)``.
+    first_slice : ``In(1)``
+        The apply phase is the iteration's first: the ActiveVertex lists start empty; later
+        slices append to them.
     active_base : ``In(32)``
         The ActiveVertex lists this iteration writes (partition l at ``2 * l * part_lines``).
     active_counts : ``Out(32).array(segments)``
@@ -77,7 +86,7 @@ class DestinationStream(wiring.Component):
             "i": In(stream.Signature(SourcedEdge)),
             "clear": In(1), "start_process": In(1), "start_apply": In(1),
             "num_vertices": In(32), "part_lines": In(32), "vprop_base": In(32),
-            "active_base": In(32),
+            "slice_first": In(32), "first_slice": In(1), "active_base": In(32),
             "active_counts": Out(32).array(config.destination_segments),
             "clearing": Out(1), "applying": Out(1), "drained": Out(1),
             "edge_taken": Out(1), "update_written": Out(1), "vertex_updated": Out(1),
@@ -131,6 +140,7 @@ class DestinationStream(wiring.Component):
                                        .bit_length())))
         wiring.connect(m, wiring.flipped(self.i), fifo_p3.i)
         p4_busy = self._destination_property_read(m, link, fifo_p3, process)
+        m.d.comb += process.dst_base.eq(self.slice_first >> dst_shift)
         link(process.o, fifo_p5.i, "process_edge->fifo_p5")
         link(fifo_p5.o, slice_p6.i, "fifo_p5->slice_p6")
         link(slice_p6.o, atomic.i, "slice_p6->atomic_update")
@@ -148,9 +158,9 @@ class DestinationStream(wiring.Component):
         link(fifo_a4.o, vprop_write.i, "fifo_a4->vprop_write")
         m.d.comb += [
             walk.start.eq(self.start_apply), walk.num_vertices.eq(self.num_vertices),
-            walk.part_lines.eq(self.part_lines),
+            walk.part_lines.eq(self.part_lines), walk.range_first.eq(self.slice_first),
             temp_stream.start.eq(walk.seg_start), temp_stream.first.eq(walk.segment),
-            temp_stream.count.eq(walk.size),
+            temp_stream.count.eq(walk.size), temp_stream.id_base.eq(self.slice_first),
             temp_stream.identity.eq(cfg.algorithm.reduce_identity),
             vprop_write.start.eq(walk.seg_start),
             vprop_write.base.eq(self.vprop_base + walk.offset),
@@ -223,7 +233,8 @@ class DestinationStream(wiring.Component):
         clear_left = Signal(32)
         with m.If(self.clear):
             m.d.sync += [clear_index.eq(0),
-                         clear_left.eq((self.num_vertices + cfg.streams_dst - 1) >> shift)]
+                         clear_left.eq((self.num_vertices - self.slice_first + cfg.streams_dst
+                                        - 1) >> shift)]
         with m.Elif(clear_left != 0):
             m.d.sync += [clear_index.eq(clear_index + 1), clear_left.eq(clear_left - 1)]
         m.d.comb += [
@@ -284,12 +295,17 @@ class DestinationStream(wiring.Component):
         link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
         link(apply.o_active, fifo_a5.i, "apply.o_active->fifo_a5")
         link(fifo_a5.o, active_write.i, "fifo_a5->active_write")
+        # Slices after the first append to the lists (§VI.A).
+        counts = Array(self.active_counts)
+        listed = Signal(32)
+        m.d.comb += listed.eq(Mux(self.first_slice, 0, counts[walk.segment]))
         m.d.comb += [
+            active_write.first.eq(listed),
             vprop_read.start.eq(walk.seg_start),
             vprop_read.base.eq(self.vprop_base + walk.offset),
             vprop_read.count.eq(walk.size),
             active_write.start.eq(walk.seg_start),
-            active_write.base.eq(self.active_base + (walk.offset << 1)),
+            active_write.base.eq(self.active_base + (walk.part_offset << 1)),
             active_write.flush.eq(walk.seg_end),
             self.vertex_updated.eq(apply.o_active.valid & apply.o_active.ready),
             self.stall_apply.eq(fifo_a1.o.valid ^ temp_stream.o.valid),
@@ -299,6 +315,6 @@ class DestinationStream(wiring.Component):
             with m.Switch(walk.segment):
                 for j, count in enumerate(self.active_counts):
                     with m.Case(j):
-                        m.d.sync += count.eq(active_write.written)
+                        m.d.sync += count.eq(listed + active_write.written)
         idle = ~temp_stream.busy & ~vprop_read.busy & ~fifo_a1.o.valid & ~fifo_a5.o.valid
         return idle, ~active_write.busy

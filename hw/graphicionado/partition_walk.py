@@ -6,6 +6,10 @@ vertices l, l + L, l + 2L, ... (VProperty, VConst, the ActiveVertex list), each 
 ``part_lines`` lines apart from the next. A stream owns the L / n (or L / m) partitions
 ``first``, ``first + step``, ... and runs a phase over them one after another: this block
 hands out each partition in turn and waits for the stream to finish it.
+
+With graph slicing (§VI.A) a phase covers only the vertices ``range_first`` ..
+``num_vertices - 1`` of each partition: ``range_first`` a multiple of 16 L, so each
+partition's part starts on a line of a one-word array.
 """
 
 from amaranth.hdl import Module, Signal
@@ -48,14 +52,22 @@ class PartitionWalk(wiring.Component):
     -------
     start : ``In(1)``
     num_vertices, part_lines : ``In(32)``
+        ``num_vertices``: the end of the vertex range walked (the graph's vertex count, or
+        the end of the current slice).
+    range_first : ``In(32)``
+        The first vertex id of the range walked, a multiple of 16 L (0: the whole graph).
     seg_idle, seg_drained : ``In(1)``
     seg_start, seg_end : ``Out(1)``
     segment : ``Out(range(segments))``
         k of the partition being walked.
     partition : ``Out(32)``; size : ``Out(32)``
+        ``size``: the partition's vertices in the range.
     offset : ``Out(32)``
-        ``partition * part_lines``: the partition's line offset in a one-word-per-vertex
-        array.
+        ``partition * part_lines + range_first / 16 L``: the line offset of the partition's
+        part of the range in a one-word-per-vertex array.
+    part_offset : ``Out(32)``
+        ``partition * part_lines``: where the partition's array starts, the range aside (an
+        ActiveVertex list, which each slice of a sliced graph appends to).
     busy : ``Out(1)``
     """
 
@@ -74,10 +86,10 @@ class PartitionWalk(wiring.Component):
         self._partitions = partitions
         super().__init__({
             "start": In(1), "num_vertices": In(32), "part_lines": In(32),
-            "seg_idle": In(1), "seg_drained": In(1),
+            "range_first": In(32), "seg_idle": In(1), "seg_drained": In(1),
             "seg_start": Out(1), "seg_end": Out(1),
             "segment": Out(range(max(2, segments))),
-            "partition": Out(32), "size": Out(32), "offset": Out(32),
+            "partition": Out(32), "size": Out(32), "offset": Out(32), "part_offset": Out(32),
             "busy": Out(1),
         })
 
@@ -87,13 +99,17 @@ class PartitionWalk(wiring.Component):
         settled = settle == self.SETTLE
         m.d.sync += [self.seg_start.eq(0), self.seg_end.eq(0),
                      settle.eq(settle + ~settled)]
+        shift = self._partitions.bit_length() - 1
         m.d.comb += self.size.eq(partition_size(self.num_vertices, self.partition,
-                                                self._partitions))
+                                                self._partitions)
+                                 - (self.range_first >> shift))
+        range_lines = self.range_first >> (shift + 4)
         with m.FSM(name="walk"):
             with m.State("IDLE"):
                 with m.If(self.start):
                     m.d.sync += [self.segment.eq(0), self.partition.eq(self._first),
-                                 self.offset.eq(self.part_lines * self._first),
+                                 self.offset.eq(self.part_lines * self._first + range_lines),
+                                 self.part_offset.eq(self.part_lines * self._first),
                                  self.busy.eq(1)]
                     m.next = "START"
             with m.State("START"):
@@ -111,6 +127,8 @@ class PartitionWalk(wiring.Component):
                     with m.Else():
                         m.d.sync += [self.segment.eq(self.segment + 1),
                                      self.partition.eq(self.partition + self._step),
-                                     self.offset.eq(self.offset + self.part_lines * self._step)]
+                                     self.offset.eq(self.offset + self.part_lines * self._step),
+                                     self.part_offset.eq(self.part_offset +
+                                                         self.part_lines * self._step)]
                         m.next = "START"
         return m

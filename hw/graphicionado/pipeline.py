@@ -39,7 +39,7 @@ __all__ = ["BASE_REGISTERS", "BASE_COUNTERS", "CHANNEL_COUNTERS", "registers", "
 # paper; here plain inputs). Bases are 64-byte line addresses.
 BASE_REGISTERS = ("num_vertices", "num_edges", "part_lines", "vprop_base", "vconst_base",
                   "edge_base", "table_base", "table_count", "active_base_a", "active_base_b",
-                  "max_iterations")
+                  "max_iterations", "num_slices", "slice_vertices", "vprop_next_base")
 
 # Status counters readable at the end of a run.
 BASE_COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edges",
@@ -54,10 +54,18 @@ CHANNEL_COUNTERS = ("reads", "writes", "refused")
 def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
     """The registers of a configuration: :data:`BASE_REGISTERS`, and per partition l the
     initial ActiveVertex count ``active_count_<l>`` (frontier algorithms) or, for full edge
-    access, the first edge id ``edge_part_<l * r + k>`` of reader k's edges in partition l
-    (r edge readers; the last, ``edge_part_<L * r>``, is the edge count)."""
+    access, the first edge id ``edge_part_<(s * L + l) * r + k>`` of reader k's edges in
+    partition l of slice s (r edge readers; the last, ``edge_part_<max_slices * L * r>``, is
+    the edge count).
+
+    Graph slicing (§VI.A): ``num_slices`` slices (1 to ``max_slices``) of ``slice_vertices``
+    destinations each (a multiple of 16 L). Full edge access reads VProperty at
+    ``vprop_base`` in even iterations and at ``vprop_next_base`` in odd ones, and apply
+    writes the other: with slices, a later slice must still read the values the iteration
+    started with (the host sets both bases equal when unsliced)."""
     if cfg.algorithm.full_edge_access:
-        extra = tuple(f"edge_part_{i}" for i in range(cfg.partitions * cfg.edge_readers + 1))
+        groups = cfg.max_slices * cfg.partitions * cfg.edge_readers
+        extra = tuple(f"edge_part_{i}" for i in range(groups + 1))
     else:
         extra = tuple(f"active_count_{l}" for l in range(cfg.partitions))
     return BASE_REGISTERS + extra
@@ -172,9 +180,23 @@ class GraphicionadoPipeline(wiring.Component):
 
     def _wire_control(self, m, control, sources, destinations, crossbar, link):
         cfg = self._config
+        full = cfg.algorithm.full_edge_access
         regs = {name: getattr(self, name) for name in registers(cfg)}
+        # The current slice's vertex range, registered: the controller waits a few cycles
+        # after a slice changes before it starts a phase.
+        slice_first = Signal(32)
+        slice_end = Signal(32)
+        first_end = slice_first + regs["slice_vertices"]
+        m.d.sync += [slice_first.eq(control.slice * regs["slice_vertices"]),
+                     slice_end.eq(Mux(first_end < regs["num_vertices"], first_end,
+                                      regs["num_vertices"]))]
+        read_prop = Mux(control.parity, regs["vprop_next_base"], regs["vprop_base"]) \
+            if full else regs["vprop_base"]
+        write_prop = Mux(control.parity, regs["vprop_base"], regs["vprop_next_base"]) \
+            if full else regs["vprop_base"]
         m.d.comb += [
             control.start.eq(self.start),
+            control.num_slices.eq(regs["num_slices"]),
             control.num_vertices.eq(regs["num_vertices"]),
             control.max_iterations.eq(regs["max_iterations"]),
             self.busy.eq(control.busy), self.done.eq(control.done),
@@ -193,9 +215,10 @@ class GraphicionadoPipeline(wiring.Component):
                          for l in range(cfg.partitions)]
         for s, source in enumerate(sources):
             m.d.comb += [getattr(source, name).eq(regs[name])
-                         for name in ("num_vertices", "part_lines", "vprop_base", "vconst_base",
+                         for name in ("num_vertices", "part_lines", "vconst_base",
                                       "edge_base", "table_base", "table_count")]
-            m.d.comb += [source.load.eq(control.load), source.start.eq(control.start_process),
+            m.d.comb += [source.vprop_base.eq(read_prop), source.slice.eq(control.slice),
+                         source.load.eq(control.load), source.start.eq(control.start_process),
                          source.active_base.eq(Mux(control.parity, regs["active_base_b"],
                                                    regs["active_base_a"]))]
             readers = cfg.edge_readers
@@ -204,19 +227,23 @@ class GraphicionadoPipeline(wiring.Component):
                 m.d.comb += source.active_counts[j].eq(control.counts[part])
                 if not cfg.algorithm.full_edge_access:
                     continue
-                for k in range(readers):
-                    group = part * readers + k
-                    m.d.comb += [
-                        source.edge_starts[j * readers + k].eq(regs[f"edge_part_{group}"]),
-                        source.edge_ends[j * readers + k].eq(regs[f"edge_part_{group + 1}"])]
+                for slice_ in range(cfg.max_slices):
+                    for k in range(readers):
+                        group = (slice_ * cfg.partitions + part) * readers + k
+                        at = (slice_ * cfg.source_segments + j) * readers + k
+                        m.d.comb += [
+                            source.edge_starts[at].eq(regs[f"edge_part_{group}"]),
+                            source.edge_ends[at].eq(regs[f"edge_part_{group + 1}"])]
         for d, destination in enumerate(destinations):
             m.d.comb += [
                 destination.clear.eq(control.clear),
                 destination.start_process.eq(control.start_process),
                 destination.start_apply.eq(control.start_apply),
-                destination.num_vertices.eq(regs["num_vertices"]),
+                destination.num_vertices.eq(slice_end),
+                destination.slice_first.eq(slice_first),
+                destination.first_slice.eq(control.slice == 0),
                 destination.part_lines.eq(regs["part_lines"]),
-                destination.vprop_base.eq(regs["vprop_base"]),
+                destination.vprop_base.eq(write_prop),
                 destination.active_base.eq(Mux(control.parity, regs["active_base_a"],
                                                regs["active_base_b"])),
             ]
@@ -278,6 +305,10 @@ class _Controller(wiring.Component):
     """The phase sequencer of :class:`GraphicionadoPipeline` (§III: processing and apply
     alternate until no vertex is active), with the ActiveVertex counts of every partition.
 
+    With graph slicing (§VI.A) an iteration runs processing and apply once per slice
+    (``slice`` counts them), frontier algorithms loading the slice's EdgeIDTable first; the
+    iteration's new ActiveVertex counts are taken after the last slice's apply.
+
     Start pulses and idle checks are registers: both reach across the whole design. A phase's
     idle checks wait a few cycles for its start pulse to reach every stage; waiting a cycle
     more is safe because a drained phase stays drained.
@@ -288,11 +319,13 @@ class _Controller(wiring.Component):
         parts = cfg.partitions
         super().__init__({
             "start": In(1), "num_vertices": In(32), "max_iterations": In(32),
+            "num_slices": In(32),
             "initial_counts": In(32).array(parts), "new_counts": In(32).array(parts),
             "loaded": In(1), "cleared": In(1), "drained": In(1), "applied": In(1),
             "memory_idle": In(1),
             "load": Out(1), "clear": Out(1), "start_process": Out(1), "start_apply": Out(1),
             "busy": Out(1), "done": Out(1), "iterations": Out(32), "parity": Out(1),
+            "slice": Out(range(max(2, cfg.max_slices))),
             "counts": Out(32).array(parts), "active_total": Out(32),
             "in_load": Out(1), "in_process": Out(1), "in_apply": Out(1),
         })
@@ -304,33 +337,41 @@ class _Controller(wiring.Component):
         settle = Signal(3)
         settled = settle == 7
         stop = Signal()
+        sliced = Signal()
+        last_slice = Signal()
         ready = {name: Signal(name=f"{name}_r") for name in ("loaded", "cleared", "drained",
                                                                 "applied")}
         m.d.sync += [settle.eq(settle + ~settled), self.load.eq(0), self.clear.eq(0),
                      self.start_process.eq(0), self.start_apply.eq(0)]
         m.d.sync += [ready[name].eq(getattr(self, name) & self.memory_idle) for name in ready]
+        m.d.sync += [sliced.eq(self.num_slices > 1),
+                     last_slice.eq(self.slice + 1 >= self.num_slices)]
         m.d.comb += self.active_total.eq(sum(self.counts))
-        in_clear = Signal()
         with m.FSM(name="control") as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):
                     m.d.sync += [self.done.eq(0), self.iterations.eq(0), self.parity.eq(0),
-                                 settle.eq(0)]
+                                 self.slice.eq(0), settle.eq(0)]
                     m.d.sync += [count.eq(0 if full else initial)
                                  for count, initial in zip(self.counts, self.initial_counts)]
+                    # A sliced run loads each slice's EdgeIDTable before its processing.
                     if full:
                         m.d.sync += self.clear.eq(1)
                         m.next = "CLEAR"
                     else:
-                        m.d.sync += self.load.eq(1)
-                        m.next = "LOAD"
+                        with m.If(self.num_slices > 1):
+                            m.d.sync += self.clear.eq(1)
+                            m.next = "CLEAR"
+                        with m.Else():
+                            m.d.sync += self.load.eq(1)
+                            m.next = "LOAD"
             with m.State("LOAD"):
                 m.d.comb += self.in_load.eq(1)
                 with m.If(settled & ready["loaded"]):
                     m.d.sync += [self.clear.eq(1), settle.eq(0)]
                     m.next = "CLEAR"
             with m.State("CLEAR"):
-                m.d.comb += [self.in_load.eq(1), in_clear.eq(1)]
+                m.d.comb += self.in_load.eq(1)
                 with m.If(settled & ready["cleared"]):
                     m.next = "NEXT"
             with m.State("NEXT"):
@@ -342,6 +383,22 @@ class _Controller(wiring.Component):
                     m.d.sync += self.done.eq(1)
                     m.next = "IDLE"
                 with m.Else():
+                    m.next = "SLICE"
+            with m.State("SLICE"):
+                m.d.sync += settle.eq(0)
+                if full:
+                    m.d.sync += self.start_process.eq(1)
+                    m.next = "PROCESS"
+                else:
+                    with m.If(sliced):
+                        m.d.sync += self.load.eq(1)
+                        m.next = "LOAD_SLICE"
+                    with m.Else():
+                        m.d.sync += self.start_process.eq(1)
+                        m.next = "PROCESS"
+            with m.State("LOAD_SLICE"):
+                m.d.comb += self.in_load.eq(1)
+                with m.If(settled & ready["loaded"]):
                     m.d.sync += [self.start_process.eq(1), settle.eq(0)]
                     m.next = "PROCESS"
             with m.State("PROCESS"):
@@ -352,11 +409,15 @@ class _Controller(wiring.Component):
             with m.State("APPLY"):
                 m.d.comb += self.in_apply.eq(1)
                 with m.If(settled & ready["applied"]):
-                    m.d.sync += [self.iterations.eq(self.iterations + 1),
-                                 self.parity.eq(~self.parity)]
-                    if not full:
-                        m.d.sync += [count.eq(new) for count, new in zip(self.counts,
-                                                                         self.new_counts)]
-                    m.next = "NEXT"
+                    with m.If(last_slice):
+                        m.d.sync += [self.iterations.eq(self.iterations + 1),
+                                     self.parity.eq(~self.parity), self.slice.eq(0)]
+                        if not full:
+                            m.d.sync += [count.eq(new) for count, new in zip(self.counts,
+                                                                             self.new_counts)]
+                        m.next = "NEXT"
+                    with m.Else():
+                        m.d.sync += self.slice.eq(self.slice + 1)
+                        m.next = "SLICE"
         m.d.comb += self.busy.eq(~self.done & ~fsm.ongoing("IDLE"))
         return m

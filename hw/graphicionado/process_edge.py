@@ -40,6 +40,9 @@ class ProcessEdge(wiring.Component):
 
     Members
     -------
+    dst_base : ``In(32)``
+        Subtracted from ``dst >> dst_shift``: the first scratchpad index of the current graph
+        slice (§VI.A; 0 unsliced).
     i : ``In(stream.Signature(DestinedEdge if dst_prop else SourcedEdge))``
     o : ``Out(stream.Signature(Update))``
     """
@@ -52,6 +55,7 @@ class ProcessEdge(wiring.Component):
         self._unit = unit
         self._dst_shift = dst_shift
         super().__init__({
+            "dst_base": In(32),
             "i": In(stream.Signature(DestinedEdge if dst_prop else SourcedEdge)),
             "o": Out(stream.Signature(Update)),
         })
@@ -65,7 +69,7 @@ class ProcessEdge(wiring.Component):
             unit.i.valid.eq(self.i.valid),
             unit.i.payload.a.eq(self.i.payload.prop),
             unit.i.payload.b.eq(b),
-            unit.i.payload.tag.eq(edge.dst >> self._dst_shift),
+            unit.i.payload.tag.eq((edge.dst >> self._dst_shift) - self.dst_base),
             self.i.ready.eq(unit.i.ready),
             self.o.valid.eq(unit.o.valid),
             self.o.payload.dst.eq(unit.o.payload.tag),

@@ -161,6 +161,9 @@ class TempPropertyStream(wiring.Component):
     Members
     -------
     start : ``In(1)``; first : ``In(32)``; count : ``In(32)``; identity : ``In(32)``
+    id_base : ``In(32)``
+        Added to every vertex id: the first vertex of the graph slice the scratchpad holds
+        (§VI.A; 0 unsliced).
     busy : ``Out(1)``
     o : ``Out(stream.Signature(TempItem))``
         ``index`` is the vertex id.
@@ -181,7 +184,7 @@ class TempPropertyStream(wiring.Component):
         self._id_low = id_low
         super().__init__({
             "start": In(1), "first": In(32), "count": In(32), "identity": In(32),
-            "busy": Out(1),
+            "id_base": In(32), "busy": Out(1),
             "o": Out(stream.Signature(TempItem)),
             "read_addr": Out(index_width), "read_data": In(32),
             "write_addr": Out(index_width), "write_data": Out(32), "write_en": Out(1),
@@ -213,7 +216,8 @@ class TempPropertyStream(wiring.Component):
             m.d.sync += [next_index.eq(next_index + self._stride), left.eq(left - 1)]
         m.d.comb += [
             queue.i.valid.eq(data_valid),
-            queue.i.payload.index.eq((data_index << self._id_shift) | self._id_low),
+            queue.i.payload.index.eq(((data_index << self._id_shift) | self._id_low)
+                                     + self.id_base),
             queue.i.payload.temp.eq(data),
             # The entry just read is reset a cycle later, never at the address being read.
             self.write_en.eq(read_valid),

@@ -31,8 +31,13 @@ class SequentialVertexWrite(wiring.Component):
     Members
     -------
     start : ``In(1)``
-        Pulse: the next item goes to position 0 of the array at ``base``; clears ``written``.
+        Pulse: the next item goes to position ``first`` of the array at ``base``; clears
+        ``written``.
     base : ``In(addr_width)``
+    first : ``In(32)``
+        Items already in the array: the writes append after them, the first line's earlier
+        items left alone by the byte mask (graph slicing appends each slice's ActiveVertex
+        entries to one list).
     i : ``In(stream.Signature(32 * item_words))``
     flush : ``In(1)``
         Pulse after the last item: write the partial line, if any.
@@ -53,6 +58,7 @@ class SequentialVertexWrite(wiring.Component):
         super().__init__({
             "start": In(1),
             "base": In(addr_width),
+            "first": In(32),
             "i": In(stream.Signature(32 * item_words)),
             "flush": In(1),
             "busy": Out(1),
@@ -121,7 +127,9 @@ class SequentialVertexWrite(wiring.Component):
                              out_addr.eq(line_addr), line_addr.eq(line_addr + 1),
                              slot.eq(0), mask.eq(0), partial.eq(0)]
 
+        slot_bits = (items_per_line - 1).bit_length()
         with m.If(self.start):
-            m.d.sync += [line_addr.eq(self.base), slot.eq(0), mask.eq(0), partial.eq(0),
-                         self.written.eq(0)]
+            m.d.sync += [line_addr.eq(self.base + (self.first >> slot_bits)),
+                         slot.eq(self.first[:slot_bits] if slot_bits else 0), mask.eq(0),
+                         partial.eq(0), self.written.eq(0)]
         return m

@@ -54,7 +54,11 @@ class SourceStream(wiring.Component):
     -------
     load : ``In(1)``
         Pulse (frontier algorithms): load the stream's EdgeIDTable slice, ``table_count``
-        entries at ``table_base + index * ceil(table_count / 16)``.
+        entries at ``table_base + (slice * n + index) * ceil(table_count / 16)``.
+    slice : ``In(range(max_slices))``
+        The graph slice of the phase (§VI.A): each slice has its own EdgeIDTables (frontier
+        algorithms) or its own edge ranges and VConst degree words (full edge access, VConst
+        slice s at ``vconst_base + s * L * part_lines * const_words``).
     start : ``In(1)``
         Pulse: run the processing phase over the stream's partitions.
     <register> : ``In(32)`` for each of :data:`SOURCE_REGISTERS`
@@ -62,9 +66,9 @@ class SourceStream(wiring.Component):
         The ActiveVertex lists this iteration reads (partition l at ``2 * l * part_lines``).
     active_counts : ``In(32).array(segments)``
         Entries of the list of each partition the stream owns.
-    edge_starts, edge_ends : ``In(32).array(segments * edge_readers)``
-        Full edge access: the edge-id range of reader k in the stream's j-th partition, at
-        ``j * edge_readers + k``.
+    edge_starts, edge_ends : ``In(32).array(max_slices * segments * edge_readers)``
+        Full edge access: the edge-id range of reader k in the stream's j-th partition in
+        slice s, at ``(s * segments + j) * edge_readers + k``.
     o : ``Out(stream.Signature(SourcedEdge)).array(config.source_outputs)``
     busy : ``Out(1)``
         A vertex or an edge of the phase is still inside.
@@ -80,11 +84,13 @@ class SourceStream(wiring.Component):
         self._config = config
         self._index = index
         segments = config.source_segments
+        ranges = config.max_slices * segments * config.edge_readers
         members = {
             "load": In(1), "start": In(1), "active_base": In(32),
+            "slice": In(range(max(2, config.max_slices))),
             "active_counts": In(32).array(segments),
-            "edge_starts": In(32).array(segments * config.edge_readers),
-            "edge_ends": In(32).array(segments * config.edge_readers),
+            "edge_starts": In(32).array(ranges),
+            "edge_ends": In(32).array(ranges),
             "o": Out(stream.Signature(SourcedEdge)).array(config.source_outputs),
             "busy": Out(1), "loading": Out(1), "error": Out(1),
             "stall_p1": Out(1), "stall_p2": Out(1),
@@ -171,7 +177,8 @@ class SourceStream(wiring.Component):
         table_lines = (self.table_count + 15) >> 4
         m.d.comb += [
             table_read.start.eq(self.load),
-            table_read.base.eq(self.table_base + table_lines * self._index),
+            table_read.base.eq(self.table_base + table_lines *
+                               (self.slice * cfg.streams_src + self._index)),
             table_read.count.eq(self.table_count),
             table.table_write_addr.eq(table_read.o.payload.index),
             table.table_write_data.eq(table_read.o.payload.data),
@@ -218,8 +225,10 @@ class SourceStream(wiring.Component):
         m.submodules.src_const_read = src_const = self._svr(cfg.const_words, shift)
         wiring.connect(m, src_prop.mem, wiring.flipped(self.src_prop_read_mem))
         wiring.connect(m, src_const.mem, wiring.flipped(self.src_const_read_mem))
+        const_slice_lines = self.part_lines * (cfg.partitions * cfg.const_words)
         for reader, base, words in ((src_prop, self.vprop_base, 1),
-                                    (src_const, self.vconst_base, cfg.const_words)):
+                                    (src_const, self.vconst_base + self.slice * const_slice_lines,
+                                     cfg.const_words)):
             m.d.comb += [
                 reader.start.eq(walk.seg_start),
                 reader.base.eq(base + walk.offset * words),
@@ -246,7 +255,7 @@ class SourceStream(wiring.Component):
             wiring.connect(m, merge.o, wiring.flipped(self.o[k]))
             # One edge job per partition: the reader's whole range, offered at its start.
             job_pending = Signal(name=f"job_pending{suffix}")
-            at = walk.segment * readers + k
+            at = (self.slice * cfg.source_segments + walk.segment) * readers + k
             with m.If(edge_read.i.ready):
                 m.d.sync += job_pending.eq(0)
             with m.If(walk.seg_start):
