@@ -61,8 +61,10 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_graphicionado_streams.py --json build/bench/graphicionado-streams.json
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --set streams_src=2 \
 		--set streams_dst=2 --target ecp5 --json build/bench/graphicionado-pagerank-2x2-ecp5.json
-	$(GRAPHGEN) synth --design graphicionado-crossbar --set streams_src=8 --set streams_dst=8 \
-		--target asic --json build/bench/graphicionado-crossbar-8x8-asic.json
+	$(BIN)/python bench/bench_graphicionado_slicing.py --json build/bench/graphicionado-slicing.json
+	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --set streams_src=8 \
+		--set streams_dst=8 --set edge_readers=2 --set memory_channels=8 --target asic \
+		--per-unit --json build/bench/graphicionado-pagerank-8x8-asic.json
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --target ecp5 --seeds 3 \
 		--json build/bench/graphicionado-pagerank-ecp5.json
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --target asic \

@@ -65,6 +65,7 @@ def main():
         algo = rng.choice(ALGOS)
         spec, graph = random_graph(rng)
         root = int(rng.randrange(graph.num_vertices)) if algo in ("bfs", "sssp") else None
+        slices = None
         seed = rng.randrange(1, 1 << 16)
         n, m, readers, channels = rng.choice(SHAPES)
         memory = random_memory(rng, 1 if runs % 2 else channels)
@@ -81,12 +82,16 @@ def main():
         else:
             config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
                                          stall_injection=30, streams_src=n, streams_dst=m,
-                                         edge_readers=readers, memory_channels=channels)
+                                         edge_readers=readers, memory_channels=channels,
+                                         max_slices=8)
             iters = rng.randint(1, 4) if algo == "pagerank" else None
+            # Graph slicing (§VI.A) asked in three runs of four (slices of a multiple of
+            # 16 x max(n, m) vertices: a small graph may still fit in one).
+            slices = rng.choice([None, 2, 3, 8])
             run = lambda: simulate(graph, algo, config, root=root, iters=iters,  # noqa: E731
-                                   memory=memory, seed=seed)
+                                   memory=memory, seed=seed, slices=slices)
             design = "graphicionado"
-            label = f"graphicionado {n}x{m} r{readers} c{channels}"
+            label = f"graphicionado {n}x{m} r{readers} c{channels} s{slices or 1}"
         runs += 1
         try:
             report = run()
@@ -103,6 +108,7 @@ def main():
                             if key != "algo")
             print(f"     rerun: graphgen sim --design {design} --algo {algo} --graph '{spec}'"
                   f"{f' --root {root}' if root is not None else ''}"
+                  f"{f' --slices {slices}' if design == 'graphicionado' and slices else ''}"
                   f"{f' --iters {iters}' if iters else ''} {sets} --seed {seed} " +
                   " ".join(f"--mem {key}={value}" for key, value in memory.as_dict().items()
                            if value != ""),

@@ -55,6 +55,15 @@ def test_verilog_passes_verilator_lint(tmp_path):
       "--mem", "channels=2"], "depgraph has one memory port"),
     (["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", "kron:scale=4",
       "--mem", "channels=5"], "channels must be a power of two"),
+    (["sim", "--design", "depgraph", "--algo", "bfs", "--graph", "kron:scale=4",
+      "--slices", "2"], "--slices is graph slicing of graphicionado"),
+    (["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", "kron:scale=4",
+      "--slices", "0"], "slices must be at least 1"),
+    (["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", "kron:scale=9",
+      "--set", "max_vertices=256", "--set", "max_slices=2"],
+     "EdgeIDTable covers table_vertices=256"),
+    (["verilog", "--design", "graphicionado", "--set", "max_slices=0", "-o", "x.v"],
+     "max_slices must be between 1 and 64"),
 ])
 def test_bad_input_is_one_line_and_status_2(tmp_path, argv, fragment):
     result = subprocess.run([sys.executable, "-m", "graphgen.cli", *argv], capture_output=True,
@@ -148,4 +157,4 @@ def test_sim_mismatch_and_bad_graph_exit_codes(tmp_path):
                             cwd=tmp_path,
                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
     assert result.returncode == 2
-    assert "scratchpad holds 256" in result.stderr
+    assert "need 2 slices of 256 but the design runs at most max_slices=1" in result.stderr

@@ -17,7 +17,7 @@ MemoryInterconnect`: ``memory_channels`` tagged ports, lines interleaved across 
 behind a round-robin arbiter.
 """
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -347,6 +347,9 @@ class _Controller(wiring.Component):
         m.d.sync += [sliced.eq(self.num_slices > 1),
                      last_slice.eq(self.slice + 1 >= self.num_slices)]
         m.d.comb += self.active_total.eq(sum(self.counts))
+        # Frontier algorithms load the EdgeIDTable once, or per slice when sliced.
+        load_once = Const(0) if full else self.num_slices <= 1
+        load_each = Const(0) if full else sliced
         with m.FSM(name="control") as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):
@@ -355,16 +358,12 @@ class _Controller(wiring.Component):
                     m.d.sync += [count.eq(0 if full else initial)
                                  for count, initial in zip(self.counts, self.initial_counts)]
                     # A sliced run loads each slice's EdgeIDTable before its processing.
-                    if full:
+                    with m.If(load_once):
+                        m.d.sync += self.load.eq(1)
+                        m.next = "LOAD"
+                    with m.Else():
                         m.d.sync += self.clear.eq(1)
                         m.next = "CLEAR"
-                    else:
-                        with m.If(self.num_slices > 1):
-                            m.d.sync += self.clear.eq(1)
-                            m.next = "CLEAR"
-                        with m.Else():
-                            m.d.sync += self.load.eq(1)
-                            m.next = "LOAD"
             with m.State("LOAD"):
                 m.d.comb += self.in_load.eq(1)
                 with m.If(settled & ready["loaded"]):
@@ -386,16 +385,12 @@ class _Controller(wiring.Component):
                     m.next = "SLICE"
             with m.State("SLICE"):
                 m.d.sync += settle.eq(0)
-                if full:
+                with m.If(load_each):
+                    m.d.sync += self.load.eq(1)
+                    m.next = "LOAD_SLICE"
+                with m.Else():
                     m.d.sync += self.start_process.eq(1)
                     m.next = "PROCESS"
-                else:
-                    with m.If(sliced):
-                        m.d.sync += self.load.eq(1)
-                        m.next = "LOAD_SLICE"
-                    with m.Else():
-                        m.d.sync += self.start_process.eq(1)
-                        m.next = "PROCESS"
             with m.State("LOAD_SLICE"):
                 m.d.comb += self.in_load.eq(1)
                 with m.If(settled & ready["loaded"]):
