@@ -101,6 +101,8 @@ def cmd_synth(args) -> int:
         raise UsageError(f"--liberty {args.liberty}: no such file")
     if args.per_unit and args.target != "asic":
         raise UsageError("--per-unit is built for --target asic only")
+    if args.jobs is not None and not args.per_unit:
+        raise UsageError("--jobs is for --per-unit synthesis")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
     top = design.top(config)

@@ -73,9 +73,9 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     ActiveVertex lists are stored partition by partition. Frontier algorithms: the edges are
     grouped by source stream (srcid mod n, then srcid, dstid), and each source stream has an
     EdgeIDTable slice indexed by ``srcid >> log2(n)``. Full edge access: the edges are grouped
-    by partition and edge reader (srcid mod L, dstid mod r, then srcid, dstid; r edge
-    readers, §V.B), the first edge id of each group in the ``edge_part_<l * r + k>``
-    registers, and VConst holds (1/outdeg, the edges of each reader) per vertex, in a
+    by slice, partition and edge reader (srcid mod L, dstid mod r, then srcid, dstid; r edge
+    readers, §V.B), the first edge id of each group in the register
+    ``edge_part_<(s * L + l) * r + k>`` (slice s), and VConst holds (1/outdeg, the edges of each reader) per vertex, in a
     power-of-two number of words.
 
     ``slice_vertices`` (a multiple of 16 L; None: one slice) cuts the destinations into

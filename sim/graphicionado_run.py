@@ -18,7 +18,7 @@ from hw.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.pipeline import counter_names
 from hw.graphicionado.sim_top import GraphicionadoSimTop, SimMemoryConfig
-from sim.dram_run import run_with_dram
+from sim.dram_run import RunFailure, run_with_dram
 from sim.graphicionado_check import expected_values
 from sim.graphicionado_image import build_image
 from sim.harness import DEFAULT_BUILD_ROOT
@@ -147,10 +147,15 @@ def plan_slices(num_vertices: int, config: GraphicionadoConfig,
         if slices < 1:
             raise ConfigError(f"slices must be at least 1, not {slices}")
         size = max(align, -(-(-(-num_vertices // slices)) // align) * align)
-        if size > max(capacity, config.max_vertices if slices == 1 else 0):
-            raise ConfigError(f"{slices} slices of {num_vertices} vertices need {size} "
-                              f"destinations per slice (a multiple of {align}), more than "
-                              f"the scratchpad's {config.max_vertices}")
+        if min(size, num_vertices) > config.max_vertices:
+            raise ConfigError(f"{slices} slice{'s' * (slices > 1)} of {num_vertices} vertices "
+                              f"need {size} destinations per slice (a multiple of {align}), "
+                              f"more than the scratchpad's {config.max_vertices}")
+        if -(-num_vertices // size) != slices:
+            raise ConfigError(f"{num_vertices} vertices do not make {slices} slices: a slice "
+                              f"is a multiple of {align} vertices (16 x {config.partitions} "
+                              f"partitions), so slices of {size} make "
+                              f"{-(-num_vertices // size)}")
     needed = -(-num_vertices // size)
     if needed > config.max_slices:
         raise ConfigError(f"the graph's {num_vertices} vertices need {needed} slices of "
@@ -229,6 +234,11 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                         error_text="an edge out of source order in the graph image",
                         keep=keep)
     outcome, values = run.outcome, image.vertex_values(run.words)
+    if image.double_vprop and outcome["iterations"] != reference.iterations:
+        # The result's VProperty array was chosen by the golden model's iteration count.
+        raise RunFailure(f"the pipeline ran {outcome['iterations']} iterations, the golden "
+                         f"model {reference.iterations}: VProperty alternates between two "
+                         f"arrays, so the values read back would be the wrong ones")
 
     expected = np.asarray(reference.values)
     expected_bits = expected.view(np.uint32) if expected.dtype == np.float32 else \

@@ -2,6 +2,8 @@
 SciPy; quick to run, it guards the pipeline's logic. The cocotb tests run the same design as
 Verilog against the golden model."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import scipy.sparse as sparse
@@ -261,8 +263,13 @@ def test_slicing_refuses_what_cannot_run():
     with pytest.raises(ConfigError, match="need 2 slices of 64 but the design runs at most "
                                           "max_slices=1"):
         plan_slices(100, GraphicionadoConfig(max_vertices=64, table_vertices=128))
-    with pytest.raises(ConfigError, match="1 slices of 100 vertices need 112 destinations"):
+    with pytest.raises(ConfigError, match="1 slice of 100 vertices need 112 destinations"):
         plan_slices(100, config, slices=1)
+    with pytest.raises(ConfigError, match=r"100 vertices do not make 8 slices: a slice is a "
+                                          r"multiple of 16 vertices .* slices of 16 make 7"):
+        plan_slices(100, config, slices=8)
+    # One slice of a graph the scratchpad holds, though a slice's size rounds up past it.
+    assert plan_slices(100, dataclasses.replace(config, max_vertices=100), slices=1) == 112
     with pytest.raises(ConfigError, match="graph slicing needs slices of a multiple of 64"):
         plan_slices(100, GraphicionadoConfig(max_vertices=48, table_vertices=128,
                                              streams_dst=4, max_slices=8))

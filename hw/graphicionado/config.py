@@ -35,9 +35,9 @@ class GraphicionadoConfig(DesignConfig):
         (§V.C: each edge to the one holding the fewest; with ``dst_property_read``).
     max_vertices : int
         Scratchpad size in vertices, over all destination streams (VTempProperty: each
-        destination stream holds ``ceil(max_vertices / m)``; each source stream's EdgeIDTable
-        ``ceil(max_vertices / n / coarsening) + 1`` entries). A graph with more vertices runs
-        in slices of at most this many destinations (``max_slices``).
+        destination stream holds ``ceil(max_vertices / m)``; the EdgeIDTable is sized by
+        ``table_vertices``). A graph with more vertices runs in slices of at most this many
+        destinations (``max_slices``).
     table_vertices : int
         Source vertices the EdgeIDTable covers, the graph's limit for frontier algorithms
         (0: ``max_vertices``): each source stream's table has ``ceil(table_vertices / n /
@@ -140,7 +140,8 @@ class GraphicionadoConfig(DesignConfig):
             if not 1 <= getattr(self, name) <= 256:
                 raise ConfigError(f"{name} must be between 1 and 256, not {getattr(self, name)}")
         if not is_power_of_two(self.coarsening) or self.coarsening > self.edge_table_vertices:
-            raise ConfigError(f"coarsening must be a power of two not above max_vertices, "
+            raise ConfigError(f"coarsening must be a power of two not above table_vertices "
+                              f"(max_vertices unless set), "
                               f"not {self.coarsening}")
         if not 2 <= self.memory_outstanding <= 1024:
             raise ConfigError(f"memory_outstanding must be between 2 and 1024, "

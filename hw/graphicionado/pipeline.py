@@ -182,12 +182,14 @@ class GraphicionadoPipeline(wiring.Component):
         cfg = self._config
         full = cfg.algorithm.full_edge_access
         regs = {name: getattr(self, name) for name in registers(cfg)}
-        # The current slice's vertex range, registered: the controller waits a few cycles
-        # after a slice changes before it starts a phase.
+        # The current slice's vertex range, registered from the slice number: valid the cycle
+        # a slice's processing starts; only the destination streams' apply, clear and
+        # Process_Edge (an edge comes a memory latency later) use it.
         slice_first = Signal(32)
         slice_end = Signal(32)
-        first_end = slice_first + regs["slice_vertices"]
-        m.d.sync += [slice_first.eq(control.slice * regs["slice_vertices"]),
+        first = control.slice * regs["slice_vertices"]
+        first_end = first + regs["slice_vertices"]
+        m.d.sync += [slice_first.eq(first),
                      slice_end.eq(Mux(first_end < regs["num_vertices"], first_end,
                                       regs["num_vertices"]))]
         read_prop = Mux(control.parity, regs["vprop_next_base"], regs["vprop_base"]) \
@@ -344,12 +346,24 @@ class _Controller(wiring.Component):
         m.d.sync += [settle.eq(settle + ~settled), self.load.eq(0), self.clear.eq(0),
                      self.start_process.eq(0), self.start_apply.eq(0)]
         m.d.sync += [ready[name].eq(getattr(self, name) & self.memory_idle) for name in ready]
+        # A slice count past the design's max_slices ends at its last slice.
         m.d.sync += [sliced.eq(self.num_slices > 1),
-                     last_slice.eq(self.slice + 1 >= self.num_slices)]
+                     last_slice.eq((self.slice + 1 >= self.num_slices) |
+                                   (self.slice == cfg.max_slices - 1))]
         m.d.comb += self.active_total.eq(sum(self.counts))
         # Frontier algorithms load the EdgeIDTable once, or per slice when sliced.
         load_once = Const(0) if full else self.num_slices <= 1
         load_each = Const(0) if full else sliced
+
+        def begin_slice():
+            m.d.sync += settle.eq(0)
+            with m.If(load_each):
+                m.d.sync += self.load.eq(1)
+                m.next = "LOAD_SLICE"
+            with m.Else():
+                m.d.sync += self.start_process.eq(1)
+                m.next = "PROCESS"
+
         with m.FSM(name="control") as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):
@@ -382,15 +396,10 @@ class _Controller(wiring.Component):
                     m.d.sync += self.done.eq(1)
                     m.next = "IDLE"
                 with m.Else():
-                    m.next = "SLICE"
+                    begin_slice()
             with m.State("SLICE"):
-                m.d.sync += settle.eq(0)
-                with m.If(load_each):
-                    m.d.sync += self.load.eq(1)
-                    m.next = "LOAD_SLICE"
-                with m.Else():
-                    m.d.sync += self.start_process.eq(1)
-                    m.next = "PROCESS"
+                # The next slice, a cycle after its number changed.
+                begin_slice()
             with m.State("LOAD_SLICE"):
                 m.d.comb += self.in_load.eq(1)
                 with m.If(settled & ready["loaded"]):
