@@ -42,10 +42,13 @@ SHAPES = ((1, 1, 1, 1), (2, 2, 1, 2), (4, 2, 2, 4), (2, 4, 3, 2), (8, 8, 1, 4), 
 def random_graph(rng: random.Random) -> tuple[str, golden.Graph]:
     seed = rng.randrange(1 << 30)
     kind = rng.choice(["kron", "rmat", "uniform", "grid", "scalefree"])
+    vertices = rng.randint(16, 2048)
+    # A simple directed graph on n vertices has at most n (n - 1) edges.
+    edges = min(rng.randint(16, 20000), vertices * (vertices - 1))
     spec = {
         "kron": f"kron:scale={rng.randint(6, 11)},ef={rng.choice([2, 8, 16])},seed={seed}",
         "rmat": f"rmat:scale={rng.randint(6, 11)},ef={rng.choice([2, 8, 16])},seed={seed}",
-        "uniform": f"uniform:n={rng.randint(16, 2048)},m={rng.randint(16, 20000)},seed={seed}",
+        "uniform": f"uniform:n={vertices},m={edges},seed={seed}",
         "grid": f"grid:rows={rng.randint(2, 40)},cols={rng.randint(2, 40)},seed={seed}",
         "scalefree": f"scalefree:n={rng.randint(1000, 2048)},seed={seed}",
     }[kind] + ",weights=1:1000"
