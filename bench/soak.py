@@ -88,9 +88,13 @@ def main():
                                          edge_readers=readers, memory_channels=channels,
                                          max_slices=8)
             iters = rng.randint(1, 4) if algo == "pagerank" else None
-            # Graph slicing (§VI.A) asked in three runs of four (slices of a multiple of
-            # 16 x max(n, m) vertices: a small graph may still fit in one).
-            slices = rng.choice([None, 2, 3, 8])
+            # Graph slicing (§VI.A) in three runs of four: about 2, 3 or 8 slices, as many as
+            # slices of a multiple of 16 x max(n, m) vertices make (a small graph: one).
+            asked = rng.choice([None, 2, 3, 8])
+            if asked:
+                align = 16 * max(n, m)
+                size = -(-(-(-graph.num_vertices // asked)) // align) * align
+                slices = -(-graph.num_vertices // size)
             run = lambda: simulate(graph, algo, config, root=root, iters=iters,  # noqa: E731
                                    memory=memory, seed=seed, slices=slices)
             design = "graphicionado"
