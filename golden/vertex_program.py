@@ -37,7 +37,8 @@ import numpy as np
 
 from .graph import Graph, GraphError
 
-__all__ = ["VertexProgram", "Setup", "Result", "execute", "active_edge_ids"]
+__all__ = ["VertexProgram", "Setup", "Result", "execute", "active_edge_ids",
+           "iteration_counters"]
 
 #: edges x property elements handled per processing chunk (bounds temporary memory)
 CHUNK_ELEMENTS = 1 << 24
@@ -92,6 +93,19 @@ class Result:
     values: np.ndarray
     iterations: int
     counters: dict = field(default_factory=dict)
+
+
+def iteration_counters(counts: dict[str, list[int]], converged: bool) -> dict:
+    """The counters every executor reports, from its per-iteration ``active``, ``edges``
+    and ``updates`` lists."""
+    return {
+        "edges_processed": int(sum(counts["edges"])),
+        "vertex_updates": int(sum(counts["updates"])),
+        "active_per_iteration": counts["active"],
+        "edges_per_iteration": counts["edges"],
+        "updates_per_iteration": counts["updates"],
+        "converged": converged,
+    }
 
 
 def active_edge_ids(offsets: np.ndarray, active: np.ndarray) -> np.ndarray:
@@ -166,12 +180,5 @@ def execute(program: VertexProgram, graph: Graph, setup: Setup,
         counts["active"].append(num_active)
         counts["edges"].append(edges)
         counts["updates"].append(updates)
-    counters = {
-        "edges_processed": int(sum(counts["edges"])),
-        "vertex_updates": int(sum(counts["updates"])),
-        "active_per_iteration": counts["active"],
-        "edges_per_iteration": counts["edges"],
-        "updates_per_iteration": counts["updates"],
-        "converged": not changed_any,
-    }
-    return Result(values=vprop, iterations=iterations, counters=counters)
+    return Result(values=vprop, iterations=iterations,
+                  counters=iteration_counters(counts, not changed_any))

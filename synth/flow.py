@@ -288,7 +288,7 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
     at a time, in ``build_dir/units/<part>``; the figures are their sums, with ``units``
     giving each top-level unit's area and share."""
     from concurrent.futures import ThreadPoolExecutor
-    from .units import plan_parts
+    from .units import MAX_UNIT_BYTES, plan_parts
     parts = plan_parts((build_dir / verilog).read_text(), top)
 
     def run(part):
@@ -324,9 +324,9 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
     for unit in units.values():
         unit["share"] = unit["area_total_um2_with_model"] / total if total else 0.0
     notes = [f"per-unit synthesis: {len(parts)} Yosys runs (each submodule of {top} with "
-             f"all below it, a unit over 3 MB of Verilog cut again; each module's own logic "
-             f"with its submodules as black boxes); no optimisation across unit boundaries, "
-             f"the area is the sum"]
+             f"all below it, a unit over {MAX_UNIT_BYTES / 1e6:g} MB of Verilog cut again; "
+             f"each module's own logic with its submodules as black boxes); no optimisation "
+             f"across unit boundaries, the area is the sum"]
     if unmapped:
         notes.append(f"cells not in the Liberty file, counted with no area: "
                      f"{', '.join(sorted(unmapped))}")

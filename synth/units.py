@@ -22,7 +22,10 @@ import re
 from .tools import SynthError
 
 
-__all__ = ["Part", "split_modules", "plan_parts"]
+__all__ = ["MAX_UNIT_BYTES", "Part", "split_modules", "plan_parts"]
+
+# A unit with more Verilog than this is cut again at its submodules.
+MAX_UNIT_BYTES = 3_000_000
 
 _MODULE = re.compile(r"^module\s+(\\\S+|[A-Za-z_][A-Za-z0-9_$]*)")
 
@@ -95,7 +98,7 @@ def _subtree(name: str, modules: dict[str, str]) -> list[str]:
     return [other for other in modules if other == name or other.startswith(name + ".")]
 
 
-def plan_parts(text: str, top: str, max_unit_bytes: int = 3_000_000) -> list[Part]:
+def plan_parts(text: str, top: str, max_unit_bytes: int = MAX_UNIT_BYTES) -> list[Part]:
     """The Yosys runs that together synthesize module ``top`` of ``text`` once: the top's glue
     and one part per unit, a unit larger than ``max_unit_bytes`` of Verilog being replaced by
     its own glue and its submodules' parts, recursively. Largest first.

@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Graph, GraphError
-from ..vertex_program import Result, Setup, VertexProgram, active_edge_ids
+from ..vertex_program import (Result, Setup, VertexProgram, active_edge_ids,
+                              iteration_counters)
 
 
 __all__ = ["slices_needed", "slice_bounds", "slice_of", "sliced_edges", "execute_sliced"]
@@ -123,12 +124,7 @@ def execute_sliced(program: VertexProgram, graph: Graph, setup: Setup, slice_ver
         counts["edges"].append(edges)
         counts["updates"].append(updates)
     counters = {
-        "edges_processed": int(sum(counts["edges"])),
-        "vertex_updates": int(sum(counts["updates"])),
-        "active_per_iteration": counts["active"],
-        "edges_per_iteration": counts["edges"],
-        "updates_per_iteration": counts["updates"],
-        "converged": not changed_any,
+        **iteration_counters(counts, not changed_any),
         "slices": len(slices),
         "vertex_visits": int(sum(counts["visits"])),
         "visits_per_iteration": counts["visits"],
