@@ -42,15 +42,21 @@ CF (all active; float32 vectors of K elements; ``iters`` default 10)
     ``np.random.default_rng(seed)`` (float32, shape (n, K)).  Per edge (u, v, rating),
     every operation rounding to float32::
 
-        dot = +0.0;  for k in 0..K-1: dot = dot + (p[u][k] * p[v][k])   # sequential
-        err = rating - dot
+        x[k] = p[u][k] * p[v][k]                 # K products
+        dot  = pairwise_sum(x)                   # a tree of adds, below
+        err  = rating - dot
         res[k] = err * p[u][k]                                          # Process_Edge
         temp[v][k] = temp[v][k] + res[k]        # Reduce: from +0.0, in edge-id order
 
     and per vertex ``p[v][k] = p[v][k] + (gamma * (temp[v][k] - (lam * p[v][k])))``
-    (Apply), with gamma and lam rounded to float32 first.  Full gradient descent diverges
-    when gamma times the largest degree approaches 1; the default gamma (0.0005) suits
-    degrees up to a few hundred.
+    (Apply), with gamma and lam rounded to float32 first.  ``pairwise_sum`` pads x with
+    +0.0 to a power of two and adds neighbours level by level: (x0 + x1), (x2 + x3), ...,
+    then ((x0 + x1) + (x2 + x3)), ... .  That is the order of the RTL's dot product
+    (:class:`hw.graphicionado.cf_process_edge.CFProcessEdge`), which sums each 8-lane flit
+    with a tree of adders and then the flits' sums pairwise, so the RTL can match this
+    model bit for bit at one flit per cycle; a sequential sum would chain K dependent adds
+    per edge.  Full gradient descent diverges when gamma times the largest degree
+    approaches 1; the default gamma (0.0005) suits degrees up to a few hundred.
 """
 
 from __future__ import annotations
@@ -64,7 +70,7 @@ from .graph import MAX_UINT32, Graph, GraphError
 from .vertex_program import Result, Setup, VertexProgram, execute
 
 __all__ = ["ALGORITHMS", "ALPHA", "ONE_MINUS_ALPHA", "UNREACHED", "PROGRAMS", "run",
-           "cf_program", "cf_rmse", "pagerank_inv_outdeg"]
+           "cf_program", "cf_rmse", "pairwise_sum", "pagerank_inv_outdeg"]
 
 ALGORITHMS = ("bfs", "sssp", "pagerank", "cc", "cf")
 ALPHA = np.float32(0.85)
@@ -153,10 +159,7 @@ def cf_program(K: int = 32, gamma: float = CF_DEFAULTS["gamma"],
     def process_edge(rating: np.ndarray, p_u: np.ndarray, _: Any, p_v: np.ndarray
                      ) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):   # IEEE results, as the RTL
-            dot = np.zeros(p_u.shape[0], dtype=np.float32)
-            for k in range(K):                      # sequential fp32 accumulation
-                dot += p_u[:, k] * p_v[:, k]
-            err = rating - dot
+            err = rating - pairwise_sum(p_u * p_v)
             return err[:, None] * p_u
 
     def apply(p: np.ndarray, temp: np.ndarray, _: Any) -> np.ndarray:
@@ -175,6 +178,19 @@ def cf_program(K: int = 32, gamma: float = CF_DEFAULTS["gamma"],
     return VertexProgram(name="cf", dtype=np.float32, identity=np.float32(0.0), reduce=np.add,
                          process_edge=process_edge, apply=apply, init=init, all_active=True,
                          uses_dst_property=True, property_shape=(K,))
+
+
+def pairwise_sum(x: np.ndarray) -> np.ndarray:
+    """Sum the rows of float32 ``x`` (shape (n, K)) as CF's dot product does: padded with
+    +0.0 to a power-of-two width, neighbours added level by level."""
+    x = np.asarray(x, dtype=np.float32)
+    width = 1 << max(0, x.shape[1] - 1).bit_length()
+    if width != x.shape[1]:
+        x = np.concatenate([x, np.zeros((x.shape[0], width - x.shape[1]), np.float32)], axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        while x.shape[1] > 1:
+            x = x[:, 0::2] + x[:, 1::2]
+    return x[:, 0]
 
 
 def cf_rmse(graph: Graph, values: np.ndarray) -> float:

@@ -10,7 +10,7 @@ from amaranth.lib import data
 
 
 __all__ = ["EDGE_WORDS", "ActiveVertex", "EdgeJob", "Edge", "SourcedEdge", "DestinedEdge",
-           "Update"]
+           "Update", "flit_index_width", "edge_flit", "update_flit"]
 
 EDGE_WORDS = 4
 
@@ -32,3 +32,24 @@ DestinedEdge = data.StructLayout({"edge": Edge, "prop": 32, "const": 32, "dst_pr
 
 # Process_Edge's result for a destination (P5 → P6).
 Update = data.StructLayout({"dst": 32, "value": 32})
+
+
+def flit_index_width(flits: int) -> int:
+    """Bits of a flit's index within its packet (at least 1)."""
+    return max(1, (flits - 1).bit_length())
+
+
+def edge_flit(lanes: int, flits: int) -> data.StructLayout:
+    """One flit of an edge packet with large properties (§IV.E): the edge, the flit's index
+    in the packet, and ``lanes`` words of the source's property with the same words of the
+    destination's (stage P4 fills ``dst_prop``)."""
+    words = data.ArrayLayout(32, lanes)
+    return data.StructLayout({"edge": Edge, "flit": flit_index_width(flits),
+                              "src_prop": words, "dst_prop": words})
+
+
+def update_flit(lanes: int, flits: int) -> data.StructLayout:
+    """One flit of Process_Edge's update packet for a destination (P5 → P6): the
+    destination's scratchpad index, the flit's index, ``lanes`` words of the value."""
+    return data.StructLayout({"dst": 32, "flit": flit_index_width(flits),
+                              "value": data.ArrayLayout(32, lanes)})
