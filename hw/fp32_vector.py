@@ -48,6 +48,8 @@ class FP32Lanes(wiring.Component):
         ``"add"`` or ``"mul"``.
     lanes : int
     tag_width : int
+    **options
+        For each lane's unit (``lzc_stage`` of :class:`hw.fp32.FP32Adder`).
 
     Members
     -------
@@ -57,14 +59,13 @@ class FP32Lanes(wiring.Component):
         The unit's latency.
     """
 
-    def __init__(self, op: str, lanes: int, tag_width: int = 0):
+    def __init__(self, op: str, lanes: int, tag_width: int = 0, **options):
         if op not in _UNITS:
             raise ConfigError(f"FP32Lanes: op must be one of {', '.join(_UNITS)}, not {op!r}")
         _check_lanes("FP32Lanes", lanes)
-        self._op = op
-        self._lanes = lanes
-        self._tag_width = tag_width
-        self.latency = _UNITS[op].latency
+        self._units = [_UNITS[op](tag_width=tag_width if k == 0 else 0, **options)
+                       for k in range(lanes)]
+        self.latency = self._units[0].latency
         flit = lanes_layout(lanes)
         super().__init__({
             "i": In(stream.Signature(data.StructLayout({"a": flit, "b": flit,
@@ -75,8 +76,7 @@ class FP32Lanes(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        for k in range(self._lanes):
-            unit = _UNITS[self._op](tag_width=self._tag_width if k == 0 else 0)
+        for k, unit in enumerate(self._units):
             m.submodules[f"lane{k}"] = unit
             m.d.comb += [
                 unit.i.valid.eq(self.i.valid),

@@ -76,3 +76,37 @@ def test_apply_pagerank(pause):
     bench.check_equal(bench.received["o_prop"], [pagerank_model(t) for t in temp], "ranks")
     if pause is None and cycles > n + 40:
         bench.fail(f"{cycles} cycles for {n} vertices without pauses")
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+def test_apply_cf(pause):
+    """CF's Apply, a flit of 8 lanes at a time, against ``cf_program``'s apply bit for bit."""
+    from golden.algorithms import cf_program
+    from hw.graphicionado.apply import ApplyCF
+    from tests.test_block_cf_process_edge import bits, random_properties
+    lanes, flits, n = 8, 4, 30
+    rng = np.random.default_rng(17)
+    p = random_properties(rng, n, lanes * flits)
+    temp = (rng.standard_normal((n, lanes * flits)) * 3).astype(np.float32)
+    temp[rng.random(temp.shape) < 0.05] = np.float32(np.nan)
+    gamma, lam = 0.01, 0.05
+    want = cf_program(K=lanes * flits, gamma=gamma, lam=lam).apply(p, temp, None)
+    dut = ApplyCF(lanes=lanes, gamma=bits(gamma)[0], lam=bits(lam)[0])
+    bench = Bench(dut, "ApplyCF", pause=pause)
+
+    def flits_of(array):
+        return [bits(array[v, f * lanes:(f + 1) * lanes]) for v in range(n) for f in range(flits)]
+
+    def word(lane_bits):
+        return sum(b << (32 * k) for k, b in enumerate(lane_bits))
+
+    bench.source("prop", dut.prop, [{"index": i, "data": word(w)}
+                                    for i, w in enumerate(flits_of(p))])
+    bench.source("temp", dut.temp, [{"index": i, "temp": word(w)}
+                                    for i, w in enumerate(flits_of(temp))])
+    bench.sink("o_prop", dut.o_prop, n * flits)
+    cycles = bench.run()
+    bench.check_equal(bench.received["o_prop"], [word(w) for w in flits_of(want)],
+                      "new VProperty flits")
+    if pause is None and cycles > n * flits + 24 + 20 + 5:
+        bench.fail(f"{cycles} cycles for {n * flits} flits without pauses")

@@ -11,6 +11,7 @@ from amaranth.sim import Simulator
 
 from hw.atomic_update_cam import CAMConfig
 from hw.fp32 import FP32Adder
+from hw.fp32_vector import FP32Lanes
 from hw.integer_units import SaturatingAdd
 from hw.graphicionado.atomic_update import AtomicUpdate
 from hw.graphicionado.scratchpad import (TEMP_READ_LATENCY, TEMP_WRITE_LATENCY,
@@ -24,10 +25,11 @@ class ScratchpadModel:
     address offered in cycle r is registered and reads the words in cycle r + 1, and that read
     returns GARBAGE if a write to the same vertex is made in that cycle."""
 
-    def __init__(self, words):
+    def __init__(self, words, garbage=GARBAGE):
         self.words = list(words)
+        self.garbage = garbage
         self.address = 0                          # the read address register
-        self.in_flight = [GARBAGE] * (TEMP_READ_LATENCY - 1)
+        self.in_flight = [garbage] * (TEMP_READ_LATENCY - 1)
         self.writes = [None] * TEMP_WRITE_LATENCY   # (address, data) offered, not yet made
         self.collisions = 0
 
@@ -41,7 +43,7 @@ class ScratchpadModel:
         made = self.writes.pop(0)
         if made is not None and made[0] == address:
             self.collisions += 1
-            value = GARBAGE
+            value = self.garbage
         else:
             value = self.words[address]
         self.in_flight = self.in_flight[1:] + [value]
@@ -53,15 +55,32 @@ def _float_bits(values):
     return np.asarray(values, np.float32).view(np.uint32).tolist()
 
 
-@pytest.mark.parametrize("reduce", ["fp32_add", "saturating_add"])
+def _lanes_bits(words, lanes):
+    """Per-lane 32-bit words as one integer, lane 0 lowest."""
+    return sum(word << (32 * k) for k, word in enumerate(words[:lanes]))
+
+
+@pytest.mark.parametrize("reduce", ["fp32_add", "saturating_add", "fp32_lanes"])
 def test_atomic_update_never_uses_a_colliding_read(reduce):
     # The FP32 adder (latency 5) lets one earlier write-back of a vertex be forwarded; the
     # one-cycle integer adder lets several be in the window at once, of which the newest
-    # counts.
+    # counts. Three lanes of FP32 adders reduce a flit of a large property (§IV.E) as one
+    # word.
     rng = random.Random(3)
     vertices, index_width = 16, 4
+    value_width, garbage = 32, GARBAGE
     # Few destinations, so the same vertex comes back while its previous update is in flight.
-    if reduce == "fp32_add":
+    if reduce == "fp32_lanes":
+        lanes = 3
+        value_width = 32 * lanes
+        unit = FP32Lanes("add", lanes, tag_width=index_width, lzc_stage=True)
+        lane_values = [[rng.choice([0, 1, 2, 5, 9]),
+                        _float_bits([rng.randint(1, 8) for _ in range(lanes)])]
+                       for _ in range(400)]
+        updates = [(dst, _lanes_bits(words, lanes)) for dst, words in lane_values]
+        initial = [0] * vertices
+        garbage = _lanes_bits([GARBAGE] * lanes, lanes)
+    elif reduce == "fp32_add":
         unit = FP32Adder(tag_width=index_width)
         updates = [(rng.choice([0, 1, 2, 5, 9]), _float_bits([rng.randint(1, 8)])[0])
                    for _ in range(400)]
@@ -72,8 +91,8 @@ def test_atomic_update_never_uses_a_colliding_read(reduce):
         initial = [0] * vertices
     dut = AtomicUpdate(reduce_unit=unit,
                        cam=CAMConfig(entries=16, ways=4, id_width=index_width),
-                       index_width=index_width)
-    pad = ScratchpadModel(initial)
+                       index_width=index_width, value_width=value_width)
+    pad = ScratchpadModel(initial, garbage)
     port = {"read_addr": dut.temp_read_addr, "read_data": dut.temp_read_data,
             "write_addr": dut.temp_write_addr, "write_data": dut.temp_write_data,
             "write_en": dut.temp_write_en}
@@ -99,7 +118,12 @@ def test_atomic_update_never_uses_a_colliding_read(reduce):
     sim.add_clock(1e-8)
     sim.add_testbench(testbench)
     sim.run()
-    if reduce == "fp32_add":
+    if reduce == "fp32_lanes":
+        sums = np.zeros((vertices, lanes), np.float32)
+        for dst, words in lane_values:
+            sums[dst] += np.array(words, np.uint32).view(np.float32)
+        expected = [_lanes_bits(row.view(np.uint32).tolist(), lanes) for row in sums]
+    elif reduce == "fp32_add":
         expected = np.zeros(vertices, np.float32)
         for dst, value in updates:
             expected[dst] += np.array([value], np.uint32).view(np.float32)[0]
@@ -112,12 +136,18 @@ def test_atomic_update_never_uses_a_colliding_read(reduce):
     assert pad.collisions > 0   # the garbage was there to be misused
 
 
-def test_apply_reader_never_uses_a_colliding_read():
+@pytest.mark.parametrize("flits, lanes", [(1, 1), (4, 2)])
+def test_apply_reader_never_uses_a_colliding_read(flits, lanes):
+    """A2 over ``count`` vertices; with large properties each vertex's ``flits`` words (of
+    ``lanes`` lanes) in turn, at consecutive addresses, each reset to the identity in every
+    lane."""
     rng = random.Random(4)
     count, identity = 37, 0xFFFF_FFFF
-    initial = [rng.getrandbits(32) for _ in range(64)]
-    dut = TempPropertyStream(index_width=6)
-    pad = ScratchpadModel(initial)
+    words = 64 * flits
+    initial = [rng.getrandbits(32 * lanes) for _ in range(words)]
+    dut = TempPropertyStream(index_width=(words - 1).bit_length(), flits=flits,
+                             word_width=32 * lanes)
+    pad = ScratchpadModel(initial, _lanes_bits([GARBAGE] * lanes, lanes))
     port = {"read_addr": dut.read_addr, "read_data": dut.read_data,
             "write_addr": dut.write_addr, "write_data": dut.write_data,
             "write_en": dut.write_en}
@@ -129,7 +159,7 @@ def test_apply_reader_never_uses_a_colliding_read():
         ctx.set(dut.start, 1)
         await ctx.tick()
         ctx.set(dut.start, 0)
-        for _ in range(2_000):
+        for _ in range(4_000):
             ready = rng.random() < 0.6
             ctx.set(dut.o.ready, ready)
             pad.cycle(ctx, port)
@@ -146,5 +176,7 @@ def test_apply_reader_never_uses_a_colliding_read():
     sim.add_clock(1e-8)
     sim.add_testbench(testbench)
     sim.run()
-    assert items == [(index, initial[index]) for index in range(count)]
-    assert pad.words == [identity] * count + initial[count:]
+    read = count * flits
+    assert items == [(index, initial[index]) for index in range(read)]
+    all_ones = _lanes_bits([identity] * lanes, lanes)
+    assert pad.words == [all_ones] * read + initial[read:]

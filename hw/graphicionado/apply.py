@@ -2,16 +2,19 @@
 VTempProperty, emits the new VProperty (to Sequential Vertex Write, A4) and, for frontier
 algorithms, the changed vertices (to the ActiveVertex list, A5)."""
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..fp32_vector import FP32Lanes
 from .layouts import ActiveVertex
-from .scratchpad import TempItem
+from .scratchpad import TempItem, temp_item
 from .sequential_vertex_read import item_layout
 
 
-__all__ = ["ApplyMin", "ApplyPageRank"]
+__all__ = ["ApplyMin", "ApplyPageRank", "ApplyCF"]
+
+_SIGN = 0x8000_0000
 
 
 class ApplyMin(wiring.Component):
@@ -109,4 +112,85 @@ class ApplyPageRank(wiring.Component):
             self.o_prop.payload.eq(adder.o.payload.result),
             adder.o.ready.eq(self.o_prop.ready),
         ]
+        return m
+
+
+class ApplyCF(wiring.Component):
+    """Collaborative filtering, a flit of ``lanes`` features at a time (§IV.E):
+    ``p = p + gamma * (temp - lam * p)`` lane by lane in FP32, each operation rounded, in
+    ``golden.algorithms.cf_program``'s order (``temp - x`` as ``temp + (-x)``, which IEEE
+    defines as the same). Four vector units in a row; the operands still needed ride in
+    the tags. Every vertex stays active.
+
+    Parameters
+    ----------
+    lanes : int
+    gamma, lam : int
+        binary32 bit patterns of the step and the regularisation.
+
+    Members
+    -------
+    prop : ``In(stream.Signature(item_layout(lanes)))``
+        VProperty flits in order (A1).
+    temp : ``In(stream.Signature(temp_item(32 * lanes)))``
+        VTempProperty flits in the same order (A2).
+    o_prop : ``Out(stream.Signature(32 * lanes))``
+    """
+
+    def __init__(self, *, lanes: int, gamma: int, lam: int):
+        self._lanes = lanes
+        self._gamma = gamma
+        self._lam = lam
+        width = 32 * lanes
+        self._scaled = FP32Lanes("mul", lanes, 2 * width)        # lam * p       | p, temp
+        self._difference = FP32Lanes("add", lanes, width)        # temp - lam*p  | p
+        self._step = FP32Lanes("mul", lanes, width)              # gamma * ...   | p
+        self._sum = FP32Lanes("add", lanes)                      # p + step
+        super().__init__({
+            "prop": In(stream.Signature(item_layout(lanes))),
+            "temp": In(stream.Signature(temp_item(width))),
+            "o_prop": Out(stream.Signature(width)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        lanes, width = self._lanes, 32 * self._lanes
+        m.submodules.scaled = scaled = self._scaled
+        m.submodules.difference = difference = self._difference
+        m.submodules.step = step = self._step
+        m.submodules.sum = total = self._sum
+        both = self.prop.valid & self.temp.valid
+        p = self.prop.payload.data
+        m.d.comb += [
+            scaled.i.valid.eq(both),
+            scaled.i.payload.b.eq(p),
+            scaled.i.payload.tag.eq(Cat(p, self.temp.payload.temp)),
+            self.prop.ready.eq(both & scaled.i.ready),
+            self.temp.ready.eq(both & scaled.i.ready),
+
+            difference.i.valid.eq(scaled.o.valid),
+            difference.i.payload.a.eq(scaled.o.payload.tag[width:]),
+            difference.i.payload.tag.eq(scaled.o.payload.tag[:width]),
+            scaled.o.ready.eq(difference.i.ready),
+
+            step.i.valid.eq(difference.o.valid),
+            step.i.payload.b.eq(difference.o.payload.result),
+            step.i.payload.tag.eq(difference.o.payload.tag),
+            difference.o.ready.eq(step.i.ready),
+
+            total.i.valid.eq(step.o.valid),
+            total.i.payload.a.eq(step.o.payload.tag),
+            total.i.payload.b.eq(step.o.payload.result),
+            step.o.ready.eq(total.i.ready),
+
+            self.o_prop.valid.eq(total.o.valid),
+            self.o_prop.payload.eq(total.o.payload.result),
+            total.o.ready.eq(self.o_prop.ready),
+        ]
+        for k in range(lanes):
+            m.d.comb += [
+                scaled.i.payload.a[k].eq(self._lam),
+                difference.i.payload.b[k].eq(scaled.o.payload.result[k] ^ _SIGN),
+                step.i.payload.a[k].eq(self._gamma),
+            ]
         return m

@@ -9,7 +9,7 @@ unit takes that write-back's value in place of what the read returned.
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..atomic_update_cam import AtomicUpdateCAM, CAMConfig
@@ -17,7 +17,12 @@ from .layouts import Update
 from .scratchpad import TEMP_READ_LATENCY, TEMP_WRITE_LATENCY
 
 
-__all__ = ["AtomicUpdate"]
+__all__ = ["AtomicUpdate", "update_layout"]
+
+
+def update_layout(value_width: int) -> data.StructLayout:
+    """An update of a scratchpad word: :data:`Update` when the word is 32 bits."""
+    return Update if value_width == 32 else data.StructLayout({"dst": 32, "value": value_width})
 
 
 class AtomicUpdate(wiring.Component):
@@ -39,11 +44,16 @@ class AtomicUpdate(wiring.Component):
     cam : :class:`CAMConfig`
     index_width : int
         Scratchpad address width.
+    value_width : int
+        Bits of a VTempProperty word: 32, or a flit of a large property (§IV.E: 8 lanes of
+        32 bits, reduced lane by lane by an :class:`hw.fp32_vector.FP32Lanes` adder; the
+        address then names the vertex's flit).
 
     Members
     -------
-    i : ``In(stream.Signature(Update))``
-    temp_read_addr : ``Out``; temp_read_data : ``In(32)``
+    i : ``In(stream.Signature(update_layout(value_width)))``
+        :data:`Update` for 32-bit values.
+    temp_read_addr : ``Out``; temp_read_data : ``In(value_width)``
         The scratchpad's data for the address of ``TEMP_READ_LATENCY`` cycles before.
     temp_write_addr, temp_write_data, temp_write_en : ``Out``
     busy : ``Out(1)``
@@ -53,16 +63,17 @@ class AtomicUpdate(wiring.Component):
         An update waits at P6 this cycle.
     """
 
-    def __init__(self, *, reduce_unit, cam: CAMConfig, index_width: int):
+    def __init__(self, *, reduce_unit, cam: CAMConfig, index_width: int, value_width: int = 32):
         self._reduce = reduce_unit
         self._cam_config = cam
         self._index_width = index_width
+        self._value_width = value_width
         super().__init__({
-            "i": In(stream.Signature(Update)),
+            "i": In(stream.Signature(update_layout(value_width))),
             "temp_read_addr": Out(index_width),
-            "temp_read_data": In(32),
+            "temp_read_data": In(value_width),
             "temp_write_addr": Out(index_width),
-            "temp_write_data": Out(32),
+            "temp_write_data": Out(value_width),
             "temp_write_en": Out(1),
             "busy": Out(1),
             "cam_stall": Out(1),
@@ -81,7 +92,7 @@ class AtomicUpdate(wiring.Component):
         # written back in the cycle it is waiting here is taken the cycle after, not in the
         # same one.)
         held_valid = Signal()
-        held = Signal(Update)
+        held = Signal(update_layout(self._value_width))
         held_hit = Signal()
         issue = Signal()
         load = Signal()
@@ -128,7 +139,7 @@ class AtomicUpdate(wiring.Component):
                 dst.append(Signal(self._index_width, name=f"issued{k}_dst"))
                 m.d.sync += dst[k].eq(dst[k - 1])
             if k <= read_latency + 1:
-                value.append(Signal(32, name=f"issued{k}_value"))
+                value.append(Signal(self._value_width, name=f"issued{k}_value"))
                 m.d.sync += value[k].eq(value[k - 1])
 
         # The write-backs of the last ``window`` cycles, newest first, and whether each is of
@@ -138,7 +149,7 @@ class AtomicUpdate(wiring.Component):
         for k in range(1, window + 1):
             registers = (Signal(name=f"written{k}_valid"),
                          Signal(self._index_width, name=f"written{k}_dst"),
-                         Signal(32, name=f"written{k}_value"))
+                         Signal(self._value_width, name=f"written{k}_value"))
             m.d.sync += [register.eq(source)
                          for register, source in zip(registers, written[k - 1])]
             written.append(registers)
@@ -150,7 +161,7 @@ class AtomicUpdate(wiring.Component):
         for k in reversed(range(window)):
             choice = Mux(forward[k], written[k + 1][2], choice)
         choice = Mux(forward_now, reduce.o.payload.result, choice)
-        operand = Signal(32, name="operand")
+        operand = Signal(self._value_width, name="operand")
         m.d.sync += operand.eq(choice)
 
         # P8: Reduce(VTempProperty[dst], value).

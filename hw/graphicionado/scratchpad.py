@@ -11,10 +11,17 @@ from ..config import ConfigError, is_power_of_two
 from ..stream_fifo import StreamFIFO
 
 
-__all__ = ["Scratchpad", "TempPropertyStream", "TempItem", "TEMP_READ_LATENCY",
+__all__ = ["Scratchpad", "TempPropertyStream", "TempItem", "temp_item", "TEMP_READ_LATENCY",
            "TEMP_WRITE_LATENCY"]
 
 TempItem = data.StructLayout({"index": 32, "temp": 32})
+
+
+def temp_item(word_width: int = 32) -> data.StructLayout:
+    """What A2 streams: a VTempProperty word and its vertex id (or, with large properties,
+    its flit's number over all the vertices' flits); :data:`TempItem` for 32 bits."""
+    return TempItem if word_width == 32 else data.StructLayout({"index": 32,
+                                                                "temp": word_width})
 
 # Cycles from a VTempProperty read address to its data: the address register (the route from
 # it to block RAMs all over the chip takes most of a cycle, so nothing else is on it), the
@@ -54,11 +61,16 @@ class Scratchpad(wiring.Component):
     Parameters
     ----------
     vertices, table_entries : int
+        ``vertices``: VTempProperty words (a vertex's flits each take one with large
+        properties).
     bank_words : int
         Words per VTempProperty bank; the default is one ECP5 block RAM deep at width 1.
+    word_width : int
+        Bits of a VTempProperty word: 32, or a flit of a large property (§IV.E).
     """
 
-    def __init__(self, *, vertices: int, table_entries: int, bank_words: int = 16384):
+    def __init__(self, *, vertices: int, table_entries: int, bank_words: int = 16384,
+                 word_width: int = 32):
         if vertices < 2 and not (vertices == 0 and table_entries):
             raise ConfigError(f"Scratchpad: vertices must be at least 2, not {vertices!r}")
         if table_entries < 0:
@@ -68,6 +80,7 @@ class Scratchpad(wiring.Component):
             raise ConfigError("Scratchpad: bank_words must be a power of two from 2, not "
                               f"{bank_words!r}")
         self._vertices = vertices
+        self._word_width = word_width
         self._table_entries = table_entries
         self._bank_words = min(bank_words, 1 << (vertices - 1).bit_length())
         index_width = (vertices - 1).bit_length()
@@ -75,8 +88,8 @@ class Scratchpad(wiring.Component):
         self.index_width = index_width
         self.table_width = table_width
         super().__init__({
-            "temp_read_addr": In(index_width), "temp_read_data": Out(32),
-            "temp_write_addr": In(index_width), "temp_write_data": In(32),
+            "temp_read_addr": In(index_width), "temp_read_data": Out(word_width),
+            "temp_write_addr": In(index_width), "temp_write_data": In(word_width),
             "temp_write_en": In(1),
             "table_addr": In(table_width), "table_next_addr": In(table_width),
             "table_en": In(1), "table_data": Out(32), "table_next_data": Out(32),
@@ -112,7 +125,8 @@ class Scratchpad(wiring.Component):
         select_early = Signal(range(bank_count))
         m.d.sync += [select_early.eq(read_addr >> bank_bits), select.eq(select_early)]
         write_addr = Signal(len(self.temp_write_addr), reset_less=True)
-        write_data = Signal(32, reset_less=True)
+        width = self._word_width
+        write_data = Signal(width, reset_less=True)
         write_en = Signal(bank_count)
         m.d.sync += [write_addr.eq(self.temp_write_addr), write_data.eq(self.temp_write_data),
                      write_en.eq(Cat(self.temp_write_en &
@@ -121,7 +135,7 @@ class Scratchpad(wiring.Component):
         outputs = []
         for index in range(bank_count):
             depth = min(self._bank_words, self._vertices - index * self._bank_words)
-            bank = memory.Memory(shape=32, depth=depth, init=[], attrs={"no_rw_check": 1})
+            bank = memory.Memory(shape=width, depth=depth, init=[], attrs={"no_rw_check": 1})
             m.submodules[f"temp{index}"] = bank
             write, read = bank.write_port(), bank.read_port()
             # The read port is always enabled: an enable would fan out to every block RAM.
@@ -130,12 +144,12 @@ class Scratchpad(wiring.Component):
                 write.en.eq(write_en[index]),
                 read.addr.eq(read_addr[:bank_bits]),
             ]
-            output = Signal(32, name=f"temp{index}_data", reset_less=True)
+            output = Signal(width, name=f"temp{index}_data", reset_less=True)
             m.d.sync += output.eq(read.data)
             outputs.append(output)
         # A bank's output register has nothing else on its input, so it can be the block
         # RAM's output register.
-        data = Signal(32, reset_less=True)
+        data = Signal(width, reset_less=True)
         with m.Switch(select):
             for index, output in enumerate(outputs):
                 with m.Case(index):
@@ -157,24 +171,33 @@ class TempPropertyStream(wiring.Component):
     id_shift, id_low : int
         An entry at address ``a`` is vertex ``(a << id_shift) | id_low``: the slice of
         destination stream ``id_low`` of ``1 << id_shift`` (0, 0: a whole scratchpad).
+    flits : int
+        Words per vertex, a power of two: a large property's flits (§IV.E), at consecutive
+        addresses. ``first`` and ``count`` count vertices, the stream gives each flit.
+    word_width : int
+        Bits of a word: 32, or a flit's.
 
     Members
     -------
-    start : ``In(1)``; first : ``In(32)``; count : ``In(32)``; identity : ``In(32)``
+    start : ``In(1)``; first : ``In(32)``; count : ``In(32)``
+    identity : ``In(32)``
+        Written to every lane of each word read.
     id_base : ``In(32)``
         Added to every vertex id: the first vertex of the graph slice the scratchpad holds
         (§VI.A; 0 unsliced).
     busy : ``Out(1)``
-    o : ``Out(stream.Signature(TempItem))``
-        ``index`` is the vertex id.
-    read_addr : ``Out``; read_data : ``In(32)``
+    o : ``Out(stream.Signature(temp_item(word_width)))``
+        ``index`` is the vertex id, with large properties ``id * flits + flit``.
+    read_addr : ``Out``; read_data : ``In(word_width)``
     write_addr, write_data, write_en : ``Out``
     """
 
     def __init__(self, *, index_width: int, stride: int = 1, id_shift: int = 0,
-                 id_low: int = 0):
+                 id_low: int = 0, flits: int = 1, word_width: int = 32):
         if not is_power_of_two(stride):
             raise ConfigError(f"TempPropertyStream: stride must be a power of two, not {stride!r}")
+        if not is_power_of_two(flits):
+            raise ConfigError(f"TempPropertyStream: flits must be a power of two, not {flits!r}")
         if not 0 <= id_low < 1 << id_shift:
             raise ConfigError(f"TempPropertyStream: id_low must be below {1 << id_shift}, "
                               f"not {id_low!r}")
@@ -182,21 +205,26 @@ class TempPropertyStream(wiring.Component):
         self._stride = stride
         self._id_shift = id_shift
         self._id_low = id_low
+        self._flit_bits = flits.bit_length() - 1
+        self._word_width = word_width
         super().__init__({
             "start": In(1), "first": In(32), "count": In(32), "identity": In(32),
             "id_base": In(32), "busy": Out(1),
-            "o": Out(stream.Signature(TempItem)),
-            "read_addr": Out(index_width), "read_data": In(32),
-            "write_addr": Out(index_width), "write_data": Out(32), "write_en": Out(1),
+            "o": Out(stream.Signature(temp_item(word_width))),
+            "read_addr": Out(index_width), "read_data": In(word_width),
+            "write_addr": Out(index_width), "write_data": Out(word_width), "write_en": Out(1),
         })
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.queue = queue = StreamFIFO(TempItem, 6)
+        layout = temp_item(self._word_width)
+        m.submodules.queue = queue = StreamFIFO(layout, 6)
+        fb = self._flit_bits
         next_index = Signal(32)
+        flit = Signal(max(1, fb))
         left = Signal(32)
         read_valid = Signal()
-        read_index = Signal(32)
+        read_index = Signal(32)     # the scratchpad address: vertex << fb | flit
         # (valid, index) of each read in flight, delayed to meet the scratchpad's data.
         valid, index = read_valid, read_index
         in_flight = [read_valid]
@@ -210,22 +238,29 @@ class TempPropertyStream(wiring.Component):
 
         # Issue a read only when the queue has room for it and for those in flight.
         issue = (left != 0) & (queue.level + sum(in_flight) < 6)
-        m.d.comb += self.read_addr.eq(next_index)
-        m.d.sync += [read_valid.eq(issue), read_index.eq(next_index)]
+        address = (next_index << fb) | flit[:fb] if fb else next_index
+        m.d.comb += self.read_addr.eq(address)
+        m.d.sync += [read_valid.eq(issue), read_index.eq(address)]
+        last_flit = (flit == (1 << fb) - 1) if fb else 1
         with m.If(issue):
-            m.d.sync += [next_index.eq(next_index + self._stride), left.eq(left - 1)]
+            with m.If(last_flit):
+                m.d.sync += [next_index.eq(next_index + self._stride), left.eq(left - 1),
+                             flit.eq(0)]
+            with m.Else():
+                m.d.sync += flit.eq(flit + 1)
+        vertex = (((data_index >> fb) << self._id_shift) | self._id_low) + self.id_base
+        lanes = self._word_width // 32
         m.d.comb += [
             queue.i.valid.eq(data_valid),
-            queue.i.payload.index.eq(((data_index << self._id_shift) | self._id_low)
-                                     + self.id_base),
+            queue.i.payload.index.eq((vertex << fb) | (data_index[:fb] if fb else 0)),
             queue.i.payload.temp.eq(data),
             # The entry just read is reset a cycle later, never at the address being read.
             self.write_en.eq(read_valid),
             self.write_addr.eq(read_index),
-            self.write_data.eq(self.identity),
+            self.write_data.eq(self.identity.replicate(lanes)),
             self.busy.eq((left != 0) | Cat(in_flight).any() | queue.o.valid),
         ]
         wiring.connect(m, queue.o, wiring.flipped(self.o))
         with m.If(self.start):
-            m.d.sync += [next_index.eq(self.first), left.eq(self.count)]
+            m.d.sync += [next_index.eq(self.first), left.eq(self.count), flit.eq(0)]
         return m
