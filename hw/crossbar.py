@@ -99,6 +99,11 @@ class Crossbar(wiring.Component):
         low ``ceil(log2(outputs))`` bits name the output (the low bits of an edge's dst).
     voq_depth : int
         Entries of each of the ``inputs * outputs`` queues, at least 2.
+    packet_last : callable or None
+        Payload to a bit: the word ends its packet. With it, the words are flits of packets
+        (a large property's, §IV.E) and the outputs switch wormhole-style: an output that
+        takes a packet's first flit from an input takes only that input's flits until the
+        packet's last (:class:`StreamArbiter` with ``last``). A packet's flits share a route.
 
     Members
     -------
@@ -115,7 +120,7 @@ class Crossbar(wiring.Component):
     """
 
     def __init__(self, payload_shape, *, inputs: int, outputs: int, route,
-                 voq_depth: int = 4):
+                 voq_depth: int = 4, packet_last=None):
         if not _is_int(inputs) or not 1 <= inputs <= 128:
             raise ConfigError(f"Crossbar: inputs must be a whole number from 1 to 128, "
                               f"not {inputs!r}")
@@ -133,6 +138,7 @@ class Crossbar(wiring.Component):
         self._outputs = outputs
         self._route = route
         self._voq_depth = voq_depth
+        self._packet_last = packet_last
         super().__init__({
             "i": In(stream.Signature(payload_shape)).array(inputs),
             "o": Out(stream.Signature(payload_shape)).array(outputs),
@@ -151,7 +157,8 @@ class Crossbar(wiring.Component):
             wiring.connect(m, wiring.flipped(self.i[k]), voq.i)
             voqs.append(voq)
         for j in range(self._outputs):
-            m.submodules[f"arbiter{j}"] = arbiter = StreamArbiter(self._shape, self._inputs)
+            m.submodules[f"arbiter{j}"] = arbiter = StreamArbiter(self._shape, self._inputs,
+                                                                  last=self._packet_last)
             for k, voq in enumerate(voqs):
                 wiring.connect(m, voq.o[j], arbiter.i[k])
             wiring.connect(m, arbiter.o, wiring.flipped(self.o[j]))

@@ -16,10 +16,16 @@ class StreamArbiter(wiring.Component):
     source granted in a cycle is the first valid one after the last source served, and an
     offer not yet taken keeps its grant (the output's payload holds until the transfer).
 
+    With ``last``, words come in packets (the flits of a large property, Graphicionado
+    §IV.E) and the arbiter switches wormhole-style: a source granted a packet's first word
+    keeps the output until its packet's last word has passed, waiting for it if need be.
+
     Parameters
     ----------
     shape : shape-like
     count : int
+    last : callable or None
+        Payload to a 1-bit value: the word ends its packet. None: every word does.
 
     Members
     -------
@@ -27,10 +33,14 @@ class StreamArbiter(wiring.Component):
     o : ``Out(stream.Signature(shape))``
     """
 
-    def __init__(self, shape, count: int):
+    def __init__(self, shape, count: int, *, last=None):
         if count < 1:
             raise ConfigError(f"StreamArbiter: count must be at least 1, not {count!r}")
+        if last is not None and not callable(last):
+            raise ConfigError(f"StreamArbiter: last must be a callable from payload to a "
+                              f"bit, not {last!r}")
         self._count = count
+        self._last = last
         super().__init__({
             "i": In(stream.Signature(shape)).array(count),
             "o": Out(stream.Signature(shape)),
@@ -54,6 +64,13 @@ class StreamArbiter(wiring.Component):
         with m.If(held):
             m.d.comb += grant.eq(held_grant)
         m.d.sync += [held.eq(self.o.valid & ~self.o.ready), held_grant.eq(grant)]
+        if self._last is not None:
+            # Inside a packet the grant stays with its source, offering or not.
+            in_packet = Signal()
+            with m.If(in_packet):
+                m.d.comb += grant.eq(held_grant)
+            with m.If(self.o.valid & self.o.ready):
+                m.d.sync += in_packet.eq(~self._last(self.o.payload))
         for s, source in enumerate(self.i):
             with m.If(grant[s]):
                 m.d.comb += self.o.payload.eq(source.payload)

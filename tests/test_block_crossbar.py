@@ -192,6 +192,49 @@ def test_blocked_output_blocks_only_its_queues(inputs, outputs, pause):
                               f"input {k}'s words at output {j}")
 
 
+Flit = data.StructLayout({"src": 32, "dst": 32, "flit": 2})
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+@pytest.mark.parametrize("inputs, outputs", [(4, 2), (3, 4)])
+def test_packets_pass_whole(inputs, outputs, pause):
+    """Packets of four flits (§IV.E, wormhole switching): at every output each packet's
+    flits come one after another, none of another packet between them, and every input's
+    packets to an output in order; with pauses a packet's next flit is often late, and the
+    output waits for it."""
+    flits = 4
+    bits = log2(outputs)
+    dut = Crossbar(Flit, inputs=inputs, outputs=outputs, voq_depth=3,
+                   route=lambda p: p.dst[0:bits], packet_last=lambda p: p.flit == flits - 1)
+    rng = random.Random(f"packets/{inputs}/{outputs}")
+    items = []
+    for k in range(inputs):
+        words = []
+        for s in range(30):
+            dst = rng.randrange(1 << 20) if rng.random() < 0.5 else rng.randrange(4) * outputs
+            words += [{"src": k << 16 | s, "dst": dst, "flit": f} for f in range(flits)]
+        items.append(words)
+    bench = Bench(dut, f"Crossbar(inputs={inputs}, outputs={outputs}, packets)", pause=pause)
+    for k in range(inputs):
+        bench.source(f"i[{k}]", dut.i[k], items[k])
+    for j in range(outputs):
+        bench.sink(f"o[{j}]", dut.o[j],
+                   sum(item["dst"] % outputs == j for words in items for item in words))
+    bench.run()
+    for j in range(outputs):
+        got = bench.received[f"o[{j}]"]
+        for at in range(0, len(got), flits):
+            packet = got[at:at + flits]
+            if [w["flit"] for w in packet] != list(range(flits)) or \
+                    len({w["src"] for w in packet}) != 1:
+                bench.fail(f"output {j}: words {at}..{at + flits - 1} are not one packet: "
+                           f"{packet}")
+        for k in range(inputs):
+            bench.check_equal([item for item in got if item["src"] >> 16 == k],
+                              [item for item in items[k] if item["dst"] % outputs == j],
+                              f"input {k}'s flits at output {j}")
+
+
 @pytest.mark.parametrize("args, message", [
     ({"inputs": 0, "outputs": 2}, "inputs must be a whole number from 1 to 128"),
     ({"inputs": 129, "outputs": 2}, "inputs must be a whole number from 1 to 128"),
