@@ -11,6 +11,7 @@ from hw.depgraph.config import DepGraphConfig
 from hw.depgraph.ddmu_with_learner import DDMUWithLearner
 from hw.depgraph.depgraph import DepGraph
 from hw.depgraph.hdtl import HDTL
+from hw.graphicionado.cf_datapath import CFDatapath, CFDatapathConfig
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.crossbar import Crossbar
 from hw.graphicionado.layouts import SourcedEdge
@@ -94,6 +95,9 @@ DESIGNS = {
         Design("graphicionado-crossbar",
                "Graphicionado's crossbar with virtual output queues alone (synthesis only)",
                GraphicionadoConfig, graphicionado_crossbar, None),
+        Design("graphicionado-cf",
+               "Graphicionado's CF compute modules on flits: Process_Edge, Reduce, Apply "
+               "(synthesis only)", CFDatapathConfig, CFDatapath, None),
         Design("depgraph", "DepGraph engines (HDTL, FIFO edge buffer, PE, circular queues)",
                DepGraphConfig, DepGraph, "sim.tb.test_depgraph", needs_graph=True),
         Design("depgraph-hdtl", "DepGraph's HDTL alone, with its stack (synthesis only)",
