@@ -14,7 +14,6 @@ from hw.depgraph.hdtl import HDTL
 from hw.graphicionado.cf_datapath import CFDatapath, CFDatapathConfig
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.crossbar import Crossbar
-from hw.graphicionado.layouts import SourcedEdge
 from hw.graphicionado.pipeline import GraphicionadoPipeline
 
 
@@ -65,9 +64,9 @@ class Design:
 def graphicionado_crossbar(config: GraphicionadoConfig) -> Crossbar:
     """The crossbar of :class:`GraphicionadoPipeline` alone, as the pipeline builds it (its
     area apart from the streams')."""
-    return Crossbar(SourcedEdge, inputs=config.streams_src * config.source_outputs,
+    return Crossbar(config.edge_payload, inputs=config.streams_src * config.source_outputs,
                     outputs=config.streams_dst, route=lambda edge: edge.edge.dst,
-                    voq_depth=config.voq_depth)
+                    voq_depth=config.voq_depth, packet_last=config.packet_last)
 
 
 def depgraph_hdtl(config: DepGraphConfig) -> HDTL:

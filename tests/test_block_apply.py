@@ -91,8 +91,13 @@ def test_apply_cf(pause):
     temp[rng.random(temp.shape) < 0.05] = np.float32(np.nan)
     gamma, lam = 0.01, 0.05
     want = cf_program(K=lanes * flits, gamma=gamma, lam=lam).apply(p, temp, None)
-    dut = ApplyCF(lanes=lanes, gamma=bits(gamma)[0], lam=bits(lam)[0])
+    dut = ApplyCF(lanes=lanes)
     bench = Bench(dut, "ApplyCF", pause=pause)
+
+    async def constants(ctx):
+        ctx.set(dut.gamma, bits(gamma)[0])
+        ctx.set(dut.lam, bits(lam)[0])
+    bench.sim.add_testbench(constants)
 
     def flits_of(array):
         return [bits(array[v, f * lanes:(f + 1) * lanes]) for v in range(n) for f in range(flits)]

@@ -8,9 +8,13 @@ bfs       prop + 1 (saturating)             min          min(vprop, temp), if sm
 sssp      prop + weight (saturating)        min          min(vprop, temp), if smaller
 cc        prop                              min          min(vprop, temp), if smaller
 pagerank  prop * const (FP32; const=1/deg)  FP32 add     0.15 + 0.85 * temp (FP32), all
+cf        (rating - p[u]·p[v]) * p[u]       FP32 adds    p + gamma (temp - lam p), all
 ========  ================================  ===========  ==================================
 
-PageRank runs with full edge access (§4.B): all vertices active, edges streamed in order.
+PageRank and CF run with full edge access (§4.B): all vertices active, edges streamed in
+order. CF's properties are vectors of K float32 features (``property_bytes`` = 4K), carried
+as packets of 32-byte flits (§IV.E), its dot product in
+``golden.algorithms.pairwise_sum``'s order.
 """
 
 import dataclasses
@@ -31,6 +35,7 @@ class Algorithm:
     reduce_identity: int        # the VTempProperty value before any Reduce
     full_edge_access: bool      # all vertices active every iteration, sequential edges
     floating_point: bool
+    large_property: bool = False    # vectors of features, in flits (§IV.E)
 
 
 ALGORITHMS = {
@@ -38,4 +43,5 @@ ALGORITHMS = {
     "sssp": Algorithm("sssp", UINT32_INF, False, False),
     "cc": Algorithm("cc", UINT32_INF, False, False),
     "pagerank": Algorithm("pagerank", 0, True, True),   # +0.0
+    "cf": Algorithm("cf", 0, True, True, large_property=True),
 }

@@ -125,11 +125,11 @@ class ApplyCF(wiring.Component):
     Parameters
     ----------
     lanes : int
-    gamma, lam : int
-        binary32 bit patterns of the step and the regularisation.
 
     Members
     -------
+    gamma, lam : ``In(32)``
+        binary32 bit patterns of the step and the regularisation (registers of a run).
     prop : ``In(stream.Signature(item_layout(lanes)))``
         VProperty flits in order (A1).
     temp : ``In(stream.Signature(temp_item(32 * lanes)))``
@@ -137,16 +137,15 @@ class ApplyCF(wiring.Component):
     o_prop : ``Out(stream.Signature(32 * lanes))``
     """
 
-    def __init__(self, *, lanes: int, gamma: int, lam: int):
+    def __init__(self, *, lanes: int):
         self._lanes = lanes
-        self._gamma = gamma
-        self._lam = lam
         width = 32 * lanes
         self._scaled = FP32Lanes("mul", lanes, 2 * width)        # lam * p       | p, temp
         self._difference = FP32Lanes("add", lanes, width)        # temp - lam*p  | p
         self._step = FP32Lanes("mul", lanes, width)              # gamma * ...   | p
         self._sum = FP32Lanes("add", lanes)                      # p + step
         super().__init__({
+            "gamma": In(32), "lam": In(32),
             "prop": In(stream.Signature(item_layout(lanes))),
             "temp": In(stream.Signature(temp_item(width))),
             "o_prop": Out(stream.Signature(width)),
@@ -189,8 +188,8 @@ class ApplyCF(wiring.Component):
         ]
         for k in range(lanes):
             m.d.comb += [
-                scaled.i.payload.a[k].eq(self._lam),
+                scaled.i.payload.a[k].eq(self.lam),
                 difference.i.payload.b[k].eq(scaled.o.payload.result[k] ^ _SIGN),
-                step.i.payload.a[k].eq(self._gamma),
+                step.i.payload.a[k].eq(self.gamma),
             ]
         return m

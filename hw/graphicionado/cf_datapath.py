@@ -89,8 +89,7 @@ class CFDatapath(wiring.Component):
         lanes, flits = config.lanes, config.flits
         self._process = CFProcessEdge(lanes=lanes, flits=flits)
         self._reduce = FP32Lanes("add", lanes, config.index_width, lzc_stage=True)
-        self._apply = ApplyCF(lanes=lanes, gamma=float32_bits(config.gamma),
-                              lam=float32_bits(config.lam))
+        self._apply = ApplyCF(lanes=lanes)
         def stream_of(port):
             return stream.Signature(port.payload.shape())
 
@@ -109,6 +108,8 @@ class CFDatapath(wiring.Component):
         m.submodules.process_edge = process = self._process
         m.submodules.reduce = reduce = self._reduce
         m.submodules.apply = apply = self._apply
+        cfg = self._config
+        m.d.comb += [apply.gamma.eq(float32_bits(cfg.gamma)), apply.lam.eq(float32_bits(cfg.lam))]
         wiring.connect(m, wiring.flipped(self.edges), process.i)
         wiring.connect(m, process.o, wiring.flipped(self.updates))
         wiring.connect(m, wiring.flipped(self.reduce_in), reduce.i)

@@ -16,7 +16,12 @@ class GraphicionadoConfig(DesignConfig):
     Parameters
     ----------
     algo : str
-        bfs, sssp, cc or pagerank: chooses the custom compute modules.
+        bfs, sssp, cc, pagerank or cf: chooses the custom compute modules.
+    property_bytes : int
+        Bytes of a vertex property: 4 (one word) for bfs, sssp, cc and pagerank; for cf 4K
+        (K features), a power of two from 4 to 128, or 0 for the paper's 128 (K = 32).
+        Properties wider than the 32-byte datapath travel as packets of 32-byte flits
+        (§IV.E); the scratchpad holds a flit per word.
     streams_src, streams_dst : int
         Source-oriented (P1–P3) and destination-oriented (P4–P9, apply) streams, n and m of
         §V.A, powers of two from 1 to 16, joined by a crossbar. Source stream s owns the
@@ -86,6 +91,7 @@ class GraphicionadoConfig(DesignConfig):
         link's state. 0 = off.
     """
     algo: str = "bfs"
+    property_bytes: int = 0
     streams_src: int = 1
     streams_dst: int = 1
     voq_depth: int = 4
@@ -111,6 +117,14 @@ class GraphicionadoConfig(DesignConfig):
     def validate(self):
         if self.algo not in ALGORITHMS:
             raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, not {self.algo!r}")
+        if self.algorithm.large_property:
+            if self.property_bytes and (not is_power_of_two(self.property_bytes) or
+                                        not 4 <= self.property_bytes <= 128):
+                raise ConfigError(f"property_bytes must be a power of two from 4 to 128 "
+                                  f"(or 0: 128), not {self.property_bytes}")
+        elif self.property_bytes not in (0, 4):
+            raise ConfigError(f"property_bytes: {self.algo} has one-word properties (4 bytes),"
+                              f" not {self.property_bytes}")
         if not 2 <= self.max_vertices <= 1 << 24:
             raise ConfigError(f"max_vertices must be between 2 and 16777216, "
                               f"not {self.max_vertices}")
@@ -164,6 +178,41 @@ class GraphicionadoConfig(DesignConfig):
     @property
     def algorithm(self):
         return ALGORITHMS[self.algo]
+
+    @property
+    def property_words(self) -> int:
+        """K: words of a vertex property."""
+        if not self.algorithm.large_property:
+            return 1
+        return (self.property_bytes or 128) // 4
+
+    @property
+    def lanes(self) -> int:
+        """Words of a flit: the property's, up to the 32-byte datapath's 8."""
+        return min(self.property_words, 8)
+
+    @property
+    def flits(self) -> int:
+        """Flits of a property (1 for one-word properties)."""
+        return self.property_words // self.lanes
+
+    @property
+    def edge_payload(self):
+        """What crosses the crossbar: :data:`SourcedEdge`, or with large properties a flit
+        of an edge packet (:func:`edge_flit`)."""
+        from .layouts import SourcedEdge, edge_flit
+        if self.algorithm.large_property:
+            return edge_flit(self.lanes, self.flits)
+        return SourcedEdge
+
+    @property
+    def packet_last(self):
+        """The crossbar's ``packet_last``: whether an edge flit ends its packet (None
+        without large properties: every edge is one word)."""
+        if not self.algorithm.large_property:
+            return None
+        last = self.flits - 1
+        return lambda flit: flit.flit == last
 
     @property
     def index_width(self) -> int:

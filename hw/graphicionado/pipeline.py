@@ -28,7 +28,6 @@ from ..memory_port import MEMORY_TAG_WIDTH, mem_port_signature
 from ..stream_throttle import StreamLinks
 from .config import GraphicionadoConfig
 from .destination_stream import DestinationStream
-from .layouts import SourcedEdge
 from .source_stream import SourceStream
 
 
@@ -147,8 +146,10 @@ class GraphicionadoPipeline(wiring.Component):
         self._streams = sources + destinations
         outs = cfg.source_outputs
         m.submodules.crossbar = crossbar = Crossbar(
-            SourcedEdge, inputs=cfg.streams_src * outs, outputs=cfg.streams_dst,
-            route=lambda edge: edge.edge.dst, voq_depth=cfg.voq_depth)
+            cfg.edge_payload, inputs=cfg.streams_src * outs, outputs=cfg.streams_dst,
+            route=lambda edge: edge.edge.dst, voq_depth=cfg.voq_depth,
+            # Large properties: an edge's flits pass an output together (wormhole, §IV.E).
+            packet_last=cfg.packet_last)
         for s, source in enumerate(sources):
             m.submodules[f"src{s}"] = source
             for k in range(outs):

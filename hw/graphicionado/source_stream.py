@@ -27,7 +27,8 @@ from ..stream_throttle import StreamLinks
 from .config import GraphicionadoConfig
 from .edge_id_read import EdgeIDRead
 from .edge_read import EdgeRead
-from .layouts import ActiveVertex, SourcedEdge
+from .layouts import ActiveVertex
+from .packet_source_merge import PacketSourceMerge
 from .parallel_edge_read import ParallelEdgeRead
 from .partition_walk import PartitionWalk
 from .scratchpad import Scratchpad
@@ -69,7 +70,8 @@ class SourceStream(wiring.Component):
     edge_starts, edge_ends : ``In(32).array(max_slices * segments * edge_readers)``
         Full edge access: the edge-id range of reader k in the stream's j-th partition in
         slice s, at ``(s * segments + j) * edge_readers + k``.
-    o : ``Out(stream.Signature(SourcedEdge)).array(config.source_outputs)``
+    o : ``Out(stream.Signature(config.edge_payload)).array(config.source_outputs)``
+        Edges, or with large properties edge packets of flits (§IV.E).
     busy : ``Out(1)``
         A vertex or an edge of the phase is still inside.
     loading : ``Out(1)``
@@ -91,7 +93,7 @@ class SourceStream(wiring.Component):
             "active_counts": In(32).array(segments),
             "edge_starts": In(32).array(ranges),
             "edge_ends": In(32).array(ranges),
-            "o": Out(stream.Signature(SourcedEdge)).array(config.source_outputs),
+            "o": Out(stream.Signature(config.edge_payload)).array(config.source_outputs),
             "busy": Out(1), "loading": Out(1), "error": Out(1),
             "stall_p1": Out(1), "stall_p2": Out(1),
         }
@@ -221,18 +223,22 @@ class SourceStream(wiring.Component):
         cfg = self._config
         readers = cfg.edge_readers
         shift = cfg.partitions.bit_length() - 1
-        m.submodules.src_prop_read = src_prop = self._svr(1, shift)
+        large = cfg.algorithm.large_property
+        # Large properties (§IV.E) are read a flit per item, flits per vertex.
+        flit_shift = cfg.flits.bit_length() - 1
+        m.submodules.src_prop_read = src_prop = self._svr(cfg.lanes, shift)
         m.submodules.src_const_read = src_const = self._svr(cfg.const_words, shift)
         wiring.connect(m, src_prop.mem, wiring.flipped(self.src_prop_read_mem))
         wiring.connect(m, src_const.mem, wiring.flipped(self.src_const_read_mem))
         const_slice_lines = self.part_lines * (cfg.partitions * cfg.const_words)
-        for reader, base, words in ((src_prop, self.vprop_base, 1),
-                                    (src_const, self.vconst_base + self.slice * const_slice_lines,
-                                     cfg.const_words)):
+        for reader, base, words, items in (
+                (src_prop, self.vprop_base, cfg.property_words, walk.size << flit_shift),
+                (src_const, self.vconst_base + self.slice * const_slice_lines,
+                 cfg.const_words, walk.size)):
             m.d.comb += [
                 reader.start.eq(walk.seg_start),
                 reader.base.eq(base + walk.offset * words),
-                reader.count.eq(walk.size),
+                reader.count.eq(items),
                 reader.first_index.eq(walk.partition),
             ]
         props, consts = self._broadcast(m, link, src_prop.o, src_const.o, readers)
@@ -242,8 +248,13 @@ class SourceStream(wiring.Component):
         for k, port in enumerate(self._reader_ports()):
             edge_read = EdgeRead(addr_width=cfg.addr_width,
                                  prefetch_lines=cfg.edge_prefetch_lines, job_depth=cfg.edge_jobs)
-            merge = SourceMerge(depth=cfg.fifo_depth, const_words=cfg.const_words,
-                                degree_word=1 + k)
+            if large:
+                merge = PacketSourceMerge(lanes=cfg.lanes, flits=cfg.flits,
+                                          depth=cfg.fifo_depth, const_words=cfg.const_words,
+                                          degree_word=1 + k)
+            else:
+                merge = SourceMerge(depth=cfg.fifo_depth, const_words=cfg.const_words,
+                                    degree_word=1 + k)
             suffix = "" if readers == 1 else str(k)
             m.submodules[f"edge_read{suffix}"] = edge_read
             m.submodules[f"source_merge{suffix}"] = merge
