@@ -408,7 +408,8 @@ def _parser() -> argparse.ArgumentParser:
     synth.set_defaults(run=cmd_synth)
 
     simulate = design_command("sim", "run a graph through a design in RTL simulation")
-    simulate.add_argument("--algo", required=True, choices=("bfs", "sssp", "pagerank", "cc"))
+    simulate.add_argument("--algo", required=True,
+                          choices=("bfs", "sssp", "pagerank", "cc", "cf"))
     simulate.add_argument("--graph", required=True, metavar="FILE|SPEC")
     simulate.add_argument("--root", type=int)
     simulate.add_argument("--iters", type=int)

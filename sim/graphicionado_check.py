@@ -11,6 +11,10 @@ bits depend on the order each destination's contributions arrive in:
   renumbered in that order gives the same sums bit for bit;
 * n > 1 source streams: the streams' edges interleave at each destination in an order set
   by timing. The result must then lie within :func:`pagerank_bound` of the golden model.
+
+CF (float32 feature vectors) follows the same three cases; with several source streams its
+bound is per feature, :func:`cf_bound`, since CF's sums mix signs and a relative bound
+would not hold.
 """
 
 import dataclasses
@@ -20,7 +24,7 @@ import numpy as np
 import golden
 
 
-__all__ = ["Expected", "expected_values", "pagerank_bound"]
+__all__ = ["Expected", "expected_values", "pagerank_bound", "cf_bound"]
 
 UNIT_ROUNDOFF = 2.0 ** -24
 
@@ -32,6 +36,7 @@ class Expected:
     edges_processed: int
     comparison: str                 # "exact" or "within <relative bound>"
     relative_bound: float = 0.0
+    absolute_bound: np.ndarray | None = None    # CF: per vertex and feature
 
 
 def pagerank_bound(graph: golden.Graph, iterations: int) -> float:
@@ -58,8 +63,11 @@ def _partition_order(num_vertices: int, partitions: int) -> np.ndarray:
 
 
 def expected_values(graph: golden.Graph, algo: str, *, root, iters, streams_src: int,
-                    streams_dst: int) -> Expected:
-    """The golden model's result for ``graph`` (as given: CC symmetrizes it itself)."""
+                    streams_dst: int, cf: dict | None = None) -> Expected:
+    """The golden model's result for ``graph`` (as given: CC symmetrizes it itself);
+    ``cf``: CF's parameters (``golden.cf_program``'s)."""
+    if algo == "cf":
+        return _expected_cf(graph, iters, streams_src, streams_dst, cf or {})
     reference = golden.run(algo, graph, root=root, iters=iters)
     values = np.asarray(reference.values)
     edges = reference.counters["edges_processed"]
@@ -75,3 +83,80 @@ def expected_values(graph: golden.Graph, algo: str, *, root, iters, streams_src:
     bound = pagerank_bound(graph, reference.iterations)
     return Expected(values, reference.iterations, edges, f"within {bound:.3g} relative",
                     bound)
+
+
+def _expected_cf(graph, iters, streams_src, streams_dst, params) -> Expected:
+    from golden.algorithms import CF_DEFAULTS
+    params = {**CF_DEFAULTS, **params}
+    iters = 10 if iters is None else iters
+    program = golden.cf_program(**params)
+    setup = program.init(graph)
+    reference = golden.execute(program, graph, setup, iters)
+    edges = reference.counters["edges_processed"]
+    partitions = max(streams_src, streams_dst)
+    if partitions == 1:
+        return Expected(reference.values, reference.iterations, edges, "exact")
+    if streams_src == 1:
+        new_id = _partition_order(graph.num_vertices, partitions)
+        renumbered = golden.Graph.from_edges(graph.num_vertices, new_id[graph.src],
+                                             new_id[graph.dst], graph.weight)
+        moved = program.init(renumbered)
+        moved.vprop[new_id] = setup.vprop
+        values = golden.execute(program, renumbered, moved, iters).values[new_id]
+        return Expected(values, reference.iterations, edges, "exact (partition order)")
+    bound = cf_bound(graph, program, setup, iters, params["gamma"], params["lam"])
+    return Expected(reference.values, reference.iterations, edges,
+                    f"within a per-feature bound (largest {bound.max():.3g})",
+                    absolute_bound=bound)
+
+
+def cf_bound(graph: golden.Graph, program, setup, iterations: int, gamma: float,
+             lam: float) -> np.ndarray:
+    """How far a CF run whose destinations reduce their updates in another order may lie
+    from the golden model, per vertex and feature, after ``iterations``.
+
+    The two runs round every operation the same way except the Reduce sums, whose order
+    differs; a difference once made then flows through later iterations. Tracked to first
+    order, with u = 2⁻²⁴, E the bound on each feature's difference, along the golden model's
+    own trajectory (p, x = p[a]·p[b], dot, err, res = err·p[a], temp):
+
+    * dot (same tree, operands off by E): Σ_k |p[a]_k| E[b]_k + |p[b]_k| E[a]_k, plus the
+      rounding of the tree on operands that differ, 2·log2(K)·u·Σ|x|;
+    * err = rating − dot: Δdot + 2u|err|;  res_k: |err| E[a]_k + |p[a]_k| Δerr + 2u|res_k|;
+    * temp[b] = Σ res over b's d in-edges in another order: Σ Δres + 2d·u·Σ|res|;
+    * Apply p + γ(temp − λp): E(1 + γλ) + γ Δtemp + 6u(|p| + γ|temp| + γλ|p|).
+
+    The second-order terms (products of differences) are left out, which is why the bound
+    returned is twice the one tracked."""
+    u = 2.0 ** -24
+    n = graph.num_vertices
+    K = setup.vprop.shape[1]
+    log_k = max(1, (K - 1).bit_length())
+    gamma, lam = float(np.float32(gamma)), float(np.float32(lam))
+    a, b = graph.src, graph.dst
+    rating = setup.weight.astype(np.float64)
+    degree = np.bincount(b, minlength=n).astype(np.float64)
+    p32 = np.array(setup.vprop, dtype=np.float32)
+    bound = np.zeros((n, K))
+    for _ in range(iterations):
+        p = p32.astype(np.float64)
+        x = p[a] * p[b]
+        err = rating - x.sum(axis=1)
+        d_dot = (np.abs(p[a]) * bound[b] + np.abs(p[b]) * bound[a]).sum(axis=1) + \
+            2 * log_k * u * np.abs(x).sum(axis=1)
+        d_err = d_dot + 2 * u * np.abs(err)
+        res = err[:, None] * p[a]
+        d_res = np.abs(err)[:, None] * bound[a] + np.abs(p[a]) * d_err[:, None] + \
+            2 * u * np.abs(res)
+        d_temp = np.zeros((n, K))
+        abs_sum = np.zeros((n, K))
+        temp = np.zeros((n, K))
+        np.add.at(d_temp, b, d_res)
+        np.add.at(abs_sum, b, np.abs(res))
+        np.add.at(temp, b, res)
+        d_temp += 2 * degree[:, None] * u * abs_sum
+        bound = bound * (1 + gamma * lam) + gamma * d_temp + \
+            6 * u * (np.abs(p) + gamma * np.abs(temp) + gamma * lam * np.abs(p))
+        p32 = np.asarray(program.apply(p32, (temp.astype(np.float32)), None), np.float32)
+    return 2 * bound
+

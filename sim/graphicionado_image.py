@@ -20,6 +20,7 @@ import dataclasses
 import numpy as np
 
 from golden import Graph, pagerank_inv_outdeg
+from golden.algorithms import CF_DEFAULTS, cf_program
 from hw.graphicionado.algorithms import UINT32_INF
 from sim.dram_image import DRAMImage
 
@@ -38,16 +39,22 @@ class GraphImage:
     slices: int = 1                 # graph slices (§VI.A)
     slice_vertices: int = 0         # destinations per slice
     double_vprop: bool = False      # full edge access with slices: VProperty alternates
+    property_words: int = 1         # K: words of a vertex property (CF's features)
 
     def result_region(self, iterations: int) -> str:
         """The region holding VProperty after ``iterations`` iterations."""
         return "vprop_next" if self.double_vprop and iterations % 2 else "vprop"
 
     def vertex_values(self, words: np.ndarray) -> np.ndarray:
-        """VProperty in vertex order, from the words of its region (partition by partition)."""
-        per_part = self.part_lines * 16
+        """VProperty in vertex order, from the words of its region (partition by partition;
+        shape (n, K) for K-word properties)."""
+        k = self.property_words
+        per_part = self.part_lines * 16 * k
         v = np.arange(self.num_vertices)
-        return words[(v % self.partitions) * per_part + v // self.partitions]
+        first = (v % self.partitions) * per_part + (v // self.partitions) * k
+        if k == 1:
+            return words[first]
+        return words[first[:, None] + np.arange(k)]
 
 
 def _partitioned(values: np.ndarray, partitions: int, part_lines: int) -> np.ndarray:
@@ -65,7 +72,7 @@ def _partitioned(values: np.ndarray, partitions: int, part_lines: int) -> np.nda
 def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
                 max_iterations: int = 0xFFFF_FFFF, streams_src: int = 1,
                 streams_dst: int = 1, edge_readers: int = 1, slice_vertices: int | None = None,
-                max_slices: int = 1) -> GraphImage:
+                max_slices: int = 1, cf: dict | None = None) -> GraphImage:
     """Lay out ``graph`` (already symmetrized for CC) and the initial state of ``algo``, as
     the golden model starts it, for ``streams_src`` × ``streams_dst`` streams (§V.A).
 
@@ -80,7 +87,12 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
 
     ``slice_vertices`` (a multiple of 16 L; None: one slice) cuts the destinations into
     slices (§VI.A); ``max_slices`` is the hardware's, which sets how many edge-range registers
-    full edge access has."""
+    full edge access has.
+
+    CF: ``cf`` holds ``golden.cf_program``'s parameters (K, gamma, lam, seed, init_scale);
+    VProperty holds K words per vertex (partition l from line ``l * part_lines * K``), the
+    edge's weight word its rating as binary32, and the registers ``cf_gamma`` and ``cf_lam``
+    Apply's constants."""
     n, m = graph.num_vertices, graph.num_edges
     parts = max(streams_src, streams_dst)
     part_lines = max(1, -(-(-(-n // parts)) // 16))
@@ -94,8 +106,12 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         raise ValueError(f"{slices} slices of {slice_vertices} vertices, more than "
                          f"max_slices={max_slices}")
     src, dst = graph.src.astype(np.uint32), graph.dst.astype(np.uint32)
-    weight = graph.require_nonnegative_integer_weights() if algo == "sssp" else \
-        np.ones(m, dtype=np.uint32)
+    if algo == "sssp":
+        weight = graph.require_nonnegative_integer_weights()
+    elif algo == "cf":
+        weight = _cf_setup(graph, cf).weight.astype(np.float32).view(np.uint32)
+    else:
+        weight = np.ones(m, dtype=np.uint32)
 
     ids = np.arange(n, dtype=np.uint32)
     if algo in ("bfs", "sssp"):
@@ -108,16 +124,19 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     elif algo == "pagerank":
         vprop = np.ones(n, dtype=np.float32).view(np.uint32)
         active_ids = np.zeros(0, dtype=np.uint32)
+    elif algo == "cf":
+        vprop = np.ascontiguousarray(_cf_setup(graph, cf).vprop).view(np.uint32)
+        active_ids = np.zeros(0, dtype=np.uint32)
     else:
         raise ValueError(f"unknown algorithm {algo!r}")
-    full = algo == "pagerank"
+    full = algo in ("pagerank", "cf")
     readers = edge_readers if full else 1
     if full:
-        inverse = pagerank_inv_outdeg(graph)
         const_words = 1 << readers.bit_length()
         # One VConst per slice: the degree words count the slice's edges only.
         vconst = np.zeros((slices, n, const_words), dtype=np.uint32)
-        vconst[:, :, 0] = inverse.view(np.uint32)
+        if algo == "pagerank":
+            vconst[:, :, 0] = pagerank_inv_outdeg(graph).view(np.uint32)
         for s_ in range(slices):
             for k in range(readers):
                 chosen = (dst % readers == k) & (dst // slice_vertices == s_)
@@ -143,7 +162,8 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     active_parts = np.zeros((parts, part_lines * 16, 2), dtype=np.uint32)
     for part in range(parts):
         chosen = active_ids[active_ids % parts == part]
-        active_parts[part, :len(chosen)] = np.stack([chosen, vprop[chosen]], axis=1)
+        if len(chosen):
+            active_parts[part, :len(chosen)] = np.stack([chosen, vprop[chosen]], axis=1)
         registers[f"active_count_{part}"] = len(chosen)
     if full:
         registers = {k: v for k, v in registers.items() if not k.startswith("active_count")}
@@ -169,7 +189,26 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         "active_base_a": base["active_a"], "active_base_b": base["active_b"],
         "max_iterations": max_iterations,
     })
-    return GraphImage(dram, registers, n, m, parts, part_lines, slices, slice_vertices, double)
+    if algo == "cf":
+        program = _cf_params(cf)
+        registers.update({"cf_gamma": _float_bits(program["gamma"]),
+                          "cf_lam": _float_bits(program["lam"])})
+    words = vprop.shape[1] if vprop.ndim == 2 else 1
+    return GraphImage(dram, registers, n, m, parts, part_lines, slices, slice_vertices, double,
+                      words)
+
+
+def _cf_params(cf: dict | None) -> dict:
+    return {**CF_DEFAULTS, **(cf or {})}
+
+
+def _cf_setup(graph: Graph, cf: dict | None):
+    """CF's initial state as the golden model makes it (features, ratings)."""
+    return cf_program(**_cf_params(cf)).init(graph)
+
+
+def _float_bits(value: float) -> int:
+    return int(np.float32(value).view(np.uint32))
 
 
 def _edge_id_tables(group_of_edge, src, num_vertices, streams, coarsening, slices=1):

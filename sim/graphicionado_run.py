@@ -177,6 +177,9 @@ def check_graph(graph: golden.Graph, algo: str, config: GraphicionadoConfig,
     graph.validate_for_hardware(id_width=32)
     if algo == "sssp":
         graph.require_nonnegative_integer_weights()
+    if algo == "cf" and graph.weight is None:
+        raise ConfigError("cf needs a rating (weight) on every edge, e.g. a graph from "
+                          "bipartite:users=...,items=...,ratings=...")
     if algo != config.algo:
         raise ConfigError(f"the design is configured for {config.algo}, not {algo}")
     return slice_vertices
@@ -195,7 +198,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
              memory: SimMemoryConfig | None = None, seed: int = 1,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
              graph_name: str = "", trace: Path | None = None,
-             keep: bool = False, sim_top=None, slices: int | None = None) -> RunReport:
+             keep: bool = False, sim_top=None, slices: int | None = None,
+             cf: dict | None = None) -> RunReport:
     """Run ``graph`` through the pipeline beside the DRAM model and check the result.
 
     ``sim_top``: ``(make_top, digest)``, a function of ``(config, memory)`` building the sim
@@ -203,12 +207,20 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     post-synthesis run of :mod:`sim.postsynth` passes a top around the ECP5 netlist).
 
     ``slices``: run in that many graph slices (§VI.A); None: as many as the scratchpad needs
-    (one when the graph fits)."""
+    (one when the graph fits).
+
+    ``cf``: CF's parameters (``golden.cf_program``'s gamma, lam, seed, init_scale; K is the
+    configuration's ``property_bytes / 4``). PageRank and CF run 10 iterations unless
+    ``iters`` says otherwise, as the golden model."""
     slice_vertices = check_graph(graph, algo, config, slices)
+    if algo in ("pagerank", "cf") and iters is None:
+        iters = 10
+    if algo == "cf":
+        cf = {**(cf or {}), "K": config.property_words}
     started = time.perf_counter()
     reference = expected_values(graph, algo, root=root if algo in ("bfs", "sssp") else None,
                                 iters=iters, streams_src=config.streams_src,
-                                streams_dst=config.streams_dst)
+                                streams_dst=config.streams_dst, cf=cf)
     golden_seconds = time.perf_counter() - started
 
     run_graph = graph.symmetrized() if algo == "cc" else graph
@@ -216,7 +228,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations, streams_src=config.streams_src,
                         streams_dst=config.streams_dst, edge_readers=config.edge_readers,
-                        slice_vertices=slice_vertices, max_slices=config.max_slices)
+                        slice_vertices=slice_vertices, max_slices=config.max_slices, cf=cf)
     memory = memory or SimMemoryConfig(channels=config.memory_channels)
     check_memory(config, memory)
     make_top, top_digest = sim_top or (GraphicionadoSimTop, None)
@@ -243,18 +255,25 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     expected = np.asarray(reference.values)
     expected_bits = expected.view(np.uint32) if expected.dtype == np.float32 else \
         expected.astype(np.uint32)
-    if reference.relative_bound:
-        rtl = values.view(np.float32).astype(np.float64)
-        gold = expected.astype(np.float64)
-        differing = np.flatnonzero(~(np.abs(rtl - gold) <=
-                                     reference.relative_bound * np.abs(gold)))
+    rtl = values.view(np.float32).astype(np.float64)
+    gold = expected.astype(np.float64)
+    if reference.absolute_bound is not None:
+        wrong = ~(np.abs(rtl - gold) <= reference.absolute_bound)
+    elif reference.relative_bound:
+        wrong = ~(np.abs(rtl - gold) <= reference.relative_bound * np.abs(gold))
     else:
-        differing = np.flatnonzero(values != expected_bits)
+        wrong = values != expected_bits
+    # A vertex differs if any of its features does (CF's properties are vectors).
+    differing = np.flatnonzero(wrong.reshape(len(wrong), -1).any(axis=1))
     first = None
     if differing.size:
         v = int(differing[0])
-        first = {"vertex": v, "rtl": _show(values[v], expected.dtype),
-                 "golden": _show(expected_bits[v], expected.dtype)}
+        k = int(np.flatnonzero(wrong.reshape(len(wrong), -1)[v])[0])
+        at = (v, k) if values.ndim == 2 else v
+        first = {"vertex": v, "rtl": _show(values[at], expected.dtype),
+                 "golden": _show(expected_bits[at], expected.dtype)}
+        if values.ndim == 2:
+            first["feature"] = k
     rtl_values = values.view(np.float32) if expected.dtype == np.float32 else values
     return RunReport(
         algo=algo, graph=graph_name, num_vertices=graph.num_vertices,

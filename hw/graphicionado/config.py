@@ -57,7 +57,8 @@ class GraphicionadoConfig(DesignConfig):
     addr_width : int
         Width of a 64-byte line address (26 bits: 4 GiB).
     prefetch_lines : int
-        Lines the Sequential Vertex Reads fetch ahead (the paper: N = 4).
+        Lines the Sequential Vertex Reads fetch ahead (the paper: N = 4); K times that for
+        VProperty of K words (:attr:`property_prefetch_lines`).
     edge_prefetch_lines : int
         Lines Edge Read fetches ahead. At four edges a line it must cover the memory latency
         (100 cycles → 25 lines) for one edge per cycle.
@@ -195,6 +196,13 @@ class GraphicionadoConfig(DesignConfig):
     def flits(self) -> int:
         """Flits of a property (1 for one-word properties)."""
         return self.property_words // self.lanes
+
+    @property
+    def property_prefetch_lines(self) -> int:
+        """Lines the sequential reads of VProperty fetch ahead: ``prefetch_lines`` for
+        one-word properties; K times that for K-word ones (up to 256), so they run as many
+        vertices ahead of their consumer (§IV.C's N lines of 16 properties each)."""
+        return min(256, self.prefetch_lines * self.property_words)
 
     @property
     def edge_payload(self):

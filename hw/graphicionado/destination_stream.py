@@ -11,7 +11,7 @@ Apply phase, partition by partition of the ones it owns (:class:`PartitionWalk`)
     → A4 Sequential Vertex Write (VProperty), A5 Sequential Vertex Write (ActiveVertex)
 """
 
-from amaranth.hdl import Array, Module, Mux, Signal
+from amaranth.hdl import Array, Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -21,10 +21,12 @@ from ..stream_fifo import StreamFIFO
 from ..stream_register_slice import StreamRegisterSlice
 from ..stream_throttle import StreamLinks
 from .algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
-from .apply import ApplyMin, ApplyPageRank
-from .atomic_update import AtomicUpdate
+from .apply import ApplyCF, ApplyMin, ApplyPageRank
+from .atomic_update import AtomicUpdate, update_layout
+from .cf_process_edge import CFProcessEdge
 from .config import GraphicionadoConfig
-from .layouts import ActiveVertex, SourcedEdge, Update
+from .large_random_vertex_read import LargeRandomVertexRead
+from .layouts import ActiveVertex
 from .partition_walk import PartitionWalk
 from .process_edge import ProcessEdge
 from .parallel_random_vertex_read import ParallelRandomVertexRead
@@ -48,8 +50,9 @@ class DestinationStream(wiring.Component):
 
     Members
     -------
-    i : ``In(stream.Signature(SourcedEdge))``
-        Edges whose destination the stream owns, from the crossbar.
+    i : ``In(stream.Signature(config.edge_payload))``
+        Edges whose destination the stream owns, from the crossbar (with large properties,
+        edge packets of flits, §IV.E).
     clear : ``In(1)``
         Pulse: set the stream's VTempProperty entries to the Reduce identity.
     start_process, start_apply : ``In(1)``
@@ -57,6 +60,11 @@ class DestinationStream(wiring.Component):
         ``num_vertices``: the end of the vertex range of the current slice (graph slicing,
         §VI.A), the graph's vertex count unsliced. ``vprop_base``: the VProperty that apply
         writes.
+    vprop_read_base : ``In(32)``
+        CF: the VProperty the iteration started with, which P4 and A1 read (the same as
+        ``vprop_base`` unsliced).
+    gamma, lam : ``In(32)``
+        CF: Apply's constants (binary32).
     slice_first : ``In(32)``
         The current slice's first vertex id, a multiple of 16 max(n, m) (0 unsliced): the
         scratchpad holds the slice's destinations from index ``slice_first >> log2(m)``.
@@ -83,9 +91,10 @@ class DestinationStream(wiring.Component):
         self._config = config
         self._index = index
         members = {
-            "i": In(stream.Signature(SourcedEdge)),
+            "i": In(stream.Signature(config.edge_payload)),
             "clear": In(1), "start_process": In(1), "start_apply": In(1),
             "num_vertices": In(32), "part_lines": In(32), "vprop_base": In(32),
+            "vprop_read_base": In(32), "gamma": In(32), "lam": In(32),
             "slice_first": In(32), "first_slice": In(1), "active_base": In(32),
             "active_counts": Out(32).array(config.destination_segments),
             "clearing": Out(1), "applying": Out(1), "drained": Out(1),
@@ -102,6 +111,8 @@ class DestinationStream(wiring.Component):
 
     @staticmethod
     def client_names(config: GraphicionadoConfig) -> tuple[str, ...]:
+        if config.algorithm.large_property:
+            return ("dst_prop_read", "vprop_read", "vprop_write")
         if config.algorithm.full_edge_access:
             return ("vprop_write",)
         p4 = ()
@@ -121,27 +132,39 @@ class DestinationStream(wiring.Component):
                            seed=self.stall_seed if cfg.stall_injection else None)
         self.link_probes = link.probes
         dst_shift = cfg.streams_dst.bit_length() - 1
-        m.submodules.pad = pad = Scratchpad(vertices=cfg.destination_slice_vertices,
-                                            table_entries=0)
+        # Large properties (§IV.E): a scratchpad word per flit, a vertex's at consecutive
+        # addresses.
+        flit_shift = cfg.flits.bit_length() - 1
+        word_width = 32 * cfg.lanes
+        m.submodules.pad = pad = Scratchpad(
+            vertices=cfg.destination_slice_vertices * cfg.flits, table_entries=0,
+            word_width=word_width)
         units = compute_units(cfg, index_width=pad.index_width)
-        m.submodules.fifo_p3 = fifo_p3 = StreamFIFO(SourcedEdge, cfg.fifo_depth, buffered=True)
-        m.submodules.process_edge = process = ProcessEdge(
-            algo=cfg.algo, unit=units["process"], dst_prop=cfg.dst_property_read,
-            dst_shift=dst_shift)
+        m.submodules.fifo_p3 = fifo_p3 = StreamFIFO(cfg.edge_payload, cfg.fifo_depth,
+                                                    buffered=True)
+        if cfg.algorithm.large_property:
+            process = CFProcessEdge(lanes=cfg.lanes, flits=cfg.flits, dst_shift=dst_shift)
+        else:
+            process = ProcessEdge(algo=cfg.algo, unit=units["process"],
+                                  dst_prop=cfg.dst_property_read, dst_shift=dst_shift)
+        m.submodules.process_edge = process
+        update = update_layout(word_width)
         # Registered output: the CAM lookup then starts from a flip-flop, not a LUT RAM read.
-        m.submodules.fifo_p5 = fifo_p5 = StreamFIFO(Update, cfg.fifo_depth, buffered=True)
+        m.submodules.fifo_p5 = fifo_p5 = StreamFIFO(update, cfg.fifo_depth, buffered=True)
         # Atomic Update takes an update after a CAM lookup; a register slice keeps that
         # decision off the queue's read logic.
-        m.submodules.slice_p6 = slice_p6 = StreamRegisterSlice(Update)
+        m.submodules.slice_p6 = slice_p6 = StreamRegisterSlice(update)
         m.submodules.atomic_update = atomic = AtomicUpdate(
-            reduce_unit=units["reduce"], index_width=pad.index_width,
+            reduce_unit=units["reduce"], index_width=pad.index_width, value_width=word_width,
             cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
                           id_width=max(pad.index_width, (cfg.cam_entries // cfg.cam_ways)
                                        .bit_length())))
         wiring.connect(m, wiring.flipped(self.i), fifo_p3.i)
         p4_busy = self._destination_property_read(m, link, fifo_p3, process)
         m.d.comb += process.dst_base.eq(self.slice_first >> dst_shift)
-        link(process.o, fifo_p5.i, "process_edge->fifo_p5")
+        updates = self._flit_addresses(m, process.o) if cfg.algorithm.large_property \
+            else process.o
+        link(updates, fifo_p5.i, "process_edge->fifo_p5")
         link(fifo_p5.o, slice_p6.i, "fifo_p5->slice_p6")
         link(slice_p6.o, atomic.i, "slice_p6->atomic_update")
 
@@ -150,10 +173,10 @@ class DestinationStream(wiring.Component):
             partitions=cfg.partitions)
         m.submodules.temp_stream = temp_stream = TempPropertyStream(
             index_width=pad.index_width, stride=cfg.destination_segments,
-            id_shift=dst_shift, id_low=self._index)
+            id_shift=dst_shift, id_low=self._index, flits=cfg.flits, word_width=word_width)
         m.submodules.vprop_write = vprop_write = SequentialVertexWrite(
-            item_words=1, addr_width=cfg.addr_width)
-        m.submodules.fifo_a4 = fifo_a4 = StreamFIFO(32, cfg.fifo_depth)
+            item_words=cfg.lanes, addr_width=cfg.addr_width)
+        m.submodules.fifo_a4 = fifo_a4 = StreamFIFO(word_width, cfg.fifo_depth)
         wiring.connect(m, vprop_write.mem, wiring.flipped(self.vprop_write_mem))
         link(fifo_a4.o, vprop_write.i, "fifo_a4->vprop_write")
         m.d.comb += [
@@ -163,32 +186,40 @@ class DestinationStream(wiring.Component):
             temp_stream.count.eq(walk.size), temp_stream.id_base.eq(self.slice_first),
             temp_stream.identity.eq(cfg.algorithm.reduce_identity),
             vprop_write.start.eq(walk.seg_start),
-            vprop_write.base.eq(self.vprop_base + walk.offset),
+            vprop_write.base.eq(self.vprop_base + walk.offset * cfg.property_words),
             vprop_write.flush.eq(walk.seg_end),
             self.applying.eq(walk.busy),
         ]
-        if cfg.algorithm.full_edge_access:
+        if cfg.algorithm.large_property:
+            apply_idle, writers_idle = self._apply_cf(m, link, walk, temp_stream, fifo_a4)
+        elif cfg.algorithm.full_edge_access:
             apply_idle, writers_idle = self._apply_pagerank(m, link, units, temp_stream,
                                                             fifo_a4)
         else:
             apply_idle, writers_idle = self._apply_min(m, link, walk, temp_stream, fifo_a4)
         m.d.comb += [
             walk.seg_idle.eq(apply_idle & ~fifo_a4.o.valid & ~link.busy &
-                             (vprop_write.written == walk.size)),
+                             (vprop_write.written == (walk.size << flit_shift))),
             walk.seg_drained.eq(writers_idle & ~vprop_write.busy),
         ]
         self._scratchpad_ports(m, pad, atomic, temp_stream)
 
-        # Drained: as many updates reduced as edges taken, nothing waiting in front.
+        # Drained: as many updates reduced as edges taken, nothing waiting in front (with
+        # large properties, as many update flits as edge flits; the events count edges).
         edges_in = Signal(32)
         updates_out = Signal(32)
-        edge_taken = process.i.valid & process.i.ready
-        update_written = atomic.temp_write_en & ~walk.busy & ~self.clearing
+        flit_taken = process.i.valid & process.i.ready
+        flit_written = atomic.temp_write_en & ~walk.busy & ~self.clearing
+        edge_taken, update_written = flit_taken, flit_written
+        if flit_shift:
+            last = (1 << flit_shift) - 1
+            edge_taken = flit_taken & (process.i.payload.flit == last)
+            update_written = flit_written & (atomic.temp_write_addr[:flit_shift] == last)
         with m.If(self.start_process):
             m.d.sync += [edges_in.eq(0), updates_out.eq(0)]
         with m.Else():
-            m.d.sync += [edges_in.eq(edges_in + edge_taken),
-                         updates_out.eq(updates_out + update_written)]
+            m.d.sync += [edges_in.eq(edges_in + flit_taken),
+                         updates_out.eq(updates_out + flit_written)]
         m.d.comb += [
             self.drained.eq((edges_in == updates_out) & (fifo_p3.level == 0) & ~p4_busy &
                             ~link.busy),
@@ -204,6 +235,8 @@ class DestinationStream(wiring.Component):
         """P4 when configured: VProperty[dst] read from memory for each edge. Returns its
         busy flag."""
         cfg = self._config
+        if cfg.algorithm.large_property:
+            return self._large_property_read(m, link, fifo_p3, process)
         if not cfg.dst_property_read:
             link(fifo_p3.o, process.i, "fifo_p3->process_edge")
             m.d.comb += self.stall_p4.eq(0)
@@ -225,6 +258,37 @@ class DestinationStream(wiring.Component):
         link(p4.o, process.i, "dst_prop_read->process_edge")
         return p4.busy
 
+    def _large_property_read(self, m, link, fifo_p3, process):
+        """P4 for large properties: each edge flit gets its words of VProperty[dst] (of the
+        iteration's start). Returns its busy flag."""
+        cfg = self._config
+        m.submodules.dst_prop_read = p4 = LargeRandomVertexRead(
+            addr_width=cfg.addr_width, lanes=cfg.lanes, flits=cfg.flits,
+            outstanding=cfg.memory_outstanding, partitions=cfg.partitions)
+        wiring.connect(m, p4.mem, wiring.flipped(self.dst_prop_read_mem))
+        m.d.comb += [p4.vprop_base.eq(self.vprop_read_base),
+                     p4.part_lines.eq(self.part_lines * cfg.property_words),
+                     self.stall_p4.eq(p4.o.valid & ~p4.o.ready)]
+        link(fifo_p3.o, p4.i, "fifo_p3->dst_prop_read")
+        link(p4.o, process.i, "dst_prop_read->process_edge")
+        return p4.busy
+
+    def _flit_addresses(self, m, updates):
+        """CF's update flits as scratchpad words: flit f of the vertex at index i is word
+        ``i * flits + f``."""
+        cfg = self._config
+        shift = cfg.flits.bit_length() - 1
+        out = stream.Signature(update_layout(32 * cfg.lanes)).create()
+        index = updates.payload.dst
+        m.d.comb += [
+            out.valid.eq(updates.valid),
+            out.payload.dst.eq((index << shift) | updates.payload.flit[:shift] if shift
+                               else index),
+            out.payload.value.eq(updates.payload.value),
+            updates.ready.eq(out.ready),
+        ]
+        return out
+
     def _scratchpad_ports(self, m, pad, atomic, temp_stream):
         """The slice's ports by phase: clearing, apply (A2) or Atomic Update (P7, P9)."""
         cfg = self._config
@@ -232,9 +296,10 @@ class DestinationStream(wiring.Component):
         clear_index = Signal(32)
         clear_left = Signal(32)
         with m.If(self.clear):
+            flit_shift = cfg.flits.bit_length() - 1
             m.d.sync += [clear_index.eq(0),
-                         clear_left.eq((self.num_vertices - self.slice_first + cfg.streams_dst
-                                        - 1) >> shift)]
+                         clear_left.eq(((self.num_vertices - self.slice_first + cfg.streams_dst
+                                         - 1) >> shift) << flit_shift)]
         with m.Elif(clear_left != 0):
             m.d.sync += [clear_index.eq(clear_index + 1), clear_left.eq(clear_left - 1)]
         m.d.comb += [
@@ -252,7 +317,8 @@ class DestinationStream(wiring.Component):
         with m.Elif(self.clearing):
             m.d.comb += [
                 pad.temp_write_addr.eq(clear_index),
-                pad.temp_write_data.eq(cfg.algorithm.reduce_identity),
+                pad.temp_write_data.eq(Const(cfg.algorithm.reduce_identity, 32)
+                                       .replicate(cfg.lanes)),
                 pad.temp_write_en.eq(1),
             ]
         with m.Else():
@@ -275,6 +341,34 @@ class DestinationStream(wiring.Component):
             self.stall_apply.eq(temp_stream.o.valid & ~temp_stream.o.ready),
         ]
         return ~temp_stream.busy, 1
+
+    def _apply_cf(self, m, link, walk, temp_stream, fifo_a4):
+        """A1 and A3 for CF, a flit at a time: VProperty of the iteration's start and
+        VTempProperty into Apply. Returns (idle, drained)."""
+        cfg = self._config
+        flit_shift = cfg.flits.bit_length() - 1
+        m.submodules.vprop_read = vprop_read = SequentialVertexRead(
+            item_words=cfg.lanes, addr_width=cfg.addr_width,
+            prefetch_lines=cfg.property_prefetch_lines)
+        m.submodules.fifo_a1 = fifo_a1 = StreamFIFO(vprop_read.o.payload.shape(),
+                                                    cfg.fifo_depth)
+        m.submodules.apply = apply = ApplyCF(lanes=cfg.lanes)
+        wiring.connect(m, vprop_read.mem, wiring.flipped(self.vprop_read_mem))
+        link(vprop_read.o, fifo_a1.i, "vprop_read->fifo_a1")
+        link(temp_stream.o, apply.temp, "temp_stream->apply")
+        link(fifo_a1.o, apply.prop, "fifo_a1->apply")
+        link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
+        last_flit = temp_stream.o.payload.index[:flit_shift] == (1 << flit_shift) - 1 \
+            if flit_shift else 1
+        m.d.comb += [
+            apply.gamma.eq(self.gamma), apply.lam.eq(self.lam),
+            vprop_read.start.eq(walk.seg_start),
+            vprop_read.base.eq(self.vprop_read_base + walk.offset * cfg.property_words),
+            vprop_read.count.eq(walk.size << flit_shift),
+            self.vertex_updated.eq(temp_stream.o.valid & temp_stream.o.ready & last_flit),
+            self.stall_apply.eq(fifo_a1.o.valid ^ temp_stream.o.valid),
+        ]
+        return ~temp_stream.busy & ~vprop_read.busy & ~fifo_a1.o.valid, 1
 
     def _apply_min(self, m, link, walk, temp_stream, fifo_a4):
         """A1, A3 (min) and A5 for frontier algorithms. Returns (idle, drained)."""

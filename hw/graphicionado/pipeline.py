@@ -31,7 +31,7 @@ from .destination_stream import DestinationStream
 from .source_stream import SourceStream
 
 
-__all__ = ["BASE_REGISTERS", "BASE_COUNTERS", "CHANNEL_COUNTERS", "registers", "counter_names",
+__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "BASE_COUNTERS", "CHANNEL_COUNTERS", "registers", "counter_names",
            "GraphicionadoPipeline"]
 
 # Configuration registers the host sets before ``start`` (memory-mapped registers in the
@@ -39,6 +39,9 @@ __all__ = ["BASE_REGISTERS", "BASE_COUNTERS", "CHANNEL_COUNTERS", "registers", "
 BASE_REGISTERS = ("num_vertices", "num_edges", "part_lines", "vprop_base", "vconst_base",
                   "edge_base", "table_base", "table_count", "active_base_a", "active_base_b",
                   "max_iterations", "num_slices", "slice_vertices", "vprop_next_base")
+
+# CF's Apply constants, gamma and lambda (binary32).
+CF_REGISTERS = ("cf_gamma", "cf_lam")
 
 # Status counters readable at the end of a run.
 BASE_COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edges",
@@ -61,12 +64,15 @@ def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
     destinations each (a multiple of 16 L). Full edge access reads VProperty at
     ``vprop_base`` in even iterations and at ``vprop_next_base`` in odd ones, and apply
     writes the other: with slices, a later slice must still read the values the iteration
-    started with (the host sets both bases equal when unsliced)."""
+    started with (the host sets both bases equal when unsliced). CF adds
+    :data:`CF_REGISTERS`."""
     if cfg.algorithm.full_edge_access:
         groups = cfg.max_slices * cfg.partitions * cfg.edge_readers
         extra = tuple(f"edge_part_{i}" for i in range(groups + 1))
     else:
         extra = tuple(f"active_count_{l}" for l in range(cfg.partitions))
+    if cfg.algorithm.large_property:
+        extra += CF_REGISTERS
     return BASE_REGISTERS + extra
 
 
@@ -247,9 +253,13 @@ class GraphicionadoPipeline(wiring.Component):
                 destination.first_slice.eq(control.slice == 0),
                 destination.part_lines.eq(regs["part_lines"]),
                 destination.vprop_base.eq(write_prop),
+                destination.vprop_read_base.eq(read_prop),
                 destination.active_base.eq(Mux(control.parity, regs["active_base_a"],
                                                regs["active_base_b"])),
             ]
+            if cfg.algorithm.large_property:
+                m.d.comb += [destination.gamma.eq(regs["cf_gamma"]),
+                             destination.lam.eq(regs["cf_lam"])]
             for j in range(cfg.destination_segments):
                 m.d.comb += control.new_counts[d + cfg.streams_dst * j].eq(
                     destination.active_counts[j])
@@ -288,7 +298,10 @@ class GraphicionadoPipeline(wiring.Component):
             "xbar_occupancy": crossbar.occupancy & process.replicate(len(crossbar.occupancy)),
         }
         events.update(channel_events)
-        events.update({f"edges_src{s}": total(o.valid & o.ready for o in source.o)
+        # Edges (a packet's last flit, with large properties) each source stream handed on.
+        last = cfg.packet_last or (lambda payload: 1)
+        events.update({f"edges_src{s}": total(o.valid & o.ready & last(o.payload)
+                                              for o in source.o)
                        for s, source in enumerate(sources)})
         events.update({f"edges_dst{d}": destination.edge_taken
                        for d, destination in enumerate(destinations)})

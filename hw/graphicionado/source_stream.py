@@ -143,10 +143,12 @@ class SourceStream(wiring.Component):
             return [self.edge_read_mem]
         return [getattr(self, f"edge_read{k}_mem") for k in range(cfg.edge_readers)]
 
-    def _svr(self, words: int, index_shift: int = 0) -> SequentialVertexRead:
+    def _svr(self, words: int, index_shift: int = 0, prefetch: int | None = None
+             ) -> SequentialVertexRead:
         cfg = self._config
         return SequentialVertexRead(item_words=words, addr_width=cfg.addr_width,
-                                    prefetch_lines=cfg.prefetch_lines, index_shift=index_shift)
+                                    prefetch_lines=prefetch or cfg.prefetch_lines,
+                                    index_shift=index_shift)
 
     def _frontier_front(self, m, link, walk):
         """P1 → P2 → P3, and the loader of the EdgeIDTable slice. Returns the busy flag."""
@@ -226,7 +228,8 @@ class SourceStream(wiring.Component):
         large = cfg.algorithm.large_property
         # Large properties (§IV.E) are read a flit per item, flits per vertex.
         flit_shift = cfg.flits.bit_length() - 1
-        m.submodules.src_prop_read = src_prop = self._svr(cfg.lanes, shift)
+        m.submodules.src_prop_read = src_prop = self._svr(cfg.lanes, shift,
+                                                          cfg.property_prefetch_lines)
         m.submodules.src_const_read = src_const = self._svr(cfg.const_words, shift)
         wiring.connect(m, src_prop.mem, wiring.flipped(self.src_prop_read_mem))
         wiring.connect(m, src_const.mem, wiring.flipped(self.src_const_read_mem))

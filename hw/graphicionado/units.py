@@ -11,6 +11,10 @@ def compute_units(cfg: GraphicionadoConfig, *, index_width: int) -> dict:
     """Fresh units for one destination stream: ``process`` (P5), ``reduce`` (P8, its tag the
     scratchpad address of ``index_width`` bits) and, for PageRank, Apply's multiplier and
     adder."""
+    if cfg.algorithm.large_property:
+        # CF: Process_Edge and Apply build their own vector units; Reduce adds flits.
+        from ..fp32_vector import FP32Lanes
+        return {"reduce": FP32Lanes("add", cfg.lanes, tag_width=index_width, lzc_stage=True)}
     if cfg.algorithm.floating_point:
         from ..fp32 import FP32Adder, FP32Multiplier
         return {"process": FP32Multiplier(tag_width=32),
