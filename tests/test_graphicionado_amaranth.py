@@ -214,6 +214,31 @@ def test_parallel_streams(algo, streams):
     stats = result["stats"]
     assert stats["edges"] == stats["updates"] == expected.edges_processed
     assert sum(stats[f"edges_src{s}"] for s in range(streams[0])) == stats["edges"]
+
+
+def test_collaborative_filtering_four_streams():
+    """CF with the paper's 128-byte features over 4 x 4 streams, stalls and a reordering
+    memory: four source streams' updates meet at each destination in an order set by timing,
+    so the features must lie within the derived per-feature bound (``cf_bound``), which must
+    itself be tight (far below the features' size)."""
+    from sim.graphicionado_check import expected_values
+    graph = golden.bipartite(8, 5, 2, seed=4)
+    cf = dict(K=32, gamma=0.01, lam=0.05, seed=3, init_scale=0.5)
+    config = GraphicionadoConfig(algo="cf", max_vertices=64, edge_prefetch_lines=8,
+                                 streams_src=4, streams_dst=4, stall_injection=40)
+    image = build_image(graph, algo="cf", cf=cf, max_iterations=2, streams_src=4,
+                        streams_dst=4)
+    values, result = run_pipeline(config, image, reorder=True)
+    expected = expected_values(graph, "cf", root=None, iters=2, streams_src=4, streams_dst=4,
+                               cf=cf)
+    bound = expected.absolute_bound
+    assert bound is not None and bound.max() < 1e-4 * np.abs(expected.values).max()
+    rtl = values.view(np.float32).astype(np.float64)
+    assert np.all(np.abs(rtl - expected.values) <= bound)
+    stats = result["stats"]
+    assert stats["edges"] == stats["updates"] == expected.edges_processed
+    assert [stats[f"edges_dst{d}"] for d in range(4)] == \
+        [2 * int(np.count_nonzero(graph.dst % 4 == d)) for d in range(4)]
     assert sum(stats[f"edges_dst{d}"] for d in range(streams[1])) == stats["edges"]
     # Each destination stream took exactly the edges whose destination it owns.
     for d in range(streams[1]):
@@ -276,3 +301,60 @@ def test_slicing_refuses_what_cannot_run():
     with pytest.raises(ConfigError, match="EdgeIDTable covers table_vertices=64"):
         check_graph(graph, "bfs", GraphicionadoConfig(max_vertices=64, max_slices=8))
     assert check_graph(graph, "bfs", config) == 64
+
+
+# Collaborative filtering (§IV.E): (K features, (n, m, edge readers)). K = 32 is the paper's
+# 128-byte property, four 32-byte flits; K = 8 one flit, over two partitions and readers.
+CF_CASES = [(32, (1, 1, 1)), (4, (1, 2, 2))]
+
+
+@pytest.mark.parametrize("K, streams", CF_CASES)
+def test_collaborative_filtering(K, streams):
+    """CF on a small bipartite rating graph with stalls on every link and a memory answering
+    out of order: bit for bit the golden model's features (one source stream: each
+    destination's updates arrive in the golden model's order, or in partition order)."""
+    graph = golden.bipartite(8, 5, 2, seed=2)
+    cf = dict(K=K, gamma=0.01, lam=0.05, seed=3, init_scale=0.5)
+    config = GraphicionadoConfig(algo="cf", property_bytes=4 * K,
+                                 max_vertices=16 * max(streams[:2]),
+                                 edge_prefetch_lines=8, streams_src=streams[0],
+                                 streams_dst=streams[1], edge_readers=streams[2],
+                                 stall_injection=40)
+    image = build_image(graph, algo="cf", cf=cf, max_iterations=2, streams_src=streams[0],
+                        streams_dst=streams[1], edge_readers=streams[2])
+    values, result = run_pipeline(config, image, reorder=True)
+    from sim.graphicionado_check import expected_values
+    expected = expected_values(graph, "cf", root=None, iters=2, streams_src=streams[0],
+                               streams_dst=streams[1], cf=cf)
+    assert expected.comparison.startswith("exact")
+    assert values.shape == (graph.num_vertices, K)
+    assert values.tolist() == expected.values.view(np.uint32).tolist()
+    stats = result["stats"]
+    assert result["iterations"] == 2
+    assert stats["edges"] == stats["updates"] == expected.edges_processed
+    assert sum(stats[f"edges_src{s}"] for s in range(streams[0])) == stats["edges"]
+
+
+def test_collaborative_filtering_four_streams():
+    """CF with the paper's 128-byte features over 4 x 4 streams, stalls and a reordering
+    memory: four source streams' updates meet at each destination in an order set by timing,
+    so the features must lie within the derived per-feature bound (``cf_bound``), which must
+    itself be tight (far below the features' size)."""
+    from sim.graphicionado_check import expected_values
+    graph = golden.bipartite(8, 5, 2, seed=4)
+    cf = dict(K=32, gamma=0.01, lam=0.05, seed=3, init_scale=0.5)
+    config = GraphicionadoConfig(algo="cf", max_vertices=64, edge_prefetch_lines=8,
+                                 streams_src=4, streams_dst=4, stall_injection=40)
+    image = build_image(graph, algo="cf", cf=cf, max_iterations=2, streams_src=4,
+                        streams_dst=4)
+    values, result = run_pipeline(config, image, reorder=True)
+    expected = expected_values(graph, "cf", root=None, iters=2, streams_src=4, streams_dst=4,
+                               cf=cf)
+    bound = expected.absolute_bound
+    assert bound is not None and bound.max() < 1e-4 * np.abs(expected.values).max()
+    rtl = values.view(np.float32).astype(np.float64)
+    assert np.all(np.abs(rtl - expected.values) <= bound)
+    stats = result["stats"]
+    assert stats["edges"] == stats["updates"] == expected.edges_processed
+    assert [stats[f"edges_dst{d}"] for d in range(4)] == \
+        [2 * int(np.count_nonzero(graph.dst % 4 == d)) for d in range(4)]
