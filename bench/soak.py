@@ -37,6 +37,16 @@ ALGOS = ("bfs", "sssp", "cc", "pagerank")
 # Graphicionado's shapes (source streams, destination streams, edge readers, memory
 # channels): a few, so that the runs share their builds.
 SHAPES = ((1, 1, 1, 1), (2, 2, 1, 2), (4, 2, 2, 4), (2, 4, 3, 2), (8, 8, 1, 4), (1, 8, 2, 8))
+# Collaborative filtering's (large properties as flits, §IV.E): fewer and smaller shapes (its
+# datapath is eight FP32 lanes wide), with K = 32, 8 or 4 features.
+CF_SHAPES = ((1, 1, 1, 1), (2, 2, 1, 2), (4, 4, 1, 4), (1, 2, 2, 2))
+
+
+def random_rating_graph(rng: random.Random) -> tuple[str, golden.Graph]:
+    items = rng.randint(4, 300)
+    spec = (f"bipartite:users={rng.randint(4, 1000)},items={items},"
+            f"ratings={rng.randint(1, min(items, 12))},seed={rng.randrange(1 << 30)}")
+    return spec, golden.from_spec(spec)
 
 
 def random_graph(rng: random.Random) -> tuple[str, golden.Graph]:
@@ -66,11 +76,13 @@ def main():
     tally = collections.Counter()       # (design, algo, outcome) -> runs
     while time.monotonic() < deadline:
         algo = rng.choice(ALGOS)
-        spec, graph = random_graph(rng)
+        if runs % 2 == 0 and rng.random() < 0.25:
+            algo = "cf"                 # Graphicionado only
+        spec, graph = random_rating_graph(rng) if algo == "cf" else random_graph(rng)
         root = int(rng.randrange(graph.num_vertices)) if algo in ("bfs", "sssp") else None
         slices = None
         seed = rng.randrange(1, 1 << 16)
-        n, m, readers, channels = rng.choice(SHAPES)
+        n, m, readers, channels = rng.choice(CF_SHAPES if algo == "cf" else SHAPES)
         memory = random_memory(rng, 1 if runs % 2 else channels)
         if runs % 2:
             engines = rng.choice([1, 2, 4])
@@ -86,8 +98,9 @@ def main():
             config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
                                          stall_injection=30, streams_src=n, streams_dst=m,
                                          edge_readers=readers, memory_channels=channels,
-                                         max_slices=8)
-            iters = rng.randint(1, 4) if algo == "pagerank" else None
+                                         max_slices=8, property_bytes=4 * rng.choice(
+                                             [32, 8, 4]) if algo == "cf" else 0)
+            iters = rng.randint(1, 4) if algo in ("pagerank", "cf") else None
             # Graph slicing (§VI.A) in three runs of four: about 2, 3 or 8 slices, as many as
             # slices of a multiple of 16 x max(n, m) vertices make (a small graph: one).
             asked = rng.choice([None, 2, 3, 8])
@@ -123,7 +136,8 @@ def main():
     print(f"{runs} runs in {args.minutes:g} minutes (soak seed {args.seed}):")
     bad = 0
     for design in ("graphicionado", "depgraph"):
-        for algo in ALGOS:
+        algos = ALGOS + ("cf",) if design == "graphicionado" else ALGOS
+        for algo in algos:
             counts = {outcome: tally[design, algo, outcome]
                       for outcome in ("ok", "mismatch", "failed")}
             bad += counts["mismatch"] + counts["failed"]

@@ -64,6 +64,14 @@ def test_verilog_passes_verilator_lint(tmp_path):
      "EdgeIDTable covers table_vertices=256"),
     (["verilog", "--design", "graphicionado", "--set", "max_slices=0", "-o", "x.v"],
      "max_slices must be between 1 and 64"),
+    (["sim", "--design", "graphicionado", "--algo", "cf", "--graph", "kron:scale=4"],
+     "cf needs a rating (weight) on every edge"),
+    (["verilog", "--design", "graphicionado", "--set", "algo=cf", "--set",
+      "property_bytes=96", "-o", "x.v"], "property_bytes must be a power of two from 4 to 128"),
+    (["verilog", "--design", "graphicionado", "--set", "property_bytes=8", "-o", "x.v"],
+     "bfs has one-word properties"),
+    (["synth", "--design", "graphicionado-cf", "--set", "datapath_bytes=3", "--target",
+      "asic"], "datapath_bytes must be a power of two"),
 ])
 def test_bad_input_is_one_line_and_status_2(tmp_path, argv, fragment):
     result = subprocess.run([sys.executable, "-m", "graphgen.cli", *argv], capture_output=True,

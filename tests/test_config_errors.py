@@ -35,6 +35,10 @@ def _cases():
     from hw.graphicionado.scratchpad import Scratchpad
     from hw.graphicionado.sequential_vertex_read import SequentialVertexRead
     from hw.graphicionado.sequential_vertex_write import SequentialVertexWrite
+    from hw.fp32_vector import FP32Lanes, FP32TreeSum
+    from hw.graphicionado.large_random_vertex_read import LargeRandomVertexRead
+    from hw.graphicionado.packet_source_merge import PacketSourceMerge
+    from hw.graphicionado.scratchpad import TempPropertyStream
     from hw.stream_arbiter import StreamArbiter
     from hw.stream_fifo import StreamFIFO
     byte = unsigned(8)
@@ -42,6 +46,14 @@ def _cases():
         "cam-config": (lambda: AtomicUpdateCAM({"entries": 16}), "needs a CAMConfig"),
         "fifo-depth": (lambda: StreamFIFO(byte, 0), "depth"),
         "arbiter-count": (lambda: StreamArbiter(byte, 0), "count"),
+        "arbiter-last": (lambda: StreamArbiter(byte, 2, last=3), "last"),
+        "lanes-op": (lambda: FP32Lanes("div", 8), "op"),
+        "lanes-count": (lambda: FP32Lanes("add", 0), "lanes"),
+        "tree-lanes": (lambda: FP32TreeSum(6), "lanes"),
+        "packet-merge-lanes": (lambda: PacketSourceMerge(lanes=3, flits=4), "lanes"),
+        "large-p4-lanes": (lambda: LargeRandomVertexRead(addr_width=26, lanes=32, flits=1),
+                           "lanes"),
+        "temp-stream-flits": (lambda: TempPropertyStream(index_width=8, flits=3), "flits"),
         "svw-item-words": (lambda: SequentialVertexWrite(item_words=3, addr_width=26),
                            "item_words"),
         "edge-id-coarsening": (lambda: EdgeIDRead(table_addr_width=10, coarsening=3),

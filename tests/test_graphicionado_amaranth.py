@@ -198,7 +198,8 @@ def test_parallel_streams(algo, streams):
     crossbar, with stalls on every link and a memory answering out of order: the same values
     (PageRank: bit for bit in the partition order for one source stream, within the derived
     bound for several)."""
-    n, src, dst, weight = small_graph(seed=11 + len(algo), symmetric=algo == "cc")
+    # 120 random edges (CC: both ways): every stream and partition gets edges.
+    n, src, dst, weight = small_graph(seed=11 + len(algo), m=120, symmetric=algo == "cc")
     graph = Graph.from_edges(n, src, dst, weight if algo == "sssp" else None)
     config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=8,
                                  streams_src=streams[0], streams_dst=streams[1],
@@ -217,15 +218,17 @@ def test_parallel_streams(algo, streams):
 
 
 def test_collaborative_filtering_four_streams():
-    """CF with the paper's 128-byte features over 4 x 4 streams, stalls and a reordering
-    memory: four source streams' updates meet at each destination in an order set by timing,
+    """CF with 64-byte features (two flits: the packets of the paper's 128-byte ones, at half
+    the simulation time) over 4 x 4 streams, stalls and a reordering memory: four source
+    streams' updates meet at each destination in an order set by timing,
     so the features must lie within the derived per-feature bound (``cf_bound``), which must
     itself be tight (far below the features' size)."""
     from sim.graphicionado_check import expected_values
     graph = golden.bipartite(8, 5, 2, seed=4)
-    cf = dict(K=32, gamma=0.01, lam=0.05, seed=3, init_scale=0.5)
-    config = GraphicionadoConfig(algo="cf", max_vertices=64, edge_prefetch_lines=8,
-                                 streams_src=4, streams_dst=4, stall_injection=40)
+    cf = dict(K=16, gamma=0.01, lam=0.05, seed=3, init_scale=0.5)
+    config = GraphicionadoConfig(algo="cf", property_bytes=64, max_vertices=64,
+                                 edge_prefetch_lines=8, streams_src=4, streams_dst=4,
+                                 stall_injection=40)
     image = build_image(graph, algo="cf", cf=cf, max_iterations=2, streams_src=4,
                         streams_dst=4)
     values, result = run_pipeline(config, image, reorder=True)
@@ -304,7 +307,8 @@ def test_slicing_refuses_what_cannot_run():
 
 
 # Collaborative filtering (§IV.E): (K features, (n, m, edge readers)). K = 32 is the paper's
-# 128-byte property, four 32-byte flits; K = 8 one flit, over two partitions and readers.
+# 128-byte property, four 32-byte flits; K = 4 a 16-byte one, one flit of four lanes, over
+# two partitions and two edge readers.
 CF_CASES = [(32, (1, 1, 1)), (4, (1, 2, 2))]
 
 
@@ -336,15 +340,17 @@ def test_collaborative_filtering(K, streams):
 
 
 def test_collaborative_filtering_four_streams():
-    """CF with the paper's 128-byte features over 4 x 4 streams, stalls and a reordering
-    memory: four source streams' updates meet at each destination in an order set by timing,
+    """CF with 64-byte features (two flits: the packets of the paper's 128-byte ones, at half
+    the simulation time) over 4 x 4 streams, stalls and a reordering memory: four source
+    streams' updates meet at each destination in an order set by timing,
     so the features must lie within the derived per-feature bound (``cf_bound``), which must
     itself be tight (far below the features' size)."""
     from sim.graphicionado_check import expected_values
     graph = golden.bipartite(8, 5, 2, seed=4)
-    cf = dict(K=32, gamma=0.01, lam=0.05, seed=3, init_scale=0.5)
-    config = GraphicionadoConfig(algo="cf", max_vertices=64, edge_prefetch_lines=8,
-                                 streams_src=4, streams_dst=4, stall_injection=40)
+    cf = dict(K=16, gamma=0.01, lam=0.05, seed=3, init_scale=0.5)
+    config = GraphicionadoConfig(algo="cf", property_bytes=64, max_vertices=64,
+                                 edge_prefetch_lines=8, streams_src=4, streams_dst=4,
+                                 stall_injection=40)
     image = build_image(graph, algo="cf", cf=cf, max_iterations=2, streams_src=4,
                         streams_dst=4)
     values, result = run_pipeline(config, image, reorder=True)
