@@ -13,7 +13,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError, is_power_of_two
-from ..memory_port import WORDS_PER_LINE, MemoryPortSignature
+from ..memory_port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 from .layouts import edge_flit
 
@@ -88,6 +88,13 @@ class LargeRandomVertexRead(wiring.Component):
                                                         buffered=self._outstanding > 16)
         m.submodules.requests = requests = StreamFIFO(self._addr_width, 2)
         m.submodules.out = out = StreamFIFO(layout, 3, buffered=True)
+        # The lines are taken from the memory as they come: a line serves up to two flits
+        # over two cycles, and held at the memory's response it would block the responses
+        # to every other client behind it (they come back in order on a channel).
+        m.submodules.lines = lines = StreamFIFO(LINE_BITS, 4, buffered=True)
+        m.d.comb += [lines.i.valid.eq(self.mem.resp.valid),
+                     lines.i.payload.eq(self.mem.resp.payload.rdata),
+                     self.mem.resp.ready.eq(lines.i.ready)]
 
         # The flit's first word, counted from the start of its partition's VProperty.
         edge, flit = self.i.payload.edge, self.i.payload.flit
@@ -116,17 +123,18 @@ class LargeRandomVertexRead(wiring.Component):
         head_word = ((head.edge.dst >> part_shift) << (words.bit_length() - 1)) + \
             (head.flit << lane_bits)
         offset = head_word[lane_bits:WORD_SHIFT] if WORD_SHIFT > lane_bits else 0
-        data = self.mem.resp.payload.rdata.word_select(offset, 32 * lanes) \
-            if per_line > 1 else self.mem.resp.payload.rdata[:32 * lanes]
+        data = lines.o.payload.word_select(offset, 32 * lanes) \
+            if per_line > 1 else lines.o.payload[:32 * lanes]
         line_done = ((head_word[:WORD_SHIFT] >> lane_bits) == per_line - 1) | \
             (head.flit == flits - 1)
         m.d.comb += [
-            out.i.valid.eq(in_flight.o.valid & self.mem.resp.valid),
+            out.i.valid.eq(in_flight.o.valid & lines.o.valid),
             out.i.payload.eq(head),
             out.i.payload.dst_prop.eq(data),
-            in_flight.o.ready.eq(out.i.ready & self.mem.resp.valid),
-            self.mem.resp.ready.eq(out.i.ready & in_flight.o.valid & line_done),
+            in_flight.o.ready.eq(out.i.ready & lines.o.valid),
+            lines.o.ready.eq(out.i.ready & in_flight.o.valid & line_done),
         ]
         wiring.connect(m, out.o, wiring.flipped(self.o))
-        m.d.comb += self.busy.eq((in_flight.level != 0) | (out.level != 0))
+        m.d.comb += self.busy.eq((in_flight.level != 0) | (out.level != 0) |
+                                 (lines.level != 0))
         return m
