@@ -66,7 +66,7 @@ def graphicionado_crossbar(config: GraphicionadoConfig) -> Crossbar:
     area apart from the streams')."""
     return Crossbar(config.edge_payload, inputs=config.streams_src * config.source_outputs,
                     outputs=config.streams_dst, route=lambda edge: edge.edge.dst,
-                    voq_depth=config.voq_depth, packet_last=config.packet_last)
+                    voq_depth=config.voq_entries, packet_last=config.packet_last)
 
 
 def depgraph_hdtl(config: DepGraphConfig) -> HDTL:

@@ -28,7 +28,8 @@ class GraphicionadoConfig(DesignConfig):
         vertices whose low log2(n) bits are s, destination stream d those whose low log2(m)
         bits are d.
     voq_depth : int
-        Entries of each virtual output queue of the crossbar.
+        Edges each virtual output queue of the crossbar holds (with large properties, that
+        many packets: ``voq_depth * flits`` flits, :attr:`voq_entries`).
     edge_readers : int
         Edge Read units per source stream (§V.B, 1 to 8). Frontier algorithms: each active
         vertex goes to the reader with the fewest queued jobs, their edges are merged round
@@ -212,6 +213,13 @@ class GraphicionadoConfig(DesignConfig):
         if self.algorithm.large_property:
             return edge_flit(self.lanes, self.flits)
         return SourcedEdge
+
+    @property
+    def voq_entries(self) -> int:
+        """Words of each virtual output queue: ``voq_depth`` edges, of ``flits`` flits each
+        (a queue that holds a single packet blocks its input while its output serves
+        another input's packet)."""
+        return self.voq_depth * self.flits
 
     @property
     def packet_last(self):

@@ -153,7 +153,7 @@ class GraphicionadoPipeline(wiring.Component):
         outs = cfg.source_outputs
         m.submodules.crossbar = crossbar = Crossbar(
             cfg.edge_payload, inputs=cfg.streams_src * outs, outputs=cfg.streams_dst,
-            route=lambda edge: edge.edge.dst, voq_depth=cfg.voq_depth,
+            route=lambda edge: edge.edge.dst, voq_depth=cfg.voq_entries,
             # Large properties: an edge's flits pass an output together (wormhole, §IV.E).
             packet_last=cfg.packet_last)
         for s, source in enumerate(sources):
