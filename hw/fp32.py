@@ -37,7 +37,7 @@ from .integer_units import binary_op_layout, result_layout
 
 
 __all__ = [
-    "QNAN", "compare_layout",
+    "QNAN", "SIGN_BIT", "float32_bits", "compare_layout",
     "FP32Adder", "FP32Multiplier", "FP32Divider",
     "FP32Comparator", "FP32Minimum", "FP32Maximum",
 ]
@@ -45,6 +45,16 @@ __all__ = [
 
 #: The canonical quiet NaN every NaN result is given as.
 QNAN = 0x7FC0_0000
+
+#: The sign bit of a binary32: negation is an exclusive-or with it (exact, as IEEE 754
+#: defines ``a - b`` as ``a + (-b)``).
+SIGN_BIT = 0x8000_0000
+
+
+def float32_bits(value: float) -> int:
+    """The binary32 bit pattern of ``value`` rounded to float32."""
+    import numpy as np
+    return int(np.float32(value).view(np.uint32))
 
 _INF = 0x7F80_0000
 

@@ -125,8 +125,7 @@ class FP32TreeSum(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        valid, ready, values, tag = self.i.valid, None, list(self.i.payload.a), \
-            self.i.payload.tag
+        valid, values, tag = self.i.valid, list(self.i.payload.a), self.i.payload.tag
         ready_out = self.i.ready
         width = self._lanes
         level = 0

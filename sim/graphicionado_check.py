@@ -115,48 +115,54 @@ def cf_bound(graph: golden.Graph, program, setup, iterations: int, gamma: float,
     """How far a CF run whose destinations reduce their updates in another order may lie
     from the golden model, per vertex and feature, after ``iterations``.
 
-    The two runs round every operation the same way except the Reduce sums, whose order
-    differs; a difference once made then flows through later iterations. Tracked to first
-    order, with u = 2⁻²⁴, E the bound on each feature's difference, along the golden model's
-    own trajectory (p, x = p[a]·p[b], dot, err, res = err·p[a], temp):
+    The two runs make the same operations in the same order except the Reduce sums, so
+    their results differ by what those sums' orders change and what that difference does
+    downstream. With u = 2⁻²⁴, E the bound on a feature's difference so far, and every
+    magnitude taken with its own difference added (P = |p| + E, so products of two
+    differences are counted, not dropped), along the golden model's trajectory:
 
-    * dot (same tree, operands off by E): Σ_k |p[a]_k| E[b]_k + |p[b]_k| E[a]_k, plus the
-      rounding of the tree on operands that differ, 2·log2(K)·u·Σ|x|;
-    * err = rating − dot: Δdot + 2u|err|;  res_k: |err| E[a]_k + |p[a]_k| Δerr + 2u|res_k|;
-    * temp[b] = Σ res over b's d in-edges in another order: Σ Δres + 2d·u·Σ|res|;
-    * Apply p + γ(temp − λp): E(1 + γλ) + γ Δtemp + 6u(|p| + γ|temp| + γλ|p|).
+    * products x_k = p[a]_k·p[b]_k: Δx = P[a] E[b] + P[b] E[a], and each run's rounding,
+      u(2|x| + Δx);
+    * the dot product, a tree of depth log2(K) over the same x in each run: Σ Δx plus each
+      run's rounding, log2(K)·u·(2Σ|x| + ΣΔx);
+    * err = rating − dot: Δdot + u(2|err| + Δdot);
+    * res_k = err·p[a]_k: |err| E[a] + P[a] Δerr, plus u(2|res| + that);
+    * temp[b] over b's d in-edges, each order's sum within (d − 1)u of the exact one:
+      Σ Δres + d·u·(2Σ|res| + ΣΔres);
+    * Apply p + γ(temp − λp), four roundings in each run: E + γ(Δtemp + λE), plus
+      8u·(P + γ(|temp| + Δtemp) + γλP).
 
-    The second-order terms (products of differences) are left out, which is why the bound
-    returned is twice the one tracked."""
+    Terms of order u² (the rounding of a rounding error) are left out; they are below the
+    float64 arithmetic that evaluates the bound."""
     u = 2.0 ** -24
     n = graph.num_vertices
     K = setup.vprop.shape[1]
-    log_k = max(1, (K - 1).bit_length())
+    depth = max(1, (K - 1).bit_length())
     gamma, lam = float(np.float32(gamma)), float(np.float32(lam))
     a, b = graph.src, graph.dst
     rating = setup.weight.astype(np.float64)
-    degree = np.bincount(b, minlength=n).astype(np.float64)
+    degree = np.bincount(b, minlength=n).astype(np.float64)[:, None]
     p32 = np.array(setup.vprop, dtype=np.float32)
     bound = np.zeros((n, K))
     for _ in range(iterations):
         p = p32.astype(np.float64)
+        big = np.abs(p) + bound
         x = p[a] * p[b]
+        d_x = big[a] * bound[b] + big[b] * bound[a]
+        d_x += u * (2 * np.abs(x) + d_x)
+        dot_abs, d_sum = np.abs(x).sum(axis=1), d_x.sum(axis=1)
+        d_dot = d_sum + depth * u * (2 * dot_abs + d_sum)
         err = rating - x.sum(axis=1)
-        d_dot = (np.abs(p[a]) * bound[b] + np.abs(p[b]) * bound[a]).sum(axis=1) + \
-            2 * log_k * u * np.abs(x).sum(axis=1)
-        d_err = d_dot + 2 * u * np.abs(err)
+        d_err = d_dot + u * (2 * np.abs(err) + d_dot)
         res = err[:, None] * p[a]
-        d_res = np.abs(err)[:, None] * bound[a] + np.abs(p[a]) * d_err[:, None] + \
-            2 * u * np.abs(res)
-        d_temp = np.zeros((n, K))
-        abs_sum = np.zeros((n, K))
-        temp = np.zeros((n, K))
-        np.add.at(d_temp, b, d_res)
-        np.add.at(abs_sum, b, np.abs(res))
+        d_res = np.abs(err)[:, None] * bound[a] + big[a] * d_err[:, None]
+        d_res += u * (2 * np.abs(res) + d_res)
+        temp, temp_abs, d_temp = np.zeros((n, K)), np.zeros((n, K)), np.zeros((n, K))
         np.add.at(temp, b, res)
-        d_temp += 2 * degree[:, None] * u * abs_sum
-        bound = bound * (1 + gamma * lam) + gamma * d_temp + \
-            6 * u * (np.abs(p) + gamma * np.abs(temp) + gamma * lam * np.abs(p))
-        p32 = np.asarray(program.apply(p32, (temp.astype(np.float32)), None), np.float32)
-    return 2 * bound
-
+        np.add.at(temp_abs, b, np.abs(res))
+        np.add.at(d_temp, b, d_res)
+        d_temp += degree * u * (2 * temp_abs + d_temp)
+        bound = bound + gamma * (d_temp + lam * bound) + \
+            8 * u * (big + gamma * (np.abs(temp) + d_temp) + gamma * lam * big)
+        p32 = np.asarray(program.apply(p32, temp.astype(np.float32), None), np.float32)
+    return bound

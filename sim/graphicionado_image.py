@@ -21,6 +21,7 @@ import numpy as np
 
 from golden import Graph, pagerank_inv_outdeg
 from golden.algorithms import CF_DEFAULTS, cf_program
+from hw.fp32 import float32_bits
 from hw.graphicionado.algorithms import UINT32_INF
 from sim.dram_image import DRAMImage
 
@@ -106,10 +107,11 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         raise ValueError(f"{slices} slices of {slice_vertices} vertices, more than "
                          f"max_slices={max_slices}")
     src, dst = graph.src.astype(np.uint32), graph.dst.astype(np.uint32)
+    cf_setup = _cf_setup(graph, cf) if algo == "cf" else None
     if algo == "sssp":
         weight = graph.require_nonnegative_integer_weights()
     elif algo == "cf":
-        weight = _cf_setup(graph, cf).weight.astype(np.float32).view(np.uint32)
+        weight = cf_setup.weight.astype(np.float32).view(np.uint32)
     else:
         weight = np.ones(m, dtype=np.uint32)
 
@@ -125,7 +127,7 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         vprop = np.ones(n, dtype=np.float32).view(np.uint32)
         active_ids = np.zeros(0, dtype=np.uint32)
     elif algo == "cf":
-        vprop = np.ascontiguousarray(_cf_setup(graph, cf).vprop).view(np.uint32)
+        vprop = np.ascontiguousarray(cf_setup.vprop).view(np.uint32)
         active_ids = np.zeros(0, dtype=np.uint32)
     else:
         raise ValueError(f"unknown algorithm {algo!r}")
@@ -191,8 +193,8 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     })
     if algo == "cf":
         program = _cf_params(cf)
-        registers.update({"cf_gamma": _float_bits(program["gamma"]),
-                          "cf_lam": _float_bits(program["lam"])})
+        registers.update({"cf_gamma": float32_bits(program["gamma"]),
+                          "cf_lam": float32_bits(program["lam"])})
     words = vprop.shape[1] if vprop.ndim == 2 else 1
     return GraphImage(dram, registers, n, m, parts, part_lines, slices, slice_vertices, double,
                       words)
@@ -206,9 +208,6 @@ def _cf_setup(graph: Graph, cf: dict | None):
     """CF's initial state as the golden model makes it (features, ratings)."""
     return cf_program(**_cf_params(cf)).init(graph)
 
-
-def _float_bits(value: float) -> int:
-    return int(np.float32(value).view(np.uint32))
 
 
 def _edge_id_tables(group_of_edge, src, num_vertices, streams, coarsening, slices=1):

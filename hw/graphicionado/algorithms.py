@@ -11,7 +11,7 @@ pagerank  prop * const (FP32; const=1/deg)  FP32 add     0.15 + 0.85 * temp (FP3
 cf        (rating - p[u]·p[v]) * p[u]       FP32 adds    p + gamma (temp - lam p), all
 ========  ================================  ===========  ==================================
 
-PageRank and CF run with full edge access (§4.B): all vertices active, edges streamed in
+PageRank and CF run with full edge access (§IV.B): all vertices active, edges streamed in
 order. CF's properties are vectors of K float32 features (``property_bytes`` = 4K), carried
 as packets of 32-byte flits (§IV.E), its dot product in
 ``golden.algorithms.pairwise_sum``'s order.

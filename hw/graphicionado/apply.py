@@ -6,6 +6,8 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError, is_power_of_two
+from ..fp32 import SIGN_BIT
 from ..fp32_vector import FP32Lanes
 from .layouts import ActiveVertex
 from .scratchpad import TempItem, temp_item
@@ -13,8 +15,6 @@ from .sequential_vertex_read import item_layout
 
 
 __all__ = ["ApplyMin", "ApplyPageRank", "ApplyCF"]
-
-_SIGN = 0x8000_0000
 
 
 class ApplyMin(wiring.Component):
@@ -138,6 +138,10 @@ class ApplyCF(wiring.Component):
     """
 
     def __init__(self, *, lanes: int):
+        if isinstance(lanes, bool) or not isinstance(lanes, int) or \
+                not is_power_of_two(lanes) or lanes > 32:
+            raise ConfigError(f"ApplyCF: lanes must be a power of two from 1 to 32, "
+                              f"not {lanes!r}")
         self._lanes = lanes
         width = 32 * lanes
         self._scaled = FP32Lanes("mul", lanes, 2 * width)        # lam * p       | p, temp
@@ -189,7 +193,7 @@ class ApplyCF(wiring.Component):
         for k in range(lanes):
             m.d.comb += [
                 scaled.i.payload.a[k].eq(self.lam),
-                difference.i.payload.b[k].eq(scaled.o.payload.result[k] ^ _SIGN),
+                difference.i.payload.b[k].eq(scaled.o.payload.result[k] ^ SIGN_BIT),
                 step.i.payload.a[k].eq(self.gamma),
             ]
         return m

@@ -13,6 +13,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..atomic_update_cam import AtomicUpdateCAM, CAMConfig
+from ..config import ConfigError
 from .layouts import Update
 from .scratchpad import TEMP_READ_LATENCY, TEMP_WRITE_LATENCY
 
@@ -64,6 +65,9 @@ class AtomicUpdate(wiring.Component):
     """
 
     def __init__(self, *, reduce_unit, cam: CAMConfig, index_width: int, value_width: int = 32):
+        if not isinstance(value_width, int) or value_width < 32 or value_width % 32:
+            raise ConfigError(f"AtomicUpdate: value_width must be a whole number of 32-bit "
+                              f"lanes, not {value_width!r}")
         self._reduce = reduce_unit
         self._cam_config = cam
         self._index_width = index_width

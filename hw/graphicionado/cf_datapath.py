@@ -13,6 +13,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError, DesignConfig, is_power_of_two
+from ..fp32 import float32_bits
 from ..fp32_vector import FP32Lanes
 from .apply import ApplyCF
 from .cf_process_edge import CFProcessEdge
@@ -21,8 +22,9 @@ from .cf_process_edge import CFProcessEdge
 __all__ = ["CFDatapathConfig", "CFDatapath"]
 
 
-def float32_bits(value: float) -> int:
-    return int(np.float32(value).view(np.uint32))
+def stream_of(port) -> stream.Signature:
+    """The stream signature of a block's port, as declared (for a port of our own)."""
+    return stream.Signature(port.payload.shape())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,9 +92,6 @@ class CFDatapath(wiring.Component):
         self._process = CFProcessEdge(lanes=lanes, flits=flits)
         self._reduce = FP32Lanes("add", lanes, config.index_width, lzc_stage=True)
         self._apply = ApplyCF(lanes=lanes)
-        def stream_of(port):
-            return stream.Signature(port.payload.shape())
-
         super().__init__({
             "edges": In(stream_of(self._process.i)),
             "updates": Out(stream_of(self._process.o)),

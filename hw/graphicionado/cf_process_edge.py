@@ -22,7 +22,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError, is_power_of_two
-from ..fp32 import FP32Adder, FP32Multiplier
+from ..fp32 import SIGN_BIT, FP32Adder, FP32Multiplier
 from ..fp32_vector import FP32Lanes, FP32PairSum, FP32TreeSum, lanes_layout
 from ..stream_broadcast import StreamBroadcast
 from ..stream_fifo import StreamFIFO
@@ -31,7 +31,6 @@ from .layouts import edge_flit, flit_index_width, update_flit
 
 __all__ = ["CFProcessEdge"]
 
-_SIGN = 0x8000_0000
 # What travels beside a packet's dot product: the operands of ``err`` and the update's address.
 _Header = data.StructLayout({"rating": 32, "dst": 32})
 
@@ -127,7 +126,7 @@ class CFProcessEdge(wiring.Component):
         m.d.comb += [
             error.i.valid.eq(total.valid),
             error.i.payload.a.eq(dot_header.rating),
-            error.i.payload.b.eq(total.payload.result ^ _SIGN),
+            error.i.payload.b.eq(total.payload.result ^ SIGN_BIT),
             error.i.payload.tag.eq(dot_header.dst),
             total.ready.eq(error.i.ready),
         ]

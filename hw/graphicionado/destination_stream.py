@@ -206,8 +206,8 @@ class DestinationStream(wiring.Component):
 
         # Drained: as many updates reduced as edges taken, nothing waiting in front (with
         # large properties, as many update flits as edge flits; the events count edges).
-        edges_in = Signal(32)
-        updates_out = Signal(32)
+        flits_in = Signal(32)
+        flits_reduced = Signal(32)
         flit_taken = process.i.valid & process.i.ready
         flit_written = atomic.temp_write_en & ~walk.busy & ~self.clearing
         edge_taken, update_written = flit_taken, flit_written
@@ -216,12 +216,12 @@ class DestinationStream(wiring.Component):
             edge_taken = flit_taken & (process.i.payload.flit == last)
             update_written = flit_written & (atomic.temp_write_addr[:flit_shift] == last)
         with m.If(self.start_process):
-            m.d.sync += [edges_in.eq(0), updates_out.eq(0)]
+            m.d.sync += [flits_in.eq(0), flits_reduced.eq(0)]
         with m.Else():
-            m.d.sync += [edges_in.eq(edges_in + flit_taken),
-                         updates_out.eq(updates_out + flit_written)]
+            m.d.sync += [flits_in.eq(flits_in + flit_taken),
+                         flits_reduced.eq(flits_reduced + flit_written)]
         m.d.comb += [
-            self.drained.eq((edges_in == updates_out) & (fifo_p3.level == 0) & ~p4_busy &
+            self.drained.eq((flits_in == flits_reduced) & (fifo_p3.level == 0) & ~p4_busy &
                             ~link.busy),
             self.edge_taken.eq(edge_taken),
             self.update_written.eq(update_written),

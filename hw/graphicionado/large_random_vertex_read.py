@@ -58,6 +58,9 @@ class LargeRandomVertexRead(wiring.Component):
         if not is_power_of_two(flits):
             raise ConfigError(f"LargeRandomVertexRead: flits must be a power of two, "
                               f"not {flits!r}")
+        if not is_power_of_two(partitions):
+            raise ConfigError(f"LargeRandomVertexRead: partitions must be a power of two, "
+                              f"not {partitions!r}")
         if outstanding < 2:
             raise ConfigError(f"LargeRandomVertexRead: outstanding must be at least 2, "
                               f"not {outstanding!r}")

@@ -1,4 +1,4 @@
-"""The source side of full edge access (Graphicionado §4.B) for large properties (§IV.E):
+"""The source side of full edge access (Graphicionado §IV.B) for large properties (§IV.E):
 :class:`hw.graphicionado.source_merge.SourceMerge`'s pairing of each edge with its source,
 with the source's property a packet of flits.
 
@@ -50,9 +50,11 @@ class PacketSourceMerge(wiring.Component):
 
     def __init__(self, *, lanes: int, flits: int, depth: int = 4, const_words: int = 2,
                  degree_word: int = 1):
-        if not is_power_of_two(lanes) or not is_power_of_two(flits):
-            raise ConfigError(f"PacketSourceMerge: lanes and flits must be powers of two, not "
-                              f"{lanes!r} and {flits!r}")
+        for name, value in (("lanes", lanes), ("flits", flits)):
+            if isinstance(value, bool) or not isinstance(value, int) or \
+                    not is_power_of_two(value) or value > 32:
+                raise ConfigError(f"PacketSourceMerge: {name} must be a power of two from 1 to "
+                                  f"32, not {value!r}")
         if not 1 <= degree_word < const_words:
             raise ConfigError(f"PacketSourceMerge: degree_word must be between 1 and "
                               f"{const_words - 1}, not {degree_word!r}")

@@ -31,8 +31,8 @@ from .destination_stream import DestinationStream
 from .source_stream import SourceStream
 
 
-__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "BASE_COUNTERS", "CHANNEL_COUNTERS", "registers", "counter_names",
-           "GraphicionadoPipeline"]
+__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "BASE_COUNTERS", "CHANNEL_COUNTERS", "registers",
+           "counter_names", "GraphicionadoPipeline"]
 
 # Configuration registers the host sets before ``start`` (memory-mapped registers in the
 # paper; here plain inputs). Bases are 64-byte line addresses.

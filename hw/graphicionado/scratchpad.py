@@ -71,6 +71,9 @@ class Scratchpad(wiring.Component):
 
     def __init__(self, *, vertices: int, table_entries: int, bank_words: int = 16384,
                  word_width: int = 32):
+        if not isinstance(word_width, int) or word_width < 32 or word_width % 32:
+            raise ConfigError(f"Scratchpad: word_width must be a whole number of 32-bit lanes, "
+                              f"not {word_width!r}")
         if vertices < 2 and not (vertices == 0 and table_entries):
             raise ConfigError(f"Scratchpad: vertices must be at least 2, not {vertices!r}")
         if table_entries < 0:
@@ -194,6 +197,9 @@ class TempPropertyStream(wiring.Component):
 
     def __init__(self, *, index_width: int, stride: int = 1, id_shift: int = 0,
                  id_low: int = 0, flits: int = 1, word_width: int = 32):
+        if not isinstance(word_width, int) or word_width < 32 or word_width % 32:
+            raise ConfigError(f"TempPropertyStream: word_width must be a whole number of 32-bit lanes, "
+                              f"not {word_width!r}")
         if not is_power_of_two(stride):
             raise ConfigError(f"TempPropertyStream: stride must be a power of two, not {stride!r}")
         if not is_power_of_two(flits):
