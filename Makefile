@@ -62,6 +62,9 @@ bench: venv system-deps
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --set streams_src=2 \
 		--set streams_dst=2 --target ecp5 --json build/bench/graphicionado-pagerank-2x2-ecp5.json
 	$(BIN)/python bench/bench_graphicionado_slicing.py --json build/bench/graphicionado-slicing.json
+	$(BIN)/python bench/bench_graphicionado_cf.py --json build/bench/graphicionado-cf.json
+	$(GRAPHGEN) synth --design graphicionado-cf --target asic --json build/bench/graphicionado-cf-asic.json
+	$(GRAPHGEN) synth --design graphicionado-cf --target ecp5 --json build/bench/graphicionado-cf-ecp5.json
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --set streams_src=8 \
 		--set streams_dst=8 --set edge_readers=2 --set memory_channels=8 --target asic \
 		--per-unit --json build/bench/graphicionado-pagerank-8x8-asic.json

@@ -50,8 +50,8 @@ def run(graph, streams, *, iters, max_vertices):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--users", type=int, default=3000)
-    parser.add_argument("--items", type=int, default=1000)
+    parser.add_argument("--users", type=int, default=1500)
+    parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--ratings", type=int, default=8)
     parser.add_argument("--streams", default="1,4")
     parser.add_argument("--iters", type=int, default=1)

@@ -257,3 +257,19 @@ def test_hang_limit_covers_the_clear_phase():
                                          streams_dst=8)) == 100_000
     assert _watchdog(GraphicionadoConfig(algo="bfs", max_vertices=1024)) == 100_000
     assert _watchdog(GraphicionadoConfig(algo="bfs", watchdog=0)) == 0
+
+
+def test_collaborative_filtering_on_the_verilog(run_seeds):
+    """CF with the paper's 128-byte features on the emitted Verilog (Verilator), with stalls
+    between blocks and the hostile memory (refusals, a binding bandwidth, answers out of
+    order, a long tail): bit for bit the golden model's features after three iterations."""
+    graph = golden.from_spec("bipartite:users=24,items=10,ratings=3,seed=5")
+    config = GraphicionadoConfig(algo="cf", max_vertices=64, edge_prefetch_lines=8,
+                                 stall_injection=25)
+    seed = run_seeds.get(3)
+    report = simulate(graph, "cf", config, iters=3, memory=HOSTILE, seed=seed,
+                      cf={"gamma": 0.01})
+    assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
+    assert report.comparison == "exact" and report.values.shape == (34, 32)
+    assert report.counters["edges"] == report.counters["updates"] == 3 * graph.num_edges
+    assert report.counters["vertex_updates"] == 3 * graph.num_vertices
