@@ -26,8 +26,8 @@ def graph_items(rng, n, lanes, flits, const_words=2):
                     "reserved": 0}
             edges.append({"edge": edge, "prop": 0, "const": 0})
             want += [{"edge": edge, "flit": f,
-                      "src_prop": [int(w) for w in prop[v, f * lanes:(f + 1) * lanes]],
-                      "dst_prop": [0] * lanes} for f in range(flits)]
+                      "src_prop": [int(w) for w in prop[v, f * lanes:(f + 1) * lanes]]}
+                     for f in range(flits)]
     return props, consts, edges, want
 
 

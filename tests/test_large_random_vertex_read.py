@@ -38,8 +38,7 @@ def test_flits_get_their_words(lanes, flits, partitions, pause):
         edge = {"src": int(rng.integers(n)), "dst": int(dst[e]), "weight": e, "reserved": 0}
         for f in range(flits):
             src_prop = [int(x) for x in rng.integers(0, 1 << 32, lanes, dtype=np.uint64)]
-            items.append({"edge": edge, "flit": f, "src_prop": src_prop,
-                          "dst_prop": [0] * lanes})
+            items.append({"edge": edge, "flit": f, "src_prop": src_prop})
             want.append({**items[-1], "dst_prop": [int(x) for x in
                                                    vprop[dst[e], f * lanes:(f + 1) * lanes]]})
     dut = LargeRandomVertexRead(addr_width=16, lanes=lanes, flits=flits, outstanding=16,

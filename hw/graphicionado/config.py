@@ -211,7 +211,7 @@ class GraphicionadoConfig(DesignConfig):
         of an edge packet (:func:`edge_flit`)."""
         from .layouts import SourcedEdge, edge_flit
         if self.algorithm.large_property:
-            return edge_flit(self.lanes, self.flits)
+            return edge_flit(self.lanes, self.flits, dst_prop=False)
         return SourcedEdge
 
     @property

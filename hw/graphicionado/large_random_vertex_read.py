@@ -44,7 +44,7 @@ class LargeRandomVertexRead(wiring.Component):
     Members
     -------
     vprop_base : ``In(addr_width)``; part_lines : ``In(32)``
-    i : ``In(stream.Signature(edge_flit(lanes, flits)))``
+    i : ``In(stream.Signature(edge_flit(lanes, flits, dst_prop=False)))``
     o : ``Out(stream.Signature(edge_flit(lanes, flits)))``
     busy : ``Out(1)``
     mem : ``Out(MemoryPortSignature(addr_width))``
@@ -69,20 +69,19 @@ class LargeRandomVertexRead(wiring.Component):
         self._flits = flits
         self._outstanding = outstanding
         self._partitions = partitions
-        layout = edge_flit(lanes, flits)
         super().__init__({
             "vprop_base": In(addr_width),
             "part_lines": In(32),
-            "i": In(stream.Signature(layout)),
-            "o": Out(stream.Signature(layout)),
+            "i": In(stream.Signature(edge_flit(lanes, flits, dst_prop=False))),
+            "o": Out(stream.Signature(edge_flit(lanes, flits))),
             "busy": Out(1),
             "mem": Out(MemoryPortSignature(addr_width)),
         })
 
     def elaborate(self, platform):
         m = Module()
-        layout = edge_flit(self._lanes, self._flits)
         lanes, flits = self._lanes, self._flits
+        layout = edge_flit(lanes, flits, dst_prop=False)
         words = lanes * flits
         per_line = WORDS_PER_LINE // lanes          # flits of one line
         lane_bits = lanes.bit_length() - 1
@@ -90,7 +89,7 @@ class LargeRandomVertexRead(wiring.Component):
         m.submodules.in_flight = in_flight = StreamFIFO(layout, self._outstanding,
                                                         buffered=self._outstanding > 16)
         m.submodules.requests = requests = StreamFIFO(self._addr_width, 2)
-        m.submodules.out = out = StreamFIFO(layout, 3, buffered=True)
+        m.submodules.out = out = StreamFIFO(edge_flit(lanes, flits), 3, buffered=True)
         # The lines are taken from the memory as they come: a line serves up to two flits
         # over two cycles, and held at the memory's response it would block the responses
         # to every other client behind it (they come back in order on a channel).
@@ -132,7 +131,9 @@ class LargeRandomVertexRead(wiring.Component):
             (head.flit == flits - 1)
         m.d.comb += [
             out.i.valid.eq(in_flight.o.valid & lines.o.valid),
-            out.i.payload.eq(head),
+            out.i.payload.edge.eq(head.edge),
+            out.i.payload.flit.eq(head.flit),
+            out.i.payload.src_prop.eq(head.src_prop),
             out.i.payload.dst_prop.eq(data),
             in_flight.o.ready.eq(out.i.ready & lines.o.valid),
             lines.o.ready.eq(out.i.ready & in_flight.o.valid & line_done),

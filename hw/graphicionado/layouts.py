@@ -39,13 +39,16 @@ def flit_index_width(flits: int) -> int:
     return max(1, (flits - 1).bit_length())
 
 
-def edge_flit(lanes: int, flits: int) -> data.StructLayout:
+def edge_flit(lanes: int, flits: int, *, dst_prop: bool = True) -> data.StructLayout:
     """One flit of an edge packet with large properties (§IV.E): the edge, the flit's index
-    in the packet, and ``lanes`` words of the source's property with the same words of the
-    destination's (stage P4 fills ``dst_prop``)."""
+    in the packet, ``lanes`` words of the source's property and, from stage P4 on
+    (``dst_prop``), the same words of the destination's. Before P4 (source streams,
+    crossbar) a flit carries the source's words only."""
     words = data.ArrayLayout(32, lanes)
-    return data.StructLayout({"edge": Edge, "flit": flit_index_width(flits),
-                              "src_prop": words, "dst_prop": words})
+    fields = {"edge": Edge, "flit": flit_index_width(flits), "src_prop": words}
+    if dst_prop:
+        fields["dst_prop"] = words
+    return data.StructLayout(fields)
 
 
 def update_flit(lanes: int, flits: int) -> data.StructLayout:

@@ -41,8 +41,7 @@ class PacketSourceMerge(wiring.Component):
         ``index``: the vertex id; word ``degree_word``: its edge count.
     edges : ``In(stream.Signature(SourcedEdge))``
         The edge list in edge-id order (Edge Read with ``match_any``).
-    o : ``Out(stream.Signature(edge_flit(lanes, flits)))``
-        ``dst_prop`` zero (stage P4 fills it).
+    o : ``Out(stream.Signature(edge_flit(lanes, flits, dst_prop=False)))``
     mismatch : ``Out(1)``
         Sticky: an edge's srcid was not the vertex the edge counts pointed at.
     busy : ``Out(1)``
@@ -67,7 +66,7 @@ class PacketSourceMerge(wiring.Component):
             "prop": In(stream.Signature(item_layout(lanes))),
             "const": In(stream.Signature(item_layout(const_words))),
             "edges": In(stream.Signature(SourcedEdge)),
-            "o": Out(stream.Signature(edge_flit(lanes, flits))),
+            "o": Out(stream.Signature(edge_flit(lanes, flits, dst_prop=False))),
             "mismatch": Out(1),
             "busy": Out(1),
         })
