@@ -232,9 +232,10 @@ SLICED = [("bfs", (1, 1, 1), 32), ("pagerank", (1, 1, 1), 16), ("pagerank", (2, 
 def test_graph_slicing(algo, streams, slice_vertices):
     """Graph slicing (§VI.A): a graph of 100 vertices in slices of 16 or 32 destinations
     (7 or 4 slices; BFS in 4, as the RTL tests run it too), with stalls on every link and a
-    memory answering out of order: the golden model's values (PageRank with one source stream bit for bit, each destination's
-    contributions arriving in the unsliced order; with several, within the derived bound, as
-    unsliced), every edge of an active vertex processed once per iteration."""
+    memory answering out of order: the golden model's values (PageRank with one source
+    stream bit for bit, each destination's contributions arriving in the unsliced order;
+    with several, within the derived bound, as unsliced), every edge of an active vertex
+    processed once per iteration."""
     n, src, dst, weight = small_graph(seed=21 + len(algo), n=100, m=400, symmetric=algo == "cc")
     graph = Graph.from_edges(n, src, dst, weight if algo == "sssp" else None)
     config = GraphicionadoConfig(algo=algo, max_vertices=64, table_vertices=128,
