@@ -20,7 +20,7 @@ from .config import ConfigError, is_power_of_two
 from .fp32 import FP32Adder, FP32Multiplier
 
 
-__all__ = ["lanes_layout", "FP32Lanes", "FP32TreeSum", "FP32PairSum"]
+__all__ = ["lanes_layout", "check_lanes", "FP32Lanes", "FP32TreeSum", "FP32PairSum"]
 
 _UNITS = {"add": FP32Adder, "mul": FP32Multiplier}
 
@@ -30,11 +30,12 @@ def lanes_layout(lanes: int) -> data.ArrayLayout:
     return data.ArrayLayout(32, lanes)
 
 
-def _check_lanes(owner: str, lanes, *, power_of_two: bool = False):
+def check_lanes(owner: str, lanes, *, name: str = "lanes", power_of_two: bool = False):
+    """Refuse a lane (or flit) count outside 1..32, or not a power of two when asked."""
     if isinstance(lanes, bool) or not isinstance(lanes, int) or not 1 <= lanes <= 32 or \
             (power_of_two and not is_power_of_two(lanes)):
         kind = "a power of two" if power_of_two else "an integer"
-        raise ConfigError(f"{owner}: lanes must be {kind} from 1 to 32, not {lanes!r}")
+        raise ConfigError(f"{owner}: {name} must be {kind} from 1 to 32, not {lanes!r}")
 
 
 class FP32Lanes(wiring.Component):
@@ -62,7 +63,7 @@ class FP32Lanes(wiring.Component):
     def __init__(self, op: str, lanes: int, tag_width: int = 0, **options):
         if op not in _UNITS:
             raise ConfigError(f"FP32Lanes: op must be one of {', '.join(_UNITS)}, not {op!r}")
-        _check_lanes("FP32Lanes", lanes)
+        check_lanes("FP32Lanes", lanes)
         self._units = [_UNITS[op](tag_width=tag_width if k == 0 else 0, **options)
                        for k in range(lanes)]
         self.latency = self._units[0].latency
@@ -113,7 +114,7 @@ class FP32TreeSum(wiring.Component):
     """
 
     def __init__(self, lanes: int, tag_width: int = 0):
-        _check_lanes("FP32TreeSum", lanes, power_of_two=True)
+        check_lanes("FP32TreeSum", lanes, power_of_two=True)
         self._lanes = lanes
         self._tag_width = tag_width
         self.latency = (lanes.bit_length() - 1) * FP32Adder.latency

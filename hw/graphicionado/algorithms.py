@@ -19,14 +19,14 @@ as packets of 32-byte flits (§IV.E), its dot product in
 
 import dataclasses
 
-import numpy as np
+from ..fp32 import float32_bits
 
 
 __all__ = ["Algorithm", "ALGORITHMS", "UINT32_INF", "FP32_ALPHA", "FP32_ONE_MINUS_ALPHA"]
 
 UINT32_INF = 0xFFFF_FFFF
-FP32_ALPHA = int(np.float32(0.85).view(np.uint32))
-FP32_ONE_MINUS_ALPHA = int(np.float32(0.15).view(np.uint32))
+FP32_ALPHA = float32_bits(0.85)
+FP32_ONE_MINUS_ALPHA = float32_bits(0.15)
 
 
 @dataclasses.dataclass(frozen=True)

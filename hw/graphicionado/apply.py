@@ -6,9 +6,8 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, is_power_of_two
 from ..fp32 import SIGN_BIT
-from ..fp32_vector import FP32Lanes
+from ..fp32_vector import FP32Lanes, check_lanes
 from .layouts import ActiveVertex
 from .scratchpad import TempItem, temp_item
 from .sequential_vertex_read import item_layout
@@ -138,10 +137,7 @@ class ApplyCF(wiring.Component):
     """
 
     def __init__(self, *, lanes: int):
-        if isinstance(lanes, bool) or not isinstance(lanes, int) or \
-                not is_power_of_two(lanes) or lanes > 32:
-            raise ConfigError(f"ApplyCF: lanes must be a power of two from 1 to 32, "
-                              f"not {lanes!r}")
+        check_lanes("ApplyCF", lanes, power_of_two=True)
         self._lanes = lanes
         width = 32 * lanes
         self._scaled = FP32Lanes("mul", lanes, 2 * width)        # lam * p       | p, temp

@@ -13,9 +13,8 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..atomic_update_cam import AtomicUpdateCAM, CAMConfig
-from ..config import ConfigError
 from .layouts import Update
-from .scratchpad import TEMP_READ_LATENCY, TEMP_WRITE_LATENCY
+from .scratchpad import TEMP_READ_LATENCY, TEMP_WRITE_LATENCY, check_word_width
 
 
 __all__ = ["AtomicUpdate", "update_layout"]
@@ -65,9 +64,7 @@ class AtomicUpdate(wiring.Component):
     """
 
     def __init__(self, *, reduce_unit, cam: CAMConfig, index_width: int, value_width: int = 32):
-        if not isinstance(value_width, int) or value_width < 32 or value_width % 32:
-            raise ConfigError(f"AtomicUpdate: value_width must be a whole number of 32-bit "
-                              f"lanes, not {value_width!r}")
+        check_word_width("AtomicUpdate", "value_width", value_width)
         self._reduce = reduce_unit
         self._cam_config = cam
         self._index_width = index_width

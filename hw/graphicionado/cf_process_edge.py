@@ -21,9 +21,8 @@ from amaranth.hdl import Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, is_power_of_two
 from ..fp32 import SIGN_BIT, FP32Adder, FP32Multiplier
-from ..fp32_vector import FP32Lanes, FP32PairSum, FP32TreeSum, lanes_layout
+from ..fp32_vector import FP32Lanes, FP32PairSum, FP32TreeSum, check_lanes, lanes_layout
 from ..stream_broadcast import StreamBroadcast
 from ..stream_fifo import StreamFIFO
 from .layouts import edge_flit, flit_index_width, update_flit
@@ -59,10 +58,7 @@ class CFProcessEdge(wiring.Component):
 
     def __init__(self, *, lanes: int = 8, flits: int = 4, dst_shift: int = 0):
         for name, value in (("lanes", lanes), ("flits", flits)):
-            if isinstance(value, bool) or not isinstance(value, int) or \
-                    not is_power_of_two(value) or value > 32:
-                raise ConfigError(f"CFProcessEdge: {name} must be a power of two from 1 to 32,"
-                                  f" not {value!r}")
+            check_lanes("CFProcessEdge", value, name=name, power_of_two=True)
         self._lanes = lanes
         self._flits = flits
         self._dst_shift = dst_shift

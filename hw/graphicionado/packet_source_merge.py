@@ -12,7 +12,8 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, is_power_of_two
+from ..config import ConfigError
+from ..fp32_vector import check_lanes
 from ..stream_fifo import StreamFIFO
 from .layouts import SourcedEdge, edge_flit, flit_index_width
 from .sequential_vertex_read import item_layout
@@ -50,10 +51,7 @@ class PacketSourceMerge(wiring.Component):
     def __init__(self, *, lanes: int, flits: int, depth: int = 4, const_words: int = 2,
                  degree_word: int = 1):
         for name, value in (("lanes", lanes), ("flits", flits)):
-            if isinstance(value, bool) or not isinstance(value, int) or \
-                    not is_power_of_two(value) or value > 32:
-                raise ConfigError(f"PacketSourceMerge: {name} must be a power of two from 1 to "
-                                  f"32, not {value!r}")
+            check_lanes("PacketSourceMerge", value, name=name, power_of_two=True)
         if not 1 <= degree_word < const_words:
             raise ConfigError(f"PacketSourceMerge: degree_word must be between 1 and "
                               f"{const_words - 1}, not {degree_word!r}")

@@ -11,10 +11,17 @@ from ..config import ConfigError, is_power_of_two
 from ..stream_fifo import StreamFIFO
 
 
-__all__ = ["Scratchpad", "TempPropertyStream", "TempItem", "temp_item", "TEMP_READ_LATENCY",
-           "TEMP_WRITE_LATENCY"]
+__all__ = ["Scratchpad", "TempPropertyStream", "TempItem", "temp_item", "check_word_width",
+           "TEMP_READ_LATENCY", "TEMP_WRITE_LATENCY"]
 
 TempItem = data.StructLayout({"index": 32, "temp": 32})
+
+
+def check_word_width(owner: str, name: str, width) -> None:
+    """Refuse a VTempProperty word width that is not a whole number of 32-bit lanes."""
+    if isinstance(width, bool) or not isinstance(width, int) or width < 32 or width % 32:
+        raise ConfigError(f"{owner}: {name} must be a whole number of 32-bit lanes, "
+                          f"not {width!r}")
 
 
 def temp_item(word_width: int = 32) -> data.StructLayout:
@@ -71,9 +78,7 @@ class Scratchpad(wiring.Component):
 
     def __init__(self, *, vertices: int, table_entries: int, bank_words: int = 16384,
                  word_width: int = 32):
-        if not isinstance(word_width, int) or word_width < 32 or word_width % 32:
-            raise ConfigError(f"Scratchpad: word_width must be a whole number of 32-bit lanes, "
-                              f"not {word_width!r}")
+        check_word_width("Scratchpad", "word_width", word_width)
         if vertices < 2 and not (vertices == 0 and table_entries):
             raise ConfigError(f"Scratchpad: vertices must be at least 2, not {vertices!r}")
         if table_entries < 0:
@@ -197,9 +202,7 @@ class TempPropertyStream(wiring.Component):
 
     def __init__(self, *, index_width: int, stride: int = 1, id_shift: int = 0,
                  id_low: int = 0, flits: int = 1, word_width: int = 32):
-        if not isinstance(word_width, int) or word_width < 32 or word_width % 32:
-            raise ConfigError(f"TempPropertyStream: word_width must be a whole number of 32-bit lanes, "
-                              f"not {word_width!r}")
+        check_word_width("TempPropertyStream", "word_width", word_width)
         if not is_power_of_two(stride):
             raise ConfigError(f"TempPropertyStream: stride must be a power of two, not {stride!r}")
         if not is_power_of_two(flits):
