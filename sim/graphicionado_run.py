@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 import golden
+from golden.graphicionado import stored_edges
 from hw.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.pipeline import counter_names
@@ -24,7 +25,7 @@ from sim.graphicionado_image import build_image
 from sim.harness import DEFAULT_BUILD_ROOT
 
 
-__all__ = ["RunReport", "plan_slices", "check_graph", "check_memory", "simulate"]
+__all__ = ["RunReport", "plan_slices", "check_graph", "stored_graph", "check_memory", "simulate"]
 
 
 @dataclasses.dataclass
@@ -182,7 +183,21 @@ def check_graph(graph: golden.Graph, algo: str, config: GraphicionadoConfig,
                           "bipartite:users=...,items=...,ratings=...")
     if algo != config.algo:
         raise ConfigError(f"the design is configured for {config.algo}, not {algo}")
+    if config.symmetric and not graph.symmetric:
+        raise ConfigError("symmetric: the symmetric-graph optimisation (§IV.D) needs an "
+                          "undirected graph, each edge in both directions with one weight "
+                          "(e.g. bipartite:users=...,items=...,ratings=...)")
     return slice_vertices
+
+
+def stored_graph(graph: golden.Graph, config: GraphicionadoConfig) -> golden.Graph:
+    """The edges the pipeline reads: all of them, or with the symmetric-graph optimisation
+    (§IV.D) each undirected edge once, from the larger id to the smaller."""
+    if not config.symmetric:
+        return graph
+    kept = stored_edges(graph)
+    return golden.Graph.from_edges(graph.num_vertices, graph.src[kept], graph.dst[kept],
+                                   None if graph.weight is None else graph.weight[kept])
 
 
 def check_memory(config: GraphicionadoConfig, memory: SimMemoryConfig):
@@ -220,10 +235,11 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     started = time.perf_counter()
     reference = expected_values(graph, algo, root=root if algo in ("bfs", "sssp") else None,
                                 iters=iters, streams_src=config.streams_src,
-                                streams_dst=config.streams_dst, cf=cf)
+                                streams_dst=config.streams_dst, cf=cf,
+                                symmetric=config.symmetric)
     golden_seconds = time.perf_counter() - started
 
-    run_graph = graph.symmetrized() if algo == "cc" else graph
+    run_graph = graph.symmetrized() if algo == "cc" else stored_graph(graph, config)
     max_iterations = iters if iters is not None else 0xFFFF_FFFF
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations, streams_src=config.streams_src,

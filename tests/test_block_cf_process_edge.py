@@ -88,6 +88,45 @@ def test_cf_process_edge_subtracts_from_the_destination_base():
     bench.check_equal(bench.received["o"], want)
 
 
+@pytest.mark.parametrize("pause", PAUSES)
+def test_cf_process_edge_symmetric_updates_both_ends(pause):
+    """§IV.D: each edge (u, v) gives v's packet, err * p[u], then u's, err * p[v] (the golden
+    model's CF program with the ends swapped), each naming its vertex's stream; a self-loop
+    gives v's packet alone."""
+    rng = np.random.default_rng(11)
+    lanes, flits, shift = 4, 2, 2
+    items, forward = edge_packets(rng, 40, lanes, flits)
+    for e in range(40):                     # one source per packet; some self-loops
+        for f in range(flits):
+            items[e * flits + f]["edge"]["src"] = items[e * flits]["edge"][
+                "dst" if e % 7 == 0 else "src"]
+    expected = []
+    for e in range(40):
+        first = items[e * flits]
+        u, v = first["edge"]["src"], first["edge"]["dst"]
+        rating = np.array(first["edge"]["weight"], dtype=np.uint32).view(np.float32)[None]
+        p_u = np.array([w for f in range(flits) for w in items[e * flits + f]["src_prop"]],
+                       dtype=np.uint32).view(np.float32)[None]
+        p_v = np.array([w for f in range(flits) for w in items[e * flits + f]["dst_prop"]],
+                       dtype=np.uint32).view(np.float32)[None]
+        program = cf_program(K=lanes * flits)
+        ends = [(v, program.process_edge(rating, p_u, None, p_v)[0])]
+        if u != v:
+            ends.append((u, program.process_edge(rating, p_v, None, p_u)[0]))
+        for vertex, res in ends:
+            expected += [{"dst": vertex >> shift, "owner": vertex & 3, "flit": f,
+                          "value": bits(res[f * lanes:(f + 1) * lanes])} for f in range(flits)]
+    assert [x for x in expected if x["flit"] == 0][0]["value"] == \
+        [x for x in forward if x["flit"] == 0][0]["value"]
+    dut = CFProcessEdge(lanes=lanes, flits=flits, dst_shift=shift, symmetric=True,
+                        owner_bits=shift)
+    bench = Bench(dut, "CFProcessEdge(symmetric)", pause=pause)
+    bench.source("i", dut.i, items)
+    bench.sink("o", dut.o, len(expected))
+    bench.run()
+    bench.check_equal(bench.received["o"], expected)
+
+
 @pytest.mark.parametrize("pause", PAUSES[:2])
 def test_tree_and_pair_sums_continue_one_tree(pause):
     """An 8-lane tree then two pair sums: the pairwise sum of 32 words."""
@@ -131,4 +170,11 @@ def test_tree_and_pair_sums_continue_one_tree(pause):
                                     dict(flits=True)])
 def test_cf_process_edge_refuses_shapes_it_cannot_build(change):
     with pytest.raises(ConfigError, match="CFProcessEdge: (lanes|flits) must be a power of two"):
+        CFProcessEdge(**change)
+
+
+@pytest.mark.parametrize("change", [dict(owner_bits=2, dst_shift=2),
+                                    dict(owner_bits=1, dst_shift=2, symmetric=True)])
+def test_cf_process_edge_refuses_owners_without_the_symmetric_network(change):
+    with pytest.raises(ConfigError, match="CFProcessEdge: owner_bits"):
         CFProcessEdge(**change)

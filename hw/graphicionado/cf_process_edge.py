@@ -9,6 +9,12 @@ Per edge (u, v, rating), with K-word properties p[u], p[v] arriving as ``flits``
     err    = rating - dot
     res[k] = err * p[u][k]                        → the update packet for v, flit by flit
 
+With the symmetric-graph optimisation (§IV.D: an undirected edge stored once, one read
+updating both ends), the stage also makes the update packet of u, ``err * p[v][k]``, right
+after v's (the order ``golden.graphicionado.execute_symmetric`` reduces them in); a
+self-loop updates once. The two packets leave through the one output, so an edge then takes
+``2 * flits`` cycles here: the paper's duplicated P5–P9 share one datapath.
+
 The dot product runs a flit per cycle: ``lanes`` multipliers, a tree of adders over the
 flit's lanes (:class:`hw.fp32_vector.FP32TreeSum`), then log2(flits) pair sums across the
 packet's flits, which continue the same tree; then one adder for ``err``. The packet's
@@ -17,10 +23,11 @@ p[u] flits wait in a queue until their ``err`` arrives (the store-and-forward bu
 and gives one flit per cycle: an edge every ``flits`` cycles.
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..fp32 import SIGN_BIT, FP32Adder, FP32Multiplier
 from ..fp32_vector import FP32Lanes, FP32PairSum, FP32TreeSum, check_lanes, lanes_layout
 from ..stream_broadcast import StreamBroadcast
@@ -30,8 +37,16 @@ from .layouts import edge_flit, flit_index_width, update_flit
 
 __all__ = ["CFProcessEdge"]
 
-# What travels beside a packet's dot product: the operands of ``err`` and the update's address.
-_Header = data.StructLayout({"rating": 32, "dst": 32})
+
+def _target_layout(symmetric: bool, owner_bits: int) -> data.StructLayout:
+    """Where an edge's updates go: v's scratchpad index (and u's with ``symmetric``), their
+    destination streams with ``owner_bits``, and whether the edge is a self-loop."""
+    fields = {"dst": 32}
+    if symmetric:
+        fields.update({"src": 32, "loop": 1})
+    if owner_bits:
+        fields.update({"dst_owner": owner_bits, "src_owner": owner_bits})
+    return data.StructLayout(fields)
 
 
 class CFProcessEdge(wiring.Component):
@@ -48,24 +63,41 @@ class CFProcessEdge(wiring.Component):
     dst_shift : int
         As :class:`hw.graphicionado.process_edge.ProcessEdge`: the update names
         ``(dst >> dst_shift) - dst_base``.
+    symmetric : bool
+        Also make u's update packet, after v's (§IV.D).
+    owner_bits : int
+        With ``symmetric`` over ``1 << owner_bits`` destination streams: each update flit
+        names the stream that owns its vertex (the vertex id's low ``owner_bits`` bits,
+        ``owner_bits`` = ``dst_shift``), for the update network.
 
     Members
     -------
     dst_base : ``In(32)``
     i : ``In(stream.Signature(edge_flit(lanes, flits)))``
-    o : ``Out(stream.Signature(update_flit(lanes, flits)))``
+    o : ``Out(stream.Signature(update_flit(lanes, flits, owner_bits)))``
+    busy : ``Out(1)``
+        An edge taken in has not yet left as its update packets.
     """
 
-    def __init__(self, *, lanes: int = 8, flits: int = 4, dst_shift: int = 0):
+    def __init__(self, *, lanes: int = 8, flits: int = 4, dst_shift: int = 0,
+                 symmetric: bool = False, owner_bits: int = 0):
         for name, value in (("lanes", lanes), ("flits", flits)):
             check_lanes("CFProcessEdge", value, name=name, power_of_two=True)
+        if owner_bits and (not symmetric or owner_bits != dst_shift):
+            raise ConfigError(f"CFProcessEdge: owner_bits ({owner_bits}) needs symmetric and "
+                              f"equals dst_shift ({dst_shift})")
         self._lanes = lanes
         self._flits = flits
         self._dst_shift = dst_shift
+        self._symmetric = symmetric
+        self._owner_bits = owner_bits
+        self._target = _target_layout(symmetric, owner_bits)
+        self._header = data.StructLayout({"rating": 32, "target": self._target})
         super().__init__({
             "dst_base": In(32),
             "i": In(stream.Signature(edge_flit(lanes, flits))),
-            "o": Out(stream.Signature(update_flit(lanes, flits))),
+            "o": Out(stream.Signature(update_flit(lanes, flits, owner_bits))),
+            "busy": Out(1),
         })
 
     def _held_depth(self) -> int:
@@ -80,24 +112,32 @@ class CFProcessEdge(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         lanes, flits = self._lanes, self._flits
-        m.submodules.fork = fork = StreamBroadcast(edge_flit(lanes, flits), 2)
+        header = self._header
+        m.submodules.fork = fork = StreamBroadcast(edge_flit(lanes, flits),
+                                                   3 if self._symmetric else 2)
         wiring.connect(m, wiring.flipped(self.i), fork.i)
-        to_dot, to_held = fork.o
+        to_dot, to_held = fork.o[0], fork.o[1]
 
         # The dot product: products, tree over the lanes, pair sums over the flits.
-        m.submodules.products = products = FP32Lanes("mul", lanes, _Header.size)
+        m.submodules.products = products = FP32Lanes("mul", lanes, header.size)
         edge = to_dot.payload.edge
-        tag = data.View(_Header, products.i.payload.tag)
+        tag = data.View(header, products.i.payload.tag)
         m.d.comb += [
             products.i.valid.eq(to_dot.valid),
             products.i.payload.a.eq(to_dot.payload.src_prop),
             products.i.payload.b.eq(to_dot.payload.dst_prop),
             tag.rating.eq(edge.weight),
-            tag.dst.eq((edge.dst >> self._dst_shift) - self.dst_base),
+            tag.target.dst.eq((edge.dst >> self._dst_shift) - self.dst_base),
             to_dot.ready.eq(products.i.ready),
         ]
+        if self._symmetric:
+            m.d.comb += [tag.target.src.eq((edge.src >> self._dst_shift) - self.dst_base),
+                         tag.target.loop.eq(edge.src == edge.dst)]
+        if self._owner_bits:
+            m.d.comb += [tag.target.dst_owner.eq(edge.dst[:self._owner_bits]),
+                         tag.target.src_owner.eq(edge.src[:self._owner_bits])]
 
-        m.submodules.tree = tree = FP32TreeSum(lanes, _Header.size)
+        m.submodules.tree = tree = FP32TreeSum(lanes, header.size)
         m.d.comb += [
             tree.i.valid.eq(products.o.valid),
             tree.i.payload.a.eq(products.o.payload.result),
@@ -106,7 +146,7 @@ class CFProcessEdge(wiring.Component):
         ]
         total = tree.o
         for level in range(flits.bit_length() - 1):
-            pair = FP32PairSum(_Header.size)
+            pair = FP32PairSum(header.size)
             m.submodules[f"pair_sum{level}"] = pair
             m.d.comb += [
                 pair.i.valid.eq(total.valid),
@@ -117,13 +157,13 @@ class CFProcessEdge(wiring.Component):
             total = pair.o
 
         # err = rating - dot, as rating + (-dot): IEEE subtraction is exactly that.
-        m.submodules.error = error = FP32Adder(tag_width=32)
-        dot_header = data.View(_Header, total.payload.tag)
+        m.submodules.error = error = FP32Adder(tag_width=self._target.size)
+        dot_header = data.View(header, total.payload.tag)
         m.d.comb += [
             error.i.valid.eq(total.valid),
             error.i.payload.a.eq(dot_header.rating),
             error.i.payload.b.eq(total.payload.result ^ SIGN_BIT),
-            error.i.payload.tag.eq(dot_header.dst),
+            error.i.payload.tag.eq(dot_header.target),
             total.ready.eq(error.i.ready),
         ]
 
@@ -132,33 +172,72 @@ class CFProcessEdge(wiring.Component):
         m.submodules.errors = errors = StreamFIFO(error.o.payload.shape(), 4)
         wiring.connect(m, error.o, errors.i)
 
-        # The packet's p[u] waits for its err (store and forward).
-        held_layout = data.StructLayout({"flit": flit_index_width(flits),
-                                         "src_prop": lanes_layout(lanes)})
-        m.submodules.held = held = StreamFIFO(held_layout, self._held_depth(), buffered=True)
-        m.d.comb += [
-            held.i.valid.eq(to_held.valid),
-            held.i.payload.flit.eq(to_held.payload.flit),
-            held.i.payload.src_prop.eq(to_held.payload.src_prop),
-            to_held.ready.eq(held.i.ready),
-        ]
+        # The packet's p[u] (and, symmetric, p[v]) waits for its err (store and forward).
+        held = [self._held(m, to_held, "src_prop", "held")]
+        if self._symmetric:
+            held.append(self._held(m, fork.o[2], "dst_prop", "held_reverse"))
+        self._updates(m, errors.o, held)
+        return m
 
-        # res[k] = err * p[u][k], a flit per cycle; err leaves with the packet's last flit.
-        out_tag = data.StructLayout({"dst": 32, "flit": flit_index_width(flits)})
-        m.submodules.update = update = FP32Lanes("mul", lanes, out_tag.size)
-        both = held.o.valid & errors.o.valid
-        last = held.o.payload.flit == flits - 1
-        update_tag = data.View(out_tag, update.i.payload.tag)
+    def _held(self, m, flits_in, field, name):
+        """A store-and-forward queue of one property's flits."""
+        layout = data.StructLayout({"flit": flit_index_width(self._flits),
+                                    "prop": lanes_layout(self._lanes)})
+        m.submodules[name] = held = StreamFIFO(layout, self._held_depth(), buffered=True)
         m.d.comb += [
-            update.i.valid.eq(both),
-            update.i.payload.b.eq(held.o.payload.src_prop),
-            update_tag.dst.eq(errors.o.payload.tag),
-            update_tag.flit.eq(held.o.payload.flit),
-            held.o.ready.eq(update.i.ready & errors.o.valid),
-            errors.o.ready.eq(update.i.ready & held.o.valid & last),
+            held.i.valid.eq(flits_in.valid),
+            held.i.payload.flit.eq(flits_in.payload.flit),
+            held.i.payload.prop.eq(getattr(flits_in.payload, field)),
+            flits_in.ready.eq(held.i.ready),
         ]
+        return held.o
+
+    def _updates(self, m, errors, held):
+        """res[k] = err * p[k], a flit per cycle: v's packet from ``held[0]`` (p[u]), then,
+        symmetric, u's from ``held[1]`` (p[v]; a self-loop's flits dropped). err leaves with
+        the edge's last flit."""
+        lanes, flits = self._lanes, self._flits
+        out_tag = data.StructLayout({"dst": 32, "flit": flit_index_width(flits),
+                                     "owner": max(1, self._owner_bits), "done": 1})
+        m.submodules.update = update = FP32Lanes("mul", lanes, out_tag.size)
+        target = data.View(self._target, errors.payload.tag)
+        reverse = Signal()      # u's packet (symmetric)
+        source = held[0]
+        if self._symmetric:
+            source = stream.Signature(held[0].payload.shape()).create()
+            with m.If(reverse):
+                m.d.comb += [source.valid.eq(held[1].valid), source.payload.eq(held[1].payload),
+                             held[1].ready.eq(source.ready)]
+            with m.Else():
+                m.d.comb += [source.valid.eq(held[0].valid), source.payload.eq(held[0].payload),
+                             held[0].ready.eq(source.ready)]
+        last = source.payload.flit == flits - 1
+        # A self-loop's second packet is dropped: its flits leave the queue unused.
+        drop = reverse & target.loop if self._symmetric else 0
+        update_tag = data.View(out_tag, update.i.payload.tag)
+        taken = source.valid & errors.valid & (update.i.ready | drop)
+        m.d.comb += [
+            update.i.valid.eq(source.valid & errors.valid & ~drop),
+            update.i.payload.b.eq(source.payload.prop),
+            update_tag.flit.eq(source.payload.flit),
+            source.ready.eq(errors.valid & (update.i.ready | drop)),
+        ]
+        if self._symmetric:
+            m.d.comb += [
+                update_tag.dst.eq(Mux(reverse, target.src, target.dst)),
+                update_tag.done.eq(last & (reverse | target.loop)),
+                errors.ready.eq(taken & last & reverse),
+            ]
+            if self._owner_bits:
+                m.d.comb += update_tag.owner.eq(Mux(reverse, target.src_owner,
+                                                    target.dst_owner))
+            with m.If(taken & last):
+                m.d.sync += reverse.eq(~reverse)
+        else:
+            m.d.comb += [update_tag.dst.eq(target.dst), update_tag.done.eq(last),
+                         errors.ready.eq(taken & last)]
         for k in range(lanes):
-            m.d.comb += update.i.payload.a[k].eq(errors.o.payload.result)
+            m.d.comb += update.i.payload.a[k].eq(errors.payload.result)
         result_tag = data.View(out_tag, update.o.payload.tag)
         m.d.comb += [
             self.o.valid.eq(update.o.valid),
@@ -167,4 +246,14 @@ class CFProcessEdge(wiring.Component):
             self.o.payload.value.eq(update.o.payload.result),
             update.o.ready.eq(self.o.ready),
         ]
-        return m
+        if self._owner_bits:
+            m.d.comb += self.o.payload.owner.eq(result_tag.owner)
+
+        # Busy: edges taken in (their last flit) against edges whose last update flit left.
+        edges_in, edges_out = Signal(32), Signal(32)
+        m.d.sync += [
+            edges_in.eq(edges_in + (self.i.valid & self.i.ready &
+                                    (self.i.payload.flit == flits - 1))),
+            edges_out.eq(edges_out + (update.o.valid & update.o.ready & result_tag.done)),
+        ]
+        m.d.comb += self.busy.eq(edges_in != edges_out)

@@ -79,6 +79,13 @@ class GraphicionadoConfig(DesignConfig):
         Memory ports (channels, a power of two, 1..16), lines interleaved across them by the
         low bits of their address (:class:`hw.memory_interconnect.MemoryInterconnect`); the
         simulated memory must have as many channels (``--mem channels=N``).
+    symmetric : bool
+        The symmetric-graph optimisation (§IV.D), for cf: the graph is undirected and stored
+        with each edge once, from the larger id to the smaller, and Process_Edge turns one
+        read of edge (u, v) into the update packet of v and that of u (err · p[u] and
+        err · p[v]; a self-loop updates once). With several destination streams the update
+        of u goes to u's stream through a second crossbar, the update network. Unsliced only
+        (extended slicing, §VI.B, is not built).
     dst_property_read : bool
         Insert the optional stage P4 (figure 5): read each edge's destination property,
         VProperty[dst], from memory, one line per edge, for Process_Edge. Frontier algorithms
@@ -112,6 +119,7 @@ class GraphicionadoConfig(DesignConfig):
     coarsening: int = 1
     memory_outstanding: int = 128
     memory_channels: int = 1
+    symmetric: bool = False
     dst_property_read: bool = False
     stall_injection: int = 0
     watchdog: int = 100_000
@@ -168,6 +176,13 @@ class GraphicionadoConfig(DesignConfig):
         if self.dst_property_read and self.algorithm.full_edge_access:
             raise ConfigError(f"dst_property_read: the full-edge-access pipeline ({self.algo}) "
                               f"drops P4, the destination-property read (Graphicionado §4.B)")
+        if self.symmetric and not self.algorithm.large_property:
+            raise ConfigError(f"symmetric: the symmetric-graph optimisation (§IV.D) is built "
+                              f"for cf, whose P4 reads the destination's property anyway, "
+                              f"not {self.algo}")
+        if self.symmetric and self.max_slices > 1:
+            raise ConfigError("symmetric: runs unsliced (max_slices=1); extended slicing "
+                              "for symmetric graphs (§VI.B) is not built")
         if not 0 <= self.watchdog <= 0xFFFF_FFFF:
             raise ConfigError(f"watchdog must be a cycle count from 0 (off) to 4294967295, "
                               f"not {self.watchdog}")
@@ -229,6 +244,12 @@ class GraphicionadoConfig(DesignConfig):
             return None
         last = self.flits - 1
         return lambda flit: flit.flit == last
+
+    @property
+    def update_network(self) -> bool:
+        """The symmetric-graph optimisation over several destination streams: update packets
+        cross a second crossbar to the stream that owns their vertex (§IV.D)."""
+        return self.symmetric and self.streams_dst > 1
 
     @property
     def index_width(self) -> int:

@@ -26,7 +26,7 @@ from .atomic_update import AtomicUpdate, update_layout
 from .cf_process_edge import CFProcessEdge
 from .config import GraphicionadoConfig
 from .large_random_vertex_read import LargeRandomVertexRead
-from .layouts import ActiveVertex
+from .layouts import ActiveVertex, update_flit
 from .partition_walk import PartitionWalk
 from .process_edge import ProcessEdge
 from .parallel_random_vertex_read import ParallelRandomVertexRead
@@ -81,6 +81,11 @@ class DestinationStream(wiring.Component):
     edge_taken, update_written, vertex_updated, cam_stall : ``Out(1)``
         Events for the counters.
     stall_p3, stall_p4, stall_p5, stall_apply : ``Out(1)``
+    updates_o : ``Out(stream.Signature(update_flit(lanes, flits, log2(m))))``
+        With ``symmetric`` and m > 1: every update packet Process_Edge makes, v's and u's,
+        each naming the stream that owns its vertex, into the update network (§IV.D).
+    updates_i : ``In(...)``, the same
+        The update packets of the stream's own vertices, from the update network.
     <client>_mem : ``Out(MemoryPortSignature)`` for each name of :attr:`memory_clients`
         ``vprop_write``; ``vprop_read`` and ``active_write`` for frontier algorithms;
         ``dst_prop_read`` with P4.
@@ -104,6 +109,10 @@ class DestinationStream(wiring.Component):
         }
         members.update({f"{name}_mem": Out(MemoryPortSignature(config.addr_width))
                         for name in self.client_names(config)})
+        if config.update_network:
+            updates = stream.Signature(update_flit(config.lanes, config.flits,
+                                                   config.streams_dst.bit_length() - 1))
+            members.update({"updates_o": Out(updates), "updates_i": In(updates)})
         if config.stall_injection:
             members["stall_seed"] = In(32)
         super().__init__(members)
@@ -143,7 +152,9 @@ class DestinationStream(wiring.Component):
         m.submodules.fifo_p3 = fifo_p3 = StreamFIFO(cfg.edge_payload, cfg.fifo_depth,
                                                     buffered=True)
         if cfg.algorithm.large_property:
-            process = CFProcessEdge(lanes=cfg.lanes, flits=cfg.flits, dst_shift=dst_shift)
+            process = CFProcessEdge(lanes=cfg.lanes, flits=cfg.flits, dst_shift=dst_shift,
+                                    symmetric=cfg.symmetric,
+                                    owner_bits=dst_shift if cfg.update_network else 0)
         else:
             process = ProcessEdge(algo=cfg.algo, unit=units["process"],
                                   dst_prop=cfg.dst_property_read, dst_shift=dst_shift)
@@ -162,9 +173,15 @@ class DestinationStream(wiring.Component):
         wiring.connect(m, wiring.flipped(self.i), fifo_p3.i)
         p4_busy = self._destination_property_read(m, link, fifo_p3, process)
         m.d.comb += process.dst_base.eq(self.slice_first >> dst_shift)
-        updates = self._flit_addresses(m, process.o) if cfg.algorithm.large_property \
-            else process.o
-        link(updates, fifo_p5.i, "process_edge->fifo_p5")
+        updates = process.o
+        if cfg.update_network:
+            # §IV.D over several streams: u's update belongs to u's stream.
+            link(process.o, wiring.flipped(self.updates_o), "process_edge->updates_o")
+            updates = wiring.flipped(self.updates_i)
+        if cfg.algorithm.large_property:
+            updates = self._flit_addresses(m, updates)
+        link(updates, fifo_p5.i,
+             "updates_i->fifo_p5" if cfg.update_network else "process_edge->fifo_p5")
         link(fifo_p5.o, slice_p6.i, "fifo_p5->slice_p6")
         link(slice_p6.o, atomic.i, "slice_p6->atomic_update")
 
@@ -215,14 +232,18 @@ class DestinationStream(wiring.Component):
             last = (1 << flit_shift) - 1
             edge_taken = flit_taken & (process.i.payload.flit == last)
             update_written = flit_written & (atomic.temp_write_addr[:flit_shift] == last)
+        # Symmetric (§IV.D): an edge makes one or two update packets, u's perhaps for another
+        # stream; count the update flits that reach this stream's Reduce instead.
+        flit_counted = fifo_p5.i.valid & fifo_p5.i.ready if cfg.symmetric else flit_taken
+        process_busy = process.busy if cfg.symmetric else 0
         with m.If(self.start_process):
             m.d.sync += [flits_in.eq(0), flits_reduced.eq(0)]
         with m.Else():
-            m.d.sync += [flits_in.eq(flits_in + flit_taken),
+            m.d.sync += [flits_in.eq(flits_in + flit_counted),
                          flits_reduced.eq(flits_reduced + flit_written)]
         m.d.comb += [
             self.drained.eq((flits_in == flits_reduced) & (fifo_p3.level == 0) & ~p4_busy &
-                            ~link.busy),
+                            ~process_busy & ~link.busy),
             self.edge_taken.eq(edge_taken),
             self.update_written.eq(update_written),
             self.cam_stall.eq(atomic.cam_stall),

@@ -51,8 +51,12 @@ def edge_flit(lanes: int, flits: int, *, dst_prop: bool = True) -> data.StructLa
     return data.StructLayout(fields)
 
 
-def update_flit(lanes: int, flits: int) -> data.StructLayout:
+def update_flit(lanes: int, flits: int, owner_bits: int = 0) -> data.StructLayout:
     """One flit of Process_Edge's update packet for a destination (P5 → P6): the
-    destination's scratchpad index, the flit's index, ``lanes`` words of the value."""
-    return data.StructLayout({"dst": 32, "flit": flit_index_width(flits),
-                              "value": data.ArrayLayout(32, lanes)})
+    destination's scratchpad index, the flit's index, ``lanes`` words of the value and, with
+    ``owner_bits`` (the symmetric-graph optimisation over several destination streams,
+    §IV.D), the destination stream that owns the vertex."""
+    fields = {"dst": 32, "flit": flit_index_width(flits), "value": data.ArrayLayout(32, lanes)}
+    if owner_bits:
+        fields["owner"] = owner_bits
+    return data.StructLayout(fields)

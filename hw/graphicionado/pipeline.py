@@ -28,6 +28,7 @@ from ..memory_port import MEMORY_TAG_WIDTH, mem_port_signature
 from ..stream_throttle import StreamLinks
 from .config import GraphicionadoConfig
 from .destination_stream import DestinationStream
+from .layouts import update_flit
 from .source_stream import SourceStream
 
 
@@ -164,11 +165,14 @@ class GraphicionadoPipeline(wiring.Component):
         for d, destination in enumerate(destinations):
             m.submodules[f"dst{d}"] = destination
             link(crossbar.o[d], destination.i, f"crossbar->dst{d}")
+        network = self._update_network(m, destinations, link)
         if cfg.stall_injection:
             m.d.comb += [stream_.stall_seed.eq(self.stall_seed) for stream_ in self._streams]
 
         m.submodules.control = control = _Controller(cfg)
         self._wire_control(m, control, sources, destinations, crossbar, link)
+        if network is not None:
+            m.d.comb += control.network_idle.eq(~network.busy)
 
         clients = [(f"src{s}.{name}", port) for s, source in enumerate(sources)
                    for name, port in source.memory_clients]
@@ -184,6 +188,24 @@ class GraphicionadoPipeline(wiring.Component):
         m.d.comb += control.memory_idle.eq(~interconnect.busy & ~link.busy)
         self._counters(m, control, sources, destinations, crossbar)
         return m
+
+    def _update_network(self, m, destinations, link):
+        """The symmetric-graph optimisation over m > 1 destination streams (§IV.D): a
+        second crossbar takes every stream's update packets to the stream that owns their
+        vertex (wormhole, as the edge crossbar). None when not needed."""
+        cfg = self._config
+        if not cfg.update_network:
+            return None
+        owner_bits = cfg.streams_dst.bit_length() - 1
+        last = cfg.flits - 1
+        m.submodules.update_network = network = Crossbar(
+            update_flit(cfg.lanes, cfg.flits, owner_bits), inputs=cfg.streams_dst,
+            outputs=cfg.streams_dst, route=lambda update: update.owner,
+            voq_depth=cfg.voq_entries, packet_last=lambda update: update.flit == last)
+        for d, destination in enumerate(destinations):
+            link(destination.updates_o, network.i[d], f"dst{d}->update_network")
+            link(network.o[d], destination.updates_i, f"update_network->dst{d}")
+        return network
 
     def _wire_control(self, m, control, sources, destinations, crossbar, link):
         cfg = self._config
@@ -215,7 +237,7 @@ class GraphicionadoPipeline(wiring.Component):
             control.loaded.eq(~Cat(source.loading for source in sources).any() & ~link.busy),
             control.cleared.eq(~Cat(d.clearing for d in destinations).any()),
             control.drained.eq(~Cat(source.busy for source in sources).any() &
-                               ~crossbar.busy & ~link.busy &
+                               ~crossbar.busy & ~link.busy & control.network_idle &
                                Cat(d.drained for d in destinations).all()),
             control.applied.eq(~Cat(d.applying for d in destinations).any()),
         ]
@@ -338,7 +360,7 @@ class _Controller(wiring.Component):
             "num_slices": In(32),
             "initial_counts": In(32).array(parts), "new_counts": In(32).array(parts),
             "loaded": In(1), "cleared": In(1), "drained": In(1), "applied": In(1),
-            "memory_idle": In(1),
+            "memory_idle": In(1), "network_idle": In(1, init=1),
             "load": Out(1), "clear": Out(1), "start_process": Out(1), "start_apply": Out(1),
             "busy": Out(1), "done": Out(1), "iterations": Out(32), "parity": Out(1),
             "slice": Out(range(max(2, cfg.max_slices))),
