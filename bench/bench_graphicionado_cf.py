@@ -25,17 +25,18 @@ from sim.graphicionado_run import simulate  # noqa: E402
 FLIT_BOUND = 0.25       # edges per cycle per stream: four flits an edge, one flit a cycle
 
 
-def run(graph, streams, *, iters, max_vertices):
+def run(graph, streams, *, iters, max_vertices, symmetric=False):
+    """One checked CF run; ``symmetric``: the symmetric-graph optimisation (§IV.D)."""
     config = GraphicionadoConfig(algo="cf", property_bytes=128, streams_src=streams,
                                  streams_dst=streams, memory_channels=streams,
-                                 max_vertices=max_vertices)
+                                 max_vertices=max_vertices, symmetric=symmetric)
     memory = SimMemoryConfig(latency=100, outstanding=128, depth_lines=1 << 21,
                              channels=streams, bytes_per_cycle=64.0)
     start = time.perf_counter()
     report = simulate(graph, "cf", config, iters=iters, memory=memory)
     wall = time.perf_counter() - start
     if not report.matches:
-        raise SystemExit(f"cf {streams} streams: RTL differs from golden at "
+        raise SystemExit(f"cf {streams} streams{' symmetric' * symmetric}: RTL differs from golden at "
                          f"{report.first_mismatch}")
     f = report.figures
     per_stream = f["edges_per_process_cycle"] / streams

@@ -63,14 +63,16 @@ def _partition_order(num_vertices: int, partitions: int) -> np.ndarray:
 
 
 def expected_values(graph: golden.Graph, algo: str, *, root, iters, streams_src: int,
-                    streams_dst: int, cf: dict | None = None,
-                    symmetric: bool = False) -> Expected:
+                    streams_dst: int, cf: dict | None = None, symmetric: bool = False,
+                    partition_vertices: int | None = None) -> Expected:
     """The golden model's result for ``graph`` (as given: CC symmetrizes it itself);
     ``cf``: CF's parameters (``golden.cf_program``'s); ``symmetric``: the pipeline reads
-    each undirected edge once (§IV.D)."""
+    each undirected edge once (§IV.D), in extended slices of ``partition_vertices`` (§VI.B;
+    None: unsliced)."""
     if algo == "cf":
         if symmetric:
-            return _expected_cf_symmetric(graph, iters, streams_src, streams_dst, cf or {})
+            return _expected_cf_symmetric(graph, iters, streams_src, streams_dst, cf or {},
+                                          partition_vertices)
         return _expected_cf(graph, iters, streams_src, streams_dst, cf or {})
     reference = golden.run(algo, graph, root=root, iters=iters)
     values = np.asarray(reference.values)
@@ -114,9 +116,11 @@ def _expected_cf(graph, iters, streams_src, streams_dst, params) -> Expected:
                     absolute_bound=bound)
 
 
-def _expected_cf_symmetric(graph, iters, streams_src, streams_dst, params) -> Expected:
+def _expected_cf_symmetric(graph, iters, streams_src, streams_dst, params,
+                           partition_vertices=None) -> Expected:
     """The symmetric-graph optimisation (§IV.D): with one stream each, v's then u's update of
-    each stored edge in edge order, :func:`golden.graphicionado.execute_symmetric`'s order.
+    each stored edge in edge order, slice by slice with extended slicing (§VI.B),
+    :func:`golden.graphicionado.execute_symmetric`'s order.
     With more, the update network interleaves them by timing: the directed golden model on
     the same graph, within :func:`cf_bound` (each end's update has the same bits as the
     directed edge's, err and its products being symmetric in u and v, so only the Reduce
@@ -127,7 +131,10 @@ def _expected_cf_symmetric(graph, iters, streams_src, streams_dst, params) -> Ex
     iters = 10 if iters is None else iters
     program = golden.cf_program(**params)
     setup = program.init(graph)
-    symmetric = execute_symmetric(program, graph, setup, 1, iters)
+    size = partition_vertices or graph.num_vertices
+    partitions = max(1, -(-graph.num_vertices // size))
+    symmetric = execute_symmetric(program, graph, setup, partitions, iters,
+                                  partition_vertices=size)
     edges = symmetric.counters["edges_processed"]
     if max(streams_src, streams_dst) == 1:
         return Expected(symmetric.values, symmetric.iterations, edges, "exact (symmetric)")

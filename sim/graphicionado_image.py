@@ -73,7 +73,8 @@ def _partitioned(values: np.ndarray, partitions: int, part_lines: int) -> np.nda
 def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
                 max_iterations: int = 0xFFFF_FFFF, streams_src: int = 1,
                 streams_dst: int = 1, edge_readers: int = 1, slice_vertices: int | None = None,
-                max_slices: int = 1, cf: dict | None = None) -> GraphImage:
+                max_slices: int = 1, cf: dict | None = None,
+                extended: bool = False) -> GraphImage:
     """Lay out ``graph`` (already symmetrized for CC) and the initial state of ``algo``, as
     the golden model starts it, for ``streams_src`` × ``streams_dst`` streams (§V.A).
 
@@ -90,6 +91,14 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     slices (§VI.A); ``max_slices`` is the hardware's, which sets how many edge-range registers
     full edge access has.
 
+    ``extended``: extended slicing for symmetric graphs (§VI.B; ``graph`` holds the stored
+    edges, larger id to smaller): ``slice_vertices`` is a partition's size, N partitions make
+    N(N+1)/2 slices in :class:`hw.graphicionado.extended_schedule.ExtendedSchedule`'s order
+    (column by column), each with its edge ranges and VConst degree words; the register
+    ``ext_partitions`` is N and ``temp_base`` the memory VTempProperty partitions are written
+    back to (per partition, per destination stream, ``slice_vertices / m`` vertices of K
+    words).
+
     CF: ``cf`` holds ``golden.cf_program``'s parameters (K, gamma, lam, seed, init_scale);
     VProperty holds K words per vertex (partition l from line ``l * part_lines * K``), the
     edge's weight word its rating as binary32, and the registers ``cf_gamma`` and ``cf_lam``
@@ -102,11 +111,21 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         slice_vertices = max(align, -(-n // align) * align)
     if slice_vertices % align:
         raise ValueError(f"slice_vertices {slice_vertices} is not a multiple of 16 x {parts}")
-    slices = max(1, -(-n // slice_vertices))
+    src, dst = graph.src.astype(np.uint32), graph.dst.astype(np.uint32)
+    ext_partitions = max(1, -(-n // slice_vertices))
+    if extended:
+        if np.any(src < dst):
+            raise ValueError("extended slicing stores each undirected edge from the larger "
+                             "id to the smaller")
+        slices = ext_partitions * (ext_partitions + 1) // 2
+        slice_of_edge = _extended_step(src // slice_vertices, dst // slice_vertices,
+                                       ext_partitions)
+    else:
+        slices = ext_partitions
+        slice_of_edge = dst.astype(np.int64) // slice_vertices
     if slices > max_slices:
         raise ValueError(f"{slices} slices of {slice_vertices} vertices, more than "
                          f"max_slices={max_slices}")
-    src, dst = graph.src.astype(np.uint32), graph.dst.astype(np.uint32)
     cf_setup = _cf_setup(graph, cf) if algo == "cf" else None
     if algo == "sssp":
         weight = graph.require_nonnegative_integer_weights()
@@ -141,12 +160,11 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
             vconst[:, :, 0] = pagerank_inv_outdeg(graph).view(np.uint32)
         for s_ in range(slices):
             for k in range(readers):
-                chosen = (dst % readers == k) & (dst // slice_vertices == s_)
+                chosen = (dst % readers == k) & (slice_of_edge == s_)
                 vconst[s_, :, 1 + k] = np.bincount(src[chosen], minlength=n)
     else:
         vconst = None
 
-    slice_of_edge = dst.astype(np.int64) // slice_vertices
     group = (slice_of_edge * parts + src % parts) * readers + dst % readers if full else \
         slice_of_edge * streams_src + src % streams_src
     order = np.argsort(group, kind="stable")
@@ -182,6 +200,11 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     double = full and slices > 1
     if double:
         base["vprop_next"] = dram.add("vprop_next", _partitioned(vprop, parts, part_lines))
+    if extended:
+        words = vprop.shape[1] if vprop.ndim == 2 else 1
+        spill_words = ext_partitions * slice_vertices * words
+        base["vtemp"] = dram.add("vtemp", np.zeros(spill_words, dtype=np.uint32))
+        registers.update({"ext_partitions": ext_partitions, "temp_base": base["vtemp"]})
     registers.update({
         "num_vertices": n, "num_edges": m, "part_lines": part_lines,
         "num_slices": slices, "slice_vertices": slice_vertices,
@@ -198,6 +221,13 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     words = vprop.shape[1] if vprop.ndim == 2 else 1
     return GraphImage(dram, registers, n, m, parts, part_lines, slices, slice_vertices, double,
                       words)
+
+
+def _extended_step(part_src: np.ndarray, part_dst: np.ndarray, partitions: int) -> np.ndarray:
+    """The schedule position of slice (i, j), i >= j: column by column, i = j .. N - 1."""
+    i, j = part_src.astype(np.int64), part_dst.astype(np.int64)
+    column_start = j * partitions - j * (j - 1) // 2
+    return column_start + (i - j)
 
 
 def _cf_params(cf: dict | None) -> dict:

@@ -25,7 +25,7 @@ from sim.graphicionado_image import build_image
 from sim.harness import DEFAULT_BUILD_ROOT
 
 
-__all__ = ["RunReport", "plan_slices", "check_graph", "stored_graph", "check_memory", "simulate"]
+__all__ = ["RunReport", "plan_slices", "plan_partitions", "check_graph", "stored_graph", "check_memory", "simulate"]
 
 
 @dataclasses.dataclass
@@ -67,6 +67,7 @@ class RunReport:
             "vertices_per_apply_cycle":
                 self.iterations * self.num_vertices / apply if apply else 0.0,
             "phase_cycles": {"load": c["cycles_load"], "process": process, "apply": apply},
+            "updates": c["updates"],
             "vertex_updates": c["vertex_updates"],
             "stalls": {name: c[name] for name in ("cam_stalls", "stall_p1", "stall_p2",
                                                    "stall_p3", "stall_p4", "stall_p5",
@@ -165,11 +166,49 @@ def plan_slices(num_vertices: int, config: GraphicionadoConfig,
     return size
 
 
+def plan_partitions(num_vertices: int, config: GraphicionadoConfig,
+                    partitions: int | None = None) -> int:
+    """Extended slicing (§VI.B): vertices per partition. A graph that fits the scratchpad
+    runs as one partition; else each partition fills a region (half the scratchpad), or, with
+    ``partitions``, ``ceil(num_vertices / partitions)``; a multiple of 16 L. Refuses, with one
+    line, a plan the configuration cannot run (N(N+1)/2 slices above ``max_slices``)."""
+    align = 16 * config.partitions
+    whole = config.destination_slice_vertices * config.streams_dst
+    region = config.region_vertices * config.streams_dst // align * align
+    fit = max(align, -(-num_vertices // align) * align)
+    if partitions is None:
+        size = fit if fit <= whole else region
+    else:
+        if partitions < 1:
+            raise ConfigError(f"slices (partitions, with extended slicing) must be at least 1, "
+                              f"not {partitions}")
+        size = max(align, -(-(-(-num_vertices // partitions)) // align) * align)
+        if -(-num_vertices // size) != partitions:
+            raise ConfigError(f"{num_vertices} vertices do not make {partitions} partitions: "
+                              f"a partition is a multiple of {align} vertices, so partitions "
+                              f"of {size} make {-(-num_vertices // size)}")
+    count = -(-num_vertices // size)
+    if size > (whole if count == 1 else region):
+        raise ConfigError(f"partitions of {size} vertices do not fit the scratchpad's "
+                          f"{'' if count == 1 else 'half, '}"
+                          f"{whole if count == 1 else region} vertices (max_vertices="
+                          f"{config.max_vertices})")
+    if count * (count + 1) // 2 > config.max_slices:
+        raise ConfigError(f"the graph's {num_vertices} vertices need {count} partitions of "
+                          f"{size}, {count * (count + 1) // 2} slices (extended slicing), but "
+                          f"the design runs at most max_slices={config.max_slices}")
+    return size
+
+
 def check_graph(graph: golden.Graph, algo: str, config: GraphicionadoConfig,
                 slices: int | None = None) -> int:
     """Refuse, with one line, a graph this configuration cannot run correctly; return the
-    destinations per slice (:func:`plan_slices`)."""
-    slice_vertices = plan_slices(graph.num_vertices, config, slices)
+    destinations per slice (:func:`plan_slices`), or with extended slicing the vertices per
+    partition (:func:`plan_partitions`)."""
+    if config.extended_slicing:
+        slice_vertices = plan_partitions(graph.num_vertices, config, slices)
+    else:
+        slice_vertices = plan_slices(graph.num_vertices, config, slices)
     if not config.algorithm.full_edge_access and \
             graph.num_vertices > config.edge_table_vertices:
         raise ConfigError(f"the graph has {graph.num_vertices} vertices but the EdgeIDTable "
@@ -236,7 +275,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     reference = expected_values(graph, algo, root=root if algo in ("bfs", "sssp") else None,
                                 iters=iters, streams_src=config.streams_src,
                                 streams_dst=config.streams_dst, cf=cf,
-                                symmetric=config.symmetric)
+                                symmetric=config.symmetric,
+                                partition_vertices=slice_vertices)
     golden_seconds = time.perf_counter() - started
 
     run_graph = graph.symmetrized() if algo == "cc" else stored_graph(graph, config)
@@ -244,7 +284,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations, streams_src=config.streams_src,
                         streams_dst=config.streams_dst, edge_readers=config.edge_readers,
-                        slice_vertices=slice_vertices, max_slices=config.max_slices, cf=cf)
+                        slice_vertices=slice_vertices, max_slices=config.max_slices, cf=cf,
+                        extended=config.extended_slicing)
     memory = memory or SimMemoryConfig(channels=config.memory_channels)
     check_memory(config, memory)
     make_top, top_digest = sim_top or (GraphicionadoSimTop, None)

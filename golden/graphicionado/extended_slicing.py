@@ -87,9 +87,12 @@ def stored_edges(graph: Graph) -> np.ndarray:
 
 
 def execute_symmetric(program: VertexProgram, graph: Graph, setup: Setup, partitions: int = 1,
-                      max_iterations: int | None = None) -> Result:
+                      max_iterations: int | None = None,
+                      partition_vertices: int | None = None) -> Result:
     """Run a full-edge ``program`` on symmetric ``graph`` reading each edge once, slice by
     slice in :func:`extended_schedule` order (``partitions`` = 1: the optimisation alone).
+    Partitions hold ``partition_vertices`` consecutive ids each (the last fewer), by default
+    ``ceil(num_vertices / partitions)``; they must cover the graph in ``partitions``.
 
     Counters: those of :func:`golden.execute`, with ``edges_processed`` counting edges read
     (each stored edge once per iteration), and ``partitions``, ``vtemp_loads`` and
@@ -98,7 +101,10 @@ def execute_symmetric(program: VertexProgram, graph: Graph, setup: Setup, partit
         raise GraphError(f"the symmetric-graph optimisation is for full-edge algorithms "
                          f"(pagerank, cf), not {program.name}")
     n = graph.num_vertices
-    size = -(-n // partitions)
+    size = partition_vertices or -(-n // partitions)
+    if len(slice_bounds(n, size)) - 1 != partitions:
+        raise GraphError(f"{partitions} partitions of {size} vertices do not cover the "
+                         f"graph's {n} vertices exactly")
     bounds = slice_bounds(n, size)
     kept = stored_edges(graph)
     part_src = slice_of(graph.src[kept], size)

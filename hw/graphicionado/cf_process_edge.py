@@ -73,6 +73,9 @@ class CFProcessEdge(wiring.Component):
     Members
     -------
     dst_base : ``In(32)``
+    src_base : ``In(32)``
+        Symmetric: u's update names ``(src >> dst_shift) - src_base`` (extended slicing puts
+        u's partition elsewhere in the scratchpad than v's, §VI.B).
     i : ``In(stream.Signature(edge_flit(lanes, flits)))``
     o : ``Out(stream.Signature(update_flit(lanes, flits, owner_bits)))``
     busy : ``Out(1)``
@@ -94,7 +97,7 @@ class CFProcessEdge(wiring.Component):
         self._target = _target_layout(symmetric, owner_bits)
         self._header = data.StructLayout({"rating": 32, "target": self._target})
         super().__init__({
-            "dst_base": In(32),
+            "dst_base": In(32), "src_base": In(32),
             "i": In(stream.Signature(edge_flit(lanes, flits))),
             "o": Out(stream.Signature(update_flit(lanes, flits, owner_bits))),
             "busy": Out(1),
@@ -131,7 +134,7 @@ class CFProcessEdge(wiring.Component):
             to_dot.ready.eq(products.i.ready),
         ]
         if self._symmetric:
-            m.d.comb += [tag.target.src.eq((edge.src >> self._dst_shift) - self.dst_base),
+            m.d.comb += [tag.target.src.eq((edge.src >> self._dst_shift) - self.src_base),
                          tag.target.loop.eq(edge.src == edge.dst)]
         if self._owner_bits:
             m.d.comb += [tag.target.dst_owner.eq(edge.dst[:self._owner_bits]),

@@ -84,8 +84,11 @@ class GraphicionadoConfig(DesignConfig):
         with each edge once, from the larger id to the smaller, and Process_Edge turns one
         read of edge (u, v) into the update packet of v and that of u (err · p[u] and
         err · p[v]; a self-loop updates once). With several destination streams the update
-        of u goes to u's stream through a second crossbar, the update network. Unsliced only
-        (extended slicing, §VI.B, is not built).
+        of u goes to u's stream through a second crossbar, the update network. With ``max_slices``
+        > 1, extended graph slicing (§VI.B): N partitions of consecutive ids and their
+        N(N+1)/2 slices (N(N+1)/2 <= max_slices), each destination stream's scratchpad split
+        in two regions, a partition in each, the second written back and loaded between
+        slices.
     dst_property_read : bool
         Insert the optional stage P4 (figure 5): read each edge's destination property,
         VProperty[dst], from memory, one line per edge, for Process_Edge. Frontier algorithms
@@ -180,9 +183,11 @@ class GraphicionadoConfig(DesignConfig):
             raise ConfigError(f"symmetric: the symmetric-graph optimisation (§IV.D) is built "
                               f"for cf, whose P4 reads the destination's property anyway, "
                               f"not {self.algo}")
-        if self.symmetric and self.max_slices > 1:
-            raise ConfigError("symmetric: runs unsliced (max_slices=1); extended slicing "
-                              "for symmetric graphs (§VI.B) is not built")
+        if self.extended_slicing and self.destination_slice_vertices < 32:
+            raise ConfigError(f"symmetric with max_slices > 1 (extended slicing, §VI.B) "
+                              f"splits each destination stream's scratchpad in two regions "
+                              f"of 16 or more vertices: max_vertices {self.max_vertices} is "
+                              f"too small for {self.streams_dst} streams")
         if not 0 <= self.watchdog <= 0xFFFF_FFFF:
             raise ConfigError(f"watchdog must be a cycle count from 0 (off) to 4294967295, "
                               f"not {self.watchdog}")
@@ -250,6 +255,18 @@ class GraphicionadoConfig(DesignConfig):
         """The symmetric-graph optimisation over several destination streams: update packets
         cross a second crossbar to the stream that owns their vertex (§IV.D)."""
         return self.symmetric and self.streams_dst > 1
+
+    @property
+    def extended_slicing(self) -> bool:
+        """Extended graph slicing for symmetric graphs (§VI.B): ``symmetric`` with
+        ``max_slices`` > 1. The scratchpad holds two partitions, regions A and B."""
+        return self.symmetric and self.max_slices > 1
+
+    @property
+    def region_vertices(self) -> int:
+        """Extended slicing: scratchpad entries of each region of a destination stream (the
+        second, B, starts there)."""
+        return self.destination_slice_vertices // 2
 
     @property
     def index_width(self) -> int:

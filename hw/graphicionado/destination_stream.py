@@ -32,6 +32,7 @@ from .process_edge import ProcessEdge
 from .parallel_random_vertex_read import ParallelRandomVertexRead
 from .random_vertex_read import RandomVertexRead
 from .scratchpad import Scratchpad, TempPropertyStream
+from .scratchpad_spill import ScratchpadSpill
 from .sequential_vertex_read import SequentialVertexRead
 from .sequential_vertex_write import SequentialVertexWrite
 from .units import compute_units
@@ -54,7 +55,18 @@ class DestinationStream(wiring.Component):
         Edges whose destination the stream owns, from the crossbar (with large properties,
         edge packets of flits, §IV.E).
     clear : ``In(1)``
-        Pulse: set the stream's VTempProperty entries to the Reduce identity.
+        Pulse: set the stream's VTempProperty entries of the region to the Reduce identity.
+    region_first, region_vertices : ``In(32)``
+        The region that ``clear`` and the spill act on: its first scratchpad index and the
+        vertex range it holds (``region_vertices`` ids, the stream holding every m-th).
+    src_base : ``In(32)``
+        Symmetric: subtracted from ``src >> log2(m)`` for the update of an edge's source:
+        where the source's partition lies in the scratchpad (extended slicing, §VI.B).
+    spill_store, spill_load : ``In(1)``
+        Extended slicing: pulses, write the region back to memory at ``spill_base +
+        index * spill_lines``, or load it from there (:class:`ScratchpadSpill`).
+    spill_base, spill_lines : ``In(32)``
+    spilling : ``Out(1)``
     start_process, start_apply : ``In(1)``
     num_vertices, part_lines, vprop_base : ``In(32)``
         ``num_vertices``: the end of the vertex range of the current slice (graph slicing,
@@ -98,6 +110,9 @@ class DestinationStream(wiring.Component):
         members = {
             "i": In(stream.Signature(config.edge_payload)),
             "clear": In(1), "start_process": In(1), "start_apply": In(1),
+            "region_first": In(32), "region_vertices": In(32), "src_base": In(32),
+            "spill_store": In(1), "spill_load": In(1), "spill_base": In(32),
+            "spill_lines": In(32), "spilling": Out(1),
             "num_vertices": In(32), "part_lines": In(32), "vprop_base": In(32),
             "vprop_read_base": In(32), "gamma": In(32), "lam": In(32),
             "slice_first": In(32), "first_slice": In(1), "active_base": In(32),
@@ -120,6 +135,8 @@ class DestinationStream(wiring.Component):
 
     @staticmethod
     def client_names(config: GraphicionadoConfig) -> tuple[str, ...]:
+        if config.extended_slicing:
+            return ("dst_prop_read", "vprop_read", "vprop_write", "spill_read", "spill_write")
         if config.algorithm.large_property:
             return ("dst_prop_read", "vprop_read", "vprop_write")
         if config.algorithm.full_edge_access:
@@ -173,6 +190,8 @@ class DestinationStream(wiring.Component):
         wiring.connect(m, wiring.flipped(self.i), fifo_p3.i)
         p4_busy = self._destination_property_read(m, link, fifo_p3, process)
         m.d.comb += process.dst_base.eq(self.slice_first >> dst_shift)
+        if cfg.symmetric:
+            m.d.comb += process.src_base.eq(self.src_base)
         updates = process.o
         if cfg.update_network:
             # §IV.D over several streams: u's update belongs to u's stream.
@@ -219,7 +238,8 @@ class DestinationStream(wiring.Component):
                              (vprop_write.written == (walk.size << flit_shift))),
             walk.seg_drained.eq(writers_idle & ~vprop_write.busy),
         ]
-        self._scratchpad_ports(m, pad, atomic, temp_stream)
+        spill = self._spill(m, pad) if cfg.extended_slicing else None
+        self._scratchpad_ports(m, pad, atomic, temp_stream, spill)
 
         # Drained: as many updates reduced as edges taken, nothing waiting in front (with
         # large properties, as many update flits as edge flits; the events count edges).
@@ -310,17 +330,40 @@ class DestinationStream(wiring.Component):
         ]
         return out
 
-    def _scratchpad_ports(self, m, pad, atomic, temp_stream):
-        """The slice's ports by phase: clearing, apply (A2) or Atomic Update (P7, P9)."""
+    def _region_count(self):
+        """Scratchpad entries of the region: its ids over the m streams, rounded up."""
         cfg = self._config
         shift = cfg.streams_dst.bit_length() - 1
+        return (self.region_vertices + cfg.streams_dst - 1) >> shift
+
+    def _spill(self, m, pad):
+        """Extended slicing (§VI.B): the region's write-back and load."""
+        cfg = self._config
+        m.submodules.spill = spill = ScratchpadSpill(
+            index_width=pad.index_width, word_width=32 * cfg.lanes, flits=cfg.flits,
+            addr_width=cfg.addr_width, prefetch_lines=cfg.property_prefetch_lines)
+        wiring.connect(m, spill.read_mem, wiring.flipped(self.spill_read_mem))
+        wiring.connect(m, spill.write_mem, wiring.flipped(self.spill_write_mem))
+        m.d.comb += [
+            spill.store.eq(self.spill_store), spill.load.eq(self.spill_load),
+            spill.base.eq(self.spill_base + self._index * self.spill_lines),
+            spill.first.eq(self.region_first), spill.count.eq(self._region_count()),
+            spill.identity.eq(cfg.algorithm.reduce_identity),
+            spill.read_data.eq(pad.temp_read_data),
+            self.spilling.eq(spill.busy),
+        ]
+        return spill
+
+    def _scratchpad_ports(self, m, pad, atomic, temp_stream, spill):
+        """The slice's ports by phase: clearing, spilling, apply (A2) or Atomic Update (P7,
+        P9)."""
+        cfg = self._config
+        flit_shift = cfg.flits.bit_length() - 1
         clear_index = Signal(32)
         clear_left = Signal(32)
         with m.If(self.clear):
-            flit_shift = cfg.flits.bit_length() - 1
-            m.d.sync += [clear_index.eq(0),
-                         clear_left.eq(((self.num_vertices - self.slice_first + cfg.streams_dst
-                                         - 1) >> shift) << flit_shift)]
+            m.d.sync += [clear_index.eq(self.region_first << flit_shift),
+                         clear_left.eq(self._region_count() << flit_shift)]
         with m.Elif(clear_left != 0):
             m.d.sync += [clear_index.eq(clear_index + 1), clear_left.eq(clear_left - 1)]
         m.d.comb += [
@@ -342,6 +385,14 @@ class DestinationStream(wiring.Component):
                                        .replicate(cfg.lanes)),
                 pad.temp_write_en.eq(1),
             ]
+        if spill is not None:
+            with m.Elif(self.spilling):
+                m.d.comb += [
+                    pad.temp_read_addr.eq(spill.read_addr),
+                    pad.temp_write_addr.eq(spill.write_addr),
+                    pad.temp_write_data.eq(spill.write_data),
+                    pad.temp_write_en.eq(spill.write_en),
+                ]
         with m.Else():
             m.d.comb += [
                 pad.temp_read_addr.eq(atomic.temp_read_addr),

@@ -28,11 +28,12 @@ from ..memory_port import MEMORY_TAG_WIDTH, mem_port_signature
 from ..stream_throttle import StreamLinks
 from .config import GraphicionadoConfig
 from .destination_stream import DestinationStream
+from .extended_schedule import ExtendedSchedule, max_partitions
 from .layouts import update_flit
 from .source_stream import SourceStream
 
 
-__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "BASE_COUNTERS", "CHANNEL_COUNTERS", "registers",
+__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "EXTENDED_REGISTERS", "BASE_COUNTERS", "CHANNEL_COUNTERS", "registers",
            "counter_names", "GraphicionadoPipeline"]
 
 # Configuration registers the host sets before ``start`` (memory-mapped registers in the
@@ -43,6 +44,10 @@ BASE_REGISTERS = ("num_vertices", "num_edges", "part_lines", "vprop_base", "vcon
 
 # CF's Apply constants, gamma and lambda (binary32).
 CF_REGISTERS = ("cf_gamma", "cf_lam")
+
+# Extended slicing (§VI.B): the partitions N (of ``slice_vertices`` ids each) and the line
+# address of the VTempProperty partitions written back between slices.
+EXTENDED_REGISTERS = ("ext_partitions", "temp_base")
 
 # Status counters readable at the end of a run.
 BASE_COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edges",
@@ -74,6 +79,8 @@ def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
         extra = tuple(f"active_count_{l}" for l in range(cfg.partitions))
     if cfg.algorithm.large_property:
         extra += CF_REGISTERS
+    if cfg.extended_slicing:
+        extra += EXTENDED_REGISTERS
     return BASE_REGISTERS + extra
 
 
@@ -214,13 +221,9 @@ class GraphicionadoPipeline(wiring.Component):
         # The current slice's vertex range, registered from the slice number: valid the cycle
         # a slice's processing starts; only the destination streams' apply, clear and
         # Process_Edge (an edge comes a memory latency later) use it.
-        slice_first = Signal(32)
-        slice_end = Signal(32)
-        first = control.slice * regs["slice_vertices"]
-        first_end = first + regs["slice_vertices"]
-        m.d.sync += [slice_first.eq(first),
-                     slice_end.eq(Mux(first_end < regs["num_vertices"], first_end,
-                                      regs["num_vertices"]))]
+        slice_first, slice_end = self._vertex_range(
+            m, control.part_dst if cfg.extended_slicing else control.slice, regs)
+        ranges = self._extended_ranges(m, control, regs, slice_first, slice_end)
         read_prop = Mux(control.parity, regs["vprop_next_base"], regs["vprop_base"]) \
             if full else regs["vprop_base"]
         write_prop = Mux(control.parity, regs["vprop_base"], regs["vprop_next_base"]) \
@@ -229,6 +232,8 @@ class GraphicionadoPipeline(wiring.Component):
             control.start.eq(self.start),
             control.num_slices.eq(regs["num_slices"]),
             control.num_vertices.eq(regs["num_vertices"]),
+            *([control.ext_partitions.eq(regs["ext_partitions"])]
+              if cfg.extended_slicing else []),
             control.max_iterations.eq(regs["max_iterations"]),
             self.busy.eq(control.busy), self.done.eq(control.done),
             self.iterations.eq(control.iterations),
@@ -240,14 +245,17 @@ class GraphicionadoPipeline(wiring.Component):
                                ~crossbar.busy & ~link.busy & control.network_idle &
                                Cat(d.drained for d in destinations).all()),
             control.applied.eq(~Cat(d.applying for d in destinations).any()),
+            control.spilled.eq(~Cat(d.spilling for d in destinations).any()),
         ]
         if not cfg.algorithm.full_edge_access:
             m.d.comb += [control.initial_counts[l].eq(regs[f"active_count_{l}"])
                          for l in range(cfg.partitions)]
         for s, source in enumerate(sources):
             m.d.comb += [getattr(source, name).eq(regs[name])
-                         for name in ("num_vertices", "part_lines", "vconst_base",
-                                      "edge_base", "table_base", "table_count")]
+                         for name in ("part_lines", "vconst_base", "edge_base",
+                                      "table_base", "table_count")]
+            m.d.comb += [source.range_first.eq(ranges["src_first"]),
+                         source.num_vertices.eq(ranges["src_end"])]
             m.d.comb += [source.vprop_base.eq(read_prop), source.slice.eq(control.slice),
                          source.load.eq(control.load), source.start.eq(control.start_process),
                          source.active_base.eq(Mux(control.parity, regs["active_base_b"],
@@ -273,6 +281,9 @@ class GraphicionadoPipeline(wiring.Component):
                 destination.num_vertices.eq(slice_end),
                 destination.slice_first.eq(slice_first),
                 destination.first_slice.eq(control.slice == 0),
+                destination.region_first.eq(ranges["region_first"]),
+                destination.region_vertices.eq(ranges["region_vertices"]),
+                destination.src_base.eq(ranges["src_base"]),
                 destination.part_lines.eq(regs["part_lines"]),
                 destination.vprop_base.eq(write_prop),
                 destination.vprop_read_base.eq(read_prop),
@@ -282,9 +293,51 @@ class GraphicionadoPipeline(wiring.Component):
             if cfg.algorithm.large_property:
                 m.d.comb += [destination.gamma.eq(regs["cf_gamma"]),
                              destination.lam.eq(regs["cf_lam"])]
+            if cfg.extended_slicing:
+                m.d.comb += [destination.spill_store.eq(control.spill_store),
+                             destination.spill_load.eq(control.spill_load),
+                             destination.spill_base.eq(ranges["spill_base"]),
+                             destination.spill_lines.eq(ranges["spill_lines"])]
             for j in range(cfg.destination_segments):
                 m.d.comb += control.new_counts[d + cfg.streams_dst * j].eq(
                     destination.active_counts[j])
+
+    @staticmethod
+    def _vertex_range(m, number, regs):
+        """Registered: the first and end id of slice (or partition) ``number`` of
+        ``slice_vertices`` ids."""
+        first, end = Signal(32), Signal(32)
+        start = number * regs["slice_vertices"]
+        stop = start + regs["slice_vertices"]
+        m.d.sync += [first.eq(start),
+                     end.eq(Mux(stop < regs["num_vertices"], stop, regs["num_vertices"]))]
+        return first, end
+
+    def _extended_ranges(self, m, control, regs, slice_first, slice_end):
+        """Where each stream works in the current slice. Unsliced or plainly sliced: the
+        sources are all vertices, the scratchpad's one region the slice's destinations.
+        Extended slicing (§VI.B), slice (i, j): sources in partition i; the destinations,
+        partition j, in region A, from index 0; partition i in region B below the diagonal
+        (A on it), which is what ``clear`` and the spill act on."""
+        cfg = self._config
+        shift = cfg.streams_dst.bit_length() - 1
+        if not cfg.extended_slicing:
+            return {"src_first": 0, "src_end": regs["num_vertices"],
+                    "region_first": 0, "region_vertices": slice_end - slice_first,
+                    "src_base": slice_first >> shift}
+        src_first, src_end = self._vertex_range(m, control.part_src, regs)
+        region_b = Signal()
+        m.d.sync += region_b.eq(~control.diagonal)
+        region_first = Mux(region_b, cfg.region_vertices, 0)
+        # A destination stream's share of a partition, in lines: slice_vertices / m vertices
+        # of K words, 16 words a line.
+        spill_lines = ((regs["slice_vertices"] >> shift) * cfg.property_words) >> 4
+        return {"src_first": src_first, "src_end": src_end,
+                "region_first": region_first, "region_vertices": src_end - src_first,
+                "src_base": (src_first >> shift) - region_first,
+                "spill_lines": spill_lines,
+                "spill_base": regs["temp_base"] +
+                control.part_src * (spill_lines * cfg.streams_dst)}
 
     def _counters(self, m, control, sources, destinations, crossbar):
         """Event counts over a run; several streams' events of one cycle add up."""
@@ -355,22 +408,31 @@ class _Controller(wiring.Component):
     def __init__(self, cfg: GraphicionadoConfig):
         self._cfg = cfg
         parts = cfg.partitions
-        super().__init__({
+        members = {
             "start": In(1), "num_vertices": In(32), "max_iterations": In(32),
             "num_slices": In(32),
             "initial_counts": In(32).array(parts), "new_counts": In(32).array(parts),
             "loaded": In(1), "cleared": In(1), "drained": In(1), "applied": In(1),
-            "memory_idle": In(1), "network_idle": In(1, init=1),
+            "memory_idle": In(1), "network_idle": In(1, init=1), "spilled": In(1, init=1),
             "load": Out(1), "clear": Out(1), "start_process": Out(1), "start_apply": Out(1),
             "busy": Out(1), "done": Out(1), "iterations": Out(32), "parity": Out(1),
             "slice": Out(range(max(2, cfg.max_slices))),
             "counts": Out(32).array(parts), "active_total": Out(32),
             "in_load": Out(1), "in_process": Out(1), "in_apply": Out(1),
-        })
+        }
+        if cfg.extended_slicing:
+            top = max_partitions(cfg.max_slices)
+            members.update({
+                "ext_partitions": In(range(top + 1)),
+                "part_src": Out(range(top)), "part_dst": Out(range(top)),
+                "diagonal": Out(1), "spill_store": Out(1), "spill_load": Out(1),
+            })
+        super().__init__(members)
 
     def elaborate(self, platform):
         cfg = self._cfg
         full = cfg.algorithm.full_edge_access
+        ext = cfg.extended_slicing
         m = Module()
         settle = Signal(3)
         settled = settle == 7
@@ -378,9 +440,10 @@ class _Controller(wiring.Component):
         sliced = Signal()
         last_slice = Signal()
         ready = {name: Signal(name=f"{name}_r") for name in ("loaded", "cleared", "drained",
-                                                                "applied")}
+                                                                "applied", "spilled")}
         m.d.sync += [settle.eq(settle + ~settled), self.load.eq(0), self.clear.eq(0),
                      self.start_process.eq(0), self.start_apply.eq(0)]
+        schedule = self._schedule(m) if ext else None
         m.d.sync += [ready[name].eq(getattr(self, name) & self.memory_idle) for name in ready]
         # A slice count past the design's max_slices ends at its last slice.
         m.d.sync += [sliced.eq(self.num_slices > 1),
@@ -393,6 +456,14 @@ class _Controller(wiring.Component):
 
         def begin_slice():
             m.d.sync += settle.eq(0)
+            if ext:
+                # Extended slicing: the arriving partition is cleared or loaded first.
+                with m.If(schedule.clear):
+                    m.d.sync += self.clear.eq(1)
+                with m.Else():
+                    m.d.sync += self.spill_load.eq(1)
+                m.next = "PREPARE"
+                return
             with m.If(load_each):
                 m.d.sync += self.load.eq(1)
                 m.next = "LOAD_SLICE"
@@ -400,11 +471,49 @@ class _Controller(wiring.Component):
                 m.d.sync += self.start_process.eq(1)
                 m.next = "PROCESS"
 
+        def end_process():
+            """After a slice's processing: write region B back, apply, or go on."""
+            m.d.sync += settle.eq(0)
+            if not ext:
+                m.d.sync += self.start_apply.eq(1)
+                m.next = "APPLY"
+                return
+            with m.If(schedule.store):
+                m.d.sync += self.spill_store.eq(1)
+                m.next = "STORE"
+            with m.Else():
+                after_store()
+
+        def after_store():
+            m.d.sync += settle.eq(0)
+            with m.If(schedule.apply):
+                m.d.sync += self.start_apply.eq(1)
+                m.next = "APPLY"
+            with m.Else():
+                m.d.comb += schedule.advance.eq(1)
+                m.next = "SLICE"
+
+        def end_iteration():
+            m.d.sync += [self.iterations.eq(self.iterations + 1),
+                         self.parity.eq(~self.parity)]
+            if ext:
+                m.d.comb += schedule.restart.eq(1)
+            else:
+                m.d.sync += self.slice.eq(0)
+            if not full:
+                m.d.sync += [count.eq(new) for count, new in zip(self.counts,
+                                                                 self.new_counts)]
+            m.next = "NEXT"
+
         with m.FSM(name="control") as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):
                     m.d.sync += [self.done.eq(0), self.iterations.eq(0), self.parity.eq(0),
-                                 self.slice.eq(0), settle.eq(0)]
+                                 settle.eq(0)]
+                    if ext:
+                        m.d.comb += schedule.restart.eq(1)
+                    else:
+                        m.d.sync += self.slice.eq(0)
                     m.d.sync += [count.eq(0 if full else initial)
                                  for count, initial in zip(self.counts, self.initial_counts)]
                     # A sliced run loads each slice's EdgeIDTable before its processing.
@@ -436,6 +545,16 @@ class _Controller(wiring.Component):
             with m.State("SLICE"):
                 # The next slice, a cycle after its number changed.
                 begin_slice()
+            if ext:
+                with m.State("PREPARE"):
+                    m.d.comb += self.in_load.eq(1)
+                    with m.If(settled & ready["cleared"] & ready["spilled"]):
+                        m.d.sync += [self.start_process.eq(1), settle.eq(0)]
+                        m.next = "PROCESS"
+                with m.State("STORE"):
+                    m.d.comb += self.in_load.eq(1)
+                    with m.If(settled & ready["spilled"]):
+                        after_store()
             with m.State("LOAD_SLICE"):
                 m.d.comb += self.in_load.eq(1)
                 with m.If(settled & ready["loaded"]):
@@ -444,20 +563,29 @@ class _Controller(wiring.Component):
             with m.State("PROCESS"):
                 m.d.comb += self.in_process.eq(1)
                 with m.If(settled & ready["drained"]):
-                    m.d.sync += [self.start_apply.eq(1), settle.eq(0)]
-                    m.next = "APPLY"
+                    end_process()
             with m.State("APPLY"):
                 m.d.comb += self.in_apply.eq(1)
                 with m.If(settled & ready["applied"]):
-                    with m.If(last_slice):
-                        m.d.sync += [self.iterations.eq(self.iterations + 1),
-                                     self.parity.eq(~self.parity), self.slice.eq(0)]
-                        if not full:
-                            m.d.sync += [count.eq(new) for count, new in zip(self.counts,
-                                                                             self.new_counts)]
-                        m.next = "NEXT"
+                    with m.If(schedule.last if ext else last_slice):
+                        end_iteration()
                     with m.Else():
-                        m.d.sync += self.slice.eq(self.slice + 1)
+                        if ext:
+                            m.d.comb += schedule.advance.eq(1)
+                        else:
+                            m.d.sync += self.slice.eq(self.slice + 1)
                         m.next = "SLICE"
         m.d.comb += self.busy.eq(~self.done & ~fsm.ongoing("IDLE"))
         return m
+
+    def _schedule(self, m):
+        """Extended slicing (§VI.B): the slice order and its actions, the slice number from
+        it."""
+        m.submodules.schedule = schedule = ExtendedSchedule(max_partitions(self._cfg.max_slices))
+        m.d.sync += [self.spill_store.eq(0), self.spill_load.eq(0)]
+        m.d.comb += [
+            schedule.count.eq(self.ext_partitions),
+            self.slice.eq(schedule.step), self.part_src.eq(schedule.src),
+            self.part_dst.eq(schedule.dst), self.diagonal.eq(schedule.diagonal),
+        ]
+        return schedule

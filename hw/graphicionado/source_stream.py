@@ -62,6 +62,9 @@ class SourceStream(wiring.Component):
         slice s at ``vconst_base + s * L * part_lines * const_words``).
     start : ``In(1)``
         Pulse: run the processing phase over the stream's partitions.
+    range_first : ``In(32)``
+        Full edge access: the first source id walked, a multiple of 16 L (extended slicing,
+        §VI.B, walks one partition of sources; 0 otherwise), to ``num_vertices``.
     <register> : ``In(32)`` for each of :data:`SOURCE_REGISTERS`
     active_base : ``In(32)``
         The ActiveVertex lists this iteration reads (partition l at ``2 * l * part_lines``).
@@ -88,7 +91,7 @@ class SourceStream(wiring.Component):
         segments = config.source_segments
         ranges = config.max_slices * segments * config.edge_readers
         members = {
-            "load": In(1), "start": In(1), "active_base": In(32),
+            "load": In(1), "start": In(1), "active_base": In(32), "range_first": In(32),
             "slice": In(range(max(2, config.max_slices))),
             "active_counts": In(32).array(segments),
             "edge_starts": In(32).array(ranges),
@@ -129,6 +132,7 @@ class SourceStream(wiring.Component):
         m.d.comb += [
             walk.start.eq(self.start), walk.num_vertices.eq(self.num_vertices),
             walk.part_lines.eq(self.part_lines), walk.seg_drained.eq(1),
+            walk.range_first.eq(self.range_first),
         ]
         if cfg.algorithm.full_edge_access:
             front_busy = self._full_edge_front(m, link, walk)
@@ -242,7 +246,7 @@ class SourceStream(wiring.Component):
                 reader.start.eq(walk.seg_start),
                 reader.base.eq(base + walk.offset * words),
                 reader.count.eq(items),
-                reader.first_index.eq(walk.partition),
+                reader.first_index.eq(walk.partition + self.range_first),
             ]
         props, consts = self._broadcast(m, link, src_prop.o, src_const.o, readers)
 

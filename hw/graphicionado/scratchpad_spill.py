@@ -1,0 +1,113 @@
+"""Scratchpad write-back and load for extended graph slicing (Graphicionado §VI.B): between
+slices the control schedule writes a region of the scratchpad (VTempProperty of one vertex
+partition) back to memory and loads another partition's from memory.
+
+Store: the region streamed out of the scratchpad (:class:`TempPropertyStream`, which leaves
+the Reduce identity behind) → Sequential Vertex Write. Load: Sequential Vertex Read → the
+scratchpad's write port, a word a cycle.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_port import MemoryPortSignature
+from .scratchpad import TempPropertyStream, check_word_width
+from .sequential_vertex_read import SequentialVertexRead
+from .sequential_vertex_write import SequentialVertexWrite
+
+
+__all__ = ["ScratchpadSpill"]
+
+
+class ScratchpadSpill(wiring.Component):
+    """Moves ``count`` vertices of VTempProperty, at scratchpad index ``first`` on, between
+    the scratchpad and the array at line ``base`` (each vertex's ``flits`` words, in order).
+
+    Parameters
+    ----------
+    index_width : int
+        Scratchpad address width.
+    word_width : int
+        Bits of a scratchpad word: 32, or a flit's (32 × lanes).
+    flits : int
+        Words per vertex (a power of two).
+    addr_width : int
+    prefetch_lines : int
+        Lines the load reads ahead.
+
+    Members
+    -------
+    store, load : ``In(1)``
+        Pulses: write the region to memory, or read it from memory.
+    base : ``In(addr_width)``; first : ``In(32)``; count : ``In(32)``
+    identity : ``In(32)``
+        Left in every lane of a stored word.
+    busy : ``Out(1)``
+    read_addr : ``Out(index_width)``; read_data : ``In(word_width)``
+    write_addr : ``Out(index_width)``; write_data : ``Out(word_width)``; write_en : ``Out(1)``
+        The scratchpad port, used while ``busy``.
+    read_mem, write_mem : ``Out(MemoryPortSignature(addr_width))``
+    """
+
+    def __init__(self, *, index_width: int, word_width: int = 32, flits: int = 1,
+                 addr_width: int = 26, prefetch_lines: int = 4):
+        check_word_width("ScratchpadSpill", "word_width", word_width)
+        self._index_width = index_width
+        self._word_width = word_width
+        self._flits = flits
+        self._addr_width = addr_width
+        self._prefetch_lines = prefetch_lines
+        super().__init__({
+            "store": In(1), "load": In(1), "base": In(addr_width), "first": In(32),
+            "count": In(32), "identity": In(32), "busy": Out(1),
+            "read_addr": Out(index_width), "read_data": In(word_width),
+            "write_addr": Out(index_width), "write_data": Out(word_width), "write_en": Out(1),
+            "read_mem": Out(MemoryPortSignature(addr_width)),
+            "write_mem": Out(MemoryPortSignature(addr_width)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        lanes = self._word_width // 32
+        flit_shift = self._flits.bit_length() - 1
+        m.submodules.out = out = TempPropertyStream(
+            index_width=self._index_width, flits=self._flits, word_width=self._word_width)
+        m.submodules.writer = writer = SequentialVertexWrite(item_words=lanes,
+                                                             addr_width=self._addr_width)
+        m.submodules.reader = reader = SequentialVertexRead(
+            item_words=lanes, addr_width=self._addr_width, prefetch_lines=self._prefetch_lines)
+        wiring.connect(m, writer.mem, wiring.flipped(self.write_mem))
+        wiring.connect(m, reader.mem, wiring.flipped(self.read_mem))
+
+        # Store: the region's words, in order, then a flush of the last partial line.
+        words = self.count << flit_shift
+        flush_pending = Signal()
+        with m.If(self.store):
+            m.d.sync += flush_pending.eq(1)
+        with m.Elif(flush_pending & ~out.busy & (writer.written == words)):
+            m.d.sync += flush_pending.eq(0)
+        m.d.comb += [
+            out.start.eq(self.store), out.first.eq(self.first), out.count.eq(self.count),
+            out.identity.eq(self.identity), out.id_base.eq(0),
+            out.read_data.eq(self.read_data),
+            writer.start.eq(self.store), writer.base.eq(self.base), writer.first.eq(0),
+            writer.i.valid.eq(out.o.valid), writer.i.payload.eq(out.o.payload.temp),
+            out.o.ready.eq(writer.i.ready),
+            writer.flush.eq(flush_pending & ~out.busy & (writer.written == words)),
+        ]
+        # Load: each word to its place, as it comes.
+        m.d.comb += [
+            reader.start.eq(self.load), reader.base.eq(self.base), reader.count.eq(words),
+            reader.first_index.eq(self.first << flit_shift),
+            reader.o.ready.eq(1),
+            self.read_addr.eq(out.read_addr),
+        ]
+        with m.If(reader.o.valid):
+            m.d.comb += [self.write_addr.eq(reader.o.payload.index),
+                         self.write_data.eq(reader.o.payload.data), self.write_en.eq(1)]
+        with m.Else():
+            m.d.comb += [self.write_addr.eq(out.write_addr),
+                         self.write_data.eq(out.write_data), self.write_en.eq(out.write_en)]
+        m.d.comb += self.busy.eq(out.busy | writer.busy | flush_pending | reader.busy)
+        return m
