@@ -389,7 +389,9 @@ _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::(.*))?$", re.DOTALL)
 
 
 def from_spec(spec: str) -> Graph:
-    """Generate the graph a spec such as ``kron:scale=16,ef=16,seed=1`` describes."""
+    """Generate the graph a spec such as ``kron:scale=16,ef=16,seed=1`` describes; the key
+    ``undirected=1``, accepted by every generator, symmetrizes it (each edge both ways, one
+    weight: :meth:`Graph.symmetrized`)."""
     if not isinstance(spec, str):
         raise SpecError(f"a generator spec must be a string, got {spec!r}")
     match = _SPEC.match(spec)
@@ -404,8 +406,15 @@ def from_spec(spec: str) -> Graph:
     function, keys, required = GENERATORS[name]
     valid = ", ".join(keys)
     kwargs: dict[str, Any] = {}
+    undirected = False
     for item in filter(None, (part.strip() for part in (match.group(2) or "").split(","))):
         key, sep, text = (part.strip() for part in item.partition("="))
+        if key.lower() == "undirected" and sep:
+            # Any generator: every edge in both directions (Graph.symmetrized).
+            if text not in ("0", "1"):
+                raise SpecError(f"{name}: undirected must be 0 or 1, got {text!r}")
+            undirected = text == "1"
+            continue
         if not sep or key.lower() not in keys:
             what = f"unknown key {key!r}" if sep else f"{item!r} is not key=value"
             raise SpecError(f"{name}: {what} in {spec!r} (keys: {valid})")
@@ -426,6 +435,8 @@ def from_spec(spec: str) -> Graph:
         raise
     except GraphError as exc:
         raise SpecError(f"{name}: {exc} (spec {spec!r})") from None
+    if undirected:
+        graph = graph.symmetrized()
     object.__setattr__(graph, "name", spec.strip())
     return graph
 

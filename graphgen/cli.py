@@ -310,10 +310,15 @@ def _sim_table(figures: dict) -> str:
     rate = figures["simulated_cycles_per_second"] or 0.0
     build = "cached" if figures["build_cached"] else f"{wall['build']:.1f} s"
     slices = figures.get("slices", 1)
+    partitions = figures.get("extended_partitions", 0)
+    sliced = ""
+    if partitions:
+        sliced = (f", extended slicing: {slices} slices of {partitions} partitions of "
+                  f"{figures['slice_vertices']} vertices")
+    elif slices > 1:
+        sliced = f", {slices} graph slices of {figures['slice_vertices']} vertices"
     rows = [
-        ("cycles", f"{figures['cycles']} over {figures['iterations']} iterations" +
-                   (f", {slices} graph slices of {figures['slice_vertices']} vertices"
-                    if slices > 1 else "")),
+        ("cycles", f"{figures['cycles']} over {figures['iterations']} iterations" + sliced),
         ("phases", f"load {phases['load']}, process {phases['process']}, "
                    f"apply {phases['apply']}"),
         ("edges", f"{figures['edges_traversed']} traversed, "
@@ -415,7 +420,9 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--iters", type=int)
     simulate.add_argument("--slices", type=int, metavar="N",
                           help="graphicionado: run in N graph slices (default: as many as "
-                               "the scratchpad needs, one if the graph fits)")
+                               "the scratchpad needs, one if the graph fits); with "
+                               "symmetric=1 and max_slices > 1, N partitions of extended "
+                               "slicing (N(N+1)/2 slices)")
     simulate.add_argument("--mem", action="append", metavar="KEY=VALUE",
                           help="simulated DRAM: preset (paper, paper_stream), latency, "
                                "latency_dist (fixed|uniform|tail), jitter, tail_percent, tail, "

@@ -48,7 +48,8 @@ class RunReport:
     crossbar_inputs: int = 1
     memory: dict | None = None      # the simulated memory's settings (SimMemoryConfig.as_dict)
     slices: int = 1                 # graph slices of the run (§VI.A)
-    slice_vertices: int = 0         # destinations per slice
+    slice_vertices: int = 0         # destinations per slice (extended: per partition)
+    ext_partitions: int = 0         # extended slicing (§VI.B): N partitions, else 0
 
     @property
     def figures(self) -> dict:
@@ -61,6 +62,7 @@ class RunReport:
             "iterations": self.iterations,
             "slices": self.slices,
             "slice_vertices": self.slice_vertices,
+            "extended_partitions": self.ext_partitions,
             "edges_traversed": c["edges"],
             "edges_per_cycle": c["edges"] / c["cycles"] if c["cycles"] else 0.0,
             "edges_per_process_cycle": c["edges"] / process if process else 0.0,
@@ -343,7 +345,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
         simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy(),
         run_dir=run.run_dir, comparison=reference.comparison,
         crossbar_inputs=config.streams_src * config.source_outputs, memory=memory.as_dict(),
-        slices=image.slices, slice_vertices=image.slice_vertices)
+        slices=image.slices, slice_vertices=image.slice_vertices,
+        ext_partitions=image.registers.get("ext_partitions", 0))
 
 
 def _show(word, dtype) -> str:

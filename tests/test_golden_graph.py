@@ -236,6 +236,9 @@ def test_from_spec():
     assert golden.from_spec("bipartite:users=10,items=5,ratings=3") == golden.bipartite(10, 5, 3)
     w = golden.from_spec("uniform:n=100,m=800,weights=1:255")
     assert w.weight.max() <= 255 and w.weight.min() >= 1
+    u = golden.from_spec("kron:scale=6,ef=4,seed=3,weights=1:5,undirected=1")
+    assert u == golden.kronecker(6, 4, seed=3, weights="1:5").symmetrized() and u.symmetric
+    assert not golden.from_spec("kron:scale=6,ef=4,seed=3,undirected=0").symmetric
 
 
 @pytest.mark.parametrize("spec, fragment", [
@@ -248,6 +251,7 @@ def test_from_spec():
     ("kron:scale=4,a=0.9", "a + b + c must be below 1"),
     ("uniform:n=10,m=5,weights=9:1", "LO <= HI"),
     ("bipartite:users=3,items=2,ratings=5", "ratings_per_user must be 0..2"),
+    ("grid:rows=3,cols=3,undirected=yes", "undirected must be 0 or 1"),
 ])
 def test_from_spec_errors(spec, fragment):
     with pytest.raises(SpecError) as info:
