@@ -95,15 +95,20 @@ def main():
             design, iters = "depgraph", None
             label = f"depgraph e{engines} d{depth} hub {'on' if hub else 'off'}"
         else:
+            # CF in one run of two with the symmetric-graph optimisation (§IV.D), each
+            # undirected rating stored once; sliced, that is extended slicing (§VI.B).
+            symmetric = algo == "cf" and rng.random() < 0.5
             config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
                                          stall_injection=30, streams_src=n, streams_dst=m,
                                          edge_readers=readers, memory_channels=channels,
                                          max_slices=8, property_bytes=4 * rng.choice(
-                                             [32, 8, 4]) if algo == "cf" else 0)
+                                             [32, 8, 4]) if algo == "cf" else 0,
+                                         symmetric=symmetric)
             iters = rng.randint(1, 4) if algo in ("pagerank", "cf") else None
             # Graph slicing (§VI.A) in three runs of four: about 2, 3 or 8 slices, as many as
             # slices of a multiple of 16 x max(n, m) vertices make (a small graph: one).
-            asked = rng.choice([None, 2, 3, 8])
+            # Extended slicing: 2 or 3 partitions (3 or 6 slices of max_slices=8).
+            asked = rng.choice([None, 2, 3] if symmetric else [None, 2, 3, 8])
             if asked:
                 align = 16 * max(n, m)
                 size = -(-(-(-graph.num_vertices // asked)) // align) * align
@@ -111,7 +116,8 @@ def main():
             run = lambda: simulate(graph, algo, config, root=root, iters=iters,  # noqa: E731
                                    memory=memory, seed=seed, slices=slices)
             design = "graphicionado"
-            label = f"graphicionado {n}x{m} r{readers} c{channels} s{slices or 1}"
+            label = (f"graphicionado {n}x{m} r{readers} c{channels} s{slices or 1}"
+                     f"{' sym' if symmetric else ''}")
         runs += 1
         try:
             report = run()

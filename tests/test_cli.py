@@ -72,6 +72,20 @@ def test_verilog_passes_verilator_lint(tmp_path):
      "bfs has one-word properties"),
     (["synth", "--design", "graphicionado-cf", "--set", "datapath_bytes=3", "--target",
       "asic"], "datapath_bytes must be a power of two"),
+    # The symmetric-graph optimisation and extended slicing (§IV.D, §VI.B).
+    (["verilog", "--design", "graphicionado", "--set", "algo=pagerank", "--set",
+      "symmetric=1", "-o", "x.v"], "is built for cf"),
+    (["verilog", "--design", "graphicionado", "--set", "algo=cf", "--set", "symmetric=1",
+      "--set", "max_slices=3", "--set", "max_vertices=16", "-o", "x.v"], "two regions"),
+    (["sim", "--design", "graphicionado", "--algo", "cf", "--graph",
+      "kron:scale=4,weights=1:5", "--set", "symmetric=1"], "needs an undirected graph"),
+    (["sim", "--design", "graphicionado", "--algo", "cf", "--graph",
+      "bipartite:users=200,items=100,ratings=1", "--set", "symmetric=1", "--set",
+      "max_slices=3", "--set", "max_vertices=64"], "10 partitions of 32, 55 slices"),
+    (["sim", "--design", "graphicionado", "--algo", "cf", "--graph",
+      "bipartite:users=20,items=14,ratings=1", "--set", "symmetric=1", "--set",
+      "max_slices=6", "--set", "max_vertices=32", "--slices", "5"],
+     "34 vertices do not make 5 partitions"),
 ])
 def test_bad_input_is_one_line_and_status_2(tmp_path, argv, fragment):
     result = subprocess.run([sys.executable, "-m", "graphgen.cli", *argv], capture_output=True,

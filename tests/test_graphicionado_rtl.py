@@ -273,3 +273,24 @@ def test_collaborative_filtering_on_the_verilog(run_seeds):
     assert report.comparison == "exact" and report.values.shape == (34, 32)
     assert report.counters["edges"] == report.counters["updates"] == 3 * graph.num_edges
     assert report.counters["vertex_updates"] == 3 * graph.num_vertices
+
+
+@pytest.mark.soak
+def test_symmetric_extended_slicing_four_streams_on_the_verilog(run_seeds):
+    """CF with the symmetric-graph optimisation (§IV.D) and extended slicing (§VI.B) over
+    4 x 4 streams on the emitted Verilog: 64-byte features (packets of two flits through
+    both crossbars), three partitions of 64 vertices (six slices), the hostile memory and
+    stalls; within the derived bound of the directed golden model. About six minutes of
+    Verilator build: make soak."""
+    graph = golden.from_spec("bipartite:users=100,items=60,ratings=2,seed=5")
+    config = GraphicionadoConfig(algo="cf", property_bytes=64, max_vertices=128, max_slices=6,
+                                 streams_src=4, streams_dst=4, edge_prefetch_lines=8,
+                                 symmetric=True, stall_injection=25)
+    seed = run_seeds.get(3)
+    report = simulate(graph, "cf", config, iters=2, memory=HOSTILE, seed=seed,
+                      cf={"gamma": 0.01})
+    assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
+    assert report.ext_partitions == 3 and report.slices == 6
+    assert report.comparison.startswith("within")
+    assert report.counters["edges"] == graph.num_edges      # two iterations of half
+    assert report.counters["updates"] == 2 * graph.num_edges

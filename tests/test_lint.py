@@ -33,6 +33,12 @@ DESIGN_CASES = [
                                    "--set", "streams_dst=4", "--set", "edge_readers=3",
                                    "--set", "memory_channels=2", *SMALL_GRAPHICIONADO],
                  id="graphicionado-pagerank-2x4-r3-c2"),
+    # CF's flits (§IV.E) with the symmetric-graph optimisation over two destination streams
+    # (the update network, §IV.D) and extended slicing (§VI.B).
+    pytest.param("graphicionado", ["--set", "algo=cf", "--set", "property_bytes=16",
+                                   "--set", "symmetric=1", "--set", "max_slices=3",
+                                   "--set", "streams_dst=2", "--set", "max_vertices=128"],
+                 id="graphicionado-cf-symmetric-extended-1x2"),
     pytest.param("graphicionado-crossbar", ["--set", "streams_src=8", "--set", "streams_dst=8"],
                  id="graphicionado-crossbar-8x8"),
     pytest.param("depgraph", ["--set", "engines=1", "--set", "bank_vertices=64",
