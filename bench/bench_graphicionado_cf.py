@@ -49,8 +49,10 @@ def run(graph, streams, *, iters, max_vertices, symmetric=False):
     return f
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def rating_graph_arguments(description: str):
+    """The CF benches' command line: the rating graph, streams, iterations, JSON path.
+    Returns (args, spec, graph)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--users", type=int, default=1500)
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--ratings", type=int, default=8)
@@ -59,7 +61,21 @@ def main():
     parser.add_argument("--json", required=True)
     args = parser.parse_args()
     spec = f"bipartite:users={args.users},items={args.items},ratings={args.ratings},seed=1"
-    graph = golden.from_spec(spec)
+    return args, spec, golden.from_spec(spec)
+
+
+def write_report(path: str, spec: str, graph, runs: dict, **extra):
+    """The bench's JSON: tool versions, the graph, ``extra`` figures and the runs."""
+    report = base_report("bench", "graphicionado", None)
+    report["graph"] = {"spec": spec, "num_vertices": graph.num_vertices,
+                       "num_edges": graph.num_edges}
+    report.update(extra)
+    report["runs"] = runs
+    write_json(Path(path), report)
+
+
+def main():
+    args, spec, graph = rating_graph_arguments(__doc__.splitlines()[0])
     n = graph.num_vertices
     print(f"{spec}: {n} vertices, {graph.num_edges} edges; K = 32 (128-byte features); "
           f"{args.iters} iteration(s); latency 100, 64 B/cycle per stream")
@@ -78,11 +94,7 @@ def main():
               f"{f['share_of_flit_bound']:>8.1%} {f['edges_per_cycle_per_stream']:>9.4f} "
               f"{stalls['stall_p1']:>9} {stalls['stall_p3']:>9} {stalls['stall_p4']:>9} "
               f"{stalls['cam_stalls']:>7} {f['total_wall_seconds']:>7.1f}")
-    report = base_report("bench", "graphicionado", None)
-    report["graph"] = {"spec": spec, "num_vertices": n, "num_edges": graph.num_edges}
-    report["flit_bound"] = FLIT_BOUND
-    report["runs"] = rows
-    write_json(Path(args.json), report)
+    write_report(args.json, spec, graph, rows, flit_bound=FLIT_BOUND)
 
 
 if __name__ == "__main__":

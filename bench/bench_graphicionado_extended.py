@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import golden  # noqa: E402
-from graphgen.reports import base_report, write_json  # noqa: E402
+from bench.bench_graphicionado_cf import write_report  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from hw.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.graphicionado_run import simulate  # noqa: E402
@@ -85,11 +85,7 @@ def main():
               f"{f['phase_cycles']['process']:>9} {f['directed_edges_per_cycle']:>9.4f} "
               f"{f['directed_edges_per_process_cycle']:>10.4f} "
               f"{f['total_wall_seconds']:>7.1f}")
-    report = base_report("bench", "graphicionado", None)
-    report["graph"] = {"spec": spec, "num_vertices": n, "num_edges": graph.num_edges}
-    report["scratchpad_vertices"] = max_vertices
-    report["runs"] = rows
-    write_json(Path(args.json), report)
+    write_report(args.json, spec, graph, rows, scratchpad_vertices=max_vertices)
 
 
 if __name__ == "__main__":

@@ -9,28 +9,16 @@ processing cycle. Both runs are checked against the golden model (the symmetric 
 the golden symmetric executor, bit for bit with one stream each).
 """
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import golden  # noqa: E402
-from bench.bench_graphicionado_cf import run  # noqa: E402
-from graphgen.reports import base_report, write_json  # noqa: E402
+from bench.bench_graphicionado_cf import rating_graph_arguments, run, write_report  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--users", type=int, default=1500)
-    parser.add_argument("--items", type=int, default=500)
-    parser.add_argument("--ratings", type=int, default=8)
-    parser.add_argument("--streams", default="1,4")
-    parser.add_argument("--iters", type=int, default=1)
-    parser.add_argument("--json", required=True)
-    args = parser.parse_args()
-    spec = f"bipartite:users={args.users},items={args.items},ratings={args.ratings},seed=1"
-    graph = golden.from_spec(spec)
+    args, spec, graph = rating_graph_arguments(__doc__.splitlines()[0])
     n, edges = graph.num_vertices, graph.num_edges
     print(f"{spec}: {n} vertices, {edges} directed edges ({edges // 2} undirected); K = 32; "
           f"{args.iters} iteration(s); latency 100, 64 B/cycle per stream")
@@ -52,10 +40,7 @@ def main():
                   f"{f['updates']:>8} "
                   f"{f['directed_edges_per_cycle']:>9.4f} "
                   f"{f['directed_edges_per_process_cycle']:>10.4f}")
-    report = base_report("bench", "graphicionado", None)
-    report["graph"] = {"spec": spec, "num_vertices": n, "num_edges": edges}
-    report["runs"] = rows
-    write_json(Path(args.json), report)
+    write_report(args.json, spec, graph, rows)
 
 
 if __name__ == "__main__":

@@ -371,13 +371,14 @@ class DestinationStream(wiring.Component):
             atomic.temp_read_data.eq(pad.temp_read_data),
             temp_stream.read_data.eq(pad.temp_read_data),
         ]
+
+        def use(read_addr, write_addr, write_data, write_en):
+            m.d.comb += [pad.temp_read_addr.eq(read_addr), pad.temp_write_addr.eq(write_addr),
+                         pad.temp_write_data.eq(write_data), pad.temp_write_en.eq(write_en)]
+
         with m.If(self.applying):
-            m.d.comb += [
-                pad.temp_read_addr.eq(temp_stream.read_addr),
-                pad.temp_write_addr.eq(temp_stream.write_addr),
-                pad.temp_write_data.eq(temp_stream.write_data),
-                pad.temp_write_en.eq(temp_stream.write_en),
-            ]
+            use(temp_stream.read_addr, temp_stream.write_addr, temp_stream.write_data,
+                temp_stream.write_en)
         with m.Elif(self.clearing):
             m.d.comb += [
                 pad.temp_write_addr.eq(clear_index),
@@ -387,19 +388,10 @@ class DestinationStream(wiring.Component):
             ]
         if spill is not None:
             with m.Elif(self.spilling):
-                m.d.comb += [
-                    pad.temp_read_addr.eq(spill.read_addr),
-                    pad.temp_write_addr.eq(spill.write_addr),
-                    pad.temp_write_data.eq(spill.write_data),
-                    pad.temp_write_en.eq(spill.write_en),
-                ]
+                use(spill.read_addr, spill.write_addr, spill.write_data, spill.write_en)
         with m.Else():
-            m.d.comb += [
-                pad.temp_read_addr.eq(atomic.temp_read_addr),
-                pad.temp_write_addr.eq(atomic.temp_write_addr),
-                pad.temp_write_data.eq(atomic.temp_write_data),
-                pad.temp_write_en.eq(atomic.temp_write_en),
-            ]
+            use(atomic.temp_read_addr, atomic.temp_write_addr, atomic.temp_write_data,
+                atomic.temp_write_en)
 
     def _apply_pagerank(self, m, link, units, temp_stream, fifo_a4):
         """A3 for PageRank: the new rank from VTempProperty alone. Returns (idle, drained)."""

@@ -1,0 +1,212 @@
+"""The phase sequencer of the Graphicionado pipeline (Ham et al. §III: the processing and
+apply phases alternate until no vertex is active), with graph slicing (§VI.A) and the
+extended-slicing schedule for symmetric graphs (§VI.B)."""
+
+from amaranth.hdl import Const, Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .config import GraphicionadoConfig
+from .extended_schedule import ExtendedSchedule, max_partitions
+
+
+__all__ = ["PhaseController"]
+
+
+class PhaseController(wiring.Component):
+    """The phase sequencer of :class:`GraphicionadoPipeline` (§III: processing and apply
+    alternate until no vertex is active), with the ActiveVertex counts of every partition.
+
+    With graph slicing (§VI.A) an iteration runs processing and apply once per slice
+    (``slice`` counts them), frontier algorithms loading the slice's EdgeIDTable first; the
+    iteration's new ActiveVertex counts are taken after the last slice's apply.
+
+    Start pulses and idle checks are registers: both reach across the whole design. A phase's
+    idle checks wait a few cycles for its start pulse to reach every stage; waiting a cycle
+    more is safe because a drained phase stays drained.
+    """
+
+    def __init__(self, cfg: GraphicionadoConfig):
+        self._cfg = cfg
+        parts = cfg.partitions
+        members = {
+            "start": In(1), "num_vertices": In(32), "max_iterations": In(32),
+            "num_slices": In(32),
+            "initial_counts": In(32).array(parts), "new_counts": In(32).array(parts),
+            "loaded": In(1), "cleared": In(1), "drained": In(1), "applied": In(1),
+            "memory_idle": In(1), "network_idle": In(1, init=1), "spilled": In(1, init=1),
+            "load": Out(1), "clear": Out(1), "start_process": Out(1), "start_apply": Out(1),
+            "busy": Out(1), "done": Out(1), "iterations": Out(32), "parity": Out(1),
+            "slice": Out(range(max(2, cfg.max_slices))),
+            "counts": Out(32).array(parts), "active_total": Out(32),
+            "in_load": Out(1), "in_process": Out(1), "in_apply": Out(1),
+        }
+        if cfg.extended_slicing:
+            top = max_partitions(cfg.max_slices)
+            members.update({
+                "ext_partitions": In(range(top + 1)),
+                "part_src": Out(range(top)), "part_dst": Out(range(top)),
+                "diagonal": Out(1), "spill_store": Out(1), "spill_load": Out(1),
+            })
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        cfg = self._cfg
+        full = cfg.algorithm.full_edge_access
+        ext = cfg.extended_slicing
+        m = Module()
+        settle = Signal(3)
+        settled = settle == 7
+        stop = Signal()
+        sliced = Signal()
+        last_slice = Signal()
+        ready = {name: Signal(name=f"{name}_r") for name in ("loaded", "cleared", "drained",
+                                                                "applied", "spilled")}
+        m.d.sync += [settle.eq(settle + ~settled), self.load.eq(0), self.clear.eq(0),
+                     self.start_process.eq(0), self.start_apply.eq(0)]
+        schedule = self._schedule(m) if ext else None
+        m.d.sync += [ready[name].eq(getattr(self, name) & self.memory_idle) for name in ready]
+        # A slice count past the design's max_slices ends at its last slice.
+        m.d.sync += [sliced.eq(self.num_slices > 1),
+                     last_slice.eq((self.slice + 1 >= self.num_slices) |
+                                   (self.slice == cfg.max_slices - 1))]
+        m.d.comb += self.active_total.eq(sum(self.counts))
+        # Frontier algorithms load the EdgeIDTable once, or per slice when sliced.
+        load_once = Const(0) if full else self.num_slices <= 1
+        load_each = Const(0) if full else sliced
+
+        def begin_slice():
+            m.d.sync += settle.eq(0)
+            if ext:
+                # Extended slicing: the arriving partition is cleared or loaded first.
+                with m.If(schedule.clear):
+                    m.d.sync += self.clear.eq(1)
+                with m.Else():
+                    m.d.sync += self.spill_load.eq(1)
+                m.next = "PREPARE"
+                return
+            with m.If(load_each):
+                m.d.sync += self.load.eq(1)
+                m.next = "LOAD_SLICE"
+            with m.Else():
+                m.d.sync += self.start_process.eq(1)
+                m.next = "PROCESS"
+
+        def end_process():
+            """After a slice's processing: write region B back, apply, or go on."""
+            m.d.sync += settle.eq(0)
+            if not ext:
+                m.d.sync += self.start_apply.eq(1)
+                m.next = "APPLY"
+                return
+            with m.If(schedule.store):
+                m.d.sync += self.spill_store.eq(1)
+                m.next = "STORE"
+            with m.Else():
+                after_store()
+
+        def after_store():
+            m.d.sync += settle.eq(0)
+            with m.If(schedule.apply):
+                m.d.sync += self.start_apply.eq(1)
+                m.next = "APPLY"
+            with m.Else():
+                m.d.comb += schedule.advance.eq(1)
+                m.next = "SLICE"
+
+        def end_iteration():
+            m.d.sync += [self.iterations.eq(self.iterations + 1),
+                         self.parity.eq(~self.parity)]
+            if ext:
+                m.d.comb += schedule.restart.eq(1)
+            else:
+                m.d.sync += self.slice.eq(0)
+            if not full:
+                m.d.sync += [count.eq(new) for count, new in zip(self.counts,
+                                                                 self.new_counts)]
+            m.next = "NEXT"
+
+        with m.FSM(name="control") as fsm:
+            with m.State("IDLE"):
+                with m.If(self.start):
+                    m.d.sync += [self.done.eq(0), self.iterations.eq(0), self.parity.eq(0),
+                                 settle.eq(0)]
+                    if ext:
+                        m.d.comb += schedule.restart.eq(1)
+                    else:
+                        m.d.sync += self.slice.eq(0)
+                    m.d.sync += [count.eq(0 if full else initial)
+                                 for count, initial in zip(self.counts, self.initial_counts)]
+                    # A sliced run loads each slice's EdgeIDTable before its processing.
+                    with m.If(load_once):
+                        m.d.sync += self.load.eq(1)
+                        m.next = "LOAD"
+                    with m.Else():
+                        m.d.sync += self.clear.eq(1)
+                        m.next = "CLEAR"
+            with m.State("LOAD"):
+                m.d.comb += self.in_load.eq(1)
+                with m.If(settled & ready["loaded"]):
+                    m.d.sync += [self.clear.eq(1), settle.eq(0)]
+                    m.next = "CLEAR"
+            with m.State("CLEAR"):
+                m.d.comb += self.in_load.eq(1)
+                with m.If(settled & ready["cleared"]):
+                    m.next = "NEXT"
+            with m.State("NEXT"):
+                m.d.sync += stop.eq(((self.active_total == 0) & (not full)) |
+                                    (self.iterations == self.max_iterations))
+                m.next = "DECIDE"
+            with m.State("DECIDE"):
+                with m.If(stop):
+                    m.d.sync += self.done.eq(1)
+                    m.next = "IDLE"
+                with m.Else():
+                    begin_slice()
+            with m.State("SLICE"):
+                # The next slice, a cycle after its number changed.
+                begin_slice()
+            if ext:
+                with m.State("PREPARE"):
+                    m.d.comb += self.in_load.eq(1)
+                    with m.If(settled & ready["cleared"] & ready["spilled"]):
+                        m.d.sync += [self.start_process.eq(1), settle.eq(0)]
+                        m.next = "PROCESS"
+                with m.State("STORE"):
+                    m.d.comb += self.in_load.eq(1)
+                    with m.If(settled & ready["spilled"]):
+                        after_store()
+            with m.State("LOAD_SLICE"):
+                m.d.comb += self.in_load.eq(1)
+                with m.If(settled & ready["loaded"]):
+                    m.d.sync += [self.start_process.eq(1), settle.eq(0)]
+                    m.next = "PROCESS"
+            with m.State("PROCESS"):
+                m.d.comb += self.in_process.eq(1)
+                with m.If(settled & ready["drained"]):
+                    end_process()
+            with m.State("APPLY"):
+                m.d.comb += self.in_apply.eq(1)
+                with m.If(settled & ready["applied"]):
+                    with m.If(schedule.last if ext else last_slice):
+                        end_iteration()
+                    with m.Else():
+                        if ext:
+                            m.d.comb += schedule.advance.eq(1)
+                        else:
+                            m.d.sync += self.slice.eq(self.slice + 1)
+                        m.next = "SLICE"
+        m.d.comb += self.busy.eq(~self.done & ~fsm.ongoing("IDLE"))
+        return m
+
+    def _schedule(self, m):
+        """Extended slicing (§VI.B): the slice order and its actions, the slice number from
+        it."""
+        m.submodules.schedule = schedule = ExtendedSchedule(max_partitions(self._cfg.max_slices))
+        m.d.sync += [self.spill_store.eq(0), self.spill_load.eq(0)]
+        m.d.comb += [
+            schedule.count.eq(self.ext_partitions),
+            self.slice.eq(schedule.step), self.part_src.eq(schedule.src),
+            self.part_dst.eq(schedule.dst), self.diagonal.eq(schedule.diagonal),
+        ]
+        return schedule
