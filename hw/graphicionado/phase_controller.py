@@ -21,6 +21,13 @@ class PhaseController(wiring.Component):
     (``slice`` counts them), frontier algorithms loading the slice's EdgeIDTable first; the
     iteration's new ActiveVertex counts are taken after the last slice's apply.
 
+    With extended slicing for symmetric graphs (§VI.B) an :class:`ExtendedSchedule` gives the
+    slices (i, j) (``part_src``, ``part_dst``; ``slice`` is the step) and what each needs:
+    before it, the arriving partition is cleared (``clear``) or loaded (``spill_load``);
+    after it, region B is written back (``spill_store``) below the diagonal and partition j
+    applied after its column's last slice. ``spilled`` and ``network_idle`` (the update
+    network of the symmetric optimisation, §IV.D) join the idle checks.
+
     Start pulses and idle checks are registers: both reach across the whole design. A phase's
     idle checks wait a few cycles for its start pulse to reach every stage; waiting a cycle
     more is safe because a drained phase stays drained.
