@@ -56,6 +56,7 @@ def test_destination_stream_reduces_and_applies(streams, index, p4, pause):
         for name in ("num_vertices", "part_lines", "vprop_base"):
             ctx.set(getattr(dut, name), regs[name])
         ctx.set(dut.active_base, regs["active_base_b"])
+        ctx.set(dut.region_vertices, regs["num_vertices"])     # clear the whole slice
         ctx.set(dut.clear, 1)
         await ctx.tick()
         ctx.set(dut.clear, 0)
