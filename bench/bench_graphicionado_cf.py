@@ -36,7 +36,8 @@ def run(graph, streams, *, iters, max_vertices, symmetric=False):
     report = simulate(graph, "cf", config, iters=iters, memory=memory)
     wall = time.perf_counter() - start
     if not report.matches:
-        raise SystemExit(f"cf {streams} streams{' symmetric' * symmetric}: RTL differs from golden at "
+        raise SystemExit(f"cf {streams} streams{' symmetric' * symmetric}: RTL differs from "
+                         f"golden at "
                          f"{report.first_mismatch}")
     f = report.figures
     per_stream = f["edges_per_process_cycle"] / streams

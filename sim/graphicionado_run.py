@@ -25,7 +25,8 @@ from sim.graphicionado_image import build_image
 from sim.harness import DEFAULT_BUILD_ROOT
 
 
-__all__ = ["RunReport", "plan_slices", "plan_partitions", "check_graph", "stored_graph", "check_memory", "simulate"]
+__all__ = ["RunReport", "plan_slices", "plan_partitions", "check_graph", "stored_graph",
+           "check_memory", "simulate"]
 
 
 @dataclasses.dataclass

@@ -84,11 +84,11 @@ class GraphicionadoConfig(DesignConfig):
         with each edge once, from the larger id to the smaller, and Process_Edge turns one
         read of edge (u, v) into the update packet of v and that of u (err · p[u] and
         err · p[v]; a self-loop updates once). With several destination streams the update
-        of u goes to u's stream through a second crossbar, the update network. With ``max_slices``
-        > 1, extended graph slicing (§VI.B): N partitions of consecutive ids and their
-        N(N+1)/2 slices (N(N+1)/2 <= max_slices), each destination stream's scratchpad split
-        in two regions, a partition in each, the second written back and loaded between
-        slices.
+        of u goes to u's stream through a second crossbar, the update network. With
+        ``max_slices`` > 1, extended graph slicing (§VI.B): N partitions of consecutive ids
+        and their N(N+1)/2 slices (N(N+1)/2 <= max_slices), each destination stream's
+        scratchpad split in two regions, a partition in each, the second written back and
+        loaded between slices.
     dst_property_read : bool
         Insert the optional stage P4 (figure 5): read each edge's destination property,
         VProperty[dst], from memory, one line per edge, for Process_Edge. Frontier algorithms

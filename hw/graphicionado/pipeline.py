@@ -33,8 +33,8 @@ from .phase_controller import PhaseController
 from .source_stream import SourceStream
 
 
-__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "EXTENDED_REGISTERS", "BASE_COUNTERS", "CHANNEL_COUNTERS", "registers",
-           "counter_names", "GraphicionadoPipeline"]
+__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "EXTENDED_REGISTERS", "BASE_COUNTERS",
+           "CHANNEL_COUNTERS", "registers", "counter_names", "GraphicionadoPipeline"]
 
 # Configuration registers the host sets before ``start`` (memory-mapped registers in the
 # paper; here plain inputs). Bases are 64-byte line addresses.
@@ -204,11 +204,11 @@ class GraphicionadoPipeline(wiring.Component):
         if not cfg.update_network:
             return None
         owner_bits = cfg.streams_dst.bit_length() - 1
-        last = cfg.flits - 1
+        # An update flit ends its packet as an edge flit does: ``packet_last`` reads ``flit``.
         m.submodules.update_network = network = Crossbar(
             update_flit(cfg.lanes, cfg.flits, owner_bits), inputs=cfg.streams_dst,
             outputs=cfg.streams_dst, route=lambda update: update.owner,
-            voq_depth=cfg.voq_entries, packet_last=lambda update: update.flit == last)
+            voq_depth=cfg.voq_entries, packet_last=cfg.packet_last)
         for d, destination in enumerate(destinations):
             link(destination.updates_o, network.i[d], f"dst{d}->update_network")
             link(network.o[d], destination.updates_i, f"update_network->dst{d}")
