@@ -4,7 +4,7 @@
     graphgen test    --design NAME [--set ...] [--simulator verilator|icarus] [--json FILE]
     graphgen synth   --design NAME --target {ecp5,generic,asic} [--set ...] [--liberty FILE] [--json FILE]
     graphgen golden  --algo {bfs,sssp,pagerank,cc,cf} --graph FILE|SPEC [--root N] [--iters N]
-                     [-o values.npy] [--json FILE]
+                     [--model depgraph|sync|ligra [--set key=value ...]] [-o values.npy] [--json FILE]
     graphgen sim     --design graphicionado --algo {bfs,sssp,pagerank,cc} --graph FILE|SPEC
                      [--root N] [--iters N] [--set ...] [--mem key=value ...]
                      [--simulator verilator|icarus] [--json FILE] [-o values.npy]
@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from .designs import DESIGNS, get_design
+from .golden_models import MODELS, model_figures, model_settings, run_model
 from .reports import atomic_write, base_report, write_json
 
 
@@ -127,7 +128,21 @@ def cmd_synth(args) -> int:
 def cmd_golden(args) -> int:
     import numpy as np
     import golden
+    if args.model is None:
+        if args.set:
+            raise UsageError("--set takes a golden model's parameters: give --model "
+                             "depgraph, sync or ligra")
+    else:
+        try:
+            settings = model_settings(args.model, args.algo, _parse_sets(args.set))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        if args.iters is not None:
+            raise UsageError("--iters is for the plain golden model; --model runs to "
+                             "convergence")
     graph = golden.load_graph(args.graph)
+    if args.model is not None:
+        return _golden_model(args, graph, settings)
     params = {}
     if args.root is not None:
         params["root"] = args.root
@@ -149,6 +164,37 @@ def cmd_golden(args) -> int:
                                    "num_edges": graph.num_edges}
         report["figures"] = {"iterations": result.iterations, "seconds": seconds,
                              "counters": _jsonable(result.counters),
+                             "summary": _golden_summary(args.algo, values)}
+        write_json(Path(args.json), report)
+    return 0
+
+
+def _golden_model(args, graph, settings) -> int:
+    import numpy as np
+    from golden import GraphError
+    start = time.perf_counter()
+    try:
+        result = run_model(args.model, args.algo, graph, args.root, settings)
+    except ValueError as error:
+        raise GraphError(str(error)) from None
+    seconds = time.perf_counter() - start
+    figures = model_figures(args.model, result)
+    values = np.asarray(result.states)
+    print(f"{args.algo} on {args.graph} ({args.model} model): {graph.num_vertices} vertices, "
+          f"{graph.num_edges} edges, {seconds:.3f} s")
+    shown = {key: value for key, value in figures.items() if key != "parameters"}
+    print(", ".join(f"{key.replace('_', ' ')} {value}" for key, value in shown.items()))
+    print(_golden_summary(args.algo, values))
+    if args.output:
+        atomic_write(Path(args.output), lambda handle: np.save(handle, values), binary=True)
+    if args.json:
+        report = base_report("golden", None, None)
+        report["configuration"] = {"algo": args.algo, "graph": args.graph,
+                                   "model": args.model, "root": args.root, **settings,
+                                   "num_vertices": graph.num_vertices,
+                                   "num_edges": graph.num_edges}
+        report["figures"] = {**_jsonable(figures), "seconds": seconds,
+                             "counters": _jsonable(result.counters.as_dict()),
                              "summary": _golden_summary(args.algo, values)}
         write_json(Path(args.json), report)
     return 0
@@ -445,6 +491,14 @@ def _parser() -> argparse.ArgumentParser:
                            "kron:scale=16,ef=16,seed=1")
     gold.add_argument("--root", type=int)
     gold.add_argument("--iters", type=int)
+    gold.add_argument("--model", choices=MODELS,
+                      help="one of DepGraph's execution models: its engines, the synchronous "
+                           "frontier baseline or Ligra-o; reports their vertex updates")
+    gold.add_argument("--set", action="append", metavar="KEY=VALUE",
+                      help="a parameter of --model (depgraph: engines, stack_depth, "
+                           "hub_index=on|off, lam, beta, tolerance, seed, queue_capacity, "
+                           "max_path_len, walk_max_indegree; ligra: threads, tolerance; "
+                           "sync: tolerance)")
     gold.add_argument("-o", "--output", metavar="values.npy")
     gold.add_argument("--json", metavar="FILE")
     gold.set_defaults(run=cmd_golden)

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
+import golden
 import pytest
 
 from graphgen.cli import main
@@ -43,6 +45,16 @@ def test_verilog_passes_verilator_lint(tmp_path):
     (["golden", "--algo", "bfs", "--graph", "kron:scale=abc"], "scale"),
     (["golden", "--algo", "bfs", "--graph", "kron:scale=4", "--root", "999"], "999"),
     (["bogus"], "invalid choice"),
+    (["golden", "--algo", "sssp", "--graph", "kron:scale=4", "--model", "ligra",
+      "--set", "engines=2"], "model ligra takes max_iters, threads, tolerance"),
+    (["golden", "--algo", "sssp", "--graph", "kron:scale=4", "--model", "depgraph",
+      "--set", "hub_index=maybe"], "expected on or off"),
+    (["golden", "--algo", "sssp", "--graph", "kron:scale=4", "--model", "ligra",
+      "--set", "threads=0"], "threads must be an integer >= 1"),
+    (["golden", "--algo", "cf", "--graph", "kron:scale=4", "--model", "sync"],
+     "runs bfs, sssp, pagerank or cc"),
+    (["golden", "--algo", "bfs", "--graph", "kron:scale=4", "--set", "engines=2"],
+     "give --model"),
     (["verilog", "--design", "graphicionado", "--set", "memory_channels=3", "-o", "x.v"],
      "memory_channels must be a power of two"),
     (["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", "kron:scale=4",
@@ -119,6 +131,24 @@ def test_golden_writes_values_and_report(tmp_path):
     data = json.loads(report.read_text())
     assert data["tool_versions"]["amaranth"] and data["configuration"]["algo"] == "bfs"
     assert data["figures"]["iterations"] >= 3
+
+
+@pytest.mark.parametrize("model", ["depgraph", "sync", "ligra"])
+def test_golden_execution_models_report_vertex_updates(tmp_path, model):
+    """The three execution models reach the same SSSP distances; the report carries each
+    one's vertex updates."""
+    spec = "grid:rows=6,cols=7,weights=uniform:1:9"
+    values, report = tmp_path / "v.npy", tmp_path / "r.json"
+    sets = {"depgraph": ["--set", "engines=2", "--set", "hub_index=off"],
+            "sync": [], "ligra": ["--set", "threads=4"]}[model]
+    assert main(["golden", "--algo", "sssp", "--graph", spec, "--root", "3", "--model", model,
+                 *sets, "-o", str(values), "--json", str(report)]) == 0
+    reference = golden.run("sssp", golden.load_graph(spec), root=3).values
+    np.testing.assert_array_equal(np.load(values), reference)
+    data = json.loads(report.read_text())
+    assert data["configuration"]["model"] == model
+    assert data["figures"]["vertex_updates"] == data["figures"]["counters"]["vertex_updates"]
+    assert data["figures"]["vertex_updates"] >= int((reference != 2**32 - 1).sum())
 
 
 def test_golden_generator_spec(tmp_path):

@@ -12,7 +12,7 @@ from scipy.sparse.csgraph import connected_components, dijkstra, shortest_path
 from scipy.sparse.linalg import spsolve
 
 import golden
-from golden.depgraph import (DAMPING, FLAG_A, PAGERANK, SSSP, GasAlgorithm, check_linear,
+from golden.depgraph import (run_ligra_baseline, DAMPING, FLAG_A, PAGERANK, SSSP, GasAlgorithm, check_linear,
                              core_structure, get_algorithm, owner_of, partition_bounds,
                              run_depgraph, run_sync_baseline, select_hubs)
 
@@ -339,6 +339,43 @@ def test_fewer_updates_than_the_synchronous_baseline():
         assert dep.counters.edges_fetched < sync.counters.edges_fetched, algo
         if algo == "sssp":
             np.testing.assert_array_equal(dep.states, sync.states)     # theorem 1
+
+
+@pytest.mark.parametrize("algo", ["sssp", "pagerank", "cc"])
+def test_ligra_o_spans_serial_to_synchronous(algo):
+    """Ligra-o with one thread is the serial execution; with a thread per frontier vertex it is
+    the bulk-synchronous baseline, update for update; in between the states agree."""
+    g = golden.kronecker(10, 8, seed=2, weights="uniform:1:99")
+    kw = {"root": root_of(g)} if algo == "sssp" else {}
+    sync = run_sync_baseline(algo, g, **kw)
+    wide = run_ligra_baseline(algo, g, threads=g.num_vertices, **kw)
+    assert wide.counters.vertex_updates == sync.counters.vertex_updates
+    assert wide.counters.rounds == sync.counters.rounds == wide.steps
+    updates = []
+    for threads in (1, 4, 64):
+        run = run_ligra_baseline(algo, g, threads=threads, **kw)
+        assert run.converged
+        if algo == "pagerank":
+            assert np.abs(run.states - sync.states).sum() < 2 * g.num_vertices * 1e-6 / 0.15
+        else:
+            np.testing.assert_array_equal(run.states, sync.states)
+        assert run.steps >= -(-run.counters.vertex_updates // threads)
+        updates.append(run.counters.vertex_updates)
+    assert updates[0] <= sync.counters.vertex_updates
+
+
+def test_ligra_o_sees_updates_within_a_round():
+    """0→2 (10), 0→1 (1), 1→2 (1): in round 2 the frontier is {1, 2}; serially 1 goes first
+    and lowers 2's distance before 2's turn, so 2 is folded once. Bulk-synchronously both
+    fold at once and 2 folds again in a third round."""
+    g = golden.Graph.from_edges(3, [0, 0, 1], [2, 1, 2], [10, 1, 1])
+    serial = run_ligra_baseline("sssp", g, root=0, threads=1)
+    sync = run_sync_baseline("sssp", g, root=0)
+    assert serial.states.tolist() == sync.states.tolist() == [0, 1, 2]
+    assert (serial.counters.rounds, serial.counters.vertex_updates) == (2, 3)
+    assert (sync.counters.rounds, sync.counters.vertex_updates) == (3, 4)
+    both = run_ligra_baseline("sssp", g, root=0, threads=2)
+    assert (both.counters.rounds, both.counters.vertex_updates) == (3, 4)
 
 
 def test_counters_are_consistent_and_deterministic():

@@ -10,7 +10,10 @@
   queues, HDTL depth-first walks with a bounded stack, FIFO edge buffer, PE, pseudo-edges.
 * :mod:`golden.depgraph.counters` -- the event counters both executors report.
 * :mod:`golden.depgraph.baseline` -- the bulk-synchronous frontier baseline (Ligra-o style).
-* :mod:`golden.depgraph.run` -- :func:`run_depgraph` and :func:`run_sync_baseline`.
+* :mod:`golden.depgraph.ligra` -- the paper's baseline Ligra-o: frontier push, asynchronous,
+  T threads.
+* :mod:`golden.depgraph.run` -- :func:`run_depgraph`, :func:`run_sync_baseline` and
+  :func:`run_ligra_baseline`.
 
 Never imports ``hw/`` or ``sim/``.
 """
@@ -24,11 +27,12 @@ from .hub_index import (ENTRY_BYTES, FLAG_A, FLAG_I, FLAG_N, HASH_SLOT_BYTES, Hu
                         graph_csr_bytes)
 from .hubs import (CoreStructure, HubSelection, core_structure, hub_degree, owner_of,
                    partition_bounds, select_hubs)
-from .run import (DEFAULT_TOLERANCE, DepGraphResult, HubStats, SyncResult, run_depgraph,
-                  run_sync_baseline)
+from .run import (DEFAULT_TOLERANCE, DepGraphResult, HubStats, LigraResult, SyncResult,
+                  run_depgraph, run_ligra_baseline, run_sync_baseline)
 
 __all__ = [
-    "run_depgraph", "run_sync_baseline", "DepGraphResult", "SyncResult", "HubStats",
+    "run_depgraph", "run_sync_baseline", "run_ligra_baseline", "DepGraphResult", "SyncResult",
+    "LigraResult", "HubStats",
     "DEFAULT_TOLERANCE", "Counters", "execute", "run_sync",
     "GasAlgorithm", "PAGERANK", "SSSP", "BFS", "CC", "GAS_ALGORITHMS", "DAMPING",
     "get_algorithm", "check_linear", "source_constants",

@@ -24,11 +24,12 @@ from .counters import Counters
 from .engine import execute
 from .gas import GasAlgorithm, check_linear, get_algorithm, source_constants
 from .hub_index import HubIndex, graph_csr_bytes
+from .ligra import run_ligra_o
 from .hubs import (CoreStructure, HubSelection, core_structure, owner_of, partition_bounds,
                    select_hubs)
 
-__all__ = ["HubStats", "DepGraphResult", "SyncResult", "run_depgraph", "run_sync_baseline",
-           "DEFAULT_TOLERANCE"]
+__all__ = ["HubStats", "DepGraphResult", "SyncResult", "LigraResult", "run_depgraph",
+           "run_sync_baseline", "run_ligra_baseline", "DEFAULT_TOLERANCE"]
 
 DEFAULT_TOLERANCE = 1e-6
 
@@ -85,6 +86,19 @@ class SyncResult:
     states: np.ndarray
     counters: Counters
     converged: bool
+
+
+@dataclass(frozen=True)
+class LigraResult:
+    """Final states and counters of Ligra-o (``counters.rounds`` iterations, ``steps``
+    parallel steps of ``threads`` threads)."""
+
+    algo: str
+    states: np.ndarray
+    counters: Counters
+    converged: bool
+    threads: int
+    steps: int
 
 
 # ---------------------------------------------------------------------------- checks
@@ -230,3 +244,18 @@ def run_sync_baseline(algo: str | GasAlgorithm, graph: Graph, *, root: int | Non
     counters, converged = run_sync(algo, graph, state, delta, weights, consts, float(tolerance),
                                    max_iters)
     return SyncResult(algo.name, state, counters, converged)
+
+
+def run_ligra_baseline(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = None,
+                       threads: int = 64, tolerance: float = DEFAULT_TOLERANCE,
+                       max_iters: int | None = None, symmetrize: bool = True) -> LigraResult:
+    """The same algorithm as the paper's baseline Ligra-o: frontier push with updates seen at
+    once, ``threads`` threads (:mod:`golden.depgraph.ligra`; 1 = the serial execution)."""
+    algo, graph, root, weights, state, delta = _prepare(algo, graph, root, tolerance, symmetrize)
+    threads = _int(threads, "threads", 1)
+    max_iters = 100000 + 10 * graph.num_vertices if max_iters is None else _int(
+        max_iters, "max_iters", 1)
+    consts = source_constants(algo, graph)
+    counters, steps, converged = run_ligra_o(algo, graph, state, delta, weights, consts,
+                                             float(tolerance), threads, max_iters)
+    return LigraResult(algo.name, state, counters, converged, threads, steps)

@@ -1,0 +1,110 @@
+"""``graphgen golden --model M``: DepGraph's execution models from the command line.
+
+Runs one of the golden models DepGraph (Yao et al., HPCA 2021) is measured with, on the same
+delta GAS algorithm (:mod:`golden.depgraph.gas`), and reports its vertex updates:
+
+* ``depgraph`` -- the dependency-driven engines (:func:`golden.depgraph.run_depgraph`);
+* ``sync`` -- the bulk-synchronous frontier push (:func:`golden.depgraph.run_sync_baseline`);
+* ``ligra`` -- the paper's baseline Ligra-o, asynchronous with T threads
+  (:func:`golden.depgraph.run_ligra_baseline`).
+
+``--set`` takes the model's parameters; a key the model does not have is refused.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["MODELS", "model_settings", "run_model", "model_figures"]
+
+MODELS = ("depgraph", "sync", "ligra")
+
+_ON = {"on": True, "1": True, "true": True, "yes": True,
+       "off": False, "0": False, "false": False, "no": False}
+
+
+def _integer(key, text):
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise ValueError(f"--set {key}={text}: not an integer") from None
+
+
+def _number(key, text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"--set {key}={text}: not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"--set {key}={text}: not a finite number")
+    return value
+
+
+def _switch(key, text):
+    if text.lower() not in _ON:
+        raise ValueError(f"--set {key}={text}: expected on or off")
+    return _ON[text.lower()]
+
+
+def _indegree_limit(key, text):
+    if text.lower() in ("none", "off"):
+        return None
+    if text.lower() == "auto":
+        return "auto"
+    return _integer(key, text)
+
+
+_KEYS = {
+    "depgraph": {"engines": _integer, "stack_depth": _integer, "hub_index": _switch,
+                 "lam": _number, "beta": _number, "tolerance": _number, "seed": _integer,
+                 "queue_capacity": _integer, "max_path_len": _integer,
+                 "walk_max_indegree": _indegree_limit},
+    "sync": {"tolerance": _number, "max_iters": _integer},
+    "ligra": {"threads": _integer, "tolerance": _number, "max_iters": _integer},
+}
+
+
+def model_settings(model: str, algo: str, sets: dict[str, str]) -> dict:
+    """The keyword arguments of ``model``'s run from ``--set`` pairs (ValueError if bad)."""
+    if model not in MODELS:
+        raise ValueError(f"--model must be one of {', '.join(MODELS)}, not {model!r}")
+    if algo not in ("bfs", "sssp", "pagerank", "cc"):
+        raise ValueError(f"--model {model} runs bfs, sssp, pagerank or cc, not {algo}")
+    keys = _KEYS[model]
+    settings = {}
+    for key, text in sets.items():
+        if key not in keys:
+            raise ValueError(f"--set {key}: model {model} takes {', '.join(sorted(keys))}")
+        settings[key] = keys[key](key, text)
+    if "tolerance" in settings and algo != "pagerank":
+        raise ValueError(f"--set tolerance: only pagerank has a tolerance, not {algo}")
+    return settings
+
+
+def run_model(model: str, algo: str, graph, root, settings: dict):
+    """Run the model; its result (states and ``counters``)."""
+    from golden.depgraph import run_depgraph, run_ligra_baseline, run_sync_baseline
+    run = {"depgraph": run_depgraph, "sync": run_sync_baseline,
+           "ligra": run_ligra_baseline}[model]
+    if root is not None or algo in ("bfs", "sssp"):
+        settings = {"root": root, **settings}
+    return run(algo, graph, **settings)
+
+
+def model_figures(model: str, result) -> dict:
+    """The figures the report prints: updates, edges, rounds and the model's own."""
+    c = result.counters
+    figures = {"vertex_updates": c.vertex_updates, "edges_fetched": c.edges_fetched,
+               "rounds": c.rounds, "converged": bool(result.converged)}
+    if model == "ligra":
+        figures.update(threads=result.threads, steps=result.steps)
+    if model == "depgraph":
+        h = result.hub_stats
+        figures.update(shortcuts=result.shortcuts, shortcut_uses=c.shortcut_uses,
+                       stack_overflows=c.stack_overflows, pseudo_edges=c.pseudo_edges,
+                       hubs=h.num_hubs, core_paths=h.core_paths,
+                       index_entries=h.index_entries, entries_available=h.entries_available,
+                       parameters=dict(result.params))
+        if not result.shortcuts:
+            figures["shortcut_reason"] = result.shortcut_reason
+    return figures
