@@ -378,6 +378,25 @@ def test_ligra_o_sees_updates_within_a_round():
     assert (both.counters.rounds, both.counters.vertex_updates) == (3, 4)
 
 
+@pytest.mark.parametrize("algo", ["sssp", "pagerank", "cc"])
+@pytest.mark.parametrize("hub_index", [True, False])
+def test_several_walks_in_flight_reach_the_same_fixpoint(algo, hub_index):
+    """Walk contexts taking turns change the order of visits, not the result; one context is
+    the single walk of each engine."""
+    g = golden.kronecker(11, 8, seed=4, weights="uniform:1:99")
+    kw = {"root": root_of(g)} if algo == "sssp" else {}
+    one = run_depgraph(algo, g, engines=2, hub_index=hub_index, **kw)
+    assert one.counters == run_depgraph(algo, g, engines=2, hub_index=hub_index, walks=1,
+                                        **kw).counters
+    for walks in (2, 5):
+        many = run_depgraph(algo, g, engines=2, hub_index=hub_index, walks=walks, **kw)
+        assert many.converged and many.params["walks"] == walks
+        if algo == "pagerank":
+            assert np.abs(many.states - one.states).sum() < 2 * g.num_vertices * 1e-6 / 0.15
+        else:
+            np.testing.assert_array_equal(many.states, one.states)
+
+
 def test_counters_are_consistent_and_deterministic():
     g = graph("kron10")
     a = run_depgraph("sssp", g, root=root_of(g), stack_depth=2, lam=0.2, beta=0.05)

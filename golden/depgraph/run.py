@@ -157,7 +157,7 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
                  queue_capacity: int | None = None, max_path_len: int | None = None,
                  max_rounds: int | None = None, symmetrize: bool = True,
                  walk_max_indegree: int | None | str = "auto",
-                 hubs: Any = None) -> DepGraphResult:
+                 hubs: Any = None, walks: int = 1) -> DepGraphResult:
     """Run ``algo`` (``"pagerank"``, ``"sssp"``, ``"bfs"``, ``"cc"`` or a GasAlgorithm) on
     DepGraph's engines.
 
@@ -172,7 +172,8 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
     the walk descends only into vertices of at most this in-degree (None: no limit, the
     paper's literal rule; "auto": 1 for sum-type Accum, None for min type; see
     :mod:`golden.depgraph.engine`).  ``hubs``: explicit hub ids instead of the sampling
-    (``lam``, ``beta`` and ``seed`` are then unused).
+    (``lam``, ``beta`` and ``seed`` are then unused).  ``walks``: walk contexts per engine,
+    taking turns visit by visit (several walks in flight).
     """
     algo, graph, root, weights, state, delta = _prepare(algo, graph, root, tolerance, symmetrize)
     n = graph.num_vertices
@@ -185,6 +186,7 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
     max_path_len = max(stack_depth, 2) if max_path_len is None else _int(
         max_path_len, "max_path_len", 2)
     max_rounds = 10000 * n if max_rounds is None else _int(max_rounds, "max_rounds", 1)
+    walks = _int(walks, "walks", 1)
     if walk_max_indegree == "auto":
         walk_max_indegree = None if algo.is_min else 1
     elif walk_max_indegree is not None:
@@ -212,7 +214,7 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
     consts = source_constants(algo, graph)
     counters, converged = execute(algo, graph, state, delta, weights, consts, bounds, owner,
                                   stop, index, stack_depth, capacity, float(tolerance),
-                                  max_rounds)
+                                  max_rounds, walks)
     icounts = index.counts() if index is not None else {}
     stats = HubStats(
         num_hubs=int(selection.hubs.size), threshold=selection.threshold,
@@ -228,7 +230,7 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
     params = {"root": root, "engines": engines, "stack_depth": stack_depth,
               "hub_index": hub_index, "lam": lam, "beta": beta, "tolerance": float(tolerance),
               "seed": seed, "queue_capacity": capacity, "max_path_len": max_path_len,
-              "walk_max_indegree": walk_max_indegree}
+              "walk_max_indegree": walk_max_indegree, "walks": walks}
     return DepGraphResult(algo.name, state, counters, stats, index is not None, reason,
                           converged, bounds, core.hpp, stop, core, index, params)
 
