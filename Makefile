@@ -75,6 +75,7 @@ bench: venv system-deps
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --target asic \
 		--json build/bench/graphicionado-pagerank-asic.json
 	$(BIN)/python bench/bench_depgraph_golden.py --json build/bench/depgraph-golden.json
+	$(BIN)/python bench/bench_depgraph_models.py --json build/bench/depgraph-models.json
 	$(BIN)/python bench/bench_depgraph_rtl.py --json build/bench/depgraph-rtl.json
 
 # The tests marked soak (too long for make test's budget), then long random runs against
