@@ -36,12 +36,12 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
-from ..fp32 import FP32Multiplier
 from ..memory_port import MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
+from .hub_tracker import HubTracker, edge_value
 from .layouts import EDGES_PER_LINE, EdgeTask, ProbeResult, VisitRequest, VisitResult
 from .range_reader import RangeReader, range_item_layout
 
@@ -168,13 +168,6 @@ class HDTL(wiring.Component):
         """Bits of the stack (the paper's 6.1 Kbit is for its 10 entries of 5 words)."""
         return self._stack_depth * stack_entry_layout(self._hub_index).size
 
-    def _edge_value(self, yc, weight):
-        """EdgeCompute of a path value over an edge, from its edge-independent part."""
-        if self._algo == "pagerank" or self._algo == "cc":
-            return yc
-        total = yc + (1 if self._algo == "bfs" else weight)
-        return Mux(total[32], 0xFFFF_FFFF, total[:32])
-
     def elaborate(self, platform):
         m = Module()
         depth_limit = self._stack_depth
@@ -249,9 +242,19 @@ class HDTL(wiring.Component):
             m.d.sync += batch_left.eq(1)
 
         if hub:
-            hub_state = self._elaborate_hub(m, vertex=vertex, depth=depth, x=x, const=const)
+            m.submodules.hub_tracker = tracker = HubTracker(
+                algo=self._algo, track_entries=self._track_entries, depth_bits=len(depth))
+            wiring.connect(m, wiring.flipped(self.answers), tracker.answers)
+            wiring.connect(m, tracker.observe, wiring.flipped(self.observe))
+            m.d.comb += [
+                tracker.new_walk.eq(self.pop.valid & self.pop.ready),
+                tracker.fold_x.eq(self.visited.payload.x),
+                tracker.fold_const.eq(self.visited.payload.const),
+                tracker.vertex.eq(vertex), tracker.depth.eq(depth),
+                self.observations.eq(tracker.observations),
+            ]
         # What the walk does after a batch: ready once the hub-index work of the batch is done.
-        batch_finished = hub_state["batch_finished"] if hub else 1
+        batch_finished = tracker.batch_finished if hub else 1
 
         with m.FSM():
             with m.State("IDLE"):
@@ -286,7 +289,7 @@ class HDTL(wiring.Component):
                                      const.eq(self.visited.payload.const),
                                      self.visits.eq(self.visits + 1)]
                         if hub:
-                            m.d.comb += hub_state["folded"].eq(1)
+                            m.d.comb += tracker.folded.eq(1)
                             with m.If((depth == 1) & self.visited.payload.head):
                                 m.next = "LOOKUP"
                             with m.Else():
@@ -305,7 +308,7 @@ class HDTL(wiring.Component):
                                  self.lookup.payload.x.eq(x),
                                  self.lookup.payload.engine.eq(self._engine)]
                     with m.If(self.lookup.ready):
-                        m.d.sync += hub_state["looked_up"].eq(1)
+                        m.d.comb += tracker.looked_up.eq(1)
                         m.next = "OFFSET_LO"
 
             with m.State("RESUME"):
@@ -332,15 +335,15 @@ class HDTL(wiring.Component):
                     # DDMU has answered the root.
                     with m.If(depth != 2):
                         m.next = "BATCH_START"
-                    with m.Elif(~hub_state["looked_up"] | hub_state["answered"]):
-                        m.d.comb += hub_state["choose"].eq(1)
+                    with m.Elif(tracker.answered):
+                        m.d.comb += tracker.choose.eq(1)
                         m.next = "BATCH_START"
 
             with m.State("BATCH_START"):
                 m.d.sync += [batch_left.eq(0), line_valid.eq(0), line_vertex.eq(vertex),
                              line_first.eq(lo), line_count.eq(0), line_end.eq(lo)]
                 if hub:
-                    m.d.sync += hub_state["hit"].eq(0)
+                    m.d.comb += tracker.batch_start.eq(1)
                 with m.If(hi == lo):
                     m.next = "BATCH_DONE"
                 with m.Else():
@@ -369,9 +372,9 @@ class HDTL(wiring.Component):
                         m.d.comb += line_write.en.eq(1)
                         m.d.sync += [line_count.eq(line_count + 1), line_end.eq(line_end + 1)]
                     if hub:
-                        m.d.comb += [hub_state["batch_edge"].eq(1),
-                                     hub_state["batch_dst"].eq(edge.dst),
-                                     hub_state["batch_weight"].eq(edge.weight)]
+                        m.d.comb += [tracker.batch_edge.eq(1),
+                                     tracker.batch_dst.eq(edge.dst),
+                                     tracker.batch_weight.eq(edge.weight)]
                     with m.If(edge_reader.items.payload.last):
                         m.d.sync += line_valid.eq(1)
                         m.next = "DRAIN"
@@ -388,7 +391,7 @@ class HDTL(wiring.Component):
                                      stack_write.data.next.eq(lo),
                                      stack_write.data.end.eq(hi)]
                         if hub:
-                            m.d.comb += stack_write.data.y.eq(hub_state["yc"])
+                            m.d.comb += stack_write.data.y.eq(tracker.yc)
                         m.d.sync += size.eq(size + 1)
                         m.next = "SCAN"
                     with m.Else():
@@ -493,7 +496,8 @@ class HDTL(wiring.Component):
                         m.d.comb += stack_write.data.next.eq(found_edge + 1)
                         m.d.sync += [vertex.eq(found_vertex), depth.eq(size + 1)]
                         if hub:
-                            m.d.sync += hub_state["y"].eq(self._edge_value(top.y, found_weight))
+                            m.d.comb += [tracker.descend.eq(1), tracker.descend_y.eq(
+                                edge_value(self._algo, top.y, found_weight))]
                         m.next = "VISIT"
                     with m.Else():
                         m.d.comb += stack_write.data.next.eq(scan_end)
@@ -503,12 +507,12 @@ class HDTL(wiring.Component):
                 with m.State("WALK_END"):
                     # The DDMU's answer for the root (if it was looked up) says how many
                     # pseudo-edges it lent; they may still be on their way to the buffer.
-                    with m.If(~hub_state["looked_up"] | hub_state["answered"]):
+                    with m.If(tracker.answered):
                         m.next = "PAY_BACK" if is_sum else "IDLE"
                 if is_sum:
                     with m.State("PAY_BACK"):
                         pending = self.pending
-                        owed = hub_state["owed"]
+                        owed = tracker.owed
                         m.d.comb += [
                             self.edges.valid.eq(pending.valid & (owed != 0)),
                             self.edges.payload.dst.eq(pending.payload.tail),
@@ -517,8 +521,8 @@ class HDTL(wiring.Component):
                             pending.ready.eq(self.edges.ready & (owed != 0)),
                         ]
                         with m.If(pending.valid & self.edges.ready & (owed != 0)):
-                            m.d.sync += [self.pseudo_edges.eq(self.pseudo_edges + 1),
-                                         owed.eq(owed - 1)]
+                            m.d.sync += self.pseudo_edges.eq(self.pseudo_edges + 1)
+                            m.d.comb += tracker.paid.eq(1)
                         with m.If(owed == 0):
                             m.next = "IDLE"
 
@@ -527,93 +531,3 @@ class HDTL(wiring.Component):
         m.d.comb += self.busy.eq(~self.pop.ready | offsets.busy | edge_reader.busy |
                                  (size != 0))
         return m
-
-    def _elaborate_hub(self, m, *, vertex, depth, x, const):
-        """The hub-index side of the walk: the root's answered entries, the entry tracked by
-        the current depth-2 subtree, the path value y and the observations. Returns the
-        signals the walk's states drive and read."""
-        is_sum = self._algo not in MIN_TYPE
-        k = self._track_entries
-        h = {name: Signal(name=name) for name in (
-            "folded", "looked_up", "answered", "choose", "hit", "batch_edge",
-            "batch_finished")}
-        h["owed"] = Signal(32, name="pseudo_owed")    # pseudo-edges of the root not paid back
-        h["batch_dst"] = Signal(32, name="batch_dst")
-        h["batch_weight"] = Signal(32, name="batch_weight")
-        h["y"] = y = Signal(32, name="path_y")          # y of the vertex being visited
-        h["yc"] = yc = Signal(32, name="path_yc")       # its edge-independent EdgeCompute
-
-        # The root's answered entries.
-        candidate = data.StructLayout({"entry": 32, "second": 32, "length": 16, "tail": 32})
-        table = Signal(data.ArrayLayout(candidate, k))
-        held = Signal(range(k + 1))
-        answer = self.answers.payload
-        m.d.comb += self.answers.ready.eq(1)
-        with m.If(self.answers.valid):
-            with m.If(answer.done):
-                m.d.sync += h["answered"].eq(1)
-                if is_sum:
-                    m.d.sync += h["owed"].eq(answer.entry)
-            with m.Elif(held < k):
-                m.d.sync += [table[held].entry.eq(answer.entry),
-                             table[held].second.eq(answer.second),
-                             table[held].length.eq(answer.length),
-                             table[held].tail.eq(answer.tail),
-                             held.eq(held + 1)]
-        with m.If(self.pop.valid & self.pop.ready):
-            m.d.sync += [h["looked_up"].eq(0), h["answered"].eq(0), held.eq(0)]
-
-        # The entry tracked below the current depth-2 vertex.
-        tracking = Signal()
-        tracked = Signal(candidate)
-        root_x = Signal(32)
-        with m.If(h["choose"]):
-            m.d.sync += tracking.eq(0)
-            for i in reversed(range(k)):
-                with m.If((i < held) & (table[i].second == vertex)):
-                    m.d.sync += [tracking.eq(1), tracked.eq(table[i])]
-
-        # y: x at the root, EdgeCompute of the parent's y along the edge taken below it.
-        # yc: y · const for PageRank (one multiplication per visit), y otherwise.
-        yc_ready = Signal()
-        with m.If(h["folded"]):
-            with m.If(depth == 1):
-                m.d.sync += [y.eq(self.visited.payload.x), root_x.eq(self.visited.payload.x),
-                             tracking.eq(0)]
-        y_now = Mux(depth == 1, self.visited.payload.x, y)
-        if is_sum:
-            m.submodules.path_multiplier = multiplier = FP32Multiplier(tag_width=1)
-            to_multiply = Signal()
-            m.d.comb += [multiplier.i.valid.eq(to_multiply), multiplier.o.ready.eq(1)]
-            with m.If(multiplier.i.ready):
-                m.d.sync += to_multiply.eq(0)
-            with m.If(h["folded"]):
-                m.d.sync += [to_multiply.eq(1), yc_ready.eq(0),
-                             multiplier.i.payload.a.eq(y_now),
-                             multiplier.i.payload.b.eq(self.visited.payload.const)]
-            with m.If(multiplier.o.valid):
-                m.d.sync += [yc.eq(multiplier.o.payload.result), yc_ready.eq(1)]
-        else:
-            with m.If(h["folded"]):
-                m.d.sync += [yc.eq(y_now), yc_ready.eq(1)]
-
-        # An edge of the batch to the tracked tail, from the tracked depth.
-        hit_weight = Signal(32)
-        with m.If(h["batch_edge"] & tracking & ~h["hit"] & (depth == tracked.length) &
-                  (h["batch_dst"] == tracked.tail)):
-            m.d.sync += [h["hit"].eq(1), hit_weight.eq(h["batch_weight"])]
-
-        # After the batch: the observation (if any) is sent before the walk goes on.
-        observed = Signal()
-        m.d.comb += [
-            self.observe.valid.eq(h["hit"] & ~observed & yc_ready),
-            self.observe.payload.entry.eq(tracked.entry),
-            self.observe.payload.x.eq(root_x),
-            self.observe.payload.y.eq(self._edge_value(yc, hit_weight)),
-            h["batch_finished"].eq(yc_ready & (~h["hit"] | observed)),
-        ]
-        with m.If(self.observe.valid & self.observe.ready):
-            m.d.sync += [observed.eq(1), self.observations.eq(self.observations + 1)]
-        with m.If(h["folded"]):
-            m.d.sync += [observed.eq(0), h["hit"].eq(0)]
-        return h
