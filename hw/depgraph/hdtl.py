@@ -42,19 +42,12 @@ from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
 from .hub_tracker import HubTracker, edge_value
+from .walk_stack import WalkStack, stack_entry_layout
 from .layouts import EDGES_PER_LINE, EdgeTask, ProbeResult, VisitRequest, VisitResult
 from .range_reader import RangeReader, range_item_layout
 
 
 __all__ = ["HDTL", "stack_entry_layout"]
-
-
-def stack_entry_layout(hub_index: bool) -> data.StructLayout:
-    """<vertex, next edge offset, end offset>, and the path value y with the hub index."""
-    fields = {"vertex": 32, "next": 32, "end": 32}
-    if hub_index:
-        fields["y"] = 32
-    return data.StructLayout(fields)
 
 
 # A destination asked about, and the edge that leads to it.
@@ -182,13 +175,9 @@ class HDTL(wiring.Component):
         wiring.connect(m, edge_reader.mem, wiring.flipped(self.edges_mem))
 
         # The stack, read asynchronously at its top (distributed RAM).
-        m.submodules.stack = stack = memory.Memory(shape=stack_entry_layout(hub),
-                                                   depth=depth_limit, init=[])
-        stack_write = stack.write_port()
-        stack_top = stack.read_port(domain="comb")
-        size = Signal(range(depth_limit + 1))
-        top = stack_top.data
-        m.d.comb += stack_top.addr.eq(size - 1)
+        m.submodules.stack = stack = WalkStack(depth=depth_limit, hub_index=hub)
+        size, top = stack.size, stack.top
+        m.d.comb += stack.clear.eq(self.start)
 
         # The vertex being visited.
         vertex = Signal(32)
@@ -386,13 +375,12 @@ class HDTL(wiring.Component):
             with m.State("BATCH_DONE"):
                 with m.If(batch_finished):
                     with m.If((depth < depth_limit) & batch_left):
-                        m.d.comb += [stack_write.en.eq(1), stack_write.addr.eq(size),
-                                     stack_write.data.vertex.eq(vertex),
-                                     stack_write.data.next.eq(lo),
-                                     stack_write.data.end.eq(hi)]
+                        m.d.comb += [stack.push.eq(1),
+                                     stack.entry.vertex.eq(vertex),
+                                     stack.entry.next.eq(lo),
+                                     stack.entry.end.eq(hi)]
                         if hub:
-                            m.d.comb += stack_write.data.y.eq(tracker.yc)
-                        m.d.sync += size.eq(size + 1)
+                            m.d.comb += stack.entry.y.eq(tracker.yc)
                         m.next = "SCAN"
                     with m.Else():
                         m.next = "RESUME"
@@ -405,7 +393,7 @@ class HDTL(wiring.Component):
                 line_boundary = Cat(Const(0, EDGES_PER_LINE.bit_length() - 1),
                                     top.next[EDGES_PER_LINE.bit_length() - 1:] + 1)
                 with m.If(top.next == top.end):
-                    m.d.sync += size.eq(size - 1)
+                    m.d.comb += stack.pop.eq(1)
                     m.next = "RESUME"
                 with m.Else():
                     m.d.sync += [scan_first.eq(top.next),
@@ -487,20 +475,16 @@ class HDTL(wiring.Component):
                                  found_weight.eq(probes.o.payload.weight)]
 
                 with m.If(scan_items_done & (probes.level == 0)):
-                    m.d.comb += [stack_write.en.eq(1), stack_write.addr.eq(size - 1),
-                                 stack_write.data.vertex.eq(top.vertex),
-                                 stack_write.data.end.eq(top.end)]
-                    if hub:
-                        m.d.comb += stack_write.data.y.eq(top.y)
+                    m.d.comb += stack.advance.eq(1)
                     with m.If(found):
-                        m.d.comb += stack_write.data.next.eq(found_edge + 1)
+                        m.d.comb += stack.next.eq(found_edge + 1)
                         m.d.sync += [vertex.eq(found_vertex), depth.eq(size + 1)]
                         if hub:
                             m.d.comb += [tracker.descend.eq(1), tracker.descend_y.eq(
                                 edge_value(self._algo, top.y, found_weight))]
                         m.next = "VISIT"
                     with m.Else():
-                        m.d.comb += stack_write.data.next.eq(scan_end)
+                        m.d.comb += stack.next.eq(scan_end)
                         m.next = "SCAN"
 
             if hub:
@@ -526,8 +510,6 @@ class HDTL(wiring.Component):
                         with m.If(owed == 0):
                             m.next = "IDLE"
 
-        with m.If(self.start):
-            m.d.sync += size.eq(0)
         m.d.comb += self.busy.eq(~self.pop.ready | offsets.busy | edge_reader.busy |
                                  (size != 0))
         return m
