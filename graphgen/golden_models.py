@@ -58,7 +58,8 @@ _KEYS = {
     "depgraph": {"engines": _integer, "stack_depth": _integer, "hub_index": _switch,
                  "lam": _number, "beta": _number, "tolerance": _number, "seed": _integer,
                  "queue_capacity": _integer, "max_path_len": _integer,
-                 "walk_max_indegree": _indegree_limit, "walks": _integer},
+                 "walk_max_indegree": _indegree_limit, "walks": _integer,
+                 "hub_sample_min": _integer},
     "sync": {"tolerance": _number, "max_iters": _integer},
     "ligra": {"threads": _integer, "tolerance": _number, "max_iters": _integer},
 }

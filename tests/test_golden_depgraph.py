@@ -170,7 +170,9 @@ def test_pagerank_converges_to_the_fixpoint(name):
     assert sync.converged and np.abs(sync.states - exact).sum() <= bound
     configs = CONFIGS
     if name != "grid":       # the literal walk rule is very slow on a hub-less grid (docs)
-        configs = configs + [(4, 10, True, {"walk_max_indegree": None})]
+        # It walks into every vertex outside H''; the sample of beta alone (no floor) makes
+        # H'' large on graphs this small, which keeps the run to seconds (docs).
+        configs = configs + [(4, 10, True, {"walk_max_indegree": None, "hub_sample_min": 1})]
     for engines, depth, hub, extra in configs:
         r = run_depgraph("pagerank", g, engines=engines, stack_depth=depth, hub_index=hub,
                          tolerance=tol, **extra)
@@ -193,19 +195,23 @@ def test_pagerank_matches_graphicionado_model_after_convergence():
 def test_hub_selection_properties():
     g = golden.kronecker(12, 16, seed=1)
     degree = g.out_degree + g.in_degree
-    for lam, beta in [(0.005, 0.001), (0.1, 0.05), (0.5, 0.01)]:
-        sel = select_hubs(g, lam=lam, beta=beta, seed=7)
-        k = max(1, round(beta * g.num_vertices))
+    for lam, beta, floor in [(0.005, 0.001, 1), (0.1, 0.05, 1), (0.5, 0.01, 1),
+                             (0.005, 0.001, 1024), (0.02, 0.5, 1024)]:
+        sel = select_hubs(g, lam=lam, beta=beta, seed=7, min_sample=floor)
+        k = min(g.num_vertices, max(floor, round(beta * g.num_vertices)))
         assert sel.sample.size == k == np.unique(sel.sample).size
         top = max(1, math.ceil(lam * k))
         assert sel.threshold == np.sort(degree[sel.sample])[::-1][top - 1]
         assert np.array_equal(sel.hubs, np.flatnonzero(degree > sel.threshold))
-        again = select_hubs(g, lam=lam, beta=beta, seed=7)
+        again = select_hubs(g, lam=lam, beta=beta, seed=7, min_sample=floor)
         assert np.array_equal(again.sample, sel.sample) and np.array_equal(again.hubs, sel.hubs)
     samples = {tuple(select_hubs(g, 0.1, 0.01, seed=s).sample) for s in range(4)}
     assert len(samples) > 1
     tiny = golden.Graph.from_edges(3, [0], [1])
-    assert select_hubs(tiny, beta=0.001).sample.size == 1       # at least one vertex
+    assert select_hubs(tiny, beta=0.001, min_sample=1).sample.size == 1   # at least one
+    assert select_hubs(tiny, beta=0.001).sample.size == 3                  # at most n
+    # the floor keeps the hubs near lam of the vertices on a small graph
+    assert select_hubs(g, seed=7).hubs.size < 0.02 * g.num_vertices
 
 
 def test_partitions_balance_edges():

@@ -157,7 +157,8 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
                  queue_capacity: int | None = None, max_path_len: int | None = None,
                  max_rounds: int | None = None, symmetrize: bool = True,
                  walk_max_indegree: int | None | str = "auto",
-                 hubs: Any = None, walks: int = 1) -> DepGraphResult:
+                 hubs: Any = None, walks: int = 1,
+                 hub_sample_min: int = 1024) -> DepGraphResult:
     """Run ``algo`` (``"pagerank"``, ``"sssp"``, ``"bfs"``, ``"cc"`` or a GasAlgorithm) on
     DepGraph's engines.
 
@@ -173,7 +174,8 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
     paper's literal rule; "auto": 1 for sum-type Accum, None for min type; see
     :mod:`golden.depgraph.engine`).  ``hubs``: explicit hub ids instead of the sampling
     (``lam``, ``beta`` and ``seed`` are then unused).  ``walks``: walk contexts per engine,
-    taking turns visit by visit (several walks in flight).
+    taking turns visit by visit (several walks in flight).  ``hub_sample_min``: the hub
+    sample's floor (:func:`golden.depgraph.select_hubs`).
     """
     algo, graph, root, weights, state, delta = _prepare(algo, graph, root, tolerance, symmetrize)
     n = graph.num_vertices
@@ -198,7 +200,8 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
         queue_capacity, "queue_capacity", 1)
     owner = owner_of(bounds, n)
     if hubs is None:
-        selection = select_hubs(graph, lam, beta, seed)
+        selection = select_hubs(graph, lam, beta, seed,
+                                _int(hub_sample_min, "hub_sample_min", 1))
     else:
         selection = HubSelection(np.zeros(0, dtype=np.int64), -1, _hub_ids(hubs, n), 0)
     core = core_structure(graph, selection.hubs, bounds, max_path_len)
@@ -230,7 +233,8 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
     params = {"root": root, "engines": engines, "stack_depth": stack_depth,
               "hub_index": hub_index, "lam": lam, "beta": beta, "tolerance": float(tolerance),
               "seed": seed, "queue_capacity": capacity, "max_path_len": max_path_len,
-              "walk_max_indegree": walk_max_indegree, "walks": walks}
+              "walk_max_indegree": walk_max_indegree, "walks": walks,
+              "hub_sample_min": hub_sample_min}
     return DepGraphResult(algo.name, state, counters, stats, index is not None, reason,
                           converged, bounds, core.hpp, stop, core, index, params)
 
