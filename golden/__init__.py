@@ -10,7 +10,7 @@
 from .algorithms import (ALGORITHMS, ALPHA, ONE_MINUS_ALPHA, PROGRAMS, UNREACHED, cf_program,
                          cf_rmse, pagerank_inv_outdeg, run)
 from .generators import (GENERATORS, SpecError, bipartite, from_spec, grid, kronecker,
-                         load_graph, rmat, scale_free, uniform)
+                         hub_chain, load_graph, rmat, scale_free, uniform)
 from .graph import MAX_UINT32, Graph, GraphError
 from .io import GraphFormatError, read_graph, write_graph
 from .vertex_program import Result, Setup, VertexProgram, active_edge_ids, execute
@@ -18,7 +18,7 @@ from .vertex_program import Result, Setup, VertexProgram, active_edge_ids, execu
 __all__ = [
     "Graph", "GraphError", "MAX_UINT32",
     "GraphFormatError", "read_graph", "write_graph",
-    "SpecError", "kronecker", "rmat", "grid", "scale_free", "uniform", "bipartite",
+    "SpecError", "kronecker", "rmat", "grid", "scale_free", "uniform", "bipartite", "hub_chain",
     "from_spec", "load_graph", "GENERATORS",
     "VertexProgram", "Setup", "Result", "execute", "active_edge_ids",
     "ALGORITHMS", "ALPHA", "ONE_MINUS_ALPHA", "UNREACHED", "PROGRAMS", "run", "cf_program",
