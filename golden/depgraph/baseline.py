@@ -22,7 +22,7 @@ import numpy as np
 from .counters import Counters
 from .gas import GasAlgorithm
 
-__all__ = ["run_sync"]
+__all__ = ["run_sync", "fold_and_push"]
 
 
 def _gather(offsets: np.ndarray, frontier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -34,13 +34,44 @@ def _gather(offsets: np.ndarray, frontier: np.ndarray) -> tuple[np.ndarray, np.n
     return idx, counts
 
 
+def fold_and_push(algo: GasAlgorithm, offsets: np.ndarray, dst: np.ndarray, s: np.ndarray,
+                  d: np.ndarray, weights: np.ndarray | None, consts: np.ndarray,
+                  us: np.ndarray, c: Counters, dense: bool) -> np.ndarray:
+    """Fold the deltas of the vertices ``us`` at once (they must be worth), then push their
+    out-edges: Δ_w <- Accum(Δ_w, EdgeCompute(x_u)). Returns the destinations (with repeats).
+    ``dense``: the sum-type reduction is one ``np.bincount`` over all vertices (cheap for a
+    whole frontier), else ``np.add.at`` (cheap for a few vertices)."""
+    c.vertex_updates += int(us.size)
+    c.visits += int(us.size)
+    x = d[us].copy()
+    if algo.is_min:
+        s[us] = x
+    else:
+        s[us] += x
+    d[us] = algo.identity
+    idx, counts = _gather(offsets, us)
+    if idx.size == 0:
+        return idx
+    c.edges_fetched += int(idx.size)
+    ws = dst[idx]
+    w = None if weights is None else weights[idx]
+    vals = algo.edge_compute(np.repeat(x, counts), w, np.repeat(consts[us], counts),
+                             int(idx.size))
+    if algo.is_min:
+        np.minimum.at(d, ws, vals.astype(d.dtype))
+    elif dense:
+        d += np.bincount(ws, weights=vals, minlength=d.size)
+    else:
+        np.add.at(d, ws, vals)
+    return ws
+
+
 def run_sync(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
              weights: np.ndarray | None, consts: np.ndarray, tolerance: float,
              max_iters: int) -> tuple[Counters, bool]:
     """Iterate to convergence (or ``max_iters``), updating ``state``/``delta`` in place."""
     c = Counters()
     s, d = state, delta
-    n = graph.num_vertices
     offsets, dst = graph.offsets, graph.dst.astype(np.int64)
     while c.rounds < max_iters:
         if algo.is_min:
@@ -51,24 +82,5 @@ def run_sync(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
             return c, True
         c.rounds += 1
         c.queue_pushes += int(frontier.size)
-        c.vertex_updates += int(frontier.size)
-        c.visits += int(frontier.size)
-        x = d[frontier].copy()
-        if algo.is_min:
-            s[frontier] = x
-        else:
-            s[frontier] += x
-        d[frontier] = algo.identity
-        idx, counts = _gather(offsets, frontier)
-        if idx.size == 0:
-            continue
-        c.edges_fetched += int(idx.size)
-        ws = dst[idx]
-        w = None if weights is None else weights[idx]
-        vals = algo.edge_compute(np.repeat(x, counts), w, np.repeat(consts[frontier], counts),
-                                 int(idx.size))
-        if algo.is_min:
-            np.minimum.at(d, ws, vals.astype(d.dtype))
-        else:
-            d += np.bincount(ws, weights=vals, minlength=n)
+        fold_and_push(algo, offsets, dst, s, d, weights, consts, frontier, c, dense=True)
     return c, False

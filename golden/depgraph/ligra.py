@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .baseline import _gather
+from .baseline import fold_and_push
 from .counters import Counters
 from .gas import GasAlgorithm
 
@@ -74,26 +74,9 @@ def run_ligra_o(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
             us = us[live]
             if us.size == 0:
                 continue
-            c.vertex_updates += int(us.size)
-            c.visits += int(us.size)
-            x = d[us].copy()
-            if algo.is_min:
-                s[us] = x
-            else:
-                s[us] += x
-            d[us] = algo.identity
-            idx, counts = _gather(offsets, us)
-            if idx.size == 0:
+            ws = fold_and_push(algo, offsets, dst, s, d, weights, consts, us, c, dense=False)
+            if ws.size == 0:
                 continue
-            c.edges_fetched += int(idx.size)
-            ws = dst[idx]
-            w = None if weights is None else weights[idx]
-            vals = algo.edge_compute(np.repeat(x, counts), w, np.repeat(consts[us], counts),
-                                     int(idx.size))
-            if algo.is_min:
-                np.minimum.at(d, ws, vals.astype(d.dtype))
-            else:
-                np.add.at(d, ws, vals)
             ws = np.unique(ws)
             join = ws[_worth(algo, s[ws], d[ws], tolerance) & ~to_come[ws] & ~following[ws]]
             following[join] = True
