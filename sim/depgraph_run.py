@@ -101,14 +101,18 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
              memory: SimMemoryConfig | None = None, seed: int = 1,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
              graph_name: str = "", trace: Path | None = None,
-             keep: bool = False) -> DepGraphReport:
+             keep: bool = False, lam: float = 0.005,
+             hub_sample_min: int = 1024) -> DepGraphReport:
+    """Run ``graph`` on the design's Verilog and compare with the golden model; ``lam`` and
+    ``hub_sample_min`` choose the hubs (the host's pre-processing, as
+    :func:`golden.depgraph.run_depgraph`)."""
     check_graph(graph, algo, config)
     needs_root = algo in ("bfs", "sssp")
     root = (root or 0) if needs_root else None
     started = time.perf_counter()
     reference = run_depgraph(algo, graph, root=root, engines=config.engines,
                              stack_depth=config.stack_depth, hub_index=config.hub_index,
-                             tolerance=tolerance)
+                             tolerance=tolerance, lam=lam, hub_sample_min=hub_sample_min)
     golden_seconds = time.perf_counter() - started
 
     run_graph = graph.symmetrized() if algo == "cc" else graph
