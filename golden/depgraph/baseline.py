@@ -74,10 +74,7 @@ def run_sync(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
     s, d = state, delta
     offsets, dst = graph.offsets, graph.dst.astype(np.int64)
     while c.rounds < max_iters:
-        if algo.is_min:
-            frontier = np.flatnonzero(d < s)
-        else:
-            frontier = np.flatnonzero(np.abs(d) >= tolerance)
+        frontier = np.flatnonzero(algo.worth(s, d, tolerance))
         if frontier.size == 0:
             return c, True
         c.rounds += 1

@@ -63,7 +63,8 @@ Several walks in flight (``walks`` contexts per engine, each with its own stack,
 pending pseudo-edges): a step goes to the contexts round robin, starting after the one that
 made the last visit; a context whose walk has ended starts the next root from the queue.
 With one context this is the single walk above.  Measured on 4 engines (Kronecker scale 12,
-64 x 64 grid): 2-16 contexts change vertex updates by -26%..+1%, never the fixpoint.
+edge factor 4, before the hub sample had its floor; 64 x 64 grid): 2-16 contexts change
+vertex updates by -26%..+1%, never the fixpoint.
 
 Alternatives measured and left (2026-11): a walk decided by the graph alone (descend into
 every walkable out-neighbour, which would let the HDTL fetch ahead without waiting for the
@@ -99,9 +100,10 @@ __all__ = ["Counters", "EngineState", "execute"]
 
 
 class EngineState:
-    """What every walk policy shares: the vertices' active and queued bits, the circular
-    queues with their spill and rescan, the Accum of a batch or a single value, the DDMU's
-    shortcuts and learning, and the pseudo-edges of a walk (module docstring)."""
+    """The engines' state and the operations their walks use: the vertices' active and
+    queued bits, the circular queues with their spill and rescan, the Accum of a batch or a
+    single value, the DDMU's shortcuts and learning, and the pseudo-edges of a walk (module
+    docstring)."""
 
     def __init__(self, algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
                  weights: np.ndarray | None, consts: np.ndarray, bounds: np.ndarray,
@@ -145,10 +147,7 @@ class EngineState:
 
     def activate_initial(self) -> None:
         """The worth vertices, activated and pushed in id order."""
-        if self.is_min:
-            first = np.flatnonzero(self.d < self.s)
-        else:
-            first = np.flatnonzero(np.abs(self.d) >= self.tol)
+        first = np.flatnonzero(self.algo.worth(self.s, self.d, self.tol))
         self.active[first] = True
         for v in first.tolist():
             self.push(v)
@@ -186,9 +185,7 @@ class EngineState:
     # -------------------------------------------------------------- folds and batches
 
     def worth(self, u: int) -> bool:
-        if self.is_min:
-            return bool(self.d[u] < self.s[u])
-        return bool(abs(self.d[u]) >= self.tol)
+        return bool(self.algo.worth(self.s[u], self.d[u], self.tol))
 
     def fold(self, u: int):
         """Clear active[u] and fold Δ_u; the value u propagates, or None (a stale visit)."""
@@ -239,14 +236,12 @@ class EngineState:
                 d[ws] = np.minimum(d[ws], vals)
             else:
                 np.minimum.at(d, ws, vals)
-            worth = d[ws] < s[ws]
         else:
             if self.unique_edges:
                 d[ws] += vals
             else:
                 np.add.at(d, ws, vals)
-            worth = np.abs(d[ws]) >= self.tol
-        newly = worth & ~self.active[ws]
+        newly = self.algo.worth(s[ws], d[ws], self.tol) & ~self.active[ws]
         if not np.count_nonzero(newly):
             return np.zeros(0, dtype=np.int64)
         nw = ws[newly]

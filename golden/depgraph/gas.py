@@ -90,6 +90,13 @@ class GasAlgorithm:
     def is_min(self) -> bool:
         return self.accum == "min"
 
+    def worth(self, state: Any, delta: Any, tolerance: float) -> Any:
+        """The work test, per vertex (arrays) or for one (scalars): min type Δ < s, sum type
+        |Δ| >= tolerance."""
+        if self.accum == "min":
+            return delta < state
+        return np.abs(delta) >= tolerance
+
     def initial(self, graph: Graph, root: int | None) -> tuple[np.ndarray, np.ndarray]:
         """Initial (state, delta) arrays for ``graph``."""
         n = graph.num_vertices

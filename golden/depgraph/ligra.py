@@ -33,12 +33,6 @@ from .gas import GasAlgorithm
 __all__ = ["run_ligra_o"]
 
 
-def _worth(algo: GasAlgorithm, state, delta, tolerance: float):
-    if algo.is_min:
-        return delta < state
-    return np.abs(delta) >= tolerance
-
-
 def run_ligra_o(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
                 weights: np.ndarray | None, consts: np.ndarray, tolerance: float,
                 threads: int, max_iters: int) -> tuple[Counters, int, bool]:
@@ -52,7 +46,7 @@ def run_ligra_o(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
     dst = graph.dst.astype(np.int64)
     offsets = graph.offsets
     steps = 0
-    frontier = np.flatnonzero(_worth(algo, s, d, tolerance))
+    frontier = np.flatnonzero(algo.worth(s, d, tolerance))
     to_come = np.zeros(graph.num_vertices, dtype=bool)      # in F, turn not yet taken
     following = np.zeros(graph.num_vertices, dtype=bool)    # joined the next frontier
     while frontier.size:
@@ -69,7 +63,7 @@ def run_ligra_o(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
             us = frontier[starts[take] + k]
             steps += 1
             to_come[us] = False
-            live = _worth(algo, s[us], d[us], tolerance)
+            live = algo.worth(s[us], d[us], tolerance)
             c.stale_visits += int(us.size - np.count_nonzero(live))
             us = us[live]
             if us.size == 0:
@@ -78,7 +72,7 @@ def run_ligra_o(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
             if ws.size == 0:
                 continue
             ws = np.unique(ws)
-            join = ws[_worth(algo, s[ws], d[ws], tolerance) & ~to_come[ws] & ~following[ws]]
+            join = ws[algo.worth(s[ws], d[ws], tolerance) & ~to_come[ws] & ~following[ws]]
             following[join] = True
         frontier = np.flatnonzero(following)
         following[frontier] = False

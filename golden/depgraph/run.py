@@ -24,9 +24,9 @@ from .counters import Counters
 from .engine import execute
 from .gas import GasAlgorithm, check_linear, get_algorithm, source_constants
 from .hub_index import HubIndex, graph_csr_bytes
-from .ligra import run_ligra_o
 from .hubs import (CoreStructure, HubSelection, core_structure, owner_of, partition_bounds,
                    select_hubs)
+from .ligra import run_ligra_o
 
 __all__ = ["HubStats", "DepGraphResult", "SyncResult", "LigraResult", "run_depgraph",
            "run_sync_baseline", "run_ligra_baseline", "DEFAULT_TOLERANCE"]
@@ -89,14 +89,10 @@ class SyncResult:
 
 
 @dataclass(frozen=True)
-class LigraResult:
+class LigraResult(SyncResult):
     """Final states and counters of Ligra-o (``counters.rounds`` iterations, ``steps``
     parallel steps of ``threads`` threads)."""
 
-    algo: str
-    states: np.ndarray
-    counters: Counters
-    converged: bool
     threads: int
     steps: int
 
@@ -113,6 +109,13 @@ def _fraction(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value <= 1:
         raise ValueError(f"{what} must be a number in (0, 1], got {value!r}")
     return float(value)
+
+
+def _iteration_cap(graph: Graph, max_iters: Any) -> int:
+    """The baselines' guard on rounds: ``max_iters``, by default 100000 + 10·n."""
+    if max_iters is None:
+        return 100000 + 10 * graph.num_vertices
+    return _int(max_iters, "max_iters", 1)
 
 
 def _hub_ids(hubs: Any, n: int) -> np.ndarray:
@@ -189,6 +192,7 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
         max_path_len, "max_path_len", 2)
     max_rounds = 10000 * n if max_rounds is None else _int(max_rounds, "max_rounds", 1)
     walks = _int(walks, "walks", 1)
+    hub_sample_min = _int(hub_sample_min, "hub_sample_min", 1)
     if walk_max_indegree == "auto":
         walk_max_indegree = None if algo.is_min else 1
     elif walk_max_indegree is not None:
@@ -200,8 +204,7 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
         queue_capacity, "queue_capacity", 1)
     owner = owner_of(bounds, n)
     if hubs is None:
-        selection = select_hubs(graph, lam, beta, seed,
-                                _int(hub_sample_min, "hub_sample_min", 1))
+        selection = select_hubs(graph, lam, beta, seed, hub_sample_min)
     else:
         selection = HubSelection(np.zeros(0, dtype=np.int64), -1, _hub_ids(hubs, n), 0)
     core = core_structure(graph, selection.hubs, bounds, max_path_len)
@@ -244,8 +247,7 @@ def run_sync_baseline(algo: str | GasAlgorithm, graph: Graph, *, root: int | Non
                       symmetrize: bool = True) -> SyncResult:
     """The same algorithm, bulk-synchronous and frontier-based (Ligra-style push)."""
     algo, graph, root, weights, state, delta = _prepare(algo, graph, root, tolerance, symmetrize)
-    max_iters = 100000 + 10 * graph.num_vertices if max_iters is None else _int(
-        max_iters, "max_iters", 1)
+    max_iters = _iteration_cap(graph, max_iters)
     consts = source_constants(algo, graph)
     counters, converged = run_sync(algo, graph, state, delta, weights, consts, float(tolerance),
                                    max_iters)
@@ -259,8 +261,7 @@ def run_ligra_baseline(algo: str | GasAlgorithm, graph: Graph, *, root: int | No
     once, ``threads`` threads (:mod:`golden.depgraph.ligra`; 1 = the serial execution)."""
     algo, graph, root, weights, state, delta = _prepare(algo, graph, root, tolerance, symmetrize)
     threads = _int(threads, "threads", 1)
-    max_iters = 100000 + 10 * graph.num_vertices if max_iters is None else _int(
-        max_iters, "max_iters", 1)
+    max_iters = _iteration_cap(graph, max_iters)
     consts = source_constants(algo, graph)
     counters, steps, converged = run_ligra_o(algo, graph, state, delta, weights, consts,
                                              float(tolerance), threads, max_iters)
