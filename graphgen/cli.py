@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from .designs import DESIGNS, get_design
-from .golden_models import MODELS, model_figures, model_settings, run_model
+from .golden_models import MODELS, model_figures, model_settings, run_model, settings_help
 from .reports import atomic_write, base_report, write_json
 
 
@@ -154,19 +154,26 @@ def cmd_golden(args) -> int:
     values = np.asarray(result.values)
     print(f"{args.algo} on {args.graph}: {graph.num_vertices} vertices, {graph.num_edges} edges, "
           f"{result.iterations} iterations, {seconds:.3f} s")
-    print(_golden_summary(args.algo, values))
+    _golden_outputs(args, graph, values, params,
+                    {"iterations": result.iterations, "seconds": seconds,
+                     "counters": _jsonable(result.counters)})
+    return 0
+
+
+def _golden_outputs(args, graph, values, configuration: dict, figures: dict) -> None:
+    """A golden run's summary line, ``-o`` values and ``--json`` report."""
+    import numpy as np
+    summary = _golden_summary(args.algo, values)
+    print(summary)
     if args.output:
         atomic_write(Path(args.output), lambda handle: np.save(handle, values), binary=True)
     if args.json:
         report = base_report("golden", None, None)
-        report["configuration"] = {"algo": args.algo, "graph": args.graph, **params,
+        report["configuration"] = {"algo": args.algo, "graph": args.graph, **configuration,
                                    "num_vertices": graph.num_vertices,
                                    "num_edges": graph.num_edges}
-        report["figures"] = {"iterations": result.iterations, "seconds": seconds,
-                             "counters": _jsonable(result.counters),
-                             "summary": _golden_summary(args.algo, values)}
+        report["figures"] = {**figures, "summary": summary}
         write_json(Path(args.json), report)
-    return 0
 
 
 def _golden_model(args, graph, settings) -> int:
@@ -184,19 +191,10 @@ def _golden_model(args, graph, settings) -> int:
           f"{graph.num_edges} edges, {seconds:.3f} s")
     shown = {key: value for key, value in figures.items() if key != "parameters"}
     print(", ".join(f"{key.replace('_', ' ')} {value}" for key, value in shown.items()))
-    print(_golden_summary(args.algo, values))
-    if args.output:
-        atomic_write(Path(args.output), lambda handle: np.save(handle, values), binary=True)
-    if args.json:
-        report = base_report("golden", None, None)
-        report["configuration"] = {"algo": args.algo, "graph": args.graph,
-                                   "model": args.model, "root": args.root, **settings,
-                                   "num_vertices": graph.num_vertices,
-                                   "num_edges": graph.num_edges}
-        report["figures"] = {**_jsonable(figures), "seconds": seconds,
-                             "counters": _jsonable(result.counters.as_dict()),
-                             "summary": _golden_summary(args.algo, values)}
-        write_json(Path(args.json), report)
+    _golden_outputs(args, graph, values,
+                    {"model": args.model, "root": args.root, **settings},
+                    {**_jsonable(figures), "seconds": seconds,
+                     "counters": _jsonable(result.counters.as_dict())})
     return 0
 
 
@@ -495,10 +493,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="one of DepGraph's execution models: its engines, the synchronous "
                            "frontier baseline or Ligra-o; reports their vertex updates")
     gold.add_argument("--set", action="append", metavar="KEY=VALUE",
-                      help="a parameter of --model (depgraph: engines, stack_depth, "
-                           "hub_index=on|off, lam, beta, tolerance, seed, queue_capacity, "
-                           "max_path_len, walk_max_indegree; ligra: threads, tolerance; "
-                           "sync: tolerance)")
+                      help=f"a parameter of --model ({settings_help()})")
     gold.add_argument("-o", "--output", metavar="values.npy")
     gold.add_argument("--json", metavar="FILE")
     gold.set_defaults(run=cmd_golden)

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["MODELS", "model_settings", "run_model", "model_figures"]
+from hw.config import ConfigError, parse_value
+
+__all__ = ["MODELS", "model_settings", "run_model", "model_figures", "settings_help"]
 
 MODELS = ("depgraph", "sync", "ligra")
-
-_ON = {"on": True, "1": True, "true": True, "yes": True,
-       "off": False, "0": False, "false": False, "no": False}
-
 
 def _integer(key, text):
     try:
@@ -41,9 +39,10 @@ def _number(key, text):
 
 
 def _switch(key, text):
-    if text.lower() not in _ON:
-        raise ValueError(f"--set {key}={text}: expected on or off")
-    return _ON[text.lower()]
+    try:
+        return parse_value(bool, key, text)         # the words every --set takes for a bool
+    except ConfigError:
+        raise ValueError(f"--set {key}={text}: expected on or off") from None
 
 
 def _indegree_limit(key, text):
@@ -63,6 +62,11 @@ _KEYS = {
     "sync": {"tolerance": _number, "max_iters": _integer},
     "ligra": {"threads": _integer, "tolerance": _number, "max_iters": _integer},
 }
+
+
+def settings_help() -> str:
+    """The ``--set`` keys of each model, for the command line's help."""
+    return "; ".join(f"{model}: {', '.join(keys)}" for model, keys in _KEYS.items())
 
 
 def model_settings(model: str, algo: str, sets: dict[str, str]) -> dict:

@@ -12,7 +12,7 @@ import json
 import typing
 
 
-__all__ = ["ConfigError", "DesignConfig", "is_power_of_two"]
+__all__ = ["ConfigError", "DesignConfig", "is_power_of_two", "parse_value"]
 
 
 class ConfigError(ValueError):
@@ -64,7 +64,7 @@ class DesignConfig:
             if key not in cls.field_names():
                 raise ConfigError(f"unknown parameter {key!r} for {cls.__name__}; "
                                   f"valid: {', '.join(cls.field_names())}")
-            values[key] = _parse_value(_field_type(cls, key), key, text)
+            values[key] = parse_value(_field_type(cls, key), key, text)
         return cls(**values)
 
 
@@ -73,7 +73,9 @@ def _field_type(cls, name: str) -> type:
     return hints[name]
 
 
-def _parse_value(kind: type, key: str, text: str):
+def parse_value(kind: type, key: str, text: str):
+    """``text`` as a ``kind`` (bool: 1/true/yes/on or 0/false/no/off; int: any base prefix;
+    float; str); ConfigError if it is not one."""
     try:
         if kind is bool:
             lowered = text.lower()
