@@ -37,8 +37,7 @@ def run(graph, streams, *, iters, max_vertices, symmetric=False):
     wall = time.perf_counter() - start
     if not report.matches:
         raise SystemExit(f"cf {streams} streams{' symmetric' * symmetric}: RTL differs from "
-                         f"golden at "
-                         f"{report.first_mismatch}")
+                         f"golden at {report.first_mismatch}")
     f = report.figures
     per_stream = f["edges_per_process_cycle"] / streams
     f["edges_per_process_cycle_per_stream"] = per_stream

@@ -7,10 +7,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
-import golden
 import pytest
 
+import golden
 from graphgen.cli import main
 from sim.harness import setup_verilator
 

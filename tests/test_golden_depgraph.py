@@ -12,9 +12,9 @@ from scipy.sparse.csgraph import connected_components, dijkstra, shortest_path
 from scipy.sparse.linalg import spsolve
 
 import golden
-from golden.depgraph import (run_ligra_baseline, DAMPING, FLAG_A, PAGERANK, SSSP, GasAlgorithm, check_linear,
+from golden.depgraph import (DAMPING, FLAG_A, PAGERANK, SSSP, GasAlgorithm, check_linear,
                              core_structure, get_algorithm, owner_of, partition_bounds,
-                             run_depgraph, run_sync_baseline, select_hubs)
+                             run_depgraph, run_ligra_baseline, run_sync_baseline, select_hubs)
 
 U32 = int(golden.UNREACHED)
 

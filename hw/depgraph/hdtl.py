@@ -42,12 +42,12 @@ from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
 from .hub_tracker import HubTracker, edge_value
-from .walk_stack import WalkStack, stack_entry_layout
 from .layouts import EDGES_PER_LINE, EdgeTask, ProbeResult, VisitRequest, VisitResult
 from .range_reader import RangeReader, range_item_layout
+from .walk_stack import WalkStack, stack_entry_layout
 
 
-__all__ = ["HDTL", "stack_entry_layout"]
+__all__ = ["HDTL"]
 
 
 # A destination asked about, and the edge that leads to it.
