@@ -41,15 +41,18 @@ class Engines(wiring.Component):
         m = Module()
         for e, engine in enumerate(self.engines):
             m.submodules[f"engine{e}"] = engine
+        walks = len(self.engines[0].drained)
         for e, engine in enumerate(self.engines):
-            in_flight = Signal(32, name=f"in_flight{e}")
-            acks = sum((o.ack & (o.ack_origin == e)) for o in self.engines)
-            m.d.sync += in_flight.eq(in_flight + engine.sent - acks)
-            m.d.comb += [
-                engine.drained.eq(in_flight == 0),
-                engine.left.eq(Cat(o.ack & o.ack_left & (o.ack_origin == e)
-                                   for o in self.engines).any()),
-            ]
+            for k in range(walks):
+                slot = e * walks + k
+                in_flight = Signal(32, name=f"in_flight{slot}")
+                acks = sum((o.ack & (o.ack_origin == slot)) for o in self.engines)
+                m.d.sync += in_flight.eq(in_flight + engine.sent[k] - acks)
+                m.d.comb += [
+                    engine.drained[k].eq(in_flight == 0),
+                    engine.left[k].eq(Cat(o.ack & o.ack_left & (o.ack_origin == slot)
+                                          for o in self.engines).any()),
+                ]
         return m
 
 
@@ -65,13 +68,15 @@ def lines_of(dram):
             for a in range(len(table))}
 
 
-CASES = [("bfs", 1, 3), ("sssp", 2, 2), ("cc", 2, 4), ("pagerank", 1, 3)]
+# (algo, engines, stack depth, walks per engine)
+CASES = [("bfs", 1, 3, 1), ("sssp", 2, 2, 2), ("cc", 2, 4, 1), ("pagerank", 1, 3, 4),
+         ("bfs", 1, 4, 4)]
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("algo, engines, depth", CASES,
-                         ids=[f"{a}-e{e}-d{d}" for a, e, d in CASES])
-def test_engines_reach_the_golden_fixpoint(algo, engines, depth, pause):
+@pytest.mark.parametrize("algo, engines, depth, walks", CASES,
+                         ids=[f"{a}-e{e}-d{d}-w{w}" for a, e, d, w in CASES])
+def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, pause):
     # PageRank runs to a tolerance, and its FP32 adds take the Python simulator a while: a
     # smaller graph and a coarser tolerance for it.
     scale, tolerance = (3, 1e-4) if algo == "pagerank" else (5, 1e-6)
@@ -80,8 +85,9 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, pause):
     ref = run_depgraph(algo, graph, root=root, engines=engines, stack_depth=depth,
                        hub_index=False, tolerance=tolerance)
     g = graph.symmetrized() if algo == "cc" else graph
-    config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, hub_index=False,
-                            bank_vertices=32, edge_fifo_depth=4, addr_width=16)
+    config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
+                            hub_index=False, bank_vertices=32, edge_fifo_depth=4,
+                            addr_width=16)
     image = build_depgraph_image(g, algo=algo, config=config, bounds=ref.bounds,
                                  stop=ref.stop, root=root, tolerance=tolerance)
     regs, n = image.registers, image.num_vertices
@@ -93,7 +99,8 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, pause):
     bounds = [int(b) for b in ref.bounds]
 
     top = Engines(config)
-    bench = Bench(top, f"DepGraph engines ({algo}, {engines} engines, depth {depth})",
+    bench = Bench(top, f"DepGraph engines ({algo}, {engines} engines, depth {depth}, "
+                       f"{walks} walks)",
                   pause=pause, p_pause=0.25)
     incoming, loads, dumps = [], [], []
     for e, engine in enumerate(top.engines):
@@ -146,7 +153,7 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, pause):
             await ctx.tick()
             now = (not any(incoming) and
                    not any(ctx.get(e.busy) for e in top.engines) and
-                   all(ctx.get(e.drained) for e in top.engines))
+                   all(ctx.get(e.drained) == (1 << walks) - 1 for e in top.engines))
             quiet = quiet + 1 if now else 0
         moved = dict(bench.sent), {k: len(v) for k, v in bench.received.items()}
         await ctx.tick().repeat(200)

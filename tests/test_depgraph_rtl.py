@@ -36,14 +36,15 @@ GRAPHS = {
     "kron7": lambda: golden.from_spec("kron:scale=7,ef=8,seed=2"),
 }
 
-# (algo, engines, stack depth, hub index, stall percentage, graphs): four builds cover 1, 2
-# and 4 engines, stack depths 2, 10 and 16, the hub index on and off and every algorithm
-# (make soak draws the other combinations at random).
+# (algo, engines, stack depth, walks per engine, hub index, stall percentage, graphs): four
+# builds cover 1, 2 and 4 engines, stack depths 2, 10 and 16, 1, 2 and 4 walks in flight per
+# engine, the hub index on and off and every algorithm (make soak draws the other
+# combinations at random).
 CASES = [
-    ("bfs", 1, 16, False, 20, ["kron8", "grid"]),
-    ("sssp", 4, 2, True, 20, ["rmat8", "karate"]),
-    ("cc", 2, 10, True, 20, ["kron8", "karate"]),
-    ("pagerank", 2, 10, True, 20, ["grid6x8", "kron7"]),
+    ("bfs", 1, 16, 4, False, 20, ["kron8", "grid"]),
+    ("sssp", 4, 2, 2, True, 20, ["rmat8", "karate"]),
+    ("cc", 2, 10, 1, True, 20, ["kron8", "karate"]),
+    ("pagerank", 2, 10, 2, True, 20, ["grid6x8", "kron7"]),
 ]
 
 
@@ -51,12 +52,12 @@ def best_root(graph):
     return int(np.argmax(graph.out_degree))
 
 
-@pytest.mark.parametrize("algo, engines, depth, hub, stalls, graphs", CASES,
-                         ids=[f"{c[0]}-e{c[1]}-d{c[2]}-{'hub' if c[3] else 'nohub'}-s{c[4]}"
-                              for c in CASES])
-def test_rtl_matches_golden(algo, engines, depth, hub, stalls, graphs, run_seeds):
-    config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, hub_index=hub,
-                            bank_vertices=256, stall_injection=stalls)
+@pytest.mark.parametrize("algo, engines, depth, walks, hub, stalls, graphs", CASES,
+                         ids=[f"{c[0]}-e{c[1]}-d{c[2]}-w{c[3]}-{'hub' if c[4] else 'nohub'}"
+                              f"-s{c[5]}" for c in CASES])
+def test_rtl_matches_golden(algo, engines, depth, walks, hub, stalls, graphs, run_seeds):
+    config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
+                            hub_index=hub, bank_vertices=256, stall_injection=stalls)
     shortcuts = learnt = lookups = observations = 0
     # Three stall patterns per algorithm: one per graph, and the first graph again with a
     # memory that pushes back, reorders, has a long latency tail and a binding bandwidth.
@@ -103,8 +104,8 @@ def test_pagerank_against_networkx_fixpoint():
     """The RTL's PageRank is the unnormalised fixpoint r = 0.15 + 0.85 Σ r_u / outdeg(u)."""
     graph = GRAPHS["karate"]()
     # The configuration of the pagerank case above, so the two share a build.
-    config = DepGraphConfig(algo="pagerank", engines=2, stack_depth=10, hub_index=True,
-                            bank_vertices=256, stall_injection=20)
+    config = DepGraphConfig(algo="pagerank", engines=2, stack_depth=10, walks=2,
+                            hub_index=True, bank_vertices=256, stall_injection=20)
     report = simulate(graph, "pagerank", config, memory=MEMORY)
     g = nx.DiGraph()
     g.add_nodes_from(range(graph.num_vertices))

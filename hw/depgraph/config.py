@@ -3,7 +3,7 @@
 import dataclasses
 
 from ..config import ConfigError, DesignConfig, is_power_of_two
-from .layouts import ORIGIN_DDMU
+from .layouts import MAX_WALK_SLOTS, WALK_BITS
 
 
 __all__ = ["DepGraphConfig", "ALGORITHMS", "MIN_TYPE"]
@@ -26,6 +26,11 @@ class DepGraphConfig(DesignConfig):
         paper: 4 cores with DepGraph engines).
     stack_depth : int
         HDTL stack entries (the paper: 10).
+    walks : int
+        Walks in flight per engine: HDTLs (walk contexts) sharing the engine's FIFO edge
+        buffer, processing element, vertex-store bank and memory ports, so that one walk's
+        memory latency overlaps the others' work (issue 17; the golden model's ``walks``).
+        A power of two from 1 to 16; engines × walks at most 128.
     hub_index : bool
         Build the DDMU and the hub-index learner, and use the shortcuts between hubs.
     track_entries : int
@@ -55,6 +60,7 @@ class DepGraphConfig(DesignConfig):
     algo: str = "bfs"
     engines: int = 4
     stack_depth: int = 10
+    walks: int = 1
     hub_index: bool = False
     track_entries: int = 8
     pseudo_edge_buffer: int = 16
@@ -68,8 +74,14 @@ class DepGraphConfig(DesignConfig):
     def validate(self):
         if self.algo not in ALGORITHMS:
             raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, not {self.algo!r}")
-        if not 1 <= self.engines <= min(8, ORIGIN_DDMU):
+        if not 1 <= self.engines <= 8:
             raise ConfigError(f"engines must be between 1 and 8, not {self.engines}")
+        if not is_power_of_two(self.walks) or not 1 <= self.walks <= 1 << WALK_BITS:
+            raise ConfigError(f"walks must be a power of two from 1 to {1 << WALK_BITS}, "
+                              f"not {self.walks}")
+        if self.engines * self.walks > MAX_WALK_SLOTS:
+            raise ConfigError(f"engines x walks must be at most {MAX_WALK_SLOTS}, not "
+                              f"{self.engines} x {self.walks}")
         if not 1 <= self.track_entries <= 32:
             raise ConfigError(f"track_entries must be between 1 and 32, not {self.track_entries}")
         if not 1 <= self.pseudo_edge_buffer <= 256:
@@ -98,6 +110,11 @@ class DepGraphConfig(DesignConfig):
     @property
     def is_min(self) -> bool:
         return self.algo in MIN_TYPE
+
+    @property
+    def walk_bits(self) -> int:
+        """Bits of a walk's number within its engine (the low bits of its walk slot)."""
+        return (self.walks - 1).bit_length()
 
     @property
     def max_vertices(self) -> int:

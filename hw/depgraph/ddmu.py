@@ -30,21 +30,25 @@ from ..fp32 import FP32Adder, FP32Multiplier
 from ..memory_port import MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
-from .layouts import ORIGIN_DDMU, VertexUpdate
+from .layouts import MAX_WALK_SLOTS, ORIGIN_DDMU, VertexUpdate
 from .range_reader import RangeReader
 
 
 __all__ = ["DDMU", "LookupRequest", "LookupAnswer", "PseudoEdge", "FLAG_N", "FLAG_I",
            "FLAG_A", "EMPTY_SLOT", "ENTRY_WORDS", "SLOT_WORDS"]
 
-LookupRequest = data.StructLayout({"root": 32, "x": 32, "engine": 3})
-# To the looking-up engine: one of the root's entries it may learn (``done`` = 0), then
+_SLOT_BITS = (MAX_WALK_SLOTS - 1).bit_length()
+
+# ``engine`` names the walk that looked up: its walk slot (engine × walks + walk), to which the
+# answers and pseudo-edges go back.
+LookupRequest = data.StructLayout({"root": 32, "x": 32, "engine": _SLOT_BITS})
+# To the looking-up walk: one of the root's entries it may learn (``done`` = 0), then
 # ``done`` = 1 once every shortcut of the root has been handed out, with ``entry`` then the
 # number of pseudo-edges lent for the root (sum type): the engine pays back that many, however
 # long they take to reach its buffer.
-LookupAnswer = data.StructLayout({"engine": 3, "done": 1, "entry": 32, "second": 32,
+LookupAnswer = data.StructLayout({"engine": _SLOT_BITS, "done": 1, "entry": 32, "second": 32,
                                   "length": 16, "tail": 32})
-PseudoEdge = data.StructLayout({"tail": 32, "z": 32, "engine": 3})
+PseudoEdge = data.StructLayout({"tail": 32, "z": 32, "engine": _SLOT_BITS})
 
 FLAG_N, FLAG_I, FLAG_A = 0, 1, 2
 EMPTY_SLOT = 0xFFFF_FFFF
@@ -127,7 +131,7 @@ class DDMU(wiring.Component):
 
         root = Signal(32)
         x = Signal(32)
-        engine = Signal(3)
+        engine = Signal(_SLOT_BITS)
         slot = Signal(32)
         line = Signal(data.ArrayLayout(_Slot, 4))
         begin = Signal(32)

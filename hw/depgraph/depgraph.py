@@ -11,7 +11,10 @@ reset (one run per reset), except the cycle counts, which restart with every run
 
 With the hub index the engines share the DDMU (lookups, round robin) and the hub-index
 learner (observations, round robin); the DDMU's shortcut updates enter the network as one
-more source, its answers and pseudo-edges go back to the engine that looked up.
+more source, its answers and pseudo-edges go back to the walk that looked up.
+
+With several walks per engine, each walk is a walk slot (engine × walks + walk): the origin
+of its updates, the owner of its in-flight count (``drained``) and of ``left``.
 """
 
 from amaranth.hdl import Cat, Module, Signal
@@ -125,17 +128,20 @@ class DepGraph(wiring.Component):
         if hub:
             hub_clients, hub_quiet = self._elaborate_hub(m, regs, engines, network, link)
 
-        # Updates of each engine not yet applied: counted up when its HDTL sends an edge,
-        # down when any bank acks an update of that origin.
+        # Updates of each walk not yet applied: counted up when its HDTL sends an edge, down
+        # when any bank acks an update of that origin (the walk slot).
         for e, engine in enumerate(engines):
-            in_flight = Signal(32, name=f"in_flight{e}")
-            acks = sum(((other.ack & (other.ack_origin == e)) for other in engines))
-            m.d.sync += in_flight.eq(in_flight + engine.sent - acks)
-            m.d.comb += [
-                engine.drained.eq(in_flight == 0),
-                engine.left.eq(Cat(other.ack & other.ack_left & (other.ack_origin == e)
-                                   for other in engines).any()),
-            ]
+            for k in range(cfg.walks):
+                slot = e * cfg.walks + k
+                in_flight = Signal(32, name=f"in_flight{slot}")
+                acks = sum(((other.ack & (other.ack_origin == slot)) for other in engines))
+                m.d.sync += in_flight.eq(in_flight + engine.sent[k] - acks)
+                m.d.comb += [
+                    engine.drained[k].eq(in_flight == 0),
+                    engine.left[k].eq(Cat(other.ack & other.ack_left &
+                                          (other.ack_origin == slot)
+                                          for other in engines).any()),
+                ]
 
         m.submodules.loader = loader = VertexLoader(addr_width=cfg.addr_width, banks=n_eng)
         m.submodules.writer = writer = VertexWriter(addr_width=cfg.addr_width, banks=n_eng)
@@ -181,7 +187,8 @@ class DepGraph(wiring.Component):
         # Control. The quiet check is registered and must hold for two cycles: a block that
         # hands work to another shows it busy in the cycle after at the latest.
         quiet_now = ~Cat(e.busy for e in engines).any() & \
-            Cat(e.drained for e in engines).all() & ~network.busy & hub_quiet & ~link.busy
+            Cat(e.drained.all() for e in engines).all() & ~network.busy & hub_quiet & \
+            ~link.busy
         quiet = Signal()
         quiet_before = Signal()
         m.d.sync += [quiet.eq(quiet_now), quiet_before.eq(quiet)]
@@ -258,16 +265,20 @@ class DepGraph(wiring.Component):
         m.d.comb += [ddmu.hash_base.eq(regs.hash_base), ddmu.index_base.eq(regs.index_base),
                      ddmu.hash_slots.eq(regs.hash_slots),
                      learner.index_base.eq(regs.index_base)]
-        m.submodules.lookups = lookups = StreamArbiter(LookupRequest, len(engines))
-        m.submodules.observations = observations = StreamArbiter(ObserveRequest, len(engines))
+        slots = [(e, k) for e in range(len(engines)) for k in range(cfg.walks)]
+        m.submodules.lookups = lookups = StreamArbiter(LookupRequest, len(slots))
+        m.submodules.observations = observations = StreamArbiter(ObserveRequest, len(slots))
         link(lookups.o, ddmu.lookup, "lookups->ddmu")
         link(observations.o, learner.observe, "observations->learner")
         link(ddmu.updates, network.i[len(engines)], "ddmu->network")
-        for e, engine in enumerate(engines):
-            link(engine.lookup, lookups.i[e], f"engine{e}.lookup->lookups")
-            link(engine.observe, observations.i[e], f"engine{e}.observe->observations")
-            for source, sink in ((ddmu.answers, engine.answers), (ddmu.pseudo, engine.pseudo)):
-                mine = source.payload.engine == e
+        for slot, (e, k) in enumerate(slots):
+            engine = engines[e]
+            name = f"engine{e}" + (f".walk{k}" if cfg.walks > 1 else "")
+            link(engine.lookup[k], lookups.i[slot], f"{name}.lookup->lookups")
+            link(engine.observe[k], observations.i[slot], f"{name}.observe->observations")
+            for source, sink in ((ddmu.answers, engine.answers[k]),
+                                 (ddmu.pseudo, engine.pseudo[k])):
+                mine = source.payload.engine == slot
                 m.d.comb += [sink.valid.eq(source.valid & mine),
                              sink.payload.eq(source.payload)]
                 with m.If(mine):

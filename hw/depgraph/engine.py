@@ -5,14 +5,23 @@ engine's circular queue in memory, and the vertex-store bank holding the partiti
 Blocks are joined as the paper draws them: queue → HDTL → FIFO edge buffer → PE → (the
 update network, outside) → bank, whose activations return to the queue. The HDTL asks the
 bank to fold the vertices it visits and to tell which destinations its walk may enter.
+
+With ``walks`` > 1 the engine runs that many walks at once, one HDTL each (issue 17: a walk
+spends two memory latencies per visit, offsets then edges, which the others' work hides).
+A root goes to an idle HDTL; the HDTLs share the FIFO edge buffer (round robin), the bank
+(visits and probes merged, answers routed back in order) and the engine's two memory ports;
+each edge carries its walk's number, so updates, acks, ``drained`` and ``left`` are per walk.
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Cat, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
+from ..lowest_occupancy import LowestOccupancyDispatch
 from ..memory_port import MemoryPortSignature
+from ..ordered_merge import MemoryPortMerge, OrderedMerge
+from ..stream_arbiter import StreamArbiter
 from ..stream_throttle import StreamLinks
 from ..stream_fifo import StreamFIFO
 from .circular_queue import CircularQueue
@@ -21,7 +30,8 @@ from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .fifo_edge_buffer import FIFOEdgeBuffer
 from .hdtl import HDTL
 from .hub_index_learner import ObserveRequest
-from .layouts import ORIGIN_BITS, LoadRecord, VertexUpdate
+from .layouts import (EDGES_PER_LINE, ORIGIN_BITS, EdgeTask, LoadRecord, ProbeResult,
+                      VertexUpdate, VisitRequest, VisitResult)
 from .processing_element import ProcessingElement
 from .vertex_store import VertexStoreBank
 
@@ -48,18 +58,19 @@ class Engine(wiring.Component):
     ack, ack_origin, ack_left : ``Out(1)``, ``Out(ORIGIN_BITS)``, ``Out(1)``
         The bank applied an update from that origin, and whether it left a vertex for the
         origin's walk.
-    sent : ``Out(1)``
-        The HDTL put an edge into the FIFO edge buffer (an update that will need an ack).
-    drained : ``In(1)``
-        Every edge this engine sent has been acked.
-    left : ``In(1)``
-        A bank acked an update of this engine that left a vertex for its walk.
+    sent : ``Out(walks)``
+        Walk k's HDTL put an edge into the FIFO edge buffer (an update that will need an ack
+        of origin walk slot ``index × walks + k``).
+    drained : ``In(walks)``
+        Every edge walk k sent has been acked.
+    left : ``In(walks)``
+        A bank acked an update of walk k that left a vertex for its walk.
     load : ``In(stream.Signature(LoadRecord))``
     dump : ``In(stream.Signature(32))``; dumped : ``Out(stream.Signature(32))``
     offsets_mem, edges_mem, queue_mem : ``Out(MemoryPortSignature(addr_width))``
-    lookup, answers, pseudo, observe
-        With the hub index: the HDTL's lookups to the DDMU and its answers, the DDMU's
-        pseudo-edges into this engine's pseudo-edge buffer (PageRank), the HDTL's
+    lookup, answers, pseudo, observe : arrays of ``walks`` streams
+        With the hub index, per walk: the HDTL's lookups to the DDMU and its answers, the
+        DDMU's pseudo-edges into the walk's pseudo-edge buffer (PageRank), the HDTL's
         observations to the learner.
     busy : ``Out(1)``
         Anything inside but the updates on their way back (``drained`` covers those).
@@ -92,7 +103,7 @@ class Engine(wiring.Component):
             "updates": Out(stream.Signature(VertexUpdate)),
             "incoming": In(stream.Signature(VertexUpdate)),
             "ack": Out(1), "ack_origin": Out(ORIGIN_BITS), "ack_left": Out(1),
-            "sent": Out(1), "drained": In(1), "left": In(1),
+            "sent": Out(config.walks), "drained": In(config.walks), "left": In(config.walks),
             "load": In(stream.Signature(LoadRecord)),
             "dump": In(stream.Signature(32)), "dumped": Out(stream.Signature(32)),
             "offsets_mem": Out(MemoryPortSignature(aw)),
@@ -102,10 +113,10 @@ class Engine(wiring.Component):
         }
         if config.hub_index:
             members.update({
-                "lookup": Out(stream.Signature(LookupRequest)),
-                "answers": In(stream.Signature(LookupAnswer)),
-                "pseudo": In(stream.Signature(PseudoEdge)),
-                "observe": Out(stream.Signature(ObserveRequest)),
+                "lookup": Out(stream.Signature(LookupRequest)).array(config.walks),
+                "answers": In(stream.Signature(LookupAnswer)).array(config.walks),
+                "pseudo": In(stream.Signature(PseudoEdge)).array(config.walks),
+                "observe": Out(stream.Signature(ObserveRequest)).array(config.walks),
             })
         members.update({name: Out(32) for name in self.COUNTERS})
         if config.stall_injection:
@@ -122,33 +133,35 @@ class Engine(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self._config
-        m.submodules.hdtl = hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth,
-                                        algo=cfg.algo, hub_index=cfg.hub_index,
-                                        track_entries=cfg.track_entries, engine=self._index)
+        walks = cfg.walks
+        hdtls = []
+        for k in range(walks):
+            hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth, algo=cfg.algo,
+                        hub_index=cfg.hub_index, track_entries=cfg.track_entries,
+                        engine=self._index * walks + k, walk=k)
+            m.submodules[f"hdtl{k}" if walks > 1 else "hdtl"] = hdtl
+            hdtls.append(hdtl)
         m.submodules.fifo = fifo = FIFOEdgeBuffer(depth=cfg.edge_fifo_depth)
-        m.submodules.pe = pe = ProcessingElement(algo=cfg.algo, engine=self._index)
+        m.submodules.pe = pe = ProcessingElement(algo=cfg.algo, engine=self._index,
+                                                 walk_bits=cfg.walk_bits)
         m.submodules.queue = queue = CircularQueue(addr_width=cfg.addr_width,
                                                    lines=self.queue_lines)
         m.submodules.bank = bank = VertexStoreBank(algo=cfg.algo, words=cfg.bank_vertices,
-                                                   engine=self._index)
+                                                   engine=self._index,
+                                                   walk_bits=cfg.walk_bits)
         link = StreamLinks(m, percent=cfg.stall_injection,
                            seed=self.stall_seed if cfg.stall_injection else None,
                            prefix=f"engine{self._index}.")
         self.link_probes = link.probes
 
-        # Roots reach the HDTL only once the vertex store is loaded.
+        # Roots reach the HDTLs only once the vertex store is loaded.
         roots = stream.Signature(queue.pop.payload.shape()).create()
         m.d.comb += [
             roots.valid.eq(queue.pop.valid & self.enable),
             roots.payload.eq(queue.pop.payload),
             queue.pop.ready.eq(roots.ready & self.enable),
         ]
-        link(roots, hdtl.pop, "queue->hdtl")
-        link(hdtl.visit, bank.visit, "hdtl.visit->bank")
-        link(bank.visited, hdtl.visited, "bank->hdtl.visited")
-        link(hdtl.probe, bank.probe, "hdtl.probe->bank")
-        link(bank.probed, hdtl.probed, "bank->hdtl.probed")
-        link(hdtl.edges, fifo.i, "hdtl->fifo_edge_buffer")
+        shared = self._elaborate_sharing(m, hdtls, roots, bank, link)
         link(fifo.o, pe.edges, "fifo_edge_buffer->pe")
         link(pe.updates, wiring.flipped(self.updates), "pe->network")
         link(wiring.flipped(self.incoming), bank.update, "network->bank")
@@ -156,26 +169,32 @@ class Engine(wiring.Component):
         link(wiring.flipped(self.load), bank.load, "loader->bank")
         link(wiring.flipped(self.dump), bank.dump, "writer->bank")
         link(bank.dumped, wiring.flipped(self.dumped), "bank->writer")
-        wiring.connect(m, hdtl.offsets_mem, wiring.flipped(self.offsets_mem))
-        wiring.connect(m, hdtl.edges_mem, wiring.flipped(self.edges_mem))
+        link(shared["edges"], fifo.i, "hdtl->fifo_edge_buffer")
+        wiring.connect(m, shared["offsets_mem"], wiring.flipped(self.offsets_mem))
+        wiring.connect(m, shared["edges_mem"], wiring.flipped(self.edges_mem))
         wiring.connect(m, queue.mem, wiring.flipped(self.queue_mem))
 
+        for k, hdtl in enumerate(hdtls):
+            m.d.comb += [
+                hdtl.start.eq(self.start),
+                hdtl.first.eq(self.first), hdtl.last.eq(self.last),
+                hdtl.offsets_base.eq(self.offsets_base), hdtl.edges_base.eq(self.edges_base),
+                hdtl.drained.eq(self.drained[k]), hdtl.left.eq(self.left[k]),
+                self.sent[k].eq(hdtl.edges.valid & hdtl.edges.ready),
+            ]
         m.d.comb += [
-            hdtl.start.eq(self.start), queue.start.eq(self.start),
-            hdtl.first.eq(self.first), hdtl.last.eq(self.last),
-            hdtl.offsets_base.eq(self.offsets_base), hdtl.edges_base.eq(self.edges_base),
-            hdtl.drained.eq(self.drained), hdtl.left.eq(self.left),
+            queue.start.eq(self.start),
             queue.base.eq(self.queue_base + self._index * self.queue_lines),
             bank.base.eq(self.first), bank.tolerance.eq(self.tolerance),
             self.ack.eq(bank.ack), self.ack_origin.eq(bank.ack_origin),
             self.ack_left.eq(bank.ack_left),
-            self.sent.eq(hdtl.edges.valid & hdtl.edges.ready),
-            self.busy.eq(hdtl.busy | queue.busy | bank.busy | link.busy),
+            self.busy.eq(Cat(h.busy for h in hdtls).any() | shared["busy"] | queue.busy |
+                         bank.busy | link.busy),
             self.store_busy.eq(bank.busy),
             self.queue_overflow.eq(queue.overflow),
         ]
         for name in ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks"):
-            m.d.comb += getattr(self, name).eq(getattr(hdtl, name))
+            m.d.comb += getattr(self, name).eq(sum(getattr(h, name) for h in hdtls))
         for name in ("vertex_updates", "activations", "pushes", "stack_overflows"):
             m.d.comb += getattr(self, name).eq(getattr(bank, name))
         m.d.comb += self.updates_applied.eq(bank.updates)
@@ -183,16 +202,68 @@ class Engine(wiring.Component):
                      self.queue_line_writes.eq(queue.line_writes)]
 
         if cfg.hub_index:
-            # The pseudo-edge buffer holds what the DDMU lends per root at most, so the DDMU
-            # never waits for a walk to end.
-            m.submodules.pending = pending = StreamFIFO(PseudoEdge, cfg.pseudo_edge_buffer)
-            link(wiring.flipped(self.pseudo), pending.i, "ddmu->pseudo_edge_buffer")
-            link(pending.o, hdtl.pending, "pseudo_edge_buffer->hdtl")
-            link(hdtl.lookup, wiring.flipped(self.lookup), "hdtl.lookup->ddmu")
-            link(wiring.flipped(self.answers), hdtl.answers, "ddmu->hdtl.answers")
-            link(hdtl.observe, wiring.flipped(self.observe), "hdtl.observe->learner")
-            m.d.comb += [self.observations.eq(hdtl.observations),
-                         self.pseudo_edges.eq(hdtl.pseudo_edges)]
-            with m.If((pending.level != 0) | link.busy):
-                m.d.comb += self.busy.eq(1)
+            for k, hdtl in enumerate(hdtls):
+                # The pseudo-edge buffer holds what the DDMU lends per root at most, so the
+                # DDMU never waits for a walk to end.
+                pending = StreamFIFO(PseudoEdge, cfg.pseudo_edge_buffer)
+                m.submodules[f"pending{k}" if walks > 1 else "pending"] = pending
+                suffix = f"{k}" if walks > 1 else ""
+                link(wiring.flipped(self.pseudo[k]), pending.i,
+                     f"ddmu->pseudo_edge_buffer{suffix}")
+                link(pending.o, hdtl.pending, f"pseudo_edge_buffer{suffix}->hdtl{suffix}")
+                link(hdtl.lookup, wiring.flipped(self.lookup[k]), f"hdtl{suffix}.lookup->ddmu")
+                link(wiring.flipped(self.answers[k]), hdtl.answers,
+                     f"ddmu->hdtl{suffix}.answers")
+                link(hdtl.observe, wiring.flipped(self.observe[k]),
+                     f"hdtl{suffix}.observe->learner")
+                with m.If(pending.level != 0):
+                    m.d.comb += self.busy.eq(1)
+            m.d.comb += [self.observations.eq(sum(h.observations for h in hdtls)),
+                         self.pseudo_edges.eq(sum(h.pseudo_edges for h in hdtls))]
         return m
+
+    def _elaborate_sharing(self, m, hdtls, roots, bank, link):
+        """Join the walks to what they share: roots go to an idle HDTL; visits and probes
+        reach the bank, and offsets and edges the memory, merged with their answers routed
+        back in order; edges enter the FIFO edge buffer round robin. With one walk, direct
+        links. Returns the merged edge stream, the two memory ports and a busy flag."""
+        cfg = self._config
+        walks = len(hdtls)
+        if walks == 1:
+            hdtl = hdtls[0]
+            link(roots, hdtl.pop, "queue->hdtl")
+            link(hdtl.visit, bank.visit, "hdtl.visit->bank")
+            link(bank.visited, hdtl.visited, "bank->hdtl.visited")
+            link(hdtl.probe, bank.probe, "hdtl.probe->bank")
+            link(bank.probed, hdtl.probed, "bank->hdtl.probed")
+            return {"edges": hdtl.edges, "offsets_mem": hdtl.offsets_mem,
+                    "edges_mem": hdtl.edges_mem, "busy": 0}
+
+        m.submodules.roots = dispatch = LowestOccupancyDispatch(
+            roots.payload.shape(), walks, level_width=1)
+        wiring.connect(m, roots, dispatch.i)
+        m.submodules.visits = visits = OrderedMerge(VisitRequest, VisitResult, walks,
+                                                    outstanding=walks)
+        m.submodules.probes = probes = OrderedMerge(32, ProbeResult, walks,
+                                                    outstanding=EDGES_PER_LINE * walks)
+        m.submodules.edges = edges = StreamArbiter(EdgeTask, walks)
+        m.submodules.offsets_mem = offsets_mem = MemoryPortMerge(
+            addr_width=cfg.addr_width, count=walks, outstanding=HDTL.OFFSET_WINDOW * walks)
+        m.submodules.edges_mem = edges_mem = MemoryPortMerge(
+            addr_width=cfg.addr_width, count=walks, outstanding=hdtls[0].edge_window * walks)
+        for k, hdtl in enumerate(hdtls):
+            m.d.comb += dispatch.levels[k].eq(0)
+            link(dispatch.o[k], hdtl.pop, f"queue->hdtl{k}")
+            link(hdtl.visit, visits.requests[k], f"hdtl{k}.visit->visits")
+            link(visits.responses[k], hdtl.visited, f"visits->hdtl{k}.visited")
+            link(hdtl.probe, probes.requests[k], f"hdtl{k}.probe->probes")
+            link(probes.responses[k], hdtl.probed, f"probes->hdtl{k}.probed")
+            link(hdtl.edges, edges.i[k], f"hdtl{k}->edges")
+            wiring.connect(m, hdtl.offsets_mem, offsets_mem.clients[k])
+            wiring.connect(m, hdtl.edges_mem, edges_mem.clients[k])
+        link(visits.request, bank.visit, "visits->bank")
+        link(bank.visited, visits.response, "bank->visits")
+        link(probes.request, bank.probe, "probes->bank")
+        link(bank.probed, probes.response, "bank->probes")
+        return {"edges": edges.o, "offsets_mem": offsets_mem.mem, "edges_mem": edges_mem.mem,
+                "busy": visits.busy | probes.busy | offsets_mem.busy | edges_mem.busy}

@@ -31,27 +31,26 @@ goes to the learner. The walk ends once the DDMU has answered its root; for Page
 pseudo-edges of the root's shortcuts then enter the FIFO edge buffer, paying the loans back.
 """
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
-from amaranth.lib import data, memory, stream, wiring
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
 from ..memory_port import MemoryPortSignature
-from ..stream_fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
 from .hub_tracker import HubTracker, edge_value
-from .layouts import EDGES_PER_LINE, EdgeTask, ProbeResult, VisitRequest, VisitResult
-from .range_reader import RangeReader, range_item_layout
+from .layouts import WALK_BITS, EdgeTask, ProbeResult, VisitRequest, VisitResult
+from .range_reader import RangeReader
+from .walk_scanner import WalkScanner
 from .walk_stack import WalkStack, stack_entry_layout
 
 
 __all__ = ["HDTL"]
 
 
-# A destination asked about, and the edge that leads to it.
-_Probe = data.StructLayout({"edge": 32, "vertex": 32, "weight": 32})
+_Edge = data.StructLayout({"dst": 32, "weight": 32})
 
 
 class HDTL(wiring.Component):
@@ -72,7 +71,11 @@ class HDTL(wiring.Component):
     track_entries : int
         Answered entries kept per walk.
     engine : int
-        The engine's number, sent with its lookups.
+        The walk slot sent with its lookups (engine × walks + walk: the DDMU's answers and
+        pseudo-edges come back to it).
+    walk : int
+        This HDTL's walk within its engine, sent with its edges (the origin of their
+        updates).
 
     Members
     -------
@@ -113,15 +116,16 @@ class HDTL(wiring.Component):
 
     def __init__(self, *, addr_width: int, stack_depth: int, edge_window: int = 8,
                  algo: str = "bfs", hub_index: bool = False, track_entries: int = 8,
-                 engine: int = 0):
+                 engine: int = 0, walk: int = 0):
         if stack_depth < 1 or edge_window < 1:
             raise ConfigError("HDTL: stack_depth and edge_window must be at least 1, not "
                               f"{stack_depth!r} and {edge_window!r}")
         if algo not in ALGORITHMS:
             raise ConfigError(f"HDTL: algo must be one of {', '.join(ALGORITHMS)}, not {algo!r}")
-        if track_entries < 1 or engine < 0:
-            raise ConfigError("HDTL: track_entries must be at least 1 and engine not negative, "
-                              f"not {track_entries!r} and {engine!r}")
+        if track_entries < 1 or engine < 0 or not 0 <= walk < 1 << WALK_BITS:
+            raise ConfigError("HDTL: track_entries must be at least 1, engine not negative and "
+                              f"walk from 0 to {(1 << WALK_BITS) - 1}, not {track_entries!r}, "
+                              f"{engine!r} and {walk!r}")
         self._addr_width = addr_width
         self._stack_depth = stack_depth
         self._edge_window = edge_window
@@ -129,6 +133,7 @@ class HDTL(wiring.Component):
         self._hub_index = hub_index
         self._track_entries = track_entries
         self._engine = engine
+        self._walk = walk
         members = {
             "start": In(1),
             "first": In(32), "last": In(32),
@@ -156,6 +161,13 @@ class HDTL(wiring.Component):
             })
         super().__init__(members)
 
+    # Lines of offsets requested ahead (a vertex's two offsets span at most two lines).
+    OFFSET_WINDOW = 2
+
+    @property
+    def edge_window(self) -> int:
+        return self._edge_window
+
     @property
     def stack_bits(self) -> int:
         """Bits of the stack (the paper's 6.1 Kbit is for its 10 entries of 5 words)."""
@@ -168,7 +180,7 @@ class HDTL(wiring.Component):
         is_sum = self._algo not in MIN_TYPE
 
         m.submodules.offsets = offsets = RangeReader(addr_width=self._addr_width, item_words=1,
-                                                     window=2)
+                                                     window=self.OFFSET_WINDOW)
         m.submodules.edge_reader = edge_reader = RangeReader(
             addr_width=self._addr_width, item_words=2, window=self._edge_window)
         wiring.connect(m, offsets.mem, wiring.flipped(self.offsets_mem))
@@ -187,44 +199,16 @@ class HDTL(wiring.Component):
         lo = Signal(32)
         hi = Signal(32)
 
-        # The scan of the top entry's current line.
-        m.submodules.probes = probes = StreamFIFO(_Probe, EDGES_PER_LINE)
-        scan_first = Signal(32)
-        scan_count = Signal(range(EDGES_PER_LINE + 1))
-        scan_end = Signal(32)       # scan_first + scan_count, worked out beside it
-        scan_line_vertex = Signal() # the top entry's vertex is the batch line's
-        scan_items_done = Signal()
-        scan_items_taken = Signal()
-        scan_reg_valid = Signal()
-        scan_reg_last = Signal()
-        scan_reg_local = Signal()
-        scan_reg_edge = Signal(32)
-        scan_reg_vertex = Signal(32)
-        scan_reg_weight = Signal(32)
-        found = Signal()
-        found_edge = Signal(32)
-        found_vertex = Signal(32)
-        found_weight = Signal(32)
-
-        edge_fields = data.StructLayout({"dst": 32, "weight": 32})
-
-        # The first line of the last batch's edges, kept for the scan: the first scan of an
-        # entry just pushed reads exactly these, and reading them again from memory cost a
-        # memory latency per visit.
-        m.submodules.batch_line = batch_line = memory.Memory(
-            shape=edge_fields, depth=EDGES_PER_LINE, init=[])
-        line_write = batch_line.write_port()
-        line_read = batch_line.read_port(domain="comb")
-        line_vertex = Signal(32)
-        line_first = Signal(32)
-        line_count = Signal(range(EDGES_PER_LINE + 1))
-        line_end = Signal(32)       # line_first + line_count, counted beside it
-        line_valid = Signal()
-        replay = Signal()
-        replay_at = Signal(range(EDGES_PER_LINE))
-        replay_left = Signal(range(EDGES_PER_LINE + 1))
-        m.d.comb += [line_write.addr.eq(line_count), line_write.data.eq(
-            edge_fields(edge_reader.items.payload.data)), line_read.addr.eq(replay_at)]
+        # The scan for the next vertex: it reads through the edge reader while the HDTL is
+        # in SCANNING, and keeps the batch's first line.
+        m.submodules.scanner = scanner = WalkScanner(addr_width=self._addr_width)
+        m.d.comb += [scanner.first.eq(self.first), scanner.last.eq(self.last),
+                     scanner.edges_base.eq(self.edges_base),
+                     scanner.batch_vertex.eq(vertex), scanner.batch_first.eq(lo),
+                     scanner.batch_data.eq(edge_reader.items.payload.data),
+                     self.scanned_edges.eq(scanner.scanned_edges)]
+        wiring.connect(m, scanner.probe, wiring.flipped(self.probe))
+        wiring.connect(m, wiring.flipped(self.probed), scanner.probed)
 
         batch_left = Signal()
         with m.If(self.left):
@@ -329,8 +313,8 @@ class HDTL(wiring.Component):
                         m.next = "BATCH_START"
 
             with m.State("BATCH_START"):
-                m.d.sync += [batch_left.eq(0), line_valid.eq(0), line_vertex.eq(vertex),
-                             line_first.eq(lo), line_count.eq(0), line_end.eq(lo)]
+                m.d.sync += batch_left.eq(0)
+                m.d.comb += scanner.batch_start.eq(1)
                 if hub:
                     m.d.comb += tracker.batch_start.eq(1)
                 with m.If(hi == lo):
@@ -344,7 +328,7 @@ class HDTL(wiring.Component):
                         m.next = "BATCH"
 
             with m.State("BATCH"):
-                edge = edge_fields(edge_reader.items.payload.data)
+                edge = _Edge(edge_reader.items.payload.data)
                 m.d.comb += [
                     self.edges.valid.eq(edge_reader.items.valid),
                     self.edges.payload.dst.eq(edge.dst),
@@ -353,19 +337,18 @@ class HDTL(wiring.Component):
                     self.edges.payload.const.eq(const),
                     self.edges.payload.leave.eq(depth < depth_limit),
                     self.edges.payload.pseudo.eq(0),
+                    self.edges.payload.walk.eq(self._walk),
                     edge_reader.items.ready.eq(self.edges.ready),
                 ]
                 with m.If(self.edges.valid & self.edges.ready):
                     m.d.sync += self.edges_fetched.eq(self.edges_fetched + 1)
-                    with m.If(line_count != EDGES_PER_LINE):
-                        m.d.comb += line_write.en.eq(1)
-                        m.d.sync += [line_count.eq(line_count + 1), line_end.eq(line_end + 1)]
+                    m.d.comb += scanner.batch_edge.eq(1)
                     if hub:
                         m.d.comb += [tracker.batch_edge.eq(1),
                                      tracker.batch_dst.eq(edge.dst),
                                      tracker.batch_weight.eq(edge.weight)]
                     with m.If(edge_reader.items.payload.last):
-                        m.d.sync += line_valid.eq(1)
+                        m.d.comb += scanner.batch_done.eq(1)
                         m.next = "DRAIN"
 
             with m.State("DRAIN"):
@@ -386,105 +369,32 @@ class HDTL(wiring.Component):
                         m.next = "RESUME"
 
             with m.State("SCAN"):
-                # The top entry: exhausted → pop it; else read the rest of its current line
-                # (the count is registered first: the stack is read asynchronously).
-                line_room = EDGES_PER_LINE - top.next[:EDGES_PER_LINE.bit_length() - 1]
-                left = top.end - top.next
-                line_boundary = Cat(Const(0, EDGES_PER_LINE.bit_length() - 1),
-                                    top.next[EDGES_PER_LINE.bit_length() - 1:] + 1)
+                # The top entry: exhausted → pop it; else scan the rest of its current line.
                 with m.If(top.next == top.end):
                     m.d.comb += stack.pop.eq(1)
                     m.next = "RESUME"
                 with m.Else():
-                    m.d.sync += [scan_first.eq(top.next),
-                                 scan_count.eq(Mux(left < line_room, left, line_room)),
-                                 scan_end.eq(Mux(left < line_room, top.end, line_boundary)),
-                                 scan_line_vertex.eq(top.vertex == line_vertex)]
-                    m.next = "SCAN_ASK"
+                    m.d.comb += [scanner.request.valid.eq(1),
+                                 scanner.request.payload.vertex.eq(top.vertex),
+                                 scanner.request.payload.next.eq(top.next),
+                                 scanner.request.payload.end.eq(top.end)]
+                    with m.If(scanner.request.ready):
+                        m.next = "SCANNING"
 
-            with m.State("SCAN_ASK"):
-                buffered = line_valid & scan_line_vertex & \
-                    (scan_first >= line_first) & \
-                    (scan_end <= line_end)
-                m.d.sync += [scan_items_done.eq(0), scan_items_taken.eq(0), found.eq(0),
-                             replay.eq(buffered),
-                             replay_at.eq(scan_first - line_first), replay_left.eq(scan_count)]
-                with m.If(buffered):
-                    m.next = "SCAN_LINE"
-                with m.Else():
-                    m.d.comb += [edge_reader.cmd.valid.eq(1),
-                                 edge_reader.cmd.payload.base.eq(self.edges_base),
-                                 edge_reader.cmd.payload.first.eq(scan_first),
-                                 edge_reader.cmd.payload.count.eq(scan_count)]
-                    with m.If(edge_reader.cmd.ready):
-                        m.next = "SCAN_LINE"
-
-            with m.State("SCAN_LINE"):
-                # Destinations of the partition are probed, in edge order; the first one that
-                # is active and walkable is the child. The edges come from memory or, replayed,
-                # from the batch's line.
-                item = stream.Signature(range_item_layout(2)).create()
-                with m.If(replay):
-                    m.d.comb += [item.valid.eq(replay_left != 0),
-                                 item.payload.data.eq(line_read.data),
-                                 item.payload.index.eq(line_first + replay_at),
-                                 item.payload.last.eq(replay_left == 1)]
-                    with m.If(item.valid & item.ready):
-                        m.d.sync += [replay_at.eq(replay_at + 1), replay_left.eq(replay_left - 1)]
-                with m.Else():
-                    m.d.comb += [item.valid.eq(edge_reader.items.valid),
-                                 item.payload.eq(edge_reader.items.payload),
-                                 edge_reader.items.ready.eq(item.ready)]
-                # The edges pass a register before the probes: the bound compares then sit
-                # between the edge data and that register, and no path runs from the edge
-                # data (a distributed-RAM read, or the batch's line) back to the edge
-                # reader's ready.
-                edge = edge_fields(item.payload.data)
-                out_ready = probes.i.ready & self.probe.ready
-                with m.If(item.valid & ~scan_items_taken):
-                    m.d.comb += item.ready.eq(~scan_reg_valid | out_ready)
-                with m.If(item.valid & item.ready):
-                    m.d.sync += [scan_reg_valid.eq(1), scan_reg_last.eq(item.payload.last),
-                                 scan_reg_local.eq((edge.dst >= self.first) &
-                                                   (edge.dst < self.last)),
-                                 scan_reg_edge.eq(item.payload.index),
-                                 scan_reg_vertex.eq(edge.dst), scan_reg_weight.eq(edge.weight),
-                                 scan_items_taken.eq(item.payload.last)]
-                with m.Elif(out_ready):
-                    m.d.sync += scan_reg_valid.eq(0)
-                m.d.comb += [
-                    probes.i.payload.edge.eq(scan_reg_edge),
-                    probes.i.payload.vertex.eq(scan_reg_vertex),
-                    probes.i.payload.weight.eq(scan_reg_weight),
-                    self.probe.payload.eq(scan_reg_vertex),
-                ]
-                with m.If(scan_reg_valid & scan_reg_local):
-                    m.d.comb += [self.probe.valid.eq(probes.i.ready),
-                                 probes.i.valid.eq(self.probe.ready)]
-                with m.If(scan_reg_valid & out_ready):
-                    m.d.sync += self.scanned_edges.eq(self.scanned_edges + 1)
-                    with m.If(scan_reg_last):
-                        m.d.sync += scan_items_done.eq(1)
-
-                m.d.comb += [probes.o.ready.eq(self.probed.valid),
-                             self.probed.ready.eq(probes.o.valid)]
-                with m.If(self.probed.valid & probes.o.valid &
-                          self.probed.payload.walkable & ~found):
-                    m.d.sync += [found.eq(1), found_edge.eq(probes.o.payload.edge),
-                                 found_vertex.eq(probes.o.payload.vertex),
-                                 found_weight.eq(probes.o.payload.weight)]
-
-                with m.If(scan_items_done & (probes.level == 0)):
-                    m.d.comb += stack.advance.eq(1)
-                    with m.If(found):
-                        m.d.comb += stack.next.eq(found_edge + 1)
-                        m.d.sync += [vertex.eq(found_vertex), depth.eq(size + 1)]
+            with m.State("SCANNING"):
+                wiring.connect(m, scanner.read, edge_reader.cmd)
+                wiring.connect(m, edge_reader.items, scanner.items)
+                result = scanner.result.payload
+                m.d.comb += scanner.result.ready.eq(1)
+                with m.If(scanner.result.valid):
+                    m.d.comb += [stack.advance.eq(1), stack.next.eq(result.next)]
+                    with m.If(result.found):
+                        m.d.sync += [vertex.eq(result.vertex), depth.eq(size + 1)]
                         if hub:
                             m.d.comb += [tracker.descend.eq(1), tracker.descend_y.eq(
-                                edge_value(self._algo, top.y, found_weight))]
+                                edge_value(self._algo, top.y, result.weight))]
                         m.next = "VISIT"
                     with m.Else():
-                        m.d.comb += stack.next.eq(scan_end)
                         m.next = "SCAN"
 
             if hub:
@@ -502,6 +412,7 @@ class HDTL(wiring.Component):
                             self.edges.payload.dst.eq(pending.payload.tail),
                             self.edges.payload.x.eq(pending.payload.z),
                             self.edges.payload.pseudo.eq(1),
+                            self.edges.payload.walk.eq(self._walk),
                             pending.ready.eq(self.edges.ready & (owed != 0)),
                         ]
                         with m.If(pending.valid & self.edges.ready & (owed != 0)):

@@ -22,11 +22,17 @@ by the register block):
 from amaranth.lib import data
 
 
-__all__ = ["ORIGIN_BITS", "ORIGIN_DDMU", "EDGE_WORDS", "EDGES_PER_LINE", "EdgeTask",
+__all__ = ["ORIGIN_BITS", "ORIGIN_DDMU", "WALK_BITS", "MAX_WALK_SLOTS", "EDGE_WORDS",
+           "EDGES_PER_LINE", "EdgeTask",
            "VertexUpdate", "VisitRequest", "VisitResult", "ProbeResult", "LoadRecord"]
 
-# Who sent an update: engine 0 .. engines - 1, or the DDMU.
-ORIGIN_BITS = 4
+# An engine runs up to 2 ** WALK_BITS walks at once (its walk contexts, each an HDTL); walk k
+# of engine e is walk slot e * walks + k.
+WALK_BITS = 4
+MAX_WALK_SLOTS = 128
+
+# Who sent an update: a walk slot (the engine's walk whose batch it belongs to), or the DDMU.
+ORIGIN_BITS = 8
 ORIGIN_DDMU = (1 << ORIGIN_BITS) - 1
 
 EDGE_WORDS = 2
@@ -36,9 +42,9 @@ EDGES_PER_LINE = 16 // EDGE_WORDS
 # propagates and u's constant; ``leave`` = u's depth is below the stack depth (a walkable
 # destination activated by it is left for the walk); ``pseudo`` = the compensating
 # pseudo-edge <-1, tail, NULL, z> of sum-type Accum: the PE sends -x to dst unchanged by
-# EdgeCompute.
+# EdgeCompute; ``walk`` = which of the engine's walks sent it (its updates' origin).
 EdgeTask = data.StructLayout({"dst": 32, "weight": 32, "x": 32, "const": 32,
-                              "leave": 1, "pseudo": 1})
+                              "leave": 1, "pseudo": 1, "walk": WALK_BITS})
 
 # What a processing element (or the DDMU) sends to the bank owning ``vertex``: Accum
 # ``value`` into its delta.

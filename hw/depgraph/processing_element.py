@@ -16,7 +16,7 @@ from amaranth.lib.wiring import In, Out
 from ..config import ConfigError
 from ..fp32 import FP32Multiplier
 from .config import ALGORITHMS
-from .layouts import EdgeTask, VertexUpdate
+from .layouts import WALK_BITS, EdgeTask, VertexUpdate
 
 
 __all__ = ["ProcessingElement"]
@@ -25,7 +25,7 @@ _FP32_ONE = 0x3F80_0000
 _SIGN = 0x8000_0000
 
 # What travels beside the multiplication.
-_Tag = data.StructLayout({"vertex": 32, "leave": 1})
+_Tag = data.StructLayout({"vertex": 32, "leave": 1, "walk": WALK_BITS})
 
 
 class ProcessingElement(wiring.Component):
@@ -36,7 +36,10 @@ class ProcessingElement(wiring.Component):
     algo : str
         bfs, sssp, cc or pagerank.
     engine : int
-        The engine's number, the origin of its updates.
+        The engine's number.
+    walk_bits : int
+        Bits of a walk's number within the engine: an update's origin is the walk slot
+        ``engine << walk_bits | walk`` of the edge's walk.
 
     Members
     -------
@@ -47,14 +50,18 @@ class ProcessingElement(wiring.Component):
         An edge taken has not yet left as an update.
     """
 
-    def __init__(self, *, algo: str, engine: int):
+    def __init__(self, *, algo: str, engine: int, walk_bits: int = 0):
         if algo not in ALGORITHMS:
             raise ConfigError(f"ProcessingElement: algo must be one of {', '.join(ALGORITHMS)}, "
                               f"not {algo!r}")
         if engine < 0:
             raise ConfigError(f"ProcessingElement: engine must not be negative, not {engine!r}")
+        if not 0 <= walk_bits <= WALK_BITS:
+            raise ConfigError(f"ProcessingElement: walk_bits must be from 0 to {WALK_BITS}, "
+                              f"not {walk_bits!r}")
         self._algo = algo
         self._engine = engine
+        self._walk_bits = walk_bits
         super().__init__({
             "edges": In(stream.Signature(EdgeTask)),
             "updates": Out(stream.Signature(VertexUpdate)),
@@ -65,7 +72,9 @@ class ProcessingElement(wiring.Component):
         m = Module()
         task = self.edges.payload
         out = self.updates
-        m.d.comb += out.payload.origin.eq(self._engine)
+        def origin(walk):
+            return (self._engine << self._walk_bits) | walk[:self._walk_bits] \
+                if self._walk_bits else self._engine
         if self._algo == "pagerank":
             m.submodules.multiplier = multiplier = FP32Multiplier(tag_width=_Tag.size)
             tag_in = _Tag(multiplier.i.payload.tag)
@@ -77,10 +86,12 @@ class ProcessingElement(wiring.Component):
                 multiplier.i.payload.b.eq(Mux(task.pseudo, _FP32_ONE, task.const)),
                 tag_in.vertex.eq(task.dst),
                 tag_in.leave.eq(task.leave),
+                tag_in.walk.eq(task.walk),
                 out.valid.eq(multiplier.o.valid),
                 multiplier.o.ready.eq(out.ready),
                 out.payload.vertex.eq(tag_out.vertex),
                 out.payload.leave.eq(tag_out.leave),
+                out.payload.origin.eq(origin(tag_out.walk)),
                 out.payload.value.eq(multiplier.o.payload.result),
             ]
             # Busy while an operation is anywhere in the multiplier's pipeline.
@@ -99,6 +110,7 @@ class ProcessingElement(wiring.Component):
                     out.valid.eq(self.edges.valid),
                     out.payload.vertex.eq(task.dst),
                     out.payload.leave.eq(task.leave),
+                    out.payload.origin.eq(origin(task.walk)),
                     out.payload.value.eq(Mux(total[32], 0xFFFF_FFFF, total[:32])),
                 ]
             m.d.comb += self.busy.eq(out.valid)

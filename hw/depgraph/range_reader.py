@@ -8,7 +8,7 @@ hands the items out in order. ``abort`` ends a command early: nothing more is ha
 the lines still on their way are dropped as they arrive.
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 

@@ -25,8 +25,8 @@ log2(words) bits, so an id outside [base, base + words) aliases another record):
   propagates when worth), c and head. A visit that is not worth changes nothing else.
 * update: min: Δ ← min(Δ, value); sum: Δ ← Δ + value (FP32, :class:`hw.fp32.FP32Adder`,
   bit-exact with NumPy float32). If the record is now worth and was not active it becomes
-  active and, unless ``leave`` and origin = ``engine`` and not stop (the walk of this engine
-  will find it), its id is pushed, which sets queued (nothing is pushed if it was queued
+  active and, unless ``leave`` and the origin's engine = ``engine`` and not stop (the origin's
+  walk will find it), its id is pushed, which sets queued (nothing is pushed if it was queued
   already). Every update gives one ``ack`` pulse with its origin.
 * probe: walkable = active and not stop.
 * dump: the state word (read-back after the run).
@@ -117,7 +117,10 @@ class VertexStoreBank(wiring.Component):
     words : int
         Records (a power of two, at least 2).
     engine : int
-        This bank's engine, compared with an update's ``origin``.
+        This bank's engine, compared with the engine of an update's ``origin`` (the walk slot
+        ``engine << walk_bits | walk``).
+    walk_bits : int
+        Bits of a walk's number within its engine.
     output_depth : int
         Entries of each output queue (at least 2; 16 sustains one visit, probe or dump per
         cycle for the sum type's pipeline, whose credits stay out 13 cycles).
@@ -160,19 +163,23 @@ class VertexStoreBank(wiring.Component):
         stack's depth (not left for the walk: queued instead).
     """
 
-    def __init__(self, *, algo: str, words: int, engine: int, output_depth: int = 16):
+    def __init__(self, *, algo: str, words: int, engine: int, output_depth: int = 16,
+                 walk_bits: int = 0):
         if algo not in ALGORITHMS:
             raise ValueError(f"algo must be one of {', '.join(ALGORITHMS)}, not {algo!r}")
         if not isinstance(words, int) or words < 2 or words & (words - 1):
             raise ValueError(f"words must be a power of two of at least 2, not {words!r}")
-        if not 0 <= engine < 1 << ORIGIN_BITS:
-            raise ValueError(f"engine must fit {ORIGIN_BITS} bits, not {engine!r}")
+        if not 0 <= walk_bits < ORIGIN_BITS or \
+                not 0 <= engine < 1 << (ORIGIN_BITS - walk_bits):
+            raise ValueError(f"engine and walk_bits must fit {ORIGIN_BITS} bits, not "
+                             f"{engine!r} and {walk_bits!r}")
         if output_depth < 2:
             raise ValueError(f"output_depth must be at least 2, not {output_depth!r}")
         self._algo = algo
         self._is_min = algo in MIN_TYPE
         self._words = words
         self._engine = engine
+        self._walk_bits = walk_bits
         self._output_depth = output_depth
         self.index_width = (words - 1).bit_length()
         self.latency = 6 if self._is_min else 12
@@ -535,11 +542,13 @@ class VertexStoreBank(wiring.Component):
         flags = f["flags"]
         active, queued, stop, head = flags[_ACTIVE], flags[_QUEUED], flags[_STOP], flags[_HEAD]
         newly = Signal()
+        own_walk = Signal()     # the update comes from a walk of this bank's engine
+        m.d.comb += own_walk.eq(f["origin"][self._walk_bits:] == self._engine)
         left_for_walk = Signal()
         push_update = Signal()
         m.d.comb += [
             newly.eq(update_worth & ~active),
-            left_for_walk.eq(f["leave"] & (f["origin"] == self._engine) & ~stop),
+            left_for_walk.eq(f["leave"] & own_walk & ~stop),
             push_update.eq(newly & ~left_for_walk & ~queued),
         ]
         worth = Signal()
@@ -576,7 +585,7 @@ class VertexStoreBank(wiring.Component):
             "activates": (kind[LOAD] & f["load_worth"]) | (kind[UPDATE] & newly),
             # A walkable vertex the walk could not keep: its batch was at the stack's depth.
             "left": kind[UPDATE] & newly & left_for_walk,
-            "overflows": kind[UPDATE] & newly & (f["origin"] == self._engine) & ~stop &
+            "overflows": kind[UPDATE] & newly & own_walk & ~stop &
                          ~f["leave"],
             "push_id": push_id,
             "flags": new_flags,

@@ -3,7 +3,7 @@ walk's path, <vertex, next edge offset, end offset> (and the path value y with t
 index), the top read without a clock edge (distributed RAM).
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 

@@ -1,0 +1,224 @@
+"""The HDTL's scan for the walk's next vertex (DepGraph, Yao et al., HPCA 2021, §III-B: the
+HDTL "gets the next unvisited active neighbour" of the vertex on top of its stack).
+
+A scan takes the top entry <vertex, next edge offset, end offset> and reads the rest of the
+edge line its next offset falls in (at most to its end offset), asking the vertex store, for
+every destination in the engine's partition, whether it is active and may be walked into;
+the first such edge, in edge order, is the answer. Its next offset is then that edge's
+successor, or the end of the line when none was found (the HDTL scans again from there).
+
+The first line of the last batch is kept here: the first scan of an entry just pushed reads
+exactly that line, and reading it again from memory cost a memory latency per visit.
+"""
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, memory, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..stream_fifo import StreamFIFO
+from .layouts import EDGES_PER_LINE, ProbeResult
+from .range_reader import range_command_layout, range_item_layout
+
+
+__all__ = ["WalkScanner", "ScanRequest", "ScanResult"]
+
+# The top entry to scan.
+ScanRequest = data.StructLayout({"vertex": 32, "next": 32, "end": 32})
+# ``found``: the edge ``edge`` leads to the walkable ``vertex`` over ``weight``; ``next``: the
+# entry's next offset after the scan.
+ScanResult = data.StructLayout({"found": 1, "edge": 32, "vertex": 32, "weight": 32,
+                                "next": 32})
+
+_Edge = data.StructLayout({"dst": 32, "weight": 32})
+# A destination asked about, and the edge that leads to it.
+_Probe = data.StructLayout({"edge": 32, "vertex": 32, "weight": 32})
+
+_LINE_BITS = EDGES_PER_LINE.bit_length() - 1
+
+# The kept line: whose edges, from which edge id, how many (``end`` = first + count, counted
+# beside it), and whether the batch is complete.
+_BatchLine = data.StructLayout({"vertex": 32, "first": 32, "count": range(EDGES_PER_LINE + 1),
+                                "end": 32, "valid": 1})
+# A scan reading the kept line: from which of its edges, how many left.
+_Replay = data.StructLayout({"on": 1, "at": range(EDGES_PER_LINE),
+                             "left": range(EDGES_PER_LINE + 1)})
+
+
+class WalkScanner(wiring.Component):
+    """One scan at a time of the walk's top entry (see the module docstring).
+
+    Parameters
+    ----------
+    addr_width : int
+
+    Members
+    -------
+    first, last : ``In(32)``
+        The engine's partition, vertices ``first .. last - 1``.
+    edges_base : ``In(addr_width)``
+    request : ``In(stream.Signature(ScanRequest))``
+        An entry whose next offset is below its end.
+    result : ``Out(stream.Signature(ScanResult))``
+    read : ``Out(stream.Signature(range_command_layout(addr_width)))``;
+    items : ``In(stream.Signature(range_item_layout(2)))``
+        To and from the HDTL's edge reader, when the line is not the batch's.
+    probe : ``Out(stream.Signature(32))``; probed : ``In(stream.Signature(ProbeResult))``
+        To and from the vertex store, answers in order.
+    batch_start : ``In(1)``; batch_vertex, batch_first : ``In(32)``
+        A batch of ``batch_vertex``'s edges from ``batch_first`` on begins (forget the line).
+    batch_edge : ``In(1)``; batch_data : ``In(_Edge)``
+        The batch's next edge went to the FIFO edge buffer (the first line's are kept).
+    batch_done : ``In(1)``
+        The batch's last edge went: the kept line may be scanned.
+    scanned_edges : ``Out(32)``
+        Edges examined.
+    """
+
+    def __init__(self, *, addr_width: int):
+        super().__init__({
+            "first": In(32), "last": In(32),
+            "edges_base": In(addr_width),
+            "request": In(stream.Signature(ScanRequest)),
+            "result": Out(stream.Signature(ScanResult)),
+            "read": Out(stream.Signature(range_command_layout(addr_width))),
+            "items": In(stream.Signature(range_item_layout(2))),
+            "probe": Out(stream.Signature(32)),
+            "probed": In(stream.Signature(ProbeResult)),
+            "batch_start": In(1), "batch_vertex": In(32), "batch_first": In(32),
+            "batch_edge": In(1), "batch_data": In(_Edge),
+            "batch_done": In(1),
+            "scanned_edges": Out(32),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        line, replay, replayed = self._elaborate_batch_line(m)
+
+        m.submodules.probes = probes = StreamFIFO(_Probe, EDGES_PER_LINE)
+        scan_first = Signal(32)
+        scan_count = Signal(range(EDGES_PER_LINE + 1))
+        scan_end = Signal(32)           # scan_first + scan_count, worked out beside it
+        scan_line_vertex = Signal()     # the entry's vertex is the batch line's
+        items_done = Signal()
+        items_taken = Signal()
+        found = Signal()
+        found_probe = Signal(_Probe)
+
+        with m.FSM():
+            with m.State("IDLE"):
+                # The line's bounds are registered at once (the request comes from the
+                # stack's asynchronous read).
+                entry = self.request.payload
+                line_room = EDGES_PER_LINE - entry.next[:_LINE_BITS]
+                left = entry.end - entry.next
+                line_boundary = Cat(Const(0, _LINE_BITS), entry.next[_LINE_BITS:] + 1)
+                m.d.comb += self.request.ready.eq(1)
+                with m.If(self.request.valid):
+                    m.d.sync += [scan_first.eq(entry.next),
+                                 scan_count.eq(Mux(left < line_room, left, line_room)),
+                                 scan_end.eq(Mux(left < line_room, entry.end, line_boundary)),
+                                 scan_line_vertex.eq(entry.vertex == line.vertex)]
+                    m.next = "ASK"
+
+            with m.State("ASK"):
+                buffered = line.valid & scan_line_vertex & \
+                    (scan_first >= line.first) & (scan_end <= line.end)
+                m.d.sync += [items_done.eq(0), items_taken.eq(0), found.eq(0),
+                             replay.on.eq(buffered), replay.at.eq(scan_first - line.first),
+                             replay.left.eq(scan_count)]
+                with m.If(buffered):
+                    m.next = "LINE"
+                with m.Else():
+                    m.d.comb += [self.read.valid.eq(1),
+                                 self.read.payload.base.eq(self.edges_base),
+                                 self.read.payload.first.eq(scan_first),
+                                 self.read.payload.count.eq(scan_count)]
+                    with m.If(self.read.ready):
+                        m.next = "LINE"
+
+            with m.State("LINE"):
+                item = stream.Signature(range_item_layout(2)).create()
+                with m.If(replay.on):
+                    wiring.connect(m, replayed, wiring.flipped(item))
+                with m.Else():
+                    wiring.connect(m, wiring.flipped(self.items), wiring.flipped(item))
+                self._elaborate_probes(m, item, probes, items_taken, items_done)
+                m.d.comb += [probes.o.ready.eq(self.probed.valid),
+                             self.probed.ready.eq(probes.o.valid)]
+                with m.If(self.probed.valid & probes.o.valid &
+                          self.probed.payload.walkable & ~found):
+                    m.d.sync += [found.eq(1), found_probe.eq(probes.o.payload)]
+                # Every probe answered: the first walkable one, if any, is the answer.
+                m.d.comb += [
+                    self.result.valid.eq(items_done & (probes.level == 0)),
+                    self.result.payload.found.eq(found),
+                    self.result.payload.edge.eq(found_probe.edge),
+                    self.result.payload.vertex.eq(found_probe.vertex),
+                    self.result.payload.weight.eq(found_probe.weight),
+                    self.result.payload.next.eq(Mux(found, found_probe.edge + 1, scan_end)),
+                ]
+                with m.If(self.result.valid & self.result.ready):
+                    m.next = "IDLE"
+        return m
+
+    def _elaborate_probes(self, m, item, probes, items_taken, items_done):
+        """The line's edges, in order, pass a register; those of the partition are probed
+        (the probe and its edge enter the vertex store and ``probes`` together)."""
+        # The register keeps the bound compares between the edge data (a distributed-RAM
+        # read, or the batch's line) and itself, and no path from the edge data back to the
+        # edge reader's ready.
+        reg_valid = Signal()
+        reg_last = Signal()
+        reg_local = Signal()
+        reg = Signal(_Probe)
+        edge = _Edge(item.payload.data)
+        # A destination of another partition is not probed; it must not wait for the probe
+        # port's ready, which a shared bank gives only to a valid probe.
+        out_ready = probes.i.ready & (self.probe.ready | ~reg_local)
+        with m.If(item.valid & ~items_taken):
+            m.d.comb += item.ready.eq(~reg_valid | out_ready)
+        with m.If(item.valid & item.ready):
+            m.d.sync += [reg_valid.eq(1), reg_last.eq(item.payload.last),
+                         reg_local.eq((edge.dst >= self.first) & (edge.dst < self.last)),
+                         reg.edge.eq(item.payload.index), reg.vertex.eq(edge.dst),
+                         reg.weight.eq(edge.weight), items_taken.eq(item.payload.last)]
+        with m.Elif(out_ready):
+            m.d.sync += reg_valid.eq(0)
+        m.d.comb += [probes.i.payload.eq(reg), self.probe.payload.eq(reg.vertex)]
+        with m.If(reg_valid & reg_local):
+            m.d.comb += [self.probe.valid.eq(probes.i.ready),
+                         probes.i.valid.eq(self.probe.ready)]
+        with m.If(reg_valid & out_ready):
+            m.d.sync += self.scanned_edges.eq(self.scanned_edges + 1)
+            with m.If(reg_last):
+                m.d.sync += items_done.eq(1)
+
+    def _elaborate_batch_line(self, m):
+        """The first line of the last batch, written as its edges go out and replayed as the
+        items of a scan. Returns its registers, the replay's and the replayed items."""
+        m.submodules.batch_line = batch_line = memory.Memory(
+            shape=_Edge, depth=EDGES_PER_LINE, init=[])
+        write = batch_line.write_port()
+        read = batch_line.read_port(domain="comb")
+        line = Signal(_BatchLine)
+        replay = Signal(_Replay)
+        with m.If(self.batch_start):
+            m.d.sync += [line.valid.eq(0), line.vertex.eq(self.batch_vertex),
+                         line.first.eq(self.batch_first), line.count.eq(0),
+                         line.end.eq(self.batch_first)]
+        with m.If(self.batch_edge & (line.count != EDGES_PER_LINE)):
+            m.d.comb += write.en.eq(1)
+            m.d.sync += [line.count.eq(line.count + 1), line.end.eq(line.end + 1)]
+        with m.If(self.batch_done):
+            m.d.sync += line.valid.eq(1)
+        m.d.comb += [write.addr.eq(line.count), write.data.eq(self.batch_data),
+                     read.addr.eq(replay.at)]
+
+        items = stream.Signature(range_item_layout(2)).create()
+        m.d.comb += [items.valid.eq(replay.left != 0),
+                     items.payload.data.eq(read.data),
+                     items.payload.index.eq(line.first + replay.at),
+                     items.payload.last.eq(replay.left == 1)]
+        with m.If(items.valid & items.ready):
+            m.d.sync += [replay.at.eq(replay.at + 1), replay.left.eq(replay.left - 1)]
+        return line, replay, items
