@@ -1,10 +1,12 @@
 """DepGraph in RTL simulation: cycles to converge with the hub index on and off, against the
-Graphicionado pipeline on the same graph and memory model.
+Graphicionado pipeline on the same graph and memory model (issue 17 item 3).
 
 SSSP (uint32 weights 1..255, from the vertex of highest out-degree) and PageRank (to
-``--tolerance``) on a Kronecker graph, DRAM latency 100 and 64 B/cycle for both designs.
-DepGraph runs with ``--engines`` engines (4: the paper's 4 cores); the Graphicionado pipeline
-has one stream (its parallel streams are not built). Graphicionado's PageRank runs a fixed
+``--tolerance``) on a Kronecker graph, DRAM latency 100 and 64 B/cycle on one channel for
+both designs. DepGraph runs ``--engines`` engines (4: the paper's 4 cores) with ``--walks``
+walks in flight each; the Graphicionado pipeline as many source and destination streams as
+DepGraph has engines (one memory channel: DepGraph has one memory port). Graphicionado's
+PageRank runs a fixed
 number of iterations: as many as the synchronous baseline (``golden.depgraph``) needs to
 bring every |delta| under the tolerance, so both reach the same accuracy. Every run is checked
 against its golden model. Prints a table and writes the JSON report.
@@ -47,8 +49,9 @@ def depgraph(graph, algo, root, tolerance, **settings):
             "configuration": config.as_dict()}
 
 
-def graphicionado(graph, algo, root, iters):
-    config = GraphicionadoConfig(algo=algo, max_vertices=_pow2(graph.num_vertices))
+def graphicionado(graph, algo, root, iters, streams):
+    config = GraphicionadoConfig(algo=algo, max_vertices=_pow2(graph.num_vertices),
+                                 streams_src=streams, streams_dst=streams)
     start = time.perf_counter()
     report = graphicionado_run.simulate(graph, algo, config, root=root, iters=iters,
                                         memory=MEMORY)
@@ -57,7 +60,8 @@ def graphicionado(graph, algo, root, iters):
         raise SystemExit(f"graphicionado {algo}: RTL differs from golden at "
                          f"{report.first_mismatch}")
     f = report.figures
-    return {"design": "graphicionado", "algo": algo, "iterations": f["iterations"],
+    return {"design": "graphicionado", "algo": algo, "streams": streams,
+            "iterations": f["iterations"],
             "cycles": f["cycles"], "vertex_updates": f["vertex_updates"],
             "edges": f["edges_traversed"], "wall_seconds": wall,
             "configuration": config.as_dict()}
@@ -72,6 +76,7 @@ def main():
     parser.add_argument("--scale", type=int, default=10)
     parser.add_argument("--edge-factor", type=int, default=16)
     parser.add_argument("--engines", type=int, default=4)
+    parser.add_argument("--walks", type=int, default=8)
     parser.add_argument("--tolerance", type=float, default=1e-6)
     parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
     args = parser.parse_args()
@@ -85,17 +90,23 @@ def main():
         algo_root = root if algo == "sssp" else None
         for hub in (False, True):
             rows.append(depgraph(graph, algo, algo_root, args.tolerance, engines=args.engines,
-                                 hub_index=hub, bank_vertices=bank))
+                                 walks=args.walks, hub_index=hub, bank_vertices=bank))
             _print(rows[-1])
         iters = None
         if algo == "pagerank":
             iters = run_sync_baseline("pagerank", graph,
                                       tolerance=args.tolerance).counters.rounds
-        rows.append(graphicionado(graph, algo, algo_root, iters))
+        rows.append(graphicionado(graph, algo, algo_root, iters, args.engines))
+        for row in rows[-3:-1]:
+            row["graphicionado_over_depgraph_cycles"] = rows[-1]["cycles"] / row["cycles"]
+            print(f"{algo:<9} Graphicionado {args.engines}x{args.engines} / DepGraph hub "
+                  f"{'on' if row['hub_index'] else 'off'}: "
+                  f"{row['graphicionado_over_depgraph_cycles']:.2f}x the cycles", flush=True)
         _print(rows[-1])
 
     report = base_report("bench", "depgraph-rtl", None)
-    report.update({"graph": spec, "engines": args.engines, "tolerance": args.tolerance,
+    report.update({"graph": spec, "engines": args.engines, "walks": args.walks,
+                   "tolerance": args.tolerance,
                    "memory": MEMORY.as_dict(), "runs": rows})
     write_json(Path(args.json), report)
 
@@ -103,7 +114,8 @@ def main():
 def _print(row):
     what = row["design"] + (f" hub {'on' if row['hub_index'] else 'off'}"
                             if row["design"] == "depgraph" else
-                            f" ({row['iterations']} iterations)")
+                            f" {row['streams']}x{row['streams']} "
+                            f"({row['iterations']} iterations)")
     hub = row.get("hub")
     extra = (f", {hub['shortcut_uses']} shortcuts, {hub['entries_learnt']}/{hub['entries']} "
              f"entries learnt" if hub else "")

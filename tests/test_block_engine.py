@@ -56,6 +56,58 @@ class Engines(wiring.Component):
         return m
 
 
+class WalkOrder:
+    """The walk rules one HDTL's visits must follow, whatever the other walks do: a root
+    visit starts a walk; any other visit is of the destination of an edge of a vertex on the
+    walk's path (the deepest that has one), at an offset beyond that entry's last descent,
+    which pops the entries above it; a worth visit below the stack depth may become an entry
+    (whether it was pushed, which depends on what its batch left, is not seen here)."""
+
+    def __init__(self, graph, depth, name):
+        self.offsets, self.dst = graph.offsets, graph.dst
+        self.depth, self.name = depth, name
+        self.path = []          # [vertex, next offset] per entry
+        self.pending = None     # (vertex, depth) of the visit awaiting its fold
+        self.descents = 0
+
+    def visit(self, vertex, root):
+        if root:
+            self.path, self.pending = [], (vertex, 1)
+            return None
+        for i in reversed(range(len(self.path))):
+            u, nxt = self.path[i]
+            hits = np.flatnonzero(self.dst[nxt:self.offsets[u + 1]] == vertex)
+            if hits.size:
+                del self.path[i + 1:]
+                self.path[i][1] = nxt + int(hits[0]) + 1
+                self.pending = (vertex, i + 2)
+                self.descents += 1
+                return None if i + 2 <= self.depth else \
+                    f"{self.name}: visit of {vertex} at depth {i + 2} > {self.depth}"
+        return f"{self.name}: visit of {vertex} is no out-neighbour ahead on the path " \
+               f"{[(u, n) for u, n in self.path]}"
+
+    def folded(self, worth):
+        vertex, depth = self.pending
+        if worth and depth < self.depth:
+            self.path = self.path[:depth - 1] + [[vertex, int(self.offsets[vertex])]]
+
+
+def watch_walk_order(bench, hdtl, model):
+    async def process(ctx):
+        signals = (hdtl.visit.valid, hdtl.visit.ready, hdtl.visit.payload.vertex,
+                   hdtl.visit.payload.root, hdtl.visited.valid, hdtl.visited.ready,
+                   hdtl.visited.payload.worth)
+        async for _, _, vv, vr, vertex, root, dv, dr, worth in ctx.tick().sample(*signals):
+            if dv and dr:
+                model.folded(worth)
+            if vv and vr:
+                error = model.visit(vertex, root)
+                if error:
+                    bench.fail(error)
+    bench.add_process(process)
+
+
 def serve(model, port):
     async def process(ctx):
         await model.serve(ctx, port)
@@ -102,6 +154,11 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, pause):
     bench = Bench(top, f"DepGraph engines ({algo}, {engines} engines, depth {depth}, "
                        f"{walks} walks)",
                   pause=pause, p_pause=0.25)
+    orders = []
+    for e, engine in enumerate(top.engines):
+        for k, hdtl in enumerate(engine.hdtls):
+            orders.append(WalkOrder(g, depth, f"engine {e} walk {k}"))
+            watch_walk_order(bench, hdtl, orders[-1])
     incoming, loads, dumps = [], [], []
     for e, engine in enumerate(top.engines):
         for port in ("offsets_mem", "edges_mem", "queue_mem"):
@@ -171,6 +228,7 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, pause):
     bench.add_process(control)
     bench.until(lambda: "rtl" in states)
     bench.run(max_cycles=60_000)
+    assert sum(order.descents for order in orders) > 0
     got = np.array(states["rtl"], dtype=np.uint32)
     if algo == "pagerank":
         want = np.asarray(ref.states, dtype=np.float64)

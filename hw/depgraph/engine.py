@@ -123,6 +123,7 @@ class Engine(wiring.Component):
             members["stall_seed"] = In(32)
         super().__init__(members)
         self.link_probes = []
+        self.hdtls = []         # verification: the walks' HDTLs, known once elaborated
 
     @property
     def queue_lines(self) -> int:
@@ -141,6 +142,7 @@ class Engine(wiring.Component):
                         engine=self._index * walks + k, walk=k)
             m.submodules[f"hdtl{k}" if walks > 1 else "hdtl"] = hdtl
             hdtls.append(hdtl)
+        self.hdtls = hdtls
         m.submodules.fifo = fifo = FIFOEdgeBuffer(depth=cfg.edge_fifo_depth)
         m.submodules.pe = pe = ProcessingElement(algo=cfg.algo, engine=self._index,
                                                  walk_bits=cfg.walk_bits)

@@ -90,6 +90,9 @@ from ..stream_fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
 from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitRequest,
                       VisitResult)
+from .bank_outputs import OUTPUTS, BankOutputs
+from .record_update import (ACTIVE, DUMP, HEAD, LOAD, OP_KINDS, PROBE, STOP, UPDATE, VISIT,
+                            RecordUpdate, RecordWrite)
 
 
 __all__ = ["VertexStoreBank", "MIN_IDENTITY", "SUM_IDENTITY"]
@@ -97,12 +100,7 @@ __all__ = ["VertexStoreBank", "MIN_IDENTITY", "SUM_IDENTITY"]
 MIN_IDENTITY = 0xFFFF_FFFF
 SUM_IDENTITY = 0x0000_0000           # +0.0
 
-# The ops, in the order of the arbiter's one-hot grant.
-LOAD, VISIT, UPDATE, PROBE, DUMP = range(5)
-_KINDS = ("load", "visit", "update", "probe", "dump")
-
-# Bits of the flags memory.
-_ACTIVE, _QUEUED, _STOP, _HEAD = range(4)
+_KINDS = OP_KINDS
 
 _INF = 0x7F80_0000
 
@@ -307,7 +305,6 @@ class VertexStoreBank(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         is_min = self._is_min
-        depth = self._output_depth
 
         # ----------------------------------------------------------- inputs and arbitration
         inputs = [self._fifo_input(m, self.load, "load", lambda p: p.vertex)]
@@ -322,20 +319,11 @@ class VertexStoreBank(wiring.Component):
         mains = [i.payload for i in inputs]
         indices = [i.index for i in inputs]
 
-        # Output queues and their credits (ops in flight or queued for the output).
-        m.submodules.visited_queue = visited_q = StreamFIFO(VisitResult, depth)
-        m.submodules.probed_queue = probed_q = StreamFIFO(ProbeResult, depth)
-        m.submodules.dumped_queue = dumped_q = StreamFIFO(32, depth)
-        m.submodules.push_queue = push_q = StreamFIFO(32, depth)
-        queues = (visited_q, probed_q, dumped_q, push_q)
-        wiring.connect(m, visited_q.o, wiring.flipped(self.visited))
-        wiring.connect(m, probed_q.o, wiring.flipped(self.probed))
-        wiring.connect(m, dumped_q.o, wiring.flipped(self.dumped))
-        wiring.connect(m, push_q.o, wiring.flipped(self.push))
-        credits = {}
-        for name in ("visited", "probed", "dumped", "push"):
-            credits[name] = Signal(range(depth + 1), name=f"{name}_credits_used")
-        room = {name: credits[name] != depth for name in credits}
+        # Answer queues with their credits (ops in flight or queued for the output).
+        m.submodules.outputs = outputs = BankOutputs(depth=self._output_depth)
+        for name in OUTPUTS:
+            wiring.connect(m, getattr(outputs, name), wiring.flipped(getattr(self, name)))
+        room = {name: outputs.room[k] for k, name in enumerate(OUTPUTS)}
         needs = {LOAD: "push", VISIT: "visited", UPDATE: "push", PROBE: "probed",
                  DUMP: "dumped"}
 
@@ -449,7 +437,7 @@ class VertexStoreBank(wiring.Component):
         rd_state, rd_delta, rd_flags = c["rd_state"], c["rd_delta"], c["rd_flags"]
         rd_const = c["rd_const"] if not is_min else Const(0, 32)
         kind = c["kind"]
-        walkable = rd_flags[_ACTIVE] & ~rd_flags[_STOP]
+        walkable = rd_flags[ACTIVE] & ~rd_flags[STOP]
 
         if is_min:
             # Compute stage = C.
@@ -539,61 +527,27 @@ class VertexStoreBank(wiring.Component):
                              hazards[k].eq(main_picked | matches[k][:-1].any())]
 
         # ------------------------------------------------------------------ compute stage
-        flags = f["flags"]
-        active, queued, stop, head = flags[_ACTIVE], flags[_QUEUED], flags[_STOP], flags[_HEAD]
-        newly = Signal()
-        own_walk = Signal()     # the update comes from a walk of this bank's engine
-        m.d.comb += own_walk.eq(f["origin"][self._walk_bits:] == self._engine)
-        left_for_walk = Signal()
-        push_update = Signal()
+        m.submodules.record = record = RecordUpdate(engine=self._engine,
+                                                    walk_bits=self._walk_bits,
+                                                    identity=self.identity)
+        op = record.op
         m.d.comb += [
-            newly.eq(update_worth & ~active),
-            left_for_walk.eq(f["leave"] & own_walk & ~stop),
-            push_update.eq(newly & ~left_for_walk & ~queued),
+            op.kind.eq(kind), op.flags.eq(f["flags"]), op.origin.eq(f["origin"]),
+            op.leave.eq(f["leave"]), op.root.eq(f["root"]),
+            op.load_worth.eq(f["load_worth"]), op.load_stop.eq(f["load_stop"]),
+            op.load_head.eq(f["load_head"]),
+            op.visit_worth.eq(visit_worth), op.update_worth.eq(update_worth),
+            op.load_state.eq(f["s"]), op.load_delta.eq(f["d"]),
+            op.new_state.eq(new_state), op.new_delta.eq(new_delta),
         ]
-        worth = Signal()
-        m.d.comb += worth.eq((kind[LOAD] & f["load_worth"]) | (kind[VISIT] & visit_worth) |
-                             (kind[UPDATE] & update_worth))
-        new_flags = Signal(4)
-        state_en, state_data = Signal(), Signal(32)
-        delta_en, delta_data = Signal(), Signal(32)
-        with m.If(kind[LOAD]):
-            m.d.comb += [
-                new_flags.eq(Cat(f["load_worth"], f["load_worth"], f["load_stop"],
-                                 f["load_head"])),
-                state_en.eq(1), state_data.eq(f["s"]),
-                delta_en.eq(1), delta_data.eq(f["d"]),
-            ]
-        with m.Elif(kind[VISIT]):
-            m.d.comb += [
-                new_flags.eq(Cat(Const(0, 1), queued & ~f["root"], stop, head)),
-                state_en.eq(visit_worth), state_data.eq(new_state),
-                delta_en.eq(visit_worth), delta_data.eq(self.identity),
-            ]
-        with m.Else():
-            m.d.comb += [
-                new_flags.eq(Cat(active | newly, queued | push_update, stop, head)),
-                delta_en.eq(kind[UPDATE]), delta_data.eq(new_delta),
-            ]
         push_id = Signal(32)
         m.d.comb += push_id.eq(self.base + f["index"])
-
         w_valid, w = self._stage(m, "w", {
             "kind": kind, "index": f["index"], "origin": f["origin"],
-            "worth": worth,
-            "pushes": (kind[LOAD] & f["load_worth"]) | (kind[UPDATE] & push_update),
-            "activates": (kind[LOAD] & f["load_worth"]) | (kind[UPDATE] & newly),
-            # A walkable vertex the walk could not keep: its batch was at the stack's depth.
-            "left": kind[UPDATE] & newly & left_for_walk,
-            "overflows": kind[UPDATE] & newly & own_walk & ~stop &
-                         ~f["leave"],
-            "push_id": push_id,
-            "flags": new_flags,
-            "flags_en": kind[LOAD] | kind[VISIT] | kind[UPDATE],
-            "state_en": state_en, "state": state_data,
-            "delta_en": delta_en, "delta": delta_data,
+            "write": record.write, "push_id": push_id,
             "d": f["d"], "c": f["c"], "s": f["s"], "walkable": f["walkable"],
         }, f_valid)
+        w.update({name: w["write"][name] for name in RecordWrite.members})
 
         # ----------------------------------------------------------------------- stage W
         wk = w["kind"]
@@ -611,20 +565,18 @@ class VertexStoreBank(wiring.Component):
             m.d.comb += [writes["const"].data.eq(w["c"]),
                          writes["const"].en.eq(w_valid & wk[LOAD])]
 
-        push_out = Signal()
         m.d.comb += [
-            push_out.eq(w_valid & w["pushes"]),
-            visited_q.i.valid.eq(w_valid & wk[VISIT]),
-            visited_q.i.payload.worth.eq(w["worth"]),
-            visited_q.i.payload.x.eq(w["d"]),
-            visited_q.i.payload.const.eq(w["c"]),
-            visited_q.i.payload.head.eq(w["flags"][_HEAD]),
-            probed_q.i.valid.eq(w_valid & wk[PROBE]),
-            probed_q.i.payload.walkable.eq(w["walkable"]),
-            dumped_q.i.valid.eq(w_valid & wk[DUMP]),
-            dumped_q.i.payload.eq(w["s"]),
-            push_q.i.valid.eq(push_out),
-            push_q.i.payload.eq(w["push_id"]),
+            outputs.visited_in.valid.eq(w_valid & wk[VISIT]),
+            outputs.visited_in.payload.worth.eq(w["worth"]),
+            outputs.visited_in.payload.x.eq(w["d"]),
+            outputs.visited_in.payload.const.eq(w["c"]),
+            outputs.visited_in.payload.head.eq(w["flags"][HEAD]),
+            outputs.probed_in.valid.eq(w_valid & wk[PROBE]),
+            outputs.probed_in.payload.walkable.eq(w["walkable"]),
+            outputs.dumped_in.valid.eq(w_valid & wk[DUMP]),
+            outputs.dumped_in.payload.eq(w["s"]),
+            outputs.push_in.valid.eq(w_valid & w["pushes"]),
+            outputs.push_in.payload.eq(w["push_id"]),
             self.ack.eq(w_valid & wk[UPDATE]),
             self.ack_origin.eq(w["origin"]),
             self.ack_left.eq(w_valid & w["left"]),
@@ -639,25 +591,15 @@ class VertexStoreBank(wiring.Component):
             ]
 
         # ------------------------------------------------------------------------ credits
-        def taken(queue):
-            return queue.o.valid & queue.o.ready
-
-        unused_push = w_valid & (wk[LOAD] | wk[UPDATE]) & ~w["pushes"]
-        for name, queue, gained in (
-                ("visited", visited_q, grant[VISIT]),
-                ("probed", probed_q, grant[PROBE]),
-                ("dumped", dumped_q, grant[DUMP]),
-                ("push", push_q, grant[LOAD] | grant[UPDATE])):
-            released = taken(queue)
-            if name == "push":
-                m.d.sync += credits[name].eq(credits[name] + gained - released - unused_push)
-            else:
-                m.d.sync += credits[name].eq(credits[name] + gained - released)
+        m.d.comb += [
+            outputs.gain.eq(Cat(grant[VISIT], grant[PROBE], grant[DUMP],
+                                grant[LOAD] | grant[UPDATE])),
+            outputs.unused_push.eq(w_valid & (wk[LOAD] | wk[UPDATE]) & ~w["pushes"]),
+        ]
 
         stage_valids.append(w_valid)
         m.d.comb += self.busy.eq(
-            _or_reduce([i.held for i in inputs]) | _or_reduce(stage_valids) |
-            _or_reduce([queue.level != 0 for queue in queues]))
+            _or_reduce([i.held for i in inputs]) | _or_reduce(stage_valids) | outputs.busy)
         return m
 
 

@@ -1,0 +1,72 @@
+"""The vertex-store bank's answer queues and their credits (DepGraph, Yao et al., HPCA 2021,
+§III-B: the bank answers the HDTL's folds and probes, the writer's reads, and pushes to the
+circular queue).
+
+The bank's pipeline never stalls, so an op may enter it only when its answer will have room:
+each queue has a credit counter (ops in flight towards it plus entries queued), taken when an
+op is picked and given back when its answer leaves the queue. Loads and updates take a
+``push`` credit each, since whether they push is known only at the pipeline's end, where an
+unused credit is given back.
+"""
+
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..stream_fifo import StreamFIFO
+from .layouts import ProbeResult, VisitResult
+
+
+__all__ = ["BankOutputs", "OUTPUTS"]
+
+# The queues, in the order of ``room`` and ``gain``.
+OUTPUTS = ("visited", "probed", "dumped", "push")
+
+
+class BankOutputs(wiring.Component):
+    """Four answer queues of ``depth`` entries with their credits.
+
+    Members
+    -------
+    visited_in, probed_in, dumped_in, push_in : ``In(stream.Signature(...))``
+        From the pipeline's last stage; never refused (the credits guarantee room), so their
+        ``ready`` is not used.
+    visited, probed, dumped, push : ``Out(stream.Signature(...))``
+        The bank's outputs.
+    gain : ``In(4)``
+        A credit of that queue is taken (an op that answers into it is picked).
+    unused_push : ``In(1)``
+        A load or update left the pipeline without pushing: its ``push`` credit comes back.
+    room : ``Out(4)``
+        The queue has a credit left.
+    busy : ``Out(1)``
+        Some queue holds an answer.
+    """
+
+    def __init__(self, *, depth: int):
+        self._depth = depth
+        shapes = {"visited": VisitResult, "probed": ProbeResult, "dumped": 32, "push": 32}
+        members = {}
+        for name in OUTPUTS:
+            members[f"{name}_in"] = In(stream.Signature(shapes[name]))
+            members[name] = Out(stream.Signature(shapes[name]))
+        members.update({"gain": In(4), "unused_push": In(1), "room": Out(4), "busy": Out(1)})
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        depth = self._depth
+        levels = []
+        for k, name in enumerate(OUTPUTS):
+            queue = StreamFIFO(getattr(self, name).payload.shape(), depth)
+            m.submodules[f"{name}_queue"] = queue
+            wiring.connect(m, wiring.flipped(getattr(self, f"{name}_in")), queue.i)
+            wiring.connect(m, queue.o, wiring.flipped(getattr(self, name)))
+            used = Signal(range(depth + 1), name=f"{name}_credits_used")
+            released = queue.o.valid & queue.o.ready
+            returned = self.unused_push if name == "push" else 0
+            m.d.sync += used.eq(used + self.gain[k] - released - returned)
+            m.d.comb += self.room[k].eq(used != depth)
+            levels.append(queue.level != 0)
+        m.d.comb += self.busy.eq(Cat(*levels).any())
+        return m
