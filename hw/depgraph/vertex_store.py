@@ -91,6 +91,7 @@ from .config import ALGORITHMS, MIN_TYPE
 from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitRequest,
                       VisitResult)
 from .bank_outputs import OUTPUTS, BankOutputs
+from .op_picker import OpPicker
 from .record_update import (ACTIVE, DUMP, HEAD, LOAD, OP_KINDS, PROBE, STOP, UPDATE, VISIT,
                             RecordUpdate, RecordWrite)
 
@@ -300,140 +301,12 @@ class VertexStoreBank(wiring.Component):
         m.d.comb += worth.eq((magnitude >= self.tolerance[0:31]) & (magnitude <= _INF))
         return worth
 
-    # ---------------------------------------------------------------------------- elaborate
-
-    def elaborate(self, platform):
-        m = Module()
+    def _elaborate_accum(self, m, c_valid, c, track):
+        """From the record as read (stage C) to the compute stage: Accum's and the fold's
+        values and the worth tests (min type: in C; sum type: through the FP32 adder, stages
+        D0-D4, to F). Returns the compute stage's valid and fields and the values worked
+        out; ``track(valid, fields)`` records each stage added."""
         is_min = self._is_min
-
-        # ----------------------------------------------------------- inputs and arbitration
-        inputs = [self._fifo_input(m, self.load, "load", lambda p: p.vertex)]
-        for kind, port, vertex in (
-                (VISIT, self.visit, lambda p: p.vertex),
-                (UPDATE, self.update, lambda p: p.vertex),
-                (PROBE, self.probe, lambda p: p),
-                (DUMP, self.dump, lambda p: p)):
-            inputs.append(self._queued_input(m, port, _KINDS[kind], vertex,
-                                             keep_payload=kind in (VISIT, UPDATE)))
-        valids = [i.valid for i in inputs]
-        mains = [i.payload for i in inputs]
-        indices = [i.index for i in inputs]
-
-        # Answer queues with their credits (ops in flight or queued for the output).
-        m.submodules.outputs = outputs = BankOutputs(depth=self._output_depth)
-        for name in OUTPUTS:
-            wiring.connect(m, getattr(outputs, name), wiring.flipped(getattr(self, name)))
-        room = {name: outputs.room[k] for k, name in enumerate(OUTPUTS)}
-        needs = {LOAD: "push", VISIT: "visited", UPDATE: "push", PROBE: "probed",
-                 DUMP: "dumped"}
-
-        # The pipeline's stages from A to the compute stage (filled in below): the ops there
-        # that write are the hazards of the pick.
-        hazard_stages = []          # (valid & writes, index) per stage, A first
-        stage_valids = []
-
-        grant = Signal(5)
-        last = Signal(range(5))
-        ok = Signal(5)
-        # matches[k]: which of the stages A .. compute stage hold a visit or an update of the
-        # record of k's main register (worked out the cycle before; none for loads), and
-        # hazards[k] their OR, registered as well. A load anywhere in A .. compute stage
-        # holds up every other op (load_barrier, registered too): loads come before a run,
-        # and their index (read from distributed RAM) then stays out of the compares.
-        hazard_count = 4 if is_min else 10
-        matches = [None] + [Signal(hazard_count, name=f"{_KINDS[k]}_matches")
-                            for k in range(1, 5)]
-        hazards = [Const(0, 1)] + [Signal(name=f"{_KINDS[k]}_hazard") for k in range(1, 5)]
-        load_barrier = Signal()
-        for kind in range(5):
-            if kind == LOAD:
-                m.d.comb += ok[kind].eq(valids[kind] & room[needs[kind]])
-            else:
-                m.d.comb += ok[kind].eq(valids[kind] & room[needs[kind]] & ~hazards[kind] &
-                                        ~load_barrier)
-        with m.Switch(last):
-            for previous in range(5):
-                with m.Case(previous):
-                    order = [(previous + 1 + i) % 5 for i in range(5)]
-                    with m.If(ok[order[0]]):
-                        m.d.comb += grant.eq(1 << order[0])
-                    for kind in order[1:]:
-                        with m.Elif(ok[kind]):
-                            m.d.comb += grant.eq(1 << kind)
-        pick = grant.any()
-        for kind in range(5):
-            m.d.comb += inputs[kind].take.eq(grant[kind])
-            with m.If(grant[kind]):
-                m.d.sync += last.eq(kind)
-        m.d.comb += self.picked.eq(grant)
-
-        pick_index = Signal(self.index_width)
-        m.d.comb += pick_index.eq(_or_reduce([Mux(grant[k], indices[k], 0) for k in range(5)]))
-
-        # ----------------------------------------------------------------------- stage A
-        load_main, visit_main, update_main = mains[LOAD], mains[VISIT], mains[UPDATE]
-        a_valid, a = self._stage(m, "a", {
-            "kind": grant,
-            "index": pick_index,
-            "value": update_main.value, "origin": update_main.origin,
-            "leave": update_main.leave,
-            "root": visit_main.root,
-            "load_state": load_main.state, "load_delta": load_main.delta,
-            "load_const": load_main.const, "load_stop": load_main.stop,
-            "load_head": load_main.head,
-        }, pick)
-
-        m.submodules.state = state_mem = memory.Memory(shape=32, depth=self._words, init=[])
-        m.submodules.delta = delta_mem = memory.Memory(shape=32, depth=self._words, init=[])
-        m.submodules.flags = flags_mem = memory.Memory(shape=4, depth=self._words, init=[])
-        mems = {"state": state_mem, "delta": delta_mem, "flags": flags_mem}
-        if not is_min:
-            m.submodules.const = const_mem = memory.Memory(shape=32, depth=self._words,
-                                                           init=[])
-            mems["const"] = const_mem
-        self._memories = mems          # verification: the simulator peeks at them
-        reads = {name: mem.read_port() for name, mem in mems.items()}
-        writes = {name: mem.write_port() for name, mem in mems.items()}
-        # The read ports are always enabled (an enable would fan out to every block RAM).
-        for port in reads.values():
-            m.d.comb += port.addr.eq(a["index"])
-
-        load_worth = Signal()
-        if is_min:
-            m.d.comb += load_worth.eq(a["load_delta"] < a["load_state"])
-        else:
-            m.d.comb += load_worth.eq(self._worth_sum(m, a["load_delta"], "a_load_worth_sum"))
-
-        def writes_record(valid, kind):
-            return valid & (kind[VISIT] | kind[UPDATE])
-
-        hazard_stages.append((writes_record(a_valid, a["kind"]), a["index"]))
-        stage_valids.append(a_valid)
-        load_stages = [a_valid & a["kind"][LOAD]]
-
-        # ----------------------------------------------------------------------- stage B
-        b_fields = dict(a)
-        b_fields["load_worth"] = load_worth
-        b_valid, b = self._stage(m, "b", b_fields, a_valid)
-        hazard_stages.append((writes_record(b_valid, b["kind"]), b["index"]))
-        load_stages.append(b_valid & b["kind"][LOAD])
-        stage_valids.append(b_valid)
-
-        # ---------------------------------------------------------------------- stages N, C
-        # The read data goes through two registers with nothing else on the way: the first
-        # can sit beside its block RAMs (whose output is slow, and which a large bank spreads
-        # over the chip), the second beside the logic.
-        n_fields = dict(b)
-        for name, port in reads.items():
-            n_fields[f"rd_{name}"] = port.data
-        n_valid, n = self._stage(m, "n", n_fields, b_valid)
-        hazard_stages.append((writes_record(n_valid, n["kind"]), n["index"]))
-        load_stages.append(n_valid & n["kind"][LOAD])
-        stage_valids.append(n_valid)
-        c_valid, c = self._stage(m, "c", n, n_valid)
-        hazard_stages.append((writes_record(c_valid, c["kind"]), c["index"]))
-        load_stages.append(c_valid & c["kind"][LOAD])
-        stage_valids.append(c_valid)
         rd_state, rd_delta, rd_flags = c["rd_state"], c["rd_delta"], c["rd_flags"]
         rd_const = c["rd_const"] if not is_min else Const(0, 32)
         kind = c["kind"]
@@ -478,10 +351,7 @@ class VertexStoreBank(wiring.Component):
             valid = c_valid
             for name in ("d0", "d1", "d2", "d3", "d4", "f"):
                 valid, carried = self._stage(m, name, carried, valid)
-                hazard_stages.append((writes_record(valid, carried["kind"]),
-                                      carried["index"]))
-                load_stages.append(valid & carried["kind"][LOAD])
-                stage_valids.append(valid)
+                track(valid, carried)
                 if name == "d0":
                     m.d.comb += [
                         adder.i.valid.eq(valid & (carried["kind"][VISIT] |
@@ -499,57 +369,12 @@ class VertexStoreBank(wiring.Component):
             new_state = sum_result
             kind = f["kind"]
 
-        # The hazards of next cycle's main registers: the stages then are the op picked now
-        # (in A) and the ops now in A .. the stage before the compute stage, one further. The
-        # main register either keeps its op, whose matches move one stage on, or takes the
-        # head of its queue, which is compared with every stage.
-        assert len(hazard_stages) == len(load_stages) == hazard_count
-        m.d.sync += load_barrier.eq(grant[LOAD] | _or_reduce(load_stages[:-1]))
-        writers = (VISIT, UPDATE)
-        for k in range(1, 5):
-            i = inputs[k]
+        return f_valid, f, SimpleNamespace(visit_worth=visit_worth, update_worth=update_worth,
+                                           new_delta=new_delta, new_state=new_state)
 
-            def picked_writer_of(index):
-                return _or_reduce([grant[j] & (indices[j] == index) for j in writers])
-
-            head_matches = Signal(hazard_count - 1, name=f"{_KINDS[k]}_head_matches")
-            m.d.comb += head_matches.eq(Cat(*[writes & (index == i.q0_index)
-                                              for writes, index in hazard_stages[:-1]]))
-            head_picked = Signal(name=f"{_KINDS[k]}_head_picked")
-            main_picked = Signal(name=f"{_KINDS[k]}_main_picked")
-            m.d.comb += [head_picked.eq(picked_writer_of(i.q0_index)),
-                         main_picked.eq(picked_writer_of(i.index))]
-            with m.If(i.move):
-                m.d.sync += [matches[k].eq(Cat(head_picked, head_matches)),
-                             hazards[k].eq(head_picked | head_matches.any())]
-            with m.Else():
-                m.d.sync += [matches[k].eq(Cat(main_picked, matches[k][:-1])),
-                             hazards[k].eq(main_picked | matches[k][:-1].any())]
-
-        # ------------------------------------------------------------------ compute stage
-        m.submodules.record = record = RecordUpdate(engine=self._engine,
-                                                    walk_bits=self._walk_bits,
-                                                    identity=self.identity)
-        op = record.op
-        m.d.comb += [
-            op.kind.eq(kind), op.flags.eq(f["flags"]), op.origin.eq(f["origin"]),
-            op.leave.eq(f["leave"]), op.root.eq(f["root"]),
-            op.load_worth.eq(f["load_worth"]), op.load_stop.eq(f["load_stop"]),
-            op.load_head.eq(f["load_head"]),
-            op.visit_worth.eq(visit_worth), op.update_worth.eq(update_worth),
-            op.load_state.eq(f["s"]), op.load_delta.eq(f["d"]),
-            op.new_state.eq(new_state), op.new_delta.eq(new_delta),
-        ]
-        push_id = Signal(32)
-        m.d.comb += push_id.eq(self.base + f["index"])
-        w_valid, w = self._stage(m, "w", {
-            "kind": kind, "index": f["index"], "origin": f["origin"],
-            "write": record.write, "push_id": push_id,
-            "d": f["d"], "c": f["c"], "s": f["s"], "walkable": f["walkable"],
-        }, f_valid)
-        w.update({name: w["write"][name] for name in RecordWrite.members})
-
-        # ----------------------------------------------------------------------- stage W
+    def _elaborate_write(self, m, w_valid, w, writes, outputs):
+        """Stage W: the record's memories written, the answer queued, ``ack`` and the
+        counters."""
         wk = w["kind"]
         for port in writes.values():
             m.d.comb += port.addr.eq(w["index"])
@@ -561,7 +386,7 @@ class VertexStoreBank(wiring.Component):
             writes["flags"].data.eq(w["flags"]),
             writes["flags"].en.eq(w_valid & w["flags_en"]),
         ]
-        if not is_min:
+        if not self._is_min:
             m.d.comb += [writes["const"].data.eq(w["c"]),
                          writes["const"].en.eq(w_valid & wk[LOAD])]
 
@@ -589,6 +414,150 @@ class VertexStoreBank(wiring.Component):
                 self.pushes.eq(self.pushes + w["pushes"]),
                 self.stack_overflows.eq(self.stack_overflows + w["overflows"]),
             ]
+
+    # ---------------------------------------------------------------------------- elaborate
+
+    def elaborate(self, platform):
+        m = Module()
+        is_min = self._is_min
+
+        # ----------------------------------------------------------- inputs and arbitration
+        inputs = [self._fifo_input(m, self.load, "load", lambda p: p.vertex)]
+        for kind, port, vertex in (
+                (VISIT, self.visit, lambda p: p.vertex),
+                (UPDATE, self.update, lambda p: p.vertex),
+                (PROBE, self.probe, lambda p: p),
+                (DUMP, self.dump, lambda p: p)):
+            inputs.append(self._queued_input(m, port, _KINDS[kind], vertex,
+                                             keep_payload=kind in (VISIT, UPDATE)))
+        mains = [i.payload for i in inputs]
+
+        # Answer queues with their credits (ops in flight or queued for the output).
+        m.submodules.outputs = outputs = BankOutputs(depth=self._output_depth)
+        for name in OUTPUTS:
+            wiring.connect(m, getattr(outputs, name), wiring.flipped(getattr(self, name)))
+        room = {name: outputs.room[k] for k, name in enumerate(OUTPUTS)}
+        needs = {LOAD: "push", VISIT: "visited", UPDATE: "push", PROBE: "probed",
+                 DUMP: "dumped"}
+
+        # The pipeline's stages from A to the compute stage (filled in below): the ops there
+        # that write are the hazards of the pick.
+        hazard_stages = []          # (valid & writes, index) per stage, A first
+        load_stages = []            # valid & load per stage, A first
+        stage_valids = []
+        hazard_count = 4 if is_min else 10
+        m.submodules.picker = picker = OpPicker(index_width=self.index_width,
+                                                stages=hazard_count)
+        for kind, source in enumerate(inputs):
+            m.d.comb += [picker.valid[kind].eq(source.valid),
+                         picker.index[kind].eq(source.index),
+                         picker.room[kind].eq(room[needs[kind]]),
+                         source.take.eq(picker.grant[kind])]
+            if kind != LOAD:
+                m.d.comb += [picker.head_index[kind].eq(source.q0_index),
+                             picker.move[kind].eq(source.move)]
+        grant = picker.grant
+        pick = grant.any()
+        pick_index = picker.pick_index
+        m.d.comb += self.picked.eq(grant)
+
+        # ----------------------------------------------------------------------- stage A
+        load_main, visit_main, update_main = mains[LOAD], mains[VISIT], mains[UPDATE]
+        a_valid, a = self._stage(m, "a", {
+            "kind": grant,
+            "index": pick_index,
+            "value": update_main.value, "origin": update_main.origin,
+            "leave": update_main.leave,
+            "root": visit_main.root,
+            "load_state": load_main.state, "load_delta": load_main.delta,
+            "load_const": load_main.const, "load_stop": load_main.stop,
+            "load_head": load_main.head,
+        }, pick)
+
+        m.submodules.state = state_mem = memory.Memory(shape=32, depth=self._words, init=[])
+        m.submodules.delta = delta_mem = memory.Memory(shape=32, depth=self._words, init=[])
+        m.submodules.flags = flags_mem = memory.Memory(shape=4, depth=self._words, init=[])
+        mems = {"state": state_mem, "delta": delta_mem, "flags": flags_mem}
+        if not is_min:
+            m.submodules.const = const_mem = memory.Memory(shape=32, depth=self._words,
+                                                           init=[])
+            mems["const"] = const_mem
+        self._memories = mems          # verification: the simulator peeks at them
+        reads = {name: mem.read_port() for name, mem in mems.items()}
+        writes = {name: mem.write_port() for name, mem in mems.items()}
+        # The read ports are always enabled (an enable would fan out to every block RAM).
+        for port in reads.values():
+            m.d.comb += port.addr.eq(a["index"])
+
+        load_worth = Signal()
+        if is_min:
+            m.d.comb += load_worth.eq(a["load_delta"] < a["load_state"])
+        else:
+            m.d.comb += load_worth.eq(self._worth_sum(m, a["load_delta"], "a_load_worth_sum"))
+
+        def track(valid, fields):
+            """A stage from A to the compute stage: its op's hazards for the pick."""
+            kind = fields["kind"]
+            hazard_stages.append((valid & (kind[VISIT] | kind[UPDATE]), fields["index"]))
+            load_stages.append(valid & kind[LOAD])
+            stage_valids.append(valid)
+
+        track(a_valid, a)
+
+        # ----------------------------------------------------------------------- stage B
+        b_fields = dict(a)
+        b_fields["load_worth"] = load_worth
+        b_valid, b = self._stage(m, "b", b_fields, a_valid)
+        track(b_valid, b)
+
+        # ---------------------------------------------------------------------- stages N, C
+        # The read data goes through two registers with nothing else on the way: the first
+        # can sit beside its block RAMs (whose output is slow, and which a large bank spreads
+        # over the chip), the second beside the logic.
+        n_fields = dict(b)
+        for name, port in reads.items():
+            n_fields[f"rd_{name}"] = port.data
+        n_valid, n = self._stage(m, "n", n_fields, b_valid)
+        track(n_valid, n)
+        c_valid, c = self._stage(m, "c", n, n_valid)
+        track(c_valid, c)
+        f_valid, f, accum = self._elaborate_accum(m, c_valid, c, track)
+        kind = f["kind"]
+        visit_worth, update_worth = accum.visit_worth, accum.update_worth
+        new_delta, new_state = accum.new_delta, accum.new_state
+
+        assert len(hazard_stages) == len(load_stages) == hazard_count
+        for stage, ((writer, index), loads) in enumerate(zip(hazard_stages, load_stages)):
+            m.d.comb += [picker.stage_writes[stage].eq(writer),
+                         picker.stage_index[stage].eq(index),
+                         picker.stage_loads[stage].eq(loads)]
+
+        # ------------------------------------------------------------------ compute stage
+        m.submodules.record = record = RecordUpdate(engine=self._engine,
+                                                    walk_bits=self._walk_bits,
+                                                    identity=self.identity)
+        op = record.op
+        m.d.comb += [
+            op.kind.eq(kind), op.flags.eq(f["flags"]), op.origin.eq(f["origin"]),
+            op.leave.eq(f["leave"]), op.root.eq(f["root"]),
+            op.load_worth.eq(f["load_worth"]), op.load_stop.eq(f["load_stop"]),
+            op.load_head.eq(f["load_head"]),
+            op.visit_worth.eq(visit_worth), op.update_worth.eq(update_worth),
+            op.load_state.eq(f["s"]), op.load_delta.eq(f["d"]),
+            op.new_state.eq(new_state), op.new_delta.eq(new_delta),
+        ]
+        push_id = Signal(32)
+        m.d.comb += push_id.eq(self.base + f["index"])
+        w_valid, w = self._stage(m, "w", {
+            "kind": kind, "index": f["index"], "origin": f["origin"],
+            "write": record.write, "push_id": push_id,
+            "d": f["d"], "c": f["c"], "s": f["s"], "walkable": f["walkable"],
+        }, f_valid)
+        w.update({name: w["write"][name] for name in RecordWrite.members})
+
+        # ----------------------------------------------------------------------- stage W
+        self._elaborate_write(m, w_valid, w, writes, outputs)
+        wk = w["kind"]
 
         # ------------------------------------------------------------------------ credits
         m.d.comb += [
