@@ -31,6 +31,8 @@ goes to the learner. The walk ends once the DDMU has answered its root; for Page
 pseudo-edges of the root's shortcuts then enter the FIFO edge buffer, paying the loans back.
 """
 
+from types import SimpleNamespace
+
 from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
@@ -175,252 +177,268 @@ class HDTL(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        depth_limit = self._stack_depth
         hub = self._hub_index
-        is_sum = self._algo not in MIN_TYPE
-
-        m.submodules.offsets = offsets = RangeReader(addr_width=self._addr_width, item_words=1,
-                                                     window=self.OFFSET_WINDOW)
-        m.submodules.edge_reader = edge_reader = RangeReader(
+        blocks = SimpleNamespace()
+        blocks.offsets = m.submodules.offsets = RangeReader(
+            addr_width=self._addr_width, item_words=1, window=self.OFFSET_WINDOW)
+        blocks.edge_reader = m.submodules.edge_reader = RangeReader(
             addr_width=self._addr_width, item_words=2, window=self._edge_window)
-        wiring.connect(m, offsets.mem, wiring.flipped(self.offsets_mem))
-        wiring.connect(m, edge_reader.mem, wiring.flipped(self.edges_mem))
+        wiring.connect(m, blocks.offsets.mem, wiring.flipped(self.offsets_mem))
+        wiring.connect(m, blocks.edge_reader.mem, wiring.flipped(self.edges_mem))
 
         # The stack, read asynchronously at its top (distributed RAM).
-        m.submodules.stack = stack = WalkStack(depth=depth_limit, hub_index=hub)
-        size, top = stack.size, stack.top
-        m.d.comb += stack.clear.eq(self.start)
+        blocks.stack = m.submodules.stack = WalkStack(depth=self._stack_depth, hub_index=hub)
+        m.d.comb += blocks.stack.clear.eq(self.start)
 
         # The vertex being visited.
-        vertex = Signal(32)
-        depth = Signal(range(depth_limit + 2))
-        x = Signal(32)
-        const = Signal(32)
-        lo = Signal(32)
-        hi = Signal(32)
+        cur = blocks.cur = Signal(self._visit_layout)
 
         # The scan for the next vertex: it reads through the edge reader while the HDTL is
         # in SCANNING, and keeps the batch's first line.
-        m.submodules.scanner = scanner = WalkScanner(addr_width=self._addr_width)
+        scanner = blocks.scanner = m.submodules.scanner = WalkScanner(
+            addr_width=self._addr_width)
         m.d.comb += [scanner.first.eq(self.first), scanner.last.eq(self.last),
                      scanner.edges_base.eq(self.edges_base),
-                     scanner.batch_vertex.eq(vertex), scanner.batch_first.eq(lo),
-                     scanner.batch_data.eq(edge_reader.items.payload.data),
+                     scanner.batch_vertex.eq(cur.vertex), scanner.batch_first.eq(cur.lo),
+                     scanner.batch_data.eq(blocks.edge_reader.items.payload.data),
                      self.scanned_edges.eq(scanner.scanned_edges)]
         wiring.connect(m, scanner.probe, wiring.flipped(self.probe))
         wiring.connect(m, wiring.flipped(self.probed), scanner.probed)
 
-        batch_left = Signal()
+        # An update of the current batch left a vertex for the walk.
+        blocks.batch_left = Signal()
         with m.If(self.left):
-            m.d.sync += batch_left.eq(1)
+            m.d.sync += blocks.batch_left.eq(1)
 
+        blocks.tracker = None
         if hub:
-            m.submodules.hub_tracker = tracker = HubTracker(
-                algo=self._algo, track_entries=self._track_entries, depth_bits=len(depth))
+            tracker = blocks.tracker = m.submodules.hub_tracker = HubTracker(
+                algo=self._algo, track_entries=self._track_entries,
+                depth_bits=len(cur.depth))
             wiring.connect(m, wiring.flipped(self.answers), tracker.answers)
             wiring.connect(m, tracker.observe, wiring.flipped(self.observe))
             m.d.comb += [
                 tracker.new_walk.eq(self.pop.valid & self.pop.ready),
                 tracker.fold_x.eq(self.visited.payload.x),
                 tracker.fold_const.eq(self.visited.payload.const),
-                tracker.vertex.eq(vertex), tracker.depth.eq(depth),
+                tracker.vertex.eq(cur.vertex), tracker.depth.eq(cur.depth),
                 self.observations.eq(tracker.observations),
             ]
-        # What the walk does after a batch: ready once the hub-index work of the batch is done.
-        batch_finished = tracker.batch_finished if hub else 1
 
         with m.FSM():
-            with m.State("IDLE"):
-                m.d.comb += self.pop.ready.eq(1)
-                with m.If(self.pop.valid):
-                    m.d.sync += [vertex.eq(self.pop.payload), depth.eq(1),
-                                 self.walks.eq(self.walks + 1)]
+            self._visit_states(m, blocks)
+            self._batch_states(m, blocks)
+            self._scan_states(m, blocks)
+        m.d.comb += self.busy.eq(~self.pop.ready | blocks.offsets.busy |
+                                 blocks.edge_reader.busy | (blocks.stack.size != 0))
+        return m
+
+    @property
+    def _visit_layout(self):
+        """The vertex being visited: its id, its depth on the walk, the value x it
+        propagates and its constant (from the fold), its edges lo .. hi - 1."""
+        return data.StructLayout({"vertex": 32, "depth": range(self._stack_depth + 2),
+                                  "x": 32, "const": 32, "lo": 32, "hi": 32})
+
+    def _visit_states(self, m, b):
+        """A root from the queue, or the child the scan found: fold it in the vertex store
+        while its CSR offsets are read; a root heading hub-index entries is looked up."""
+        cur, offsets, tracker = b.cur, b.offsets, b.tracker
+        with m.State("IDLE"):
+            m.d.comb += self.pop.ready.eq(1)
+            with m.If(self.pop.valid):
+                m.d.sync += [cur.vertex.eq(self.pop.payload), cur.depth.eq(1),
+                             self.walks.eq(self.walks + 1)]
+                m.next = "VISIT"
+
+        with m.State("VISIT"):
+            # The offsets are requested before the fold's answer, so their memory latency
+            # overlaps it; a stale visit drops them.
+            m.d.comb += [offsets.cmd.valid.eq(1),
+                         offsets.cmd.payload.base.eq(self.offsets_base),
+                         offsets.cmd.payload.first.eq(cur.vertex),
+                         offsets.cmd.payload.count.eq(2)]
+            with m.If(offsets.cmd.ready):
+                m.next = "FOLD_ASK"
+
+        with m.State("FOLD_ASK"):
+            m.d.comb += [self.visit.valid.eq(1),
+                         self.visit.payload.vertex.eq(cur.vertex),
+                         self.visit.payload.root.eq(cur.depth == 1)]
+            with m.If(self.visit.ready):
+                m.next = "FOLD"
+
+        with m.State("FOLD"):
+            m.d.comb += self.visited.ready.eq(1)
+            with m.If(self.visited.valid):
+                with m.If(self.visited.payload.worth):
+                    m.d.sync += [cur.x.eq(self.visited.payload.x),
+                                 cur.const.eq(self.visited.payload.const),
+                                 self.visits.eq(self.visits + 1)]
+                    m.next = "OFFSET_LO"
+                    if tracker is not None:
+                        m.d.comb += tracker.folded.eq(1)
+                        with m.If((cur.depth == 1) & self.visited.payload.head):
+                            m.next = "LOOKUP"
+                with m.Else():
+                    m.d.comb += offsets.abort.eq(1)
+                    m.d.sync += self.stale_visits.eq(self.stale_visits + 1)
+                    m.next = "RESUME"
+
+        if tracker is not None:
+            with m.State("LOOKUP"):
+                m.d.comb += [self.lookup.valid.eq(1),
+                             self.lookup.payload.root.eq(cur.vertex),
+                             self.lookup.payload.x.eq(cur.x),
+                             self.lookup.payload.engine.eq(self._engine)]
+                with m.If(self.lookup.ready):
+                    m.d.comb += tracker.looked_up.eq(1)
+                    m.next = "OFFSET_LO"
+
+        with m.State("OFFSET_LO"):
+            m.d.comb += offsets.items.ready.eq(1)
+            with m.If(offsets.items.valid):
+                m.d.sync += cur.lo.eq(offsets.items.payload.data)
+                m.next = "OFFSET_HI"
+
+        with m.State("OFFSET_HI"):
+            m.d.comb += offsets.items.ready.eq(1)
+            with m.If(offsets.items.valid):
+                m.d.sync += cur.hi.eq(offsets.items.payload.data)
+                m.next = "BATCH_START" if tracker is None else "TRACK"
+
+        if tracker is not None:
+            with m.State("TRACK"):
+                # A depth-2 vertex chooses the entry its subtree may observe, once the DDMU
+                # has answered the root.
+                with m.If(cur.depth != 2):
+                    m.next = "BATCH_START"
+                with m.Elif(tracker.answered):
+                    m.d.comb += tracker.choose.eq(1)
+                    m.next = "BATCH_START"
+
+    def _batch_states(self, m, b):
+        """The visited vertex's edges into the FIFO edge buffer; once their updates are
+        applied, the vertex becomes a stack entry if its batch left a vertex for the walk."""
+        cur, edge_reader, stack, scanner, tracker = (b.cur, b.edge_reader, b.stack,
+                                                     b.scanner, b.tracker)
+        with m.State("BATCH_START"):
+            m.d.sync += b.batch_left.eq(0)
+            m.d.comb += scanner.batch_start.eq(1)
+            if tracker is not None:
+                m.d.comb += tracker.batch_start.eq(1)
+            with m.If(cur.hi == cur.lo):
+                m.next = "BATCH_DONE"
+            with m.Else():
+                m.d.comb += [edge_reader.cmd.valid.eq(1),
+                             edge_reader.cmd.payload.base.eq(self.edges_base),
+                             edge_reader.cmd.payload.first.eq(cur.lo),
+                             edge_reader.cmd.payload.count.eq(cur.hi - cur.lo)]
+                with m.If(edge_reader.cmd.ready):
+                    m.next = "BATCH"
+
+        with m.State("BATCH"):
+            edge = _Edge(edge_reader.items.payload.data)
+            m.d.comb += [
+                self.edges.valid.eq(edge_reader.items.valid),
+                self.edges.payload.dst.eq(edge.dst),
+                self.edges.payload.weight.eq(edge.weight),
+                self.edges.payload.x.eq(cur.x),
+                self.edges.payload.const.eq(cur.const),
+                self.edges.payload.leave.eq(cur.depth < self._stack_depth),
+                self.edges.payload.pseudo.eq(0),
+                self.edges.payload.walk.eq(self._walk),
+                edge_reader.items.ready.eq(self.edges.ready),
+            ]
+            with m.If(self.edges.valid & self.edges.ready):
+                m.d.sync += self.edges_fetched.eq(self.edges_fetched + 1)
+                m.d.comb += scanner.batch_edge.eq(1)
+                if tracker is not None:
+                    m.d.comb += [tracker.batch_edge.eq(1),
+                                 tracker.batch_dst.eq(edge.dst),
+                                 tracker.batch_weight.eq(edge.weight)]
+                with m.If(edge_reader.items.payload.last):
+                    m.d.comb += scanner.batch_done.eq(1)
+                    m.next = "DRAIN"
+
+        with m.State("DRAIN"):
+            with m.If(self.drained):
+                m.next = "BATCH_DONE"
+
+        with m.State("BATCH_DONE"):
+            # Ready once the hub-index work of the batch is done.
+            with m.If(tracker.batch_finished if tracker is not None else 1):
+                with m.If((cur.depth < self._stack_depth) & b.batch_left):
+                    m.d.comb += [stack.push.eq(1),
+                                 stack.entry.vertex.eq(cur.vertex),
+                                 stack.entry.next.eq(cur.lo),
+                                 stack.entry.end.eq(cur.hi)]
+                    if tracker is not None:
+                        m.d.comb += stack.entry.y.eq(tracker.yc)
+                    m.next = "SCAN"
+                with m.Else():
+                    m.next = "RESUME"
+
+    def _scan_states(self, m, b):
+        """The top entry's scan for the next vertex (popped when exhausted); the walk's end,
+        where the pseudo-edges of its root's shortcuts pay the loans back (PageRank)."""
+        cur, edge_reader, stack, scanner, tracker = (b.cur, b.edge_reader, b.stack,
+                                                     b.scanner, b.tracker)
+        top = stack.top
+        with m.State("RESUME"):
+            with m.If(stack.size == 0):
+                m.next = "IDLE" if tracker is None else "WALK_END"
+            with m.Else():
+                m.next = "SCAN"
+
+        with m.State("SCAN"):
+            with m.If(top.next == top.end):
+                m.d.comb += stack.pop.eq(1)
+                m.next = "RESUME"
+            with m.Else():
+                m.d.comb += [scanner.request.valid.eq(1),
+                             scanner.request.payload.vertex.eq(top.vertex),
+                             scanner.request.payload.next.eq(top.next),
+                             scanner.request.payload.end.eq(top.end)]
+                with m.If(scanner.request.ready):
+                    m.next = "SCANNING"
+
+        with m.State("SCANNING"):
+            wiring.connect(m, scanner.read, edge_reader.cmd)
+            wiring.connect(m, edge_reader.items, scanner.items)
+            result = scanner.result.payload
+            m.d.comb += scanner.result.ready.eq(1)
+            with m.If(scanner.result.valid):
+                m.d.comb += [stack.advance.eq(1), stack.next.eq(result.next)]
+                with m.If(result.found):
+                    m.d.sync += [cur.vertex.eq(result.vertex), cur.depth.eq(stack.size + 1)]
+                    if tracker is not None:
+                        m.d.comb += [tracker.descend.eq(1), tracker.descend_y.eq(
+                            edge_value(self._algo, top.y, result.weight))]
                     m.next = "VISIT"
-
-            with m.State("VISIT"):
-                # The offsets are requested before the fold's answer, so their memory latency
-                # overlaps it; a stale visit drops them.
-                m.d.comb += [offsets.cmd.valid.eq(1),
-                             offsets.cmd.payload.base.eq(self.offsets_base),
-                             offsets.cmd.payload.first.eq(vertex),
-                             offsets.cmd.payload.count.eq(2)]
-                with m.If(offsets.cmd.ready):
-                    m.next = "FOLD_ASK"
-
-            with m.State("FOLD_ASK"):
-                m.d.comb += [self.visit.valid.eq(1),
-                             self.visit.payload.vertex.eq(vertex),
-                             self.visit.payload.root.eq(depth == 1)]
-                with m.If(self.visit.ready):
-                    m.next = "FOLD"
-
-            with m.State("FOLD"):
-                m.d.comb += self.visited.ready.eq(1)
-                with m.If(self.visited.valid):
-                    with m.If(self.visited.payload.worth):
-                        m.d.sync += [x.eq(self.visited.payload.x),
-                                     const.eq(self.visited.payload.const),
-                                     self.visits.eq(self.visits + 1)]
-                        if hub:
-                            m.d.comb += tracker.folded.eq(1)
-                            with m.If((depth == 1) & self.visited.payload.head):
-                                m.next = "LOOKUP"
-                            with m.Else():
-                                m.next = "OFFSET_LO"
-                        else:
-                            m.next = "OFFSET_LO"
-                    with m.Else():
-                        m.d.comb += offsets.abort.eq(1)
-                        m.d.sync += self.stale_visits.eq(self.stale_visits + 1)
-                        m.next = "RESUME"
-
-            if hub:
-                with m.State("LOOKUP"):
-                    m.d.comb += [self.lookup.valid.eq(1),
-                                 self.lookup.payload.root.eq(vertex),
-                                 self.lookup.payload.x.eq(x),
-                                 self.lookup.payload.engine.eq(self._engine)]
-                    with m.If(self.lookup.ready):
-                        m.d.comb += tracker.looked_up.eq(1)
-                        m.next = "OFFSET_LO"
-
-            with m.State("RESUME"):
-                with m.If(size == 0):
-                    m.next = "WALK_END" if hub else "IDLE"
                 with m.Else():
                     m.next = "SCAN"
 
-            with m.State("OFFSET_LO"):
-                m.d.comb += offsets.items.ready.eq(1)
-                with m.If(offsets.items.valid):
-                    m.d.sync += lo.eq(offsets.items.payload.data)
-                    m.next = "OFFSET_HI"
-
-            with m.State("OFFSET_HI"):
-                m.d.comb += offsets.items.ready.eq(1)
-                with m.If(offsets.items.valid):
-                    m.d.sync += hi.eq(offsets.items.payload.data)
-                    m.next = "TRACK" if hub else "BATCH_START"
-
-            if hub:
-                with m.State("TRACK"):
-                    # A depth-2 vertex chooses the entry its subtree may observe, once the
-                    # DDMU has answered the root.
-                    with m.If(depth != 2):
-                        m.next = "BATCH_START"
-                    with m.Elif(tracker.answered):
-                        m.d.comb += tracker.choose.eq(1)
-                        m.next = "BATCH_START"
-
-            with m.State("BATCH_START"):
-                m.d.sync += batch_left.eq(0)
-                m.d.comb += scanner.batch_start.eq(1)
-                if hub:
-                    m.d.comb += tracker.batch_start.eq(1)
-                with m.If(hi == lo):
-                    m.next = "BATCH_DONE"
-                with m.Else():
-                    m.d.comb += [edge_reader.cmd.valid.eq(1),
-                                 edge_reader.cmd.payload.base.eq(self.edges_base),
-                                 edge_reader.cmd.payload.first.eq(lo),
-                                 edge_reader.cmd.payload.count.eq(hi - lo)]
-                    with m.If(edge_reader.cmd.ready):
-                        m.next = "BATCH"
-
-            with m.State("BATCH"):
-                edge = _Edge(edge_reader.items.payload.data)
+        if tracker is None:
+            return
+        with m.State("WALK_END"):
+            # The DDMU's answer for the root (if it was looked up) says how many pseudo-edges
+            # it lent; they may still be on their way to the buffer.
+            with m.If(tracker.answered):
+                m.next = "IDLE" if self._algo in MIN_TYPE else "PAY_BACK"
+        if self._algo not in MIN_TYPE:
+            with m.State("PAY_BACK"):
+                pending, owed = self.pending, tracker.owed
                 m.d.comb += [
-                    self.edges.valid.eq(edge_reader.items.valid),
-                    self.edges.payload.dst.eq(edge.dst),
-                    self.edges.payload.weight.eq(edge.weight),
-                    self.edges.payload.x.eq(x),
-                    self.edges.payload.const.eq(const),
-                    self.edges.payload.leave.eq(depth < depth_limit),
-                    self.edges.payload.pseudo.eq(0),
+                    self.edges.valid.eq(pending.valid & (owed != 0)),
+                    self.edges.payload.dst.eq(pending.payload.tail),
+                    self.edges.payload.x.eq(pending.payload.z),
+                    self.edges.payload.pseudo.eq(1),
                     self.edges.payload.walk.eq(self._walk),
-                    edge_reader.items.ready.eq(self.edges.ready),
+                    pending.ready.eq(self.edges.ready & (owed != 0)),
                 ]
-                with m.If(self.edges.valid & self.edges.ready):
-                    m.d.sync += self.edges_fetched.eq(self.edges_fetched + 1)
-                    m.d.comb += scanner.batch_edge.eq(1)
-                    if hub:
-                        m.d.comb += [tracker.batch_edge.eq(1),
-                                     tracker.batch_dst.eq(edge.dst),
-                                     tracker.batch_weight.eq(edge.weight)]
-                    with m.If(edge_reader.items.payload.last):
-                        m.d.comb += scanner.batch_done.eq(1)
-                        m.next = "DRAIN"
-
-            with m.State("DRAIN"):
-                with m.If(self.drained):
-                    m.next = "BATCH_DONE"
-
-            with m.State("BATCH_DONE"):
-                with m.If(batch_finished):
-                    with m.If((depth < depth_limit) & batch_left):
-                        m.d.comb += [stack.push.eq(1),
-                                     stack.entry.vertex.eq(vertex),
-                                     stack.entry.next.eq(lo),
-                                     stack.entry.end.eq(hi)]
-                        if hub:
-                            m.d.comb += stack.entry.y.eq(tracker.yc)
-                        m.next = "SCAN"
-                    with m.Else():
-                        m.next = "RESUME"
-
-            with m.State("SCAN"):
-                # The top entry: exhausted → pop it; else scan the rest of its current line.
-                with m.If(top.next == top.end):
-                    m.d.comb += stack.pop.eq(1)
-                    m.next = "RESUME"
-                with m.Else():
-                    m.d.comb += [scanner.request.valid.eq(1),
-                                 scanner.request.payload.vertex.eq(top.vertex),
-                                 scanner.request.payload.next.eq(top.next),
-                                 scanner.request.payload.end.eq(top.end)]
-                    with m.If(scanner.request.ready):
-                        m.next = "SCANNING"
-
-            with m.State("SCANNING"):
-                wiring.connect(m, scanner.read, edge_reader.cmd)
-                wiring.connect(m, edge_reader.items, scanner.items)
-                result = scanner.result.payload
-                m.d.comb += scanner.result.ready.eq(1)
-                with m.If(scanner.result.valid):
-                    m.d.comb += [stack.advance.eq(1), stack.next.eq(result.next)]
-                    with m.If(result.found):
-                        m.d.sync += [vertex.eq(result.vertex), depth.eq(size + 1)]
-                        if hub:
-                            m.d.comb += [tracker.descend.eq(1), tracker.descend_y.eq(
-                                edge_value(self._algo, top.y, result.weight))]
-                        m.next = "VISIT"
-                    with m.Else():
-                        m.next = "SCAN"
-
-            if hub:
-                with m.State("WALK_END"):
-                    # The DDMU's answer for the root (if it was looked up) says how many
-                    # pseudo-edges it lent; they may still be on their way to the buffer.
-                    with m.If(tracker.answered):
-                        m.next = "PAY_BACK" if is_sum else "IDLE"
-                if is_sum:
-                    with m.State("PAY_BACK"):
-                        pending = self.pending
-                        owed = tracker.owed
-                        m.d.comb += [
-                            self.edges.valid.eq(pending.valid & (owed != 0)),
-                            self.edges.payload.dst.eq(pending.payload.tail),
-                            self.edges.payload.x.eq(pending.payload.z),
-                            self.edges.payload.pseudo.eq(1),
-                            self.edges.payload.walk.eq(self._walk),
-                            pending.ready.eq(self.edges.ready & (owed != 0)),
-                        ]
-                        with m.If(pending.valid & self.edges.ready & (owed != 0)):
-                            m.d.sync += self.pseudo_edges.eq(self.pseudo_edges + 1)
-                            m.d.comb += tracker.paid.eq(1)
-                        with m.If(owed == 0):
-                            m.next = "IDLE"
-
-        m.d.comb += self.busy.eq(~self.pop.ready | offsets.busy | edge_reader.busy |
-                                 (size != 0))
-        return m
+                with m.If(pending.valid & self.edges.ready & (owed != 0)):
+                    m.d.sync += self.pseudo_edges.eq(self.pseudo_edges + 1)
+                    m.d.comb += tracker.paid.eq(1)
+                with m.If(owed == 0):
+                    m.next = "IDLE"
