@@ -88,12 +88,13 @@ def main():
             engines = rng.choice([1, 2, 4])
             depth = rng.choice([1, 2, 10, 16])
             hub = rng.random() < 0.5
-            config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth,
+            walks = rng.choice([1, 2, 4, 8])
+            config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                                     hub_index=hub, bank_vertices=2048, stall_injection=30)
             run = lambda: depgraph_run.simulate(graph, algo, config, root=root,  # noqa: E731
                                                 memory=memory, seed=seed)
             design, iters = "depgraph", None
-            label = f"depgraph e{engines} d{depth} hub {'on' if hub else 'off'}"
+            label = f"depgraph e{engines} d{depth} w{walks} hub {'on' if hub else 'off'}"
         else:
             # CF in one run of two with the symmetric-graph optimisation (§IV.D), each
             # undirected rating stored once; sliced, that is extended slicing (§VI.B).

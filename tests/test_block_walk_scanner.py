@@ -3,7 +3,8 @@ the answer is the first edge of the entry's current line (from its next offset t
 end or the entry's end) whose destination is in the partition and walkable, its next offset
 that edge's successor or the scanned line's end; the line's destinations in the partition,
 and only those, are probed, in edge order; a line that lies within the last batch's first line (recorded through
-``batch_*``) is read from there, every other one through ``read``, exactly once."""
+``batch_*``, one or several lines kept) is read from there, every other one through
+``read``, exactly once."""
 
 import random
 
@@ -31,12 +32,14 @@ def python_scan(edges, walkable, nxt, end):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-def test_walk_scanner(pause):
-    rng = random.Random(f"scanner/{pause}")
+@pytest.mark.parametrize("kept_lines", [1, 3])
+def test_walk_scanner(kept_lines, pause):
+    rng = random.Random(f"scanner/{pause}/{kept_lines}")
     num_edges = 200
     edges = [(rng.randrange(VERTICES), rng.randrange(1, 1 << 20)) for _ in range(num_edges)]
     walkable = [rng.random() < 0.15 for _ in range(VERTICES)]
-    dut = WalkScanner(addr_width=16)
+    kept = kept_lines * EDGES_PER_LINE
+    dut = WalkScanner(addr_width=16, kept_lines=kept_lines)
     bench = Bench(dut, "WalkScanner", pause=pause)
 
     items = bench.feed("items", dut.items)
@@ -88,14 +91,14 @@ def test_walk_scanner(pause):
                     await ctx.tick()
                 ctx.set(dut.batch_edge, 0)
                 ctx.set(dut.batch_done, 0)
-                line = (vertex, lo, lo + min(hi - lo, EDGES_PER_LINE))
+                line = (vertex, lo, lo + min(hi - lo, kept))
             result, probed = python_scan(edges, walkable, nxt, hi)
             want_results.append(result)
             want_probes.extend(probed)
             line_end = min(hi, (nxt // EDGES_PER_LINE + 1) * EDGES_PER_LINE)
-            kept = line is not None and line[0] == vertex and line[1] <= nxt and \
+            from_kept = line is not None and line[0] == vertex and line[1] <= nxt and \
                 line_end <= line[2]
-            want_reads += not kept
+            want_reads += not from_kept
             ctx.set(dut.request.payload, {"vertex": vertex, "next": nxt, "end": hi})
             ctx.set(dut.request.valid, 1)
             while True:

@@ -17,6 +17,8 @@ def _cases():
     from hw.atomic_update_cam import AtomicUpdateCAM
     from hw.depgraph.circular_queue import CircularQueue
     from hw.depgraph.config import DepGraphConfig
+    from hw.depgraph.walk_scanner import WalkScanner
+    from hw.ordered_merge import OrderedMerge
     from hw.depgraph.ddmu import DDMU
     from hw.depgraph.ddmu_with_learner import DDMUWithLearner
     from hw.depgraph.engine import Engine
@@ -86,6 +88,15 @@ def _cases():
         "queue-prefetch": (lambda: CircularQueue(addr_width=26, lines=4, prefetch_lines=0),
                            "prefetch_lines"),
         "engine-index": (lambda: Engine(DepGraphConfig(engines=2), 2), "index"),
+        "depgraph-walks": (lambda: DepGraphConfig(walks=3), "walks"),
+        "depgraph-walks-many": (lambda: DepGraphConfig(walks=32), "walks"),
+        "depgraph-walk-slots": (lambda: DepGraphConfig(engines=8, walks=16, kept_lines=0),
+                                "kept_lines"),
+        "pe-walk-bits": (lambda: ProcessingElement(algo="bfs", engine=0, walk_bits=5),
+                         "walk_bits"),
+        "scanner-kept": (lambda: WalkScanner(addr_width=26, kept_lines=0), "kept_lines"),
+        "merge-count": (lambda: OrderedMerge(8, 8, 0, outstanding=2), "count"),
+        "merge-outstanding": (lambda: OrderedMerge(8, 8, 2, outstanding=0), "outstanding"),
         "edge-buffer-depth": (lambda: FIFOEdgeBuffer(depth=0), "depth"),
         "pe-algo": (lambda: ProcessingElement(algo="dfs", engine=0), "algo"),
         "pe-engine": (lambda: ProcessingElement(algo="bfs", engine=-1), "engine"),

@@ -1,8 +1,8 @@
 """DepGraph as Verilog (Verilator, cocotb) against the golden model: exact final states for
-BFS, SSSP and CC, within the stated tolerance for PageRank, for 1, 2 and 4 engines, the hub
-index on and off and stack depths 2, 10 and 16, with random stalls between the blocks (three
-seeds per algorithm) and a DRAM whose latency jitters, or one that pushes back, reorders and
-limits the bandwidth. Each configuration is one Verilator build; the graphs and memories of
+BFS, SSSP and CC, within the stated tolerance for PageRank, for 1, 2 and 4 engines, 1, 2 and 4
+walks in flight per engine, the hub index on and off and stack depths 2, 10 and 16, with random
+stalls between the blocks (two seeds per algorithm) and a DRAM whose latency jitters, or one
+that pushes back, reorders and limits the bandwidth. Each configuration is one Verilator build; the graphs and memories of
 a configuration share it."""
 
 import networkx as nx
@@ -30,8 +30,6 @@ GRAPHS = {
     "kron8": lambda: golden.from_spec("kron:scale=8,ef=8,seed=2,weights=1:50"),
     "rmat8": lambda: golden.from_spec("rmat:scale=8,ef=6,seed=3,weights=1:50"),
     "grid": lambda: golden.from_spec("grid:rows=10,cols=16,weights=1:9"),
-    # PageRank converges slowly on a grid (some 3,000 cycles an edge): a small one.
-    "grid6x8": lambda: golden.from_spec("grid:rows=6,cols=8,weights=1:9"),
     "karate": lambda: networkx_graph("karate"),
     "kron7": lambda: golden.from_spec("kron:scale=7,ef=8,seed=2"),
 }
@@ -41,10 +39,10 @@ GRAPHS = {
 # engine, the hub index on and off and every algorithm (make soak draws the other
 # combinations at random).
 CASES = [
-    ("bfs", 1, 16, 4, False, 20, ["kron8", "grid"]),
-    ("sssp", 4, 2, 2, True, 20, ["rmat8", "karate"]),
-    ("cc", 2, 10, 1, True, 20, ["kron8", "karate"]),
-    ("pagerank", 2, 10, 2, True, 20, ["grid6x8", "kron7"]),
+    ("bfs", 1, 16, 4, False, 20, ["grid"]),
+    ("sssp", 4, 2, 2, True, 20, ["rmat8"]),
+    ("cc", 2, 10, 1, True, 20, ["kron8"]),
+    ("pagerank", 2, 10, 2, True, 20, ["kron7"]),
 ]
 
 
@@ -59,8 +57,9 @@ def test_rtl_matches_golden(algo, engines, depth, walks, hub, stalls, graphs, ru
     config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                             hub_index=hub, bank_vertices=256, stall_injection=stalls)
     shortcuts = learnt = lookups = observations = 0
-    # Three stall patterns per algorithm: one per graph, and the first graph again with a
-    # memory that pushes back, reorders, has a long latency tail and a binding bandwidth.
+    # Two stall patterns per algorithm: one per graph, and the first graph again with a
+    # memory that pushes back, reorders, has a long latency tail and a binding bandwidth
+    # (make soak draws many more graphs and memories).
     runs = [(name, run_seeds.get(i), MEMORY) for i, name in enumerate(graphs)]
     runs.append((graphs[0], run_seeds.get(len(graphs)), HOSTILE))
     for name, seed, memory in runs:

@@ -138,8 +138,8 @@ def test_pagerank_bit_exact(stall_injection):
     assert result["iterations"] == 3
 
 
-@pytest.mark.parametrize("algo", ["bfs", "sssp"])
-@pytest.mark.parametrize("stall_injection", [0, 40])
+# Each algorithm once, with and without stalls between them (make test's time budget).
+@pytest.mark.parametrize("algo, stall_injection", [("bfs", 0), ("sssp", 40)])
 def test_destination_property_read(algo, stall_injection):
     n, src, dst, weight = small_graph(seed=7 + len(algo))
     graph = Graph.from_edges(n, src, dst, weight)
@@ -319,6 +319,7 @@ def test_collaborative_filtering(K, streams):
     assert sum(stats[f"edges_src{s}"] for s in range(streams[0])) == stats["edges"]
 
 
+@pytest.mark.soak
 def test_collaborative_filtering_four_streams():
     """CF with 64-byte features (two flits: the packets of the paper's 128-byte ones, at half
     the simulation time) over 4 x 4 streams, stalls and a reordering memory: four source
@@ -404,7 +405,8 @@ def test_collaborative_filtering_symmetric(streams):
     assert stats["updates"] == 2 * stats["edges"]
 
 
-@pytest.mark.parametrize("streams", [(1, 1), (2, 2)])
+# The 2 x 2 case (within the bound, not bit for bit) in make soak, for make test's time.
+@pytest.mark.parametrize("streams", [(1, 1), pytest.param((2, 2), marks=pytest.mark.soak)])
 def test_extended_slicing(streams):
     """Extended graph slicing for a symmetric graph (§VI.B): three partitions of 16 (of 32
     with two streams: a partition is a multiple of 16 L vertices), six slices run by the

@@ -3,7 +3,7 @@
 import dataclasses
 
 from ..config import ConfigError, DesignConfig, is_power_of_two
-from .layouts import MAX_WALK_SLOTS, WALK_BITS
+from .layouts import MAX_ENGINES, WALK_BITS
 
 
 __all__ = ["DepGraphConfig", "ALGORITHMS", "MIN_TYPE"]
@@ -30,7 +30,10 @@ class DepGraphConfig(DesignConfig):
         Walks in flight per engine: HDTLs (walk contexts) sharing the engine's FIFO edge
         buffer, processing element, vertex-store bank and memory ports, so that one walk's
         memory latency overlaps the others' work (issue 17; the golden model's ``walks``).
-        A power of two from 1 to 16; engines × walks at most 128.
+        A power of two from 1 to 16 (so engines × walks names at most 128 walk slots).
+    kept_lines : int
+        Lines of each batch's edges (8 edges a line) an HDTL keeps for its scans, which
+        otherwise read them from memory again (1 to 16).
     hub_index : bool
         Build the DDMU and the hub-index learner, and use the shortcuts between hubs.
     track_entries : int
@@ -61,6 +64,7 @@ class DepGraphConfig(DesignConfig):
     engines: int = 4
     stack_depth: int = 10
     walks: int = 1
+    kept_lines: int = 1
     hub_index: bool = False
     track_entries: int = 8
     pseudo_edge_buffer: int = 16
@@ -74,14 +78,14 @@ class DepGraphConfig(DesignConfig):
     def validate(self):
         if self.algo not in ALGORITHMS:
             raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, not {self.algo!r}")
-        if not 1 <= self.engines <= 8:
-            raise ConfigError(f"engines must be between 1 and 8, not {self.engines}")
+        if not 1 <= self.engines <= MAX_ENGINES:
+            raise ConfigError(f"engines must be between 1 and {MAX_ENGINES}, not "
+                              f"{self.engines}")
         if not is_power_of_two(self.walks) or not 1 <= self.walks <= 1 << WALK_BITS:
             raise ConfigError(f"walks must be a power of two from 1 to {1 << WALK_BITS}, "
                               f"not {self.walks}")
-        if self.engines * self.walks > MAX_WALK_SLOTS:
-            raise ConfigError(f"engines x walks must be at most {MAX_WALK_SLOTS}, not "
-                              f"{self.engines} x {self.walks}")
+        if not 1 <= self.kept_lines <= 16:
+            raise ConfigError(f"kept_lines must be between 1 and 16, not {self.kept_lines}")
         if not 1 <= self.track_entries <= 32:
             raise ConfigError(f"track_entries must be between 1 and 32, not {self.track_entries}")
         if not 1 <= self.pseudo_edge_buffer <= 256:

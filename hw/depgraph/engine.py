@@ -137,7 +137,8 @@ class Engine(wiring.Component):
         walks = cfg.walks
         hdtls = []
         for k in range(walks):
-            hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth, algo=cfg.algo,
+            hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth,
+                        kept_lines=cfg.kept_lines, algo=cfg.algo,
                         hub_index=cfg.hub_index, track_entries=cfg.track_entries,
                         engine=self._index * walks + k, walk=k)
             m.submodules[f"hdtl{k}" if walks > 1 else "hdtl"] = hdtl

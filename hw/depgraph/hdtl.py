@@ -66,6 +66,8 @@ class HDTL(wiring.Component):
         go to the queue (stack overflows).
     edge_window : int
         Edge lines requested ahead of the hand-out into the FIFO edge buffer.
+    kept_lines : int
+        Lines of the last batch's edges kept for the scans.
     algo : str
         bfs, sssp, cc or pagerank (EdgeCompute of the path value y).
     hub_index : bool
@@ -117,6 +119,7 @@ class HDTL(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, stack_depth: int, edge_window: int = 8,
+                 kept_lines: int = 1,
                  algo: str = "bfs", hub_index: bool = False, track_entries: int = 8,
                  engine: int = 0, walk: int = 0):
         if stack_depth < 1 or edge_window < 1:
@@ -131,6 +134,7 @@ class HDTL(wiring.Component):
         self._addr_width = addr_width
         self._stack_depth = stack_depth
         self._edge_window = edge_window
+        self._kept_lines = kept_lines
         self._algo = algo
         self._hub_index = hub_index
         self._track_entries = track_entries
@@ -194,9 +198,9 @@ class HDTL(wiring.Component):
         cur = blocks.cur = Signal(self._visit_layout)
 
         # The scan for the next vertex: it reads through the edge reader while the HDTL is
-        # in SCANNING, and keeps the batch's first line.
+        # in SCANNING, and keeps the batch's first lines.
         scanner = blocks.scanner = m.submodules.scanner = WalkScanner(
-            addr_width=self._addr_width)
+            addr_width=self._addr_width, kept_lines=self._kept_lines)
         m.d.comb += [scanner.first.eq(self.first), scanner.last.eq(self.last),
                      scanner.edges_base.eq(self.edges_base),
                      scanner.batch_vertex.eq(cur.vertex), scanner.batch_first.eq(cur.lo),

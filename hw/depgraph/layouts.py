@@ -22,14 +22,14 @@ by the register block):
 from amaranth.lib import data
 
 
-__all__ = ["ORIGIN_BITS", "ORIGIN_DDMU", "WALK_BITS", "MAX_WALK_SLOTS", "EDGE_WORDS",
-           "EDGES_PER_LINE", "EdgeTask",
-           "VertexUpdate", "VisitRequest", "VisitResult", "ProbeResult", "LoadRecord"]
+__all__ = ["ORIGIN_BITS", "ORIGIN_DDMU", "MAX_ENGINES", "WALK_BITS", "MAX_WALK_SLOTS",
+           "EDGE_WORDS", "EDGES_PER_LINE", "EdgeTask", "VertexUpdate", "VisitRequest", "VisitResult", "ProbeResult", "LoadRecord"]
 
 # An engine runs up to 2 ** WALK_BITS walks at once (its walk contexts, each an HDTL); walk k
 # of engine e is walk slot e * walks + k.
+MAX_ENGINES = 8
 WALK_BITS = 4
-MAX_WALK_SLOTS = 128
+MAX_WALK_SLOTS = MAX_ENGINES << WALK_BITS
 
 # Who sent an update: a walk slot (the engine's walk whose batch it belongs to), or the DDMU.
 ORIGIN_BITS = 8

@@ -7,14 +7,16 @@ every destination in the engine's partition, whether it is active and may be wal
 the first such edge, in edge order, is the answer. Its next offset is then that edge's
 successor, or the end of the line when none was found (the HDTL scans again from there).
 
-The first line of the last batch is kept here: the first scan of an entry just pushed reads
-exactly that line, and reading it again from memory cost a memory latency per visit.
+The first ``kept_lines`` lines of the last batch are kept here: the scans of an entry just
+pushed read exactly those lines, and reading them again from memory cost a memory latency
+per line.
 """
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..config import ConfigError
 from ..stream_fifo import StreamFIFO
 from .layouts import EDGES_PER_LINE, ProbeResult
 from .range_reader import range_command_layout, range_item_layout
@@ -35,13 +37,19 @@ _Probe = data.StructLayout({"edge": 32, "vertex": 32, "weight": 32})
 
 _LINE_BITS = EDGES_PER_LINE.bit_length() - 1
 
-# The kept line: whose edges, from which edge id, how many (``end`` = first + count, counted
-# beside it), and whether the batch is complete.
-_BatchLine = data.StructLayout({"vertex": 32, "first": 32, "count": range(EDGES_PER_LINE + 1),
-                                "end": 32, "valid": 1})
-# A scan reading the kept line: from which of its edges, how many left.
-_Replay = data.StructLayout({"on": 1, "at": range(EDGES_PER_LINE),
-                             "left": range(EDGES_PER_LINE + 1)})
+
+
+def _batch_line_layout(kept: int) -> data.StructLayout:
+    """The kept edges: whose, from which edge id, how many (``end`` = first + count, counted
+    beside it), and whether the batch is complete."""
+    return data.StructLayout({"vertex": 32, "first": 32, "count": range(kept + 1), "end": 32,
+                              "valid": 1})
+
+
+def _replay_layout(kept: int) -> data.StructLayout:
+    """A scan reading the kept edges: from which of them, how many left."""
+    return data.StructLayout({"on": 1, "at": range(kept),
+                              "left": range(EDGES_PER_LINE + 1)})
 
 
 class WalkScanner(wiring.Component):
@@ -50,6 +58,8 @@ class WalkScanner(wiring.Component):
     Parameters
     ----------
     addr_width : int
+    kept_lines : int
+        Lines of the last batch's edges kept for the scans (at least 1).
 
     Members
     -------
@@ -67,14 +77,18 @@ class WalkScanner(wiring.Component):
     batch_start : ``In(1)``; batch_vertex, batch_first : ``In(32)``
         A batch of ``batch_vertex``'s edges from ``batch_first`` on begins (forget the line).
     batch_edge : ``In(1)``; batch_data : ``In(_Edge)``
-        The batch's next edge went to the FIFO edge buffer (the first line's are kept).
+        The batch's next edge went to the FIFO edge buffer (the first ``kept_lines`` lines'
+        are kept).
     batch_done : ``In(1)``
         The batch's last edge went: the kept line may be scanned.
     scanned_edges : ``Out(32)``
         Edges examined.
     """
 
-    def __init__(self, *, addr_width: int):
+    def __init__(self, *, addr_width: int, kept_lines: int = 1):
+        if kept_lines < 1:
+            raise ConfigError(f"WalkScanner: kept_lines must be at least 1, not {kept_lines!r}")
+        self._kept = kept_lines * EDGES_PER_LINE
         super().__init__({
             "first": In(32), "last": In(32),
             "edges_base": In(addr_width),
@@ -194,19 +208,19 @@ class WalkScanner(wiring.Component):
                 m.d.sync += items_done.eq(1)
 
     def _elaborate_batch_line(self, m):
-        """The first line of the last batch, written as its edges go out and replayed as the
-        items of a scan. Returns its registers, the replay's and the replayed items."""
+        """The first lines of the last batch, written as its edges go out and replayed as the
+        items of a scan. Returns their registers, the replay's and the replayed items."""
         m.submodules.batch_line = batch_line = memory.Memory(
-            shape=_Edge, depth=EDGES_PER_LINE, init=[])
+            shape=_Edge, depth=self._kept, init=[])
         write = batch_line.write_port()
         read = batch_line.read_port(domain="comb")
-        line = Signal(_BatchLine)
-        replay = Signal(_Replay)
+        line = Signal(_batch_line_layout(self._kept))
+        replay = Signal(_replay_layout(self._kept))
         with m.If(self.batch_start):
             m.d.sync += [line.valid.eq(0), line.vertex.eq(self.batch_vertex),
                          line.first.eq(self.batch_first), line.count.eq(0),
                          line.end.eq(self.batch_first)]
-        with m.If(self.batch_edge & (line.count != EDGES_PER_LINE)):
+        with m.If(self.batch_edge & (line.count != self._kept)):
             m.d.comb += write.en.eq(1)
             m.d.sync += [line.count.eq(line.count + 1), line.end.eq(line.end + 1)]
         with m.If(self.batch_done):
