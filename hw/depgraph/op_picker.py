@@ -21,7 +21,7 @@ from amaranth.lib.wiring import In, Out
 from .record_update import LOAD, OP_KINDS, UPDATE, VISIT
 
 
-__all__ = ["OpPicker"]
+__all__ = ["OpPicker", "or_reduce"]
 
 _KINDS = len(OP_KINDS)
 
@@ -91,14 +91,14 @@ class OpPicker(wiring.Component):
             with m.If(grant[kind]):
                 m.d.sync += last.eq(kind)
         m.d.comb += self.pick_index.eq(
-            _or_reduce([Mux(grant[k], self.index[k], 0) for k in range(_KINDS)]))
+            or_reduce([Mux(grant[k], self.index[k], 0) for k in range(_KINDS)]))
 
         # Next cycle's hazards: the stages then are the op picked now (entering A) and the
         # ops now in A .. the stage before the compute stage, one further.
         m.d.sync += load_barrier.eq(grant[LOAD] | self.stage_loads[:-1].any())
 
         def picked_writer_of(index):
-            return _or_reduce([grant[j] & (self.index[j] == index) for j in (VISIT, UPDATE)])
+            return or_reduce([grant[j] & (self.index[j] == index) for j in (VISIT, UPDATE)])
 
         for k in range(1, _KINDS):
             head_matches = Signal(stages - 1, name=f"{OP_KINDS[k]}_head_matches")
@@ -118,7 +118,8 @@ class OpPicker(wiring.Component):
         return m
 
 
-def _or_reduce(values):
+def or_reduce(values):
+    """The OR of ``values`` (bits or words alike)."""
     result = Const(0, 1)
     for value in values:
         result = result | value

@@ -91,7 +91,7 @@ from .config import ALGORITHMS, MIN_TYPE
 from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitRequest,
                       VisitResult)
 from .bank_outputs import OUTPUTS, BankOutputs
-from .op_picker import OpPicker
+from .op_picker import OpPicker, or_reduce
 from .record_update import (ACTIVE, DUMP, HEAD, LOAD, OP_KINDS, PROBE, STOP, UPDATE, VISIT,
                             RecordUpdate, RecordWrite)
 
@@ -568,12 +568,6 @@ class VertexStoreBank(wiring.Component):
 
         stage_valids.append(w_valid)
         m.d.comb += self.busy.eq(
-            _or_reduce([i.held for i in inputs]) | _or_reduce(stage_valids) | outputs.busy)
+            or_reduce([i.held for i in inputs]) | or_reduce(stage_valids) | outputs.busy)
         return m
 
-
-def _or_reduce(values):
-    result = Const(0, 1)
-    for value in values:
-        result = result | value
-    return result
