@@ -5,7 +5,9 @@ one vertex back to back), probes and dumps go in with random pauses; every outpu
 backpressure. A Python model of the rules (``golden.depgraph.engine``: uint32 min, or float32
 sum through NumPy) performs the ops in the order the bank picks them (its ``picked``
 verification signal: ops of one input keep their order, the interleaving of the inputs is the
-arbiter's), and the visited, probed, dumped and push streams, the ack origins, the counters and
+arbiter's), each at its stage W, and answers each probe from the flags as they are in the
+cycle the probe port reads them (``probe_read``: after that cycle's write); the visited,
+probed, dumped and push streams, the ack origins, the counters and
 the final memory contents must equal the model's exactly. ``busy`` must stay high while an op
 is buffered or in flight or an expected answer has not been taken.
 """
@@ -23,6 +25,7 @@ from hw.depgraph.vertex_store import VertexStoreBank
 MAX = 0xFFFF_FFFF
 LOAD, VISIT, UPDATE, PROBE, DUMP = range(5)
 INPUTS = ("load", "visit", "update", "probe", "dump")
+PROBE = INPUTS.index("probe")
 OUTPUTS = ("visited", "probed", "dumped", "push")
 
 
@@ -184,6 +187,7 @@ def run_bank(algo, ops, *, words, base, engine, tolerance=0, seed=0, stall=0.3, 
     pending = [list(stream) for stream in ops]
     accepted = [[] for _ in INPUTS]          # taken by the bank, not yet picked
     picks = []
+    in_pipe = []                             # (stage W's cycle, kind, op) of ops picked
     cycles = []
     blocked = {name: 0 for name in OUTPUTS}
 
@@ -222,15 +226,26 @@ def run_bank(algo, ops, *, words, base, engine, tolerance=0, seed=0, stall=0.3, 
                     ready[name] = False
                 ctx.set(port.ready, ready[name])
 
-            # The model performs the op picked this cycle.
+            # The model performs each op picked at its stage W, latency - 1 cycles later; a
+            # probe reads the flags after the write of the op then in W.
             picked = ctx.get(dut.picked)
             assert picked & (picked - 1) == 0, "two ops picked in one cycle"
             if picked:
                 kind = picked.bit_length() - 1
+                assert kind != PROBE, "a probe went down the pipeline"
                 assert accepted[kind], f"{INPUTS[kind]} picked before it was taken"
-                model.apply(kind, accepted[kind].pop(0))
+                in_pipe.append((cycle + dut.latency - 1, kind, accepted[kind].pop(0)))
                 picks.append(kind)
                 last_pick = cycle
+            while in_pipe and in_pipe[0][0] <= cycle:
+                _, kind, op = in_pipe.pop(0)
+                model.apply(kind, op)
+            if ctx.get(dut.probe_read):
+                assert accepted[PROBE], "a probe read before one was taken"
+                vertex = accepted[PROBE].pop(0)
+                assert ctx.get(dut.probe_index) == vertex - base, "probe of another record"
+                model.apply(PROBE, vertex)
+                picks.append(PROBE)
 
             if ctx.get(dut.ack):
                 acks.append(ctx.get(dut.ack_origin))
@@ -238,7 +253,7 @@ def run_bank(algo, ops, *, words, base, engine, tolerance=0, seed=0, stall=0.3, 
                 if ready[name] and ctx.get(port.valid):
                     got[name].append(unpack(name, ctx.get(port.payload)))
             # (An op taken this cycle is inside from the next one.)
-            owed = (any(accepted) or cycle - last_pick < dut.latency or
+            owed = (any(accepted) or in_pipe or cycle - last_pick < dut.latency or
                     len(acks) < len(model.acks) or
                     any(len(got[name]) < len(model.out[name]) for name in OUTPUTS))
             for kind, port in enumerate(inputs):

@@ -14,30 +14,32 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..stream_fifo import StreamFIFO
-from .layouts import ProbeResult, VisitResult
+from .layouts import VisitResult
 
 
 __all__ = ["BankOutputs", "OUTPUTS"]
 
-# The queues, in the order of ``room`` and ``gain``.
-OUTPUTS = ("visited", "probed", "dumped", "push")
+# The queues, in the order of ``room`` and ``gain`` (probes are answered beside the pipeline,
+# by :class:`hw.depgraph.probe_port.ProbePort`).
+OUTPUTS = ("visited", "dumped", "push")
+_SHAPES = {"visited": VisitResult, "dumped": 32, "push": 32}
 
 
 class BankOutputs(wiring.Component):
-    """Four answer queues of ``depth`` entries with their credits.
+    """Three answer queues of ``depth`` entries with their credits.
 
     Members
     -------
-    visited_in, probed_in, dumped_in, push_in : ``In(stream.Signature(...))``
+    visited_in, dumped_in, push_in : ``In(stream.Signature(...))``
         From the pipeline's last stage; never refused (the credits guarantee room), so their
         ``ready`` is not used.
-    visited, probed, dumped, push : ``Out(stream.Signature(...))``
+    visited, dumped, push : ``Out(stream.Signature(...))``
         The bank's outputs.
-    gain : ``In(4)``
+    gain : ``In(3)``
         A credit of that queue is taken (an op that answers into it is picked).
     unused_push : ``In(1)``
         A load or update left the pipeline without pushing: its ``push`` credit comes back.
-    room : ``Out(4)``
+    room : ``Out(3)``
         The queue has a credit left.
     busy : ``Out(1)``
         Some queue holds an answer.
@@ -45,12 +47,12 @@ class BankOutputs(wiring.Component):
 
     def __init__(self, *, depth: int):
         self._depth = depth
-        shapes = {"visited": VisitResult, "probed": ProbeResult, "dumped": 32, "push": 32}
         members = {}
         for name in OUTPUTS:
-            members[f"{name}_in"] = In(stream.Signature(shapes[name]))
-            members[name] = Out(stream.Signature(shapes[name]))
-        members.update({"gain": In(4), "unused_push": In(1), "room": Out(4), "busy": Out(1)})
+            members[f"{name}_in"] = In(stream.Signature(_SHAPES[name]))
+            members[name] = Out(stream.Signature(_SHAPES[name]))
+        members.update({"gain": In(len(OUTPUTS)), "unused_push": In(1),
+                        "room": Out(len(OUTPUTS)), "busy": Out(1)})
         super().__init__(members)
 
     def elaborate(self, platform):

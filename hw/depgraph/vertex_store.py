@@ -28,10 +28,11 @@ log2(words) bits, so an id outside [base, base + words) aliases another record):
   active and, unless ``leave`` and the origin's engine = ``engine`` and not stop (the origin's
   walk will find it), its id is pushed, which sets queued (nothing is pushed if it was queued
   already). Every update gives one ``ack`` pulse with its origin.
-* probe: walkable = active and not stop.
+* probe: walkable = active and not stop, read beside the pipeline (:mod:`.probe_port`): it
+  sees the flags as written by the ops that have passed stage W, in flight or not.
 * dump: the state word (read-back after the run).
 
-Microarchitecture. Visits, updates, probes and dumps enter a two-entry queue of registers
+Microarchitecture. Visits, updates and dumps enter a two-entry queue of registers
 in front of a main register; loads a four-entry queue in distributed RAM whose head serves as
 their main register. Every ``ready`` is a register (or a queue level). Each cycle a
 round-robin arbiter picks one op among the main registers whose op may go: its output queue
@@ -67,12 +68,12 @@ bits, and no compare lies between the arbiter and the wide registers it enables.
 distinct records go one per cycle; ops of one record one per 5 cycles (min) or 11 (sum).
 While loads stream in, the other inputs wait.
 
-Outputs do not deadlock under backpressure: each of ``visited``, ``probed``, ``dumped`` and
-``push`` has a queue of ``output_depth`` entries and a credit counter (ops in flight plus
+Outputs do not deadlock under backpressure: each of ``visited``, ``dumped`` and ``push`` has
+a queue of ``output_depth`` entries and a credit counter (ops in flight plus
 entries queued); an op is picked only when its queue has a credit. Loads and updates each take
 a ``push`` credit (whether they push is known only at W, where an unused credit is given
 back), so a long stall of ``push`` holds up loads and updates, but not visits, probes and
-dumps.
+dumps. The probe port has its own queue and credits.
 
 The order of ops across the inputs is the arbiter's (each input's own ops keep their order);
 a producer that needs an order between two inputs must wait for the first op's answer (or,
@@ -92,8 +93,9 @@ from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitR
                       VisitResult)
 from .bank_outputs import OUTPUTS, BankOutputs
 from .op_picker import OpPicker, or_reduce
-from .record_update import (ACTIVE, DUMP, HEAD, LOAD, OP_KINDS, PROBE, STOP, UPDATE, VISIT,
-                            RecordUpdate, RecordWrite)
+from .probe_port import ProbePort
+from .record_update import (DUMP, HEAD, LOAD, OP_KINDS, PROBE, UPDATE, VISIT, RecordUpdate,
+                            RecordWrite)
 
 
 __all__ = ["VertexStoreBank", "MIN_IDENTITY", "SUM_IDENTITY"]
@@ -133,8 +135,12 @@ class VertexStoreBank(wiring.Component):
         is 8 (min) or 14 (sum) cycles.
     picked : Signal(5)
         Verification only (not a port): one-hot of the kind of op picked this cycle (load,
-        visit, update, probe, dump). The bank behaves as if it performed its ops one after
-        another in this order.
+        visit, update, probe, dump; probes are never picked). The bank behaves as if it
+        performed its ops one after another in this order, each at its stage W, ``latency``
+        - 1 cycles after the pick.
+    probe_read, probe_index : Signal(1), Signal(index_width)
+        Verification only: a probe reads the flags of record ``probe_index`` at this cycle's
+        clock edge, after the write of the op in stage W then (the probe port).
 
     Members
     -------
@@ -183,6 +189,8 @@ class VertexStoreBank(wiring.Component):
         self.index_width = (words - 1).bit_length()
         self.latency = 6 if self._is_min else 12
         self.picked = Signal(5, name="picked")
+        self.probe_read = Signal(name="probe_read")
+        self.probe_index = Signal(self.index_width, name="probe_index")
         super().__init__({
             "base": In(32),
             "tolerance": In(32),
@@ -310,7 +318,6 @@ class VertexStoreBank(wiring.Component):
         rd_state, rd_delta, rd_flags = c["rd_state"], c["rd_delta"], c["rd_flags"]
         rd_const = c["rd_const"] if not is_min else Const(0, 32)
         kind = c["kind"]
-        walkable = rd_flags[ACTIVE] & ~rd_flags[STOP]
 
         if is_min:
             # Compute stage = C.
@@ -323,7 +330,7 @@ class VertexStoreBank(wiring.Component):
                 "kind": kind, "index": c["index"], "origin": c["origin"],
                 "leave": c["leave"], "root": c["root"], "flags": rd_flags,
                 "load_worth": c["load_worth"], "load_stop": c["load_stop"],
-                "load_head": c["load_head"], "walkable": walkable,
+                "load_head": c["load_head"],
                 "s": Mux(kind[LOAD], c["load_state"], rd_state),
                 "d": Mux(kind[LOAD], c["load_delta"], rd_delta),
                 "c": Mux(kind[LOAD], c["load_const"], rd_const),
@@ -339,7 +346,7 @@ class VertexStoreBank(wiring.Component):
                 "kind": kind, "index": c["index"], "origin": c["origin"],
                 "leave": c["leave"], "root": c["root"], "flags": rd_flags,
                 "load_worth": c["load_worth"], "load_stop": c["load_stop"],
-                "load_head": c["load_head"], "walkable": walkable,
+                "load_head": c["load_head"],
                 "visit_worth": self._worth_sum(m, rd_delta, "c_visit_worth"),
                 "s": Mux(kind[LOAD], c["load_state"], rd_state),
                 "d": Mux(kind[LOAD], c["load_delta"], rd_delta),
@@ -396,8 +403,6 @@ class VertexStoreBank(wiring.Component):
             outputs.visited_in.payload.x.eq(w["d"]),
             outputs.visited_in.payload.const.eq(w["c"]),
             outputs.visited_in.payload.head.eq(w["flags"][HEAD]),
-            outputs.probed_in.valid.eq(w_valid & wk[PROBE]),
-            outputs.probed_in.payload.walkable.eq(w["walkable"]),
             outputs.dumped_in.valid.eq(w_valid & wk[DUMP]),
             outputs.dumped_in.payload.eq(w["s"]),
             outputs.push_in.valid.eq(w_valid & w["pushes"]),
@@ -425,11 +430,17 @@ class VertexStoreBank(wiring.Component):
         inputs = [self._fifo_input(m, self.load, "load", lambda p: p.vertex)]
         for kind, port, vertex in (
                 (VISIT, self.visit, lambda p: p.vertex),
-                (UPDATE, self.update, lambda p: p.vertex),
-                (PROBE, self.probe, lambda p: p),
-                (DUMP, self.dump, lambda p: p)):
+                (UPDATE, self.update, lambda p: p.vertex)):
             inputs.append(self._queued_input(m, port, _KINDS[kind], vertex,
                                              keep_payload=kind in (VISIT, UPDATE)))
+        # Probes are answered beside the pipeline (the probe port, below): their kind is
+        # never picked.
+        inputs.append(SimpleNamespace(valid=Const(0, 1), index=Const(0, self.index_width),
+                                      take=Signal(name="probe_take"), move=Const(0, 1),
+                                      q0_index=Const(0, self.index_width), held=Const(0, 1),
+                                      payload=Const(0, 0)))
+        inputs.append(self._queued_input(m, self.dump, _KINDS[DUMP], lambda p: p,
+                                         keep_payload=False))
         mains = [i.payload for i in inputs]
 
         # Answer queues with their credits (ops in flight or queued for the output).
@@ -437,8 +448,8 @@ class VertexStoreBank(wiring.Component):
         for name in OUTPUTS:
             wiring.connect(m, getattr(outputs, name), wiring.flipped(getattr(self, name)))
         room = {name: outputs.room[k] for k, name in enumerate(OUTPUTS)}
-        needs = {LOAD: "push", VISIT: "visited", UPDATE: "push", PROBE: "probed",
-                 DUMP: "dumped"}
+        room[None] = Const(0, 1)
+        needs = {LOAD: "push", VISIT: "visited", UPDATE: "push", PROBE: None, DUMP: "dumped"}
 
         # The pipeline's stages from A to the compute stage (filled in below): the ops there
         # that write are the hazards of the pick.
@@ -485,6 +496,16 @@ class VertexStoreBank(wiring.Component):
         self._memories = mems          # verification: the simulator peeks at them
         reads = {name: mem.read_port() for name, mem in mems.items()}
         writes = {name: mem.write_port() for name, mem in mems.items()}
+
+        # The probes' own read port of the flags, seeing a write of the same cycle.
+        m.submodules.probes = probes = ProbePort(index_width=self.index_width,
+                                                 depth=self._output_depth)
+        probe_read = flags_mem.read_port(transparent_for=(writes["flags"],))
+        wiring.connect(m, wiring.flipped(self.probe), probes.probe)
+        wiring.connect(m, probes.probed, wiring.flipped(self.probed))
+        m.d.comb += [probes.base.eq(self.base), probe_read.addr.eq(probes.addr),
+                     probes.flags.eq(probe_read.data), self.probe_read.eq(probes.read),
+                     self.probe_index.eq(probes.addr)]
         # The read ports are always enabled (an enable would fan out to every block RAM).
         for port in reads.values():
             m.d.comb += port.addr.eq(a["index"])
@@ -551,7 +572,7 @@ class VertexStoreBank(wiring.Component):
         w_valid, w = self._stage(m, "w", {
             "kind": kind, "index": f["index"], "origin": f["origin"],
             "write": record.write, "push_id": push_id,
-            "d": f["d"], "c": f["c"], "s": f["s"], "walkable": f["walkable"],
+            "d": f["d"], "c": f["c"], "s": f["s"],
         }, f_valid)
         w.update({name: w["write"][name] for name in RecordWrite.members})
 
@@ -561,13 +582,13 @@ class VertexStoreBank(wiring.Component):
 
         # ------------------------------------------------------------------------ credits
         m.d.comb += [
-            outputs.gain.eq(Cat(grant[VISIT], grant[PROBE], grant[DUMP],
-                                grant[LOAD] | grant[UPDATE])),
+            outputs.gain.eq(Cat(grant[VISIT], grant[DUMP], grant[LOAD] | grant[UPDATE])),
             outputs.unused_push.eq(w_valid & (wk[LOAD] | wk[UPDATE]) & ~w["pushes"]),
         ]
 
         stage_valids.append(w_valid)
         m.d.comb += self.busy.eq(
-            or_reduce([i.held for i in inputs]) | or_reduce(stage_valids) | outputs.busy)
+            or_reduce([i.held for i in inputs]) | or_reduce(stage_valids) | outputs.busy |
+            probes.busy)
         return m
 
