@@ -278,7 +278,7 @@ def test_throughput(backlog):
 
 def test_fifo_edge_buffer():
     dut = FIFOEdgeBuffer(depth=16)
-    assert dut.bits == 16 * EdgeTask.size == 16 * 130
+    assert dut.bits == 16 * EdgeTask.size == 16 * 134
     rng = random.Random(7)
     items = [{"dst": rng.randrange(1 << 32), "weight": rng.randrange(1 << 32),
               "x": rng.randrange(1 << 32), "const": rng.randrange(1 << 32),

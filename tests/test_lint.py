@@ -41,8 +41,10 @@ DESIGN_CASES = [
                  id="graphicionado-cf-symmetric-extended-1x2"),
     pytest.param("graphicionado-crossbar", ["--set", "streams_src=8", "--set", "streams_dst=8"],
                  id="graphicionado-crossbar-8x8"),
+    # Stalls, and two walks per engine sharing its bank, FIFO and memory ports.
     pytest.param("depgraph", ["--set", "engines=1", "--set", "bank_vertices=64",
-                              "--set", "stall_injection=20"], id="depgraph-bfs-e1-stalls"),
+                              "--set", "stall_injection=20", "--set", "walks=2"],
+                 id="depgraph-bfs-e1-w2-stalls"),
     # The DDMU is built with its hub index whatever hub_index says.
     *(pytest.param("depgraph-ddmu", ["--set", f"algo={algo}", *SMALL_DEPGRAPH],
                    id=f"depgraph-ddmu-{algo}") for algo in ALGORITHMS),

@@ -48,7 +48,7 @@ class DepGraphConfig(DesignConfig):
         Vertex-store records per engine: the largest partition the accelerator takes. The
         default keeps four banks within an ECP5-85k's block RAM.
     edge_fifo_depth : int
-        Entries of each FIFO edge buffer (37 entries of 130 bits: the paper's 4.8 Kbit).
+        Entries of each FIFO edge buffer (37 entries of 134 bits: about the paper's 4.8 Kbit).
     addr_width : int
         Width of a 64-byte line address.
     memory_outstanding : int
