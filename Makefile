@@ -77,6 +77,7 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_depgraph_golden.py --json build/bench/depgraph-golden.json
 	$(BIN)/python bench/bench_depgraph_models.py --json build/bench/depgraph-models.json
 	$(BIN)/python bench/bench_depgraph_rtl.py --json build/bench/depgraph-rtl.json
+	$(BIN)/python bench/bench_depgraph_walks.py --json build/bench/depgraph-walks.json
 
 # The tests marked soak (too long for make test's budget), then long random runs against
 # the golden model (SOAK_MINUTES, default 30).
