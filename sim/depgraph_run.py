@@ -111,7 +111,8 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
     root = (root or 0) if needs_root else None
     started = time.perf_counter()
     reference = run_depgraph(algo, graph, root=root, engines=config.engines,
-                             stack_depth=config.stack_depth, hub_index=config.hub_index,
+                             stack_depth=config.stack_depth, walks=config.walks,
+                             hub_index=config.hub_index,
                              tolerance=tolerance, lam=lam, hub_sample_min=hub_sample_min)
     golden_seconds = time.perf_counter() - started
 
