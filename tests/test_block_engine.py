@@ -5,7 +5,7 @@ states (``golden.depgraph.run_depgraph``, hub index off): exact for BFS, SSSP an
 The engines' surroundings are played by the test as ``depgraph.py`` describes them: the
 records of each partition are loaded (``load``), the HDTLs are enabled once every bank is
 idle, the updates each engine sends are routed in Python to the engine owning their vertex
-(``incoming``), ``drained`` is "every edge this engine sent has been acked by some bank" and
+(``incoming``), ``drained`` is "every edge this walk sent has been acked by some bank" and
 ``left`` "a bank acked an update of this engine that left a vertex for its walk" (the small
 wrapper below, as in ``depgraph.py``); the run is over when every engine is idle and
 drained and no update is on its way for two cycles in a row (the top's quiet check), after
@@ -17,12 +17,13 @@ import bisect
 
 import numpy as np
 import pytest
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Module
 from amaranth.lib import wiring
 
 import golden
 from golden.depgraph import run_depgraph
 from hw.depgraph.config import DepGraphConfig
+from hw.depgraph.depgraph import track_walks
 from hw.depgraph.engine import Engine
 from sim.amaranth_memory import LineMemoryModel
 from sim.depgraph_image import build_depgraph_image
@@ -41,18 +42,7 @@ class Engines(wiring.Component):
         m = Module()
         for e, engine in enumerate(self.engines):
             m.submodules[f"engine{e}"] = engine
-        walks = len(self.engines[0].drained)
-        for e, engine in enumerate(self.engines):
-            for k in range(walks):
-                slot = e * walks + k
-                in_flight = Signal(32, name=f"in_flight{slot}")
-                acks = sum((o.ack & (o.ack_origin == slot)) for o in self.engines)
-                m.d.sync += in_flight.eq(in_flight + engine.sent[k] - acks)
-                m.d.comb += [
-                    engine.drained[k].eq(in_flight == 0),
-                    engine.left[k].eq(Cat(o.ack & o.ack_left & (o.ack_origin == slot)
-                                          for o in self.engines).any()),
-                ]
+        track_walks(m, self.engines, len(self.engines[0].drained))
         return m
 
 

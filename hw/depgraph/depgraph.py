@@ -35,13 +35,29 @@ from .update_network import UpdateNetwork
 from .vertex_loader import VertexLoader, VertexWriter
 
 
-__all__ = ["DepGraph", "COUNTERS", "HUB_COUNTERS"]
+__all__ = ["DepGraph", "COUNTERS", "HUB_COUNTERS", "track_walks"]
 
 # Totals over the engines, the hub index's figures (0 without it), then the run's own.
 HUB_COUNTERS = ("lookups", "shortcut_uses", "hash_probes", "learner_observations",
                 "entries_learnt", "fits_rejected")
 COUNTERS = Engine.COUNTERS + HUB_COUNTERS + ("cycles", "load_cycles", "run_cycles",
                                              "write_cycles", "memory_reads", "memory_writes")
+
+
+def track_walks(m, engines, walks):
+    """Each walk's updates not yet applied: counted up when its HDTL sends an edge, down when
+    any bank acks an update of that origin (the walk slot); its ``drained`` and ``left``."""
+    for e, engine in enumerate(engines):
+        for k in range(walks):
+            slot = e * walks + k
+            in_flight = Signal(32, name=f"in_flight{slot}")
+            acks = sum(((other.ack & (other.ack_origin == slot)) for other in engines))
+            m.d.sync += in_flight.eq(in_flight + engine.sent[k] - acks)
+            m.d.comb += [
+                engine.drained[k].eq(in_flight == 0),
+                engine.left[k].eq(Cat(other.ack & other.ack_left & (other.ack_origin == slot)
+                                      for other in engines).any()),
+            ]
 
 
 class DepGraph(wiring.Component):
@@ -128,20 +144,7 @@ class DepGraph(wiring.Component):
         if hub:
             hub_clients, hub_quiet = self._elaborate_hub(m, regs, engines, network, link)
 
-        # Updates of each walk not yet applied: counted up when its HDTL sends an edge, down
-        # when any bank acks an update of that origin (the walk slot).
-        for e, engine in enumerate(engines):
-            for k in range(cfg.walks):
-                slot = e * cfg.walks + k
-                in_flight = Signal(32, name=f"in_flight{slot}")
-                acks = sum(((other.ack & (other.ack_origin == slot)) for other in engines))
-                m.d.sync += in_flight.eq(in_flight + engine.sent[k] - acks)
-                m.d.comb += [
-                    engine.drained[k].eq(in_flight == 0),
-                    engine.left[k].eq(Cat(other.ack & other.ack_left &
-                                          (other.ack_origin == slot)
-                                          for other in engines).any()),
-                ]
+        track_walks(m, engines, cfg.walks)
 
         m.submodules.loader = loader = VertexLoader(addr_width=cfg.addr_width, banks=n_eng)
         m.submodules.writer = writer = VertexWriter(addr_width=cfg.addr_width, banks=n_eng)

@@ -208,9 +208,9 @@ class Engine(wiring.Component):
             for k, hdtl in enumerate(hdtls):
                 # The pseudo-edge buffer holds what the DDMU lends per root at most, so the
                 # DDMU never waits for a walk to end.
-                pending = StreamFIFO(PseudoEdge, cfg.pseudo_edge_buffer)
-                m.submodules[f"pending{k}" if walks > 1 else "pending"] = pending
                 suffix = f"{k}" if walks > 1 else ""
+                pending = StreamFIFO(PseudoEdge, cfg.pseudo_edge_buffer)
+                m.submodules[f"pending{suffix}"] = pending
                 link(wiring.flipped(self.pseudo[k]), pending.i,
                      f"ddmu->pseudo_edge_buffer{suffix}")
                 link(pending.o, hdtl.pending, f"pseudo_edge_buffer{suffix}->hdtl{suffix}")
