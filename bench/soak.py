@@ -12,7 +12,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -89,12 +88,15 @@ def main():
             depth = rng.choice([1, 2, 10, 16])
             hub = rng.random() < 0.5
             walks = rng.choice([1, 2, 4, 8])
+            onchip = rng.random() < 0.5
             config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
-                                    hub_index=hub, bank_vertices=2048, stall_injection=30)
+                                    hub_index=hub, bank_vertices=2048, stall_injection=30,
+                                    offsets_on_chip=onchip)
             run = lambda: depgraph_run.simulate(graph, algo, config, root=root,  # noqa: E731
                                                 memory=memory, seed=seed)
             design, iters = "depgraph", None
-            label = f"depgraph e{engines} d{depth} w{walks} hub {'on' if hub else 'off'}"
+            label = (f"depgraph e{engines} d{depth} w{walks} hub {'on' if hub else 'off'} "
+                     f"offsets {'on chip' if onchip else 'in memory'}")
         else:
             # CF in one run of two with the symmetric-graph optimisation (§IV.D), each
             # undirected rating stored once; sliced, that is extended slicing (§VI.B).

@@ -110,15 +110,16 @@ def lines_of(dram):
             for a in range(len(table))}
 
 
-# (algo, engines, stack depth, walks per engine)
-CASES = [("bfs", 1, 3, 1), ("sssp", 2, 2, 2), ("cc", 2, 4, 1), ("pagerank", 1, 3, 4),
-         ("bfs", 1, 4, 4)]
+# (algo, engines, stack depth, walks per engine, offsets on chip)
+CASES = [("bfs", 1, 3, 1, False), ("sssp", 2, 2, 2, True), ("cc", 2, 4, 1, True),
+         ("pagerank", 1, 3, 4, True), ("bfs", 1, 4, 4, False)]
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("algo, engines, depth, walks", CASES,
-                         ids=[f"{a}-e{e}-d{d}-w{w}" for a, e, d, w in CASES])
-def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, pause):
+@pytest.mark.parametrize("algo, engines, depth, walks, onchip", CASES,
+                         ids=[f"{a}-e{e}-d{d}-w{w}{'-onchip' if o else ''}"
+                              for a, e, d, w, o in CASES])
+def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, pause):
     # PageRank runs to a tolerance, and its FP32 adds take the Python simulator a while: a
     # smaller graph and a coarser tolerance for it.
     scale, tolerance = (3, 1e-4) if algo == "pagerank" else (5, 1e-6)
@@ -129,7 +130,7 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, pause):
     g = graph.symmetrized() if algo == "cc" else graph
     config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                             hub_index=False, bank_vertices=32, edge_fifo_depth=4,
-                            addr_width=16)
+                            addr_width=16, offsets_on_chip=onchip)
     image = build_depgraph_image(g, algo=algo, config=config, bounds=ref.bounds,
                                  stop=ref.stop, root=root, tolerance=tolerance)
     regs, n = image.registers, image.num_vertices
@@ -151,7 +152,7 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, pause):
             watch_walk_order(bench, hdtl, orders[-1])
     incoming, loads, dumps = [], [], []
     for e, engine in enumerate(top.engines):
-        for port in ("offsets_mem", "edges_mem", "queue_mem"):
+        for port in ("edges_mem", "queue_mem") + (() if onchip else ("offsets_mem",)):
             model = LineMemoryModel(lines, latency=4 if pause is None else 8,
                                     jitter=0 if pause is None else 6,
                                     stall_probability=0 if pause is None else 0.25,
@@ -173,7 +174,8 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, pause):
 
     async def control(ctx):
         for e, engine in enumerate(top.engines):
-            for name in ("offsets_base", "edges_base", "queue_base", "tolerance"):
+            for name in ("edges_base", "queue_base", "tolerance") + \
+                    (() if onchip else ("offsets_base",)):
                 ctx.set(getattr(engine, name), regs[name])
             ctx.set(engine.first, bounds[e])
             ctx.set(engine.last, bounds[e + 1])
@@ -187,7 +189,8 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, pause):
             loads[e].append({"vertex": v, "state": int(arrays["state"][v]),
                              "delta": int(arrays["delta"][v]),
                              "const": int(arrays["const"][v]),
-                             "stop": bits & 1, "head": bits >> 1 & 1})
+                             "stop": bits & 1, "head": bits >> 1 & 1,
+                             "lo": int(g.offsets[v]), "hi": int(g.offsets[v + 1])})
         idle = 0
         while idle < 2:
             await ctx.tick()

@@ -45,8 +45,10 @@ def memory(bench, name, port, lines, pause):
     return serve_memory(bench, name, port, lines, pause, latency=7, jitter=6)
 
 
-CASES = [("bfs", 2, False), ("sssp", 3, False), ("cc", 1, False), ("bfs", 6, False),
-         ("pagerank", 3, False), ("sssp", 4, True), ("cc", 3, True), ("pagerank", 2, True)]
+# (algo, stack depth, hub index, offsets on chip: the fold answers them)
+CASES = [("bfs", 2, False, True), ("sssp", 3, False, False), ("cc", 1, False, True),
+         ("bfs", 6, False, False), ("pagerank", 3, False, True), ("sssp", 4, True, True),
+         ("cc", 3, True, False), ("pagerank", 2, True, True)]
 
 
 def f32(bits):
@@ -58,9 +60,10 @@ def bits(value):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("algo, depth, hub", CASES,
-                         ids=[f"{a}-d{d}-{'hub' if h else 'nohub'}" for a, d, h in CASES])
-def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, pause):
+@pytest.mark.parametrize("algo, depth, hub, onchip", CASES,
+                         ids=[f"{a}-d{d}-{'hub' if h else 'nohub'}{'-onchip' if o else ''}"
+                              for a, d, h, o in CASES])
+def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, onchip, pause):
     is_sum = algo == "pagerank"
     # PageRank runs to a tolerance: a smaller graph, so the simulation stays short.
     graph = golden.from_spec(f"kron:scale={4 if is_sum else 5},ef=3,seed=7,weights=1:20")
@@ -95,12 +98,13 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, pause):
 
     head = [hub and mine(v) and rng.random() < 0.8 for v in range(n)]
     dut = HDTL(addr_width=16, stack_depth=depth, edge_window=2, algo=algo, engine=ENGINE,
-               hub_index=hub, track_entries=3)
-    bench = Bench(dut, f"HDTL({algo}, stack depth {depth}, hub index {hub})", pause=pause,
-                  p_pause=0.3)
+               hub_index=hub, track_entries=3, offsets_on_chip=onchip)
+    bench = Bench(dut, f"HDTL({algo}, stack depth {depth}, hub index {hub}, offsets on chip "
+                  f"{onchip})", pause=pause, p_pause=0.3)
     lines = words_to_lines(offsets, OFFSETS_BASE)
     lines.update(words_to_lines([w for pair in zip(dst, weight) for w in pair], EDGES_BASE))
-    memory(bench, "offsets_mem", dut.offsets_mem, lines, pause)
+    if not onchip:
+        memory(bench, "offsets_mem", dut.offsets_mem, lines, pause)
     memory(bench, "edges_mem", dut.edges_mem, lines, pause)
     pops = bench.feed("pop", dut.pop)
     visited = bench.feed("visited", dut.visited)
@@ -154,7 +158,8 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, pause):
     async def environment(ctx):
         ctx.set(dut.first, first)
         ctx.set(dut.last, last)
-        ctx.set(dut.offsets_base, OFFSETS_BASE)
+        if not onchip:
+            ctx.set(dut.offsets_base, OFFSETS_BASE)
         ctx.set(dut.edges_base, EDGES_BASE)
         ctx.set(dut.start, 1)
         await ctx.tick()
@@ -242,7 +247,10 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, pause):
                 if is_root:
                     walk.update(root=v, x=x, entries={}, asked=False, answered=True)
                 log["visits"] += 1
-                visited.append({"worth": ok, "x": x, "const": const[v], "head": head[v]})
+                # (The bank answers the offsets only when it keeps them.)
+                visited.append({"worth": ok, "x": x, "const": const[v], "head": head[v],
+                                "lo": offsets[v] if onchip else 0,
+                                "hi": offsets[v + 1] if onchip else 0})
                 if ok:
                     log["worth"] += 1
                     want_edges.extend({"dst": dst[k], "weight": weight[k], "x": x,

@@ -1,7 +1,8 @@
 """DepGraph's vertex loader and writer against a model of the memory image
 (``hw/depgraph/layouts.py``): the loader hands out every vertex's record
 ``<v, state[v], delta[v], const[v], stop bit 2(v%16), head bit 2(v%16)+1 of stop word v//16>``
-once, in id order, with the bank whose partition holds v, then raises ``done``; the writer
+once, in id order, with the bank whose partition holds v (and, with ``offsets``, v's CSR
+offsets lo = offsets[v], hi = offsets[v + 1]), then raises ``done``; the writer
 asks for every vertex's state in id order from its bank, names that bank on
 ``response_bank`` while the answer comes, writes the states to the state array under a byte
 mask (nothing past vertex n - 1) and raises ``done``. Several runs in one simulation (one of
@@ -34,8 +35,8 @@ def partition(rng, n, banks):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("banks", [1, 3])
-def test_vertex_loader(banks, pause):
+@pytest.mark.parametrize("banks,offsets", [(1, False), (3, False), (3, True)])
+def test_vertex_loader(banks, offsets, pause):
     rng = random.Random(f"loader/{banks}")
     runs = []
     lines = {}
@@ -44,21 +45,27 @@ def test_vertex_loader(banks, pause):
         arrays = {name: [rng.randrange(1 << 32) for _ in range(n)]
                   for name in ("state", "delta", "const")}
         stop = [rng.randrange(1 << 32) for _ in range(-(-n // 16))]
+        offs = sorted(rng.randrange(1 << 20) for _ in range(n + 1))
         bases = {"state": base + 1, "delta": base + 101, "const": base + 201,
                  "stop": base + 301}
+        if offsets:
+            bases["offsets"] = base + 351
+            lines.update(words_to_lines(offs, bases["offsets"]))
         for name, words in [*arrays.items(), ("stop", stop)]:
             lines.update(words_to_lines(words, bases[name]))
         bounds = partition(rng, n, banks)
         want = [{"item": {"vertex": v, "state": arrays["state"][v],
                           "delta": arrays["delta"][v], "const": arrays["const"][v],
                           "stop": stop[v // 16] >> (2 * (v % 16)) & 1,
-                          "head": stop[v // 16] >> (2 * (v % 16) + 1) & 1},
+                          "head": stop[v // 16] >> (2 * (v % 16) + 1) & 1,
+                          "lo": offs[v] if offsets else 0,
+                          "hi": offs[v + 1] if offsets else 0},
                  "bank": bisect.bisect_right(bounds, v)} for v in range(n)]
         runs.append((n, bases, bounds, want))
 
-    dut = VertexLoader(addr_width=ADDR, banks=banks)
-    bench = Bench(dut, f"VertexLoader(banks={banks})", pause=pause)
-    for name in ("state", "delta", "const", "stop"):
+    dut = VertexLoader(addr_width=ADDR, banks=banks, offsets=offsets)
+    bench = Bench(dut, f"VertexLoader(banks={banks}, offsets={offsets})", pause=pause)
+    for name in ("state", "delta", "const", "stop") + (("offsets",) if offsets else ()):
         memory(bench, name, getattr(dut, f"{name}_mem"), lines, pause)
     bench.sink("records", dut.records, sum(len(w) for *_, w in runs))
     finished = []

@@ -34,15 +34,15 @@ GRAPHS = {
     "kron7": lambda: golden.from_spec("kron:scale=7,ef=8,seed=2"),
 }
 
-# (algo, engines, stack depth, walks per engine, hub index, stall percentage, graphs): four
-# builds cover 1, 2 and 4 engines, stack depths 2, 10 and 16, 1, 2 and 4 walks in flight per
-# engine, the hub index on and off and every algorithm (make soak draws the other
-# combinations at random).
+# (algo, engines, stack depth, walks per engine, hub index, stall percentage, graphs,
+# offsets on chip): four builds cover 1, 2 and 4 engines, stack depths 2, 10 and 16, 1, 2
+# and 4 walks in flight per engine, the hub index on and off, the offsets on chip and read
+# from memory, and every algorithm (make soak draws the other combinations at random).
 CASES = [
-    ("bfs", 1, 16, 4, False, 20, ["grid"]),
-    ("sssp", 4, 2, 2, True, 20, ["rmat8"]),
-    ("cc", 2, 10, 1, True, 20, ["kron8"]),
-    ("pagerank", 2, 10, 2, True, 20, ["kron7"]),
+    ("bfs", 1, 16, 4, False, 20, ["grid"], True),
+    ("sssp", 4, 2, 2, True, 20, ["rmat8"], False),
+    ("cc", 2, 10, 1, True, 20, ["kron8"], True),
+    ("pagerank", 2, 10, 2, True, 20, ["kron7"], True),
 ]
 
 
@@ -50,12 +50,14 @@ def best_root(graph):
     return int(np.argmax(graph.out_degree))
 
 
-@pytest.mark.parametrize("algo, engines, depth, walks, hub, stalls, graphs", CASES,
+@pytest.mark.parametrize("algo, engines, depth, walks, hub, stalls, graphs, onchip", CASES,
                          ids=[f"{c[0]}-e{c[1]}-d{c[2]}-w{c[3]}-{'hub' if c[4] else 'nohub'}"
-                              f"-s{c[5]}" for c in CASES])
-def test_rtl_matches_golden(algo, engines, depth, walks, hub, stalls, graphs, run_seeds):
+                              f"-s{c[5]}{'' if c[7] else '-offmem'}" for c in CASES])
+def test_rtl_matches_golden(algo, engines, depth, walks, hub, stalls, graphs, onchip,
+                            run_seeds):
     config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
-                            hub_index=hub, bank_vertices=256, stall_injection=stalls)
+                            hub_index=hub, bank_vertices=256, stall_injection=stalls,
+                            offsets_on_chip=onchip)
     shortcuts = learnt = lookups = observations = 0
     # Two stall patterns per algorithm: one per graph, and the first graph again with a
     # memory that pushes back, reorders, has a long latency tail and a binding bandwidth

@@ -40,8 +40,10 @@ def bits_f32(b):
 class Model:
     """The bank's rules, one op at a time."""
 
-    def __init__(self, *, is_min, words, base, engine, tolerance):
+    def __init__(self, *, is_min, words, base, engine, tolerance, offsets=False):
         self.is_min, self.base, self.engine = is_min, base, engine
+        self.offsets = offsets
+        self.edge_range = [(0, 0)] * words
         self.tolerance = bits_f32(tolerance)
         self.state = [0] * words
         self.delta = [0] * words
@@ -75,6 +77,7 @@ class Model:
         self.const[i] = 0 if self.is_min else op["const"]
         self.stop[i] = bool(op["stop"])
         self.head[i] = bool(op["head"])
+        self.edge_range[i] = (op.get("lo", 0), op.get("hi", 0))
         self.active[i] = self.queued[i] = False
         if self.worth(i):
             self.active[i] = True
@@ -88,7 +91,8 @@ class Model:
             self.queued[i] = False
         worth = self.worth(i)
         x = self.delta[i]
-        self.out["visited"].append((int(worth), x, self.const[i], int(self.head[i])))
+        answer = (int(worth), x, self.const[i], int(self.head[i]))
+        self.out["visited"].append(answer + self.edge_range[i] if self.offsets else answer)
         if worth:
             self.state[i] = x if self.is_min else self.add(self.state[i], x)
             self.delta[i] = MAX if self.is_min else 0
@@ -150,7 +154,8 @@ def make_ops(rng, *, is_min, words, base, engine, count):
     def record(v):
         return {"vertex": v, "state": value(), "delta": value(),
                 "const": f32_bits(rng.uniform(0, 1)), "stop": int(rng.random() < 0.2),
-                "head": int(rng.random() < 0.3)}
+                "head": int(rng.random() < 0.3),
+                "lo": rng.randrange(1 << 32), "hi": rng.randrange(1 << 32)}
 
     loads = [record(v) for v in rng.sample(ids, words)]
     loads += [record(rng.choice(ids)) for _ in range(count // 40)]
@@ -171,14 +176,16 @@ def make_ops(rng, *, is_min, words, base, engine, count):
 # ------------------------------------------------------------------------------ harness
 
 def run_bank(algo, ops, *, words, base, engine, tolerance=0, seed=0, stall=0.3, pause=0.3,
-             bursts=0.0, order=None, push_blocked_until=0, max_cycles=100_000):
+             bursts=0.0, order=None, push_blocked_until=0, max_cycles=100_000,
+             offsets=False):
     """Run the streams ``ops`` (one list per input) through a bank and check it against the
     model. ``order`` (a list of input numbers): offer one op at a time in this order, each
-    once the bank is idle. ``push`` is not ready before cycle ``push_blocked_until``."""
+    once the bank is idle. ``push`` is not ready before cycle ``push_blocked_until``.
+    ``offsets``: the bank keeps the loads' edge ranges and answers them with the visits."""
     order = None if order is None else list(order)
-    dut = VertexStoreBank(algo=algo, words=words, engine=engine)
+    dut = VertexStoreBank(algo=algo, words=words, engine=engine, offsets=offsets)
     model = Model(is_min=dut.is_min, words=words, base=base, engine=engine,
-                  tolerance=tolerance)
+                  tolerance=tolerance, offsets=offsets)
     rng = random.Random(seed)
     inputs = [getattr(dut, name) for name in INPUTS]
     outputs = {name: getattr(dut, name) for name in OUTPUTS}
@@ -193,7 +200,8 @@ def run_bank(algo, ops, *, words, base, engine, tolerance=0, seed=0, stall=0.3, 
 
     def unpack(name, item):
         if name == "visited":
-            return (int(item.worth), int(item.x), int(item.const), int(item.head))
+            answer = (int(item.worth), int(item.x), int(item.const), int(item.head))
+            return answer + (int(item.lo), int(item.hi)) if offsets else answer
         if name == "probed":
             return int(item.walkable)
         return int(item)
@@ -307,7 +315,7 @@ def test_min_random(seed):
     words, base, engine = 16, 0x300 + 16 * seed, 2
     ops = make_ops(rng, is_min=True, words=words, base=base, engine=engine, count=2400)
     model, _, _ = run_bank("bfs", ops, words=words, base=base, engine=engine, seed=seed,
-                           bursts=0.01 * seed)
+                           bursts=0.01 * seed, offsets=seed == 2)
     # The stimulus exercises what it should.
     assert model.counters["pushes"] > 20 and model.counters["vertex_updates"] > 20
 
@@ -319,7 +327,8 @@ def test_sum_random(seed):
     tolerance = f32_bits(0.01)
     ops = make_ops(rng, is_min=False, words=words, base=base, engine=engine, count=2000)
     model, _, _ = run_bank("pagerank", ops, words=words, base=base, engine=engine,
-                           tolerance=tolerance, seed=seed, bursts=0.01 * (seed - 2))
+                           tolerance=tolerance, seed=seed, bursts=0.01 * (seed - 2),
+                           offsets=seed == 4)
     assert model.counters["pushes"] > 20 and model.counters["vertex_updates"] > 20
 
 

@@ -31,6 +31,11 @@ class DepGraphConfig(DesignConfig):
         buffer, processing element, vertex-store bank and memory ports, so that one walk's
         memory latency overlaps the others' work (issue 17; the golden model's ``walks``).
         A power of two from 1 to 16 (so engines × walks names at most 128 walk slots).
+    offsets_on_chip : bool
+        The vertex-store banks keep each vertex's CSR offsets (loaded with its record) and
+        answer them with its fold, so a visit needs one memory latency (its edges) instead
+        of two (offsets, then edges). The paper's cores find this vertex data in their caches
+        (§III-B); off, the HDTL reads the offsets from memory.
     kept_lines : int
         Lines of each batch's edges (8 edges a line) an HDTL keeps for its scans, which
         otherwise read them from memory again (1 to 16).
@@ -64,6 +69,7 @@ class DepGraphConfig(DesignConfig):
     engines: int = 4
     stack_depth: int = 10
     walks: int = 1
+    offsets_on_chip: bool = True
     kept_lines: int = 1
     hub_index: bool = False
     track_entries: int = 8

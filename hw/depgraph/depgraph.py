@@ -125,9 +125,11 @@ class DepGraph(wiring.Component):
             engines.append(engine)
             if cfg.stall_injection:
                 m.d.comb += engine.stall_seed.eq(self.stall_seed)
+            if not cfg.offsets_on_chip:
+                m.d.comb += engine.offsets_base.eq(regs.offsets_base)
             m.d.comb += [
                 engine.first.eq(firsts[e]), engine.last.eq(firsts[e + 1]),
-                engine.offsets_base.eq(regs.offsets_base), engine.edges_base.eq(regs.edges_base),
+                engine.edges_base.eq(regs.edges_base),
                 engine.queue_base.eq(regs.queue_base), engine.tolerance.eq(regs.tolerance),
             ]
 
@@ -146,7 +148,8 @@ class DepGraph(wiring.Component):
 
         track_walks(m, engines, cfg.walks)
 
-        m.submodules.loader = loader = VertexLoader(addr_width=cfg.addr_width, banks=n_eng)
+        m.submodules.loader = loader = VertexLoader(addr_width=cfg.addr_width, banks=n_eng,
+                                                    offsets=cfg.offsets_on_chip)
         m.submodules.writer = writer = VertexWriter(addr_width=cfg.addr_width, banks=n_eng)
         for part in (loader, writer):
             m.d.comb += part.num_vertices.eq(regs.num_vertices)
@@ -157,6 +160,8 @@ class DepGraph(wiring.Component):
             loader.const_base.eq(regs.const_base), loader.stop_base.eq(regs.stop_base),
             writer.state_base.eq(regs.state_base),
         ]
+        if cfg.offsets_on_chip:
+            m.d.comb += loader.offsets_base.eq(regs.offsets_base)
         for e, engine in enumerate(engines):
             mine = loader.records.payload.bank == e
             m.d.comb += [
@@ -175,11 +180,13 @@ class DepGraph(wiring.Component):
                              engine.dumped.ready.eq(writer.states.ready)]
 
         clients = []
+        engine_ports = ("edges", "queue") if cfg.offsets_on_chip else ("offsets", "edges", "queue")
         for e, engine in enumerate(engines):
             clients += [(f"engine{e}.{name}", getattr(engine, f"{name}_mem"))
-                        for name in ("offsets", "edges", "queue")]
-        clients += [(f"loader.{name}", getattr(loader, f"{name}_mem"))
-                    for name in ("state", "delta", "const", "stop")]
+                        for name in engine_ports]
+        loader_ports = ("state", "delta", "const", "stop") + \
+            (("offsets",) if cfg.offsets_on_chip else ())
+        clients += [(f"loader.{name}", getattr(loader, f"{name}_mem")) for name in loader_ports]
         clients += [("writer", writer.mem)] + hub_clients
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)

@@ -7,7 +7,8 @@ update network, outside) → bank, whose activations return to the queue. The HD
 bank to fold the vertices it visits and to tell which destinations its walk may enter.
 
 With ``walks`` > 1 the engine runs that many walks at once, one HDTL each (issue 17: a walk
-spends two memory latencies per visit, offsets then edges, which the others' work hides).
+spends a memory latency per visit on its edges, two when the offsets are not on chip, which
+the others' work hides).
 A root goes to an idle HDTL; the HDTLs share the FIFO edge buffer (round robin), the bank
 (visits and probes merged, answers routed back in order) and the engine's two memory ports;
 each edge carries its walk's number, so updates, acks, ``drained`` and ``left`` are per walk.
@@ -68,6 +69,7 @@ class Engine(wiring.Component):
     load : ``In(stream.Signature(LoadRecord))``
     dump : ``In(stream.Signature(32))``; dumped : ``Out(stream.Signature(32))``
     offsets_mem, edges_mem, queue_mem : ``Out(MemoryPortSignature(addr_width))``
+        (``offsets_base`` and ``offsets_mem`` only without ``offsets_on_chip``.)
     lookup, answers, pseudo, observe : arrays of ``walks`` streams
         With the hub index, per walk: the HDTL's lookups to the DDMU and its answers, the
         DDMU's pseudo-edges into the walk's pseudo-edge buffer (PageRank), the HDTL's
@@ -98,7 +100,7 @@ class Engine(wiring.Component):
         members = {
             "start": In(1), "enable": In(1),
             "first": In(32), "last": In(32),
-            "offsets_base": In(aw), "edges_base": In(aw), "queue_base": In(aw),
+            "edges_base": In(aw), "queue_base": In(aw),
             "tolerance": In(32),
             "updates": Out(stream.Signature(VertexUpdate)),
             "incoming": In(stream.Signature(VertexUpdate)),
@@ -106,11 +108,13 @@ class Engine(wiring.Component):
             "sent": Out(config.walks), "drained": In(config.walks), "left": In(config.walks),
             "load": In(stream.Signature(LoadRecord)),
             "dump": In(stream.Signature(32)), "dumped": Out(stream.Signature(32)),
-            "offsets_mem": Out(MemoryPortSignature(aw)),
             "edges_mem": Out(MemoryPortSignature(aw)),
             "queue_mem": Out(MemoryPortSignature(aw)),
             "busy": Out(1), "store_busy": Out(1), "queue_overflow": Out(1),
         }
+        if not config.offsets_on_chip:
+            members["offsets_base"] = In(aw)
+            members["offsets_mem"] = Out(MemoryPortSignature(aw))
         if config.hub_index:
             members.update({
                 "lookup": Out(stream.Signature(LookupRequest)).array(config.walks),
@@ -139,6 +143,7 @@ class Engine(wiring.Component):
         for k in range(walks):
             hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth,
                         kept_lines=cfg.kept_lines, algo=cfg.algo,
+                        offsets_on_chip=cfg.offsets_on_chip,
                         hub_index=cfg.hub_index, track_entries=cfg.track_entries,
                         engine=self._index * walks + k, walk=k)
             m.submodules[f"hdtl{k}" if walks > 1 else "hdtl"] = hdtl
@@ -151,7 +156,8 @@ class Engine(wiring.Component):
                                                    lines=self.queue_lines)
         m.submodules.bank = bank = VertexStoreBank(algo=cfg.algo, words=cfg.bank_vertices,
                                                    engine=self._index,
-                                                   walk_bits=cfg.walk_bits)
+                                                   walk_bits=cfg.walk_bits,
+                                                   offsets=cfg.offsets_on_chip)
         link = StreamLinks(m, percent=cfg.stall_injection,
                            seed=self.stall_seed if cfg.stall_injection else None,
                            prefix=f"engine{self._index}.")
@@ -173,15 +179,18 @@ class Engine(wiring.Component):
         link(wiring.flipped(self.dump), bank.dump, "writer->bank")
         link(bank.dumped, wiring.flipped(self.dumped), "bank->writer")
         link(shared["edges"], fifo.i, "hdtl->fifo_edge_buffer")
-        wiring.connect(m, shared["offsets_mem"], wiring.flipped(self.offsets_mem))
+        if not cfg.offsets_on_chip:
+            wiring.connect(m, shared["offsets_mem"], wiring.flipped(self.offsets_mem))
         wiring.connect(m, shared["edges_mem"], wiring.flipped(self.edges_mem))
         wiring.connect(m, queue.mem, wiring.flipped(self.queue_mem))
 
         for k, hdtl in enumerate(hdtls):
+            if not cfg.offsets_on_chip:
+                m.d.comb += hdtl.offsets_base.eq(self.offsets_base)
             m.d.comb += [
                 hdtl.start.eq(self.start),
                 hdtl.first.eq(self.first), hdtl.last.eq(self.last),
-                hdtl.offsets_base.eq(self.offsets_base), hdtl.edges_base.eq(self.edges_base),
+                hdtl.edges_base.eq(self.edges_base),
                 hdtl.drained.eq(self.drained[k]), hdtl.left.eq(self.left[k]),
                 self.sent[k].eq(hdtl.edges.valid & hdtl.edges.ready),
             ]
@@ -239,7 +248,7 @@ class Engine(wiring.Component):
             link(bank.visited, hdtl.visited, "bank->hdtl.visited")
             link(hdtl.probe, bank.probe, "hdtl.probe->bank")
             link(bank.probed, hdtl.probed, "bank->hdtl.probed")
-            return {"edges": hdtl.edges, "offsets_mem": hdtl.offsets_mem,
+            return {"edges": hdtl.edges, "offsets_mem": getattr(hdtl, "offsets_mem", None),
                     "edges_mem": hdtl.edges_mem, "busy": 0}
 
         m.submodules.roots = dispatch = LowestOccupancyDispatch(
@@ -250,8 +259,10 @@ class Engine(wiring.Component):
         m.submodules.probes = probes = OrderedMerge(32, ProbeResult, walks,
                                                     outstanding=EDGES_PER_LINE * walks)
         m.submodules.edges = edges = StreamArbiter(EdgeTask, walks)
-        m.submodules.offsets_mem = offsets_mem = MemoryPortMerge(
-            addr_width=cfg.addr_width, count=walks, outstanding=HDTL.OFFSET_WINDOW * walks)
+        offsets_mem = None
+        if not cfg.offsets_on_chip:
+            m.submodules.offsets_mem = offsets_mem = MemoryPortMerge(
+                addr_width=cfg.addr_width, count=walks, outstanding=HDTL.OFFSET_WINDOW * walks)
         m.submodules.edges_mem = edges_mem = MemoryPortMerge(
             addr_width=cfg.addr_width, count=walks, outstanding=hdtls[0].edge_window * walks)
         for k, hdtl in enumerate(hdtls):
@@ -262,11 +273,15 @@ class Engine(wiring.Component):
             link(hdtl.probe, probes.requests[k], f"hdtl{k}.probe->probes")
             link(probes.responses[k], hdtl.probed, f"probes->hdtl{k}.probed")
             link(hdtl.edges, edges.i[k], f"hdtl{k}->edges")
-            wiring.connect(m, hdtl.offsets_mem, offsets_mem.clients[k])
+            if offsets_mem is not None:
+                wiring.connect(m, hdtl.offsets_mem, offsets_mem.clients[k])
             wiring.connect(m, hdtl.edges_mem, edges_mem.clients[k])
         link(visits.request, bank.visit, "visits->bank")
         link(bank.visited, visits.response, "bank->visits")
         link(probes.request, bank.probe, "probes->bank")
         link(bank.probed, probes.response, "bank->probes")
-        return {"edges": edges.o, "offsets_mem": offsets_mem.mem, "edges_mem": edges_mem.mem,
-                "busy": visits.busy | probes.busy | offsets_mem.busy | edges_mem.busy}
+        busy = visits.busy | probes.busy | edges_mem.busy
+        if offsets_mem is not None:
+            busy |= offsets_mem.busy
+        return {"edges": edges.o, "offsets_mem": offsets_mem and offsets_mem.mem,
+                "edges_mem": edges_mem.mem, "busy": busy}

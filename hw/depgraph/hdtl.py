@@ -33,7 +33,7 @@ pseudo-edges of the root's shortcuts then enter the FIFO edge buffer, paying the
 
 from types import SimpleNamespace
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -68,6 +68,9 @@ class HDTL(wiring.Component):
         Edge lines requested ahead of the hand-out into the FIFO edge buffer.
     kept_lines : int
         Lines of the last batch's edges kept for the scans.
+    offsets_on_chip : bool
+        The fold's answer carries the vertex's CSR offsets (the bank keeps them): no offsets
+        reader, no ``offsets_mem``.
     algo : str
         bfs, sssp, cc or pagerank (EdgeCompute of the path value y).
     hub_index : bool
@@ -100,6 +103,7 @@ class HDTL(wiring.Component):
     left : ``In(1)``
         An update of this engine's batch activated a vertex left for the walk.
     offsets_mem, edges_mem : ``Out(MemoryPortSignature(addr_width))``
+        (``offsets_base`` and ``offsets_mem`` only without ``offsets_on_chip``.)
     busy : ``Out(1)``
     visits, stale_visits, edges_fetched, scanned_edges, walks : ``Out(32)``
         Counters: folding visits, visits that found no work (stale pops included), edges
@@ -119,7 +123,7 @@ class HDTL(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, stack_depth: int, edge_window: int = 8,
-                 kept_lines: int = 1,
+                 kept_lines: int = 1, offsets_on_chip: bool = False,
                  algo: str = "bfs", hub_index: bool = False, track_entries: int = 8,
                  engine: int = 0, walk: int = 0):
         if stack_depth < 1 or edge_window < 1:
@@ -135,6 +139,7 @@ class HDTL(wiring.Component):
         self._stack_depth = stack_depth
         self._edge_window = edge_window
         self._kept_lines = kept_lines
+        self._offsets_on_chip = offsets_on_chip
         self._algo = algo
         self._hub_index = hub_index
         self._track_entries = track_entries
@@ -143,7 +148,7 @@ class HDTL(wiring.Component):
         members = {
             "start": In(1),
             "first": In(32), "last": In(32),
-            "offsets_base": In(addr_width), "edges_base": In(addr_width),
+            "edges_base": In(addr_width),
             "pop": In(stream.Signature(32)),
             "visit": Out(stream.Signature(VisitRequest)),
             "visited": In(stream.Signature(VisitResult)),
@@ -151,12 +156,14 @@ class HDTL(wiring.Component):
             "probed": In(stream.Signature(ProbeResult)),
             "edges": Out(stream.Signature(EdgeTask)),
             "drained": In(1), "left": In(1),
-            "offsets_mem": Out(MemoryPortSignature(addr_width)),
             "edges_mem": Out(MemoryPortSignature(addr_width)),
             "busy": Out(1),
             "visits": Out(32), "stale_visits": Out(32), "edges_fetched": Out(32),
             "scanned_edges": Out(32), "walks": Out(32),
         }
+        if not offsets_on_chip:
+            members["offsets_base"] = In(addr_width)
+            members["offsets_mem"] = Out(MemoryPortSignature(addr_width))
         if hub_index:
             members.update({
                 "lookup": Out(stream.Signature(LookupRequest)),
@@ -183,11 +190,13 @@ class HDTL(wiring.Component):
         m = Module()
         hub = self._hub_index
         blocks = SimpleNamespace()
-        blocks.offsets = m.submodules.offsets = RangeReader(
-            addr_width=self._addr_width, item_words=1, window=self.OFFSET_WINDOW)
+        blocks.offsets = None
+        if not self._offsets_on_chip:
+            blocks.offsets = m.submodules.offsets = RangeReader(
+                addr_width=self._addr_width, item_words=1, window=self.OFFSET_WINDOW)
+            wiring.connect(m, blocks.offsets.mem, wiring.flipped(self.offsets_mem))
         blocks.edge_reader = m.submodules.edge_reader = RangeReader(
             addr_width=self._addr_width, item_words=2, window=self._edge_window)
-        wiring.connect(m, blocks.offsets.mem, wiring.flipped(self.offsets_mem))
         wiring.connect(m, blocks.edge_reader.mem, wiring.flipped(self.edges_mem))
 
         # The stack, read asynchronously at its top (distributed RAM).
@@ -233,8 +242,9 @@ class HDTL(wiring.Component):
             self._visit_states(m, blocks)
             self._batch_states(m, blocks)
             self._scan_states(m, blocks)
-        m.d.comb += self.busy.eq(~self.pop.ready | blocks.offsets.busy |
-                                 blocks.edge_reader.busy | (blocks.stack.size != 0))
+        readers = [blocks.edge_reader] + ([blocks.offsets] if blocks.offsets is not None else [])
+        m.d.comb += self.busy.eq(~self.pop.ready | Cat(r.busy for r in readers).any() |
+                                 (blocks.stack.size != 0))
         return m
 
     @property
@@ -245,9 +255,13 @@ class HDTL(wiring.Component):
                                   "x": 32, "const": 32, "lo": 32, "hi": 32})
 
     def _visit_states(self, m, b):
-        """A root from the queue, or the child the scan found: fold it in the vertex store
-        while its CSR offsets are read; a root heading hub-index entries is looked up."""
+        """A root from the queue, or the child the scan found: fold it in the vertex store,
+        which answers its CSR offsets when it keeps them (else they are read from memory,
+        requested before the fold so that their latency overlaps it); a root heading
+        hub-index entries is looked up."""
         cur, offsets, tracker = b.cur, b.offsets, b.tracker
+        batch = "BATCH_START" if tracker is None else "TRACK"
+        folded = "OFFSET_LO" if offsets is not None else batch
         with m.State("IDLE"):
             m.d.comb += self.pop.ready.eq(1)
             with m.If(self.pop.valid):
@@ -255,17 +269,16 @@ class HDTL(wiring.Component):
                              self.walks.eq(self.walks + 1)]
                 m.next = "VISIT"
 
-        with m.State("VISIT"):
-            # The offsets are requested before the fold's answer, so their memory latency
-            # overlaps it; a stale visit drops them.
-            m.d.comb += [offsets.cmd.valid.eq(1),
-                         offsets.cmd.payload.base.eq(self.offsets_base),
-                         offsets.cmd.payload.first.eq(cur.vertex),
-                         offsets.cmd.payload.count.eq(2)]
-            with m.If(offsets.cmd.ready):
-                m.next = "FOLD_ASK"
+        if offsets is not None:
+            with m.State("VISIT"):
+                m.d.comb += [offsets.cmd.valid.eq(1),
+                             offsets.cmd.payload.base.eq(self.offsets_base),
+                             offsets.cmd.payload.first.eq(cur.vertex),
+                             offsets.cmd.payload.count.eq(2)]
+                with m.If(offsets.cmd.ready):
+                    m.next = "FOLD_ASK"
 
-        with m.State("FOLD_ASK"):
+        with m.State("FOLD_ASK" if offsets is not None else "VISIT"):
             m.d.comb += [self.visit.valid.eq(1),
                          self.visit.payload.vertex.eq(cur.vertex),
                          self.visit.payload.root.eq(cur.depth == 1)]
@@ -273,19 +286,22 @@ class HDTL(wiring.Component):
                 m.next = "FOLD"
 
         with m.State("FOLD"):
+            answer = self.visited.payload
             m.d.comb += self.visited.ready.eq(1)
             with m.If(self.visited.valid):
-                with m.If(self.visited.payload.worth):
-                    m.d.sync += [cur.x.eq(self.visited.payload.x),
-                                 cur.const.eq(self.visited.payload.const),
+                with m.If(answer.worth):
+                    m.d.sync += [cur.x.eq(answer.x), cur.const.eq(answer.const),
                                  self.visits.eq(self.visits + 1)]
-                    m.next = "OFFSET_LO"
+                    if offsets is None:
+                        m.d.sync += [cur.lo.eq(answer.lo), cur.hi.eq(answer.hi)]
+                    m.next = folded
                     if tracker is not None:
                         m.d.comb += tracker.folded.eq(1)
-                        with m.If((cur.depth == 1) & self.visited.payload.head):
+                        with m.If((cur.depth == 1) & answer.head):
                             m.next = "LOOKUP"
                 with m.Else():
-                    m.d.comb += offsets.abort.eq(1)
+                    if offsets is not None:
+                        m.d.comb += offsets.abort.eq(1)
                     m.d.sync += self.stale_visits.eq(self.stale_visits + 1)
                     m.next = "RESUME"
 
@@ -297,19 +313,20 @@ class HDTL(wiring.Component):
                              self.lookup.payload.engine.eq(self._engine)]
                 with m.If(self.lookup.ready):
                     m.d.comb += tracker.looked_up.eq(1)
-                    m.next = "OFFSET_LO"
+                    m.next = folded
 
-        with m.State("OFFSET_LO"):
-            m.d.comb += offsets.items.ready.eq(1)
-            with m.If(offsets.items.valid):
-                m.d.sync += cur.lo.eq(offsets.items.payload.data)
-                m.next = "OFFSET_HI"
+        if offsets is not None:
+            with m.State("OFFSET_LO"):
+                m.d.comb += offsets.items.ready.eq(1)
+                with m.If(offsets.items.valid):
+                    m.d.sync += cur.lo.eq(offsets.items.payload.data)
+                    m.next = "OFFSET_HI"
 
-        with m.State("OFFSET_HI"):
-            m.d.comb += offsets.items.ready.eq(1)
-            with m.If(offsets.items.valid):
-                m.d.sync += cur.hi.eq(offsets.items.payload.data)
-                m.next = "BATCH_START" if tracker is None else "TRACK"
+            with m.State("OFFSET_HI"):
+                m.d.comb += offsets.items.ready.eq(1)
+                with m.If(offsets.items.valid):
+                    m.d.sync += cur.hi.eq(offsets.items.payload.data)
+                    m.next = batch
 
         if tracker is not None:
             with m.State("TRACK"):

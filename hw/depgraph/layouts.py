@@ -55,14 +55,17 @@ VertexUpdate = data.StructLayout({"vertex": 32, "value": 32, "origin": ORIGIN_BI
 VisitRequest = data.StructLayout({"vertex": 32, "root": 1})
 
 # The fold's answer: whether it was worth (else a stale visit, nothing changed but active),
-# the value x the vertex propagates, its constant and whether it heads hub-index entries
-# (only those roots are looked up in the DDMU).
-VisitResult = data.StructLayout({"worth": 1, "x": 32, "const": 32, "head": 1})
+# the value x the vertex propagates, its constant, whether it heads hub-index entries (only
+# those roots are looked up in the DDMU) and, when the bank keeps them (``offsets_on_chip``),
+# the vertex's CSR offsets: its edges are lo .. hi - 1 (else 0).
+VisitResult = data.StructLayout({"worth": 1, "x": 32, "const": 32, "head": 1,
+                                 "lo": 32, "hi": 32})
 
 # The HDTL's scan asks whether a vertex of its partition is active and not in the stop
 # bitmap, i.e. one the walk may descend into.
 ProbeResult = data.StructLayout({"walkable": 1})
 
-# One vertex's record as loaded from memory before the run.
+# One vertex's record as loaded from memory before the run (lo, hi: its CSR offsets, read
+# only when the banks keep them).
 LoadRecord = data.StructLayout({"vertex": 32, "state": 32, "delta": 32, "const": 32,
-                                "stop": 1, "head": 1})
+                                "stop": 1, "head": 1, "lo": 32, "hi": 32})

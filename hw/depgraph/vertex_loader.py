@@ -41,6 +41,14 @@ class VertexLoader(wiring.Component):
     """Reads every vertex's state, delta, constant, stop and head bits and hands out its record
     with the bank that owns it, in id order.
 
+    Parameters
+    ----------
+    addr_width : int
+    banks : int
+    offsets : bool
+        Also read the CSR offsets, for banks that keep each vertex's edge range
+        (``offsets_on_chip``): record v gets lo = offsets[v], hi = offsets[v + 1].
+
     Members
     -------
     start : ``In(1)``; done : ``Out(1)``
@@ -50,17 +58,20 @@ class VertexLoader(wiring.Component):
         First vertex of banks 1 .. banks - 1.
     records : ``Out(stream.Signature(banked_layout(LoadRecord, banks)))``
     state_mem, delta_mem, const_mem, stop_mem : ``Out(MemoryPortSignature(addr_width))``
+    offsets_base : ``In(addr_width)``; offsets_mem : ``Out(MemoryPortSignature(addr_width))``
+        With ``offsets``.
     """
 
-    def __init__(self, *, addr_width: int, banks: int):
+    def __init__(self, *, addr_width: int, banks: int, offsets: bool = False):
         self._addr_width = addr_width
         self._banks = banks
+        self._arrays = ("state", "delta", "const", "stop") + (("offsets",) if offsets else ())
         members = {
             "start": In(1), "done": Out(1), "num_vertices": In(32),
             "bounds": In(32).array(max(banks - 1, 1)),
             "records": Out(stream.Signature(banked_layout(LoadRecord, banks))),
         }
-        for name in ("state", "delta", "const", "stop"):
+        for name in self._arrays:
             members[f"{name}_base"] = In(addr_width)
             members[f"{name}_mem"] = Out(MemoryPortSignature(addr_width))
         super().__init__(members)
@@ -68,7 +79,7 @@ class VertexLoader(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         readers = {}
-        for name in ("state", "delta", "const", "stop"):
+        for name in self._arrays:
             reader = RangeReader(addr_width=self._addr_width, item_words=1, window=4)
             m.submodules[f"{name}_reader"] = readers[name] = reader
             wiring.connect(m, reader.mem, wiring.flipped(getattr(self, f"{name}_mem")))
@@ -86,12 +97,14 @@ class VertexLoader(wiring.Component):
         issue = Signal()
         m.d.sync += issue.eq(self.start & (n != 0))
         for name, reader in readers.items():
-            count = (n + 15) >> 4 if name == "stop" else n
+            count = {"stop": (n + 15) >> 4, "offsets": n + 1}.get(name, n)
             m.d.comb += [reader.cmd.valid.eq(issue), reader.cmd.payload.count.eq(count)]
 
         words = [readers[name].items for name in ("state", "delta", "const", "stop")]
         all_valid = running & words[0].valid & words[1].valid & words[2].valid & words[3].valid
         out = self.records.payload.item
+        if "offsets" in readers:
+            all_valid &= self._elaborate_offsets(m, readers["offsets"].items, out)
         m.d.comb += [
             self.records.valid.eq(all_valid),
             out.vertex.eq(vertex),
@@ -112,6 +125,24 @@ class VertexLoader(wiring.Component):
             with m.If(last):
                 m.d.sync += [running.eq(0), self.done.eq(1)]
         return m
+
+    def _elaborate_offsets(self, m, items, out):
+        """Record v's edge range: offsets[v] is held from the item before (the first item
+        only primes it), offsets[v + 1] is the item at the head. Returns whether both are
+        there."""
+        lo = Signal(32)
+        have_lo = Signal()
+        m.d.comb += [out.lo.eq(lo), out.hi.eq(items.payload.data)]
+        with m.If(~have_lo):
+            m.d.comb += items.ready.eq(1)
+            with m.If(items.valid):
+                m.d.sync += [lo.eq(items.payload.data), have_lo.eq(1)]
+        with m.Elif(self.records.valid & self.records.ready):
+            m.d.comb += items.ready.eq(1)
+            m.d.sync += lo.eq(items.payload.data)
+        with m.If(self.start):
+            m.d.sync += have_lo.eq(0)
+        return have_lo & items.valid
 
 
 class VertexWriter(wiring.Component):

@@ -125,6 +125,9 @@ class VertexStoreBank(wiring.Component):
     output_depth : int
         Entries of each output queue (at least 2; 16 sustains one visit, probe or dump per
         cycle for the sum type's pipeline, whose credits stay out 13 cycles).
+    offsets : bool
+        Keep each vertex's CSR offsets (lo, hi) from its load and answer them with its
+        visits, so the HDTL needs no memory read for them (``offsets_on_chip``).
 
     Attributes
     ----------
@@ -169,7 +172,7 @@ class VertexStoreBank(wiring.Component):
     """
 
     def __init__(self, *, algo: str, words: int, engine: int, output_depth: int = 16,
-                 walk_bits: int = 0):
+                 walk_bits: int = 0, offsets: bool = False):
         if algo not in ALGORITHMS:
             raise ValueError(f"algo must be one of {', '.join(ALGORITHMS)}, not {algo!r}")
         if not isinstance(words, int) or words < 2 or words & (words - 1):
@@ -186,6 +189,7 @@ class VertexStoreBank(wiring.Component):
         self._engine = engine
         self._walk_bits = walk_bits
         self._output_depth = output_depth
+        self._offsets = offsets
         self.index_width = (words - 1).bit_length()
         self.latency = 6 if self._is_min else 12
         self.picked = Signal(5, name="picked")
@@ -420,6 +424,26 @@ class VertexStoreBank(wiring.Component):
                 self.stack_overflows.eq(self.stack_overflows + w["overflows"]),
             ]
 
+    def _elaborate_edge_ranges(self, m, a_valid, a_kind, a_index, b_valid, b_kind, load,
+                               w_valid, w_kind, outputs):
+        """The vertices' CSR offsets, kept beside the pipeline: a load writes its record's
+        and a visit reads its vertex's in stage A (so in the order the ops are picked); the
+        visit's range waits in a queue for the visit to reach stage W, where it joins the
+        answer. (A queue of the visits in flight costs less than carrying 64 bits through
+        every stage.)"""
+        m.submodules.edge_range = ranges = memory.Memory(shape=64, depth=self._words, init=[])
+        write, read = ranges.write_port(), ranges.read_port()
+        loaded = Signal(64)
+        m.d.sync += loaded.eq(Cat(load.lo, load.hi))        # registered with stage A
+        m.d.comb += [write.addr.eq(a_index), write.data.eq(loaded),
+                     write.en.eq(a_valid & a_kind[LOAD]), read.addr.eq(a_index)]
+        # At most one visit a stage from B to W is in flight.
+        m.submodules.edge_range_queue = queue = StreamFIFO(64, 16)
+        m.d.comb += [queue.i.valid.eq(b_valid & b_kind[VISIT]), queue.i.payload.eq(read.data),
+                     queue.o.ready.eq(w_valid & w_kind[VISIT]),
+                     outputs.visited_in.payload.lo.eq(queue.o.payload[:32]),
+                     outputs.visited_in.payload.hi.eq(queue.o.payload[32:])]
+
     # ---------------------------------------------------------------------------- elaborate
 
     def elaborate(self, platform):
@@ -579,6 +603,9 @@ class VertexStoreBank(wiring.Component):
         # ----------------------------------------------------------------------- stage W
         self._elaborate_write(m, w_valid, w, writes, outputs)
         wk = w["kind"]
+        if self._offsets:
+            self._elaborate_edge_ranges(m, a_valid, a["kind"], a["index"], b_valid, b["kind"],
+                                        load_main, w_valid, wk, outputs)
 
         # ------------------------------------------------------------------------ credits
         m.d.comb += [
