@@ -335,6 +335,8 @@ def _depgraph_table(figures: dict) -> str:
                   f"golden model {gold['edges_fetched']}"),
         ("stack", f"{figures['stack_overflows']} overflows; golden model "
                   f"{gold['stack_overflows']}"),
+        ("banks", f"{figures['bank']['ops']} ops (updates and visits), "
+                  f"{figures['bank']['hazard_waits']} cycles waiting on a hazard"),
         ("shortcuts", _hub_line(figures["hub_index"], gold)),
         ("queues", f"{figures['queue']['pushes']} pushes, {figures['queue']['line_writes']} "
                    f"line writes, {figures['queue']['line_reads']} line reads"),

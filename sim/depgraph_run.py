@@ -68,6 +68,10 @@ class DepGraphReport:
             "scanned_edges": c["scanned_edges"],
             "walks": c["walks"], "stale_visits": c["stale_visits"],
             "stack_overflows": c["stack_overflows"],
+            # Bank ops (updates and visits, each one pick) and the cycles the banks waited
+            # on a read-modify-write hazard, over run cycles and engines.
+            "bank": {"ops": c["updates_applied"] + c["visits"] + c["stale_visits"],
+                     "hazard_waits": c["hazard_waits"]},
             "queue": {"pushes": c["pushes"], "line_reads": c["queue_line_reads"],
                       "line_writes": c["queue_line_writes"]},
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},

@@ -3,7 +3,9 @@ random ops of five kinds on few records arrive at the inputs' queues (head, then
 register, as the bank's inputs move them); each cycle the picker must grant, round robin
 after the kind granted last, the first kind whose main register is valid, whose answer queue
 has room, and (but for loads) whose record no visit or update in the pipeline's stages
-writes and with no load in them. Picked ops enter stage A and move one stage a cycle."""
+writes and with no load in them. Picked ops enter stage A and move one stage a cycle.
+``hazard_wait`` must be high exactly when nothing is granted while a visit or an update with
+room waits on such a write."""
 
 import random
 
@@ -65,6 +67,11 @@ def test_op_picker(stages, seed):
                 ctx.set(dut.stage_loads[s], op is not None and op[0] == LOAD)
             grant = ctx.get(dut.grant)
             where = f"cycle {cycle}, seed {seed}\nrerun: {rerun_command()}"
+            waits = want is None and any(
+                main[k] is not None and room[k] and any(
+                    op is not None and op[0] in (VISIT, UPDATE) and op[1] == main[k]
+                    for op in pipeline) for k in (VISIT, UPDATE))
+            assert ctx.get(dut.hazard_wait) == waits, f"hazard_wait; {where}"
             assert grant == (0 if want is None else 1 << want), \
                 f"granted {grant:05b}, want kind {want} (ok {ok}); {where}"
             if want is not None:

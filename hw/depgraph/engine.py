@@ -88,7 +88,7 @@ class Engine(wiring.Component):
     COUNTERS = ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks",
                 "vertex_updates", "updates_applied", "activations", "pushes",
                 "stack_overflows", "queue_line_reads", "queue_line_writes", "observations",
-                "pseudo_edges")
+                "pseudo_edges", "hazard_waits")
 
     def __init__(self, config: DepGraphConfig, index: int):
         if not 0 <= index < config.engines:
@@ -207,7 +207,8 @@ class Engine(wiring.Component):
         ]
         for name in ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks"):
             m.d.comb += getattr(self, name).eq(sum(getattr(h, name) for h in hdtls))
-        for name in ("vertex_updates", "activations", "pushes", "stack_overflows"):
+        for name in ("vertex_updates", "activations", "pushes", "stack_overflows",
+                     "hazard_waits"):
             m.d.comb += getattr(self, name).eq(getattr(bank, name))
         m.d.comb += self.updates_applied.eq(bank.updates)
         m.d.comb += [self.queue_line_reads.eq(queue.line_reads),

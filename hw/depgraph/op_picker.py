@@ -47,6 +47,9 @@ class OpPicker(wiring.Component):
         One-hot: the kind picked this cycle (its main register is taken).
     pick_index : ``Out(index_width)``
         Its record.
+    hazard_wait : ``Out(1)``
+        Nothing is picked while a visit or an update waits (with room for its answer) on a
+        hazard: the cycles a read-modify-write of a hot record costs.
     """
 
     def __init__(self, *, index_width: int, stages: int):
@@ -58,6 +61,7 @@ class OpPicker(wiring.Component):
             "stage_writes": In(stages), "stage_index": In(index_width).array(stages),
             "stage_loads": In(stages),
             "grant": Out(_KINDS), "pick_index": Out(index_width),
+            "hazard_wait": Out(1),
         })
 
     def elaborate(self, platform):
@@ -92,6 +96,8 @@ class OpPicker(wiring.Component):
                 m.d.sync += last.eq(kind)
         m.d.comb += self.pick_index.eq(
             or_reduce([Mux(grant[k], self.index[k], 0) for k in range(_KINDS)]))
+        m.d.comb += self.hazard_wait.eq(~grant.any() & or_reduce(
+            [self.valid[k] & self.room[k] & hazards[k] for k in (VISIT, UPDATE)]))
 
         # Next cycle's hazards: the stages then are the op picked now (entering A) and the
         # ops now in A .. the stage before the compute stage, one further.

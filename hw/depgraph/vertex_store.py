@@ -165,10 +165,11 @@ class VertexStoreBank(wiring.Component):
         Global ids for this engine's circular queue.
     busy : ``Out(1)``
         An op is buffered or in flight, or an answer is not yet taken.
-    vertex_updates, updates, activations, pushes, stack_overflows : ``Out(32)``
+    vertex_updates, updates, activations, pushes, stack_overflows, hazard_waits : ``Out(32)``
         Worth folds; updates processed; active bits set (by loads and updates); ids pushed
         (by loads and updates); walkable vertices an update of this engine activated at the
-        stack's depth (not left for the walk: queued instead).
+        stack's depth (not left for the walk: queued instead); cycles nothing was picked
+        while a visit or update waited on a hazard (an earlier op on its record in flight).
     """
 
     def __init__(self, *, algo: str, words: int, engine: int, output_depth: int = 16,
@@ -216,6 +217,7 @@ class VertexStoreBank(wiring.Component):
             "activations": Out(32),
             "pushes": Out(32),
             "stack_overflows": Out(32),
+            "hazard_waits": Out(32),
         })
 
     @property
@@ -495,6 +497,8 @@ class VertexStoreBank(wiring.Component):
         pick = grant.any()
         pick_index = picker.pick_index
         m.d.comb += self.picked.eq(grant)
+        with m.If(picker.hazard_wait):
+            m.d.sync += self.hazard_waits.eq(self.hazard_waits + 1)
 
         # ----------------------------------------------------------------------- stage A
         load_main, visit_main, update_main = mains[LOAD], mains[VISIT], mains[UPDATE]
