@@ -45,13 +45,19 @@ class LowestOccupancyDispatch(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        # A linear scan: the units are few.
+        # A linear scan: the units are few. Each step's best is a signal, not an expression:
+        # step k refers to step k - 1's level twice, so expressions would double at each step
+        # (16 outputs made 55 MB of RTLIL).
         level, index, have = self.levels[0], C(0, range(self._count)), self.o[0].ready
         for k in range(1, self._count):
             better = self.o[k].ready & (~have | (self.levels[k] < level))
-            level = Mux(better, self.levels[k], level)
-            index = Mux(better, k, index)
-            have = have | self.o[k].ready
+            step_level = Signal.like(self.levels[k], name=f"level{k}")
+            step_index = Signal(range(self._count), name=f"index{k}")
+            step_have = Signal(name=f"have{k}")
+            m.d.comb += [step_level.eq(Mux(better, self.levels[k], level)),
+                         step_index.eq(Mux(better, k, index)),
+                         step_have.eq(have | self.o[k].ready)]
+            level, index, have = step_level, step_index, step_have
         chosen = Signal(range(self._count))
         m.d.comb += [chosen.eq(index), self.i.ready.eq(have)]
         for k, out in enumerate(self.o):
