@@ -1,5 +1,5 @@
 """OpPicker (the vertex-store bank's pick) against a Python model of the pipeline behind it:
-random ops of five kinds on few records arrive at the inputs' queues (head, then main
+random ops of every kind (load, visit, update, dump) on few records arrive at the inputs' queues (head, then main
 register, as the bank's inputs move them); each cycle the picker must grant, round robin
 after the kind granted last, the first kind whose main register is valid, whose answer queue
 has room, and (but for loads) whose record no visit or update in the pipeline's stages

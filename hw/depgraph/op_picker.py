@@ -28,22 +28,23 @@ _KINDS = len(OP_KINDS)
 
 class OpPicker(wiring.Component):
     """The pick of a bank whose pipeline holds ``stages`` stages from A to the compute
-    stage.
+    stage. ``kinds`` below is the number of op kinds, ``len(OP_KINDS)``: load, visit,
+    update and dump.
 
     Members
     -------
-    valid : ``In(5)``; index : ``In(index_width).array(5)``
+    valid : ``In(kinds)``; index : ``In(index_width).array(kinds)``
         Each kind's main register (loads: the head of their queue) and its record.
-    head_index : ``In(index_width).array(5)``; move : ``In(5)``
+    head_index : ``In(index_width).array(kinds)``; move : ``In(kinds)``
         Each kind's queue head, and whether it moves to the main register this cycle
         (unused for loads).
-    room : ``In(5)``
+    room : ``In(kinds)``
         The answer queue of each kind has a credit.
     stage_writes : ``In(stages)``; stage_index : ``In(index_width).array(stages)``
         Stage s (A first) holds an op that writes record ``stage_index[s]``.
     stage_loads : ``In(stages)``
         Stage s holds a load.
-    grant : ``Out(5)``
+    grant : ``Out(kinds)``
         One-hot: the kind picked this cycle (its main register is taken).
     pick_index : ``Out(index_width)``
         Its record.

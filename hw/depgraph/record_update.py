@@ -20,11 +20,12 @@ from .layouts import ORIGIN_BITS
 
 
 __all__ = ["RecordUpdate", "RecordOp", "RecordWrite", "OP_KINDS", "LOAD", "VISIT", "UPDATE",
-           "PROBE", "DUMP", "FLAG_BITS", "ACTIVE", "QUEUED", "STOP", "HEAD"]
+           "DUMP", "FLAG_BITS", "ACTIVE", "QUEUED", "STOP", "HEAD"]
 
-# The op kinds, one-hot in ``kind``, in the order of the bank's arbiter.
-OP_KINDS = ("load", "visit", "update", "probe", "dump")
-LOAD, VISIT, UPDATE, PROBE, DUMP = range(5)
+# The op kinds, one-hot in ``kind``, in the order of the bank's arbiter (probes are answered
+# beside its pipeline, by :mod:`.probe_port`).
+OP_KINDS = ("load", "visit", "update", "dump")
+LOAD, VISIT, UPDATE, DUMP = range(4)
 # Bits of a record's flags.
 FLAG_BITS = ("active", "queued", "stop", "head")
 ACTIVE, QUEUED, STOP, HEAD = range(4)

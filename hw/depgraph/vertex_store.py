@@ -94,7 +94,7 @@ from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitR
 from .bank_outputs import OUTPUTS, BankOutputs
 from .op_picker import OpPicker, or_reduce
 from .probe_port import ProbePort
-from .record_update import (DUMP, HEAD, LOAD, OP_KINDS, PROBE, UPDATE, VISIT, RecordUpdate,
+from .record_update import (DUMP, HEAD, LOAD, OP_KINDS, UPDATE, VISIT, RecordUpdate,
                             RecordWrite)
 
 
@@ -136,9 +136,9 @@ class VertexStoreBank(wiring.Component):
         its answer is offered: 6 (min) or 12 (sum); ``ack`` pulses one cycle earlier. An op
         offered to an idle bank is picked 2 cycles after (loads: 1), so a visit's round trip
         is 8 (min) or 14 (sum) cycles.
-    picked : Signal(5)
+    picked : Signal(4)
         Verification only (not a port): one-hot of the kind of op picked this cycle (load,
-        visit, update, probe, dump; probes are never picked). The bank behaves as if it
+        visit, update, dump; probes do not go down the pipeline). The bank behaves as if it
         performed its ops one after another in this order, each at its stage W, ``latency``
         - 1 cycles after the pick.
     probe_read, probe_index : Signal(1), Signal(index_width)
@@ -193,7 +193,7 @@ class VertexStoreBank(wiring.Component):
         self._offsets = offsets
         self.index_width = (words - 1).bit_length()
         self.latency = 6 if self._is_min else 12
-        self.picked = Signal(5, name="picked")
+        self.picked = Signal(len(OP_KINDS), name="picked")
         self.probe_read = Signal(name="probe_read")
         self.probe_index = Signal(self.index_width, name="probe_index")
         super().__init__({
@@ -459,12 +459,7 @@ class VertexStoreBank(wiring.Component):
                 (UPDATE, self.update, lambda p: p.vertex)):
             inputs.append(self._queued_input(m, port, _KINDS[kind], vertex,
                                              keep_payload=kind in (VISIT, UPDATE)))
-        # Probes are answered beside the pipeline (the probe port, below): their kind is
-        # never picked.
-        inputs.append(SimpleNamespace(valid=Const(0, 1), index=Const(0, self.index_width),
-                                      take=Signal(name="probe_take"), move=Const(0, 1),
-                                      q0_index=Const(0, self.index_width), held=Const(0, 1),
-                                      payload=Const(0, 0)))
+        # (Probes are answered beside the pipeline, by the probe port below.)
         inputs.append(self._queued_input(m, self.dump, _KINDS[DUMP], lambda p: p,
                                          keep_payload=False))
         mains = [i.payload for i in inputs]
@@ -474,8 +469,7 @@ class VertexStoreBank(wiring.Component):
         for name in OUTPUTS:
             wiring.connect(m, getattr(outputs, name), wiring.flipped(getattr(self, name)))
         room = {name: outputs.room[k] for k, name in enumerate(OUTPUTS)}
-        room[None] = Const(0, 1)
-        needs = {LOAD: "push", VISIT: "visited", UPDATE: "push", PROBE: None, DUMP: "dumped"}
+        needs = {LOAD: "push", VISIT: "visited", UPDATE: "push", DUMP: "dumped"}
 
         # The pipeline's stages from A to the compute stage (filled in below): the ops there
         # that write are the hazards of the pick.
