@@ -40,7 +40,7 @@ GRAPHS = {
 # from memory, and every algorithm (make soak draws the other combinations at random).
 CASES = [
     ("bfs", 1, 16, 4, False, 20, ["grid"], True),
-    ("sssp", 4, 2, 2, True, 20, ["rmat8"], False),
+    ("sssp", 4, 2, 1, True, 20, ["rmat8"], False),
     ("cc", 2, 10, 1, True, 20, ["kron8"], True),
     ("pagerank", 2, 10, 2, True, 20, ["kron7"], True),
 ]

@@ -14,6 +14,11 @@ from hw.dram_model import SimDRAM
 SMALL_GRAPHICIONADO = ["--set", "max_vertices=1024"]
 SMALL_DEPGRAPH = ["--set", "engines=2", "--set", "bank_vertices=64"]
 ALGORITHMS = ("bfs", "sssp", "cc", "pagerank")
+# DepGraph's lints in the timed suite: each algorithm once, the hub index on and off in turn,
+# and the HDTL alone with its hub-index tracking for both kinds of Accum; make soak the rest.
+TIMED_DEPGRAPH = {("depgraph", "bfs", "off"), ("depgraph", "sssp", "on"),
+                  ("depgraph", "cc", "off"), ("depgraph", "pagerank", "on"),
+                  ("depgraph-hdtl", "sssp", "on"), ("depgraph-hdtl", "pagerank", "on")}
 
 DESIGN_CASES = [
     pytest.param("cam", [], id="cam"),
@@ -22,7 +27,8 @@ DESIGN_CASES = [
     pytest.param("graphicionado", ["--set", "algo=bfs", "--set", "dst_property_read=1",
                                    *SMALL_GRAPHICIONADO], id="graphicionado-bfs-p4"),
     *(pytest.param(design, ["--set", f"algo={algo}", "--set", f"hub_index={hub}",
-                            *SMALL_DEPGRAPH], id=f"{design}-{algo}-hub_{hub}")
+                            *SMALL_DEPGRAPH], id=f"{design}-{algo}-hub_{hub}",
+                   marks=() if (design, algo, hub) in TIMED_DEPGRAPH else pytest.mark.soak)
       for design in ("depgraph", "depgraph-hdtl") for algo in ALGORITHMS
       for hub in ("off", "on")),
     # The stall injectors between the stages, and a coarsened EdgeIDTable.
@@ -41,13 +47,18 @@ DESIGN_CASES = [
                  id="graphicionado-cf-symmetric-extended-1x2"),
     pytest.param("graphicionado-crossbar", ["--set", "streams_src=8", "--set", "streams_dst=8"],
                  id="graphicionado-crossbar-8x8"),
-    # Stalls, and two walks per engine sharing its bank, FIFO and memory ports.
+    # Stalls, two walks per engine sharing its bank, FIFO and memory ports, and the CSR
+    # offsets read from memory.
     pytest.param("depgraph", ["--set", "engines=1", "--set", "bank_vertices=64",
-                              "--set", "stall_injection=20", "--set", "walks=2"],
-                 id="depgraph-bfs-e1-w2-stalls"),
-    # The DDMU is built with its hub index whatever hub_index says.
+                              "--set", "stall_injection=20", "--set", "walks=2",
+                              "--set", "offsets_on_chip=off"],
+                 id="depgraph-bfs-e1-w2-stalls-offmem"),
+    # The DDMU is built with its hub index whatever hub_index says (integer for the min
+    # type, FP32 for PageRank).
     *(pytest.param("depgraph-ddmu", ["--set", f"algo={algo}", *SMALL_DEPGRAPH],
-                   id=f"depgraph-ddmu-{algo}") for algo in ALGORITHMS),
+                   id=f"depgraph-ddmu-{algo}",
+                   marks=() if algo in ("sssp", "pagerank") else pytest.mark.soak)
+      for algo in ALGORITHMS),
 ]
 
 
