@@ -2,7 +2,6 @@
 Verilator against Icarus, on the same Verilog and the same cocotb testbench."""
 
 import argparse
-import json
 import shutil
 import sys
 from pathlib import Path

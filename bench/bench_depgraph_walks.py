@@ -68,7 +68,7 @@ def main():
             row = {"graph": spec, "walks": walks, "offsets_on_chip": onchip,
                    "latency": latency, "cycles": f["cycles"],
                    "run_cycles": run, "edges": f["edges_fetched"],
-                   "vertex_updates": f["vertex_updates"],
+                   "vertex_updates": f["vertex_updates"], "bank": f["bank"],
                    "edges_per_engine_run_cycle": f["edges_fetched"] / run / args.engines,
                    "edges_per_engine_cycle": f["edges_fetched"] / f["cycles"] / args.engines,
                    "wall_seconds": wall, "memory": memory.as_dict(),

@@ -12,7 +12,6 @@ import sys
 import time
 from pathlib import Path
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import golden  # noqa: E402

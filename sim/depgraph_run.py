@@ -68,8 +68,8 @@ class DepGraphReport:
             "scanned_edges": c["scanned_edges"],
             "walks": c["walks"], "stale_visits": c["stale_visits"],
             "stack_overflows": c["stack_overflows"],
-            # Bank ops (updates and visits, each one pick) and the cycles the banks waited
-            # on a read-modify-write hazard, over run cycles and engines.
+            # Bank ops (updates and visits, each one pick) and the bank-cycles the banks
+            # waited on a read-modify-write hazard, both summed over the engines.
             "bank": {"ops": c["updates_applied"] + c["visits"] + c["stale_visits"],
                      "hazard_waits": c["hazard_waits"]},
             "queue": {"pushes": c["pushes"], "line_reads": c["queue_line_reads"],

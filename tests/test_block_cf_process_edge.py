@@ -2,7 +2,6 @@
 it is built of, against the golden model's CF program bit for bit: each edge packet in, the
 update packet ``err * p[u]`` out, flit by flit, in order, with and without pauses."""
 
-
 import numpy as np
 import pytest
 

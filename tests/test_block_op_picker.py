@@ -1,9 +1,9 @@
 """OpPicker (the vertex-store bank's pick) against a Python model of the pipeline behind it:
-random ops of every kind (load, visit, update, dump) on few records arrive at the inputs' queues (head, then main
-register, as the bank's inputs move them); each cycle the picker must grant, round robin
-after the kind granted last, the first kind whose main register is valid, whose answer queue
-has room, and (but for loads) whose record no visit or update in the pipeline's stages
-writes and with no load in them. Picked ops enter stage A and move one stage a cycle.
+random ops of every kind (load, visit, update, dump) on few records arrive at the inputs'
+queues (head, then main register, as the bank's inputs move them); each cycle the picker
+must grant, round robin after the kind granted last, the first kind whose main register is
+valid, whose answer queue has room, and (but for loads) whose record no visit or update in
+the pipeline's stages writes and with no load in them. Picked ops enter stage A and move one stage a cycle.
 ``hazard_wait`` must be high exactly when nothing is granted while a visit or an update with
 room waits on such a write."""
 
@@ -24,7 +24,7 @@ def test_op_picker(stages, seed):
     dut = OpPicker(index_width=3, stages=stages)
     rng = random.Random(seed)
     grants = [0] * KINDS
-    hazard_waits = [0]
+    blocked_cycles = [0]       # a kind held up by a hazard or a load: the stimulus covers them
 
     async def bench(ctx):
         main = [None] * KINDS           # index of each kind's main register, or None
@@ -51,7 +51,7 @@ def test_op_picker(stages, seed):
             ok = [main[k] is not None and room[k] and not blocked(k) for k in range(KINDS)]
             want = next(((last + 1 + i) % KINDS for i in range(KINDS)
                          if ok[(last + 1 + i) % KINDS]), None)
-            hazard_waits[0] += any(main[k] is not None and room[k] and blocked(k)
+            blocked_cycles[0] += any(main[k] is not None and room[k] and blocked(k)
                                    for k in range(KINDS))
             move = [k != LOAD and head[k] is not None and (main[k] is None or k == want)
                     for k in range(KINDS)]
@@ -73,7 +73,7 @@ def test_op_picker(stages, seed):
                     for op in pipeline) for k in (VISIT, UPDATE))
             assert ctx.get(dut.hazard_wait) == waits, f"hazard_wait; {where}"
             assert grant == (0 if want is None else 1 << want), \
-                f"granted {grant:05b}, want kind {want} (ok {ok}); {where}"
+                f"granted {grant:0{KINDS}b}, want kind {want} (ok {ok}); {where}"
             if want is not None:
                 assert ctx.get(dut.pick_index) == main[want], where
                 grants[want] += 1
@@ -90,4 +90,4 @@ def test_op_picker(stages, seed):
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
-    assert all(grants) and hazard_waits[0] > 100
+    assert all(grants) and blocked_cycles[0] > 100

@@ -463,3 +463,25 @@ def test_busy_while_push_is_held(algo):
                                 pause=0.0, push_blocked_until=60)
     assert model.out["push"] == list(range(base, base + words))
     assert cycles >= 60 + words
+
+
+@pytest.mark.parametrize("algo", ["cc", "pagerank"])
+def test_edge_ranges_back_to_back(algo):
+    """Visits one a cycle with no backpressure, with the offsets kept (``offsets``): the queue
+    that carries each visit's range to stage W holds every visit in flight (one entry fewer
+    loses ranges: tried), and reloads of records between the visits change the ranges that
+    later visits answer."""
+    rng = random.Random(1)
+    words = 64
+
+    def record(v, lo, hi):
+        return {"vertex": v, "state": rng.randrange(1 << 32), "delta": rng.randrange(1 << 32),
+                "const": 0, "stop": 0, "head": 0, "lo": lo, "hi": hi}
+
+    loads = [record(v, rng.randrange(1 << 32), rng.randrange(1 << 32)) for v in range(words)]
+    loads += [record(v, 1000 + v, 2000 + v) for v in range(0, words, 7)]
+    visits = [{"vertex": v % words, "root": v & 1} for v in range(400)]
+    model, cycles, _ = run_bank(algo, [loads, visits, [], [], []], words=words, base=0,
+                                engine=1, tolerance=f32_bits(0.5), stall=0.0, pause=0.0,
+                                offsets=True)
+    assert len(model.out["visited"]) == 400 and cycles < 600      # about one op a cycle

@@ -35,7 +35,8 @@ class DepGraphConfig(DesignConfig):
         The vertex-store banks keep each vertex's CSR offsets (loaded with its record) and
         answer them with its fold, so a visit needs one memory latency (its edges) instead
         of two (offsets, then edges). The paper's cores find this vertex data in their caches
-        (§III-B); off, the HDTL reads the offsets from memory.
+        (§III-B); off, the HDTL reads the offsets from memory. Costs a block RAM of 64 bits a
+        vertex in each bank.
     kept_lines : int
         Lines of each batch's edges (8 edges a line) an HDTL keeps for its scans, which
         otherwise read them from memory again (1 to 16).

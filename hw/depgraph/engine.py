@@ -10,7 +10,8 @@ With ``walks`` > 1 the engine runs that many walks at once, one HDTL each (issue
 spends a memory latency per visit on its edges, two when the offsets are not on chip, which
 the others' work hides).
 A root goes to an idle HDTL; the HDTLs share the FIFO edge buffer (round robin), the bank
-(visits and probes merged, answers routed back in order) and the engine's two memory ports;
+(visits and probes merged, answers routed back in order) and the engine's memory ports (the
+edges', and the offsets' when they are not on chip);
 each edge carries its walk's number, so updates, acks, ``drained`` and ``left`` are per walk.
 """
 
@@ -237,9 +238,10 @@ class Engine(wiring.Component):
 
     def _elaborate_sharing(self, m, hdtls, roots, bank, link):
         """Join the walks to what they share: roots go to an idle HDTL; visits and probes
-        reach the bank, and offsets and edges the memory, merged with their answers routed
-        back in order; edges enter the FIFO edge buffer round robin. With one walk, direct
-        links. Returns the merged edge stream, the two memory ports and a busy flag."""
+        reach the bank, and edge (and, not on chip, offset) reads the memory, merged with
+        their answers routed back in order; edges enter the FIFO edge buffer round robin.
+        With one walk, direct links. Returns the merged edge stream, the memory ports (the
+        offsets' None when on chip) and a busy flag."""
         cfg = self._config
         walks = len(hdtls)
         if walks == 1:

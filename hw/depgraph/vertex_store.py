@@ -18,11 +18,13 @@ subnormals and infinity included). A NaN delta is never worth (its magnitude bit
 Operations (vertex ids on the ports are global; the bank subtracts ``base`` and keeps the low
 log2(words) bits, so an id outside [base, base + words) aliases another record):
 
-* load: write the record (s, Δ, c, stop, head); active = queued = worth, and a worth record's id is
-  pushed (the initial activation, in the order loaded).
+* load: write the record (s, Δ, c, stop, head; with ``offsets``, the vertex's CSR offsets
+  lo, hi); active = queued = worth, and a worth record's id is pushed (the initial
+  activation, in the order loaded).
 * visit (fold): active ← 0, and queued ← 0 when ``root``; if worth: min: s ← Δ;
   sum: s ← s + Δ; then Δ ← identity. The answer: worth, x = Δ as read (the value the vertex
-  propagates when worth), c and head. A visit that is not worth changes nothing else.
+  propagates when worth), c, head and (with ``offsets``) lo, hi. A visit that is not worth
+  changes nothing else.
 * update: min: Δ ← min(Δ, value); sum: Δ ← Δ + value (FP32, :class:`hw.fp32.FP32Adder`,
   bit-exact with NumPy float32). If the record is now worth and was not active it becomes
   active and, unless ``leave`` and the origin's engine = ``engine`` and not stop (the origin's
@@ -67,6 +69,10 @@ queue the head's index is compared with every stage. So the pick sees registered
 bits, and no compare lies between the arbiter and the wide registers it enables. Ops of
 distinct records go one per cycle; ops of one record one per 5 cycles (min) or 11 (sum).
 While loads stream in, the other inputs wait.
+
+With ``offsets`` the CSR offsets live in a block RAM of their own (64 bits a record), beside
+the pipeline: loads write it and visits read it in stage A, in pick order, which needs no
+hazard check; a visit's range waits in a small queue until the visit reaches W.
 
 Outputs do not deadlock under backpressure: each of ``visited``, ``dumped`` and ``push`` has
 a queue of ``output_depth`` entries and a credit counter (ops in flight plus
@@ -154,7 +160,8 @@ class VertexStoreBank(wiring.Component):
     load : ``In(stream.Signature(LoadRecord))``
     visit : ``In(stream.Signature(VisitRequest))``
     visited : ``Out(stream.Signature(VisitResult))``
-        In the order of the visits: worth, x (Δ as read) and c (0 for min type).
+        In the order of the visits: worth, x (Δ as read), c (0 for min type), head and, with
+        ``offsets``, the CSR offsets lo and hi (else 0).
     update : ``In(stream.Signature(VertexUpdate))``
     ack : ``Out(1)``; ack_origin : ``Out(ORIGIN_BITS)``; ack_left : ``Out(1)``
         One-cycle pulse per update processed, with its origin, and whether it activated a
@@ -431,16 +438,17 @@ class VertexStoreBank(wiring.Component):
         """The vertices' CSR offsets, kept beside the pipeline: a load writes its record's
         and a visit reads its vertex's in stage A (so in the order the ops are picked); the
         visit's range waits in a queue for the visit to reach stage W, where it joins the
-        answer. (A queue of the visits in flight costs less than carrying 64 bits through
-        every stage.)"""
+        answer."""
         m.submodules.edge_range = ranges = memory.Memory(shape=64, depth=self._words, init=[])
         write, read = ranges.write_port(), ranges.read_port()
         loaded = Signal(64)
         m.d.sync += loaded.eq(Cat(load.lo, load.hi))        # registered with stage A
         m.d.comb += [write.addr.eq(a_index), write.data.eq(loaded),
                      write.en.eq(a_valid & a_kind[LOAD]), read.addr.eq(a_index)]
-        # At most one visit a stage from B to W is in flight.
-        m.submodules.edge_range_queue = queue = StreamFIFO(64, 16)
+        # It holds the ranges of the visits in stages N to W (one op a stage: latency - 3 of
+        # them), and takes the next one's, from B, in the same cycle as W's is taken: the
+        # queue accepts an entry only when not full, so one more.
+        m.submodules.edge_range_queue = queue = StreamFIFO(64, self.latency - 2)
         m.d.comb += [queue.i.valid.eq(b_valid & b_kind[VISIT]), queue.i.payload.eq(read.data),
                      queue.o.ready.eq(w_valid & w_kind[VISIT]),
                      outputs.visited_in.payload.lo.eq(queue.o.payload[:32]),
