@@ -152,7 +152,7 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, 
             watch_walk_order(bench, hdtl, orders[-1])
     incoming, loads, dumps = [], [], []
     for e, engine in enumerate(top.engines):
-        for port in ("edges_mem", "queue_mem") + (() if onchip else ("offsets_mem",)):
+        for port in (f"{name}_mem" for name in engine.memory_ports):
             model = LineMemoryModel(lines, latency=4 if pause is None else 8,
                                     jitter=0 if pause is None else 6,
                                     stall_probability=0 if pause is None else 0.25,
@@ -174,8 +174,7 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, 
 
     async def control(ctx):
         for e, engine in enumerate(top.engines):
-            for name in ("edges_base", "queue_base", "tolerance") + \
-                    (() if onchip else ("offsets_base",)):
+            for name in [f"{port}_base" for port in engine.memory_ports] + ["tolerance"]:
                 ctx.set(getattr(engine, name), regs[name])
             ctx.set(engine.first, bounds[e])
             ctx.set(engine.last, bounds[e + 1])

@@ -125,12 +125,11 @@ class DepGraph(wiring.Component):
             engines.append(engine)
             if cfg.stall_injection:
                 m.d.comb += engine.stall_seed.eq(self.stall_seed)
-            if not cfg.offsets_on_chip:
-                m.d.comb += engine.offsets_base.eq(regs.offsets_base)
+            m.d.comb += [getattr(engine, f"{name}_base").eq(getattr(regs, f"{name}_base"))
+                         for name in engine.memory_ports]
             m.d.comb += [
                 engine.first.eq(firsts[e]), engine.last.eq(firsts[e + 1]),
-                engine.edges_base.eq(regs.edges_base),
-                engine.queue_base.eq(regs.queue_base), engine.tolerance.eq(regs.tolerance),
+                engine.tolerance.eq(regs.tolerance),
             ]
 
         hub = cfg.hub_index
@@ -155,13 +154,9 @@ class DepGraph(wiring.Component):
             m.d.comb += part.num_vertices.eq(regs.num_vertices)
             for b, bound in enumerate(bounds):
                 m.d.comb += part.bounds[b].eq(bound)
-        m.d.comb += [
-            loader.state_base.eq(regs.state_base), loader.delta_base.eq(regs.delta_base),
-            loader.const_base.eq(regs.const_base), loader.stop_base.eq(regs.stop_base),
-            writer.state_base.eq(regs.state_base),
-        ]
-        if cfg.offsets_on_chip:
-            m.d.comb += loader.offsets_base.eq(regs.offsets_base)
+        m.d.comb += [getattr(loader, f"{name}_base").eq(getattr(regs, f"{name}_base"))
+                     for name in loader.arrays]
+        m.d.comb += writer.state_base.eq(regs.state_base)
         for e, engine in enumerate(engines):
             mine = loader.records.payload.bank == e
             m.d.comb += [
@@ -180,13 +175,10 @@ class DepGraph(wiring.Component):
                              engine.dumped.ready.eq(writer.states.ready)]
 
         clients = []
-        engine_ports = ("edges", "queue") if cfg.offsets_on_chip else ("offsets", "edges", "queue")
         for e, engine in enumerate(engines):
             clients += [(f"engine{e}.{name}", getattr(engine, f"{name}_mem"))
-                        for name in engine_ports]
-        loader_ports = ("state", "delta", "const", "stop") + \
-            (("offsets",) if cfg.offsets_on_chip else ())
-        clients += [(f"loader.{name}", getattr(loader, f"{name}_mem")) for name in loader_ports]
+                        for name in engine.memory_ports]
+        clients += [(f"loader.{name}", getattr(loader, f"{name}_mem")) for name in loader.arrays]
         clients += [("writer", writer.mem)] + hub_clients
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)

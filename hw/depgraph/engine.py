@@ -52,7 +52,7 @@ class Engine(wiring.Component):
         The HDTL may take roots from the queue (low while the vertex store is loaded).
     first, last : ``In(32)``
         The partition.
-    offsets_base, edges_base, queue_base : ``In(addr_width)``; tolerance : ``In(32)``
+    tolerance : ``In(32)``
     updates : ``Out(stream.Signature(VertexUpdate))``
         The PE's updates, into the network.
     incoming : ``In(stream.Signature(VertexUpdate))``
@@ -69,8 +69,9 @@ class Engine(wiring.Component):
         A bank acked an update of walk k that left a vertex for its walk.
     load : ``In(stream.Signature(LoadRecord))``
     dump : ``In(stream.Signature(32))``; dumped : ``Out(stream.Signature(32))``
-    offsets_mem, edges_mem, queue_mem : ``Out(MemoryPortSignature(addr_width))``
-        (``offsets_base`` and ``offsets_mem`` only without ``offsets_on_chip``.)
+    <region>_mem : ``Out(MemoryPortSignature(addr_width))``
+        With ``<region>_base`` for each of ``memory_ports``: ``edges`` and ``queue``, and
+        ``offsets`` first when the offsets are not on chip.
     lookup, answers, pseudo, observe : arrays of ``walks`` streams
         With the hub index, per walk: the HDTL's lookups to the DDMU and its answers, the
         DDMU's pseudo-edges into the walk's pseudo-edge buffer (PageRank), the HDTL's
@@ -101,7 +102,6 @@ class Engine(wiring.Component):
         members = {
             "start": In(1), "enable": In(1),
             "first": In(32), "last": In(32),
-            "edges_base": In(aw), "queue_base": In(aw),
             "tolerance": In(32),
             "updates": Out(stream.Signature(VertexUpdate)),
             "incoming": In(stream.Signature(VertexUpdate)),
@@ -109,13 +109,13 @@ class Engine(wiring.Component):
             "sent": Out(config.walks), "drained": In(config.walks), "left": In(config.walks),
             "load": In(stream.Signature(LoadRecord)),
             "dump": In(stream.Signature(32)), "dumped": Out(stream.Signature(32)),
-            "edges_mem": Out(MemoryPortSignature(aw)),
-            "queue_mem": Out(MemoryPortSignature(aw)),
             "busy": Out(1), "store_busy": Out(1), "queue_overflow": Out(1),
         }
-        if not config.offsets_on_chip:
-            members["offsets_base"] = In(aw)
-            members["offsets_mem"] = Out(MemoryPortSignature(aw))
+        # The memory regions the engine reads, each a base and a port.
+        self.memory_ports = (() if config.offsets_on_chip else ("offsets",)) + ("edges", "queue")
+        for name in self.memory_ports:
+            members[f"{name}_base"] = In(aw)
+            members[f"{name}_mem"] = Out(MemoryPortSignature(aw))
         if config.hub_index:
             members.update({
                 "lookup": Out(stream.Signature(LookupRequest)).array(config.walks),

@@ -65,13 +65,14 @@ class VertexLoader(wiring.Component):
     def __init__(self, *, addr_width: int, banks: int, offsets: bool = False):
         self._addr_width = addr_width
         self._banks = banks
-        self._arrays = ("state", "delta", "const", "stop") + (("offsets",) if offsets else ())
+        # The arrays read, each a base and a port.
+        self.arrays = ("state", "delta", "const", "stop") + (("offsets",) if offsets else ())
         members = {
             "start": In(1), "done": Out(1), "num_vertices": In(32),
             "bounds": In(32).array(max(banks - 1, 1)),
             "records": Out(stream.Signature(banked_layout(LoadRecord, banks))),
         }
-        for name in self._arrays:
+        for name in self.arrays:
             members[f"{name}_base"] = In(addr_width)
             members[f"{name}_mem"] = Out(MemoryPortSignature(addr_width))
         super().__init__(members)
@@ -79,7 +80,7 @@ class VertexLoader(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         readers = {}
-        for name in self._arrays:
+        for name in self.arrays:
             reader = RangeReader(addr_width=self._addr_width, item_words=1, window=4)
             m.submodules[f"{name}_reader"] = readers[name] = reader
             wiring.connect(m, reader.mem, wiring.flipped(getattr(self, f"{name}_mem")))
