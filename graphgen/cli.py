@@ -4,7 +4,8 @@
     graphgen test    --design NAME [--set ...] [--simulator verilator|icarus] [--json FILE]
     graphgen synth   --design NAME --target {ecp5,generic,asic} [--set ...] [--liberty FILE] [--json FILE]
     graphgen golden  --algo {bfs,sssp,pagerank,cc,cf} --graph FILE|SPEC [--root N] [--iters N]
-                     [--model depgraph|sync|ligra [--set key=value ...]] [-o values.npy] [--json FILE]
+                     [--model depgraph|sync|ligra|bfs [--set key=value ...]] [-o values.npy]
+                     [--parents FILE.npy] [--json FILE]
     graphgen sim     --design graphicionado --algo {bfs,sssp,pagerank,cc} --graph FILE|SPEC
                      [--root N] [--iters N] [--set ...] [--mem key=value ...]
                      [--simulator verilator|icarus] [--json FILE] [-o values.npy]
@@ -128,10 +129,16 @@ def cmd_synth(args) -> int:
 def cmd_golden(args) -> int:
     import numpy as np
     import golden
+    if args.parents is not None:
+        if args.algo != "bfs":
+            raise UsageError(f"--parents is a BFS output, not one of {args.algo}")
+        if args.model not in (None, "bfs"):
+            raise UsageError(f"--parents comes from --model bfs, not --model {args.model}")
+        args.model = "bfs"
     if args.model is None:
         if args.set:
             raise UsageError("--set takes a golden model's parameters: give --model "
-                             "depgraph, sync or ligra")
+                             "depgraph, sync, ligra or bfs")
     else:
         try:
             settings = model_settings(args.model, args.algo, _parse_sets(args.set))
@@ -141,6 +148,8 @@ def cmd_golden(args) -> int:
             raise UsageError("--iters is for the plain golden model; --model runs to "
                              "convergence")
     graph = golden.load_graph(args.graph)
+    if args.model == "bfs":
+        return _golden_bfs(args, graph, settings)
     if args.model is not None:
         return _golden_model(args, graph, settings)
     params = {}
@@ -195,6 +204,34 @@ def _golden_model(args, graph, settings) -> int:
                     {"model": args.model, "root": args.root, **settings},
                     {**_jsonable(figures), "seconds": seconds,
                      "counters": _jsonable(result.counters.as_dict())})
+    return 0
+
+
+def _golden_bfs(args, graph, settings) -> int:
+    """``--model bfs``: the BFS engine's model, its counters per level, Graph500's check."""
+    import numpy as np
+    from golden.bfs import BfsOptions, component_edges, run_bfs, validate_parents
+    options = BfsOptions(**settings)
+    root = 0 if args.root is None else args.root
+    start = time.perf_counter()
+    result = run_bfs(graph, root, options)
+    seconds = time.perf_counter() - start
+    validate_parents(graph, root, result.parents, result.levels)
+    figures = result.figures()
+    edges = component_edges(graph, result.parents >= 0)
+    print(f"bfs on {args.graph} (bfs model, root {root}): {graph.num_vertices} vertices, "
+          f"{graph.num_edges} edges, {seconds:.3f} s; parents pass Graph500's validation")
+    print(f"{figures['levels']} levels ({' '.join(d[0].upper() for d in figures['directions'])}"
+          f"; T top-down, B bottom-up), {figures['edges_checked']} edges checked, "
+          f"{figures['status_reads']} status reads, {figures['hub_cache_hits']} hub-cache hits "
+          f"({100 * figures['hub_cache_hit_rate']:.1f}%), {figures['hubs']} hubs, "
+          f"{edges} edges in the root's component")
+    if args.parents:
+        atomic_write(Path(args.parents), lambda handle: np.save(handle, result.parents),
+                     binary=True)
+    _golden_outputs(args, graph, result.levels,
+                    {"model": "bfs", "root": root, **options.__dict__},
+                    {**_jsonable(figures), "component_edges": edges, "seconds": seconds})
     return 0
 
 
@@ -493,11 +530,15 @@ def _parser() -> argparse.ArgumentParser:
     gold.add_argument("--root", type=int)
     gold.add_argument("--iters", type=int)
     gold.add_argument("--model", choices=MODELS,
-                      help="one of DepGraph's execution models: its engines, the synchronous "
-                           "frontier baseline or Ligra-o; reports their vertex updates")
+                      help="one of DepGraph's execution models (its engines, the synchronous "
+                           "frontier baseline or Ligra-o; reports their vertex updates), or "
+                           "bfs: the BFS engine's direction-optimising model")
     gold.add_argument("--set", action="append", metavar="KEY=VALUE",
                       help=f"a parameter of --model ({settings_help()})")
     gold.add_argument("-o", "--output", metavar="values.npy")
+    gold.add_argument("--parents", metavar="FILE.npy",
+                      help="bfs: write the parent array (int64, the root its own parent, -1 "
+                           "unreached) of the BFS engine's model (--model bfs)")
     gold.add_argument("--json", metavar="FILE")
     gold.set_defaults(run=cmd_golden)
     return parser
@@ -524,7 +565,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 def _check_outputs(args):
     """Refuse output paths that cannot be written before any work: a run writes ``-o`` and
     then ``--json``, and the first must not stay behind when the second fails."""
-    for option in ("output", "json"):
+    for option in ("output", "parents", "json"):
         value = getattr(args, option, None)
         if value is None:
             continue

@@ -6,7 +6,9 @@ delta GAS algorithm (:mod:`golden.depgraph.gas`), and reports its vertex updates
 * ``depgraph`` -- the dependency-driven engines (:func:`golden.depgraph.run_depgraph`);
 * ``sync`` -- the bulk-synchronous frontier push (:func:`golden.depgraph.run_sync_baseline`);
 * ``ligra`` -- the paper's baseline Ligra-o, asynchronous with T threads
-  (:func:`golden.depgraph.run_ligra_baseline`).
+  (:func:`golden.depgraph.run_ligra_baseline`);
+* ``bfs`` -- the BFS engine's model (Enterprise's direction-optimising BFS with the hub
+  cache, :func:`golden.bfs.run_bfs`): levels, parents and its counters per level.
 
 ``--set`` takes the model's parameters; a key the model does not have is refused.
 """
@@ -19,7 +21,7 @@ from hw.config import ConfigError, parse_value
 
 __all__ = ["MODELS", "model_settings", "run_model", "model_figures", "settings_help"]
 
-MODELS = ("depgraph", "sync", "ligra")
+MODELS = ("depgraph", "sync", "ligra", "bfs")
 
 def _integer(key, text):
     try:
@@ -45,6 +47,12 @@ def _switch(key, text):
         raise ValueError(f"--set {key}={text}: expected on or off") from None
 
 
+def _direction(key, text):
+    if text not in ("auto", "topdown", "bottomup"):
+        raise ValueError(f"--set {key}={text}: expected auto, topdown or bottomup")
+    return text
+
+
 def _indegree_limit(key, text):
     if text.lower() in ("none", "off"):
         return None
@@ -61,6 +69,10 @@ _KEYS = {
                  "hub_sample_min": _integer},
     "sync": {"tolerance": _number, "max_iters": _integer},
     "ligra": {"threads": _integer, "tolerance": _number, "max_iters": _integer},
+    "bfs": {"lanes": _integer, "direction": _direction, "tau": _integer,
+            "gamma_percent": _number, "tail_beta": _integer, "hub_cache": _switch,
+            "hub_cache_entries": _integer, "middle_degree": _integer,
+            "large_degree": _integer, "extreme_degree": _integer},
 }
 
 
@@ -73,6 +85,8 @@ def model_settings(model: str, algo: str, sets: dict[str, str]) -> dict:
     """The keyword arguments of ``model``'s run from ``--set`` pairs (ValueError if bad)."""
     if model not in MODELS:
         raise ValueError(f"--model must be one of {', '.join(MODELS)}, not {model!r}")
+    if model == "bfs" and algo != "bfs":
+        raise ValueError(f"--model bfs runs bfs, not {algo}")
     if algo not in ("bfs", "sssp", "pagerank", "cc"):
         raise ValueError(f"--model {model} runs bfs, sssp, pagerank or cc, not {algo}")
     keys = _KEYS[model]

@@ -97,6 +97,17 @@ def test_verilog_passes_verilator_lint(tmp_path):
       "bipartite:users=20,items=14,ratings=1", "--set", "symmetric=1", "--set",
       "max_slices=6", "--set", "max_vertices=32", "--slices", "5"],
      "34 vertices do not make 5 partitions"),
+    # The BFS engine's golden model.
+    (["golden", "--algo", "sssp", "--graph", "kron:scale=4", "--parents", "p.npy"],
+     "--parents is a BFS output"),
+    (["golden", "--algo", "bfs", "--graph", "kron:scale=4", "--model", "ligra",
+      "--parents", "p.npy"], "--parents comes from --model bfs"),
+    (["golden", "--algo", "bfs", "--graph", "kron:scale=4", "--model", "bfs",
+      "--set", "direction=up"], "expected auto, topdown or bottomup"),
+    (["golden", "--algo", "bfs", "--graph", "kron:scale=4", "--model", "bfs",
+      "--set", "large_degree=8", "--parents", "p.npy"], "must increase"),
+    (["golden", "--algo", "bfs", "--graph", "kron:scale=4", "--root", "16",
+      "--parents", "p.npy"], "root 16 is not a vertex"),
 ])
 def test_bad_input_is_one_line_and_status_2(tmp_path, argv, fragment):
     result = subprocess.run([sys.executable, "-m", "graphgen.cli", *argv], capture_output=True,
@@ -148,6 +159,28 @@ def test_golden_execution_models_report_vertex_updates(tmp_path, model):
     assert data["configuration"]["model"] == model
     assert data["figures"]["vertex_updates"] == data["figures"]["counters"]["vertex_updates"]
     assert data["figures"]["vertex_updates"] >= int((reference != 2**32 - 1).sum())
+
+
+def test_golden_bfs_model_writes_levels_parents_and_counters(tmp_path):
+    """--model bfs (or --parents alone): levels equal the plain BFS's, the parent array
+    passes Graph500's validation, the report carries the counters per level."""
+    from golden.bfs import validate_parents
+    spec = "kron:scale=8,ef=8,undirected=1"
+    values, parents, report = tmp_path / "v.npy", tmp_path / "p.npy", tmp_path / "r.json"
+    assert main(["golden", "--algo", "bfs", "--graph", spec, "--root", "5", "--set", "tau=16",
+                 "--set", "direction=auto", "-o", str(values), "--parents", str(parents),
+                 "--json", str(report)]) == 0
+    graph = golden.load_graph(spec)
+    levels = np.load(values)
+    np.testing.assert_array_equal(levels, golden.run("bfs", graph, root=5).values)
+    p = np.load(parents)
+    assert p.dtype == np.int64 and p[5] == 5
+    validate_parents(graph, 5, p, levels)
+    data = json.loads(report.read_text())
+    figures = data["figures"]
+    assert data["configuration"]["tau"] == 16 and data["configuration"]["model"] == "bfs"
+    assert "bottomup" in figures["directions"]
+    assert figures["edges_checked"] == sum(r["edges_checked"] for r in figures["per_level"])
 
 
 def test_golden_generator_spec(tmp_path):

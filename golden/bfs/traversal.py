@@ -63,8 +63,9 @@ class BfsOptions:
     tau : a hub has out-degree above ``tau``.
     gamma_percent : the top-down to bottom-up switch threshold on gamma.
     tail_beta : the switch back to top-down when a level visits fewer than n / tail_beta.
-    hub_cache_entries : slots of the hub cache; 0 turns it off.
-    thresholds : the small / middle / large / extreme degree bounds.
+    hub_cache : the hub cache on or off; ``hub_cache_entries`` its slots.
+    middle_degree, large_degree, extreme_degree : the lowest degree of each class above
+        small (Enterprise: 32, 256, 65,536).
     """
 
     lanes: int = 8
@@ -72,23 +73,36 @@ class BfsOptions:
     tau: int = 256
     gamma_percent: float = 30.0
     tail_beta: int = 24
+    hub_cache: bool = True
     hub_cache_entries: int = 1024
-    thresholds: tuple = DEFAULT_THRESHOLDS
+    middle_degree: int = DEFAULT_THRESHOLDS[0]
+    large_degree: int = DEFAULT_THRESHOLDS[1]
+    extreme_degree: int = DEFAULT_THRESHOLDS[2]
 
     def __post_init__(self):
         if self.direction not in DIRECTIONS:
             raise GraphError(f"direction must be one of {', '.join(DIRECTIONS)}, "
                              f"not {self.direction!r}")
-        for name in ("lanes", "tail_beta"):
+        for name in ("lanes", "tail_beta", "hub_cache_entries"):
             if int(getattr(self, name)) < 1:
                 raise GraphError(f"{name} must be at least 1, not {getattr(self, name)}")
-        if self.tau < 0 or self.hub_cache_entries < 0:
-            raise GraphError("tau and hub_cache_entries must not be negative")
+        if self.tau < 0:
+            raise GraphError(f"tau must not be negative, not {self.tau}")
         if not 0 <= self.gamma_percent <= 100:
             raise GraphError(f"gamma_percent must be in 0..100, not {self.gamma_percent}")
-        t = tuple(int(x) for x in self.thresholds)
-        if len(t) != 3 or not 0 < t[0] < t[1] < t[2]:
-            raise GraphError(f"thresholds must be three increasing degrees, not {t}")
+        if not 0 < self.middle_degree < self.large_degree < self.extreme_degree:
+            raise GraphError(f"middle_degree, large_degree and extreme_degree must increase "
+                             f"from 1, not {self.thresholds}")
+
+    @property
+    def thresholds(self) -> tuple[int, int, int]:
+        """The lowest degree of the middle, large and extreme classes."""
+        return (self.middle_degree, self.large_degree, self.extreme_degree)
+
+    @property
+    def cache_slots(self) -> int:
+        """Slots of the hub cache in use: 0 when it is off."""
+        return self.hub_cache_entries if self.hub_cache else 0
 
 
 @dataclass
@@ -166,7 +180,7 @@ class _Traversal:
         self.levels = np.full(self.n, UNREACHED, dtype=np.uint32)
         self.parents = np.full(self.n, -1, dtype=np.int64)
         self.levels[root], self.parents[root] = 0, root
-        self.cache = np.full(opts.hub_cache_entries, -1, dtype=np.int64)
+        self.cache = np.full(opts.cache_slots, -1, dtype=np.int64)
         self.records: list[LevelRecord] = []
 
     def _fill_cache(self, queue_of_visited: np.ndarray) -> None:
