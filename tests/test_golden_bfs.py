@@ -37,12 +37,15 @@ def reference_bfs(graph, root, opts: BfsOptions):
     level = [None] * n
     parent = [-1] * n
     level[root], parent[root] = 0, root
-    cache = [None] * opts.hub_cache_entries
+    cache = [None] * opts.cache_slots
 
     def fill(vertices):
+        for i in range(len(cache)):
+            cache[i] = None
         for v in vertices:
-            if hub[v] and cache:
-                cache[v % len(cache)] = v
+            slot = v % len(cache) if cache else None
+            if hub[v] and cache and (cache[slot] is None or cache[slot] < v):
+                cache[slot] = v
 
     def classify(queue, degree):
         bins = [[], [], [], []]
@@ -56,16 +59,14 @@ def reference_bfs(graph, root, opts: BfsOptions):
 
     records = []
     direction = "bottomup" if opts.direction == "bottomup" else "topdown"
-    queue, first = [root], True
+    fill([root])
+    if direction == "topdown":
+        queue = lane_major([root], opts.lanes)
+    else:
+        queue = [v for v in range(n) if level[v] is None]
     switched_back, previous = False, 1
     L = 1
-    while True:
-        if first and direction == "bottomup":
-            fill([root])
-            queue = [v for v in range(n) if level[v] is None]
-        first = False
-        if not queue:
-            break
+    while queue:
         checked = reads = hits = 0
         new = []
         if direction == "topdown":
@@ -98,6 +99,7 @@ def reference_bfs(graph, root, opts: BfsOptions):
                         len(new), sum(hub[v] for v in new)))
         if not new:
             break
+        fill(new)
         following = direction
         if opts.direction == "auto":
             hubs = sum(hub)
@@ -109,12 +111,9 @@ def reference_bfs(graph, root, opts: BfsOptions):
         just = [v for v in range(n) if level[v] == L]
         if following == "topdown":
             queue = lane_major(just, opts.lanes)
-            fill(queue)
         elif direction == "topdown":
-            fill(lane_major(just, opts.lanes))
             queue = [v for v in range(n) if level[v] is None]
         else:
-            fill([v for v in queue if level[v] == L])
             queue = [v for v in queue if level[v] != L]
         direction, previous = following, len(new)
         L += 1
@@ -122,8 +121,8 @@ def reference_bfs(graph, root, opts: BfsOptions):
     return levels, np.array(parent, dtype=np.int64), records
 
 
-OPTIONS = [dict(direction=d, hub_cache_entries=hc, lanes=lanes, tau=tau)
-           for d in ("auto", "topdown", "bottomup") for hc in (0, 16)
+OPTIONS = [dict(direction=d, hub_cache=hc, hub_cache_entries=16, lanes=lanes, tau=tau)
+           for d in ("auto", "topdown", "bottomup") for hc in (False, True)
            for lanes, tau in ((1, 8), (8, 16), (3, 40))]
 
 
@@ -159,7 +158,7 @@ def test_auto_switches_on_hubs_and_checks_fewer_edges():
     graph = golden.load_graph("kron:scale=12,ef=16,undirected=1")
     root = int(np.argmax(np.diff(graph.offsets) > 0))
     top = run_bfs(graph, root, direction="topdown", tau=64)
-    auto = run_bfs(graph, root, direction="auto", tau=64, hub_cache_entries=0)
+    auto = run_bfs(graph, root, direction="auto", tau=64, hub_cache=False)
     assert "bottomup" in auto.directions() and auto.directions()[0] == "topdown"
     assert auto.directions()[-1] == "topdown"                # back for the tail
     assert auto.total("edges_checked") < 0.5 * top.total("edges_checked")
@@ -180,7 +179,7 @@ def test_frontier_workflows():
     hits[[1, 2, 5, 6, 9, 12, 19]] = True
     assert interleaved_scan(hits, 4).tolist() == [12, 1, 5, 9, 2, 6, 19]
     assert blocked_scan(hits, 4).tolist() == [1, 2, 5, 6, 9, 12, 19]
-    assert block_bounds(10, 4).tolist() == [0, 3, 6, 9, 10]
+    assert block_bounds(10, 4).tolist() == [0, 4, 8, 10, 10]
     visited = np.zeros(20, dtype=bool)
     visited[[5, 19]] = True
     assert derived_queue(np.array([12, 1, 5, 9, 19]), visited).tolist() == [12, 1, 9]
@@ -249,7 +248,7 @@ def test_component_edges_and_harmonic_mean():
 
 def test_bad_options_are_refused():
     for bad in (dict(direction="sideways"), dict(lanes=0), dict(gamma_percent=101),
-                dict(thresholds=(32, 16, 65536))):
+                dict(large_degree=16), dict(hub_cache_entries=0)):
         with pytest.raises(golden.GraphError):
             BfsOptions(**bad)
     graph = golden.load_graph("grid:rows=3,cols=3")

@@ -43,9 +43,12 @@ def interleaved_scan(hits: np.ndarray, lanes: int) -> np.ndarray:
 def block_bounds(num_vertices: int, lanes: int) -> np.ndarray:
     """The first vertex of each lane's block in a blocked scan, and ``num_vertices`` last.
 
-    Blocks are ``ceil(n / lanes)`` vertices long, the last ones shorter or empty.
+    Blocks are the least power of two of vertices that ``lanes`` blocks cover (the RTL's
+    lane is ``v >> shift``), the last ones shorter or empty.
     """
-    size = -(-num_vertices // lanes) if lanes else 0
+    size = 1
+    while size * lanes < num_vertices:
+        size *= 2
     return np.minimum(np.arange(lanes + 1, dtype=np.int64) * size, num_vertices)
 
 

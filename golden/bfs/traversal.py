@@ -21,10 +21,13 @@ Per level L (the root is level 0, visited before level 1):
 Between levels the next queue is generated (:mod:`golden.bfs.frontier`): top-down by an
 interleaved scan of the status array for level L, the switch to bottom-up by a blocked scan
 for the unvisited vertices, bottom-up by dropping the vertices just visited from the queue,
-and the switch back to top-down by an interleaved scan.  While generating it, vertices just
-visited whose out-degree exceeds ``tau`` (hubs) are written to the hub cache in queue order
-(the last write to a slot wins).  A stale entry never misleads: an unvisited vertex at level
-L has no neighbour visited before L - 1 (it would have been visited already).
+and the switch back to top-down by an interleaved scan (level 1's queue: an interleaved scan
+for level 0, or a blocked one for the unvisited).  The derived queue needs no scan
+(``scanned`` 0); every scan reads the whole status array.  The hub cache a level reads holds
+the hubs (out-degree above ``tau``) visited by the level before, and only those (the RTL
+keeps two tables and swaps them at each level); where several hash to one slot
+(``id % entries``) the largest id stays, which does not depend on the order they were
+found in.
 
 Direction (``direction="auto"``): start top-down; after a top-down level, switch to
 bottom-up when gamma = hubs visited at this level / all hubs exceeds ``gamma_percent``
@@ -183,13 +186,13 @@ class _Traversal:
         self.cache = np.full(opts.cache_slots, -1, dtype=np.int64)
         self.records: list[LevelRecord] = []
 
-    def _fill_cache(self, queue_of_visited: np.ndarray) -> None:
+    def _fill_cache(self, visited: np.ndarray) -> None:
+        """The hub cache for the next level: the hubs just visited, the largest id per slot."""
         if not self.cache.size:
             return
-        hubs = queue_of_visited[self.hub[queue_of_visited]]
-        slots = hubs % self.cache.size
-        last = hubs.size - 1 - np.unique(slots[::-1], return_index=True)[1]
-        self.cache[slots[last]] = hubs[last]
+        hubs = visited[self.hub[visited]]
+        self.cache[:] = -1
+        np.maximum.at(self.cache, hubs % self.cache.size, hubs)
 
     def _classes(self, queue: np.ndarray, degree: np.ndarray) -> tuple[dict, np.ndarray]:
         parts = split_by_class(queue, degree, self.opts.thresholds)
@@ -234,18 +237,14 @@ class _Traversal:
         opts, n = self.opts, self.n
         num_hubs = int(self.hub.sum())
         root = int(np.flatnonzero(self.parents >= 0)[0])
-        queue, workflow, scanned = np.array([root], dtype=np.int64), "root", 0
         direction = "bottomup" if opts.direction == "bottomup" else "topdown"
-        switched_back = False
-        previous_visited = 1
-        level = 1
-        while True:
-            if direction == "bottomup" and workflow == "root":
-                queue = blocked_scan(self.levels == UNREACHED, opts.lanes)
-                workflow, scanned = "blocked", n
-                self._fill_cache(np.array([root], dtype=np.int64))
-            if queue.size == 0:
-                break
+        self._fill_cache(np.array([root], dtype=np.int64))
+        if direction == "topdown":
+            queue, workflow = interleaved_scan(self.levels == 0, opts.lanes), "interleaved"
+        else:
+            queue, workflow = blocked_scan(self.levels == UNREACHED, opts.lanes), "blocked"
+        scanned, switched_back, previous_visited, level = n, False, 1, 1
+        while queue.size:
             step = self.top_down if direction == "topdown" else self.bottom_up
             counts, checked, reads, hits, new = step(level, queue)
             hubs_visited = int(self.hub[new].sum())
@@ -254,6 +253,7 @@ class _Traversal:
                                             hubs_visited))
             if new.size == 0:
                 break
+            self._fill_cache(new)
             following = direction
             if opts.direction == "auto":
                 if direction == "topdown" and not switched_back and num_hubs and \
@@ -264,16 +264,12 @@ class _Traversal:
                     following, switched_back = "topdown", True
             just = self.levels == level
             if following == "topdown":
-                queue = interleaved_scan(just, opts.lanes)
-                workflow, scanned = "interleaved", n
-                self._fill_cache(queue)
+                queue, workflow, scanned = interleaved_scan(just, opts.lanes), "interleaved", n
             elif direction == "topdown":
-                self._fill_cache(interleaved_scan(just, opts.lanes))
                 queue = blocked_scan(self.levels == UNREACHED, opts.lanes)
                 workflow, scanned = "blocked", n
             else:
-                self._fill_cache(queue[just[queue]])
-                scanned = int(queue.size)
+                scanned = 0
                 queue, workflow = derived_queue(queue, just), "derived"
             direction, previous_visited = following, int(new.size)
             level += 1
