@@ -1,0 +1,87 @@
+"""The hubs not yet visited, a bit a vertex (Enterprise §3: a hub has out-degree above tau):
+filled by the hub count before the first level, cleared by the first discovery of each hub,
+which so counts every hub once towards gamma (equation 1) however many times a top-down
+level finds it, and goes to the hub cache.
+"""
+
+from amaranth.hdl import C, Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from ..config import ConfigError, is_power_of_two
+from ..memory_port import WORDS_PER_LINE
+from .layouts import Discovery
+
+
+__all__ = ["HubBitmap", "BitmapFill", "ClaimedDiscovery"]
+
+BitmapFill = data.StructLayout({"line": 32, "bits": WORDS_PER_LINE})
+ClaimedDiscovery = data.StructLayout({"discovery": Discovery, "hub": 1})
+
+
+class HubBitmap(wiring.Component):
+    """``max_vertices`` bits in a block RAM of 16-bit words.
+
+    A claim reads the word of its vertex and, if the vertex's bit is set, clears it and
+    answers ``hub`` = 1: the first claim of a hub since the fill. The read port is transparent
+    to the write port, so claims of one word back to back see each other's clearing.
+
+    Parameters
+    ----------
+    max_vertices : int
+        A power of two, at least 16.
+
+    Members
+    -------
+    fill : ``In(stream.Signature(BitmapFill))``
+        Word ``line`` (vertices 16 * line ..) becomes ``bits``.
+    claim : ``In(stream.Signature(Discovery))``
+    claimed : ``Out(stream.Signature(ClaimedDiscovery))``
+        Each claim, in order, with whether it found an unclaimed hub.
+    """
+
+    def __init__(self, *, max_vertices: int):
+        if not is_power_of_two(max_vertices) or max_vertices < 16:
+            raise ConfigError(f"HubBitmap: max_vertices must be a power of two of at least "
+                              f"16, not {max_vertices!r}")
+        self._words = max_vertices // WORDS_PER_LINE
+        super().__init__({
+            "fill": In(stream.Signature(BitmapFill)),
+            "claim": In(stream.Signature(Discovery)),
+            "claimed": Out(stream.Signature(ClaimedDiscovery)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.bits = bits = Memory(shape=WORDS_PER_LINE, depth=self._words, init=[])
+        write = bits.write_port()
+        read = bits.read_port(transparent_for=(write,))
+        index_bits = (self._words - 1).bit_length()
+
+        held = Signal()                    # a claim whose word is on the read port
+        held_claim = Signal(Discovery)
+        bit = held_claim.vertex[:4]
+        is_hub = read.data.bit_select(bit, 1)
+        advance = ~held | self.claimed.ready
+        m.d.comb += [
+            self.claim.ready.eq(advance & ~self.fill.valid),
+            read.addr.eq(self.claim.payload.vertex[4:4 + index_bits]),
+            read.en.eq(advance),
+            self.claimed.valid.eq(held),
+            self.claimed.payload.discovery.eq(held_claim),
+            self.claimed.payload.hub.eq(is_hub),
+        ]
+        with m.If(advance):
+            m.d.sync += [held.eq(self.claim.valid & self.claim.ready),
+                         held_claim.eq(self.claim.payload)]
+        # A claim that finds its hub clears the bit as it leaves; a fill has the port else.
+        with m.If(held & self.claimed.ready & is_hub):
+            m.d.comb += [write.addr.eq(held_claim.vertex[4:4 + index_bits]),
+                         write.data.eq(read.data & ~(C(1, WORDS_PER_LINE) << bit)[:WORDS_PER_LINE]),
+                         write.en.eq(1)]
+        with m.Elif(self.fill.valid):
+            m.d.comb += [write.addr.eq(self.fill.payload.line[:index_bits]),
+                         write.data.eq(self.fill.payload.bits), write.en.eq(1),
+                         self.fill.ready.eq(1)]
+        return m

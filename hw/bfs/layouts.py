@@ -1,0 +1,43 @@
+"""Payload layouts of the BFS engine's streams, and its memory image.
+
+Memory image (32-bit words, 64-byte lines of 16 words; region bases are line addresses held
+by the register block; ``n`` vertices, ``m`` edges):
+
+* ``out_offsets``, ``in_offsets``: n + 1 CSR offsets of the out-edges and of the in-edges;
+* ``out_edges``: m destination ids in CSR order; ``in_edges``: m source ids, the in-edges of
+  each vertex in ascending order (the CSC);
+* ``levels``: the status array, n words, 4294967295 for unvisited (the output levels);
+* ``parents``: n words, 4294967295 for unreached;
+* ``queues``: two buffers of 4 classes x ``lanes`` bins of ``bin_lines`` lines each; a bin
+  holds :data:`QueueEntry` items of 4 words, 4 a line; bin (buffer b, class c, lane l)
+  starts at line ``((b * 4 + c) * lanes + l) * bin_lines``;
+* ``level_log``: a line per level (:data:`LOG_WORDS`).
+"""
+
+from amaranth.lib import data
+
+
+__all__ = ["UNVISITED", "CLASS_BITS", "ENTRY_WORDS", "ENTRIES_PER_LINE", "QueueEntry",
+           "LaneEntry", "Discovery", "LOG_WORDS", "TD", "BU"]
+
+UNVISITED = 0xFFFF_FFFF
+CLASS_BITS = 2
+ENTRY_WORDS = 4
+ENTRIES_PER_LINE = 16 // ENTRY_WORDS
+
+# A frontier vertex with its edge range (out-edges top-down, in-edges bottom-up): what a bin
+# holds (word 3 is unused), so the next level needs no offsets read.
+QueueEntry = data.StructLayout({"vertex": 32, "first": 32, "count": 32, "spare": 32})
+
+# A frontier-queue entry on its way through the engine with its bin: degree class and lane.
+LaneEntry = data.StructLayout({"entry": QueueEntry, "cls": CLASS_BITS, "lane": 4})
+
+# A vertex found at the current level and the parent it was found from.
+Discovery = data.StructLayout({"vertex": 32, "parent": 32})
+
+TD, BU = 0, 1
+
+# The words of a level's log line.
+LOG_WORDS = ("level", "direction", "frontier", "small", "middle", "large", "extreme",
+             "scanned", "edges_checked", "status_reads", "hub_cache_hits", "visited",
+             "hubs_visited", "reads_issued", "expand_cycles", "generate_cycles")

@@ -1,0 +1,83 @@
+"""The edge range of every vertex, sixteen at a time, from the lines of a CSR offsets array:
+what the frontier generator's scan (Enterprise §4.1) and the hub count need beside each
+line of the status array.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_port import LINE_BITS, WORDS_PER_LINE
+
+
+__all__ = ["OffsetLines", "OffsetPairs"]
+
+# The edge ranges of vertices 16 * line .. 16 * line + 15: [lo[i], hi[i]).
+OffsetPairs = data.StructLayout({"line": 32, "lo": data.ArrayLayout(32, WORDS_PER_LINE),
+                                 "hi": data.ArrayLayout(32, WORDS_PER_LINE)})
+
+
+class OffsetLines(wiring.Component):
+    """Lines of ``offsets[0 .. n]`` in, one :data:`OffsetPairs` per line of vertices out.
+
+    ``hi`` of the line's last vertex is the first word of the next offsets line, so a
+    line is handed out once the next has arrived (when there is one: the last offsets line
+    may hold only ``offsets[n]``, which is then not a line of vertices).
+
+    Members
+    -------
+    start : ``In(1)``
+        A pulse before each pass: the next line in is line 0.
+    num_vertices : ``In(32)``
+    lines : ``In(stream.Signature(LINE_BITS))``
+        The offsets lines, in order: ``ceil((n + 1) / 16)`` of them.
+    pairs : ``Out(stream.Signature(OffsetPairs))``
+        ``ceil(n / 16)`` of them.
+    busy : ``Out(1)``
+        Lines of vertices still to hand out.
+    """
+
+    def __init__(self):
+        super().__init__({
+            "start": In(1),
+            "num_vertices": In(32),
+            "lines": In(stream.Signature(LINE_BITS)),
+            "pairs": Out(stream.Signature(OffsetPairs)),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        current = Signal(data.ArrayLayout(32, WORDS_PER_LINE))
+        have = Signal()
+        line = Signal(32)
+        vertex_lines = (self.num_vertices + WORDS_PER_LINE - 1) >> 4
+        pending = line < vertex_lines
+        needs_next = ((line + 1) << 4) <= self.num_vertices
+        incoming = data.ArrayLayout(32, WORDS_PER_LINE)(self.lines.payload)
+
+        m.d.comb += [
+            self.pairs.valid.eq(have & pending & (~needs_next | self.lines.valid)),
+            self.pairs.payload.line.eq(line),
+            self.pairs.payload.lo.eq(current),
+            self.busy.eq(pending),
+        ]
+        for i in range(WORDS_PER_LINE - 1):
+            m.d.comb += self.pairs.payload.hi[i].eq(current[i + 1])
+        m.d.comb += self.pairs.payload.hi[WORDS_PER_LINE - 1].eq(incoming[0])
+
+        emitted = self.pairs.valid & self.pairs.ready
+        with m.If(~have):
+            m.d.comb += self.lines.ready.eq(pending)
+            with m.If(self.lines.valid & pending):
+                m.d.sync += [current.eq(self.lines.payload), have.eq(1)]
+        with m.Elif(emitted):
+            m.d.sync += line.eq(line + 1)
+            with m.If(needs_next):
+                m.d.comb += self.lines.ready.eq(1)
+                m.d.sync += current.eq(self.lines.payload)
+            with m.Else():
+                m.d.sync += have.eq(0)
+        with m.If(self.start):
+            m.d.sync += [line.eq(0), have.eq(0)]
+        return m
