@@ -1,0 +1,143 @@
+"""The hub cache (Enterprise §4.3, figure 11): ``HC[hash(id)] = id`` of the hubs the previous
+level visited, looked up before each bottom-up status read; a hit makes the neighbour the
+parent without a memory access.
+
+Two tables: level L writes the hubs it finds into table ``L % 2`` while its bottom-up
+checks read table ``(L - 1) % 2``, so a level never sees its own discoveries (a vertex found
+at level L is no parent at level L) and its lookups do not depend on when the discoveries
+arrive. Each slot holds an id and the level that wrote it; a lookup hits only an entry of
+level L - 1, so the tables need no clearing between levels. Where two hubs of a level share a
+slot (``id % entries``) the larger id stays, whatever order they come in.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from ..config import ConfigError, is_power_of_two
+
+
+__all__ = ["HubCache", "NO_LEVEL", "cache_lookup_layout", "cache_answer_layout"]
+
+NO_LEVEL = 0xFFFF           # the tag of an empty slot: never a level
+
+Entry = data.StructLayout({"id": 32, "tag": 16})
+
+
+def cache_lookup_layout(ctx_width: int) -> data.StructLayout:
+    return data.StructLayout({"vertex": 32, "ctx": max(ctx_width, 1)})
+
+
+def cache_answer_layout(ctx_width: int) -> data.StructLayout:
+    return data.StructLayout({"vertex": 32, "ctx": max(ctx_width, 1), "hit": 1})
+
+
+class HubCache(wiring.Component):
+    """Parameters
+    ----------
+    entries : int
+        Slots per table, a power of two; 0 builds no tables and every lookup misses.
+    ctx_width : int
+        Bits carried from a lookup to its answer.
+
+    Members
+    -------
+    level : ``In(16)``
+        The level being processed (held steady while lookups and inserts flow).
+    clear : ``In(1)``
+        A pulse: every slot of both tables becomes empty (``entries`` cycles, ``busy``).
+    busy : ``Out(1)``
+    lookup : ``In(stream.Signature(cache_lookup_layout(ctx_width)))``
+    answer : ``Out(stream.Signature(cache_answer_layout(ctx_width)))``
+        Each lookup, in order, a cycle later at the earliest.
+    insert : ``In(stream.Signature(32))``
+        A hub found at ``level``.
+    """
+
+    def __init__(self, *, entries: int, ctx_width: int = 1):
+        if entries and not is_power_of_two(entries):
+            raise ConfigError(f"HubCache: entries must be a power of two, not {entries!r}")
+        self._entries = entries
+        self._ctx_width = ctx_width
+        super().__init__({
+            "level": In(16),
+            "clear": In(1),
+            "busy": Out(1),
+            "lookup": In(stream.Signature(cache_lookup_layout(ctx_width))),
+            "answer": Out(stream.Signature(cache_answer_layout(ctx_width))),
+            "insert": In(stream.Signature(32)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        if not self._entries:
+            m.d.comb += [
+                self.answer.valid.eq(self.lookup.valid),
+                self.answer.payload.vertex.eq(self.lookup.payload.vertex),
+                self.answer.payload.ctx.eq(self.lookup.payload.ctx),
+                self.lookup.ready.eq(self.answer.ready),
+                self.insert.ready.eq(1),
+            ]
+            return m
+        slot_bits = (self._entries - 1).bit_length()
+        write_side = self.level[0]          # table written this level; the other is read
+        clearing = Signal()
+        clear_slot = Signal(slot_bits + 1)
+        m.d.comb += self.busy.eq(clearing)
+        with m.If(self.clear):
+            m.d.sync += [clearing.eq(1), clear_slot.eq(0)]
+        with m.Elif(clearing):
+            m.d.sync += clear_slot.eq(clear_slot + 1)
+            with m.If(clear_slot == self._entries - 1):
+                m.d.sync += clearing.eq(0)
+
+        tables = []
+        for p in range(2):
+            m.submodules[f"table{p}"] = table = Memory(shape=Entry, depth=self._entries,
+                                                       init=[])
+            write = table.write_port()
+            read = table.read_port(transparent_for=(write,))
+            tables.append((write, read))
+
+        # Lookups: one read a cycle of the table the level before wrote.
+        held = Signal()
+        held_lookup = Signal(cache_lookup_layout(self._ctx_width))
+        advance = ~held | self.answer.ready
+        m.d.comb += self.lookup.ready.eq(advance & ~clearing)
+        with m.If(advance):
+            m.d.sync += [held.eq(self.lookup.valid & self.lookup.ready),
+                         held_lookup.eq(self.lookup.payload)]
+        # Inserts: read the slot, then keep the larger id of this level.
+        pending = Signal()
+        pending_id = Signal(32)
+        m.d.comb += self.insert.ready.eq(~clearing)
+        m.d.sync += [pending.eq(self.insert.valid & self.insert.ready),
+                     pending_id.eq(self.insert.payload)]
+
+        previous = (self.level - 1)[:16]
+        for p, (write, read) in enumerate(tables):
+            entry = Entry(read.data)
+            writes_here = write_side == p
+            with m.If(writes_here):
+                m.d.comb += [read.addr.eq(self.insert.payload[:slot_bits]), read.en.eq(1)]
+                keep = pending & ((entry.tag != self.level) | (entry.id < pending_id))
+                with m.If(keep):
+                    m.d.comb += [write.addr.eq(pending_id[:slot_bits]), write.en.eq(1),
+                                 write.data.id.eq(pending_id), write.data.tag.eq(self.level)]
+            with m.Else():
+                m.d.comb += [read.addr.eq(self.lookup.payload.vertex[:slot_bits]),
+                             read.en.eq(advance)]
+                m.d.comb += [
+                    self.answer.payload.hit.eq((entry.tag == previous) &
+                                               (entry.id == held_lookup.vertex)),
+                ]
+            with m.If(clearing):
+                m.d.comb += [write.addr.eq(clear_slot[:slot_bits]), write.en.eq(1),
+                             write.data.id.eq(0), write.data.tag.eq(NO_LEVEL)]
+        m.d.comb += [
+            self.answer.valid.eq(held),
+            self.answer.payload.vertex.eq(held_lookup.vertex),
+            self.answer.payload.ctx.eq(held_lookup.ctx),
+        ]
+        return m
