@@ -1,0 +1,146 @@
+"""One lane's bins of the frontier queue (Enterprise §4.1: "when a thread finds a frontier, it
+stores it in its own bin"; §4.2: one bin per degree class): entries gathered into lines and
+written to memory, four to a line, with a count per bin that the prefix sum and the next
+level's reader use.
+
+Bin (buffer b, class c) of lane ``lane`` starts at line
+``queue_base + (((b * 4 + c) * lanes + lane) << bin_shift)``.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_port import LINE_BYTES, MemoryPortSignature
+from ..stream_fifo import StreamFIFO
+from .layouts import CLASS_BITS, ENTRIES_PER_LINE, LaneEntry, QueueEntry
+
+
+__all__ = ["BinWriter", "CLASSES"]
+
+CLASSES = 1 << CLASS_BITS
+
+
+class BinWriter(wiring.Component):
+    """Parameters
+    ----------
+    addr_width : int
+    lane : int
+        This writer's lane.
+    lanes : int
+
+    Members
+    -------
+    entries : ``In(stream.Signature(LaneEntry))``
+        Entries of this lane (``lane`` is not looked at), each into its class's bin.
+    buffer : ``In(1)``
+        The queue buffer written (held while entries flow).
+    queue_base : ``In(addr_width)``; bin_shift : ``In(5)``
+    clear : ``In(1)``
+        A pulse: every bin empty again.
+    flush : ``In(1)``
+        A pulse: the lines not yet full are written (the counts say how much of them holds).
+    counts : ``Out(32).array(4)``
+        Entries written into each class's bin since ``clear``.
+    busy : ``Out(1)``
+        A flush or a write is under way.
+    mem : ``Out(MemoryPortSignature(addr_width))``
+        Writes only.
+    """
+
+    def __init__(self, *, addr_width: int, lane: int, lanes: int):
+        self._addr_width = addr_width
+        self._lane = lane
+        self._lanes = lanes
+        super().__init__({
+            "entries": In(stream.Signature(LaneEntry)),
+            "buffer": In(1),
+            "queue_base": In(addr_width),
+            "bin_shift": In(5),
+            "clear": In(1),
+            "flush": In(1),
+            "counts": Out(32).array(CLASSES),
+            "busy": Out(1),
+            "mem": Out(MemoryPortSignature(addr_width)),
+        })
+
+    def _line_address(self, cls, line):
+        bin_index = (self.buffer * CLASSES + cls) * self._lanes + self._lane
+        return self.queue_base + (bin_index << self.bin_shift) + line
+
+    def elaborate(self, platform):
+        m = Module()
+        line_layout = data.ArrayLayout(QueueEntry, ENTRIES_PER_LINE)
+        write_layout = data.StructLayout({"addr": self._addr_width, "line": line_layout})
+        m.submodules.writes = writes = StreamFIFO(write_layout, 2)
+        m.d.comb += [
+            self.mem.req.valid.eq(writes.o.valid),
+            self.mem.req.payload.addr.eq(writes.o.payload.addr),
+            self.mem.req.payload.write.eq(1),
+            self.mem.req.payload.wdata.eq(writes.o.payload.line),
+            self.mem.req.payload.wmask.eq((1 << LINE_BYTES) - 1),
+            writes.o.ready.eq(self.mem.req.ready),
+            self.mem.resp.ready.eq(1),
+        ]
+        gathered = [Signal(line_layout, name=f"gathered{c}") for c in range(CLASSES)]
+        flushing = Signal()
+        flush_class = Signal(range(CLASSES + 1))
+
+        entry, cls = self.entries.payload.entry, self.entries.payload.cls
+        position = Signal(range(ENTRIES_PER_LINE))
+        count = Signal(32)
+        with m.Switch(cls):
+            for c in range(CLASSES):
+                with m.Case(c):
+                    m.d.comb += count.eq(self.counts[c])
+        m.d.comb += position.eq(count[:2])
+        completes = position == ENTRIES_PER_LINE - 1
+        m.d.comb += self.entries.ready.eq(~flushing & (~completes | writes.i.ready))
+        taken = self.entries.valid & self.entries.ready
+
+        for c in range(CLASSES):
+            with m.If(taken & (cls == c)):
+                with m.Switch(position):
+                    for i in range(ENTRIES_PER_LINE):
+                        with m.Case(i):
+                            m.d.sync += gathered[c][i].eq(entry)
+                m.d.sync += self.counts[c].eq(self.counts[c] + 1)
+        full_line = Signal(line_layout)
+        m.d.comb += full_line.eq(gathered[0])
+        with m.Switch(cls):
+            for c in range(CLASSES):
+                with m.Case(c):
+                    m.d.comb += full_line.eq(gathered[c])
+        m.d.comb += full_line[ENTRIES_PER_LINE - 1].eq(entry)
+
+        # A flush writes each class's partial line, one class a cycle.
+        partial = Signal(line_layout)
+        partial_count = Signal(32)
+        with m.Switch(flush_class):
+            for c in range(CLASSES):
+                with m.Case(c):
+                    m.d.comb += [partial.eq(gathered[c]), partial_count.eq(self.counts[c])]
+        with m.If(flushing):
+            needed = partial_count[:2] != 0
+            with m.If(~needed | writes.i.ready):
+                m.d.sync += flush_class.eq(flush_class + 1)
+                with m.If(flush_class == CLASSES - 1):
+                    m.d.sync += flushing.eq(0)
+            m.d.comb += [
+                writes.i.valid.eq(needed),
+                writes.i.payload.addr.eq(self._line_address(flush_class[:CLASS_BITS],
+                                                            partial_count >> 2)),
+                writes.i.payload.line.eq(partial),
+            ]
+        with m.Else():
+            m.d.comb += [
+                writes.i.valid.eq(taken & completes),
+                writes.i.payload.addr.eq(self._line_address(cls, count >> 2)),
+                writes.i.payload.line.eq(full_line),
+            ]
+        with m.If(self.flush):
+            m.d.sync += [flushing.eq(1), flush_class.eq(0)]
+        with m.If(self.clear):
+            m.d.sync += [self.counts[c].eq(0) for c in range(CLASSES)]
+        m.d.comb += self.busy.eq(flushing | writes.o.valid)
+        return m
