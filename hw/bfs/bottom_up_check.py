@@ -1,0 +1,222 @@
+"""Bottom-up check (Enterprise §2.1 and §4.3, figure 11): every unvisited vertex of the
+frontier looks through its in-neighbours, in order, for one visited at the level before; the
+first found is its parent and the search stops there. Each neighbour is looked up in the hub
+cache first; a hit ends the search without a status read.
+
+Up to ``slots`` vertices search at once, each one neighbour at a time: a vertex's status
+reads are never speculative, so the edges checked and the status reads are exactly the
+golden model's, and the memory latency is covered by the other vertices' searches. A
+vertex's in-edges are read a line at a time and the line travels with the search (its
+:data:`CheckItem`) until its neighbours are used up. A vertex that finds no parent is a
+survivor: it goes to the next level's bottom-up queue, the previous queue minus the
+vertices just visited (Enterprise §4.1, figure 7 (c)).
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from ..range_streamer import RangeStreamer
+from ..stream_arbiter import StreamArbiter
+from ..word_lookup import WordLookup
+from .hub_cache import cache_answer_layout, cache_lookup_layout
+from .layouts import CLASS_BITS, Discovery, LaneEntry
+
+
+__all__ = ["BottomUpCheck", "SearchState", "CheckItem"]
+
+# A vertex's search: its in-edge range, how many neighbours it has looked at, its bin.
+SearchState = data.StructLayout({"vertex": 32, "first": 32, "count": 32, "pos": 32,
+                                 "cls": CLASS_BITS, "lane": 4})
+# A search with the line of in-edges its next neighbour is in.
+CheckItem = data.StructLayout({"state": SearchState, "line": LINE_BITS})
+
+
+class BottomUpCheck(wiring.Component):
+    """Parameters
+    ----------
+    addr_width : int
+    slots : int
+        Vertices searching at once.
+    outstanding : int
+        Status reads in flight (at least ``slots``).
+
+    Members
+    -------
+    level : ``In(32)``
+        The level being found: a parent has level - 1.
+    edges_base : ``In(addr_width)``; levels_base : ``In(addr_width)``
+    entries : ``In(stream.Signature(LaneEntry))``
+        The frontier (unvisited vertices), each with its in-edge range.
+    cache_lookup : ``Out(stream.Signature(cache_lookup_layout(CheckItem.size)))``
+    cache_answer : ``In(stream.Signature(cache_answer_layout(CheckItem.size)))``
+        The hub cache, its context the search.
+    discoveries : ``Out(stream.Signature(Discovery))``
+    survivors : ``Out(stream.Signature(LaneEntry))``
+    edges_checked, cache_hits, status_reads, edge_lines : ``Out(32)``
+        Since reset: neighbours looked at (hits and status reads), of them hub-cache hits
+        and status reads, and in-edge lines read.
+    busy : ``Out(1)``
+    edges_mem, status_mem : ``Out(MemoryPortSignature(addr_width))``
+    """
+
+    def __init__(self, *, addr_width: int, slots: int = 64, outstanding: int = 128):
+        self._addr_width = addr_width
+        self._slots = slots
+        self._outstanding = max(outstanding, slots)
+        ctx = CheckItem.size
+        super().__init__({
+            "level": In(32),
+            "edges_base": In(addr_width),
+            "levels_base": In(addr_width),
+            "entries": In(stream.Signature(LaneEntry)),
+            "cache_lookup": Out(stream.Signature(cache_lookup_layout(ctx))),
+            "cache_answer": In(stream.Signature(cache_answer_layout(ctx))),
+            "discoveries": Out(stream.Signature(Discovery)),
+            "survivors": Out(stream.Signature(LaneEntry)),
+            "edges_checked": Out(32),
+            "cache_hits": Out(32),
+            "status_reads": Out(32),
+            "edge_lines": Out(32),
+            "busy": Out(1),
+            "edges_mem": Out(MemoryPortSignature(addr_width)),
+            "status_mem": Out(MemoryPortSignature(addr_width)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        slots = self._slots
+        # Fetches of a search's next line: continuing searches (0) and new ones (1).
+        m.submodules.fetch_arbiter = fetch_arbiter = StreamArbiter(SearchState, 2)
+        m.submodules.fetch = fetch = RangeStreamer(
+            addr_width=self._addr_width, item_words=WORDS_PER_LINE,
+            ctx_width=SearchState.size, window=slots)
+        # Checks of a search's next neighbour: a line just read (0), or the same line (1).
+        m.submodules.check_arbiter = check_arbiter = StreamArbiter(CheckItem, 2)
+        m.submodules.status = status = WordLookup(
+            addr_width=self._addr_width, ctx_width=CheckItem.size,
+            outstanding=self._outstanding)
+        m.submodules.found = found = StreamArbiter(Discovery, 2)
+        m.submodules.left = left = StreamArbiter(LaneEntry, 2)
+        wiring.connect(m, fetch.mem, wiring.flipped(self.edges_mem))
+        wiring.connect(m, status.mem, wiring.flipped(self.status_mem))
+        wiring.connect(m, found.o, wiring.flipped(self.discoveries))
+        wiring.connect(m, left.o, wiring.flipped(self.survivors))
+        m.d.comb += [status.base.eq(self.levels_base), self.edge_lines.eq(fetch.lines_read)]
+
+        # New searches, while a slot is free; a vertex without in-edges survives at once.
+        searching = Signal(range(slots + 1))
+        entry = self.entries.payload
+        no_edges = entry.entry.count == 0
+        room = searching < slots
+        started = fetch_arbiter.i[1]
+        m.d.comb += [
+            started.valid.eq(self.entries.valid & ~no_edges & room),
+            started.payload.vertex.eq(entry.entry.vertex),
+            started.payload.first.eq(entry.entry.first),
+            started.payload.count.eq(entry.entry.count),
+            started.payload.pos.eq(0),
+            started.payload.cls.eq(entry.cls),
+            started.payload.lane.eq(entry.lane),
+            left.i[1].valid.eq(self.entries.valid & no_edges),
+            left.i[1].payload.eq(entry),
+        ]
+        with m.If(no_edges):
+            m.d.comb += self.entries.ready.eq(left.i[1].ready)
+        with m.Else():
+            m.d.comb += self.entries.ready.eq(started.ready & room)
+
+        # Line fetches: the line of neighbour ``first + pos``.
+        fetching = fetch_arbiter.o.payload
+        m.d.comb += [
+            fetch.cmd.valid.eq(fetch_arbiter.o.valid),
+            fetch.cmd.payload.base.eq(self.edges_base),
+            fetch.cmd.payload.first.eq((fetching.first + fetching.pos) >> 4),
+            fetch.cmd.payload.count.eq(1),
+            fetch.cmd.payload.ctx.eq(fetching),
+            fetch_arbiter.o.ready.eq(fetch.cmd.ready),
+            check_arbiter.i[0].valid.eq(fetch.items.valid),
+            check_arbiter.i[0].payload.state.eq(fetch.items.payload.ctx),
+            check_arbiter.i[0].payload.line.eq(fetch.items.payload.data),
+            fetch.items.ready.eq(check_arbiter.i[0].ready),
+        ]
+
+        # The neighbour to look at goes to the hub cache with its search.
+        checking = check_arbiter.o.payload
+        words = data.ArrayLayout(32, WORDS_PER_LINE)(checking.line)
+        m.d.comb += [
+            self.cache_lookup.valid.eq(check_arbiter.o.valid),
+            self.cache_lookup.payload.vertex.eq(
+                words[(checking.state.first + checking.state.pos)[:4]]),
+            self.cache_lookup.payload.ctx.eq(checking),
+            check_arbiter.o.ready.eq(self.cache_lookup.ready),
+        ]
+
+        # A hit is the parent; a miss reads the neighbour's status.
+        answer = self.cache_answer.payload
+        answered = CheckItem(answer.ctx)
+        hit = answer.hit
+        m.d.comb += [
+            found.i[0].valid.eq(self.cache_answer.valid & hit),
+            found.i[0].payload.vertex.eq(answered.state.vertex),
+            found.i[0].payload.parent.eq(answer.vertex),
+            status.i.valid.eq(self.cache_answer.valid & ~hit),
+            status.i.payload.index.eq(answer.vertex),
+            status.i.payload.ctx.eq(answer.ctx),
+        ]
+        with m.If(hit):
+            m.d.comb += self.cache_answer.ready.eq(found.i[0].ready)
+        with m.Else():
+            m.d.comb += self.cache_answer.ready.eq(status.i.ready)
+        hit_taken = self.cache_answer.valid & self.cache_answer.ready & hit
+
+        # A neighbour at the level before is the parent; else the search goes on, within
+        # the line, from the next line, or ends with no parent.
+        read = status.o.payload
+        item = CheckItem(read.ctx)
+        state = item.state
+        parent = read.word == self.level - 1
+        next_pos = state.pos + 1
+        exhausted = next_pos == state.count
+        new_line = (state.first + next_pos)[:4] == 0
+        route_found = parent
+        route_left = ~parent & exhausted
+        route_fetch = ~parent & ~exhausted & new_line
+        route_check = ~parent & ~exhausted & ~new_line
+        m.d.comb += [
+            found.i[1].valid.eq(status.o.valid & route_found),
+            found.i[1].payload.vertex.eq(state.vertex),
+            found.i[1].payload.parent.eq(read.index),
+            left.i[0].valid.eq(status.o.valid & route_left),
+            left.i[0].payload.entry.vertex.eq(state.vertex),
+            left.i[0].payload.entry.first.eq(state.first),
+            left.i[0].payload.entry.count.eq(state.count),
+            left.i[0].payload.cls.eq(state.cls),
+            left.i[0].payload.lane.eq(state.lane),
+            fetch_arbiter.i[0].valid.eq(status.o.valid & route_fetch),
+            fetch_arbiter.i[0].payload.eq(state),
+            fetch_arbiter.i[0].payload.pos.eq(next_pos),
+            check_arbiter.i[1].valid.eq(status.o.valid & route_check),
+            check_arbiter.i[1].payload.eq(item),
+            check_arbiter.i[1].payload.state.pos.eq(next_pos),
+        ]
+        with m.If(route_found):
+            m.d.comb += status.o.ready.eq(found.i[1].ready)
+        with m.Elif(route_left):
+            m.d.comb += status.o.ready.eq(left.i[0].ready)
+        with m.Elif(route_fetch):
+            m.d.comb += status.o.ready.eq(fetch_arbiter.i[0].ready)
+        with m.Else():
+            m.d.comb += status.o.ready.eq(check_arbiter.i[1].ready)
+        read_taken = status.o.valid & status.o.ready
+        ended = hit_taken | (read_taken & (route_found | route_left))
+
+        m.d.sync += searching.eq(searching + (started.valid & started.ready) - ended)
+        m.d.sync += [
+            self.edges_checked.eq(self.edges_checked + hit_taken + read_taken),
+            self.cache_hits.eq(self.cache_hits + hit_taken),
+            self.status_reads.eq(self.status_reads + read_taken),
+        ]
+        m.d.comb += self.busy.eq((searching != 0) | self.entries.valid)
+        return m
