@@ -100,7 +100,7 @@ DESIGNS = {
                "Graphicionado's CF compute modules on flits: Process_Edge, Reduce, Apply "
                "(synthesis only)", CFDatapathConfig, CFDatapath, None),
         Design("depgraph", "DepGraph engines (HDTL, FIFO edge buffer, PE, circular queues)",
-               DepGraphConfig, DepGraph, "sim.tb.test_depgraph", needs_graph=True),
+               DepGraphConfig, DepGraph, "sim.tb.test_register_run", needs_graph=True),
         Design("depgraph-hdtl", "DepGraph's HDTL alone, with its stack (synthesis only)",
                DepGraphConfig, depgraph_hdtl, None),
         Design("depgraph-ddmu", "DepGraph's DDMU with its hub-index learner (synthesis only)",

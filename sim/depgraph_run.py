@@ -130,7 +130,7 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
     memory = memory or SimMemoryConfig()
     addresses = register_map(config.engines)
     run = run_with_dram(lambda: DepGraphSimTop(config, memory), "depgraph_sim",
-                        "sim.tb.test_depgraph", image.dram,
+                        "sim.tb.test_register_run", image.dram,
                         {"registers": [[addresses[name], value]
                                        for name, value in image.registers.items()],
                          "counters": list(COUNTERS), "max_cycles": max_cycles},

@@ -35,6 +35,7 @@ class DRAMRun:
     image_seconds: float
     readback_seconds: float
     run_dir: Path | None = None     # the run's folder, if kept
+    extra: dict = dataclasses.field(default_factory=dict)   # the ``also_read`` regions
 
 
 # The Verilog of each sim top emitted in this process, by name and digest: a test suite runs
@@ -55,7 +56,8 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                   run_spec: dict, *, depth_lines: int, digest: str, read_region: str,
                   simulator: str, seed: int, build_root: Path, error_text: str,
                   watchdog: int = 100_000, trace: Path | None = None,
-                  keep: bool = False, plusargs: list[str] = ()) -> DRAMRun:
+                  keep: bool = False, plusargs: list[str] = (),
+                  also_read: tuple[str, ...] = ()) -> DRAMRun:
     """Simulate the sim top ``make_top()`` builds (one with ``extra_sources``) on ``dram``;
     ``run_spec`` is the testbench's ``GRAPHGEN_RUN`` without its ``result_path``. ``digest``
     stands for every parameter of the top: it is built and emitted once per process for each
@@ -65,7 +67,8 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
     means). ``trace``: an FST file to dump the run's waveform to. The run's folder (the
     memory images, the cocotb run) is deleted afterwards unless ``keep`` or the simulator
     gave no results (the error names its log). ``plusargs`` go to the simulation beside the
-    DRAM image's (the DRAM's timing: :meth:`hw.sim_memory.SimMemoryConfig.plusargs`)."""
+    DRAM image's (the DRAM's timing: :meth:`hw.sim_memory.SimMemoryConfig.plusargs`).
+    ``also_read`` names more regions to read back (``DRAMRun.extra``)."""
     if dram.total_lines > depth_lines:
         raise ConfigError(f"the graph needs {dram.total_lines} lines of simulated DRAM "
                           f"but it holds {depth_lines} (set --mem depth_lines=N)")
@@ -108,6 +111,10 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
         start = time.perf_counter()
         base, count = dram.region(read_region)
         words = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
+        extra = {}
+        for name in also_read:
+            base, count = dram.region(name)
+            extra[name] = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
     except RunFailure as failure:
         if keep:
             raise RunFailure(f"{failure}\n  kept {run_dir}") from None
@@ -117,7 +124,7 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
             shutil.rmtree(run_dir, ignore_errors=True)
     result.run_dir = run_dir if keep else None
     return DRAMRun(outcome, result, words, image_seconds, time.perf_counter() - start,
-                   run_dir if keep else None)
+                   run_dir if keep else None, extra)
 
 
 IDLE_HANG = "none waiting on a sink (every link idle: a stage waits for input that never comes)"

@@ -25,7 +25,8 @@ def random_offsets(rng, n):
 def test_offset_lines_pair_every_vertex(n, pause):
     rng = random.Random(f"{n}/{pause}")
     offsets = random_offsets(rng, n)
-    lines = list(words_to_lines(offsets).values())
+    lines = [{"data": line, "index": k, "last": 0, "ctx": 0}
+             for k, line in enumerate(words_to_lines(offsets).values())]
     dut = OffsetLines()
     bench = Bench(dut, "OffsetLines", pause=pause)
 

@@ -29,7 +29,7 @@ class CheckWithCache(wiring.Component):
         members.update({"level": wiring.In(32), "insert": wiring.In(
             self.cache.insert.signature.flip()), "clear": wiring.In(1),
             "edges_checked": wiring.Out(32), "cache_hits": wiring.Out(32),
-            "status_reads": wiring.Out(32)})
+            "status_reads": wiring.Out(32), "busy": wiring.Out(1)})
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -45,7 +45,7 @@ class CheckWithCache(wiring.Component):
                      cache.clear.eq(self.clear), check.edges_base.eq(EDGES_BASE),
                      check.levels_base.eq(LEVELS_BASE)]
         m.d.comb += [getattr(self, n).eq(getattr(check, n))
-                     for n in ("edges_checked", "cache_hits", "status_reads")]
+                     for n in ("edges_checked", "cache_hits", "status_reads", "busy")]
         return m
 
 
@@ -115,7 +115,7 @@ def test_one_bottom_up_level(entries, pause):
             await ctx.tick()
         await ctx.tick().repeat(5)
         counters.update({n: ctx.get(getattr(dut, n))
-                         for n in ("edges_checked", "cache_hits", "status_reads")})
+                         for n in ("edges_checked", "cache_hits", "status_reads", "busy")})
 
     bench.add_process(driver)
     bench.sink("discoveries", dut.discoveries, len(found))
@@ -128,4 +128,5 @@ def test_one_bottom_up_level(entries, pause):
     assert sorted(s["entry"]["vertex"] for s in left) == sorted(survivors)
     assert all(s["cls"] == s["entry"]["vertex"] % 4 and s["lane"] == s["entry"]["vertex"] % 3
                for s in left)
-    assert counters == {"edges_checked": checked, "cache_hits": hits, "status_reads": reads}
+    assert counters == {"edges_checked": checked, "cache_hits": hits, "status_reads": reads,
+                        "busy": 0}       # every search ended, its slot given back

@@ -104,7 +104,7 @@ def reference_bfs(graph, root, opts: BfsOptions):
         if opts.direction == "auto":
             hubs = sum(hub)
             if direction == "topdown" and not switched_back and hubs and \
-                    100.0 * sum(hub[v] for v in new) / hubs > opts.gamma_percent:
+                    100 * sum(hub[v] for v in new) > opts.gamma_percent * hubs:
                 following = "bottomup"
             elif direction == "bottomup" and len(new) < n / opts.tail_beta and len(new) < previous:
                 following, switched_back = "topdown", True

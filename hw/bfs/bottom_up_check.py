@@ -210,8 +210,8 @@ class BottomUpCheck(wiring.Component):
         with m.Else():
             m.d.comb += status.o.ready.eq(check_arbiter.i[1].ready)
         read_taken = status.o.valid & status.o.ready
-        ended = hit_taken | (read_taken & (route_found | route_left))
-
+        # A search can end at the hub cache and another at its status read in one cycle.
+        ended = hit_taken + (read_taken & (route_found | route_left))
         m.d.sync += searching.eq(searching + (started.valid & started.ready) - ended)
         m.d.sync += [
             self.edges_checked.eq(self.edges_checked + hit_taken + read_taken),

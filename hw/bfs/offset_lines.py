@@ -7,7 +7,8 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import LINE_BITS, WORDS_PER_LINE
+from ..memory_port import WORDS_PER_LINE
+from ..range_streamer import range_out_layout
 
 
 __all__ = ["OffsetLines", "OffsetPairs"]
@@ -29,8 +30,8 @@ class OffsetLines(wiring.Component):
     start : ``In(1)``
         A pulse before each pass: the next line in is line 0.
     num_vertices : ``In(32)``
-    lines : ``In(stream.Signature(LINE_BITS))``
-        The offsets lines, in order: ``ceil((n + 1) / 16)`` of them.
+    lines : ``In(stream.Signature(range_out_layout(16, 1)))``
+        The offsets lines (``data``), in order: ``ceil((n + 1) / 16)`` of them.
     pairs : ``Out(stream.Signature(OffsetPairs))``
         ``ceil(n / 16)`` of them.
     busy : ``Out(1)``
@@ -41,7 +42,7 @@ class OffsetLines(wiring.Component):
         super().__init__({
             "start": In(1),
             "num_vertices": In(32),
-            "lines": In(stream.Signature(LINE_BITS)),
+            "lines": In(stream.Signature(range_out_layout(WORDS_PER_LINE, 1))),
             "pairs": Out(stream.Signature(OffsetPairs)),
             "busy": Out(1),
         })
@@ -54,7 +55,7 @@ class OffsetLines(wiring.Component):
         vertex_lines = (self.num_vertices + WORDS_PER_LINE - 1) >> 4
         pending = line < vertex_lines
         needs_next = ((line + 1) << 4) <= self.num_vertices
-        incoming = data.ArrayLayout(32, WORDS_PER_LINE)(self.lines.payload)
+        incoming = data.ArrayLayout(32, WORDS_PER_LINE)(self.lines.payload.data)
 
         m.d.comb += [
             self.pairs.valid.eq(have & pending & (~needs_next | self.lines.valid)),
@@ -70,12 +71,12 @@ class OffsetLines(wiring.Component):
         with m.If(~have):
             m.d.comb += self.lines.ready.eq(pending)
             with m.If(self.lines.valid & pending):
-                m.d.sync += [current.eq(self.lines.payload), have.eq(1)]
+                m.d.sync += [current.eq(self.lines.payload.data), have.eq(1)]
         with m.Elif(emitted):
             m.d.sync += line.eq(line + 1)
             with m.If(needs_next):
                 m.d.comb += self.lines.ready.eq(1)
-                m.d.sync += current.eq(self.lines.payload)
+                m.d.sync += current.eq(self.lines.payload.data)
             with m.Else():
                 m.d.sync += have.eq(0)
         with m.If(self.start):

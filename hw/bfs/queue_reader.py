@@ -64,10 +64,11 @@ class QueueReader(wiring.Component):
         bin_index = Signal(range(bins + 1))
         buffer = Signal()
         count = Signal(32)
+        held = [Signal(32, name=f"count{b}") for b in range(bins)]
         with m.Switch(bin_index):
             for b in range(bins):
                 with m.Case(b):
-                    m.d.comb += count.eq(self.counts[b])
+                    m.d.comb += count.eq(held[b])
         cls, lane = bin_index // self._lanes, bin_index % self._lanes
         m.d.comb += [
             reader.cmd.valid.eq(walking),
@@ -83,6 +84,7 @@ class QueueReader(wiring.Component):
                 m.d.sync += walking.eq(0)
         with m.If(self.start):
             m.d.sync += [walking.eq(1), bin_index.eq(0), buffer.eq(self.buffer)]
+            m.d.sync += [held[b].eq(self.counts[b]) for b in range(bins)]
 
         item = reader.items.payload
         m.d.comb += [

@@ -1,0 +1,273 @@
+"""The BFS engine: Enterprise's direction-optimising BFS (Liu & Huang, SC'15, §4) in hardware,
+on one memory port shared through an arbiter.
+
+Per level, the frontier queue (each lane's bins, class by class) is read back and each
+vertex expanded top-down (:class:`TopDownCheck`: every out-edge's destination status read) or
+bottom-up (:class:`BottomUpCheck`: in-neighbours searched for a parent, the hub cache first);
+discoveries write their level and parent (:class:`DiscoveryWriter`), claim their hub bit
+(gamma's count) and fill the hub cache. Between levels the next queue is generated: a scan
+of the status array by the frontier generator's lanes into their bins (interleaved top-down,
+blocked at the switch), or, bottom-up, the survivors the check wrote. The level controller
+sequences it and keeps the level log. Before the first level a pass over the out-offsets
+counts the hubs.
+
+The status array is in memory, as Enterprise's is in GPU global memory: every status check
+is a memory read, which is what the hub cache saves.
+"""
+
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_arbiter import MemoryArbiter
+from ..memory_port import MEMORY_TAG_WIDTH, WORDS_PER_LINE, mem_port_signature
+from ..range_streamer import RangeStreamer
+from ..register_file import RegisterFile
+from ..stream_arbiter import StreamArbiter
+from ..stream_select import StreamDemux
+from ..stream_throttle import StreamLinks
+from .bin_writer import BinWriter
+from .bottom_up_check import BottomUpCheck, CheckItem
+from .config import BfsConfig
+from .discovery_writer import DiscoveryWriter
+from .frontier_generator import FrontierGenerator
+from .hub_bitmap import HubBitmap
+from .hub_cache import HubCache
+from .hub_pass import HubPass
+from .layouts import Discovery, LaneEntry
+from .level_controller import LevelController
+from .level_log import LevelLog
+from .offset_lines import OffsetLines, OffsetPairs
+from .queue_reader import QueueReader
+from .top_down_check import TopDownCheck
+
+
+__all__ = ["BfsEngine", "REGISTERS", "COUNTERS"]
+
+# The host's registers: line addresses of the arrays, then the run's numbers.
+REGISTERS = ("out_offsets_base", "out_edges_base", "in_offsets_base", "in_edges_base",
+             "levels_base", "parents_base", "queue_base", "bin_shift", "block_shift",
+             "log_base", "max_levels", "num_vertices", "root", "tail_limit")
+
+COUNTERS = ("cycles", "levels", "hubs", "edges_checked", "status_reads", "cache_hits",
+            "discoveries", "hubs_found", "bu_edge_lines", "memory_reads", "memory_writes")
+
+
+class BfsEngine(wiring.Component):
+    """Members
+    -------
+    reg_addr : ``In(8)``; reg_data : ``In(32)``; reg_write : ``In(1)``
+        The register file's write port (:data:`REGISTERS`, in that order).
+    start : ``In(1)``; busy : ``Out(1)``; done : ``Out(1)``; error : ``Out(1)``
+    stat_<counter> : ``Out(32)`` for every name of :data:`COUNTERS`
+    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
+    stall_seed : ``In(32)`` with ``stall_injection``
+    """
+
+    def __init__(self, config: BfsConfig):
+        self._config = config
+        self._links = None
+        members = {"reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
+                   "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
+                   "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))}
+        members.update({f"stat_{name}": Out(32) for name in COUNTERS})
+        if config.stall_injection:
+            members["stall_seed"] = In(32)
+        super().__init__(members)
+
+    @property
+    def config(self) -> BfsConfig:
+        return self._config
+
+    @property
+    def register_map(self) -> dict[str, int]:
+        return {name: address for address, name in enumerate(REGISTERS)}
+
+    @property
+    def link_probes(self) -> list:
+        """The stream links, for the simulation watchdog (after elaboration)."""
+        return list(self._links.probes) if self._links else []
+
+    def _blocks(self, m):
+        cfg = self._config
+        aw, lanes = cfg.addr_width, cfg.lanes
+        add = m.submodules
+        b = {
+            "regs": RegisterFile(REGISTERS),
+            "control": LevelController(addr_width=aw, lanes=lanes, direction=cfg.direction,
+                                       gamma_percent=cfg.gamma_percent),
+            "status_reader": RangeStreamer(addr_width=aw, item_words=WORDS_PER_LINE,
+                                           window=cfg.read_window),
+            "offsets_reader": RangeStreamer(addr_width=aw, item_words=WORDS_PER_LINE,
+                                            window=cfg.read_window),
+            "offset_lines": OffsetLines(),
+            "pairs": StreamDemux(OffsetPairs, 2),
+            "hub_pass": HubPass(tau=cfg.tau),
+            "bitmap": HubBitmap(max_vertices=cfg.max_vertices),
+            "generator": FrontierGenerator(lanes=lanes, thresholds=cfg.thresholds),
+            "queue_reader": QueueReader(addr_width=aw, lanes=lanes, window=cfg.read_window),
+            "to_check": StreamDemux(LaneEntry, 2),
+            "top_down": TopDownCheck(addr_width=aw, window=cfg.read_window,
+                                     outstanding=cfg.memory_outstanding),
+            "bottom_up": BottomUpCheck(addr_width=aw, slots=cfg.bu_slots,
+                                       outstanding=cfg.memory_outstanding),
+            "cache": HubCache(entries=cfg.hub_cache_entries if cfg.hub_cache else 0,
+                              ctx_width=CheckItem.size),
+            "survivors": StreamDemux(LaneEntry, lanes, route=lambda p: p.lane[:4]),
+            "discoveries": StreamArbiter(Discovery, 3),
+            "writer": DiscoveryWriter(addr_width=aw),
+            "log": LevelLog(addr_width=aw),
+        }
+        for name, block in b.items():
+            add[name] = block
+        b["bins"] = []
+        b["bin_inputs"] = []
+        for lane in range(lanes):
+            add[f"bins{lane}"] = writer = BinWriter(addr_width=aw, lane=lane, lanes=lanes)
+            add[f"bin_input{lane}"] = merge = StreamArbiter(LaneEntry, 2)
+            b["bins"].append(writer)
+            b["bin_inputs"].append(merge)
+        return b
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self._config
+        b = self._blocks(m)
+        regs, control = b["regs"], b["control"]
+        m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
+                     regs.write.eq(self.reg_write)]
+        link = StreamLinks(m, percent=cfg.stall_injection,
+                           seed=self.stall_seed if cfg.stall_injection else None)
+        self._links = link
+        self._wire_streams(m, b, link)
+        self._wire_settings(m, b)
+        clients = self._clients(b)
+        m.submodules.arbiter = arbiter = MemoryArbiter(
+            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
+        for (name, client), port in zip(clients, arbiter.clients):
+            link.port(client, port, name)
+        wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
+
+        busy = [b[name].busy for name in ("status_reader", "offsets_reader", "offset_lines",
+                                          "generator", "queue_reader", "top_down",
+                                          "bottom_up", "cache", "writer")]
+        busy += [writer.busy for writer in b["bins"]]
+        m.d.comb += control.quiet.eq(~Cat(*busy).any() & ~arbiter.busy & ~link.busy)
+        m.d.comb += [control.start.eq(self.start), self.busy.eq(control.busy),
+                     self.done.eq(control.done), self.error.eq(control.error)]
+        self._counters(m, b, arbiter)
+        return m
+
+    def _wire_streams(self, m, b, link):
+        lanes = self._config.lanes
+        control, generator = b["control"], b["generator"]
+        link(control.status_cmd, b["status_reader"].cmd, "control->status_reader")
+        link(control.offsets_cmd, b["offsets_reader"].cmd, "control->offsets_reader")
+        link(b["status_reader"].items, generator.status, "status_reader->generator")
+        link(b["offsets_reader"].items, b["offset_lines"].lines, "offsets_reader->offset_lines")
+        link(b["offset_lines"].pairs, b["pairs"].i, "offset_lines->pairs")
+        link(b["pairs"].o[0], b["hub_pass"].pairs, "pairs->hub_pass")
+        link(b["pairs"].o[1], generator.pairs, "pairs->generator")
+        link(b["hub_pass"].fill, b["bitmap"].fill, "hub_pass->bitmap")
+        for lane in range(lanes):
+            merge = b["bin_inputs"][lane]
+            link(generator.lane[lane], merge.i[0], f"generator->bins{lane}")
+            link(b["survivors"].o[lane], merge.i[1], f"survivors->bins{lane}")
+            link(merge.o, b["bins"][lane].entries, f"bin_input{lane}->bins{lane}")
+        link(b["queue_reader"].entries, b["to_check"].i, "queue_reader->check")
+        link(b["to_check"].o[0], b["top_down"].entries, "check->top_down")
+        link(b["to_check"].o[1], b["bottom_up"].entries, "check->bottom_up")
+        link(b["bottom_up"].cache_lookup, b["cache"].lookup, "bottom_up->cache")
+        link(b["cache"].answer, b["bottom_up"].cache_answer, "cache->bottom_up")
+        link(b["bottom_up"].survivors, b["survivors"].i, "bottom_up->survivors")
+        link(control.root_discovery, b["discoveries"].i[0], "control->discoveries")
+        link(b["top_down"].discoveries, b["discoveries"].i[1], "top_down->discoveries")
+        link(b["bottom_up"].discoveries, b["discoveries"].i[2], "bottom_up->discoveries")
+        link(b["discoveries"].o, b["writer"].discoveries, "discoveries->writer")
+        link(b["writer"].claim, b["bitmap"].claim, "writer->bitmap")
+        link(b["bitmap"].claimed, b["writer"].claimed, "bitmap->writer")
+        link(b["writer"].insert, b["cache"].insert, "writer->cache")
+        link(control.log, b["log"].records, "control->log")
+
+    def _wire_settings(self, m, b):
+        regs, control = b["regs"], b["control"]
+        n = regs.num_vertices
+        m.d.comb += [getattr(control, name).eq(getattr(regs, name)) for name in (
+            "num_vertices", "root", "tail_limit", "max_levels", "levels_base",
+            "out_offsets_base", "in_offsets_base")]
+        m.d.comb += [
+            b["offset_lines"].start.eq(control.lines_start),
+            b["offset_lines"].num_vertices.eq(n),
+            b["pairs"].select.eq(control.to_scan),
+            b["hub_pass"].num_vertices.eq(n), b["hub_pass"].clear.eq(control.hubs_clear),
+            control.hubs_total.eq(b["hub_pass"].hubs),
+            b["generator"].match.eq(control.match), b["generator"].blocked.eq(control.blocked),
+            b["generator"].block_shift.eq(regs.block_shift), b["generator"].num_vertices.eq(n),
+            b["generator"].clear.eq(control.scan_clear),
+            control.scan_hits.eq(b["generator"].hits),
+            b["queue_reader"].start.eq(control.read_start),
+            b["queue_reader"].buffer.eq(control.read_buffer),
+            b["queue_reader"].queue_base.eq(regs.queue_base),
+            b["queue_reader"].bin_shift.eq(regs.bin_shift),
+            b["to_check"].select.eq(control.direction),
+            b["top_down"].edges_base.eq(regs.out_edges_base),
+            b["top_down"].levels_base.eq(regs.levels_base),
+            b["bottom_up"].edges_base.eq(regs.in_edges_base),
+            b["bottom_up"].levels_base.eq(regs.levels_base),
+            b["bottom_up"].level.eq(control.level),
+            b["cache"].level.eq(control.level), b["cache"].clear.eq(control.cache_clear),
+            b["writer"].level.eq(control.level),
+            b["writer"].levels_base.eq(regs.levels_base),
+            b["writer"].parents_base.eq(regs.parents_base),
+            b["log"].log_base.eq(regs.log_base),
+        ]
+        for lane, writer in enumerate(b["bins"]):
+            m.d.comb += [writer.buffer.eq(control.buffer), writer.queue_base.eq(regs.queue_base),
+                         writer.bin_shift.eq(regs.bin_shift), writer.clear.eq(control.bins_clear),
+                         writer.flush.eq(control.bins_flush)]
+            for c in range(4):
+                index = c * self._config.lanes + lane
+                m.d.comb += [control.counts[index].eq(writer.counts[c]),
+                             b["queue_reader"].counts[index].eq(writer.counts[c])]
+
+    def _clients(self, b):
+        clients = [("status_reader", b["status_reader"].mem),
+                   ("offsets_reader", b["offsets_reader"].mem),
+                   ("queue_reader", b["queue_reader"].mem),
+                   ("top_down.edges", b["top_down"].edges_mem),
+                   ("top_down.status", b["top_down"].status_mem),
+                   ("bottom_up.edges", b["bottom_up"].edges_mem),
+                   ("bottom_up.status", b["bottom_up"].status_mem),
+                   ("writer.levels", b["writer"].levels_mem),
+                   ("writer.parents", b["writer"].parents_mem),
+                   ("log", b["log"].mem)]
+        clients += [(f"bins{lane}", writer.mem) for lane, writer in enumerate(b["bins"])]
+        return clients
+
+    def _counters(self, m, b, arbiter):
+        control, td, bu, writer = b["control"], b["top_down"], b["bottom_up"], b["writer"]
+        reads = Signal(32)
+        writes = Signal(32)
+        bus = arbiter.bus.req
+        with m.If(bus.valid & bus.ready):
+            with m.If(bus.payload.write):
+                m.d.sync += writes.eq(writes + 1)
+            with m.Else():
+                m.d.sync += reads.eq(reads + 1)
+        sources = {"td_edges": td.edges_checked, "bu_edges": bu.edges_checked,
+                   "bu_reads": bu.status_reads, "cache_hits": bu.cache_hits,
+                   "written": writer.written, "hubs_found": writer.hubs,
+                   "reads_issued": reads}
+        m.d.comb += [getattr(control, name).eq(value) for name, value in sources.items()]
+        cycles = Signal(32)
+        with m.If(self.start):
+            m.d.sync += cycles.eq(0)
+        with m.Elif(control.busy):
+            m.d.sync += cycles.eq(cycles + 1)
+        stats = {"cycles": cycles, "levels": control.levels_done, "hubs": b["hub_pass"].hubs,
+                 "edges_checked": td.edges_checked + bu.edges_checked,
+                 "status_reads": td.edges_checked + bu.status_reads,
+                 "cache_hits": bu.cache_hits, "discoveries": writer.written,
+                 "hubs_found": writer.hubs, "bu_edge_lines": bu.edge_lines,
+                 "memory_reads": reads, "memory_writes": writes}
+        m.d.comb += [getattr(self, f"stat_{name}").eq(value) for name, value in stats.items()]

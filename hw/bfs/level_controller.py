@@ -1,0 +1,288 @@
+"""The BFS engine's level loop (Enterprise §4, figure 2): the hub count, the root, and then per
+level the expand-and-check in its direction followed by the next frontier queue's generation,
+the direction decided between the two by Enterprise's gamma (equation 1) going down and
+Beamer's beta rule for the tail.
+
+Each step waits until the whole engine is quiet (every block idle, every request taken by
+the memory), so a level's status writes are in memory before the next scan or check reads
+them. A level's record goes to the level log once its visited count is known: from its
+discoveries bottom-up, from the scan that follows it top-down (a top-down level may find a
+vertex twice; the scan counts it once).
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..range_streamer import range_cmd_layout
+from .bin_writer import CLASSES
+from .layouts import BU, TD, UNVISITED, Discovery
+from .level_log import LogRecord
+
+
+__all__ = ["LevelController", "COUNTER_INPUTS"]
+
+# Counters from the blocks, each counting since reset; the controller takes differences.
+COUNTER_INPUTS = ("td_edges", "bu_edges", "bu_reads", "cache_hits", "written", "hubs_found",
+                  "reads_issued")
+
+# The next queue's scan: for the level just done (top-down) or for the unvisited (blocked).
+GEN_INTERLEAVED, GEN_BLOCKED = 0, 1
+# Where a level's visited count comes from: its discoveries (bottom-up: already known), the
+# hits of the scan after it, or the unvisited that scan did not find (the switch).
+COUNT_KNOWN, COUNT_HITS, COUNT_UNVISITED = 0, 1, 2
+
+
+class LevelController(wiring.Component):
+    """Parameters
+    ----------
+    addr_width : int
+    lanes : int
+    direction : str
+        ``auto``, ``topdown`` or ``bottomup``.
+    gamma_percent : int
+
+    Members
+    -------
+    start : ``In(1)``; done : ``Out(1)``; busy : ``Out(1)``; error : ``Out(1)``
+        ``error``: the levels outgrew the log (``max_levels``).
+    num_vertices, root, tail_limit, max_levels : ``In(32)``
+    levels_base, out_offsets_base, in_offsets_base : ``In(addr_width)``
+    quiet : ``In(1)``
+        Every block idle and every memory request taken.
+    hubs_total, scan_hits : ``In(32)``
+    counts : ``In(32).array(4 * lanes)``
+        The bin writers' counts, bin (class c, lane l) at ``c * lanes + l``.
+    <counter> : ``In(32)`` for each of :data:`COUNTER_INPUTS`
+    status_cmd, offsets_cmd : ``Out(stream.Signature(range_cmd_layout(addr_width, 1)))``
+    lines_start : ``Out(1)``
+        A pulse with each offsets pass (the offset pairing restarts).
+    to_scan : ``Out(1)``
+        Offset pairs go to the frontier generator (else to the hub count).
+    match : ``Out(32)``; blocked : ``Out(1)``; scan_clear : ``Out(1)``
+    buffer : ``Out(1)``
+        The queue buffer the bin writers fill.
+    bins_clear, bins_flush : ``Out(1)``
+    read_start : ``Out(1)``; read_buffer : ``Out(1)``
+        The queue reader starts on the buffer the bin writers have just filled.
+    direction : ``Out(1)``
+        TD or BU: where the queue's entries go.
+    level : ``Out(32)``
+    cache_clear, hubs_clear : ``Out(1)``
+    root_discovery : ``Out(stream.Signature(Discovery))``
+    log : ``Out(stream.Signature(LogRecord))``
+    levels_done : ``Out(32)``
+    """
+
+    def __init__(self, *, addr_width: int, lanes: int, direction: str, gamma_percent: int):
+        self._addr_width = addr_width
+        self._lanes = lanes
+        self._direction = direction
+        self._gamma = gamma_percent
+        cmd = stream.Signature(range_cmd_layout(addr_width, 1))
+        members = {
+            "start": In(1), "done": Out(1), "busy": Out(1), "error": Out(1),
+            "num_vertices": In(32), "root": In(32), "tail_limit": In(32),
+            "max_levels": In(32), "levels_base": In(addr_width),
+            "out_offsets_base": In(addr_width), "in_offsets_base": In(addr_width),
+            "quiet": In(1), "hubs_total": In(32), "scan_hits": In(32),
+            "counts": In(32).array(CLASSES * lanes),
+            "status_cmd": Out(cmd), "offsets_cmd": Out(cmd), "lines_start": Out(1),
+            "to_scan": Out(1), "match": Out(32), "blocked": Out(1), "scan_clear": Out(1),
+            "buffer": Out(1), "bins_clear": Out(1), "bins_flush": Out(1),
+            "read_start": Out(1), "read_buffer": Out(1), "direction": Out(1),
+            "level": Out(32), "cache_clear": Out(1), "hubs_clear": Out(1),
+            "root_discovery": Out(stream.Signature(Discovery)),
+            "log": Out(stream.Signature(LogRecord)), "levels_done": Out(32),
+        }
+        members.update({name: In(32) for name in COUNTER_INPUTS})
+        super().__init__(members)
+
+    def _scan(self, m, kind, offsets_base):
+        """Set up the scan that makes the next queue (``kind``) into the other buffer."""
+        m.d.sync += [self.match.eq(UNVISITED if kind == GEN_BLOCKED else self.level),
+                     self.blocked.eq(kind == GEN_BLOCKED),
+                     self.buffer.eq(~self._cur), self._offsets.eq(offsets_base)]
+        m.d.comb += [self.bins_clear.eq(1), self.scan_clear.eq(1)]
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.num_vertices
+        self._offsets = offsets = Signal(self._addr_width)
+        self._cur = cur = Signal()             # the buffer the level expanding reads
+        count_from = Signal(2)                 # how GENERATED finds the visited count
+        record = Signal(LogRecord)
+        snapshot = Signal(data.StructLayout({name: 32 for name in COUNTER_INPUTS}))
+        hubs, reached, previous_visited = Signal(32), Signal(32), Signal(32)
+        switched_back, stop_after = Signal(), Signal()
+        next_scanned, generate_cycles = Signal(32), Signal(32)
+        quiet = Signal()                       # quiet for two cycles running
+        quiet_before = Signal()
+        m.d.sync += quiet_before.eq(self.quiet)
+        m.d.comb += quiet.eq(self.quiet & quiet_before)
+        status_sent, offsets_sent = Signal(), Signal()
+        auto = self._direction == "auto"
+
+        def delta(name):
+            return (getattr(self, name) - getattr(snapshot, name))[:32]
+
+        class_sums = [sum(self.counts[c * self._lanes + lane] for lane in range(self._lanes))
+                      for c in range(CLASSES)]
+        m.d.comb += [
+            self.status_cmd.payload.base.eq(self.levels_base),
+            self.status_cmd.payload.count.eq((n + 15) >> 4),
+            self.offsets_cmd.payload.base.eq(offsets),
+            self.offsets_cmd.payload.count.eq((n + 16) >> 4),     # lines of n + 1 words
+            self.root_discovery.payload.vertex.eq(self.root),
+            self.root_discovery.payload.parent.eq(self.root),
+            self.log.payload.eq(record),
+        ]
+        with m.If(self.offsets_cmd.valid & self.offsets_cmd.ready):
+            m.d.comb += self.lines_start.eq(1)
+            m.d.sync += offsets_sent.eq(1)
+        with m.If(self.status_cmd.valid & self.status_cmd.ready):
+            m.d.sync += status_sent.eq(1)
+        with m.FSM() as fsm:
+            with m.State("IDLE"):
+                with m.If(self.start):
+                    m.d.comb += [self.cache_clear.eq(1), self.hubs_clear.eq(1)]
+                    m.d.sync += [self.done.eq(0), self.error.eq(0), offsets.eq(
+                        self.out_offsets_base), offsets_sent.eq(0), self.to_scan.eq(0),
+                        self.levels_done.eq(0), self.level.eq(0), switched_back.eq(0),
+                        stop_after.eq(0), cur.eq(1), count_from.eq(COUNT_KNOWN)]
+                    m.next = "HUB_COUNT"
+            with m.State("HUB_COUNT"):
+                m.d.comb += self.offsets_cmd.valid.eq(~offsets_sent)
+                with m.If(offsets_sent & quiet):
+                    m.d.sync += hubs.eq(self.hubs_total)
+                    m.next = "ROOT"
+            with m.State("ROOT"):
+                m.d.comb += self.root_discovery.valid.eq(1)
+                with m.If(self.root_discovery.ready):
+                    m.next = "ROOT_WRITTEN"
+            with m.State("ROOT_WRITTEN"):
+                with m.If(quiet):
+                    m.d.sync += [reached.eq(1), previous_visited.eq(1), next_scanned.eq(n),
+                                 generate_cycles.eq(0), self.to_scan.eq(1),
+                                 status_sent.eq(0), offsets_sent.eq(0)]
+                    if self._direction == "bottomup":
+                        self._scan(m, GEN_BLOCKED, self.in_offsets_base)
+                        m.d.sync += self.direction.eq(BU)
+                    else:
+                        self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
+                        m.d.sync += self.direction.eq(TD)
+                    m.next = "SCAN"
+            with m.State("SCAN"):
+                m.d.sync += generate_cycles.eq(generate_cycles + 1)
+                m.d.comb += [self.status_cmd.valid.eq(~status_sent),
+                             self.offsets_cmd.valid.eq(~offsets_sent)]
+                with m.If(status_sent & offsets_sent & quiet):
+                    m.d.comb += self.bins_flush.eq(1)
+                    m.next = "FLUSH"
+            with m.State("FLUSH"):
+                m.d.sync += generate_cycles.eq(generate_cycles + 1)
+                with m.If(quiet):
+                    m.next = "GENERATED"
+            with m.State("GENERATED"):
+                # The level just expanded (if any) now knows its visited count.
+                with m.If(self.level != 0):
+                    visited = Signal(32)
+                    with m.If(count_from == COUNT_HITS):
+                        m.d.comb += visited.eq(self.scan_hits)
+                    with m.Else():
+                        m.d.comb += visited.eq(n - reached - self.scan_hits)
+                    with m.If(count_from != COUNT_KNOWN):
+                        m.d.sync += [record.visited.eq(visited),
+                                     reached.eq(reached + visited)]
+                    m.next = "LOG"
+                with m.Else():
+                    m.next = "NEXT"
+            with m.State("LOG"):
+                m.d.comb += self.log.valid.eq(1)
+                with m.If(self.log.ready):
+                    m.d.sync += [previous_visited.eq(record.visited),
+                                 self.levels_done.eq(self.levels_done + 1)]
+                    m.next = "AFTER_LOG"
+            with m.State("AFTER_LOG"):
+                with m.If(stop_after):
+                    m.next = "FINISH"
+                with m.Else():
+                    m.next = "NEXT"
+            with m.State("NEXT"):
+                frontier = sum(class_sums)
+                with m.If(frontier == 0):
+                    m.next = "FINISH"
+                with m.Elif(self.level + 1 >= self.max_levels):
+                    m.d.sync += self.error.eq(1)
+                    m.next = "FINISH"
+                with m.Else():
+                    m.d.sync += [
+                        self.level.eq(self.level + 1), cur.eq(self.buffer),
+                        record.level.eq(self.level + 1), record.direction.eq(self.direction),
+                        record.frontier.eq(frontier), record.scanned.eq(next_scanned),
+                        record.generate_cycles.eq(generate_cycles), record.expand_cycles.eq(0),
+                        record.small.eq(class_sums[0]), record.middle.eq(class_sums[1]),
+                        record.large.eq(class_sums[2]), record.extreme.eq(class_sums[3]),
+                        generate_cycles.eq(0),
+                    ]
+                    m.d.sync += [getattr(snapshot, name).eq(getattr(self, name))
+                                 for name in COUNTER_INPUTS]
+                    m.d.comb += self.read_start.eq(1)
+                    with m.If(self.direction == BU):
+                        # Survivors go to the other buffer, counted from zero.
+                        m.d.comb += self.bins_clear.eq(1)
+                        m.d.sync += self.buffer.eq(~self.buffer)
+                    m.next = "EXPAND"
+            with m.State("EXPAND"):
+                m.d.sync += record.expand_cycles.eq(record.expand_cycles + 1)
+                with m.If(quiet):
+                    with m.If(self.direction == BU):
+                        m.d.comb += self.bins_flush.eq(1)
+                    m.next = "EXPANDED"
+            with m.State("EXPANDED"):
+                with m.If(quiet):
+                    m.next = "DECIDE"
+            with m.State("DECIDE"):
+                checked = delta("td_edges") + delta("bu_edges")
+                found = delta("hubs_found")
+                m.d.sync += [
+                    record.edges_checked.eq(checked), record.hubs_visited.eq(found),
+                    record.status_reads.eq(delta("td_edges") + delta("bu_reads")),
+                    record.hub_cache_hits.eq(delta("cache_hits")),
+                    record.reads_issued.eq(delta("reads_issued")),
+                    status_sent.eq(0), offsets_sent.eq(0), generate_cycles.eq(0),
+                ]
+                with m.If(self.direction == TD):
+                    switch = (self._gamma * hubs < 100 * found) & (hubs != 0) & \
+                        ~switched_back if auto else 0
+                    with m.If(switch):
+                        self._scan(m, GEN_BLOCKED, self.in_offsets_base)
+                        m.d.sync += [count_from.eq(COUNT_UNVISITED), self.direction.eq(BU)]
+                    with m.Else():
+                        self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
+                        m.d.sync += count_from.eq(COUNT_HITS)
+                    m.d.sync += next_scanned.eq(n)
+                    m.next = "SCAN"
+                with m.Else():
+                    visited = delta("written")
+                    m.d.sync += [record.visited.eq(visited), reached.eq(reached + visited),
+                                 count_from.eq(COUNT_KNOWN)]
+                    tail = (visited < self.tail_limit) & (visited < previous_visited) \
+                        if auto else 0
+                    with m.If(visited == 0):
+                        m.d.sync += stop_after.eq(1)
+                        m.next = "LOG"
+                    with m.Elif(tail):
+                        self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
+                        m.d.sync += [self.direction.eq(TD), switched_back.eq(1),
+                                     next_scanned.eq(n)]
+                        m.next = "SCAN"
+                    with m.Else():
+                        m.d.sync += next_scanned.eq(0)
+                        m.next = "LOG"
+            with m.State("FINISH"):
+                with m.If(quiet):
+                    m.d.sync += self.done.eq(1)
+                    m.next = "IDLE"
+        m.d.comb += [self.busy.eq(~fsm.ongoing("IDLE")), self.read_buffer.eq(self.buffer)]
+        return m
