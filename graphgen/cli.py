@@ -6,9 +6,10 @@
     graphgen golden  --algo {bfs,sssp,pagerank,cc,cf} --graph FILE|SPEC [--root N] [--iters N]
                      [--model depgraph|sync|ligra|bfs [--set key=value ...]] [-o values.npy]
                      [--parents FILE.npy] [--json FILE]
-    graphgen sim     --design graphicionado --algo {bfs,sssp,pagerank,cc} --graph FILE|SPEC
-                     [--root N] [--iters N] [--set ...] [--mem key=value ...]
+    graphgen sim     --design graphicionado|depgraph|bfs --algo {bfs,sssp,pagerank,cc}
+                     --graph FILE|SPEC [--root N] [--iters N] [--set ...] [--mem key=value ...]
                      [--simulator verilator|icarus] [--json FILE] [-o values.npy]
+                     (bfs: [--root N | --roots K] [--parents FILE.npy] [--clock-mhz F])
 
 Bad input of any kind gives one line on standard error and exit status 2; a failing RTL test,
 a result that differs from the golden model, a hung run (the watchdog) or the design's error
@@ -260,9 +261,21 @@ def cmd_sim(args) -> int:
     from hw.graphicionado.sim_top import SimMemoryConfig
     design = get_design(args.design)
     if not design.needs_graph:
-        raise UsageError(f"graphgen sim runs graphs on graphicionado or depgraph, "
+        raise UsageError(f"graphgen sim runs graphs on graphicionado, depgraph or bfs, "
                          f"not {design.name!r}")
+    if design.name != "bfs":
+        for option in ("roots", "parents", "clock_mhz"):
+            if getattr(args, option) is not None:
+                raise UsageError(f"--{option.replace('_', '-')} is for --design bfs")
     overrides = _parse_sets(args.set)
+    if design.name == "bfs":
+        from .bfs_sim import sim_bfs
+        config = design.config(overrides)
+        memory = SimMemoryConfig.from_overrides(_parse_sets(args.mem))
+        if memory.channels != 1:
+            raise UsageError(f"bfs has one memory port: the simulated memory needs "
+                             f"channels=1, not {memory.channels}")
+        return sim_bfs(args, config, memory, golden.load_graph(args.graph), UsageError)
     if overrides.setdefault("algo", args.algo) != args.algo:
         raise UsageError(f"--set algo={overrides['algo']} contradicts --algo {args.algo}")
     mem_overrides = _parse_sets(args.mem)
@@ -515,7 +528,17 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
     simulate.add_argument("--seed", type=int, default=1,
                           help="seeds the DRAM's randomness and the stall throttles")
-    simulate.add_argument("-o", "--output", metavar="values.npy")
+    simulate.add_argument("-o", "--output", metavar="values.npy",
+                          help="the values (bfs: levels, uint32; with --roots one row a root)")
+    simulate.add_argument("--roots", type=int, metavar="K",
+                          help="bfs: K roots drawn the Graph500 way (--seed), each run and "
+                               "checked; TEPS per root and their harmonic mean")
+    simulate.add_argument("--parents", metavar="FILE.npy",
+                          help="bfs: the parent array (int64, the root its own parent, -1 "
+                               "unreached; with --roots one row a root)")
+    simulate.add_argument("--clock-mhz", type=float, metavar="F",
+                          help="bfs: the clock for TEPS (default: the Fmax graphgen synth "
+                               "--target ecp5 measured for this configuration)")
     simulate.add_argument("--trace", metavar="FILE.fst", help=TRACE_HELP)
     simulate.add_argument("--json", metavar="FILE")
     simulate.add_argument("--keep", action="store_true",

@@ -6,6 +6,8 @@ import dataclasses
 from typing import Callable
 
 from hw.atomic_update_cam import AtomicUpdateCAM, CAMConfig
+from hw.bfs.bfs_engine import BfsEngine
+from hw.bfs.config import BfsConfig
 from hw.config import ConfigError, DesignConfig
 from hw.depgraph.config import DepGraphConfig
 from hw.depgraph.ddmu_with_learner import DDMUWithLearner
@@ -105,6 +107,9 @@ DESIGNS = {
                DepGraphConfig, depgraph_hdtl, None),
         Design("depgraph-ddmu", "DepGraph's DDMU with its hub-index learner (synthesis only)",
                DepGraphConfig, depgraph_ddmu, None),
+        Design("bfs", "BFS engine of Enterprise and Luo et al.: frontier generator, "
+               "degree classes, direction-optimising BFS with a hub cache",
+               BfsConfig, BfsEngine, "sim.tb.test_register_run", needs_graph=True),
     ]
 }
 
