@@ -50,6 +50,7 @@ def run(argv: list[str], files: dict[str, bytes] | None = None):
                mock.patch("graphgen.designs.Design.run_test", _accepted),
                mock.patch("sim.graphicionado_run.run_with_dram", _accepted),
                mock.patch("sim.depgraph_run.run_with_dram", _accepted),
+               mock.patch("sim.bfs.run.run_with_dram", _accepted),
                mock.patch("synth.synthesize", _accepted)]
     with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder), \
             contextlib.ExitStack() as stack:
@@ -123,11 +124,15 @@ def test_bad_set_values(data, value):
     if command == "sim":
         algo = data.draw(st.sampled_from(["bfs", "sssp", "cc", "pagerank"]), label="algo")
         argv += ["--algo", algo, "--graph", GRAPH]
+        if name == "bfs" and algo != "bfs":
+            assert_refused(argv)    # the BFS engine runs bfs only, whatever the value
+            return
         if key == "algo" and value.strip() != algo:
             overrides = {}          # contradicts --algo: refused whatever the value
             assert_refused(argv)
             return
-        overrides.setdefault("algo", algo)
+        if name != "bfs":
+            overrides.setdefault("algo", algo)
     if _valid_sets(design, overrides):
         reject()
     assert_refused(argv)
