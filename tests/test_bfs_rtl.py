@@ -2,7 +2,8 @@
 parents by Graph500's rules, and every level's record (direction, frontier per degree class,
 scanned entries, edges checked, status reads, hub-cache hits, vertices and hubs visited)
 equal to the golden model's, on Kronecker, R-MAT, grid and Luo-style scale-free graphs, from
-several roots, for 1, 2, 4 and 16 lanes, each direction rule, the hub cache on and off, with
+several roots, for 1, 2, 4 and 16 lanes, each direction rule, the hub cache on and off, the
+hierarchical (per-lane) and the flat (shared) queue, with
 random stalls between the blocks and with a memory that jitters, pushes back and reorders.
 Each configuration is one Verilator build; its graphs and memories share it."""
 
@@ -31,17 +32,18 @@ GRAPHS = {
 }
 
 # (name, configuration, graphs): four builds cover 1, 2, 4 and 16 lanes, the three direction
-# rules, the hub cache on (small, so hubs collide) and off, and stalls on every link.
+# rules, the hub cache on (small, so hubs collide) and off, both queue kinds, and stalls on
+# every link.
 CASES = [
     ("auto-l2-cache", dict(lanes=2, tau=12, hub_cache_entries=32, bu_slots=8),
      ["kron8u", "rmat8u", "grid", "scalefree"]),
-    ("topdown-l4-nocache-stalls", dict(lanes=4, direction="topdown", hub_cache=False,
-                                       bu_slots=4, stall_injection=20), ["kron8u", "grid"]),
+    ("topdown-l16-nocache-stalls", dict(lanes=16, direction="topdown", hub_cache=False,
+                                        bu_slots=4, stall_injection=20), ["kron8u", "grid"]),
     ("bottomup-l1-cache-stalls", dict(lanes=1, direction="bottomup", tau=8,
                                       hub_cache_entries=16, bu_slots=4, stall_injection=20),
      ["kron7", "scalefree"]),
-    ("auto-l16-cache8-stalls", dict(lanes=16, tau=6, hub_cache_entries=8, bu_slots=16,
-                                    stall_injection=10), ["kron8u", "kron7"]),
+    ("auto-l4-flat-cache8-stalls", dict(lanes=4, queues="flat", tau=6, hub_cache_entries=8,
+                                        bu_slots=16, stall_injection=10), ["kron8u", "kron7"]),
 ]
 
 

@@ -50,7 +50,8 @@ REGISTERS = ("out_offsets_base", "out_edges_base", "in_offsets_base", "in_edges_
              "log_base", "max_levels", "num_vertices", "root", "tail_limit")
 
 COUNTERS = ("cycles", "levels", "hubs", "edges_checked", "status_reads", "cache_hits",
-            "discoveries", "hubs_found", "bu_edge_lines", "memory_reads", "memory_writes")
+            "discoveries", "hubs_found", "bu_edge_lines", "queue_stalls", "memory_reads",
+            "memory_writes")
 
 
 class BfsEngine(wiring.Component):
@@ -90,11 +91,11 @@ class BfsEngine(wiring.Component):
 
     def _blocks(self, m):
         cfg = self._config
-        aw, lanes = cfg.addr_width, cfg.lanes
+        aw, lanes, writers = cfg.addr_width, cfg.lanes, cfg.queue_writers
         add = m.submodules
         b = {
             "regs": RegisterFile(REGISTERS),
-            "control": LevelController(addr_width=aw, lanes=lanes, direction=cfg.direction,
+            "control": LevelController(addr_width=aw, lanes=writers, direction=cfg.direction,
                                        gamma_percent=cfg.gamma_percent),
             "status_reader": RangeStreamer(addr_width=aw, item_words=WORDS_PER_LINE,
                                            window=cfg.read_window),
@@ -105,7 +106,7 @@ class BfsEngine(wiring.Component):
             "hub_pass": HubPass(tau=cfg.tau),
             "bitmap": HubBitmap(max_vertices=cfg.max_vertices),
             "generator": FrontierGenerator(lanes=lanes, thresholds=cfg.thresholds),
-            "queue_reader": QueueReader(addr_width=aw, lanes=lanes, window=cfg.read_window),
+            "queue_reader": QueueReader(addr_width=aw, lanes=writers, window=cfg.read_window),
             "to_check": StreamDemux(LaneEntry, 2),
             "top_down": TopDownCheck(addr_width=aw, window=cfg.read_window,
                                      outstanding=cfg.memory_outstanding),
@@ -113,7 +114,8 @@ class BfsEngine(wiring.Component):
                                        outstanding=cfg.memory_outstanding),
             "cache": HubCache(entries=cfg.hub_cache_entries if cfg.hub_cache else 0,
                               ctx_width=CheckItem.size),
-            "survivors": StreamDemux(LaneEntry, lanes, route=lambda p: p.lane[:4]),
+            "survivors": StreamDemux(LaneEntry, writers,
+                                     route=(lambda p: p.lane[:4]) if writers > 1 else None),
             "discoveries": StreamArbiter(Discovery, 3),
             "writer": DiscoveryWriter(addr_width=aw),
             "log": LevelLog(addr_width=aw),
@@ -122,8 +124,11 @@ class BfsEngine(wiring.Component):
             add[name] = block
         b["bins"] = []
         b["bin_inputs"] = []
-        for lane in range(lanes):
-            add[f"bins{lane}"] = writer = BinWriter(addr_width=aw, lane=lane, lanes=lanes)
+        if writers == 1 and lanes > 1:
+            # The flat queue: the lanes take turns at its one writer.
+            add["shared_queue"] = b["shared_queue"] = StreamArbiter(LaneEntry, lanes)
+        for lane in range(writers):
+            add[f"bins{lane}"] = writer = BinWriter(addr_width=aw, lane=lane, lanes=writers)
             add[f"bin_input{lane}"] = merge = StreamArbiter(LaneEntry, 2)
             b["bins"].append(writer)
             b["bin_inputs"].append(merge)
@@ -159,7 +164,7 @@ class BfsEngine(wiring.Component):
         return m
 
     def _wire_streams(self, m, b, link):
-        lanes = self._config.lanes
+        lanes, writers = self._config.lanes, self._config.queue_writers
         control, generator = b["control"], b["generator"]
         link(control.status_cmd, b["status_reader"].cmd, "control->status_reader")
         link(control.offsets_cmd, b["offsets_reader"].cmd, "control->offsets_reader")
@@ -169,9 +174,16 @@ class BfsEngine(wiring.Component):
         link(b["pairs"].o[0], b["hub_pass"].pairs, "pairs->hub_pass")
         link(b["pairs"].o[1], generator.pairs, "pairs->generator")
         link(b["hub_pass"].fill, b["bitmap"].fill, "hub_pass->bitmap")
-        for lane in range(lanes):
+        if "shared_queue" in b:
+            for lane in range(lanes):
+                link(generator.lane[lane], b["shared_queue"].i[lane],
+                     f"generator{lane}->shared_queue")
+            scanned = [b["shared_queue"].o]
+        else:
+            scanned = list(generator.lane)
+        for lane in range(writers):
             merge = b["bin_inputs"][lane]
-            link(generator.lane[lane], merge.i[0], f"generator->bins{lane}")
+            link(scanned[lane], merge.i[0], f"generator->bins{lane}")
             link(b["survivors"].o[lane], merge.i[1], f"survivors->bins{lane}")
             link(merge.o, b["bins"][lane].entries, f"bin_input{lane}->bins{lane}")
         link(b["queue_reader"].entries, b["to_check"].i, "queue_reader->check")
@@ -226,7 +238,7 @@ class BfsEngine(wiring.Component):
                          writer.bin_shift.eq(regs.bin_shift), writer.clear.eq(control.bins_clear),
                          writer.flush.eq(control.bins_flush)]
             for c in range(4):
-                index = c * self._config.lanes + lane
+                index = c * self._config.queue_writers + lane
                 m.d.comb += [control.counts[index].eq(writer.counts[c]),
                              b["queue_reader"].counts[index].eq(writer.counts[c])]
 
@@ -269,5 +281,6 @@ class BfsEngine(wiring.Component):
                  "status_reads": td.edges_checked + bu.status_reads,
                  "cache_hits": bu.cache_hits, "discoveries": writer.written,
                  "hubs_found": writer.hubs, "bu_edge_lines": bu.edge_lines,
+                 "queue_stalls": b["generator"].stalls,
                  "memory_reads": reads, "memory_writes": writes}
         m.d.comb += [getattr(self, f"stat_{name}").eq(value) for name, value in stats.items()]

@@ -31,6 +31,12 @@ class BfsConfig(DesignConfig):
     tail_beta : int
         Back to top-down after a bottom-up level that visited fewer than n / tail_beta
         vertices and fewer than the level before (24).
+    queues : str
+        ``hier``: each lane writes bins of its own, and the next level reads them one after
+        the other, their counts' running total giving each its place in the queue (Luo et
+        al.'s hierarchical queues: local queues without contention, one offset computation
+        for the merge); ``flat``: every lane writes one shared queue, one entry a cycle, and
+        waits its turn (the single queue Luo et al. compare against).
     hub_cache : bool
         The hub cache (Enterprise §4.3): the hubs the previous level visited, looked up
         before a bottom-up status read.
@@ -61,6 +67,7 @@ class BfsConfig(DesignConfig):
     tau: int = 256
     gamma_percent: int = 30
     tail_beta: int = 24
+    queues: str = "hier"
     hub_cache: bool = True
     hub_cache_entries: int = 1024
     middle_degree: int = 32
@@ -80,6 +87,8 @@ class BfsConfig(DesignConfig):
         if self.direction not in DIRECTIONS:
             raise ConfigError(f"direction must be one of {', '.join(DIRECTIONS)}, "
                               f"not {self.direction!r}")
+        if self.queues not in ("hier", "flat"):
+            raise ConfigError(f"queues must be hier or flat, not {self.queues!r}")
         if not 0 <= self.tau < 2**32:
             raise ConfigError(f"tau must be a degree (0 .. 2**32 - 1), not {self.tau}")
         if not 0 <= self.gamma_percent <= 100:
@@ -110,6 +119,11 @@ class BfsConfig(DesignConfig):
             raise ConfigError(f"watchdog must not be negative, not {self.watchdog}")
         if not 0 <= self.stall_injection <= 99:
             raise ConfigError(f"stall_injection must be 0..99, not {self.stall_injection}")
+
+    @property
+    def queue_writers(self) -> int:
+        """Bin writers: one a lane (hier) or one shared (flat)."""
+        return self.lanes if self.queues == "hier" else 1
 
     @property
     def thresholds(self) -> tuple[int, int, int]:

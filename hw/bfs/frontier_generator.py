@@ -55,6 +55,8 @@ class FrontierGenerator(wiring.Component):
     lane : ``Out(stream.Signature(LaneEntry)).array(lanes)``
     hits : ``Out(32)``
         Hits handed out since ``clear``.
+    stalls : ``Out(32)``
+        Lane-cycles a hit waited for its queue since reset (queue contention).
     busy : ``Out(1)``
         A line's hits are still being handed out.
     """
@@ -75,6 +77,7 @@ class FrontierGenerator(wiring.Component):
             "clear": In(1),
             "lane": Out(stream.Signature(LaneEntry)).array(lanes),
             "hits": Out(32),
+            "stalls": Out(32),
             "busy": Out(1),
         })
 
@@ -113,6 +116,8 @@ class FrontierGenerator(wiring.Component):
             with m.If(port.valid & port.ready):
                 m.d.comb += took.eq(C(1, words) << first)
             taken_by.append(took)
+        waiting = sum(port.valid & ~port.ready for port in self.lane)
+        m.d.sync += self.stalls.eq(self.stalls + waiting)
         taken = Signal(words)
         m.d.comb += taken.eq(Cat(*[Cat(t[w] for t in taken_by).any() for w in range(words)]))
         left = pending & ~taken

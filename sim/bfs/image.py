@@ -41,10 +41,11 @@ def build_bfs_image(graph: Graph, config: BfsConfig, *, root: int, max_levels: i
                           f"{config.max_vertices} (set max_vertices)")
     in_offsets, in_sources = in_edges(graph)
     shift = block_shift(n, config.lanes)
-    capacity = max(-(-n // config.lanes), 1 << shift)       # entries a bin may need
+    # Entries a bin may need: a lane's share of a scan (its vertices or its block), or all.
+    capacity = max(-(-n // config.lanes), 1 << shift) if config.queues == "hier" else n
     lines = -(-capacity // ENTRIES_PER_LINE)
     bin_shift = max(0, (lines - 1).bit_length())
-    bins = 2 * CLASSES * config.lanes
+    bins = 2 * CLASSES * config.queue_writers
     dram = DRAMImage()
     base = {}
     for name, words in [("out_offsets", graph.offsets), ("out_edges", graph.dst),
