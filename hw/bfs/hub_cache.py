@@ -8,6 +8,12 @@ at level L is no parent at level L) and its lookups do not depend on when the di
 arrive. Each slot holds an id and the level that wrote it; a lookup hits only an entry of
 level L - 1, so the tables need no clearing between levels. Where two hubs of a level share a
 slot (``id % entries``) the larger id stays, whatever order they come in.
+
+Between runs the tables must be emptied (a hub of the last run, tagged with a level of this
+one, would be a wrong parent). They come empty from the bitstream, and a clear (a slot a
+cycle) runs after a run, while the engine is idle; a flag that no reset touches records
+whether an insert has happened since the last clear, so a run that follows a reset in the
+middle of another clears first, and any other run finds the tables empty.
 """
 
 from amaranth.hdl import Module, Signal
@@ -46,7 +52,8 @@ class HubCache(wiring.Component):
     level : ``In(16)``
         The level being processed (held steady while lookups and inserts flow).
     clear : ``In(1)``
-        A pulse: every slot of both tables becomes empty (``entries`` cycles, ``busy``).
+        A pulse: if anything was inserted since the last clear, every slot of both tables
+        becomes empty (``entries`` cycles, ``busy``).
     busy : ``Out(1)``
     lookup : ``In(stream.Signature(cache_lookup_layout(ctx_width)))``
     answer : ``Out(stream.Signature(cache_answer_layout(ctx_width)))``
@@ -84,18 +91,22 @@ class HubCache(wiring.Component):
         write_side = self.level[0]          # table written this level; the other is read
         clearing = Signal()
         clear_slot = Signal(slot_bits + 1)
+        dirty = Signal(reset_less=True)         # inserted since the last clear
         m.d.comb += self.busy.eq(clearing)
-        with m.If(self.clear):
+        with m.If(self.insert.valid & self.insert.ready):
+            m.d.sync += dirty.eq(1)
+        with m.If(self.clear & dirty):
             m.d.sync += [clearing.eq(1), clear_slot.eq(0)]
         with m.Elif(clearing):
             m.d.sync += clear_slot.eq(clear_slot + 1)
             with m.If(clear_slot == self._entries - 1):
-                m.d.sync += clearing.eq(0)
+                m.d.sync += [clearing.eq(0), dirty.eq(0)]
 
         tables = []
         for p in range(2):
-            m.submodules[f"table{p}"] = table = Memory(shape=Entry, depth=self._entries,
-                                                       init=[])
+            m.submodules[f"table{p}"] = table = Memory(
+                shape=Entry, depth=self._entries,
+                init=[{"id": 0, "tag": NO_LEVEL}] * self._entries)
             write = table.write_port()
             read = table.read_port(transparent_for=(write,))
             tables.append((write, read))

@@ -282,6 +282,8 @@ class LevelController(wiring.Component):
                         m.next = "LOG"
             with m.State("FINISH"):
                 with m.If(quiet):
+                    # The hub cache empties itself while the engine is idle.
+                    m.d.comb += self.cache_clear.eq(1)
                     m.d.sync += self.done.eq(1)
                     m.next = "IDLE"
         m.d.comb += [self.busy.eq(~fsm.ongoing("IDLE")), self.read_buffer.eq(self.buffer)]
