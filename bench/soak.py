@@ -1,5 +1,5 @@
-"""Long random runs (``make soak``): random graphs through the Graphicionado pipeline and the
-DepGraph engines in RTL, in turn, each algorithm with stalls injected between blocks and a
+"""Long random runs (``make soak``): random graphs through the Graphicionado pipeline, the
+DepGraph engines and the BFS engine in RTL, in turn, each algorithm with stalls injected between blocks and a
 DRAM drawn per run (push-back, reordering by tag, uniform or long-tailed latency, a binding
 bandwidth), every result checked against the golden model. Runs for ``--minutes``, prints
 the one command that reruns each failing run, and ends with the runs, mismatches and hangs
@@ -17,8 +17,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import golden  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from hw.graphicionado.sim_top import SimMemoryConfig  # noqa: E402
+from hw.bfs.config import BfsConfig  # noqa: E402
 from hw.depgraph.config import DepGraphConfig  # noqa: E402
 from sim import depgraph_run  # noqa: E402
+from sim.bfs import run as bfs_run  # noqa: E402
 from sim.dram_run import RunFailure  # noqa: E402
 from sim.graphicionado_run import simulate  # noqa: E402
 
@@ -73,16 +75,35 @@ def main():
     runs = 0
     tally = collections.Counter()       # (design, algo, outcome) -> runs
     while time.monotonic() < deadline:
+        turn = runs % 3                 # Graphicionado, DepGraph, the BFS engine
         algo = rng.choice(ALGOS)
-        if runs % 2 == 0 and rng.random() < 0.25:
+        if turn == 0 and rng.random() < 0.25:
             algo = "cf"                 # Graphicionado only
         spec, graph = random_rating_graph(rng) if algo == "cf" else random_graph(rng)
         root = int(rng.randrange(graph.num_vertices)) if algo in ("bfs", "sssp") else None
         slices = None
         seed = rng.randrange(1, 1 << 16)
         n, m, readers, channels = rng.choice(CF_SHAPES if algo == "cf" else SHAPES)
-        memory = random_memory(rng, 1 if runs % 2 else channels)
-        if runs % 2:
+        memory = random_memory(rng, 1 if turn else channels)
+        if turn == 2:
+            # The BFS engine: BFS on the graph or on its undirected form, every option drawn.
+            algo = "bfs"
+            if rng.random() < 0.5:
+                graph, spec = graph.symmetrized(), spec + ",undirected=1"
+            root = int(rng.randrange(graph.num_vertices))
+            config = BfsConfig(lanes=rng.choice([1, 2, 4, 8, 16]),
+                               direction=rng.choice(["auto", "auto", "topdown", "bottomup"]),
+                               tau=rng.choice([2, 8, 32, 128]), queues=rng.choice(["hier", "flat"]),
+                               hub_cache=rng.random() < 0.7,
+                               hub_cache_entries=rng.choice([4, 64, 1024]),
+                               bu_slots=rng.choice([2, 8, 64]), max_vertices=4096,
+                               stall_injection=30)
+            run = lambda: bfs_run.simulate(graph, config, root=root,  # noqa: E731
+                                           memory=memory, seed=seed)
+            design, iters = "bfs", None
+            label = (f"bfs l{config.lanes} {config.direction} {config.queues} "
+                     f"cache {config.hub_cache_entries if config.hub_cache else 'off'}")
+        elif turn == 1:
             engines = rng.choice([1, 2, 4])
             depth = rng.choice([1, 2, 10, 16])
             hub = rng.random() < 0.5
@@ -124,8 +145,11 @@ def main():
         try:
             report = run()
             outcome = "ok" if report.matches else "mismatch"
+            what = report.first_mismatch
+            if design == "bfs" and what is None:
+                what = report.parents_error or report.log_mismatch
             detail = f"cycles={report.counters['cycles']}" + \
-                ("" if report.matches else f" MISMATCH {report.first_mismatch}")
+                ("" if report.matches else f" MISMATCH {what}")
         except RunFailure as failure:
             outcome, detail = "failed", "RUN FAILED " + str(failure).splitlines()[0]
         tally[design, algo, outcome] += 1
@@ -143,8 +167,9 @@ def main():
                   flush=True)
     print(f"{runs} runs in {args.minutes:g} minutes (soak seed {args.seed}):")
     bad = 0
-    for design in ("graphicionado", "depgraph"):
-        algos = ALGOS + ("cf",) if design == "graphicionado" else ALGOS
+    for design in ("graphicionado", "depgraph", "bfs"):
+        algos = ALGOS + ("cf",) if design == "graphicionado" else \
+            ("bfs",) if design == "bfs" else ALGOS
         for algo in algos:
             counts = {outcome: tally[design, algo, outcome]
                       for outcome in ("ok", "mismatch", "failed")}

@@ -33,17 +33,20 @@ GRAPHS = {
 
 # (name, configuration, graphs): four builds cover 1, 2, 4 and 16 lanes, the three direction
 # rules, the hub cache on (small, so hubs collide) and off, both queue kinds, and stalls on
-# every link.
+# every link; two of them run in make soak only (the test budget).
+SOAK = pytest.mark.soak
 CASES = [
-    ("auto-l2-cache", dict(lanes=2, tau=12, hub_cache_entries=32, bu_slots=8),
-     ["kron8u", "rmat8u", "grid", "scalefree"]),
-    ("topdown-l16-nocache-stalls", dict(lanes=16, direction="topdown", hub_cache=False,
-                                        bu_slots=4, stall_injection=20), ["kron8u", "grid"]),
-    ("bottomup-l1-cache-stalls", dict(lanes=1, direction="bottomup", tau=8,
-                                      hub_cache_entries=16, bu_slots=4, stall_injection=20),
-     ["kron7", "scalefree"]),
-    ("auto-l4-flat-cache8-stalls", dict(lanes=4, queues="flat", tau=6, hub_cache_entries=8,
-                                        bu_slots=16, stall_injection=10), ["kron8u", "kron7"]),
+    pytest.param("auto-l2-cache", dict(lanes=2, tau=12, hub_cache_entries=32, bu_slots=8),
+                 ["kron8u", "rmat8u", "grid", "scalefree"]),
+    pytest.param("topdown-l16-nocache-stalls",
+                 dict(lanes=16, direction="topdown", hub_cache=False, bu_slots=4,
+                      stall_injection=20), ["kron8u", "grid"], marks=SOAK),
+    pytest.param("bottomup-l1-cache-stalls",
+                 dict(lanes=1, direction="bottomup", tau=8, hub_cache_entries=16, bu_slots=4,
+                      stall_injection=20), ["kron7", "scalefree"], marks=SOAK),
+    pytest.param("auto-l4-flat-cache8-stalls",
+                 dict(lanes=4, queues="flat", tau=6, hub_cache_entries=8, bu_slots=16,
+                      stall_injection=10), ["kron8u", "kron7"]),
 ]
 
 
@@ -57,7 +60,7 @@ def roots_of(graph, count=2):
     return roots[:count]
 
 
-@pytest.mark.parametrize("name, settings, graphs", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name, settings, graphs", CASES, ids=[c.values[0] for c in CASES])
 def test_rtl_matches_golden(name, settings, graphs, run_seeds):
     config = BfsConfig(max_vertices=512, **settings)
     directions = set()
@@ -87,7 +90,7 @@ def test_counters_add_up_and_unreached_stay_unreached(run_seeds):
     """A directed graph where most vertices are unreachable: their level and parent stay
     unreached, and the engine's totals are the sum of its level log."""
     graph = golden.load_graph(GRAPHS["kron7"])
-    config = BfsConfig(max_vertices=512, **CASES[0][1])
+    config = BfsConfig(max_vertices=512, **CASES[0].values[1])     # the first case's build
     root = int(np.flatnonzero(graph.out_degree == 1)[0])
     report = simulate(graph, config, root=root, memory=MEMORY, seed=run_seeds.get())
     assert report.matches
