@@ -78,6 +78,9 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_depgraph_models.py --json build/bench/depgraph-models.json
 	$(BIN)/python bench/bench_depgraph_rtl.py --json build/bench/depgraph-rtl.json
 	$(BIN)/python bench/bench_depgraph_walks.py --json build/bench/depgraph-walks.json
+	$(BIN)/python bench/bench_bfs.py --json build/bench/bfs.json
+	$(GRAPHGEN) synth --design bfs --target asic --per-unit --json build/bench/bfs-asic.json
+	$(GRAPHGEN) synth --design bfs --target ecp5 --json build/bench/bfs-ecp5.json
 
 # The tests marked soak (too long for make test's budget), then long random runs against
 # the golden model (SOAK_MINUTES, default 30).
