@@ -3,14 +3,8 @@
 Never synthesized; ``graphgen synth`` takes :class:`hw.depgraph.depgraph.DepGraph` alone.
 """
 
-from amaranth.hdl import Module
-from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
-
-from ..dram_model import SimDRAM
+from ..register_sim_top import RegisterSimTop
 from ..sim_memory import SimMemoryConfig
-from ..sim_watch import (add_design_and_dram, attach_watchdog, elaborated, memory_probes,
-                         watch_members)
 from .config import DepGraphConfig
 from .depgraph import COUNTERS, DepGraph
 
@@ -18,52 +12,10 @@ from .depgraph import COUNTERS, DepGraph
 __all__ = ["DepGraphSimTop"]
 
 
-class DepGraphSimTop(wiring.Component):
-    """:class:`DepGraph` wired to a :class:`SimDRAM`, with a watchdog.
-
-    Members: the register write port (``reg_addr``, ``reg_data``, ``reg_write``), ``start``,
-    ``busy``, ``done``, ``error``, the ``stat_*`` counters, the DRAM's ``dump`` and
-    ``dump_done``, the watchdog's ports (``watchdog_limit``, ``hang``, ``quiet_cycles``,
-    ``link_valid``, ``link_ready``, one bit per name of :attr:`link_names`) and
-    ``stall_seed`` when the design injects stalls. The design takes its reset and inputs
-    one cycle after the top (see :func:`~hw.sim_watch.add_behind_registers`).
-    """
+class DepGraphSimTop(RegisterSimTop):
+    """:class:`DepGraph` wired to a simulated DRAM, with a watchdog (the members of
+    :class:`hw.register_sim_top.RegisterSimTop`)."""
 
     def __init__(self, config: DepGraphConfig, memory: SimMemoryConfig):
-        self._config = config
-        self._memory = memory
-        self._design = DepGraph(config)
-        self._fragment = elaborated(self._design)
-        self._probes = self._design.link_probes + memory_probes(self._design.mem)
-        members = {
-            "reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
-            "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
-            "dump": In(1), "dump_done": Out(1),
-        }
-        members.update({f"stat_{name}": Out(32) for name in COUNTERS})
-        members.update(watch_members(len(self._probes), bool(config.stall_injection)))
-        super().__init__(members)
-
-    @property
-    def extra_sources(self):
-        return [SimDRAM.VERILOG_SOURCE]
-
-    @property
-    def link_names(self) -> list[str]:
-        """The watched links, in the bit order of ``link_valid`` and ``link_ready``."""
-        return [probe.name for probe in self._probes]
-
-    def elaborate(self, platform):
-        m = Module()
-        design = self._design
-        inputs = ["reg_addr", "reg_data", "reg_write", "start"] + (
-            ["stall_seed"] if self._config.stall_injection else [])
-        dram = add_design_and_dram(m, self, self._fragment, "depgraph", design, self._memory,
-                                   self._config.addr_width, inputs)
-        m.d.comb += self.error.eq(design.error | dram.error)
-        for name in ("busy", "done"):
-            m.d.comb += getattr(self, name).eq(getattr(design, name))
-        for name in COUNTERS:
-            m.d.comb += getattr(self, f"stat_{name}").eq(getattr(design, f"stat_{name}"))
-        attach_watchdog(m, self, self._probes, design.busy)
-        return m
+        super().__init__(DepGraph(config), name="depgraph", counters=COUNTERS, memory=memory,
+                         addr_width=config.addr_width, stalls=bool(config.stall_injection))
