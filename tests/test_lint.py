@@ -59,6 +59,12 @@ DESIGN_CASES = [
                    id=f"depgraph-ddmu-{algo}",
                    marks=() if algo in ("sssp", "pagerank") else pytest.mark.soak)
       for algo in ALGORITHMS),
+    # The BFS engine: per-lane queues with the hub cache, and the flat queue with stalls.
+    pytest.param("bfs", ["--set", "lanes=4", "--set", "max_vertices=1024",
+                         "--set", "hub_cache_entries=64"], id="bfs-l4-hier"),
+    pytest.param("bfs", ["--set", "lanes=2", "--set", "queues=flat", "--set", "hub_cache=off",
+                         "--set", "max_vertices=1024", "--set", "stall_injection=20"],
+                 id="bfs-l2-flat-stalls", marks=pytest.mark.soak),
 ]
 
 
