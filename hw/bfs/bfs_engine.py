@@ -153,9 +153,11 @@ class BfsEngine(wiring.Component):
             link.port(client, port, name)
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
 
+        # Every block that holds a word reports it: with stalls injected, a word can wait at
+        # a block's output while the link's throttle takes nothing.
         busy = [b[name].busy for name in ("status_reader", "offsets_reader", "offset_lines",
                                           "generator", "queue_reader", "top_down",
-                                          "bottom_up", "cache", "writer")]
+                                          "bottom_up", "cache", "bitmap", "writer")]
         busy += [writer.busy for writer in b["bins"]]
         m.d.comb += control.quiet.eq(~Cat(*busy).any() & ~arbiter.busy & ~link.busy)
         m.d.comb += [control.start.eq(self.start), self.busy.eq(control.busy),

@@ -39,6 +39,8 @@ class HubBitmap(wiring.Component):
     claim : ``In(stream.Signature(Discovery))``
     claimed : ``Out(stream.Signature(ClaimedDiscovery))``
         Each claim, in order, with whether it found an unclaimed hub.
+    busy : ``Out(1)``
+        A claim is held, waiting to leave.
     """
 
     def __init__(self, *, max_vertices: int):
@@ -50,6 +52,7 @@ class HubBitmap(wiring.Component):
             "fill": In(stream.Signature(BitmapFill)),
             "claim": In(stream.Signature(Discovery)),
             "claimed": Out(stream.Signature(ClaimedDiscovery)),
+            "busy": Out(1),
         })
 
     def elaborate(self, platform):
@@ -69,6 +72,7 @@ class HubBitmap(wiring.Component):
             read.addr.eq(self.claim.payload.vertex[4:4 + index_bits]),
             read.en.eq(advance),
             self.claimed.valid.eq(held),
+            self.busy.eq(held),
             self.claimed.payload.discovery.eq(held_claim),
             self.claimed.payload.hub.eq(is_hub),
         ]

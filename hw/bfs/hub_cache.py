@@ -55,6 +55,7 @@ class HubCache(wiring.Component):
         A pulse: if anything was inserted since the last clear, every slot of both tables
         becomes empty (``entries`` cycles, ``busy``).
     busy : ``Out(1)``
+        Clearing, or a lookup or an insert inside.
     lookup : ``In(stream.Signature(cache_lookup_layout(ctx_width)))``
     answer : ``Out(stream.Signature(cache_answer_layout(ctx_width)))``
         Each lookup, in order, a cycle later at the earliest.
@@ -92,7 +93,6 @@ class HubCache(wiring.Component):
         clearing = Signal()
         clear_slot = Signal(slot_bits + 1)
         dirty = Signal(reset_less=True)         # inserted since the last clear
-        m.d.comb += self.busy.eq(clearing)
         with m.If(self.insert.valid & self.insert.ready):
             m.d.sync += dirty.eq(1)
         with m.If(self.clear & dirty):
@@ -146,6 +146,7 @@ class HubCache(wiring.Component):
             with m.If(clearing):
                 m.d.comb += [write.addr.eq(clear_slot[:slot_bits]), write.en.eq(1),
                              write.data.id.eq(0), write.data.tag.eq(NO_LEVEL)]
+        m.d.comb += self.busy.eq(clearing | held | pending)
         m.d.comb += [
             self.answer.valid.eq(held),
             self.answer.payload.vertex.eq(held_lookup.vertex),
