@@ -205,11 +205,11 @@ def check_against_golden(values, graph, algo, iters, streams):
 
 
 # PageRank on each shape; SSSP (with P4's parallel readers) and CC, which take minutes here,
-# on one shape each (the RTL tests run them on others). The timed suite takes the 2 x 2
-# shapes with parallel readers; make soak the others.
+# on one shape each (the RTL tests run them on others). The timed suite takes PageRank on the
+# 2 x 2 shape with parallel readers; make soak the others.
 PARALLEL = [pytest.param("pagerank", (1, 4, 1), marks=pytest.mark.soak),
             pytest.param("pagerank", (4, 1, 1), marks=pytest.mark.soak),
-            ("pagerank", (2, 2, 3)), ("sssp", (2, 2, 3)),
+            ("pagerank", (2, 2, 3)), pytest.param("sssp", (2, 2, 3), marks=pytest.mark.soak),
             pytest.param("cc", (4, 1, 1), marks=pytest.mark.soak)]
 
 
@@ -369,6 +369,7 @@ def test_collaborative_filtering_four_streams():
         [2 * int(np.count_nonzero(graph.dst % 4 == d)) for d in range(4)]
 
 
+@pytest.mark.soak          # (the RTL tests slice CF on the Verilog; make test's budget)
 def test_collaborative_filtering_in_slices():
     """CF in two graph slices (§VI.A with large properties): each slice's scratchpad holds
     its destinations' flits, VProperty alternates between two arrays so that the second

@@ -44,7 +44,7 @@ DESIGN_CASES = [
     pytest.param("graphicionado", ["--set", "algo=cf", "--set", "property_bytes=16",
                                    "--set", "symmetric=1", "--set", "max_slices=3",
                                    "--set", "streams_dst=2", "--set", "max_vertices=128"],
-                 id="graphicionado-cf-symmetric-extended-1x2"),
+                 id="graphicionado-cf-symmetric-extended-1x2", marks=pytest.mark.soak),
     pytest.param("graphicionado-crossbar", ["--set", "streams_src=8", "--set", "streams_dst=8"],
                  id="graphicionado-crossbar-8x8"),
     # Stalls, two walks per engine sharing its bank, FIFO and memory ports, and the CSR
