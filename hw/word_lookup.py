@@ -29,6 +29,12 @@ def lookup_out_layout(ctx_width: int) -> data.StructLayout:
 class WordLookup(wiring.Component):
     """Word ``index`` of the array at line ``base``, for each request, in request order.
 
+    Every response is taken the cycle it comes: its word lands in a queue with room for every
+    read in flight, whatever the consumer does. A client that could refuse a response would
+    hold up the shared memory's response channel, and when its consumer in turn waits for
+    memory (a bottom-up search's next read, a discovery's write), the memory's outstanding
+    reads never drain: a deadlock (found by ``make soak`` with 16 reads outstanding).
+
     Parameters
     ----------
     addr_width : int
@@ -73,13 +79,19 @@ class WordLookup(wiring.Component):
         # The line address waits in a queue of its own, so the input's ready never comes
         # from the memory and the adder ends in a register.
         m.submodules.requests = requests = StreamFIFO(self._addr_width, 2)
-        m.submodules.out = out = StreamFIFO(lookup_out_layout(self._ctx_width), 2)
+        # The word's place in its line, for each read sent, in order.
+        m.submodules.response_slot = response_slot = StreamFIFO(
+            WORD_SHIFT, self._outstanding, buffered=False)
+        m.submodules.words = words = StreamFIFO(32, self._outstanding,
+                                                buffered=self._outstanding > 16)
         m.d.comb += [
             in_flight.i.payload.eq(self.i.payload),
             requests.i.payload.eq(self.base + (self.i.payload.index >> WORD_SHIFT)),
-            in_flight.i.valid.eq(self.i.valid & requests.i.ready),
-            requests.i.valid.eq(self.i.valid & in_flight.i.ready),
-            self.i.ready.eq(in_flight.i.ready & requests.i.ready),
+            response_slot.i.payload.eq(self.i.payload.index[:WORD_SHIFT]),
+            in_flight.i.valid.eq(self.i.valid & requests.i.ready & response_slot.i.ready),
+            requests.i.valid.eq(self.i.valid & in_flight.i.ready & response_slot.i.ready),
+            response_slot.i.valid.eq(self.i.valid & in_flight.i.ready & requests.i.ready),
+            self.i.ready.eq(in_flight.i.ready & requests.i.ready & response_slot.i.ready),
             self.mem.req.valid.eq(requests.o.valid),
             self.mem.req.payload.addr.eq(requests.o.payload),
             self.mem.req.payload.write.eq(0),
@@ -87,16 +99,23 @@ class WordLookup(wiring.Component):
         ]
         with m.If(self.mem.req.valid & self.mem.req.ready):
             m.d.sync += self.reads.eq(self.reads + 1)
+        # A request leaves ``in_flight`` only with its word, so ``words`` never holds more
+        # than ``in_flight`` does: it always has room for the next response.
+        m.d.comb += [
+            words.i.valid.eq(self.mem.resp.valid),
+            words.i.payload.eq(self.mem.resp.payload.rdata.word_select(
+                response_slot.o.payload, 32)),
+            self.mem.resp.ready.eq(words.i.ready),
+            response_slot.o.ready.eq(self.mem.resp.valid & words.i.ready),
+        ]
         head = in_flight.o.payload
         m.d.comb += [
-            out.i.valid.eq(in_flight.o.valid & self.mem.resp.valid),
-            out.i.payload.word.eq(self.mem.resp.payload.rdata.word_select(
-                head.index[:WORD_SHIFT], 32)),
-            out.i.payload.index.eq(head.index),
-            out.i.payload.ctx.eq(head.ctx),
-            in_flight.o.ready.eq(out.i.ready & self.mem.resp.valid),
-            self.mem.resp.ready.eq(out.i.ready & in_flight.o.valid),
+            self.o.valid.eq(in_flight.o.valid & words.o.valid),
+            self.o.payload.word.eq(words.o.payload),
+            self.o.payload.index.eq(head.index),
+            self.o.payload.ctx.eq(head.ctx),
+            in_flight.o.ready.eq(self.o.ready & words.o.valid),
+            words.o.ready.eq(self.o.ready & in_flight.o.valid),
         ]
-        wiring.connect(m, out.o, wiring.flipped(self.o))
-        m.d.comb += self.busy.eq((in_flight.level != 0) | (out.level != 0))
+        m.d.comb += self.busy.eq(in_flight.level != 0)
         return m
