@@ -257,7 +257,7 @@ class _Traversal:
             following = direction
             if opts.direction == "auto":
                 if direction == "topdown" and not switched_back and num_hubs and \
-                        100.0 * hubs_visited / num_hubs > opts.gamma_percent:
+                        100 * hubs_visited > opts.gamma_percent * num_hubs:
                     following = "bottomup"
                 elif direction == "bottomup" and new.size < n / opts.tail_beta and \
                         new.size < previous_visited:
