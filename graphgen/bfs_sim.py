@@ -62,7 +62,7 @@ def sim_bfs(args, config, memory, graph, usage_error) -> int:
     clock, clock_source = args.clock_mhz, "--clock-mhz"
     if clock is None:
         clock, clock_source = synthesized_fmax(config)
-    runs = []
+    runs, teps_all = [], []
     print(f"bfs on {args.graph}: {graph.num_vertices} vertices, {graph.num_edges} edges")
     print(f"configuration {config.as_dict()}")
     print(f"memory {memory.as_dict()}")
@@ -74,6 +74,8 @@ def sim_bfs(args, config, memory, graph, usage_error) -> int:
         f = report.figures
         reads = f["status_reads"] + f["hub_cache_hits"]
         teps = f["component_edges"] / (f["cycles"] / (clock * 1e6)) if clock else None
+        if teps is not None:
+            teps_all.append(teps)
         share = f["frontier_generation_cycles"] / f["cycles"] if f["cycles"] else 0.0
         print(f"root {root}: {f['levels']} levels ({_level_line(report)}), {f['cycles']} "
               f"cycles, {f['edges_checked']} edges checked, hub cache "
@@ -83,8 +85,6 @@ def sim_bfs(args, config, memory, graph, usage_error) -> int:
               f"{f['edges_per_cycle']:.3f} per cycle"
               + (f", {teps / 1e9:.4f} GTEPS" if teps else "")
               + ("" if report.matches else "  MISMATCH"))
-    teps_all = [r.figures["component_edges"] / (r.figures["cycles"] / (clock * 1e6))
-                for r in runs] if clock else []
     if clock:
         print(f"TEPS at {clock:g} MHz ({clock_source}): harmonic mean "
               f"{harmonic_mean(teps_all) / 1e9:.4f} GTEPS over {len(runs)} root(s)")
