@@ -35,6 +35,10 @@ class MemoryArbiter(wiring.Component):
     tag_width : int
         Width of the bus tag, which holds the client's index (default
         :data:`hw.memory_port.MEMORY_TAG_WIDTH`); at least ``ceil(log2(ports))``.
+    read_only : iterable of int
+        Clients that never write: their queues hold only the line address, not a line of
+        write data and its byte mask (a 3-entry queue of a full request is 1,800 flip-flops
+        that synthesis cannot remove, since their initial contents are unknown).
 
     The grant is a register, chosen a cycle ahead among the queue heads that will be valid,
     and so is whether the memory side has room: a queue's read enable, which is the clock
@@ -53,7 +57,8 @@ class MemoryArbiter(wiring.Component):
     """
 
     def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128,
-                 queue_depth: int = 3, tag_width: int = MEMORY_TAG_WIDTH):
+                 queue_depth: int = 3, tag_width: int = MEMORY_TAG_WIDTH,
+                 read_only=()):
         if ports < 1:
             raise ConfigError(f"ports must be at least 1, not {ports}")
         if outstanding < 2:
@@ -62,6 +67,11 @@ class MemoryArbiter(wiring.Component):
             raise ConfigError(f"queue_depth must be at least 3, not {queue_depth}")
         if not 1 <= tag_width or ports > 1 << tag_width:
             raise ConfigError(f"a tag of {tag_width} bits cannot name {ports} clients")
+        read_only = frozenset(read_only)
+        if not read_only <= set(range(ports)):
+            raise ConfigError(f"read_only names clients that do not exist: "
+                              f"{sorted(read_only - set(range(ports)))}")
+        self._read_only = read_only
         self._ports = ports
         self._outstanding = outstanding
         self._queue_depth = queue_depth
@@ -81,13 +91,24 @@ class MemoryArbiter(wiring.Component):
         m.submodules.outbox = outbox = StreamFIFO(self.bus.req.payload.shape(), 3)
         wiring.connect(m, outbox.o, wiring.flipped(self.bus.req))
 
-        heads, levels = [], []
+        heads, levels, requests = [], [], []
         for index, client in enumerate(self.clients):
-            queue = StreamFIFO(client.req.payload.shape(), self._queue_depth, buffered=True)
+            if index in self._read_only:
+                queue = StreamFIFO(client.req.payload.addr.shape(), self._queue_depth,
+                                   buffered=True)
+                m.d.comb += [queue.i.payload.eq(client.req.payload.addr),
+                             queue.i.valid.eq(client.req.valid),
+                             client.req.ready.eq(queue.i.ready)]
+                request = Signal(client.req.payload.shape())
+                m.d.comb += request.addr.eq(queue.o.payload)
+            else:
+                queue = StreamFIFO(client.req.payload.shape(), self._queue_depth, buffered=True)
+                wiring.connect(m, wiring.flipped(client.req), queue.i)
+                request = queue.o.payload
             m.submodules[f"queue{index}"] = queue
-            wiring.connect(m, wiring.flipped(client.req), queue.i)
             heads.append(queue.o)
             levels.append(queue.level)
+            requests.append(request)
         # A registered queue's output is not yet valid in the cycle after it took a request:
         # busy looks at the levels.
         m.d.comb += self.busy.eq(outbox.o.valid | Cat(level != 0 for level in levels).any())
@@ -102,10 +123,10 @@ class MemoryArbiter(wiring.Component):
         sending = sent.any()
         for index, req in enumerate(heads):
             m.d.comb += req.ready.eq(sent[index])
-        width = len(heads[0].payload.as_value())
+        width = len(requests[0].as_value())
         payload = 0
-        for index, req in enumerate(heads):
-            payload = payload | (req.payload.as_value() & grant[index].replicate(width))
+        for index, request in enumerate(requests):
+            payload = payload | (request.as_value() & grant[index].replicate(width))
         granted_index = Signal(range(n))
         for index in range(n):
             with m.If(grant[index]):

@@ -17,21 +17,24 @@ ADDR = 16
 LINES_PER_CLIENT = 6
 
 
-def client_program(rng, client, count):
+def client_program(rng, client, count, writes=True):
     return memory_client_program(rng, client, count, lines_per_client=LINES_PER_CLIENT,
-                                 write_share=0.4)
+                                 write_share=0.4 if writes else 0)
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("ports, outstanding", [(1, 2), (3, 4), (4, 16)])
-def test_memory_arbiter_contract(ports, outstanding, pause):
-    rng = random.Random(f"arbiter/{ports}")
-    dut = MemoryArbiter(ports=ports, addr_width=ADDR, outstanding=outstanding)
+@pytest.mark.parametrize("ports, outstanding, read_only",
+                         [(1, 2, ()), (3, 4, ()), (4, 16, ()), (4, 8, (0, 2))])
+def test_memory_arbiter_contract(ports, outstanding, read_only, pause):
+    rng = random.Random(f"arbiter/{ports}/{read_only}")
+    dut = MemoryArbiter(ports=ports, addr_width=ADDR, outstanding=outstanding,
+                        read_only=read_only)
     bench = Bench(dut, f"MemoryArbiter(ports={ports}, outstanding={outstanding})",
                   pause=pause)
     image, programs = {}, []
     for c in range(ports):
-        lines, requests, reads, writes = client_program(rng, c, rng.randrange(40, 80))
+        lines, requests, reads, writes = client_program(rng, c, rng.randrange(40, 80),
+                                                        writes=c not in read_only)
         image.update(lines)
         programs.append((requests, reads, writes))
         bench.source(f"clients[{c}].req", dut.clients[c].req, requests)

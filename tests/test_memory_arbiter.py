@@ -108,3 +108,8 @@ def test_arbiter_keeps_reads_in_flight_within_limit(outstanding):
 def test_arbiter_refuses_a_tag_too_narrow():
     with pytest.raises(ConfigError, match="cannot name 5 clients"):
         MemoryArbiter(ports=5, addr_width=10, tag_width=2)
+
+
+def test_arbiter_refuses_a_read_only_client_that_does_not_exist():
+    with pytest.raises(ConfigError, match=r"do not exist: \[3\]"):
+        MemoryArbiter(ports=3, addr_width=10, read_only=(0, 3))

@@ -148,7 +148,9 @@ class BfsEngine(wiring.Component):
         self._wire_settings(m, b)
         clients = self._clients(b)
         m.submodules.arbiter = arbiter = MemoryArbiter(
-            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
+            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
+            read_only=[index for index, (name, _) in enumerate(clients)
+                       if name not in self.WRITERS and not name.startswith("bins")])
         for (name, client), port in zip(clients, arbiter.clients):
             link.port(client, port, name)
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
@@ -243,6 +245,9 @@ class BfsEngine(wiring.Component):
                 index = c * self._config.queue_writers + lane
                 m.d.comb += [control.counts[index].eq(writer.counts[c]),
                              b["queue_reader"].counts[index].eq(writer.counts[c])]
+
+    # The memory clients that write (and the lanes' bins, ``bins0`` ...).
+    WRITERS = ("writer.levels", "writer.parents", "log")
 
     def _clients(self, b):
         clients = [("status_reader", b["status_reader"].mem),

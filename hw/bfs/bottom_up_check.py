@@ -6,8 +6,9 @@ cache first; a hit ends the search without a status read.
 Up to ``slots`` vertices search at once, each one neighbour at a time: a vertex's status
 reads are never speculative, so the edges checked and the status reads are exactly the
 golden model's, and the memory latency is covered by the other vertices' searches. A
-vertex's in-edges are read a line at a time and the line travels with the search (its
-:data:`CheckItem`) until its neighbours are used up. A vertex that finds no parent is a
+vertex's in-edges are read a line at a time into its slot's line (:class:`SearchLines`),
+where it stays until its neighbours are used up; the search itself (its :data:`CheckItem`)
+carries only its slot number. A vertex that finds no parent is a
 survivor: it goes to the next level's bottom-up queue, the previous queue minus the
 vertices just visited (Enterprise §4.1, figure 7 (c)).
 """
@@ -16,21 +17,26 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from ..config import ConfigError
+from ..memory_port import WORDS_PER_LINE, MemoryPortSignature
 from ..range_streamer import RangeStreamer
 from ..stream_arbiter import StreamArbiter
 from ..word_lookup import WordLookup
 from .hub_cache import cache_answer_layout, cache_lookup_layout
 from .layouts import CLASS_BITS, Discovery, LaneEntry
+from .search_lines import SearchLines
 
 
 __all__ = ["BottomUpCheck", "SearchState", "CheckItem"]
 
-# A vertex's search: its in-edge range, how many neighbours it has looked at, its bin.
+MAX_SLOTS = 256
+
+# A vertex's search: its in-edge range, how many neighbours it has looked at, its bin, and
+# the slot that holds the line of in-edges its next neighbour is in.
 SearchState = data.StructLayout({"vertex": 32, "first": 32, "count": 32, "pos": 32,
-                                 "cls": CLASS_BITS, "lane": 4})
-# A search with the line of in-edges its next neighbour is in.
-CheckItem = data.StructLayout({"state": SearchState, "line": LINE_BITS})
+                                 "cls": CLASS_BITS, "lane": 4, "slot": range(MAX_SLOTS)})
+# What a search carries through the hub cache and its status read.
+CheckItem = data.StructLayout({"state": SearchState})
 
 
 class BottomUpCheck(wiring.Component):
@@ -62,6 +68,8 @@ class BottomUpCheck(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, slots: int = 64, outstanding: int = 128):
+        if not 1 <= slots <= MAX_SLOTS:
+            raise ConfigError(f"BottomUpCheck: slots must be 1..{MAX_SLOTS}, not {slots!r}")
         self._addr_width = addr_width
         self._slots = slots
         self._outstanding = max(outstanding, slots)
@@ -94,6 +102,7 @@ class BottomUpCheck(wiring.Component):
             ctx_width=SearchState.size, window=slots)
         # Checks of a search's next neighbour: a line just read (0), or the same line (1).
         m.submodules.check_arbiter = check_arbiter = StreamArbiter(CheckItem, 2)
+        m.submodules.lines = lines = SearchLines(slots=slots, ctx_width=CheckItem.size)
         m.submodules.status = status = WordLookup(
             addr_width=self._addr_width, ctx_width=CheckItem.size,
             outstanding=self._outstanding)
@@ -105,11 +114,16 @@ class BottomUpCheck(wiring.Component):
         wiring.connect(m, left.o, wiring.flipped(self.survivors))
         m.d.comb += [status.base.eq(self.levels_base), self.edge_lines.eq(fetch.lines_read)]
 
-        # New searches, while a slot is free; a vertex without in-edges survives at once.
-        searching = Signal(range(slots + 1))
+        # New searches, while a slot is free (the lowest); a vertex without in-edges
+        # survives at once.
+        free = Signal(slots, init=(1 << slots) - 1)
+        free_slot = Signal(range(slots))
+        for index in reversed(range(slots)):
+            with m.If(free[index]):
+                m.d.comb += free_slot.eq(index)
         entry = self.entries.payload
         no_edges = entry.entry.count == 0
-        room = searching < slots
+        room = free.any()
         started = fetch_arbiter.i[1]
         m.d.comb += [
             started.valid.eq(self.entries.valid & ~no_edges & room),
@@ -119,6 +133,7 @@ class BottomUpCheck(wiring.Component):
             started.payload.pos.eq(0),
             started.payload.cls.eq(entry.cls),
             started.payload.lane.eq(entry.lane),
+            started.payload.slot.eq(free_slot),
             left.i[1].valid.eq(self.entries.valid & no_edges),
             left.i[1].payload.eq(entry),
         ]
@@ -127,8 +142,9 @@ class BottomUpCheck(wiring.Component):
         with m.Else():
             m.d.comb += self.entries.ready.eq(started.ready & room)
 
-        # Line fetches: the line of neighbour ``first + pos``.
+        # Line fetches: the line of neighbour ``first + pos``, into the search's slot.
         fetching = fetch_arbiter.o.payload
+        arrived = SearchState(fetch.items.payload.ctx)
         m.d.comb += [
             fetch.cmd.valid.eq(fetch_arbiter.o.valid),
             fetch.cmd.payload.base.eq(self.edges_base),
@@ -137,20 +153,23 @@ class BottomUpCheck(wiring.Component):
             fetch.cmd.payload.ctx.eq(fetching),
             fetch_arbiter.o.ready.eq(fetch.cmd.ready),
             check_arbiter.i[0].valid.eq(fetch.items.valid),
-            check_arbiter.i[0].payload.state.eq(fetch.items.payload.ctx),
-            check_arbiter.i[0].payload.line.eq(fetch.items.payload.data),
+            check_arbiter.i[0].payload.state.eq(arrived),
             fetch.items.ready.eq(check_arbiter.i[0].ready),
+            lines.write.slot.eq(arrived.slot),
+            lines.write.line.eq(fetch.items.payload.data),
+            lines.write_en.eq(fetch.items.valid & fetch.items.ready),
         ]
 
-        # The neighbour to look at goes to the hub cache with its search.
+        # The neighbour to look at, read from the slot's line, goes to the hub cache with
+        # its search.
         checking = check_arbiter.o.payload
-        words = data.ArrayLayout(32, WORDS_PER_LINE)(checking.line)
+        wiring.connect(m, lines.neighbour, wiring.flipped(self.cache_lookup))
         m.d.comb += [
-            self.cache_lookup.valid.eq(check_arbiter.o.valid),
-            self.cache_lookup.payload.vertex.eq(
-                words[(checking.state.first + checking.state.pos)[:4]]),
-            self.cache_lookup.payload.ctx.eq(checking),
-            check_arbiter.o.ready.eq(self.cache_lookup.ready),
+            lines.lookup.valid.eq(check_arbiter.o.valid),
+            lines.lookup.payload.slot.eq(checking.state.slot),
+            lines.lookup.payload.word.eq((checking.state.first + checking.state.pos)[:4]),
+            lines.lookup.payload.ctx.eq(checking),
+            check_arbiter.o.ready.eq(lines.lookup.ready),
         ]
 
         # A hit is the parent; a miss reads the neighbour's status.
@@ -210,13 +229,21 @@ class BottomUpCheck(wiring.Component):
         with m.Else():
             m.d.comb += status.o.ready.eq(check_arbiter.i[1].ready)
         read_taken = status.o.valid & status.o.ready
-        # A search can end at the hub cache and another at its status read in one cycle.
-        ended = hit_taken + (read_taken & (route_found | route_left))
-        m.d.sync += searching.eq(searching + (started.valid & started.ready) - ended)
+        # A search can end at the hub cache and another at its status read in one cycle;
+        # each frees its slot.
+        freed = Signal(slots)
+        started_mask = Signal(slots)
+        with m.If(hit_taken):
+            m.d.comb += freed.bit_select(answered.state.slot, 1).eq(1)
+        with m.If(read_taken & (route_found | route_left)):
+            m.d.comb += freed.bit_select(state.slot, 1).eq(1)
+        with m.If(started.valid & started.ready):
+            m.d.comb += started_mask.bit_select(free_slot, 1).eq(1)
+        m.d.sync += free.eq((free & ~started_mask) | freed)
         m.d.sync += [
             self.edges_checked.eq(self.edges_checked + hit_taken + read_taken),
             self.cache_hits.eq(self.cache_hits + hit_taken),
             self.status_reads.eq(self.status_reads + read_taken),
         ]
-        m.d.comb += self.busy.eq((searching != 0) | self.entries.valid)
+        m.d.comb += self.busy.eq(~free.all() | self.entries.valid)
         return m
