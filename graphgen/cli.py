@@ -270,11 +270,10 @@ def cmd_sim(args) -> int:
     overrides = _parse_sets(args.set)
     if design.name == "bfs":
         from .bfs_sim import sim_bfs
+        mem_overrides = _parse_sets(args.mem)
+        _match_memory_channels(overrides, mem_overrides)
         config = design.config(overrides)
-        memory = SimMemoryConfig.from_overrides(_parse_sets(args.mem))
-        if memory.channels != 1:
-            raise UsageError(f"bfs has one memory port: the simulated memory needs "
-                             f"channels=1, not {memory.channels}")
+        memory = SimMemoryConfig.from_overrides(mem_overrides)
         return sim_bfs(args, config, memory, golden.load_graph(args.graph), UsageError)
     if overrides.setdefault("algo", args.algo) != args.algo:
         raise UsageError(f"--set algo={overrides['algo']} contradicts --algo {args.algo}")

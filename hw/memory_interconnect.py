@@ -208,6 +208,8 @@ class MemoryInterconnect(wiring.Component):
     reorder_depth : int or None
         Slots of each client's reorder buffer (lines of storage), a power of two; by default
         ``outstanding`` rounded up to one. Unused with one channel.
+    read_only : iterable of int
+        Clients that never write (see :class:`MemoryArbiter`).
 
     Members
     -------
@@ -223,7 +225,8 @@ class MemoryInterconnect(wiring.Component):
     """
 
     def __init__(self, *, ports: int, channels: int, addr_width: int, outstanding: int = 128,
-                 tag_width: int = MEMORY_TAG_WIDTH, reorder_depth: int | None = None):
+                 tag_width: int = MEMORY_TAG_WIDTH, reorder_depth: int | None = None,
+                 read_only=()):
         if not isinstance(ports, int) or ports < 1:
             raise ConfigError(f"ports must be at least 1, not {ports!r}")
         _check_channels(channels)
@@ -245,6 +248,7 @@ class MemoryInterconnect(wiring.Component):
         self._outstanding = outstanding
         self._tag_width = tag_width
         self._reorder_depth = reorder_depth
+        self._read_only = tuple(read_only)
         super().__init__({
             "clients": In(MemoryPortSignature(addr_width)).array(ports),
             "channels": Out(mem_port_signature(addr_width, tag_width)).array(channels),
@@ -261,7 +265,8 @@ class MemoryInterconnect(wiring.Component):
         arbiters = []
         for c in range(self._channels):
             arbiter = MemoryArbiter(ports=self._ports, addr_width=self._addr_width,
-                                    outstanding=self._outstanding, tag_width=self._tag_width)
+                                    outstanding=self._outstanding, tag_width=self._tag_width,
+                                    read_only=self._read_only)
             m.submodules[f"arbiter{c}"] = arbiter
             wiring.connect(m, arbiter.bus, wiring.flipped(self.channels[c]))
             arbiters.append(arbiter)

@@ -2,10 +2,13 @@
 parents by Graph500's rules, and every level's record (direction, frontier per degree class,
 scanned entries, edges checked, status reads, hub-cache hits, vertices and hubs visited)
 equal to the golden model's, on Kronecker, R-MAT, grid and Luo-style scale-free graphs, from
-several roots, for 1, 2, 4 and 16 lanes, each direction rule, the hub cache on and off, the
+several roots, for 1, 2, 4 and 16 lanes, 1, 2 and 4 expand lanes (classified dispatch and
+the vertex-per-lane baseline) on 1, 2 and 4 memory channels, each direction rule, the hub cache on and off, the
 hierarchical (per-lane) and the flat (shared) queue, with
 random stalls between the blocks and with a memory that jitters, pushes back and reorders.
 Each configuration is one Verilator build; its graphs and memories share it."""
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -36,8 +39,10 @@ SOAK = pytest.mark.soak
 # rules, the hub cache on (small, so hubs collide) and off, both queue kinds, and stalls on
 # every link; the first runs in make test, the others in make soak (the test budget).
 CASES = [
-    pytest.param("auto-l4-hier-cache-stalls",
-                 dict(lanes=4, tau=12, hub_cache_entries=32, bu_slots=8, stall_injection=15),
+    pytest.param("auto-l4-x4-ch2-hier-cache-stalls",
+                 dict(lanes=4, expand_lanes=4, memory_channels=2, middle_degree=4,
+                      large_degree=12, extreme_degree=40, tau=12, hub_cache_entries=32,
+                      bu_slots=8, stall_injection=15),
                  ["kron8u", "rmat8u", "grid", "scalefree"]),
     pytest.param("topdown-l16-nocache-stalls",
                  dict(lanes=16, direction="topdown", hub_cache=False, bu_slots=4,
@@ -48,6 +53,11 @@ CASES = [
     pytest.param("auto-l2-flat-cache8",
                  dict(lanes=2, queues="flat", tau=6, hub_cache_entries=8, bu_slots=16),
                  ["kron8u", "kron7"], marks=SOAK),
+    pytest.param("topdown-l2-x2-vertex-ch4-stalls",
+                 dict(lanes=2, expand_lanes=2, dispatch="vertex", memory_channels=4,
+                      direction="topdown", middle_degree=4, large_degree=12,
+                      extreme_degree=40, stall_injection=10),
+                 ["kron8u", "scalefree"], marks=SOAK),
 ]
 
 
@@ -70,6 +80,7 @@ def test_rtl_matches_golden(name, settings, graphs, run_seeds):
             for root in roots_of(golden.load_graph(GRAPHS[g]))]
     runs.append((graphs[0], 0, run_seeds.get(len(runs)), HOSTILE))
     for graph_name, root, seed, memory in runs:
+        memory = dataclasses.replace(memory, channels=config.memory_channels)
         graph = golden.load_graph(GRAPHS[graph_name])
         report = simulate(graph, config, root=root, memory=memory, seed=seed,
                           graph_name=graph_name)
@@ -93,7 +104,8 @@ def test_counters_add_up_and_unreached_stay_unreached(run_seeds):
     graph = golden.load_graph(GRAPHS["kron7"])
     config = BfsConfig(max_vertices=512, **CASES[0].values[1])     # the first case's build
     root = int(np.flatnonzero(graph.out_degree == 1)[0])
-    report = simulate(graph, config, root=root, memory=MEMORY, seed=run_seeds.get())
+    report = simulate(graph, config, root=root, seed=run_seeds.get(),
+                      memory=dataclasses.replace(MEMORY, channels=config.memory_channels))
     assert report.matches
     reference = run_bfs(graph, root, **config.golden_options())
     unreached = reference.levels == 2**32 - 1
@@ -114,6 +126,11 @@ def test_bad_input_is_refused():
         simulate(graph, BfsConfig(max_vertices=512), root=500)
     with pytest.raises(ConfigError, match="lanes must be a power of two"):
         BfsConfig(lanes=3)
+    with pytest.raises(ConfigError, match="memory_channels=2 but the simulated memory has "
+                                          "channels=1"):
+        simulate(graph, BfsConfig(max_vertices=512, memory_channels=2), root=0, memory=MEMORY)
+    with pytest.raises(ConfigError, match="dispatch must be one of classes, vertex"):
+        BfsConfig(dispatch="warp")
 
 
 def test_the_checks_fire(monkeypatch, run_seeds):
@@ -124,8 +141,8 @@ def test_the_checks_fire(monkeypatch, run_seeds):
     options = config.golden_options()
     monkeypatch.setattr(BfsConfig, "golden_options",
                         lambda self: {**options, "hub_cache": False})
-    report = simulate(graph, config, root=roots_of(graph)[0], memory=MEMORY,
-                      seed=run_seeds.get())
+    report = simulate(graph, config, root=roots_of(graph)[0], seed=run_seeds.get(),
+                      memory=dataclasses.replace(MEMORY, channels=config.memory_channels))
     assert report.levels_match and report.parents_valid
     assert not report.log_match and not report.matches
     assert report.log_mismatch["field"] in ("status_reads", "hub_cache_hits")

@@ -19,7 +19,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_arbiter import MemoryArbiter
+from ..memory_interconnect import MemoryInterconnect
 from ..memory_port import MEMORY_TAG_WIDTH, WORDS_PER_LINE, mem_port_signature
 from ..range_streamer import RangeStreamer
 from ..register_file import RegisterFile
@@ -40,6 +40,7 @@ from .level_log import LevelLog
 from .offset_lines import OffsetLines, OffsetPairs
 from .queue_reader import QueueReader
 from .top_down_check import TopDownCheck
+from .top_down_dispatch import TopDownDispatch
 
 
 __all__ = ["BfsEngine", "REGISTERS", "COUNTERS"]
@@ -62,15 +63,19 @@ class BfsEngine(wiring.Component):
     start : ``In(1)``; busy : ``Out(1)``; done : ``Out(1)``; error : ``Out(1)``
     stat_<counter> : ``Out(32)`` for every name of :data:`COUNTERS`
     mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
+        With ``memory_channels`` > 1 an array of that many ports, channel ``c`` serving the
+        lines with ``addr % memory_channels == c``.
     stall_seed : ``In(32)`` with ``stall_injection``
     """
 
     def __init__(self, config: BfsConfig):
         self._config = config
         self._links = None
+        port = Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))
         members = {"reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
                    "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
-                   "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))}
+                   "mem": port if config.memory_channels == 1 else
+                   port.array(config.memory_channels)}
         members.update({f"stat_{name}": Out(32) for name in COUNTERS})
         if config.stall_injection:
             members["stall_seed"] = In(32)
@@ -108,20 +113,26 @@ class BfsEngine(wiring.Component):
             "generator": FrontierGenerator(lanes=lanes, thresholds=cfg.thresholds),
             "queue_reader": QueueReader(addr_width=aw, lanes=writers, window=cfg.read_window),
             "to_check": StreamDemux(LaneEntry, 2),
-            "top_down": TopDownCheck(addr_width=aw, window=cfg.read_window,
-                                     outstanding=cfg.memory_outstanding),
             "bottom_up": BottomUpCheck(addr_width=aw, slots=cfg.bu_slots,
                                        outstanding=cfg.memory_outstanding),
             "cache": HubCache(entries=cfg.hub_cache_entries if cfg.hub_cache else 0,
                               ctx_width=CheckItem.size),
             "survivors": StreamDemux(LaneEntry, writers,
                                      route=(lambda p: p.lane[:4]) if writers > 1 else None),
-            "discoveries": StreamArbiter(Discovery, 3),
+            "discoveries": StreamArbiter(Discovery, 2 + cfg.expand_lanes),
             "writer": DiscoveryWriter(addr_width=aw),
             "log": LevelLog(addr_width=aw),
         }
+        if cfg.expand_lanes > 1:
+            b["dispatch"] = TopDownDispatch(lanes=cfg.expand_lanes,
+                                            classified=cfg.dispatch == "classes")
         for name, block in b.items():
             add[name] = block
+        b["top_down"] = []
+        for lane in range(cfg.expand_lanes):
+            add[f"top_down{lane}"] = check = TopDownCheck(
+                addr_width=aw, window=cfg.read_window, outstanding=cfg.memory_outstanding)
+            b["top_down"].append(check)
         b["bins"] = []
         b["bin_inputs"] = []
         if writers == 1 and lanes > 1:
@@ -147,24 +158,29 @@ class BfsEngine(wiring.Component):
         self._wire_streams(m, b, link)
         self._wire_settings(m, b)
         clients = self._clients(b)
-        m.submodules.arbiter = arbiter = MemoryArbiter(
-            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
+        m.submodules.interconnect = interconnect = MemoryInterconnect(
+            ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
+            outstanding=cfg.memory_outstanding,
             read_only=[index for index, (name, _) in enumerate(clients)
                        if name not in self.WRITERS and not name.startswith("bins")])
-        for (name, client), port in zip(clients, arbiter.clients):
+        for (name, client), port in zip(clients, interconnect.clients):
             link.port(client, port, name)
-        wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
+        channels = [self.mem] if cfg.memory_channels == 1 else list(self.mem)
+        for channel, mem in zip(interconnect.channels, channels):
+            wiring.connect(m, channel, wiring.flipped(mem))
 
         # Every block that holds a word reports it: with stalls injected, a word can wait at
         # a block's output while the link's throttle takes nothing.
         busy = [b[name].busy for name in ("status_reader", "offsets_reader", "offset_lines",
-                                          "generator", "queue_reader", "top_down",
-                                          "bottom_up", "cache", "bitmap", "writer")]
-        busy += [writer.busy for writer in b["bins"]]
-        m.d.comb += control.quiet.eq(~Cat(*busy).any() & ~arbiter.busy & ~link.busy)
+                                          "generator", "queue_reader", "bottom_up", "cache",
+                                          "bitmap", "writer")]
+        busy += [block.busy for block in b["bins"] + b["top_down"]]
+        if "dispatch" in b:
+            busy.append(b["dispatch"].busy)
+        m.d.comb += control.quiet.eq(~Cat(*busy).any() & ~interconnect.busy & ~link.busy)
         m.d.comb += [control.start.eq(self.start), self.busy.eq(control.busy),
                      self.done.eq(control.done), self.error.eq(control.error)]
-        self._counters(m, b, arbiter)
+        self._counters(m, b, interconnect)
         return m
 
     def _wire_streams(self, m, b, link):
@@ -191,14 +207,21 @@ class BfsEngine(wiring.Component):
             link(b["survivors"].o[lane], merge.i[1], f"survivors->bins{lane}")
             link(merge.o, b["bins"][lane].entries, f"bin_input{lane}->bins{lane}")
         link(b["queue_reader"].entries, b["to_check"].i, "queue_reader->check")
-        link(b["to_check"].o[0], b["top_down"].entries, "check->top_down")
+        if "dispatch" in b:
+            link(b["to_check"].o[0], b["dispatch"].entries, "check->dispatch")
+            for lane, check in enumerate(b["top_down"]):
+                link(b["dispatch"].work[lane], check.entries, f"dispatch->top_down{lane}")
+        else:
+            link(b["to_check"].o[0], b["top_down"][0].entries, "check->top_down")
         link(b["to_check"].o[1], b["bottom_up"].entries, "check->bottom_up")
         link(b["bottom_up"].cache_lookup, b["cache"].lookup, "bottom_up->cache")
         link(b["cache"].answer, b["bottom_up"].cache_answer, "cache->bottom_up")
         link(b["bottom_up"].survivors, b["survivors"].i, "bottom_up->survivors")
         link(control.root_discovery, b["discoveries"].i[0], "control->discoveries")
-        link(b["top_down"].discoveries, b["discoveries"].i[1], "top_down->discoveries")
-        link(b["bottom_up"].discoveries, b["discoveries"].i[2], "bottom_up->discoveries")
+        link(b["bottom_up"].discoveries, b["discoveries"].i[1], "bottom_up->discoveries")
+        for lane, check in enumerate(b["top_down"]):
+            link(check.discoveries, b["discoveries"].i[2 + lane],
+                 f"top_down{lane}->discoveries")
         link(b["discoveries"].o, b["writer"].discoveries, "discoveries->writer")
         link(b["writer"].claim, b["bitmap"].claim, "writer->bitmap")
         link(b["bitmap"].claimed, b["writer"].claimed, "bitmap->writer")
@@ -226,8 +249,6 @@ class BfsEngine(wiring.Component):
             b["queue_reader"].queue_base.eq(regs.queue_base),
             b["queue_reader"].bin_shift.eq(regs.bin_shift),
             b["to_check"].select.eq(control.direction),
-            b["top_down"].edges_base.eq(regs.out_edges_base),
-            b["top_down"].levels_base.eq(regs.levels_base),
             b["bottom_up"].edges_base.eq(regs.in_edges_base),
             b["bottom_up"].levels_base.eq(regs.levels_base),
             b["bottom_up"].level.eq(control.level),
@@ -237,6 +258,9 @@ class BfsEngine(wiring.Component):
             b["writer"].parents_base.eq(regs.parents_base),
             b["log"].log_base.eq(regs.log_base),
         ]
+        for check in b["top_down"]:
+            m.d.comb += [check.edges_base.eq(regs.out_edges_base),
+                         check.levels_base.eq(regs.levels_base)]
         for lane, writer in enumerate(b["bins"]):
             m.d.comb += [writer.buffer.eq(control.buffer), writer.queue_base.eq(regs.queue_base),
                          writer.bin_shift.eq(regs.bin_shift), writer.clear.eq(control.bins_clear),
@@ -253,27 +277,29 @@ class BfsEngine(wiring.Component):
         clients = [("status_reader", b["status_reader"].mem),
                    ("offsets_reader", b["offsets_reader"].mem),
                    ("queue_reader", b["queue_reader"].mem),
-                   ("top_down.edges", b["top_down"].edges_mem),
-                   ("top_down.status", b["top_down"].status_mem),
                    ("bottom_up.edges", b["bottom_up"].edges_mem),
                    ("bottom_up.status", b["bottom_up"].status_mem),
                    ("writer.levels", b["writer"].levels_mem),
                    ("writer.parents", b["writer"].parents_mem),
                    ("log", b["log"].mem)]
         clients += [(f"bins{lane}", writer.mem) for lane, writer in enumerate(b["bins"])]
+        for lane, check in enumerate(b["top_down"]):
+            clients += [(f"top_down{lane}.edges", check.edges_mem),
+                        (f"top_down{lane}.status", check.status_mem)]
         return clients
 
-    def _counters(self, m, b, arbiter):
-        control, td, bu, writer = b["control"], b["top_down"], b["bottom_up"], b["writer"]
+    def _counters(self, m, b, interconnect):
+        control, bu, writer = b["control"], b["bottom_up"], b["writer"]
         reads = Signal(32)
         writes = Signal(32)
-        bus = arbiter.bus.req
-        with m.If(bus.valid & bus.ready):
-            with m.If(bus.payload.write):
-                m.d.sync += writes.eq(writes + 1)
-            with m.Else():
-                m.d.sync += reads.eq(reads + 1)
-        sources = {"td_edges": td.edges_checked, "bu_edges": bu.edges_checked,
+        read_sent = [bus.req.valid & bus.req.ready & ~bus.req.payload.write
+                     for bus in interconnect.channels]
+        write_sent = [bus.req.valid & bus.req.ready & bus.req.payload.write
+                      for bus in interconnect.channels]
+        m.d.sync += [reads.eq(reads + sum(read_sent)), writes.eq(writes + sum(write_sent))]
+        td_edges = Signal(32)
+        m.d.comb += td_edges.eq(sum(check.edges_checked for check in b["top_down"]))
+        sources = {"td_edges": td_edges, "bu_edges": bu.edges_checked,
                    "bu_reads": bu.status_reads, "cache_hits": bu.cache_hits,
                    "written": writer.written, "hubs_found": writer.hubs,
                    "reads_issued": reads}
@@ -284,8 +310,8 @@ class BfsEngine(wiring.Component):
         with m.Elif(control.busy):
             m.d.sync += cycles.eq(cycles + 1)
         stats = {"cycles": cycles, "levels": control.levels_done, "hubs": b["hub_pass"].hubs,
-                 "edges_checked": td.edges_checked + bu.edges_checked,
-                 "status_reads": td.edges_checked + bu.status_reads,
+                 "edges_checked": td_edges + bu.edges_checked,
+                 "status_reads": td_edges + bu.status_reads,
                  "cache_hits": bu.cache_hits, "discoveries": writer.written,
                  "hubs_found": writer.hubs, "bu_edge_lines": bu.edge_lines,
                  "queue_stalls": b["generator"].stalls,

@@ -5,9 +5,10 @@ import dataclasses
 from ..config import ConfigError, DesignConfig, is_power_of_two
 
 
-__all__ = ["BfsConfig", "DIRECTIONS"]
+__all__ = ["BfsConfig", "DIRECTIONS", "DISPATCH"]
 
 DIRECTIONS = ("auto", "topdown", "bottomup")
+DISPATCH = ("classes", "vertex")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,6 +21,16 @@ class BfsConfig(DesignConfig):
     lanes : int
         Lanes of the frontier generator (Enterprise §4.1: each scans its share of the status
         array into bins of its own); a power of two, 1..16.
+    expand_lanes : int
+        Top-down expand lanes, each checking one edge a cycle (a power of two, 1..16).
+    dispatch : str
+        How the top-down frontier is dealt to the expand lanes (Enterprise §4.2):
+        ``classes``: Small vertices whole to a lane, Middle and Large a line of edges to
+        each lane in turn, Extreme cut into a piece per lane; ``vertex``: every vertex whole
+        to one lane (the baseline).
+    memory_channels : int
+        Memory channels (a power of two, 1..16), lines interleaved across them by their
+        address; the simulated memory must have as many (``--mem channels=N``).
     direction : str
         ``auto`` (Enterprise's gamma rule down, Beamer's beta rule back), ``topdown`` or
         ``bottomup``.
@@ -63,6 +74,9 @@ class BfsConfig(DesignConfig):
     """
 
     lanes: int = 4
+    expand_lanes: int = 1
+    dispatch: str = "classes"
+    memory_channels: int = 1
     direction: str = "auto"
     tau: int = 256
     gamma_percent: int = 30
@@ -84,6 +98,15 @@ class BfsConfig(DesignConfig):
     def validate(self):
         if not (is_power_of_two(self.lanes) and self.lanes <= 16):
             raise ConfigError(f"lanes must be a power of two from 1 to 16, not {self.lanes}")
+        if not (is_power_of_two(self.expand_lanes) and self.expand_lanes <= 16):
+            raise ConfigError(f"expand_lanes must be a power of two from 1 to 16, "
+                              f"not {self.expand_lanes}")
+        if self.dispatch not in DISPATCH:
+            raise ConfigError(f"dispatch must be one of {', '.join(DISPATCH)}, "
+                              f"not {self.dispatch!r}")
+        if not (is_power_of_two(self.memory_channels) and self.memory_channels <= 16):
+            raise ConfigError(f"memory_channels must be a power of two from 1 to 16, "
+                              f"not {self.memory_channels}")
         if self.direction not in DIRECTIONS:
             raise ConfigError(f"direction must be one of {', '.join(DIRECTIONS)}, "
                               f"not {self.direction!r}")

@@ -116,7 +116,11 @@ def simulate(graph: golden.Graph, config: BfsConfig, *, root: int = 0,
     golden_seconds = time.perf_counter() - started
     max_levels = len(reference.records) + 2
     image = build_bfs_image(graph, config, root=root, max_levels=max_levels)
-    memory = memory or SimMemoryConfig()
+    memory = memory or SimMemoryConfig(channels=config.memory_channels)
+    if memory.channels != config.memory_channels:
+        raise ConfigError(f"the engine has memory_channels={config.memory_channels} but the "
+                          f"simulated memory has channels={memory.channels}; they must be "
+                          f"equal")
     addresses = {name: address for address, name in enumerate(REGISTERS)}
     run = run_with_dram(lambda: BfsSimTop(config, memory), "bfs_sim",
                         "sim.tb.test_register_run", image.dram,

@@ -1,0 +1,132 @@
+"""Degree-classified dispatch of the top-down frontier to the expand lanes (Enterprise §4.2):
+each class gets the granularity that fits its degree.
+
+* Small (fewer than ``middle_degree`` out-edges): the whole vertex to one lane, which checks
+  one edge a cycle (Enterprise: a thread per vertex).
+* Middle and Large: a line of edges (16, the first up to its line's end) to each lane in
+  turn, so a vertex's lines are checked side by side (a warp, a CTA).
+* Extreme: the edges cut into one piece per lane (ceil(count / lanes) rounded up to whole
+  lines of edges), every lane on the one vertex (the whole grid).
+
+``classified=False`` is the baseline Enterprise improves on: every vertex whole to one lane,
+whatever its degree, so a high-degree vertex holds its lane while the others run dry.
+
+A piece goes to the first lane at or after the round-robin pointer that has room, one piece
+a cycle; each lane has a small queue of pieces.
+"""
+
+from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..config import ConfigError, is_power_of_two
+from ..stream_fifo import StreamFIFO
+from .layouts import LaneEntry
+
+
+__all__ = ["TopDownDispatch", "SMALL", "EXTREME"]
+
+SMALL, EXTREME = 0, 3
+LINE_EDGES = 16
+
+
+class TopDownDispatch(wiring.Component):
+    """Parameters
+    ----------
+    lanes : int
+        Expand lanes (a power of two, 1..16).
+    classified : bool
+        Split by class as above, or every vertex whole to one lane.
+    queue_depth : int
+        Pieces queued per lane.
+
+    Members
+    -------
+    entries : ``In(stream.Signature(LaneEntry))``
+        The top-down frontier with each vertex's out-edge range and class.
+    work : ``Out(stream.Signature(LaneEntry)).array(lanes)``
+        The pieces: the vertex with a part of its edge range.
+    pieces : ``Out(32)``
+        Pieces sent since reset.
+    busy : ``Out(1)``
+    """
+
+    def __init__(self, *, lanes: int, classified: bool = True, queue_depth: int = 4):
+        if not (is_power_of_two(lanes) and 1 <= lanes <= 16):
+            raise ConfigError(f"TopDownDispatch: lanes must be a power of two from 1 to 16, "
+                              f"not {lanes!r}")
+        self._lanes = lanes
+        self._classified = classified
+        self._queue_depth = queue_depth
+        super().__init__({
+            "entries": In(stream.Signature(LaneEntry)),
+            "work": Out(stream.Signature(LaneEntry)).array(lanes),
+            "pieces": Out(32),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        lanes = self._lanes
+        queues = []
+        for lane in range(lanes):
+            queue = StreamFIFO(LaneEntry, self._queue_depth)
+            m.submodules[f"queue{lane}"] = queue
+            wiring.connect(m, queue.o, wiring.flipped(self.work[lane]))
+            queues.append(queue)
+
+        # The vertex being cut: its entry with the edges not yet sent, and its piece size.
+        current = Signal(LaneEntry)
+        have = Signal()
+        extreme_piece = Signal(32)
+        entry = self.entries.payload
+        if self._classified:
+            shift = (lanes.bit_length() - 1) + 4
+            first_line_left = LINE_EDGES - current.entry.first[:4]
+            size = Signal(32)
+            with m.Switch(current.cls):
+                with m.Case(SMALL):
+                    m.d.comb += size.eq(current.entry.count)
+                with m.Case(EXTREME):
+                    m.d.comb += size.eq(extreme_piece)
+                with m.Default():
+                    m.d.comb += size.eq(first_line_left)
+            piece = Mux(size < current.entry.count, size, current.entry.count)
+        else:
+            piece = current.entry.count
+
+        # The first lane with room at or after the pointer.
+        pointer = Signal(range(lanes))
+        room = Cat(queue.i.ready for queue in queues)
+        doubled = Signal(2 * lanes)
+        m.d.comb += doubled.eq(Cat(room, room) >> pointer)
+        target = Signal(range(lanes))
+        for offset in reversed(range(lanes)):
+            with m.If(doubled[offset]):
+                m.d.comb += target.eq((pointer + offset)[:max(lanes.bit_length() - 1, 1)]
+                                      if lanes > 1 else 0)
+        send = have & room.any()
+        last = piece == current.entry.count
+        for lane, queue in enumerate(queues):
+            m.d.comb += [queue.i.valid.eq(send & (target == lane)),
+                         queue.i.payload.eq(current),
+                         queue.i.payload.entry.count.eq(piece)]
+        with m.If(send):
+            m.d.sync += [current.entry.first.eq(current.entry.first + piece),
+                         current.entry.count.eq(current.entry.count - piece),
+                         self.pieces.eq(self.pieces + 1)]
+            if lanes > 1:
+                m.d.sync += pointer.eq(target + 1)
+
+        # A vertex without edges is dropped; the next is taken as the last piece leaves.
+        m.d.comb += self.entries.ready.eq(~have | (send & last))
+        with m.If(send & last):
+            m.d.sync += have.eq(0)
+        with m.If(self.entries.valid & self.entries.ready):
+            m.d.sync += [current.eq(entry), have.eq(entry.entry.count != 0)]
+            if self._classified:
+                # ceil(count / lanes), rounded up to whole lines.
+                m.d.sync += extreme_piece.eq(
+                    ((entry.entry.count + (lanes * LINE_EDGES - 1)) >> shift) << 4)
+        m.d.comb += self.busy.eq(have | Cat(q.o.valid for q in queues).any())
+        return m
