@@ -12,12 +12,18 @@ the golden model at Graph500 scales and in RTL simulation against the Graphicion
    reads saved.
 3. RTL, the same graph with ``--lanes`` lanes: the flat queue against the hierarchical one
    (lane-cycles lost to queue contention, frontier-generation cycles, cycles).
+4. RTL, the same graph and roots on a memory of ``--channels`` channels: ``--channels``
+   expand lanes with degree-classified dispatch against the vertex-per-lane baseline and
+   against one expand lane, top-down only and direction-optimising (the top-down levels'
+   expand cycles and the total), and the Graphicionado pipeline with as many source and
+   destination streams on the same memory.
 
 Every RTL run is checked (levels, Graphicionado's values, Graph500 parents, level logs).
 Prints tables and writes the JSON report.
 """
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -77,7 +83,8 @@ def bfs_rtl(graph, root, **settings):
     config = BfsConfig(max_vertices=max(16, 1 << (graph.num_vertices - 1).bit_length()),
                        **settings)
     start = time.perf_counter()
-    report = bfs_run.simulate(graph, config, root=root, memory=MEMORY)
+    report = bfs_run.simulate(graph, config, root=root,
+                              memory=dataclasses.replace(MEMORY, channels=config.memory_channels))
     if not report.matches:
         raise SystemExit(f"bfs {settings} root {root}: {report.first_mismatch} "
                          f"{report.parents_error} {report.log_mismatch}")
@@ -88,12 +95,16 @@ def bfs_rtl(graph, root, **settings):
             "frontier_generation_cycles": f["frontier_generation_cycles"],
             "directions": "".join(d[0].upper() for d in f["directions"]),
             "memory_reads": f["memory"]["reads"], "queue_stalls": report.counters["queue_stalls"],
+            "topdown_expand_cycles": sum(level["expand_cycles"] for level in report.levels_log
+                                         if level["direction"] == 0),
             "wall_seconds": time.perf_counter() - start, "configuration": config.as_dict()}
 
 
-def graphicionado_rtl(graph, root):
-    config = GraphicionadoConfig(algo="bfs")
-    report = graphicionado_run.simulate(graph, "bfs", config, root=root, memory=MEMORY)
+def graphicionado_rtl(graph, root, streams=1):
+    config = GraphicionadoConfig(algo="bfs", streams_src=streams, streams_dst=streams,
+                                 memory_channels=streams)
+    report = graphicionado_run.simulate(graph, "bfs", config, root=root,
+                                        memory=dataclasses.replace(MEMORY, channels=streams))
     if not report.matches:
         raise SystemExit(f"graphicionado bfs root {root}: {report.first_mismatch}")
     f = report.figures
@@ -129,6 +140,31 @@ def rtl_part(scale, roots, tau, lanes):
     return graph, rows
 
 
+def dispatch_part(graph, roots, tau, channels):
+    variants = {
+        "top-down, 1 lane": dict(direction="topdown", expand_lanes=1),
+        "top-down, vertex per lane": dict(direction="topdown", expand_lanes=channels,
+                                          dispatch="vertex"),
+        "top-down, classified": dict(direction="topdown", expand_lanes=channels),
+        "auto, 1 lane": dict(expand_lanes=1),
+        "auto, vertex per lane": dict(expand_lanes=channels, dispatch="vertex"),
+        "auto, classified": dict(expand_lanes=channels),
+    }
+    rows = []
+    for root in roots:
+        row = {"root": root,
+               "graphicionado": graphicionado_rtl(graph, root, streams=channels)}
+        for name, settings in variants.items():
+            row[name] = bfs_rtl(graph, root, tau=tau, memory_channels=channels, **settings)
+        rows.append(row)
+        print(f"  root {root}: " + "; ".join(
+            f"{name} {row[name]['topdown_expand_cycles']} top-down expand cycles, "
+            f"{row[name]['cycles']} in all" for name in variants) +
+            f"; graphicionado {channels}x{channels} {row['graphicionado']['cycles']}",
+            flush=True)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--golden-scales", default="16,17,18")
@@ -138,6 +174,7 @@ def main():
     parser.add_argument("--rtl-roots", type=int, default=3)
     parser.add_argument("--rtl-tau", type=int, default=64)
     parser.add_argument("--lanes", type=int, default=8)
+    parser.add_argument("--channels", type=int, default=4)
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = parser.parse_args()
     scales = [int(s) for s in args.golden_scales.split(",") if s]
@@ -154,12 +191,31 @@ def main():
     ratio = sum(r["graphicionado"]["cycles"] for r in rtl) / sum(r["auto"]["cycles"] for r in rtl)
     print(f"cycles, Graphicionado (1 stream) / BFS engine (auto): {ratio:.2f} over "
           f"{len(rtl)} roots (goal >= 2)")
+    print(f"RTL, the same graph on {args.channels} memory channels, {args.channels} expand "
+          f"lanes:")
+    dispatch = dispatch_part(graph, [r["root"] for r in rtl], args.rtl_tau, args.channels)
+    for name in ("top-down, vertex per lane", "top-down, classified", "auto, vertex per lane",
+                 "auto, classified"):
+        expand = sum(r[name]["topdown_expand_cycles"] for r in dispatch)
+        single = sum(r[name.split(",")[0] + ", 1 lane"]["topdown_expand_cycles"]
+                     for r in dispatch)
+        edges = sum(r[name]["edges_checked"] - r[name]["hub_cache_hits"] for r in dispatch
+                    ) if name.startswith("top-down") else None
+        print(f"{name}: top-down levels {single / expand:.2f}x faster than 1 lane, "
+              f"{expand} expand cycles" +
+              (f", {edges / expand:.2f} edges per expand cycle" if edges else ""))
+    ratio4 = (sum(r["graphicionado"]["cycles"] for r in dispatch) /
+              sum(r["auto, classified"]["cycles"] for r in dispatch))
+    print(f"cycles, Graphicionado ({args.channels} x {args.channels} streams) / BFS engine "
+          f"(auto, {args.channels} expand lanes), {args.channels} channels: {ratio4:.2f}")
     report = base_report("bench_bfs", "bfs", None)
     report["memory"] = MEMORY.as_dict()
     report["golden"] = gold
     report["rtl"] = {"graph": {"scale": args.rtl_scale, "num_vertices": graph.num_vertices,
                                "num_edges": graph.num_edges}, "runs": rtl,
-                     "cycle_ratio": ratio}
+                     "cycle_ratio": ratio,
+                     "dispatch": {"channels": args.channels, "runs": dispatch,
+                                  "cycle_ratio": ratio4}}
     write_json(args.json, report)
     print(f"wrote {args.json}")
 

@@ -84,7 +84,7 @@ def main():
         slices = None
         seed = rng.randrange(1, 1 << 16)
         n, m, readers, channels = rng.choice(CF_SHAPES if algo == "cf" else SHAPES)
-        memory = random_memory(rng, 1 if turn else channels)
+        memory = random_memory(rng, 1 if turn == 1 else channels)
         if turn == 2:
             # The BFS engine: BFS on the graph or on its undirected form, every option drawn.
             algo = "bfs"
@@ -92,6 +92,11 @@ def main():
                 graph, spec = graph.symmetrized(), spec + ",undirected=1"
             root = int(rng.randrange(graph.num_vertices))
             config = BfsConfig(lanes=rng.choice([1, 2, 4, 8, 16]),
+                               expand_lanes=rng.choice([1, 2, 4]),
+                               dispatch=rng.choice(["classes", "vertex"]),
+                               memory_channels=channels,
+                               middle_degree=rng.choice([4, 32]), large_degree=64,
+                               extreme_degree=rng.choice([128, 65536]),
                                direction=rng.choice(["auto", "auto", "topdown", "bottomup"]),
                                tau=rng.choice([2, 8, 32, 128]), queues=rng.choice(["hier", "flat"]),
                                hub_cache=rng.random() < 0.7,
@@ -101,7 +106,8 @@ def main():
             run = lambda: bfs_run.simulate(graph, config, root=root,  # noqa: E731
                                            memory=memory, seed=seed)
             design, iters = "bfs", None
-            label = (f"bfs l{config.lanes} {config.direction} {config.queues} "
+            label = (f"bfs l{config.lanes} x{config.expand_lanes} {config.dispatch} "
+                     f"c{channels} {config.direction} {config.queues} "
                      f"cache {config.hub_cache_entries if config.hub_cache else 'off'}")
         elif turn == 1:
             engines = rng.choice([1, 2, 4])

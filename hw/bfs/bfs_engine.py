@@ -24,6 +24,7 @@ from ..memory_port import MEMORY_TAG_WIDTH, WORDS_PER_LINE, mem_port_signature
 from ..range_streamer import RangeStreamer
 from ..register_file import RegisterFile
 from ..stream_arbiter import StreamArbiter
+from ..stream_broadcast import StreamBroadcast
 from ..stream_select import StreamDemux
 from ..stream_throttle import StreamLinks
 from .bin_writer import BinWriter
@@ -40,7 +41,7 @@ from .level_log import LevelLog
 from .offset_lines import OffsetLines, OffsetPairs
 from .queue_reader import QueueReader
 from .top_down_check import TopDownCheck
-from .top_down_dispatch import TopDownDispatch
+from .expand_dispatch import ExpandDispatch
 
 
 __all__ = ["BfsEngine", "REGISTERS", "COUNTERS"]
@@ -113,26 +114,33 @@ class BfsEngine(wiring.Component):
             "generator": FrontierGenerator(lanes=lanes, thresholds=cfg.thresholds),
             "queue_reader": QueueReader(addr_width=aw, lanes=writers, window=cfg.read_window),
             "to_check": StreamDemux(LaneEntry, 2),
-            "bottom_up": BottomUpCheck(addr_width=aw, slots=cfg.bu_slots,
-                                       outstanding=cfg.memory_outstanding),
-            "cache": HubCache(entries=cfg.hub_cache_entries if cfg.hub_cache else 0,
-                              ctx_width=CheckItem.size),
             "survivors": StreamDemux(LaneEntry, writers,
                                      route=(lambda p: p.lane[:4]) if writers > 1 else None),
-            "discoveries": StreamArbiter(Discovery, 2 + cfg.expand_lanes),
+            "discoveries": StreamArbiter(Discovery, 1 + 2 * cfg.expand_lanes),
             "writer": DiscoveryWriter(addr_width=aw),
             "log": LevelLog(addr_width=aw),
         }
         if cfg.expand_lanes > 1:
-            b["dispatch"] = TopDownDispatch(lanes=cfg.expand_lanes,
-                                            classified=cfg.dispatch == "classes")
+            b["dispatch"] = ExpandDispatch(lanes=cfg.expand_lanes,
+                                           classified=cfg.dispatch == "classes")
+            b["bu_dispatch"] = ExpandDispatch(lanes=cfg.expand_lanes, classified=False)
+            b["bu_survivors"] = StreamArbiter(LaneEntry, cfg.expand_lanes)
+            # Every bottom-up lane has its own copy of the hub cache, each filled with
+            # every insert, so each looks up one neighbour a cycle.
+            b["cache_inserts"] = StreamBroadcast(32, cfg.expand_lanes)
         for name, block in b.items():
             add[name] = block
-        b["top_down"] = []
+        b["top_down"], b["bottom_up"], b["cache"] = [], [], []
         for lane in range(cfg.expand_lanes):
             add[f"top_down{lane}"] = check = TopDownCheck(
                 addr_width=aw, window=cfg.read_window, outstanding=cfg.memory_outstanding)
             b["top_down"].append(check)
+            add[f"bottom_up{lane}"] = search = BottomUpCheck(
+                addr_width=aw, slots=cfg.bu_slots, outstanding=cfg.memory_outstanding)
+            b["bottom_up"].append(search)
+            add[f"cache{lane}"] = cache = HubCache(
+                entries=cfg.hub_cache_entries if cfg.hub_cache else 0, ctx_width=CheckItem.size)
+            b["cache"].append(cache)
         b["bins"] = []
         b["bin_inputs"] = []
         if writers == 1 and lanes > 1:
@@ -172,11 +180,11 @@ class BfsEngine(wiring.Component):
         # Every block that holds a word reports it: with stalls injected, a word can wait at
         # a block's output while the link's throttle takes nothing.
         busy = [b[name].busy for name in ("status_reader", "offsets_reader", "offset_lines",
-                                          "generator", "queue_reader", "bottom_up", "cache",
-                                          "bitmap", "writer")]
-        busy += [block.busy for block in b["bins"] + b["top_down"]]
+                                          "generator", "queue_reader", "bitmap", "writer")]
+        busy += [block.busy for block in
+                 b["bins"] + b["top_down"] + b["bottom_up"] + b["cache"]]
         if "dispatch" in b:
-            busy.append(b["dispatch"].busy)
+            busy += [b["dispatch"].busy, b["bu_dispatch"].busy]
         m.d.comb += control.quiet.eq(~Cat(*busy).any() & ~interconnect.busy & ~link.busy)
         m.d.comb += [control.start.eq(self.start), self.busy.eq(control.busy),
                      self.done.eq(control.done), self.error.eq(control.error)]
@@ -209,23 +217,35 @@ class BfsEngine(wiring.Component):
         link(b["queue_reader"].entries, b["to_check"].i, "queue_reader->check")
         if "dispatch" in b:
             link(b["to_check"].o[0], b["dispatch"].entries, "check->dispatch")
-            for lane, check in enumerate(b["top_down"]):
-                link(b["dispatch"].work[lane], check.entries, f"dispatch->top_down{lane}")
+            link(b["to_check"].o[1], b["bu_dispatch"].entries, "check->bu_dispatch")
+            link(b["writer"].insert, b["cache_inserts"].i, "writer->cache_inserts")
+            link(b["bu_survivors"].o, b["survivors"].i, "bu_survivors->survivors")
+            for lane in range(len(b["top_down"])):
+                link(b["dispatch"].work[lane], b["top_down"][lane].entries,
+                     f"dispatch->top_down{lane}")
+                link(b["bu_dispatch"].work[lane], b["bottom_up"][lane].entries,
+                     f"bu_dispatch->bottom_up{lane}")
+                link(b["cache_inserts"].o[lane], b["cache"][lane].insert,
+                     f"cache_inserts->cache{lane}")
+                link(b["bottom_up"][lane].survivors, b["bu_survivors"].i[lane],
+                     f"bottom_up{lane}->bu_survivors")
         else:
             link(b["to_check"].o[0], b["top_down"][0].entries, "check->top_down")
-        link(b["to_check"].o[1], b["bottom_up"].entries, "check->bottom_up")
-        link(b["bottom_up"].cache_lookup, b["cache"].lookup, "bottom_up->cache")
-        link(b["cache"].answer, b["bottom_up"].cache_answer, "cache->bottom_up")
-        link(b["bottom_up"].survivors, b["survivors"].i, "bottom_up->survivors")
+            link(b["to_check"].o[1], b["bottom_up"][0].entries, "check->bottom_up")
+            link(b["writer"].insert, b["cache"][0].insert, "writer->cache")
+            link(b["bottom_up"][0].survivors, b["survivors"].i, "bottom_up->survivors")
+        for lane, (search, cache) in enumerate(zip(b["bottom_up"], b["cache"])):
+            link(search.cache_lookup, cache.lookup, f"bottom_up{lane}->cache{lane}")
+            link(cache.answer, search.cache_answer, f"cache{lane}->bottom_up{lane}")
         link(control.root_discovery, b["discoveries"].i[0], "control->discoveries")
-        link(b["bottom_up"].discoveries, b["discoveries"].i[1], "bottom_up->discoveries")
-        for lane, check in enumerate(b["top_down"]):
-            link(check.discoveries, b["discoveries"].i[2 + lane],
+        for lane, (check, search) in enumerate(zip(b["top_down"], b["bottom_up"])):
+            link(check.discoveries, b["discoveries"].i[1 + 2 * lane],
                  f"top_down{lane}->discoveries")
+            link(search.discoveries, b["discoveries"].i[2 + 2 * lane],
+                 f"bottom_up{lane}->discoveries")
         link(b["discoveries"].o, b["writer"].discoveries, "discoveries->writer")
         link(b["writer"].claim, b["bitmap"].claim, "writer->bitmap")
         link(b["bitmap"].claimed, b["writer"].claimed, "bitmap->writer")
-        link(b["writer"].insert, b["cache"].insert, "writer->cache")
         link(control.log, b["log"].records, "control->log")
 
     def _wire_settings(self, m, b):
@@ -249,10 +269,6 @@ class BfsEngine(wiring.Component):
             b["queue_reader"].queue_base.eq(regs.queue_base),
             b["queue_reader"].bin_shift.eq(regs.bin_shift),
             b["to_check"].select.eq(control.direction),
-            b["bottom_up"].edges_base.eq(regs.in_edges_base),
-            b["bottom_up"].levels_base.eq(regs.levels_base),
-            b["bottom_up"].level.eq(control.level),
-            b["cache"].level.eq(control.level), b["cache"].clear.eq(control.cache_clear),
             b["writer"].level.eq(control.level),
             b["writer"].levels_base.eq(regs.levels_base),
             b["writer"].parents_base.eq(regs.parents_base),
@@ -261,6 +277,11 @@ class BfsEngine(wiring.Component):
         for check in b["top_down"]:
             m.d.comb += [check.edges_base.eq(regs.out_edges_base),
                          check.levels_base.eq(regs.levels_base)]
+        for search, cache in zip(b["bottom_up"], b["cache"]):
+            m.d.comb += [search.edges_base.eq(regs.in_edges_base),
+                         search.levels_base.eq(regs.levels_base),
+                         search.level.eq(control.level),
+                         cache.level.eq(control.level), cache.clear.eq(control.cache_clear)]
         for lane, writer in enumerate(b["bins"]):
             m.d.comb += [writer.buffer.eq(control.buffer), writer.queue_base.eq(regs.queue_base),
                          writer.bin_shift.eq(regs.bin_shift), writer.clear.eq(control.bins_clear),
@@ -277,8 +298,6 @@ class BfsEngine(wiring.Component):
         clients = [("status_reader", b["status_reader"].mem),
                    ("offsets_reader", b["offsets_reader"].mem),
                    ("queue_reader", b["queue_reader"].mem),
-                   ("bottom_up.edges", b["bottom_up"].edges_mem),
-                   ("bottom_up.status", b["bottom_up"].status_mem),
                    ("writer.levels", b["writer"].levels_mem),
                    ("writer.parents", b["writer"].parents_mem),
                    ("log", b["log"].mem)]
@@ -286,10 +305,13 @@ class BfsEngine(wiring.Component):
         for lane, check in enumerate(b["top_down"]):
             clients += [(f"top_down{lane}.edges", check.edges_mem),
                         (f"top_down{lane}.status", check.status_mem)]
+        for lane, search in enumerate(b["bottom_up"]):
+            clients += [(f"bottom_up{lane}.edges", search.edges_mem),
+                        (f"bottom_up{lane}.status", search.status_mem)]
         return clients
 
     def _counters(self, m, b, interconnect):
-        control, bu, writer = b["control"], b["bottom_up"], b["writer"]
+        control, writer = b["control"], b["writer"]
         reads = Signal(32)
         writes = Signal(32)
         read_sent = [bus.req.valid & bus.req.ready & ~bus.req.payload.write
@@ -299,8 +321,12 @@ class BfsEngine(wiring.Component):
         m.d.sync += [reads.eq(reads + sum(read_sent)), writes.eq(writes + sum(write_sent))]
         td_edges = Signal(32)
         m.d.comb += td_edges.eq(sum(check.edges_checked for check in b["top_down"]))
-        sources = {"td_edges": td_edges, "bu_edges": bu.edges_checked,
-                   "bu_reads": bu.status_reads, "cache_hits": bu.cache_hits,
+        bu = {name: Signal(32, name=f"bu_{name}")
+              for name in ("edges_checked", "status_reads", "cache_hits", "edge_lines")}
+        for name, total in bu.items():
+            m.d.comb += total.eq(sum(getattr(search, name) for search in b["bottom_up"]))
+        sources = {"td_edges": td_edges, "bu_edges": bu["edges_checked"],
+                   "bu_reads": bu["status_reads"], "cache_hits": bu["cache_hits"],
                    "written": writer.written, "hubs_found": writer.hubs,
                    "reads_issued": reads}
         m.d.comb += [getattr(control, name).eq(value) for name, value in sources.items()]
@@ -310,10 +336,10 @@ class BfsEngine(wiring.Component):
         with m.Elif(control.busy):
             m.d.sync += cycles.eq(cycles + 1)
         stats = {"cycles": cycles, "levels": control.levels_done, "hubs": b["hub_pass"].hubs,
-                 "edges_checked": td_edges + bu.edges_checked,
-                 "status_reads": td_edges + bu.status_reads,
-                 "cache_hits": bu.cache_hits, "discoveries": writer.written,
-                 "hubs_found": writer.hubs, "bu_edge_lines": bu.edge_lines,
+                 "edges_checked": td_edges + bu["edges_checked"],
+                 "status_reads": td_edges + bu["status_reads"],
+                 "cache_hits": bu["cache_hits"], "discoveries": writer.written,
+                 "hubs_found": writer.hubs, "bu_edge_lines": bu["edge_lines"],
                  "queue_stalls": b["generator"].stalls,
                  "memory_reads": reads, "memory_writes": writes}
         m.d.comb += [getattr(self, f"stat_{name}").eq(value) for name, value in stats.items()]

@@ -1,14 +1,14 @@
 """Degree-classified dispatch (Enterprise §4.2) in Amaranth's simulator: every edge of every
 frontier vertex reaches exactly one lane, once; each piece has its class's size (Small whole,
 Middle and Large a line, Extreme one piece a lane); the baseline sends every vertex whole;
-vertices without edges send nothing. Lanes pause at random, so pieces go to whichever lane
+a vertex without edges goes on as one empty piece (bottom-up, it survives). Lanes pause at random, so pieces go to whichever lane
 has room."""
 
 import random
 
 import pytest
 
-from hw.bfs.top_down_dispatch import TopDownDispatch
+from hw.bfs.expand_dispatch import ExpandDispatch
 from hw.config import ConfigError
 from tests.stream_drivers import PAUSES, Bench
 
@@ -28,7 +28,7 @@ def frontier(rng, count):
 def expected_pieces(entry, lanes, classified):
     first, count, cls = entry["entry"]["first"], entry["entry"]["count"], entry["cls"]
     if not classified or cls == 0:
-        return [(first, count)] if count else []
+        return [(first, count)]
     if cls == 3:
         size = -(-count // (lanes * 16)) * 16
     pieces = []
@@ -45,8 +45,8 @@ def test_every_edge_to_one_lane_in_pieces_of_its_class(lanes, classified, pause)
     rng = random.Random(f"dispatch/{lanes}/{classified}/{pause}")
     entries = frontier(rng, 60)
     want = {v: expected_pieces(e, lanes, classified) for v, e in enumerate(entries)}
-    dut = TopDownDispatch(lanes=lanes, classified=classified)
-    bench = Bench(dut, f"TopDownDispatch(lanes={lanes}, classified={classified})",
+    dut = ExpandDispatch(lanes=lanes, classified=classified)
+    bench = Bench(dut, f"ExpandDispatch(lanes={lanes}, classified={classified})",
                   pause=pause)
     bench.source("entries", dut.entries, entries)
     for lane in range(lanes):
@@ -73,4 +73,4 @@ def test_every_edge_to_one_lane_in_pieces_of_its_class(lanes, classified, pause)
 
 def test_refuses_lanes_not_a_power_of_two():
     with pytest.raises(ConfigError, match="power of two"):
-        TopDownDispatch(lanes=3)
+        ExpandDispatch(lanes=3)

@@ -1,5 +1,5 @@
-"""Degree-classified dispatch of the top-down frontier to the expand lanes (Enterprise §4.2):
-each class gets the granularity that fits its degree.
+"""Dispatch of the frontier to the expand lanes. Top-down it is degree-classified (Enterprise
+§4.2): each class gets the granularity that fits its degree.
 
 * Small (fewer than ``middle_degree`` out-edges): the whole vertex to one lane, which checks
   one edge a cycle (Enterprise: a thread per vertex).
@@ -9,7 +9,9 @@ each class gets the granularity that fits its degree.
   lines of edges), every lane on the one vertex (the whole grid).
 
 ``classified=False`` is the baseline Enterprise improves on: every vertex whole to one lane,
-whatever its degree, so a high-degree vertex holds its lane while the others run dry.
+whatever its degree, so a high-degree vertex holds its lane while the others run dry. It is
+also how bottom-up vertices are dealt: a search stops at its first parent, so it cannot be
+cut.
 
 A piece goes to the first lane at or after the round-robin pointer that has room, one piece
 a cycle; each lane has a small queue of pieces.
@@ -24,13 +26,13 @@ from ..stream_fifo import StreamFIFO
 from .layouts import LaneEntry
 
 
-__all__ = ["TopDownDispatch", "SMALL", "EXTREME"]
+__all__ = ["ExpandDispatch", "SMALL", "EXTREME"]
 
 SMALL, EXTREME = 0, 3
 LINE_EDGES = 16
 
 
-class TopDownDispatch(wiring.Component):
+class ExpandDispatch(wiring.Component):
     """Parameters
     ----------
     lanes : int
@@ -43,7 +45,7 @@ class TopDownDispatch(wiring.Component):
     Members
     -------
     entries : ``In(stream.Signature(LaneEntry))``
-        The top-down frontier with each vertex's out-edge range and class.
+        The frontier with each vertex's edge range and class.
     work : ``Out(stream.Signature(LaneEntry)).array(lanes)``
         The pieces: the vertex with a part of its edge range.
     pieces : ``Out(32)``
@@ -53,7 +55,7 @@ class TopDownDispatch(wiring.Component):
 
     def __init__(self, *, lanes: int, classified: bool = True, queue_depth: int = 4):
         if not (is_power_of_two(lanes) and 1 <= lanes <= 16):
-            raise ConfigError(f"TopDownDispatch: lanes must be a power of two from 1 to 16, "
+            raise ConfigError(f"ExpandDispatch: lanes must be a power of two from 1 to 16, "
                               f"not {lanes!r}")
         self._lanes = lanes
         self._classified = classified
@@ -118,12 +120,13 @@ class TopDownDispatch(wiring.Component):
             if lanes > 1:
                 m.d.sync += pointer.eq(target + 1)
 
-        # A vertex without edges is dropped; the next is taken as the last piece leaves.
+        # The next vertex is taken as the last piece leaves. A vertex without edges goes on
+        # as one empty piece: bottom-up, it is a survivor.
         m.d.comb += self.entries.ready.eq(~have | (send & last))
         with m.If(send & last):
             m.d.sync += have.eq(0)
         with m.If(self.entries.valid & self.entries.ready):
-            m.d.sync += [current.eq(entry), have.eq(entry.entry.count != 0)]
+            m.d.sync += [current.eq(entry), have.eq(1)]
             if self._classified:
                 # ceil(count / lanes), rounded up to whole lines.
                 m.d.sync += extreme_piece.eq(
