@@ -61,7 +61,8 @@ DESIGN_CASES = [
       for algo in ALGORITHMS),
     # The BFS engine: per-lane queues with the hub cache, and the flat queue with stalls.
     pytest.param("bfs", ["--set", "lanes=4", "--set", "max_vertices=1024",
-                         "--set", "hub_cache_entries=64"], id="bfs-l4-hier"),
+                         "--set", "hub_cache_entries=64", "--set", "expand_lanes=2",
+                         "--set", "memory_channels=2"], id="bfs-l4-hier-x2-ch2"),
     pytest.param("bfs", ["--set", "lanes=2", "--set", "queues=flat", "--set", "hub_cache=off",
                          "--set", "max_vertices=1024", "--set", "stall_injection=20"],
                  id="bfs-l2-flat-stalls", marks=pytest.mark.soak),

@@ -102,7 +102,7 @@ class BottomUpCheck(wiring.Component):
             ctx_width=SearchState.size, window=slots)
         # Checks of a search's next neighbour: a line just read (0), or the same line (1).
         m.submodules.check_arbiter = check_arbiter = StreamArbiter(CheckItem, 2)
-        m.submodules.lines = lines = SearchLines(slots=slots, ctx_width=CheckItem.size)
+        m.submodules.search_lines = lines = SearchLines(slots=slots, ctx_width=CheckItem.size)
         m.submodules.status = status = WordLookup(
             addr_width=self._addr_width, ctx_width=CheckItem.size,
             outstanding=self._outstanding)

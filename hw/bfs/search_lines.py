@@ -66,9 +66,9 @@ class SearchLines(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.lines = lines = Memory(shape=LINE_BITS, depth=self._slots, init=[])
-        write = lines.write_port()
-        read = lines.read_port(transparent_for=(write,))
+        m.submodules.store = store = Memory(shape=LINE_BITS, depth=self._slots, init=[])
+        write = store.write_port()
+        read = store.read_port(transparent_for=(write,))
         m.d.comb += [write.addr.eq(self.write.slot), write.data.eq(self.write.line),
                      write.en.eq(self.write_en)]
 
