@@ -169,9 +169,8 @@ class BfsEngine(wiring.Component):
         m.submodules.interconnect = interconnect = MemoryInterconnect(
             ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
             outstanding=cfg.memory_outstanding,
-            read_only=[index for index, (name, _) in enumerate(clients)
-                       if name not in self.WRITERS and not name.startswith("bins")])
-        for (name, client), port in zip(clients, interconnect.clients):
+            read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes])
+        for (name, client, _), port in zip(clients, interconnect.clients):
             link.port(client, port, name)
         channels = [self.mem] if cfg.memory_channels == 1 else list(self.mem)
         for channel, mem in zip(interconnect.channels, channels):
@@ -291,23 +290,21 @@ class BfsEngine(wiring.Component):
                 m.d.comb += [control.counts[index].eq(writer.counts[c]),
                              b["queue_reader"].counts[index].eq(writer.counts[c])]
 
-    # The memory clients that write (and the lanes' bins, ``bins0`` ...).
-    WRITERS = ("writer.levels", "writer.parents", "log")
-
     def _clients(self, b):
-        clients = [("status_reader", b["status_reader"].mem),
-                   ("offsets_reader", b["offsets_reader"].mem),
-                   ("queue_reader", b["queue_reader"].mem),
-                   ("writer.levels", b["writer"].levels_mem),
-                   ("writer.parents", b["writer"].parents_mem),
-                   ("log", b["log"].mem)]
-        clients += [(f"bins{lane}", writer.mem) for lane, writer in enumerate(b["bins"])]
+        """The memory clients: (name, port, whether it writes)."""
+        clients = [("status_reader", b["status_reader"].mem, False),
+                   ("offsets_reader", b["offsets_reader"].mem, False),
+                   ("queue_reader", b["queue_reader"].mem, False),
+                   ("writer.levels", b["writer"].levels_mem, True),
+                   ("writer.parents", b["writer"].parents_mem, True),
+                   ("log", b["log"].mem, True)]
+        clients += [(f"bins{lane}", writer.mem, True) for lane, writer in enumerate(b["bins"])]
         for lane, check in enumerate(b["top_down"]):
-            clients += [(f"top_down{lane}.edges", check.edges_mem),
-                        (f"top_down{lane}.status", check.status_mem)]
+            clients += [(f"top_down{lane}.edges", check.edges_mem, False),
+                        (f"top_down{lane}.status", check.status_mem, False)]
         for lane, search in enumerate(b["bottom_up"]):
-            clients += [(f"bottom_up{lane}.edges", search.edges_mem),
-                        (f"bottom_up{lane}.status", search.status_mem)]
+            clients += [(f"bottom_up{lane}.edges", search.edges_mem, False),
+                        (f"bottom_up{lane}.status", search.status_mem, False)]
         return clients
 
     def _counters(self, m, b, interconnect):

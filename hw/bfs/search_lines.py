@@ -13,19 +13,16 @@ from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
 from ..memory_port import LINE_BITS, WORDS_PER_LINE
+from .hub_cache import cache_lookup_layout
 
 
-__all__ = ["SearchLines", "line_write_layout", "neighbour_layout"]
+__all__ = ["SearchLines", "line_write_layout"]
 
 WORD_BITS = (WORDS_PER_LINE - 1).bit_length()
 
 
 def line_write_layout(slots: int) -> data.StructLayout:
     return data.StructLayout({"slot": range(slots), "line": LINE_BITS})
-
-
-def neighbour_layout(ctx_width: int) -> data.StructLayout:
-    return data.StructLayout({"vertex": 32, "ctx": ctx_width})
 
 
 class SearchLines(wiring.Component):
@@ -45,8 +42,9 @@ class SearchLines(wiring.Component):
         already sees it.
     lookup : ``In(stream.Signature(data.StructLayout({"slot", "word", "ctx"})))``
         Word ``word`` (0 to 15) of slot ``slot``'s line.
-    neighbour : ``Out(stream.Signature(neighbour_layout(ctx_width)))``
-        The word, a cycle later, with the lookup's ``ctx``. One lookup a cycle.
+    neighbour : ``Out(stream.Signature(cache_lookup_layout(ctx_width)))``
+        The word, a cycle later, with the lookup's ``ctx``: a hub-cache lookup. One lookup
+        a cycle.
     busy : ``Out(1)``
     """
 
@@ -60,7 +58,7 @@ class SearchLines(wiring.Component):
             "write_en": In(1),
             "lookup": In(stream.Signature(data.StructLayout({
                 "slot": range(slots), "word": WORD_BITS, "ctx": ctx_width}))),
-            "neighbour": Out(stream.Signature(neighbour_layout(ctx_width))),
+            "neighbour": Out(stream.Signature(cache_lookup_layout(ctx_width))),
             "busy": Out(1),
         })
 
