@@ -48,8 +48,6 @@ class ExpandDispatch(wiring.Component):
         The frontier with each vertex's edge range and class.
     work : ``Out(stream.Signature(LaneEntry)).array(lanes)``
         The pieces: the vertex with a part of its edge range.
-    pieces : ``Out(32)``
-        Pieces sent since reset.
     busy : ``Out(1)``
     """
 
@@ -63,7 +61,6 @@ class ExpandDispatch(wiring.Component):
         super().__init__({
             "entries": In(stream.Signature(LaneEntry)),
             "work": Out(stream.Signature(LaneEntry)).array(lanes),
-            "pieces": Out(32),
             "busy": Out(1),
         })
 
@@ -97,7 +94,8 @@ class ExpandDispatch(wiring.Component):
         else:
             piece = current.entry.count
 
-        # The first lane with room at or after the pointer.
+        # The first lane with room at or after the pointer (lanes is a power of two, so the
+        # lane numbers wrap by truncation).
         pointer = Signal(range(lanes))
         room = Cat(queue.i.ready for queue in queues)
         doubled = Signal(2 * lanes)
@@ -105,8 +103,7 @@ class ExpandDispatch(wiring.Component):
         target = Signal(range(lanes))
         for offset in reversed(range(lanes)):
             with m.If(doubled[offset]):
-                m.d.comb += target.eq((pointer + offset)[:max(lanes.bit_length() - 1, 1)]
-                                      if lanes > 1 else 0)
+                m.d.comb += target.eq(pointer + offset)
         send = have & room.any()
         last = piece == current.entry.count
         for lane, queue in enumerate(queues):
@@ -116,9 +113,7 @@ class ExpandDispatch(wiring.Component):
         with m.If(send):
             m.d.sync += [current.entry.first.eq(current.entry.first + piece),
                          current.entry.count.eq(current.entry.count - piece),
-                         self.pieces.eq(self.pieces + 1)]
-            if lanes > 1:
-                m.d.sync += pointer.eq(target + 1)
+                         pointer.eq(target + 1)]
 
         # The next vertex is taken as the last piece leaves. A vertex without edges goes on
         # as one empty piece: bottom-up, it is a survivor.
