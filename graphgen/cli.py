@@ -6,6 +6,8 @@
     graphgen golden  --algo {bfs,sssp,pagerank,cc,cf} --graph FILE|SPEC [--root N] [--iters N]
                      [--model depgraph|sync|ligra|bfs [--set key=value ...]] [-o values.npy]
                      [--parents FILE.npy] [--json FILE]
+    graphgen golden  --graph FILE|SPEC --updates FILE|SPEC [--batch N] [--set key=value ...]
+                     [--algo bfs|pagerank] [-o FINAL.txt] [--answers FILE] [--json FILE]
     graphgen sim     --design graphicionado|depgraph|bfs --algo {bfs,sssp,pagerank,cc}
                      --graph FILE|SPEC [--root N] [--iters N] [--set ...] [--mem key=value ...]
                      [--simulator verilator|icarus] [--json FILE] [-o values.npy]
@@ -130,6 +132,13 @@ def cmd_synth(args) -> int:
 def cmd_golden(args) -> int:
     import numpy as np
     import golden
+    if args.updates is not None:
+        from .dyngraph_commands import golden_dyngraph
+        return golden_dyngraph(args, _parse_sets(args.set), UsageError)
+    if args.algo is None:
+        raise UsageError("golden needs --algo (or --updates for the dynamic graph)")
+    if args.batch is not None or args.answers is not None:
+        raise UsageError("--batch and --answers go with --updates")
     if args.parents is not None:
         if args.algo != "bfs":
             raise UsageError(f"--parents is a BFS output, not one of {args.algo}")
@@ -545,7 +554,9 @@ def _parser() -> argparse.ArgumentParser:
     simulate.set_defaults(run=cmd_sim)
 
     gold = commands.add_parser("golden", help="run the NumPy golden model")
-    gold.add_argument("--algo", required=True, choices=("bfs", "sssp", "pagerank", "cc", "cf"))
+    gold.add_argument("--algo", choices=("bfs", "sssp", "pagerank", "cc", "cf"),
+                      help="the algorithm (with --updates: bfs or pagerank on the updated "
+                           "graph, optional)")
     gold.add_argument("--graph", required=True, metavar="FILE|SPEC",
                       help="a .mtx/.npz/edge-list file or a generator such as "
                            "kron:scale=16,ef=16,seed=1")
@@ -561,6 +572,16 @@ def _parser() -> argparse.ArgumentParser:
     gold.add_argument("--parents", metavar="FILE.npy",
                       help="bfs: write the parent array (int64, the root its own parent, -1 "
                            "unreached) of the BFS engine's model (--model bfs)")
+    gold.add_argument("--updates", metavar="FILE|SPEC",
+                      help="the dynamic graph (slab hash): apply these operations (a file of "
+                           "+ u v w / - u v / ? u v / +v u / -v u lines, or a generator such "
+                           "as mix:ops=4096,insert=50,delete=25,search=25) to --graph; -o "
+                           "writes the final graph as u v w lines")
+    gold.add_argument("--batch", type=int, metavar="N",
+                      help="with --updates: operations a batch (default: all in one)")
+    gold.add_argument("--answers", metavar="FILE",
+                      help="with --updates: the searches' answers, one a line (the weight, "
+                           "or - when absent)")
     gold.add_argument("--json", metavar="FILE")
     gold.set_defaults(run=cmd_golden)
     return parser
@@ -587,7 +608,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 def _check_outputs(args):
     """Refuse output paths that cannot be written before any work: a run writes ``-o`` and
     then ``--json``, and the first must not stay behind when the second fails."""
-    for option in ("output", "parents", "json"):
+    for option in ("output", "parents", "answers", "json"):
         value = getattr(args, option, None)
         if value is None:
             continue
