@@ -19,7 +19,7 @@ from .reports import atomic_write, base_report, write_json
 __all__ = ["SETTINGS", "slab_options", "golden_dyngraph", "edge_list_text", "answers_text",
            "dyngraph_figures"]
 
-SETTINGS = ("load_factor_percent", "pool_slabs", "max_vertices", "sweep_group")
+SETTINGS = ("load_factor_percent", "pool_slabs", "max_vertices", "sweep_group", "max_buckets")
 ANALYTICS = ("bfs", "pagerank")
 
 

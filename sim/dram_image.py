@@ -108,7 +108,9 @@ class DRAMImage:
                 array = array.astype(np.uint32)     # a list of Python ints: uint32 words
         array = np.ascontiguousarray(array)
         little = array.astype(array.dtype.newbyteorder("<"), copy=False)
-        raw = little.reshape(-1).view(np.uint8)
+        # A copy: the caller may change its array after placing it (a golden model run on
+        # the state it laid out), and the image must keep what was placed.
+        raw = little.reshape(-1).view(np.uint8).copy()
         region = Region(name, base_line, raw.size, array.dtype, array.shape)
         if self.depth_lines is not None and region.end_line > self.depth_lines:
             raise ValueError(f"region {name!r} ends at line {region.end_line}, beyond the "

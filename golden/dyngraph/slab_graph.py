@@ -11,8 +11,8 @@ State, as the hardware keeps it in memory:
 * the **allocator**: a stack of free slab indices; a slab popped is written empty with its
   owner, a slab freed gets ``FREE_OWNER`` as owner.
 
-**Build** (the host's bulk load): vertex u gets ``max(1, ceil(deg(u) / (15 * load factor)))``
-buckets, edge (u, v) goes to bucket ``bucket_of(v, buckets(u))`` and fills its chain in the
+**Build** (the host's bulk load): vertex u gets ``ceil(deg(u) / (15 * load factor))`` buckets,
+at least 1 and at most ``max_buckets``, edge (u, v) goes to bucket ``bucket_of(v, buckets(u))`` and fills its chain in the
 graph's (src, dst) order, 15 pairs a slab; the base slabs of all vertices come first in the
 pool, in vertex order, then the overflow slabs in (vertex, bucket, chain position) order; the
 rest is free, handed out lowest index first.  A repeated (u, v) in the graph keeps its last
@@ -72,14 +72,18 @@ class SlabOptions:
         Vertex ids are below this; 0 takes the graph's vertex count.
     sweep_group : int
         Consecutive vertex deletions that share one sweep of the pool.
+    max_buckets : int
+        Base buckets a vertex gets at most (the hardware's vertex word holds 12 bits of it).
     """
     load_factor_percent: int = 70
     pool_slabs: int = 0
     max_vertices: int = 0
     sweep_group: int = 8
+    max_buckets: int = 4095
 
     def __post_init__(self) -> None:
-        for name in ("load_factor_percent", "pool_slabs", "max_vertices", "sweep_group"):
+        for name in ("load_factor_percent", "pool_slabs", "max_vertices", "sweep_group",
+                     "max_buckets"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise GraphError(f"{name} must be a non-negative integer, got {value!r}")
@@ -87,6 +91,8 @@ class SlabOptions:
             raise GraphError(f"load_factor_percent must be 1..100, got {self.load_factor_percent}")
         if self.sweep_group < 1:
             raise GraphError("sweep_group must be at least 1")
+        if self.max_buckets < 1:
+            raise GraphError("max_buckets must be at least 1")
         if self.max_vertices > MAX_VERTEX_ID + 1:
             raise GraphError(f"max_vertices must be at most {MAX_VERTEX_ID + 1}")
 
@@ -137,12 +143,12 @@ class Answers:
         return [str(int(w)) if f else "-" for f, w in zip(self.found, self.weight)]
 
 
-def buckets_for_degree(degree, load_factor_percent: int):
+def buckets_for_degree(degree, load_factor_percent: int, max_buckets: int = 4095):
     """Base buckets of a vertex of this out-degree: enough that its pairs fill them to the load
-    factor, at least one."""
+    factor, at least one, at most ``max_buckets``."""
     degree = np.asarray(degree, dtype=np.int64)
     per = SLAB_PAIRS * load_factor_percent
-    return np.maximum(1, (100 * degree + per - 1) // per)
+    return np.clip((100 * degree + per - 1) // per, 1, max_buckets)
 
 
 def _graph_weights(graph: Graph) -> np.ndarray:
@@ -188,7 +194,7 @@ class SlabGraph:
             last[:-1] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
         src, dst, weight = src[last], dst[last], weight[last]
         degree = np.bincount(src, minlength=n)
-        buckets = buckets_for_degree(degree, options.load_factor_percent)
+        buckets = buckets_for_degree(degree, options.load_factor_percent, options.max_buckets)
         base = np.concatenate(([0], np.cumsum(buckets)[:-1]))
         bucket = bucket_of(dst, buckets[src]) if src.size else np.zeros(0, dtype=np.int64)
         group = base[src] + bucket                   # the base slab of each edge's bucket

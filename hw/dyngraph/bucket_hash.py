@@ -1,0 +1,70 @@
+"""The bucket hash: which base slab of a vertex's table a key lives in (the slab hash's
+``hash(key) mod B``, Ashkiani et al.; Awad et al. §"Graph structure").
+
+``slab = base + (((key * 0x9E3779B1) mod 2^32) * buckets) >> 32``: Fibonacci hashing, then a
+multiply-high range reduction, so any bucket count works with two multipliers and no divider
+(:mod:`golden.dyngraph.slab` gives the same function).
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import wiring, stream
+from amaranth.lib.wiring import In, Out
+
+from .layouts import HASH_MULTIPLIER, WALK, EdgeOp, SlabCtx, TableCtx, vertex_word_layout
+from .slab_port import slab_read_layout
+from .vertex_table import table_answer_layout
+
+
+__all__ = ["BucketHash"]
+
+
+class BucketHash(wiring.Component):
+    """A two-stage pipeline, one operation a cycle: its key's hash, then its bucket's base
+    slab, from the source vertex's word (base slab, bucket count).
+
+    Parameters
+    ----------
+    slab_index_bits : int
+        Width of the vertex word's base field; its bucket count has the other bits.
+
+    Members
+    -------
+    i : ``In(stream.Signature(table_answer_layout(TableCtx)))``
+        An edge operation with its source vertex's word.
+    o : ``Out(stream.Signature(slab_read_layout(SlabCtx)))``
+        The operation's first slab read (``ctx.op.slab`` is the slab too).
+    busy : ``Out(1)``
+    """
+
+    def __init__(self, *, slab_index_bits: int):
+        self._word = vertex_word_layout(slab_index_bits)
+        super().__init__({
+            "i": In(stream.Signature(table_answer_layout(TableCtx))),
+            "o": Out(stream.Signature(slab_read_layout(SlabCtx))),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        word = self._word(self.i.payload.word)
+        hashed = Signal(32)
+        base = Signal(word.base.shape())
+        buckets = Signal(word.buckets.shape())
+        op = Signal(EdgeOp)
+        first_valid = Signal()
+        second_ready = Signal()
+        m.d.comb += [self.i.ready.eq(~first_valid | second_ready),
+                     second_ready.eq(~self.o.valid | self.o.ready)]
+        with m.If(self.i.ready):
+            op_in = self.i.payload.ctx.op
+            m.d.sync += [first_valid.eq(self.i.valid), op.eq(op_in), base.eq(word.base),
+                         buckets.eq(word.buckets),
+                         hashed.eq((op_in.v * HASH_MULTIPLIER)[:32])]
+        with m.If(second_ready):
+            slab = base + ((hashed * buckets) >> 32)
+            out = self.o.payload
+            m.d.sync += [self.o.valid.eq(first_valid), out.slab.eq(slab),
+                         out.ctx.purpose.eq(WALK), out.ctx.op.eq(op),
+                         out.ctx.op.slab.eq(slab)]
+        m.d.comb += self.busy.eq(first_valid | self.o.valid)
+        return m

@@ -1,0 +1,99 @@
+"""Parameters of the dynamic graph unit (Awad et al., "Dynamic Graphs on the GPU", on
+Ashkiani et al.'s slab hash)."""
+
+import dataclasses
+
+from ..config import ConfigError, DesignConfig, is_power_of_two
+
+
+__all__ = ["DynGraphConfig"]
+
+
+@dataclasses.dataclass(frozen=True)
+class DynGraphConfig(DesignConfig):
+    """Parameters of :class:`hw.dyngraph.update_unit.UpdateUnit`; the golden model
+    (:class:`golden.dyngraph.SlabOptions`) takes the host-side ones by the same names.
+
+    Parameters
+    ----------
+    max_vertices : int
+        Vertex ids are below this (a power of two, 16..2**24): the on-chip presence bitmap.
+    slots : int
+        Edge operations in flight (each on a different source vertex: the lock CAM's entries;
+        a power of two, 2..64). Enough of them cover the memory latency.
+    lock_ways : int
+        Associativity of the lock CAM (Graphicionado's atomic-update CAM: 4).
+    sweep_group : int
+        Consecutive vertex deletions that share one sweep of the pool (1..16).
+    slab_index_bits : int
+        Bits of a base-slab index in a vertex word (the pool holds at most 2**bits slabs);
+        the other 32 - bits hold the vertex's bucket count.
+    load_factor_percent : int
+        The host's bulk build: base buckets filled to this share (1..100).
+    pool_slabs : int
+        The host's pool size in slabs; 0: twice the build's slabs plus 64.
+    addr_width : int
+        Width of a 64-byte line address.
+    memory_outstanding : int
+        Reads in flight at the memory port (the arbiter's limit); at least ``2 * slots``.
+    read_window : int
+        Lines the operation reader requests ahead.
+    watchdog : int
+        Cycles without a link moving before a simulation run is called hung (0: off).
+    stall_injection : int
+        Percentage of cycles each stream link stalls at random (verification; 0: none).
+    """
+    max_vertices: int = 1 << 16
+    slots: int = 16
+    lock_ways: int = 4
+    sweep_group: int = 8
+    slab_index_bits: int = 20
+    load_factor_percent: int = 70
+    pool_slabs: int = 0
+    addr_width: int = 26
+    memory_outstanding: int = 64
+    read_window: int = 16
+    watchdog: int = 100_000
+    stall_injection: int = 0
+
+    def validate(self):
+        if not (is_power_of_two(self.max_vertices) and 16 <= self.max_vertices <= 1 << 24):
+            raise ConfigError(f"max_vertices must be a power of two from 16 to 2**24, "
+                              f"not {self.max_vertices}")
+        if not (is_power_of_two(self.slots) and 2 <= self.slots <= 64):
+            raise ConfigError(f"slots must be a power of two from 2 to 64, not {self.slots}")
+        if not (is_power_of_two(self.lock_ways) and self.lock_ways <= self.slots):
+            raise ConfigError(f"lock_ways must be a power of two dividing slots ({self.slots}), "
+                              f"not {self.lock_ways}")
+        if not 1 <= self.sweep_group <= 16:
+            raise ConfigError(f"sweep_group must be 1..16, not {self.sweep_group}")
+        if not 12 <= self.slab_index_bits <= 24:
+            raise ConfigError(f"slab_index_bits must be 12..24, not {self.slab_index_bits}")
+        if not 1 <= self.load_factor_percent <= 100:
+            raise ConfigError(f"load_factor_percent must be 1..100, not "
+                              f"{self.load_factor_percent}")
+        if not 0 <= self.pool_slabs <= 1 << self.slab_index_bits:
+            raise ConfigError(f"pool_slabs must be 0..2**slab_index_bits "
+                              f"({1 << self.slab_index_bits}), not {self.pool_slabs}")
+        if not 8 <= self.addr_width <= 32:
+            raise ConfigError(f"addr_width must be 8..32, not {self.addr_width}")
+        if not 2 * self.slots <= self.memory_outstanding <= 256:
+            raise ConfigError(f"memory_outstanding must be 2 * slots ({2 * self.slots}) .. "
+                              f"256, not {self.memory_outstanding}")
+        if not 2 <= self.read_window <= 256:
+            raise ConfigError(f"read_window must be 2..256, not {self.read_window}")
+        if self.watchdog < 0:
+            raise ConfigError(f"watchdog must not be negative, not {self.watchdog}")
+        if not 0 <= self.stall_injection <= 99:
+            raise ConfigError(f"stall_injection must be 0..99, not {self.stall_injection}")
+
+    @property
+    def max_buckets(self) -> int:
+        return (1 << (32 - self.slab_index_bits)) - 1
+
+    def golden_options(self, max_vertices: int | None = None) -> dict:
+        """The golden model's :class:`SlabOptions` fields for this configuration."""
+        return {"load_factor_percent": self.load_factor_percent,
+                "pool_slabs": self.pool_slabs, "sweep_group": self.sweep_group,
+                "max_vertices": self.max_vertices if max_vertices is None else max_vertices,
+                "max_buckets": self.max_buckets}

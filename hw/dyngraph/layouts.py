@@ -1,0 +1,108 @@
+"""Payload layouts of the dynamic graph unit's streams, and its memory image.
+
+Memory image (32-bit words, 64-byte lines of 16 words; region bases are line addresses held
+by the register block):
+
+* ``ops``: the operations of the run, 4 words each (:data:`OpWords`: kind, u, v, w; kinds as
+  :class:`golden.dyngraph.OpKind`), 4 a line, in file order;
+* ``vertices``: one word a vertex id (:func:`vertex_word_layout`): its first base slab in the
+  low ``slab_index_bits``, its bucket count above them; 0 buckets: the vertex is absent;
+* ``present``: the presence bitmap the unit loads at start, bit ``v % 32`` of word ``v // 32``;
+* ``pool``: the slabs, 32 words (two lines) each (:data:`Slab`, :mod:`golden.dyngraph.slab`);
+* ``stack``: the free slabs' indices; ``stack_top`` (a register, and a counter at the end)
+  of them are free, the next one handed out is word ``stack_top - 1``;
+* ``answers``: two words a search, in the order asked (:data:`AnswerWords`: found, weight).
+"""
+
+from amaranth.lib import data
+
+
+__all__ = ["OpWords", "OP_WORDS", "OPS_PER_LINE", "ANSWER_WORDS", "Pair", "Slab",
+           "SLAB_LINES", "EdgeOp", "EDGE_KINDS", "INSERT", "DELETE", "SEARCH",
+           "INSERT_VERTEX", "DELETE_VERTEX", "vertex_word_layout", "EMPTY_KEY",
+           "TOMBSTONE_KEY", "NULL_SLAB", "FREE_OWNER", "SLAB_PAIRS", "AUX_WORD", "NEXT_WORD",
+           "HASH_MULTIPLIER"]
+
+# The slab's sentinels and words, as golden.dyngraph.slab has them (a test checks they agree;
+# the gateware does not import the golden model).
+SLAB_PAIRS = 15
+AUX_WORD, NEXT_WORD = 30, 31
+EMPTY_KEY = 0xFFFF_FFFF
+TOMBSTONE_KEY = 0xFFFF_FFFE
+NULL_SLAB = 0xFFFF_FFFF
+FREE_OWNER = 0xFFFF_FFFF
+HASH_MULTIPLIER = 0x9E37_79B1
+
+# Operation kinds, as golden.dyngraph.OpKind.
+INSERT, DELETE, SEARCH, INSERT_VERTEX, DELETE_VERTEX = range(5)
+EDGE_KINDS = (INSERT, DELETE, SEARCH)
+
+OpWords = data.StructLayout({"kind": 32, "u": 32, "v": 32, "w": 32})
+OP_WORDS = 4
+OPS_PER_LINE = 16 // OP_WORDS
+ANSWER_WORDS = 2
+SLAB_LINES = 2
+
+Pair = data.StructLayout({"key": 32, "value": 32})
+
+# A slab as it arrives from memory: 15 pairs, the owner (auxiliary word) and the next index.
+Slab = data.StructLayout({"pairs": data.ArrayLayout(Pair, SLAB_PAIRS), "aux": 32,
+                          "next": 32})
+
+# An edge operation in flight: what it is, its answer's place (searches), the slab it reads
+# next, and the first free cell its walk has passed.
+EdgeOp = data.StructLayout({
+    "kind": 2, "u": 32, "v": 32, "w": 32, "answer": 32,
+    "slab": 32,
+    "open": 1, "open_slab": 32, "open_cell": 4,
+})
+
+
+def vertex_word_layout(slab_index_bits: int) -> data.StructLayout:
+    return data.StructLayout({"base": slab_index_bits, "buckets": 32 - slab_index_bits})
+
+
+# Where a slab read's answer goes: an edge operation's walk, the freeing of a deleted
+# vertex's chains, or the sweep of the pool.
+WALK, FREE, SWEEP = range(3)
+SlabCtx = data.StructLayout({"purpose": 2, "op": EdgeOp})
+
+# How an operation ended (counted by the retire stage).
+INSERTED, REPLACED, DELETED, DELETE_MISS, SEARCH_HIT, SEARCH_MISS, REFUSED, SKIPPED = range(8)
+OUTCOMES = ("inserted", "replaced", "deleted", "delete_misses", "search_hits",
+            "search_misses", "refused_inserts", "skipped")
+
+# An operation's end: its slab write (with the lock's release) and a search's answer.
+Answer = data.StructLayout({"index": 32, "found": 1, "weight": 32})
+
+# A line of a slab written by its byte mask (``write``), and/or a vertex's lock released
+# (``release``) once the write is queued at the slab port.
+SlabWrite = data.StructLayout({"write": 1, "slab": 32, "line": 1, "data": 512, "mask": 64,
+                               "release": 1, "vertex": 32})
+
+Retire = data.StructLayout({"outcome": 3, "slab_write": SlabWrite, "search": 1,
+                            "answer": Answer})
+
+
+# A slab wanted from the allocator: for a vertex's new table (``pair`` 0), or for an edge
+# insert whose chain is full: the pair goes in cell 0 and the new slab is linked after
+# ``last``.
+AllocRequest = data.StructLayout({"vertex": 32, "pair": 1, "key": 32, "value": 32,
+                                  "last": 32, "answer": 32})
+
+__all__ += ["WALK", "FREE", "SWEEP", "SlabCtx", "INSERTED", "REPLACED", "DELETED",
+            "DELETE_MISS", "SEARCH_HIT", "SEARCH_MISS", "REFUSED", "SKIPPED", "OUTCOMES",
+            "Answer", "AllocRequest", "SlabWrite", "Retire"]
+
+
+# A vertex-table request's answer goes to an edge operation's bucket hash or back to the
+# vertex operations.
+TO_HASH, TO_VERTEX_OPS = range(2)
+TableCtx = data.StructLayout({"purpose": 1, "op": EdgeOp})
+
+# A vertex operation handed to the vertex-operations unit once every edge operation before it
+# has ended: insert or delete, whether the vertex is present, and (deletions) whether the
+# sweep follows it.
+VertexOp = data.StructLayout({"insert": 1, "u": 32, "present": 1, "group_end": 1})
+
+__all__ += ["TO_HASH", "TO_VERTEX_OPS", "TableCtx", "VertexOp"]

@@ -1,0 +1,107 @@
+"""The sweep of the slab pool that removes deleted vertices' in-edges: every slab read in
+order, all 15 keys compared with each deleted vertex at once, the pairs that point at one
+turned into tombstones. Awad et al. delete a vertex of an undirected graph by visiting its
+neighbours' tables; a directed graph keeps no in-edge lists, so the deleted vertices of a run
+of deletions are looked for in every table in one pass (two lines a slab, at the memory's
+rate).
+"""
+
+from amaranth.hdl import C, Cat, Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .layouts import FREE_OWNER, SLAB_PAIRS, SWEEP, TOMBSTONE_KEY, SlabCtx, SlabWrite
+from .slab_port import slab_out_layout, slab_read_layout
+
+
+__all__ = ["PoolSweep"]
+
+
+class PoolSweep(wiring.Component):
+    """Parameters
+    ----------
+    group : int
+        Deleted vertices looked for at once.
+
+    Members
+    -------
+    start : ``In(1)``
+        Sweep the pool for ``ids[:count]``.
+    ids : ``In(32).array(group)``; count : ``In(range(group + 1))``
+    pool_slabs : ``In(32)``
+    reads : ``Out(stream.Signature(slab_read_layout(SlabCtx)))``
+    slabs : ``In(stream.Signature(slab_out_layout(SlabCtx)))``
+    writes : ``Out(stream.Signature(SlabWrite))``
+    busy : ``Out(1)``
+        From ``start`` until every slab is read and its tombstones queued.
+    removed : ``Out(32)``; slab_reads : ``Out(32)``
+    """
+
+    def __init__(self, *, group: int):
+        self._group = group
+        super().__init__({
+            "start": In(1),
+            "ids": In(32).array(group),
+            "count": In(range(group + 1)),
+            "pool_slabs": In(32),
+            "reads": Out(stream.Signature(slab_read_layout(SlabCtx))),
+            "slabs": In(stream.Signature(slab_out_layout(SlabCtx))),
+            "writes": Out(stream.Signature(SlabWrite)),
+            "busy": Out(1),
+            "removed": Out(32),
+            "slab_reads": Out(32),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        sent = Signal(32)
+        received = Signal(32)
+        with m.If(self.start):
+            m.d.sync += [sent.eq(0), received.eq(0), self.busy.eq(1)]
+        m.d.comb += [self.reads.valid.eq(self.busy & (sent != self.pool_slabs)),
+                     self.reads.payload.slab.eq(sent),
+                     self.reads.payload.ctx.purpose.eq(SWEEP)]
+        with m.If(self.reads.valid & self.reads.ready):
+            m.d.sync += [sent.eq(sent + 1), self.slab_reads.eq(self.slab_reads + 1)]
+
+        slab = self.slabs.payload.slab
+        owned = slab.aux != FREE_OWNER
+        hits = Signal(SLAB_PAIRS)
+        for cell in range(SLAB_PAIRS):
+            key = slab.pairs[cell].key
+            m.d.comb += hits[cell].eq(owned & Cat(
+                (key == self.ids[k]) & (k < self.count) for k in range(self._group)).any())
+        # A slab's hits: line 0 (cells 0-7), then line 1 (cells 8-14), a write each.
+        pending = Signal(SLAB_PAIRS)
+        index = Signal(32)
+        taken = Signal()
+        m.d.comb += self.slabs.ready.eq(~taken)
+        with m.If(self.slabs.valid & ~taken):
+            m.d.sync += [pending.eq(hits), index.eq(self.slabs.payload.index), taken.eq(1),
+                         received.eq(received + 1),
+                         self.removed.eq(self.removed + sum(hits[c] for c in range(SLAB_PAIRS)))]
+        line = Signal()
+        m.d.comb += line.eq(pending[:8] == 0)
+        cells = Signal(8)
+        m.d.comb += cells.eq(pending[:8])
+        with m.If(line):
+            m.d.comb += cells.eq(pending[8:])
+        write = self.writes.payload
+        m.d.comb += [
+            self.writes.valid.eq(taken & (pending != 0)),
+            write.write.eq(1),
+            write.slab.eq(index),
+            write.line.eq(line),
+            write.data.eq(Cat(*[Cat(C(TOMBSTONE_KEY, 32), C(0, 32))] * 8)),
+            write.mask.eq(Cat(*[Cat(*[cells[p]] * 4, C(0, 4)) for p in range(8)])),
+        ]
+        with m.If(taken & (pending == 0)):
+            m.d.sync += taken.eq(0)
+        with m.Elif(self.writes.valid & self.writes.ready):
+            with m.If(line):
+                m.d.sync += pending[8:].eq(0)
+            with m.Else():
+                m.d.sync += pending[:8].eq(0)
+        with m.If(self.busy & ~self.start & (received == self.pool_slabs) & ~taken):
+            m.d.sync += self.busy.eq(0)
+        return m

@@ -1,0 +1,89 @@
+"""A run of the dynamic graph unit: the presence bitmap loaded, then the operations issued
+until every one has ended and the memory is quiet (the host's batch launch on the GPU)."""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..range_streamer import range_cmd_layout
+
+
+__all__ = ["RunControl"]
+
+
+class RunControl(wiring.Component):
+    """Members
+    -------
+    start : ``In(1)``; busy, done : ``Out(1)``
+    restart : ``Out(1)``
+        The cycle of ``start``: the allocator and the bitmap take their initial state.
+    present_base : ``In(addr_width)``; present_lines : ``In(32)``
+    load_cmd : ``Out(stream.Signature(range_cmd_layout(addr_width, 1)))``
+    ops_base : ``In(addr_width)``; ops_count : ``In(32)``
+    ops_cmd : ``Out(stream.Signature(range_cmd_layout(addr_width, 1)))``
+        The operations' reader, started with the load.
+    line_loaded : ``In(1)``
+    go : ``Out(1)``
+        Operations may issue.
+    finished : ``In(1)``; quiet : ``In(1)``
+        Every operation ended; nothing left in any block or the memory.
+    cycles, load_cycles : ``Out(32)``
+    """
+
+    def __init__(self, *, addr_width: int):
+        super().__init__({
+            "start": In(1), "busy": Out(1), "done": Out(1), "restart": Out(1),
+            "present_base": In(addr_width), "present_lines": In(32),
+            "load_cmd": Out(stream.Signature(range_cmd_layout(addr_width, 1))),
+            "ops_base": In(addr_width), "ops_count": In(32),
+            "ops_cmd": Out(stream.Signature(range_cmd_layout(addr_width, 1))),
+            "line_loaded": In(1),
+            "go": Out(1),
+            "finished": In(1), "quiet": In(1),
+            "cycles": Out(32), "load_cycles": Out(32),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        lines = self.present_lines
+        count = Signal(32)
+        m.d.comb += [self.load_cmd.payload.base.eq(self.present_base),
+                     self.load_cmd.payload.first.eq(0),
+                     self.load_cmd.payload.count.eq(lines),
+                     self.ops_cmd.payload.base.eq(self.ops_base),
+                     self.ops_cmd.payload.first.eq(0),
+                     self.ops_cmd.payload.count.eq(self.ops_count)]
+        with m.If(self.line_loaded):
+            m.d.sync += count.eq(count + 1)
+        with m.FSM():
+            with m.State("IDLE"):
+                with m.If(self.start):
+                    m.d.comb += self.restart.eq(1)
+                    m.d.sync += [count.eq(0), self.cycles.eq(0), self.load_cycles.eq(0)]
+                    m.next = "COMMAND"
+            with m.State("COMMAND"):
+                m.d.comb += [self.busy.eq(1), self.load_cmd.valid.eq(1)]
+                m.d.sync += [self.cycles.eq(self.cycles + 1),
+                             self.load_cycles.eq(self.load_cycles + 1)]
+                with m.If(self.load_cmd.ready):
+                    m.next = "OPS_COMMAND"
+            with m.State("OPS_COMMAND"):
+                m.d.comb += [self.busy.eq(1), self.ops_cmd.valid.eq(1)]
+                m.d.sync += [self.cycles.eq(self.cycles + 1),
+                             self.load_cycles.eq(self.load_cycles + 1)]
+                with m.If(self.ops_cmd.ready):
+                    m.next = "LOAD"
+            with m.State("LOAD"):
+                m.d.comb += self.busy.eq(1)
+                m.d.sync += [self.cycles.eq(self.cycles + 1),
+                             self.load_cycles.eq(self.load_cycles + 1)]
+                with m.If(count == lines):
+                    m.next = "RUN"
+            with m.State("RUN"):
+                m.d.comb += [self.busy.eq(1), self.go.eq(1)]
+                m.d.sync += self.cycles.eq(self.cycles + 1)
+                with m.If(self.finished & self.quiet):
+                    m.next = "DONE"
+            with m.State("DONE"):
+                m.d.comb += self.done.eq(1)
+        return m

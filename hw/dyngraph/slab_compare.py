@@ -1,0 +1,96 @@
+"""The slab compare: all 15 keys of a slab against one key in one cycle, the hardware form of
+the slab hash's warp-cooperative search (Ashkiani et al.: each of 32 threads reads a word of
+the slab, a ballot finds the lanes that hold the key or an empty cell; Awad et al. use it for
+every edge operation).
+"""
+
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .layouts import EMPTY_KEY, SLAB_PAIRS, TOMBSTONE_KEY
+from .slab_port import slab_out_layout
+
+
+__all__ = ["SlabCompare", "SlabMatch", "compare_out_layout"]
+
+# What a slab says about a key: where it is (and its value), the first free cell (empty or
+# tombstone), whether any cell is empty (nothing lies beyond this slab), the next slab and
+# the owner.
+SlabMatch = data.StructLayout({
+    "found": 1, "found_cell": 4, "value": 32,
+    "open": 1, "open_cell": 4, "has_empty": 1,
+    "next": 32, "aux": 32,
+})
+
+
+def compare_out_layout(ctx_shape) -> data.StructLayout:
+    return data.StructLayout({"match": SlabMatch, "ctx": ctx_shape})
+
+
+def _first(m, bits, name):
+    """The index of the lowest set bit of ``bits`` (0 when none)."""
+    index = Signal(4, name=name)
+    for cell in reversed(range(SLAB_PAIRS)):
+        with m.If(bits[cell]):
+            m.d.comb += index.eq(cell)
+    return index
+
+
+class SlabCompare(wiring.Component):
+    """One slab a cycle, its answer registered.
+
+    Parameters
+    ----------
+    ctx_shape : shape-like
+        Carried from input to output.
+    key_of : callable
+        The key to look for, from the slab's ``ctx``.
+
+    Members
+    -------
+    i : ``In(stream.Signature(slab_out_layout(ctx_shape)))``
+        A slab as :class:`hw.dyngraph.slab_port.SlabPort` gives it.
+    o : ``Out(stream.Signature(compare_out_layout(ctx_shape)))``
+    busy : ``Out(1)``
+    """
+
+    def __init__(self, *, ctx_shape, key_of):
+        self._key_of = key_of
+        super().__init__({
+            "i": In(stream.Signature(slab_out_layout(ctx_shape))),
+            "o": Out(stream.Signature(compare_out_layout(ctx_shape))),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        slab, key = self.i.payload.slab, self._key_of(self.i.payload.ctx)
+        keys = [slab.pairs[cell].key for cell in range(SLAB_PAIRS)]
+        hits = Signal(SLAB_PAIRS)
+        empty = Signal(SLAB_PAIRS)
+        opens = Signal(SLAB_PAIRS)
+        m.d.comb += [
+            hits.eq(Cat(k == key for k in keys)),
+            empty.eq(Cat(k == EMPTY_KEY for k in keys)),
+            opens.eq(Cat((k == EMPTY_KEY) | (k == TOMBSTONE_KEY) for k in keys)),
+        ]
+        found_cell = _first(m, hits, "found_cell")
+        open_cell = _first(m, opens, "open_cell")
+        m.d.comb += self.i.ready.eq(~self.o.valid | self.o.ready)
+        with m.If(self.i.ready):
+            out = self.o.payload.match
+            m.d.sync += [
+                self.o.valid.eq(self.i.valid),
+                self.o.payload.ctx.eq(self.i.payload.ctx),
+                out.found.eq(hits.any()),
+                out.found_cell.eq(found_cell),
+                out.value.eq(slab.pairs[found_cell].value),
+                out.open.eq(opens.any()),
+                out.open_cell.eq(open_cell),
+                out.has_empty.eq(empty.any()),
+                out.next.eq(slab.next),
+                out.aux.eq(slab.aux),
+            ]
+        m.d.comb += self.busy.eq(self.o.valid)
+        return m

@@ -1,0 +1,278 @@
+"""The dynamic graph unit: a slab-hash graph in accelerator memory updated by batches of edge
+and vertex operations (Awad et al., "Dynamic Graphs on the GPU", on Ashkiani et al.'s slab
+hash), on one memory port shared through an arbiter.
+
+Operations are read in file order (:class:`OpIssue`); an edge operation takes its source
+vertex's lock, reads the vertex's word (:class:`VertexTable`), hashes its key to a bucket
+(:class:`BucketHash`) and walks the bucket's chain a slab at a time (:class:`SlabPort`,
+:class:`SlabCompare`, :class:`OpStep`), allocating a slab when the chain is full
+(:class:`SlabAllocator`); it ends at :class:`Retire` (its write, its answer, its count).
+Vertex operations run alone (:class:`VertexOps`, with :class:`PoolSweep` for the in-edges of
+deleted vertices). :mod:`hw.dyngraph.layouts` gives the memory image.
+"""
+
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..atomic_update_cam import AtomicUpdateCAM, CAMConfig
+from ..memory_interconnect import MemoryInterconnect
+from ..memory_port import MEMORY_TAG_WIDTH, mem_port_signature
+from ..range_streamer import RangeStreamer
+from ..register_file import RegisterFile
+from ..stream_arbiter import StreamArbiter
+from ..stream_select import StreamDemux
+from ..stream_throttle import StreamLinks
+from .bucket_hash import BucketHash
+from .config import DynGraphConfig
+from .layouts import OUTCOMES, OP_WORDS, AllocRequest, Retire as RetireRecord, SlabCtx, \
+    SlabWrite, TableCtx
+from .op_issue import OpIssue
+from .op_step import OpStep
+from .pool_sweep import PoolSweep
+from .presence_bitmap import PresenceBitmap
+from .retire import Retire
+from .run_control import RunControl
+from .slab_allocator import SlabAllocator
+from .slab_compare import SlabCompare
+from .slab_port import SlabPort, slab_out_layout, slab_read_layout
+from .vertex_ops import VertexOps
+from .vertex_table import VertexTable, table_answer_layout, table_request_layout
+
+
+__all__ = ["UpdateUnit", "REGISTERS", "COUNTERS"]
+
+REGISTERS = ("ops_base", "ops_count", "batch_size", "vertices_base", "present_base",
+             "present_lines", "pool_base", "pool_slabs", "stack_base", "stack_top",
+             "answers_base")
+
+COUNTERS = ("cycles", "load_cycles", "issued", "batches", *OUTCOMES,
+            "vertices_inserted", "vertex_insert_present", "vertices_deleted",
+            "vertex_delete_absent", "in_edges_removed", "walk_slab_reads", "free_slab_reads",
+            "sweeps", "sweep_slab_reads", "allocations", "allocation_failures", "slabs_freed",
+            "stack_top", "lock_waits", "slab_reads", "slab_writes", "memory_reads",
+            "memory_writes")
+
+
+class UpdateUnit(wiring.Component):
+    """Members
+    -------
+    reg_addr : ``In(8)``; reg_data : ``In(32)``; reg_write : ``In(1)``
+        The register file's write port (:data:`REGISTERS`, in that order).
+    start : ``In(1)``; busy : ``Out(1)``; done : ``Out(1)``; error : ``Out(1)``
+    stat_<counter> : ``Out(32)`` for every name of :data:`COUNTERS`
+    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
+    stall_seed : ``In(32)`` with ``stall_injection``
+    """
+
+    def __init__(self, config: DynGraphConfig):
+        self._config = config
+        self._links = None
+        members = {"reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
+                   "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
+                   "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))}
+        members.update({f"stat_{name}": Out(32) for name in COUNTERS})
+        if config.stall_injection:
+            members["stall_seed"] = In(32)
+        super().__init__(members)
+
+    @property
+    def config(self) -> DynGraphConfig:
+        return self._config
+
+    @property
+    def register_map(self) -> dict[str, int]:
+        return {name: address for address, name in enumerate(REGISTERS)}
+
+    @property
+    def link_probes(self) -> list:
+        """The stream links, for the simulation watchdog (after elaboration)."""
+        return list(self._links.probes) if self._links else []
+
+    def _blocks(self, m):
+        cfg = self._config
+        aw = cfg.addr_width
+        depth = cfg.memory_outstanding // 2
+        b = {
+            "regs": RegisterFile(REGISTERS),
+            "control": RunControl(addr_width=aw),
+            "present_reader": RangeStreamer(addr_width=aw, item_words=16,
+                                            window=cfg.read_window),
+            "bitmap": PresenceBitmap(max_vertices=cfg.max_vertices),
+            "op_reader": RangeStreamer(addr_width=aw, item_words=OP_WORDS,
+                                       window=cfg.read_window),
+            "issue": OpIssue(slots=cfg.slots, sweep_group=cfg.sweep_group),
+            "lock": AtomicUpdateCAM(CAMConfig(entries=cfg.slots, ways=cfg.lock_ways)),
+            "table": VertexTable(addr_width=aw, ctx_shape=TableCtx, depth=2 * cfg.slots),
+            "table_requests": StreamArbiter(table_request_layout(TableCtx), 2),
+            "table_answers": StreamDemux(table_answer_layout(TableCtx), 2,
+                                         route=lambda p: p.ctx.purpose),
+            "hash": BucketHash(slab_index_bits=cfg.slab_index_bits),
+            "slab_reads": StreamArbiter(slab_read_layout(SlabCtx), 4),
+            "slab_port": SlabPort(addr_width=aw, ctx_shape=SlabCtx, depth=depth),
+            "slabs": StreamDemux(slab_out_layout(SlabCtx), 3,
+                                 route=lambda p: p.ctx.purpose),
+            "compare": SlabCompare(ctx_shape=SlabCtx, key_of=lambda ctx: ctx.op.v),
+            "step": OpStep(),
+            "allocator": SlabAllocator(addr_width=aw),
+            "alloc_requests": StreamArbiter(AllocRequest, 2),
+            "retire_in": StreamArbiter(RetireRecord, 3),
+            "retire": Retire(addr_width=aw),
+            "slab_writes": StreamArbiter(SlabWrite, 4),
+            "vertex_ops": VertexOps(slab_index_bits=cfg.slab_index_bits,
+                                    group=cfg.sweep_group),
+            "sweep": PoolSweep(group=cfg.sweep_group),
+        }
+        for name, block in b.items():
+            m.submodules[name] = block
+        return b
+
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self._config
+        b = self._blocks(m)
+        regs = b["regs"]
+        m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
+                     regs.write.eq(self.reg_write)]
+        link = StreamLinks(m, percent=cfg.stall_injection,
+                           seed=self.stall_seed if cfg.stall_injection else None)
+        self._links = link
+        self._wire_streams(m, b, link)
+        self._wire_direct(m, b)
+        self._wire_settings(m, b)
+        clients = [("op_reader", b["op_reader"].mem, False),
+                   ("present_reader", b["present_reader"].mem, False),
+                   ("table", b["table"].mem, True),
+                   ("slab_port", b["slab_port"].mem, True),
+                   ("stack", b["allocator"].mem, True),
+                   ("answers", b["retire"].mem, True)]
+        m.submodules.interconnect = interconnect = MemoryInterconnect(
+            ports=len(clients), channels=1, addr_width=cfg.addr_width,
+            outstanding=cfg.memory_outstanding,
+            read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes])
+        for (name, client, _), port in zip(clients, interconnect.clients):
+            link.port(client, port, name)
+        wiring.connect(m, interconnect.channels[0], wiring.flipped(self.mem))
+
+        busy = [b[name].busy for name in ("op_reader", "present_reader", "table", "hash",
+                                          "slab_port", "compare", "step", "allocator",
+                                          "retire", "vertex_ops", "sweep")]
+        control = b["control"]
+        m.d.comb += [control.quiet.eq(~Cat(*busy).any() & ~interconnect.busy & ~link.busy),
+                     control.start.eq(self.start), self.busy.eq(control.busy),
+                     self.done.eq(control.done), self.error.eq(b["lock"].remove_miss)]
+        self._counters(m, b, interconnect)
+        return m
+
+    def _wire_streams(self, m, b, link):
+        """The links whose order nothing depends on (throttled when stalls are injected)."""
+        issue, retire_in = b["issue"], b["retire_in"]
+        link(b["op_reader"].items, issue.ops, "op_reader->issue")
+        link(issue.lookups, b["table_requests"].i[0], "issue->table")
+        link(b["table_answers"].o[0], b["hash"].i, "table->hash")
+        link(b["hash"].o, b["slab_reads"].i[0], "hash->slab_port")
+        link(b["step"].next, b["slab_reads"].i[1], "step->slab_port")
+        link(b["slabs"].o[0], b["compare"].i, "slab_port->compare")
+        link(b["compare"].o, b["step"].i, "compare->step")
+        link(b["step"].retire, retire_in.i[0], "step->retire")
+        link(b["allocator"].retire, retire_in.i[1], "allocator->retire")
+        link(issue.skips, retire_in.i[2], "issue->retire")
+        link(retire_in.o, b["retire"].i, "retire_in->retire")
+        link(b["retire"].writes, b["slab_writes"].i[0], "retire->slab_port")
+        link(b["step"].allocate, b["alloc_requests"].i[0], "step->allocator")
+        link(b["sweep"].reads, b["slab_reads"].i[3], "sweep->slab_port")
+        link(b["slabs"].o[2], b["sweep"].slabs, "slab_port->sweep")
+
+    def _wire_direct(self, m, b):
+        """The links a later operation's reads must find done when their producer moves on:
+        a vertex operation's writes, the allocator's new slabs, the sweep's tombstones."""
+        vertex_ops, allocator, bitmap = b["vertex_ops"], b["allocator"], b["bitmap"]
+        connect = wiring.connect
+        connect(m, b["present_reader"].items, bitmap.load)
+        connect(m, b["control"].load_cmd, b["present_reader"].cmd)
+        connect(m, b["control"].ops_cmd, b["op_reader"].cmd)
+        connect(m, vertex_ops.table, b["table_requests"].i[1])
+        connect(m, b["table_requests"].o, b["table"].requests)
+        connect(m, b["table"].answers, b["table_answers"].i)
+        connect(m, b["table_answers"].o[1], vertex_ops.table_answers)
+        connect(m, vertex_ops.presence, bitmap.update)
+        connect(m, vertex_ops.alloc, b["alloc_requests"].i[1])
+        connect(m, b["alloc_requests"].o, allocator.requests)
+        connect(m, allocator.granted, vertex_ops.granted)
+        connect(m, vertex_ops.frees, allocator.frees)
+        connect(m, vertex_ops.reads, b["slab_reads"].i[2])
+        connect(m, b["slab_reads"].o, b["slab_port"].reads)
+        connect(m, b["slab_port"].slabs, b["slabs"].i)
+        connect(m, b["slabs"].o[1], vertex_ops.slabs)
+        connect(m, allocator.writes, b["slab_writes"].i[1])
+        connect(m, vertex_ops.writes, b["slab_writes"].i[2])
+        connect(m, b["sweep"].writes, b["slab_writes"].i[3])
+        connect(m, b["slab_writes"].o, b["slab_port"].writes)
+        connect(m, b["issue"].vertex_ops, vertex_ops.op)
+        connect(m, b["issue"].lock, b["lock"].insert)
+        connect(m, b["slab_port"].released, b["lock"].remove)
+
+    def _wire_settings(self, m, b):
+        regs, control, issue, bitmap = b["regs"], b["control"], b["issue"], b["bitmap"]
+        allocator, sweep, vertex_ops = b["allocator"], b["sweep"], b["vertex_ops"]
+        aw = self._config.addr_width
+        present = b["present_reader"]
+        m.d.comb += [
+            control.present_base.eq(regs.present_base[:aw]),
+            control.present_lines.eq(regs.present_lines),
+            control.line_loaded.eq(present.items.valid & present.items.ready),
+            control.finished.eq(issue.finished),
+            bitmap.restart.eq(control.restart),
+            control.ops_base.eq(regs.ops_base[:aw]),
+            control.ops_count.eq(regs.ops_count),
+            issue.go.eq(control.go),
+            issue.ops_count.eq(regs.ops_count),
+            issue.batch_size.eq(regs.batch_size),
+            issue.present_u.eq(bitmap.present_u),
+            issue.present_v.eq(bitmap.present_v),
+            bitmap.read_en.eq(issue.read_en),
+            bitmap.read_u.eq(issue.read_u),
+            bitmap.read_v.eq(issue.read_v),
+            issue.released.eq(b["slab_port"].released.valid),
+            issue.free_slabs.eq(allocator.top),
+            b["table"].base.eq(regs.vertices_base[:aw]),
+            b["slab_port"].pool_base.eq(regs.pool_base[:aw]),
+            allocator.stack_base.eq(regs.stack_base[:aw]),
+            allocator.start_top.eq(regs.stack_top),
+            allocator.restart.eq(control.restart),
+            b["retire"].answers_base.eq(regs.answers_base[:aw]),
+            sweep.start.eq(vertex_ops.sweep_start),
+            sweep.count.eq(vertex_ops.sweep_count),
+            sweep.pool_slabs.eq(regs.pool_slabs),
+            vertex_ops.sweep_busy.eq(sweep.busy),
+        ]
+        m.d.comb += [sweep.ids[k].eq(vertex_ops.sweep_ids[k])
+                     for k in range(self._config.sweep_group)]
+
+    def _counters(self, m, b, interconnect):
+        reads, writes = Signal(32), Signal(32)
+        channel = interconnect.channels[0]
+        sent = channel.req.valid & channel.req.ready
+        with m.If(sent & ~channel.req.payload.write):
+            m.d.sync += reads.eq(reads + 1)
+        with m.If(sent & channel.req.payload.write):
+            m.d.sync += writes.eq(writes + 1)
+        control, issue, retire = b["control"], b["issue"], b["retire"]
+        vertex_ops, allocator, sweep = b["vertex_ops"], b["allocator"], b["sweep"]
+        sources = {
+            "cycles": control.cycles, "load_cycles": control.load_cycles,
+            "issued": issue.issued, "batches": issue.batches,
+            **{name: getattr(retire, name) for name in OUTCOMES},
+            "vertices_inserted": vertex_ops.inserted,
+            "vertex_insert_present": vertex_ops.insert_present,
+            "vertices_deleted": vertex_ops.deleted,
+            "vertex_delete_absent": vertex_ops.delete_absent,
+            "in_edges_removed": sweep.removed, "walk_slab_reads": b["step"].steps,
+            "free_slab_reads": vertex_ops.free_reads, "sweeps": vertex_ops.sweeps,
+            "sweep_slab_reads": sweep.slab_reads, "allocations": allocator.allocations,
+            "allocation_failures": allocator.failures, "slabs_freed": allocator.pushes,
+            "stack_top": allocator.top, "lock_waits": issue.lock_waits,
+            "slab_reads": b["slab_port"].reads_done, "slab_writes": b["slab_port"].writes_done,
+            "memory_reads": reads, "memory_writes": writes,
+        }
+        m.d.comb += [getattr(self, f"stat_{name}").eq(value) for name, value in sources.items()]

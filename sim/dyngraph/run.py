@@ -1,0 +1,177 @@
+"""Run a batch of updates through the dynamic graph unit in RTL simulation and check it.
+
+The host side of ``graphgen sim --design dyngraph``: builds the slab-hash graph (the golden
+model's bulk build, which is also the memory image), applies the operations with the golden
+model, runs the emitted Verilog with the DRAM model on the same image, reads back the pool,
+the vertex table, the free stack and the answers, and checks them: the state keeps the slab
+hash's invariants, the final edge set with its weights and every answer equal the golden
+model's, and so does every counter the rules define.
+"""
+
+import dataclasses
+import time
+from pathlib import Path
+
+import numpy as np
+
+import golden
+from golden.dyngraph import DynCounters, SlabGraph, SlabOptions, Updates
+from hw.config import ConfigError
+from hw.dyngraph.config import DynGraphConfig
+from hw.dyngraph.sim_top import DynGraphSimTop
+from hw.dyngraph.update_unit import COUNTERS, REGISTERS
+from hw.sim_memory import SimMemoryConfig
+from sim.dram_run import run_with_dram
+from sim.dyngraph.image import answers_from_words, build_dyngraph_image, state_from_image
+from sim.harness import DEFAULT_BUILD_ROOT
+
+
+__all__ = ["DynGraphReport", "simulate", "COMPARED"]
+
+# Counters the RTL and the golden model both keep, by the same rules.
+COMPARED = ("inserted", "replaced", "deleted", "delete_misses", "search_hits",
+            "search_misses", "skipped", "vertices_inserted", "vertex_insert_present",
+            "vertices_deleted", "vertex_delete_absent", "in_edges_removed", "walk_slab_reads",
+            "free_slab_reads", "sweeps", "sweep_slab_reads", "allocations",
+            "allocation_failures", "slabs_freed", "batches")
+
+
+@dataclasses.dataclass
+class DynGraphReport:
+    graph: str
+    num_vertices: int
+    num_edges: int
+    operations: int
+    counters: dict
+    golden_counters: dict
+    figures_after: dict              # the golden model's state figures after the updates
+    structure_error: str | None
+    edges_match: bool
+    answers_match: bool
+    counter_mismatch: dict | None
+    first_mismatch: dict | None
+    wall_seconds: dict
+    simulator: str
+    build_cached: bool
+    state: SlabGraph = dataclasses.field(repr=False)
+    found: np.ndarray = dataclasses.field(repr=False)
+    weights: np.ndarray = dataclasses.field(repr=False)
+    run_dir: Path | None = None
+
+    @property
+    def matches(self) -> bool:
+        return (self.structure_error is None and self.edges_match and self.answers_match
+                and self.counter_mismatch is None)
+
+    @property
+    def figures(self) -> dict:
+        c = self.counters
+        run_cycles = c["cycles"] - c["load_cycles"]
+        return {
+            "cycles": c["cycles"], "load_cycles": c["load_cycles"], "run_cycles": run_cycles,
+            "operations": self.operations,
+            "ops_per_cycle": self.operations / c["cycles"] if c["cycles"] else 0.0,
+            "ops_per_run_cycle": self.operations / run_cycles if run_cycles else 0.0,
+            **{name: c[name] for name in COMPARED},
+            "refused_inserts": c["refused_inserts"], "lock_waits": c["lock_waits"],
+            "slab_reads": c["slab_reads"], "slab_writes": c["slab_writes"],
+            "free_slabs": c["stack_top"],
+            "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
+            **self.figures_after,
+            "wall_seconds": self.wall_seconds, "build_cached": self.build_cached,
+            "matches_golden": self.matches,
+        }
+
+
+def golden_counters(counters: DynCounters, batches: int) -> dict:
+    values = counters.as_dict()
+    values.pop("operations")
+    return {**values, "batches": batches}
+
+
+def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
+             batch: int | None = None, simulator: str = "verilator",
+             memory: SimMemoryConfig | None = None, seed: int = 1,
+             build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
+             graph_name: str = "", trace: Path | None = None,
+             keep: bool = False) -> DynGraphReport:
+    graph.validate_for_hardware(id_width=32)
+    if graph.num_vertices > config.max_vertices:
+        raise ConfigError(f"the graph has {graph.num_vertices} vertices, more than "
+                          f"max_vertices ({config.max_vertices})")
+    updates.check_ids(config.max_vertices)
+    options = SlabOptions(**config.golden_options())
+    started = time.perf_counter()
+    state = SlabGraph.build(graph, options)
+    image = build_dyngraph_image(state, updates, config, batch=batch)
+    counters = DynCounters()
+    found, weights = [], []
+    batches = updates.batches(batch)
+    for part in batches:
+        answers, done = state.apply(updates.slice(part))
+        counters.add(done)
+        found.append(answers.found)
+        weights.append(answers.weight)
+    want_found = np.concatenate(found) if found else np.zeros(0, dtype=bool)
+    want_weights = np.concatenate(weights) if weights else np.zeros(0, dtype=np.uint32)
+    golden_seconds = time.perf_counter() - started
+
+    memory = memory or SimMemoryConfig()
+    addresses = {name: address for address, name in enumerate(REGISTERS)}
+    run = run_with_dram(lambda: DynGraphSimTop(config, memory), "dyngraph_sim",
+                        "sim.tb.test_register_run", image.dram,
+                        {"registers": [[addresses[name], value]
+                                       for name, value in image.registers.items()],
+                         "counters": list(COUNTERS), "max_cycles": max_cycles},
+                        depth_lines=memory.depth_lines,
+                        digest=f"{config.digest()}-{memory.build_digest()}",
+                        plusargs=memory.plusargs(), read_region="pool",
+                        also_read=("vertices", "stack", "answers"), simulator=simulator,
+                        seed=seed, build_root=build_root, watchdog=config.watchdog,
+                        trace=trace, error_text="a vertex lock was released twice",
+                        keep=keep)
+    rtl = run.outcome["counters"]
+    result = state_from_image(run.words, run.extra["vertices"], run.extra["stack"],
+                              rtl["stack_top"], options, config.slab_index_bits)
+    structure_error = None
+    try:
+        result.check()
+    except golden.GraphError as error:
+        structure_error = str(error)
+    got, want = result.edges(), state.edges()
+    edges_match = all(np.array_equal(a, b) for a, b in zip(got, want))
+    first = None
+    if not edges_match:
+        got_set = set(zip(*(t.tolist() for t in got)))
+        want_set = set(zip(*(t.tolist() for t in want)))
+        extra = sorted(got_set - want_set)[:1]
+        missing = sorted(want_set - got_set)[:1]
+        first = {"rtl_only": extra, "golden_only": missing}
+    rtl_found, rtl_weights = answers_from_words(run.extra["answers"], image.searches)
+    answers_match = bool(np.array_equal(rtl_found, want_found) and
+                         np.array_equal(rtl_weights[want_found], want_weights[want_found]))
+    if not answers_match and first is None:
+        bad = int(np.flatnonzero((rtl_found != want_found) |
+                                 (want_found & (rtl_weights != want_weights)))[0])
+        first = {"answer": bad, "rtl": [bool(rtl_found[bad]), int(rtl_weights[bad])],
+                 "golden": [bool(want_found[bad]), int(want_weights[bad])]}
+    expected = golden_counters(counters, len(batches))
+    counter_mismatch = None
+    for name in COMPARED:
+        if rtl[name] != expected[name]:
+            counter_mismatch = {"counter": name, "rtl": rtl[name], "golden": expected[name]}
+            break
+    if counter_mismatch is None and rtl["issued"] != len(updates):
+        counter_mismatch = {"counter": "issued", "rtl": rtl["issued"], "golden": len(updates)}
+    return DynGraphReport(
+        graph=graph_name, num_vertices=graph.num_vertices, num_edges=graph.num_edges,
+        operations=len(updates), counters=rtl, golden_counters=expected,
+        figures_after=state.figures(), structure_error=structure_error,
+        edges_match=edges_match, answers_match=answers_match,
+        counter_mismatch=counter_mismatch, first_mismatch=first,
+        wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
+                      "build": run.result.build_seconds, "simulation": run.result.run_seconds,
+                      "run": run.outcome["run_wall_seconds"],
+                      "readback": run.readback_seconds},
+        simulator=simulator, build_cached=run.result.cached, state=result,
+        found=rtl_found, weights=rtl_weights, run_dir=run.run_dir)
