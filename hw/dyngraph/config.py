@@ -19,10 +19,16 @@ class DynGraphConfig(DesignConfig):
     max_vertices : int
         Vertex ids are below this (a power of two, 16..2**24): the on-chip presence bitmap.
     slots : int
-        Edge operations in flight (each on a different source vertex: the lock CAM's entries;
-        a power of two, 2..64). Enough of them cover the memory latency.
+        Edge operations in flight, each on a different source vertex (a power of two,
+        2..256). An operation waits about two memory latencies (its vertex word, then its
+        slabs), so ``ops per cycle ~ slots / (2 * latency)``.
     lock_ways : int
-        Associativity of the lock CAM (Graphicionado's atomic-update CAM: 4).
+        Associativity of the lock CAM (Graphicionado's atomic-update CAM: 4 ways of 16
+        entries); it has ``4 * slots`` entries, so a set is seldom full (a full set stops
+        the in-order issue until one of its operations ends).
+    memory_channels : int
+        Memory channels (a power of two, 1..16), lines interleaved across them by address;
+        the simulated memory must have as many.
     sweep_group : int
         Consecutive vertex deletions that share one sweep of the pool (1..16).
     slab_index_bits : int
@@ -45,7 +51,8 @@ class DynGraphConfig(DesignConfig):
     """
     max_vertices: int = 1 << 16
     slots: int = 16
-    lock_ways: int = 4
+    lock_ways: int = 8
+    memory_channels: int = 1
     sweep_group: int = 8
     slab_index_bits: int = 20
     load_factor_percent: int = 70
@@ -60,11 +67,14 @@ class DynGraphConfig(DesignConfig):
         if not (is_power_of_two(self.max_vertices) and 16 <= self.max_vertices <= 1 << 24):
             raise ConfigError(f"max_vertices must be a power of two from 16 to 2**24, "
                               f"not {self.max_vertices}")
-        if not (is_power_of_two(self.slots) and 2 <= self.slots <= 64):
-            raise ConfigError(f"slots must be a power of two from 2 to 64, not {self.slots}")
-        if not (is_power_of_two(self.lock_ways) and self.lock_ways <= self.slots):
-            raise ConfigError(f"lock_ways must be a power of two dividing slots ({self.slots}), "
-                              f"not {self.lock_ways}")
+        if not (is_power_of_two(self.slots) and 2 <= self.slots <= 256):
+            raise ConfigError(f"slots must be a power of two from 2 to 256, not {self.slots}")
+        if not (is_power_of_two(self.lock_ways) and self.lock_ways <= 4 * self.slots):
+            raise ConfigError(f"lock_ways must be a power of two up to 4 * slots "
+                              f"({4 * self.slots}), not {self.lock_ways}")
+        if not (is_power_of_two(self.memory_channels) and self.memory_channels <= 16):
+            raise ConfigError(f"memory_channels must be a power of two from 1 to 16, "
+                              f"not {self.memory_channels}")
         if not 1 <= self.sweep_group <= 16:
             raise ConfigError(f"sweep_group must be 1..16, not {self.sweep_group}")
         if not 12 <= self.slab_index_bits <= 24:
@@ -77,9 +87,9 @@ class DynGraphConfig(DesignConfig):
                               f"({1 << self.slab_index_bits}), not {self.pool_slabs}")
         if not 8 <= self.addr_width <= 32:
             raise ConfigError(f"addr_width must be 8..32, not {self.addr_width}")
-        if not 2 * self.slots <= self.memory_outstanding <= 256:
+        if not 2 * self.slots <= self.memory_outstanding <= 512:
             raise ConfigError(f"memory_outstanding must be 2 * slots ({2 * self.slots}) .. "
-                              f"256, not {self.memory_outstanding}")
+                              f"512, not {self.memory_outstanding}")
         if not 2 <= self.read_window <= 256:
             raise ConfigError(f"read_window must be 2..256, not {self.read_window}")
         if self.watchdog < 0:

@@ -62,15 +62,19 @@ class UpdateUnit(wiring.Component):
     start : ``In(1)``; busy : ``Out(1)``; done : ``Out(1)``; error : ``Out(1)``
     stat_<counter> : ``Out(32)`` for every name of :data:`COUNTERS`
     mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
+        With ``memory_channels`` > 1 an array of that many ports, channel ``c`` serving the
+        lines with ``addr % memory_channels == c``.
     stall_seed : ``In(32)`` with ``stall_injection``
     """
 
     def __init__(self, config: DynGraphConfig):
         self._config = config
         self._links = None
+        port = Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))
         members = {"reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
                    "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
-                   "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))}
+                   "mem": port if config.memory_channels == 1 else
+                   port.array(config.memory_channels)}
         members.update({f"stat_{name}": Out(32) for name in COUNTERS})
         if config.stall_injection:
             members["stall_seed"] = In(32)
@@ -102,7 +106,7 @@ class UpdateUnit(wiring.Component):
             "op_reader": RangeStreamer(addr_width=aw, item_words=OP_WORDS,
                                        window=cfg.read_window),
             "issue": OpIssue(slots=cfg.slots, sweep_group=cfg.sweep_group),
-            "lock": AtomicUpdateCAM(CAMConfig(entries=cfg.slots, ways=cfg.lock_ways)),
+            "lock": AtomicUpdateCAM(CAMConfig(entries=4 * cfg.slots, ways=cfg.lock_ways)),
             "table": VertexTable(addr_width=aw, ctx_shape=TableCtx, depth=2 * cfg.slots),
             "table_requests": StreamArbiter(table_request_layout(TableCtx), 2),
             "table_answers": StreamDemux(table_answer_layout(TableCtx), 2,
@@ -147,12 +151,14 @@ class UpdateUnit(wiring.Component):
                    ("stack", b["allocator"].mem, True),
                    ("answers", b["retire"].mem, True)]
         m.submodules.interconnect = interconnect = MemoryInterconnect(
-            ports=len(clients), channels=1, addr_width=cfg.addr_width,
+            ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
             outstanding=cfg.memory_outstanding,
             read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes])
         for (name, client, _), port in zip(clients, interconnect.clients):
             link.port(client, port, name)
-        wiring.connect(m, interconnect.channels[0], wiring.flipped(self.mem))
+        channels = [self.mem] if cfg.memory_channels == 1 else list(self.mem)
+        for channel, mem in zip(interconnect.channels, channels):
+            wiring.connect(m, channel, wiring.flipped(mem))
 
         busy = [b[name].busy for name in ("op_reader", "present_reader", "table", "hash",
                                           "slab_port", "compare", "step", "allocator",
@@ -251,12 +257,11 @@ class UpdateUnit(wiring.Component):
 
     def _counters(self, m, b, interconnect):
         reads, writes = Signal(32), Signal(32)
-        channel = interconnect.channels[0]
-        sent = channel.req.valid & channel.req.ready
-        with m.If(sent & ~channel.req.payload.write):
-            m.d.sync += reads.eq(reads + 1)
-        with m.If(sent & channel.req.payload.write):
-            m.d.sync += writes.eq(writes + 1)
+        read_sent = [bus.req.valid & bus.req.ready & ~bus.req.payload.write
+                     for bus in interconnect.channels]
+        write_sent = [bus.req.valid & bus.req.ready & bus.req.payload.write
+                      for bus in interconnect.channels]
+        m.d.sync += [reads.eq(reads + sum(read_sent)), writes.eq(writes + sum(write_sent))]
         control, issue, retire = b["control"], b["issue"], b["retire"]
         vertex_ops, allocator, sweep = b["vertex_ops"], b["allocator"], b["sweep"]
         sources = {

@@ -116,7 +116,11 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
     want_weights = np.concatenate(weights) if weights else np.zeros(0, dtype=np.uint32)
     golden_seconds = time.perf_counter() - started
 
-    memory = memory or SimMemoryConfig()
+    memory = memory or SimMemoryConfig(channels=config.memory_channels)
+    if memory.channels != config.memory_channels:
+        raise ConfigError(f"the unit has memory_channels={config.memory_channels} but the "
+                          f"simulated memory has channels={memory.channels}; they must be "
+                          f"equal")
     addresses = {name: address for address, name in enumerate(REGISTERS)}
     run = run_with_dram(lambda: DynGraphSimTop(config, memory), "dyngraph_sim",
                         "sim.tb.test_register_run", image.dram,
