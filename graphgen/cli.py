@@ -12,6 +12,8 @@
                      --graph FILE|SPEC [--root N] [--iters N] [--set ...] [--mem key=value ...]
                      [--simulator verilator|icarus] [--json FILE] [-o values.npy]
                      (bfs: [--root N | --roots K] [--parents FILE.npy] [--clock-mhz F])
+    graphgen sim     --design dyngraph --graph FILE|SPEC --updates FILE|SPEC [--batch N]
+                     [--set ...] [--mem ...] [-o FINAL.txt] [--answers FILE] [--json FILE]
 
 Bad input of any kind gives one line on standard error and exit status 2; a failing RTL test,
 a result that differs from the golden model, a hung run (the watchdog) or the design's error
@@ -270,8 +272,20 @@ def cmd_sim(args) -> int:
     from hw.graphicionado.sim_top import SimMemoryConfig
     design = get_design(args.design)
     if not design.needs_graph:
-        raise UsageError(f"graphgen sim runs graphs on graphicionado, depgraph or bfs, "
-                         f"not {design.name!r}")
+        raise UsageError(f"graphgen sim runs graphs on graphicionado, depgraph, bfs or "
+                         f"dyngraph, not {design.name!r}")
+    if design.name == "dyngraph":
+        from .dyngraph_sim import sim_dyngraph
+        mem_overrides = _parse_sets(args.mem)
+        overrides = _parse_sets(args.set)
+        _match_memory_channels(overrides, mem_overrides)
+        config = design.config(overrides)
+        memory = SimMemoryConfig.from_overrides(mem_overrides)
+        return sim_dyngraph(args, config, memory, golden.load_graph(args.graph), UsageError)
+    if args.updates is not None or args.batch is not None or args.answers is not None:
+        raise UsageError("--updates, --batch and --answers are for --design dyngraph")
+    if args.algo is None:
+        raise UsageError(f"--design {design.name} needs --algo")
     if design.name != "bfs":
         for option in ("roots", "parents", "clock_mhz"):
             if getattr(args, option) is not None:
@@ -518,8 +532,8 @@ def _parser() -> argparse.ArgumentParser:
     synth.set_defaults(run=cmd_synth)
 
     simulate = design_command("sim", "run a graph through a design in RTL simulation")
-    simulate.add_argument("--algo", required=True,
-                          choices=("bfs", "sssp", "pagerank", "cc", "cf"))
+    simulate.add_argument("--algo", choices=("bfs", "sssp", "pagerank", "cc", "cf"),
+                          help="the algorithm (every design but dyngraph)")
     simulate.add_argument("--graph", required=True, metavar="FILE|SPEC")
     simulate.add_argument("--root", type=int)
     simulate.add_argument("--iters", type=int)
@@ -547,6 +561,14 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--clock-mhz", type=float, metavar="F",
                           help="bfs: the clock for TEPS (default: the Fmax graphgen synth "
                                "--target ecp5 measured for this configuration)")
+    simulate.add_argument("--updates", metavar="FILE|SPEC",
+                          help="dyngraph: the operations (a file of + u v w / - u v / ? u v / "
+                               "+v u / -v u lines, or mix:ops=N,insert=P,...); -o writes the "
+                               "final graph as u v w lines")
+    simulate.add_argument("--batch", type=int, metavar="N",
+                          help="dyngraph: operations a batch (default: all in one)")
+    simulate.add_argument("--answers", metavar="FILE",
+                          help="dyngraph: the searches' answers, one a line")
     simulate.add_argument("--trace", metavar="FILE.fst", help=TRACE_HELP)
     simulate.add_argument("--json", metavar="FILE")
     simulate.add_argument("--keep", action="store_true",

@@ -13,6 +13,8 @@ from hw.depgraph.config import DepGraphConfig
 from hw.depgraph.ddmu_with_learner import DDMUWithLearner
 from hw.depgraph.depgraph import DepGraph
 from hw.depgraph.hdtl import HDTL
+from hw.dyngraph.config import DynGraphConfig
+from hw.dyngraph.update_unit import UpdateUnit
 from hw.graphicionado.cf_datapath import CFDatapath, CFDatapathConfig
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.crossbar import Crossbar
@@ -110,6 +112,9 @@ DESIGNS = {
         Design("bfs", "BFS engine of Enterprise and Luo et al.: frontier generator, "
                "degree classes, direction-optimising BFS with a hub cache",
                BfsConfig, BfsEngine, "sim.tb.test_register_run", needs_graph=True),
+        Design("dyngraph", "Dynamic graph unit: slab-hash adjacency in memory, batched edge "
+               "and vertex updates (Awad et al.)", DynGraphConfig, UpdateUnit,
+               "sim.tb.test_register_run", needs_graph=True),
     ]
 }
 

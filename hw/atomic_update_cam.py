@@ -78,6 +78,9 @@ class AtomicUpdateCAM(wiring.Component):
         ``False``: the tag comparison then stays off the path that allocates a way, and
         ``conflict`` is always low. (Atomic Update knows it from a bit it keeps a cycle
         ahead.)
+    second_probe : bool
+        A second probe port (the dynamic graph's lock looks up the next operation and the
+        head of its waiting queue in one cycle).
 
     Members
     -------
@@ -89,6 +92,8 @@ class AtomicUpdateCAM(wiring.Component):
         An id to look up.
     probe_hit : ``Out(1)``
         Whether ``probe_id`` is held (combinational, state at the start of the cycle).
+    probe2_id : ``In(id_width)``; probe2_hit : ``Out(1)``
+        A second probe, with ``second_probe``.
     occupancy : ``Out(range(entries + 1))``
         Number of ids held.
     conflict : ``Out(1)``
@@ -103,12 +108,16 @@ class AtomicUpdateCAM(wiring.Component):
         An id offered on ``remove`` is not held: the surrounding pipeline broke the protocol.
     """
 
-    def __init__(self, config: CAMConfig, *, insert_checked: bool = True):
+    def __init__(self, config: CAMConfig, *, insert_checked: bool = True,
+                 second_probe: bool = False):
         if not isinstance(config, CAMConfig):
             raise ConfigError(f"AtomicUpdateCAM needs a CAMConfig, not {type(config).__name__}")
         self._config = config
         self._insert_checked = bool(insert_checked)
+        self._second_probe = bool(second_probe)
+        extra = {"probe2_id": In(config.id_width), "probe2_hit": Out(1)} if second_probe else {}
         super().__init__({
+            **extra,
             "insert": In(stream.Signature(unsigned(config.id_width))),
             "remove": In(stream.Signature(unsigned(config.id_width))),
             "probe_id": In(config.id_width),
@@ -143,6 +152,9 @@ class AtomicUpdateCAM(wiring.Component):
         remove_set, remove_tag = split(self.remove.payload)
         insert_set, insert_tag = split(self.insert.payload)
         probe_set, probe_tag = split(self.probe_id)
+        if self._second_probe:
+            probe2_set, probe2_tag = split(self.probe2_id)
+            probe2_bits = []
 
         m.d.comb += self.remove.ready.eq(1)
         removed_bits, hit_bits, free_bits, probe_bits = [], [], [], []
@@ -161,6 +173,9 @@ class AtomicUpdateCAM(wiring.Component):
                 removed_bits.append(removed[s][w])
                 hit_bits.append(insert_set[s] & valid[s][w] & (tags[s][w] == insert_tag))
                 probe_bits.append(probe_set[s] & valid[s][w] & (tags[s][w] == probe_tag))
+                if self._second_probe:
+                    probe2_bits.append(probe2_set[s] & valid[s][w] &
+                                       (tags[s][w] == probe2_tag))
             free_bits.append(Cat(~valid[s][w] for w in range(cfg.ways)).any() & insert_set[s])
 
         hit = Cat(hit_bits).any() if self._insert_checked else Const(0, 1)
@@ -175,6 +190,7 @@ class AtomicUpdateCAM(wiring.Component):
             self.set_full.eq(self.insert.valid & ~hit & ~has_free),
             self.set_has_free.eq(has_free),
             self.probe_hit.eq(Cat(probe_bits).any()),
+            *([self.probe2_hit.eq(Cat(probe2_bits).any())] if self._second_probe else []),
             self.remove_miss.eq(self.remove.valid & ~removed_one),
         ]
 

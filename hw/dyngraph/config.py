@@ -26,6 +26,9 @@ class DynGraphConfig(DesignConfig):
         Associativity of the lock CAM (Graphicionado's atomic-update CAM: 4 ways of 16
         entries); it has ``4 * slots`` entries, so a set is seldom full (a full set stops
         the in-order issue until one of its operations ends).
+    slab_ports : int
+        Memory clients for the slab pool (1, 2 or 4), a vertex's slabs always through the
+        same one: each takes a line request a cycle and an edge operation needs about three.
     memory_channels : int
         Memory channels (a power of two, 1..16), lines interleaved across them by address;
         the simulated memory must have as many.
@@ -52,6 +55,7 @@ class DynGraphConfig(DesignConfig):
     max_vertices: int = 1 << 16
     slots: int = 16
     lock_ways: int = 8
+    slab_ports: int = 1
     memory_channels: int = 1
     sweep_group: int = 8
     slab_index_bits: int = 20
@@ -72,6 +76,8 @@ class DynGraphConfig(DesignConfig):
         if not (is_power_of_two(self.lock_ways) and self.lock_ways <= 4 * self.slots):
             raise ConfigError(f"lock_ways must be a power of two up to 4 * slots "
                               f"({4 * self.slots}), not {self.lock_ways}")
+        if self.slab_ports not in (1, 2, 4):
+            raise ConfigError(f"slab_ports must be 1, 2 or 4, not {self.slab_ports}")
         if not (is_power_of_two(self.memory_channels) and self.memory_channels <= 16):
             raise ConfigError(f"memory_channels must be a power of two from 1 to 16, "
                               f"not {self.memory_channels}")

@@ -74,10 +74,12 @@ class PoolSweep(wiring.Component):
         # A slab's hits: line 0 (cells 0-7), then line 1 (cells 8-14), a write each.
         pending = Signal(SLAB_PAIRS)
         index = Signal(32)
+        owner = Signal(32)
         taken = Signal()
         m.d.comb += self.slabs.ready.eq(~taken)
         with m.If(self.slabs.valid & ~taken):
             m.d.sync += [pending.eq(hits), index.eq(self.slabs.payload.index), taken.eq(1),
+                         owner.eq(slab.aux),
                          received.eq(received + 1),
                          self.removed.eq(self.removed + sum(hits[c] for c in range(SLAB_PAIRS)))]
         line = Signal()
@@ -91,6 +93,7 @@ class PoolSweep(wiring.Component):
             self.writes.valid.eq(taken & (pending != 0)),
             write.write.eq(1),
             write.slab.eq(index),
+            write.vertex.eq(owner),         # the port of the owner's slabs
             write.line.eq(line),
             write.data.eq(Cat(*[Cat(C(TOMBSTONE_KEY, 32), C(0, 32))] * 8)),
             write.mask.eq(Cat(*[Cat(*[cells[p]] * 4, C(0, 4)) for p in range(8)])),

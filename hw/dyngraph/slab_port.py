@@ -54,7 +54,7 @@ class SlabPort(wiring.Component):
     writes : ``In(stream.Signature(SlabWrite))``
         Writes have priority over reads not yet started.
     released : ``Out(stream.Signature(32))``
-        The vertex of a ``release`` the cycle it is taken (the consumer is always ready).
+        The vertex of a ``release``, the cycle its write is queued.
     reads_done : ``Out(32)``; writes_done : ``Out(32)``
         Slabs read and lines written since reset.
     busy : ``Out(1)``
@@ -103,17 +103,20 @@ class SlabPort(wiring.Component):
             with m.If(requests.i.ready):
                 m.d.sync += [second.eq(0), self.reads_done.eq(self.reads_done + 1)]
         with m.Elif(self.writes.valid):
+            # The release's valid does not wait for its ready (an arbiter may merge them).
+            queued = requests.i.ready | ~write.write
+            released = self.released.ready | ~write.release
             m.d.comb += [
-                requests.i.valid.eq(write.write),
+                requests.i.valid.eq(write.write & released),
                 requests.i.payload.addr.eq(line_address(write.slab, write.line)),
                 requests.i.payload.write.eq(1),
                 requests.i.payload.wdata.eq(write.data),
                 requests.i.payload.wmask.eq(write.mask),
-                self.writes.ready.eq((requests.i.ready | ~write.write) & self.released.ready),
-                self.released.valid.eq(write.release & self.writes.ready),
+                self.writes.ready.eq(queued & released),
+                self.released.valid.eq(write.release & queued),
                 self.released.payload.eq(write.vertex),
             ]
-            with m.If(write.write & requests.i.ready & self.released.ready):
+            with m.If(write.write & requests.i.ready & released):
                 m.d.sync += self.writes_done.eq(self.writes_done + 1)
         with m.Elif(self.reads.valid):
             m.d.comb += [

@@ -25,6 +25,7 @@ from ..stream_select import StreamDemux
 from ..stream_throttle import StreamLinks
 from .bucket_hash import BucketHash
 from .config import DynGraphConfig
+from .lock_issue import LockIssue
 from .layouts import OUTCOMES, OP_WORDS, AllocRequest, Retire as RetireRecord, SlabCtx, \
     SlabWrite, TableCtx
 from .op_issue import OpIssue
@@ -35,7 +36,8 @@ from .retire import Retire
 from .run_control import RunControl
 from .slab_allocator import SlabAllocator
 from .slab_compare import SlabCompare
-from .slab_port import SlabPort, slab_out_layout, slab_read_layout
+from .slab_port import slab_out_layout, slab_read_layout
+from .slab_ports import SlabPorts
 from .vertex_ops import VertexOps
 from .vertex_table import VertexTable, table_answer_layout, table_request_layout
 
@@ -50,7 +52,7 @@ COUNTERS = ("cycles", "load_cycles", "issued", "batches", *OUTCOMES,
             "vertices_inserted", "vertex_insert_present", "vertices_deleted",
             "vertex_delete_absent", "in_edges_removed", "walk_slab_reads", "free_slab_reads",
             "sweeps", "sweep_slab_reads", "allocations", "allocation_failures", "slabs_freed",
-            "stack_top", "lock_waits", "slab_reads", "slab_writes", "memory_reads",
+            "stack_top", "lock_waits", "table_waits", "deferred", "slab_reads", "slab_writes", "memory_reads",
             "memory_writes")
 
 
@@ -105,15 +107,17 @@ class UpdateUnit(wiring.Component):
             "bitmap": PresenceBitmap(max_vertices=cfg.max_vertices),
             "op_reader": RangeStreamer(addr_width=aw, item_words=OP_WORDS,
                                        window=cfg.read_window),
-            "issue": OpIssue(slots=cfg.slots, sweep_group=cfg.sweep_group),
-            "lock": AtomicUpdateCAM(CAMConfig(entries=4 * cfg.slots, ways=cfg.lock_ways)),
+            "issue": OpIssue(sweep_group=cfg.sweep_group),
+            "lock_issue": LockIssue(slots=cfg.slots),
+            "lock": AtomicUpdateCAM(CAMConfig(entries=4 * cfg.slots, ways=cfg.lock_ways),
+                                    second_probe=True),
             "table": VertexTable(addr_width=aw, ctx_shape=TableCtx, depth=2 * cfg.slots),
             "table_requests": StreamArbiter(table_request_layout(TableCtx), 2),
             "table_answers": StreamDemux(table_answer_layout(TableCtx), 2,
                                          route=lambda p: p.ctx.purpose),
             "hash": BucketHash(slab_index_bits=cfg.slab_index_bits),
             "slab_reads": StreamArbiter(slab_read_layout(SlabCtx), 4),
-            "slab_port": SlabPort(addr_width=aw, ctx_shape=SlabCtx, depth=depth),
+            "slab_port": SlabPorts(ports=cfg.slab_ports, addr_width=aw, depth=depth),
             "slabs": StreamDemux(slab_out_layout(SlabCtx), 3,
                                  route=lambda p: p.ctx.purpose),
             "compare": SlabCompare(ctx_shape=SlabCtx, key_of=lambda ctx: ctx.op.v),
@@ -135,6 +139,7 @@ class UpdateUnit(wiring.Component):
         m = Module()
         cfg = self._config
         b = self._blocks(m)
+        self._interconnect_busy = Signal()
         regs = b["regs"]
         m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
                      regs.write.eq(self.reg_write)]
@@ -147,13 +152,14 @@ class UpdateUnit(wiring.Component):
         clients = [("op_reader", b["op_reader"].mem, False),
                    ("present_reader", b["present_reader"].mem, False),
                    ("table", b["table"].mem, True),
-                   ("slab_port", b["slab_port"].mem, True),
+                   *((f"slab_port{k}", port, True) for k, port in enumerate(b["slab_port"].mem)),
                    ("stack", b["allocator"].mem, True),
                    ("answers", b["retire"].mem, True)]
         m.submodules.interconnect = interconnect = MemoryInterconnect(
             ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
             outstanding=cfg.memory_outstanding,
             read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes])
+        m.d.comb += self._interconnect_busy.eq(interconnect.busy)
         for (name, client, _), port in zip(clients, interconnect.clients):
             link.port(client, port, name)
         channels = [self.mem] if cfg.memory_channels == 1 else list(self.mem)
@@ -163,6 +169,7 @@ class UpdateUnit(wiring.Component):
         busy = [b[name].busy for name in ("op_reader", "present_reader", "table", "hash",
                                           "slab_port", "compare", "step", "allocator",
                                           "retire", "vertex_ops", "sweep")]
+        busy.append(~b["lock_issue"].idle)
         control = b["control"]
         m.d.comb += [control.quiet.eq(~Cat(*busy).any() & ~interconnect.busy & ~link.busy),
                      control.start.eq(self.start), self.busy.eq(control.busy),
@@ -174,7 +181,7 @@ class UpdateUnit(wiring.Component):
         """The links whose order nothing depends on (throttled when stalls are injected)."""
         issue, retire_in = b["issue"], b["retire_in"]
         link(b["op_reader"].items, issue.ops, "op_reader->issue")
-        link(issue.lookups, b["table_requests"].i[0], "issue->table")
+        link(b["lock_issue"].o, b["table_requests"].i[0], "lock->table")
         link(b["table_answers"].o[0], b["hash"].i, "table->hash")
         link(b["hash"].o, b["slab_reads"].i[0], "hash->slab_port")
         link(b["step"].next, b["slab_reads"].i[1], "step->slab_port")
@@ -215,11 +222,14 @@ class UpdateUnit(wiring.Component):
         connect(m, b["sweep"].writes, b["slab_writes"].i[3])
         connect(m, b["slab_writes"].o, b["slab_port"].writes)
         connect(m, b["issue"].vertex_ops, vertex_ops.op)
-        connect(m, b["issue"].lock, b["lock"].insert)
+        # Direct: the issue's barrier waits for the lock stage to be idle.
+        connect(m, b["issue"].edges, b["lock_issue"].i)
+        connect(m, b["lock_issue"].lock, b["lock"].insert)
         connect(m, b["slab_port"].released, b["lock"].remove)
 
     def _wire_settings(self, m, b):
         regs, control, issue, bitmap = b["regs"], b["control"], b["issue"], b["bitmap"]
+        lock_issue = b["lock_issue"]
         allocator, sweep, vertex_ops = b["allocator"], b["sweep"], b["vertex_ops"]
         aw = self._config.addr_width
         present = b["present_reader"]
@@ -239,8 +249,13 @@ class UpdateUnit(wiring.Component):
             bitmap.read_en.eq(issue.read_en),
             bitmap.read_u.eq(issue.read_u),
             bitmap.read_v.eq(issue.read_v),
-            issue.released.eq(b["slab_port"].released.valid),
-            issue.free_slabs.eq(allocator.top),
+            issue.drained.eq(lock_issue.idle),
+            lock_issue.released.eq(b["slab_port"].released.valid),
+            lock_issue.parallel.eq(allocator.top >= self._config.slots),
+            b["lock"].probe_id.eq(lock_issue.probe_id),
+            lock_issue.probe_hit.eq(b["lock"].probe_hit),
+            b["lock"].probe2_id.eq(lock_issue.probe2_id),
+            lock_issue.probe2_hit.eq(b["lock"].probe2_hit),
             b["table"].base.eq(regs.vertices_base[:aw]),
             b["slab_port"].pool_base.eq(regs.pool_base[:aw]),
             allocator.stack_base.eq(regs.stack_base[:aw]),
@@ -251,6 +266,7 @@ class UpdateUnit(wiring.Component):
             sweep.count.eq(vertex_ops.sweep_count),
             sweep.pool_slabs.eq(regs.pool_slabs),
             vertex_ops.sweep_busy.eq(sweep.busy),
+            vertex_ops.memory_quiet.eq(~b["slab_port"].busy & ~self._interconnect_busy),
         ]
         m.d.comb += [sweep.ids[k].eq(vertex_ops.sweep_ids[k])
                      for k in range(self._config.sweep_group)]
@@ -276,7 +292,8 @@ class UpdateUnit(wiring.Component):
             "free_slab_reads": vertex_ops.free_reads, "sweeps": vertex_ops.sweeps,
             "sweep_slab_reads": sweep.slab_reads, "allocations": allocator.allocations,
             "allocation_failures": allocator.failures, "slabs_freed": allocator.pushes,
-            "stack_top": allocator.top, "lock_waits": issue.lock_waits,
+            "stack_top": allocator.top, "lock_waits": b["lock_issue"].lock_waits,
+            "deferred": b["lock_issue"].deferred, "table_waits": b["lock_issue"].table_waits,
             "slab_reads": b["slab_port"].reads_done, "slab_writes": b["slab_port"].writes_done,
             "memory_reads": reads, "memory_writes": writes,
         }

@@ -45,6 +45,9 @@ class VertexOps(wiring.Component):
     frees : ``Out(stream.Signature(32))``
     sweep_start : ``Out(1)``; sweep_ids : ``Out(32).array(group)``
     sweep_count : ``Out(range(group + 1))``; sweep_busy : ``In(1)``
+    memory_quiet : ``In(1)``
+        Every slab port and the memory idle: a sweep starts, and an operation ends, only
+        then (the slab ports' orders are per vertex; the sweep's is by slab).
     inserted, insert_present, deleted, delete_absent, free_reads, sweeps : ``Out(32)``
     busy : ``Out(1)``
     """
@@ -67,6 +70,7 @@ class VertexOps(wiring.Component):
             "sweep_ids": Out(32).array(group),
             "sweep_count": Out(range(group + 1)),
             "sweep_busy": In(1),
+            "memory_quiet": In(1),
             "inserted": Out(32), "insert_present": Out(32), "deleted": Out(32),
             "delete_absent": Out(32), "free_reads": Out(32), "sweeps": Out(32),
             "busy": Out(1),
@@ -91,6 +95,7 @@ class VertexOps(wiring.Component):
             self.alloc.payload.vertex.eq(op.u),
             self.reads.payload.slab.eq(slab),
             self.reads.payload.ctx.purpose.eq(FREE),
+            self.reads.payload.ctx.op.u.eq(op.u),     # the port of the vertex's slabs
             self.frees.payload.eq(slab),
             self.table_answers.ready.eq(1),
             self.granted.ready.eq(1),
@@ -99,6 +104,7 @@ class VertexOps(wiring.Component):
         write = self.writes.payload
         # The owner word of line 1 (word 14 of the line) marked free.
         m.d.comb += [write.write.eq(1), write.slab.eq(slab), write.line.eq(1),
+                     write.vertex.eq(op.u),
                      write.data.eq(Cat(*[C(FREE_OWNER, 32)] * 16)),
                      write.mask.eq(C(0xF << 56, 64))]
 
@@ -178,19 +184,23 @@ class VertexOps(wiring.Component):
                     with m.Else():
                         m.next = "READ_SLAB"
             # After a run's last deletion, the sweep for the deleted vertices.
+            # The sweep reads every slab through the port of its index, not of its vertex:
+            # the memory takes every earlier write first, and the next operation waits for
+            # the sweep's writes likewise.
             with m.State("GROUP_END"):
-                with m.If(op.group_end & (count != 0)):
+                with m.If(op.group_end & (count != 0) & self.memory_quiet):
                     m.d.comb += self.sweep_start.eq(1)
                     m.d.sync += self.sweeps.eq(self.sweeps + 1)
                     m.next = "SWEEP"
-                with m.Else():
+                with m.Elif(~(op.group_end & (count != 0))):
                     m.next = "ACK"
             with m.State("SWEEP"):
                 with m.If(~self.sweep_busy):
                     m.d.sync += count.eq(0)
                     m.next = "ACK"
             with m.State("ACK"):
-                m.d.comb += self.op.ready.eq(1)
-                m.next = "IDLE"
+                with m.If(self.memory_quiet):
+                    m.d.comb += self.op.ready.eq(1)
+                    m.next = "IDLE"
         m.d.comb += self.busy.eq(self.op.valid)
         return m

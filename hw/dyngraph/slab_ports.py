@@ -1,0 +1,101 @@
+"""Several slab ports, each its own memory client, the pool's traffic split by the vertex a
+slab belongs to: a port takes one line request a cycle, and an edge operation needs three
+(two to read a slab, one to write), so one port would hold the unit to a third of an
+operation a cycle. Each vertex's slabs are read and written through one port, in order, as
+:class:`~hw.dyngraph.slab_port.SlabPort` requires; the sweep reads slab ``s`` through port
+``s mod ports`` (the vertex operations wait for the memory to be quiet around it).
+"""
+
+from amaranth.hdl import Cat, Module, Mux
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..config import ConfigError
+from ..memory_port import MemoryPortSignature
+from ..stream_arbiter import StreamArbiter
+from ..stream_select import StreamDemux
+from .layouts import SWEEP, SlabCtx, SlabWrite
+from .slab_port import SlabPort, slab_out_layout, slab_read_layout
+
+
+__all__ = ["SlabPorts"]
+
+
+class SlabPorts(wiring.Component):
+    """Parameters
+    ----------
+    ports : int
+        1, 2 or 4.
+    addr_width : int
+    depth : int
+        Slab reads in flight per port.
+
+    Members
+    -------
+    pool_base : ``In(addr_width)``
+    reads : ``In(stream.Signature(slab_read_layout(SlabCtx)))``
+    slabs : ``Out(stream.Signature(slab_out_layout(SlabCtx)))``
+        Each port's in its order; the ports' interleaved.
+    writes : ``In(stream.Signature(SlabWrite))``
+    released : ``Out(stream.Signature(32))``
+    reads_done, writes_done : ``Out(32)``
+    busy : ``Out(1)``
+    mem : ``Out(MemoryPortSignature(addr_width)).array(ports)``
+    """
+
+    def __init__(self, *, ports: int, addr_width: int, depth: int):
+        if ports not in (1, 2, 4):
+            raise ConfigError(f"SlabPorts: ports must be 1, 2 or 4, not {ports!r}")
+        self._ports = ports
+        self._addr_width = addr_width
+        self._depth = depth
+        super().__init__({
+            "pool_base": In(addr_width),
+            "reads": In(stream.Signature(slab_read_layout(SlabCtx))),
+            "slabs": Out(stream.Signature(slab_out_layout(SlabCtx))),
+            "writes": In(stream.Signature(SlabWrite)),
+            "released": Out(stream.Signature(32)),
+            "reads_done": Out(32),
+            "writes_done": Out(32),
+            "busy": Out(1),
+            "mem": Out(MemoryPortSignature(addr_width)).array(ports),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        count = self._ports
+        bits = count.bit_length() - 1
+        ports = []
+        for k in range(count):
+            m.submodules[f"port{k}"] = port = SlabPort(
+                addr_width=self._addr_width, ctx_shape=SlabCtx, depth=self._depth)
+            m.d.comb += port.pool_base.eq(self.pool_base)
+            wiring.connect(m, port.mem, wiring.flipped(self.mem[k]))
+            ports.append(port)
+
+        def read_route(p):
+            if not bits:
+                return 0
+            return Mux(p.ctx.purpose == SWEEP, p.slab[:bits], p.ctx.op.u[:bits])
+
+        m.submodules.read_split = read_split = StreamDemux(slab_read_layout(SlabCtx), count,
+                                                           route=read_route)
+        m.submodules.write_split = write_split = StreamDemux(
+            SlabWrite, count, route=(lambda p: p.vertex[:bits]) if bits else (lambda p: 0))
+        m.submodules.slab_merge = slab_merge = StreamArbiter(slab_out_layout(SlabCtx), count)
+        m.submodules.release_merge = release_merge = StreamArbiter(32, count)
+        wiring.connect(m, wiring.flipped(self.reads), read_split.i)
+        wiring.connect(m, wiring.flipped(self.writes), write_split.i)
+        for k, port in enumerate(ports):
+            wiring.connect(m, read_split.o[k], port.reads)
+            wiring.connect(m, write_split.o[k], port.writes)
+            wiring.connect(m, port.slabs, slab_merge.i[k])
+            wiring.connect(m, port.released, release_merge.i[k])
+        wiring.connect(m, slab_merge.o, wiring.flipped(self.slabs))
+        wiring.connect(m, release_merge.o, wiring.flipped(self.released))
+        m.d.comb += [
+            self.reads_done.eq(sum(port.reads_done for port in ports)),
+            self.writes_done.eq(sum(port.writes_done for port in ports)),
+            self.busy.eq(Cat(port.busy for port in ports).any()),
+        ]
+        return m
