@@ -1,5 +1,6 @@
 """Long random runs (``make soak``): random graphs through the Graphicionado pipeline, the
-DepGraph engines and the BFS engine in RTL, in turn, each algorithm with stalls injected between blocks and a
+DepGraph engines, the BFS engine and the dynamic graph unit (random update batches) in RTL,
+in turn, each algorithm with stalls injected between blocks and a
 DRAM drawn per run (push-back, reordering by tag, uniform or long-tailed latency, a binding
 bandwidth), every result checked against the golden model. Runs for ``--minutes``, prints
 the one command that reruns each failing run, and ends with the runs, mismatches and hangs
@@ -19,6 +20,9 @@ from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from hw.graphicionado.sim_top import SimMemoryConfig  # noqa: E402
 from hw.bfs.config import BfsConfig  # noqa: E402
 from hw.depgraph.config import DepGraphConfig  # noqa: E402
+from hw.dyngraph.config import DynGraphConfig  # noqa: E402
+from golden.dyngraph import SlabGraph, SlabOptions, generate_updates  # noqa: E402
+from sim.dyngraph import run as dyngraph_run  # noqa: E402
 from sim import depgraph_run  # noqa: E402
 from sim.bfs import run as bfs_run  # noqa: E402
 from sim.dram_run import RunFailure  # noqa: E402
@@ -65,6 +69,36 @@ def random_graph(rng: random.Random) -> tuple[str, golden.Graph]:
     return spec, golden.from_spec(spec)
 
 
+def draw_dyngraph(rng: random.Random, graph, channels: int, memory, seed: int):
+    """The dynamic graph unit: a batch of random operations of every kind on the graph, every
+    option drawn, the pool sometimes nearly full (allocations refused)."""
+    slots = rng.choice([2, 4, 16])
+    config = DynGraphConfig(slots=slots, lock_ways=rng.choice([w for w in (2, 4, 8)
+                                                               if w <= 4 * slots]),
+                            slab_ports=rng.choice([1, 2, 4]), memory_channels=channels,
+                            sweep_group=rng.choice([1, 3, 8]), max_vertices=4096,
+                            load_factor_percent=rng.choice([50, 70, 100]), stall_injection=30)
+    if rng.random() < 0.3:
+        built = SlabGraph.build(graph, SlabOptions(**config.golden_options()))
+        config = DynGraphConfig(**{**config.as_dict(),
+                                   "pool_slabs": built.slabs_in_use() + rng.choice([0, 2, 9])})
+    shares = [rng.randrange(1, 10) for _ in range(5)]
+    shares[3] = shares[3] if rng.random() < 0.6 else 0      # vertex operations in some runs
+    shares[4] = shares[4] if rng.random() < 0.6 else 0
+    percent = [100 * x // sum(shares) for x in shares]
+    percent[0] += 100 - sum(percent)
+    spec = (f"mix:ops={rng.choice([150, 400, 800])},insert={percent[0]},delete={percent[1]},"
+            f"search={percent[2]},vinsert={percent[3]},vdelete={percent[4]},"
+            f"hit={rng.choice([10, 50, 90])},seed={seed}")
+    batch = rng.choice([None, 1, 17, 100])
+    updates = generate_updates(spec, graph, config.max_vertices)
+    run = lambda: dyngraph_run.simulate(graph, updates, config, batch=batch,  # noqa: E731
+                                        memory=memory, seed=seed)
+    label = (f"dyngraph s{slots} p{config.slab_ports} c{channels} g{config.sweep_group} "
+             f"pool {config.pool_slabs or 'auto'}")
+    return config, spec, batch, run, label
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=30)
@@ -75,7 +109,7 @@ def main():
     runs = 0
     tally = collections.Counter()       # (design, algo, outcome) -> runs
     while time.monotonic() < deadline:
-        turn = runs % 3                 # Graphicionado, DepGraph, the BFS engine
+        turn = runs % 4                 # Graphicionado, DepGraph, BFS engine, dynamic graph
         algo = rng.choice(ALGOS)
         if turn == 0 and rng.random() < 0.25:
             algo = "cf"                 # Graphicionado only
@@ -85,7 +119,12 @@ def main():
         seed = rng.randrange(1, 1 << 16)
         n, m, readers, channels = rng.choice(CF_SHAPES if algo == "cf" else SHAPES)
         memory = random_memory(rng, 1 if turn == 1 else channels)
-        if turn == 2:
+        updates_spec = batch = None
+        if turn == 3:
+            config, updates_spec, batch, run, label = draw_dyngraph(rng, graph, channels,
+                                                                    memory, seed)
+            design, algo, iters, root = "dyngraph", "updates", None, None
+        elif turn == 2:
             # The BFS engine: BFS on the graph or on its undirected form, every option drawn.
             algo = "bfs"
             if rng.random() < 0.5:
@@ -154,6 +193,8 @@ def main():
             what = report.first_mismatch
             if design == "bfs" and what is None:
                 what = report.parents_error or report.log_mismatch
+            if design == "dyngraph" and what is None:
+                what = report.structure_error or report.counter_mismatch
             detail = f"cycles={report.counters['cycles']}" + \
                 ("" if report.matches else f" MISMATCH {what}")
         except RunFailure as failure:
@@ -164,7 +205,9 @@ def main():
         if outcome != "ok":
             sets = " ".join(f"--set {key}={value}" for key, value in config.as_dict().items()
                             if key != "algo")
-            print(f"     rerun: graphgen sim --design {design} --algo {algo} --graph '{spec}'"
+            what_run = (f"--updates '{updates_spec}'" + (f" --batch {batch}" if batch else "")
+                        if design == "dyngraph" else f"--algo {algo}")
+            print(f"     rerun: graphgen sim --design {design} {what_run} --graph '{spec}'"
                   f"{f' --root {root}' if root is not None else ''}"
                   f"{f' --slices {slices}' if design == 'graphicionado' and slices else ''}"
                   f"{f' --iters {iters}' if iters else ''} {sets} --seed {seed} " +
@@ -173,9 +216,9 @@ def main():
                   flush=True)
     print(f"{runs} runs in {args.minutes:g} minutes (soak seed {args.seed}):")
     bad = 0
-    for design in ("graphicionado", "depgraph", "bfs"):
+    for design in ("graphicionado", "depgraph", "bfs", "dyngraph"):
         algos = ALGOS + ("cf",) if design == "graphicionado" else \
-            ("bfs",) if design == "bfs" else ALGOS
+            ("bfs",) if design == "bfs" else ("updates",) if design == "dyngraph" else ALGOS
         for algo in algos:
             counts = {outcome: tally[design, algo, outcome]
                       for outcome in ("ok", "mismatch", "failed")}

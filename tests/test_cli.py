@@ -221,6 +221,7 @@ def test_memory_channels_follow_the_memory():
         assert sets.get("memory_channels") == design and mem.get("channels") == memory
 
 
+@pytest.mark.soak      # the two-channel pipeline's run is in test_graphicionado_rtl (budget)
 def test_sim_with_two_memory_channels(tmp_path):
     """``--mem channels=2`` builds the pipeline with two memory ports, one per DRAM channel;
     the report gives each channel's traffic and utilisation."""

@@ -38,7 +38,7 @@ DESIGN_CASES = [
     pytest.param("graphicionado", ["--set", "algo=pagerank", "--set", "streams_src=2",
                                    "--set", "streams_dst=4", "--set", "edge_readers=3",
                                    "--set", "memory_channels=2", *SMALL_GRAPHICIONADO],
-                 id="graphicionado-pagerank-2x4-r3-c2"),
+                 id="graphicionado-pagerank-2x4-r3-c2", marks=pytest.mark.soak),
     # CF's flits (§IV.E) with the symmetric-graph optimisation over two destination streams
     # (the update network, §IV.D) and extended slicing (§VI.B).
     pytest.param("graphicionado", ["--set", "algo=cf", "--set", "property_bytes=16",
@@ -66,6 +66,11 @@ DESIGN_CASES = [
     pytest.param("bfs", ["--set", "lanes=2", "--set", "queues=flat", "--set", "hub_cache=off",
                          "--set", "max_vertices=1024", "--set", "stall_injection=20"],
                  id="bfs-l2-flat-stalls", marks=pytest.mark.soak),
+    # The dynamic graph unit: two slab ports on two channels, with stalls.
+    pytest.param("dyngraph", ["--set", "slots=4", "--set", "lock_ways=4", "--set",
+                              "slab_ports=2", "--set", "memory_channels=2", "--set",
+                              "max_vertices=256", "--set", "stall_injection=10"],
+                 id="dyngraph-s4-p2-ch2-stalls"),
 ]
 
 
