@@ -79,6 +79,7 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_depgraph_rtl.py --json build/bench/depgraph-rtl.json
 	$(BIN)/python bench/bench_depgraph_walks.py --json build/bench/depgraph-walks.json
 	$(BIN)/python bench/bench_bfs.py --json build/bench/bfs.json
+	$(BIN)/python bench/bench_dyngraph.py --json build/bench/dyngraph.json
 	$(GRAPHGEN) synth --design bfs --target asic --per-unit --json build/bench/bfs-asic.json
 	$(GRAPHGEN) synth --design bfs --target ecp5 --json build/bench/bfs-ecp5.json
 

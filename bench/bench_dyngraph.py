@@ -1,0 +1,117 @@
+"""The dynamic graph unit's figures (issue 19).
+
+1. Golden model: memory efficiency of the slab-hash graph against the load factor (the
+   paper's figure: 15 pairs of 8 bytes in a 128-byte slab, at best 93.75%), for a Kronecker
+   graph of ``--scale`` as built and after a batch of random inserts.
+2. RTL: insert, delete and search rates, operations per cycle (per total cycle and per cycle
+   after the presence bitmap's load), for batches of ``--batches`` random edges into a
+   Kronecker graph of ``--scale`` (edge factor 16), on a memory of latency 100, 64 B/cycle
+   per channel, ``--channels`` channels; inserts of new edges, deletes of edges of the graph,
+   searches half of them for edges of the graph. Every run is checked against the golden
+   model (state, edges, answers, counters). The configuration: ``--slots`` operations in
+   flight, ``--ports`` slab ports.
+
+Prints tables and writes the JSON report.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import golden  # noqa: E402
+from golden.dyngraph import SlabGraph, SlabOptions, generate_updates  # noqa: E402
+from graphgen.reports import base_report, write_json  # noqa: E402
+from hw.dyngraph.config import DynGraphConfig  # noqa: E402
+from hw.sim_memory import SimMemoryConfig  # noqa: E402
+from sim.dyngraph.run import simulate  # noqa: E402
+
+DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "dyngraph.json"
+KINDS = {"insert": "insert=100,hit=0", "delete": "delete=100,hit=100",
+         "search": "search=100,hit=50"}
+
+
+def efficiency_part(graph, load_factors, inserts):
+    rows = []
+    for load in load_factors:
+        state = SlabGraph.build(graph, SlabOptions(load_factor_percent=load))
+        built = state.figures()
+        state.apply(generate_updates(f"mix:ops={inserts},insert=100,hit=0,seed=1", graph,
+                                     graph.num_vertices))
+        after = state.figures()
+        rows.append({"load_factor_percent": load, "built": built, "after_inserts": after})
+        print(f"  load factor {load:3d}%: efficiency {100 * built['memory_efficiency']:5.1f}% "
+              f"built ({built['slabs_in_use']} slabs, chains max {built['chain_length_max']}),"
+              f" {100 * after['memory_efficiency']:5.1f}% after {inserts} inserts "
+              f"(mean chain {after['chain_length_mean']:.3f})")
+    return rows
+
+
+def rtl_part(graph, args):
+    config = DynGraphConfig(max_vertices=1 << args.scale, slots=args.slots,
+                            slab_ports=args.ports, memory_channels=args.channels,
+                            memory_outstanding=2 * args.slots)
+    memory = SimMemoryConfig(latency=100, jitter=0, outstanding=128, channels=args.channels)
+    rows = []
+    print(f"  configuration {config.as_dict()}")
+    print(f"  memory {memory.as_dict()}")
+    print(f"  {'kind':<7} {'batch':>7} {'cycles':>8} {'ops/cycle':>9} {'after load':>10} "
+          f"{'slab reads':>10} {'matches':>7} {'wall s':>7}")
+    for kind, mix in KINDS.items():
+        for batch in args.batches:
+            updates = generate_updates(f"mix:ops={batch},{mix},seed={batch}", graph,
+                                       config.max_vertices)
+            start = time.perf_counter()
+            report = simulate(graph, updates, config, memory=memory,
+                              graph_name=f"kron{args.scale}")
+            wall = time.perf_counter() - start
+            f = report.figures
+            rows.append({"kind": kind, "batch": batch, "figures": f,
+                         "matches": report.matches, "wall_seconds": wall})
+            print(f"  {kind:<7} {batch:>7} {f['cycles']:>8} {f['ops_per_cycle']:>9.3f} "
+                  f"{f['ops_per_run_cycle']:>10.3f} {f['walk_slab_reads']:>10} "
+                  f"{str(report.matches):>7} {wall:>7.0f}", flush=True)
+    return config, memory, rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, default=16)
+    parser.add_argument("--batches", type=lambda s: [int(x) for x in s.split(",")],
+                        default=[1 << 10, 1 << 12, 1 << 14, 1 << 16])
+    parser.add_argument("--slots", type=int, default=256)
+    parser.add_argument("--ports", type=int, default=4)
+    parser.add_argument("--channels", type=int, default=4)
+    parser.add_argument("--load-factors", type=lambda s: [int(x) for x in s.split(",")],
+                        default=[30, 50, 70, 90, 100])
+    parser.add_argument("--no-rtl", action="store_true")
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    args = parser.parse_args()
+    graph = golden.load_graph(f"kron:scale={args.scale},ef=16,seed=1")
+    print(f"Kronecker scale {args.scale}: {graph.num_vertices} vertices, {graph.num_edges} "
+          f"edges")
+    print("1. memory efficiency against load factor (golden model)")
+    efficiency = efficiency_part(graph, args.load_factors, args.batches[-1])
+    report = base_report("bench", "dyngraph", None)
+    report["graph"] = {"scale": args.scale, "num_vertices": graph.num_vertices,
+                       "num_edges": graph.num_edges}
+    report["efficiency"] = efficiency
+    if not args.no_rtl:
+        print("2. operations per cycle (RTL, latency 100)")
+        config, memory, rows = rtl_part(graph, args)
+        report["configuration"] = config.as_dict()
+        report["memory"] = memory.as_dict()
+        report["rtl"] = rows
+        if not all(row["matches"] for row in rows):
+            write_json(args.json, report)
+            print("a run differs from the golden model", file=sys.stderr)
+            return 1
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    write_json(args.json, report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
