@@ -81,7 +81,11 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_bfs.py --json build/bench/bfs.json
 	$(BIN)/python bench/bench_dyngraph.py --json build/bench/dyngraph.json
 	$(GRAPHGEN) synth --design bfs --target asic --per-unit --json build/bench/bfs-asic.json
-	$(GRAPHGEN) synth --design bfs --target ecp5 --json build/bench/bfs-ecp5.json
+	$(GRAPHGEN) synth --design bfs --target ecp5 --set lanes=2 --set bu_slots=32 \
+		--set read_window=16 --set memory_outstanding=64 --json build/bench/bfs-ecp5.json
+	$(GRAPHGEN) sim --design bfs --algo bfs --graph kron:scale=11,ef=16,seed=1,undirected=1 \
+		--roots 4 --set lanes=2 --set bu_slots=32 --set read_window=16 \
+		--set memory_outstanding=64 --json build/bench/bfs-teps.json
 
 # The tests marked soak (too long for make test's budget), then long random runs against
 # the golden model (SOAK_MINUTES, default 30).
