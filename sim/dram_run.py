@@ -127,6 +127,36 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                    run_dir if keep else None, extra)
 
 
+def memory_for(config, memory, what: str):
+    """The simulated memory of a run: ``memory``, or the default one with as many channels as
+    ``config.memory_channels``; refused, with one line, when the channels differ (``what``:
+    the design, as the message names it)."""
+    from hw.sim_memory import SimMemoryConfig
+    memory = memory or SimMemoryConfig(channels=config.memory_channels)
+    if memory.channels != config.memory_channels:
+        raise ConfigError(f"{what} has memory_channels={config.memory_channels} but the "
+                          f"simulated memory has channels={memory.channels}; they must be "
+                          f"equal")
+    return memory
+
+
+def run_register_design(make_top, top_name: str, config, memory, dram: DRAMImage,
+                        registers: dict[str, int], register_names, counters, *,
+                        max_cycles: int, **options) -> DRAMRun:
+    """:func:`run_with_dram` for a design run through registers
+    (:class:`hw.register_sim_top.RegisterSimTop`): ``registers`` (name to value) written at
+    the addresses of ``register_names``, ``counters`` read at the end; the build keyed by the
+    configuration's and the memory's digests."""
+    addresses = {name: address for address, name in enumerate(register_names)}
+    return run_with_dram(make_top, top_name, "sim.tb.test_register_run", dram,
+                         {"registers": [[addresses[name], value]
+                                        for name, value in registers.items()],
+                          "counters": list(counters), "max_cycles": max_cycles},
+                         depth_lines=memory.depth_lines,
+                         digest=f"{config.digest()}-{memory.build_digest()}",
+                         plusargs=memory.plusargs(), watchdog=config.watchdog, **options)
+
+
 IDLE_HANG = "none waiting on a sink (every link idle: a stage waits for input that never comes)"
 
 

@@ -19,7 +19,7 @@ from hw.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.pipeline import counter_names
 from hw.graphicionado.sim_top import GraphicionadoSimTop, SimMemoryConfig
-from sim.dram_run import RunFailure, run_with_dram
+from sim.dram_run import RunFailure, memory_for, run_with_dram
 from sim.graphicionado_check import expected_values
 from sim.graphicionado_image import build_image
 from sim.harness import DEFAULT_BUILD_ROOT
@@ -244,10 +244,7 @@ def stored_graph(graph: golden.Graph, config: GraphicionadoConfig) -> golden.Gra
 
 def check_memory(config: GraphicionadoConfig, memory: SimMemoryConfig):
     """Refuse, with one line, a memory whose channels do not match the pipeline's ports."""
-    if memory.channels != config.memory_channels:
-        raise ConfigError(f"the pipeline has memory_channels={config.memory_channels} but "
-                          f"the simulated memory has channels={memory.channels}; they must "
-                          f"be equal")
+    memory_for(config, memory, "the pipeline")
 
 
 def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,

@@ -13,12 +13,11 @@ deleted vertices). :mod:`hw.dyngraph.layouts` gives the memory image.
 
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
 from ..atomic_update_cam import AtomicUpdateCAM, CAMConfig
 from ..memory_interconnect import MemoryInterconnect
-from ..memory_port import MEMORY_TAG_WIDTH, mem_port_signature
 from ..range_streamer import RangeStreamer
+from ..register_design import RegisterDesign
 from ..register_file import RegisterFile
 from ..stream_arbiter import StreamArbiter
 from ..stream_select import StreamDemux
@@ -56,44 +55,12 @@ COUNTERS = ("cycles", "load_cycles", "issued", "batches", *OUTCOMES,
             "memory_writes")
 
 
-class UpdateUnit(wiring.Component):
-    """Members
-    -------
-    reg_addr : ``In(8)``; reg_data : ``In(32)``; reg_write : ``In(1)``
-        The register file's write port (:data:`REGISTERS`, in that order).
-    start : ``In(1)``; busy : ``Out(1)``; done : ``Out(1)``; error : ``Out(1)``
-    stat_<counter> : ``Out(32)`` for every name of :data:`COUNTERS`
-    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
-        With ``memory_channels`` > 1 an array of that many ports, channel ``c`` serving the
-        lines with ``addr % memory_channels == c``.
-    stall_seed : ``In(32)`` with ``stall_injection``
-    """
+class UpdateUnit(RegisterDesign):
+    """The members of :class:`~hw.register_design.RegisterDesign`: the registers
+    :data:`REGISTERS`, the counters :data:`COUNTERS`."""
 
     def __init__(self, config: DynGraphConfig):
-        self._config = config
-        self._links = None
-        port = Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))
-        members = {"reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
-                   "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
-                   "mem": port if config.memory_channels == 1 else
-                   port.array(config.memory_channels)}
-        members.update({f"stat_{name}": Out(32) for name in COUNTERS})
-        if config.stall_injection:
-            members["stall_seed"] = In(32)
-        super().__init__(members)
-
-    @property
-    def config(self) -> DynGraphConfig:
-        return self._config
-
-    @property
-    def register_map(self) -> dict[str, int]:
-        return {name: address for address, name in enumerate(REGISTERS)}
-
-    @property
-    def link_probes(self) -> list:
-        """The stream links, for the simulation watchdog (after elaboration)."""
-        return list(self._links.probes) if self._links else []
+        super().__init__(config, registers=REGISTERS, counters=COUNTERS)
 
     def _blocks(self, m):
         cfg = self._config

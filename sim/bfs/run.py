@@ -23,7 +23,7 @@ from hw.bfs.sim_top import BfsSimTop
 from hw.config import ConfigError
 from hw.sim_memory import SimMemoryConfig
 from sim.bfs.image import build_bfs_image
-from sim.dram_run import run_with_dram
+from sim.dram_run import memory_for, run_register_design
 from sim.harness import DEFAULT_BUILD_ROOT
 
 
@@ -116,23 +116,13 @@ def simulate(graph: golden.Graph, config: BfsConfig, *, root: int = 0,
     golden_seconds = time.perf_counter() - started
     max_levels = len(reference.records) + 2
     image = build_bfs_image(graph, config, root=root, max_levels=max_levels)
-    memory = memory or SimMemoryConfig(channels=config.memory_channels)
-    if memory.channels != config.memory_channels:
-        raise ConfigError(f"the engine has memory_channels={config.memory_channels} but the "
-                          f"simulated memory has channels={memory.channels}; they must be "
-                          f"equal")
-    addresses = {name: address for address, name in enumerate(REGISTERS)}
-    run = run_with_dram(lambda: BfsSimTop(config, memory), "bfs_sim",
-                        "sim.tb.test_register_run", image.dram,
-                        {"registers": [[addresses[name], value]
-                                       for name, value in image.registers.items()],
-                         "counters": list(COUNTERS), "max_cycles": max_cycles},
-                        depth_lines=memory.depth_lines,
-                        digest=f"{config.digest()}-{memory.build_digest()}",
-                        plusargs=memory.plusargs(), read_region="levels",
-                        also_read=("parents", "level_log"), simulator=simulator, seed=seed,
-                        build_root=build_root, watchdog=config.watchdog, trace=trace,
-                        error_text="the levels outgrew the level log", keep=keep)
+    memory = memory_for(config, memory, "the engine")
+    run = run_register_design(lambda: BfsSimTop(config, memory), "bfs_sim", config, memory,
+                              image.dram, image.registers, REGISTERS, COUNTERS,
+                              max_cycles=max_cycles, read_region="levels",
+                              also_read=("parents", "level_log"), simulator=simulator,
+                              seed=seed, build_root=build_root, trace=trace,
+                              error_text="the levels outgrew the level log", keep=keep)
     levels = run.words.astype(np.uint32)
     raw_parents = run.extra["parents"]
     parents = np.where(raw_parents == UNVISITED, -1, raw_parents.astype(np.int64))

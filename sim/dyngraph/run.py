@@ -21,7 +21,7 @@ from hw.dyngraph.config import DynGraphConfig
 from hw.dyngraph.sim_top import DynGraphSimTop
 from hw.dyngraph.update_unit import COUNTERS, REGISTERS
 from hw.sim_memory import SimMemoryConfig
-from sim.dram_run import run_with_dram
+from sim.dram_run import memory_for, run_register_design
 from sim.dyngraph.image import answers_from_words, build_dyngraph_image, state_from_image
 from sim.harness import DEFAULT_BUILD_ROOT
 
@@ -116,24 +116,13 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
     want_weights = np.concatenate(weights) if weights else np.zeros(0, dtype=np.uint32)
     golden_seconds = time.perf_counter() - started
 
-    memory = memory or SimMemoryConfig(channels=config.memory_channels)
-    if memory.channels != config.memory_channels:
-        raise ConfigError(f"the unit has memory_channels={config.memory_channels} but the "
-                          f"simulated memory has channels={memory.channels}; they must be "
-                          f"equal")
-    addresses = {name: address for address, name in enumerate(REGISTERS)}
-    run = run_with_dram(lambda: DynGraphSimTop(config, memory), "dyngraph_sim",
-                        "sim.tb.test_register_run", image.dram,
-                        {"registers": [[addresses[name], value]
-                                       for name, value in image.registers.items()],
-                         "counters": list(COUNTERS), "max_cycles": max_cycles},
-                        depth_lines=memory.depth_lines,
-                        digest=f"{config.digest()}-{memory.build_digest()}",
-                        plusargs=memory.plusargs(), read_region="pool",
-                        also_read=("vertices", "stack", "answers"), simulator=simulator,
-                        seed=seed, build_root=build_root, watchdog=config.watchdog,
-                        trace=trace, error_text="a vertex lock was released twice",
-                        keep=keep)
+    memory = memory_for(config, memory, "the unit")
+    run = run_register_design(lambda: DynGraphSimTop(config, memory), "dyngraph_sim", config,
+                              memory, image.dram, image.registers, REGISTERS, COUNTERS,
+                              max_cycles=max_cycles, read_region="pool",
+                              also_read=("vertices", "stack", "answers"), simulator=simulator,
+                              seed=seed, build_root=build_root, trace=trace,
+                              error_text="a vertex lock was released twice", keep=keep)
     rtl = run.outcome["counters"]
     result = state_from_image(run.words, run.extra["vertices"], run.extra["stack"],
                               rtl["stack_top"], options, config.slab_index_bits)
