@@ -71,3 +71,24 @@ def test_bad_updates_are_one_line_and_write_nothing(tmp_path, capsys, ops, extra
     assert len(lines) == 1 and lines[0].startswith("graphgen: error:")
     assert fragment in lines[0]
     assert not final.exists() and not answers.exists()
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["sim", "--design", "dyngraph", "--graph", "kron:scale=4"], "needs --updates"),
+    (["sim", "--design", "dyngraph", "--graph", "kron:scale=4", "--updates", "mix:ops=4",
+      "--algo", "bfs"], "does not run analytics on the updated graph in RTL yet"),
+    (["sim", "--design", "dyngraph", "--graph", "kron:scale=4", "--updates", "mix:ops=4",
+      "--root", "1"], "--root does not apply"),
+    (["sim", "--design", "dyngraph", "--graph", "kron:scale=4", "--updates", "mix:ops=4",
+      "--set", "memory_channels=2", "--mem", "channels=4"], "contradicts"),
+    (["sim", "--design", "dyngraph", "--graph", "kron:scale=4", "--updates", "mix:ops=4",
+      "--set", "slab_ports=3"], "slab_ports must be 1, 2 or 4"),
+    (["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", "kron:scale=4",
+      "--updates", "x.txt"], "--updates, --batch and --answers are for --design dyngraph"),
+    (["sim", "--design", "bfs", "--graph", "kron:scale=4"], "--design bfs needs --algo"),
+    (["golden", "--graph", "kron:scale=4"], "golden needs --algo (or --updates"),
+])
+def test_sim_refusals(tmp_path, capsys, argv, fragment):
+    assert main(argv) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], lines
