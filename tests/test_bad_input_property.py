@@ -50,7 +50,8 @@ def run(argv: list[str], files: dict[str, bytes] | None = None):
                mock.patch("graphgen.designs.Design.run_test", _accepted),
                mock.patch("sim.graphicionado_run.run_with_dram", _accepted),
                mock.patch("sim.depgraph_run.run_with_dram", _accepted),
-               mock.patch("sim.bfs.run.run_with_dram", _accepted),
+               mock.patch("sim.bfs.run.run_register_design", _accepted),
+               mock.patch("sim.dyngraph.run.run_register_design", _accepted),
                mock.patch("synth.synthesize", _accepted)]
     with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder), \
             contextlib.ExitStack() as stack:
