@@ -28,7 +28,7 @@ CASES = [
     pytest.param("s4-ports2-ch2-stalls",
                  dict(slots=4, lock_ways=4, slab_ports=2, memory_channels=2, sweep_group=3,
                       stall_injection=20),
-                 [(MIXED, 300, 64, "memory", None), (FILLING, 250, 50, "hostile", 1)]),
+                 [(MIXED, 200, 64, "memory", None), (FILLING, 250, 50, "hostile", 1)]),
     pytest.param("s16-ports1-ch1",
                  dict(slots=16, memory_outstanding=64),
                  [(MIXED, 500, None, "memory", None), (FILLING, 400, 100, "memory", 2)],

@@ -26,6 +26,7 @@ needs_icarus = pytest.mark.skipif(shutil.which("iverilog") is None,
                                   reason="Icarus Verilog not installed")
 
 
+@pytest.mark.soak      # gate-level simulation: make test's budget (the RAM rewrite's tests stay)
 def test_cam_netlist():
     result, netlist = cam_netlist_test(CAMConfig(entries=8, ways=2, id_width=16),
                                        options={"updates": 1000})

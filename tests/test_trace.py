@@ -1,5 +1,6 @@
 """``--trace FILE.fst``: the run's waveform, with the paper's block names in its hierarchy."""
 
+import pytest
 import pywellen
 
 from graphgen.cli import main
@@ -15,6 +16,7 @@ def _scope_names(path) -> set[str]:
     return names
 
 
+@pytest.mark.soak      # a build of its own with tracing: make test's budget
 def test_sim_trace_has_the_pipeline_blocks(tmp_path):
     trace = tmp_path / "bfs.fst"
     assert main(["sim", "--design", "graphicionado", "--algo", "bfs",
