@@ -58,6 +58,7 @@ def test_one_vertex_changed_is_caught(monkeypatch, capsys):
     assert vertex == 5 and rtl == gold ^ 1
 
 
+@pytest.mark.soak      # make test's budget: the other checker tests stay
 def test_broken_process_edge_is_caught(monkeypatch, capsys):
     """Process_Edge computes level + 2 instead of level + 1."""
     def operation(self, m, a, b):

@@ -116,6 +116,7 @@ TWO_CHANNEL_BFS = dict(algo="bfs", max_vertices=1024, edge_prefetch_lines=16,
 TWO_CHANNEL_MEMORY = dataclasses.replace(MEMORY, channels=2)
 
 
+@pytest.mark.soak      # make test's budget: coarsening is linted in make test
 def test_coarsened_edge_id_table():
     graph = GRAPHS["rmat9"]()
     config = GraphicionadoConfig(**TWO_CHANNEL_BFS)
@@ -123,6 +124,7 @@ def test_coarsened_edge_id_table():
     assert report.matches, report.first_mismatch
 
 
+@pytest.mark.soak      # make test's budget: P4 runs in the Amaranth simulator and is linted in make test
 def test_destination_property_read(run_seeds):
     # P4 on: one random VProperty[dst] read per edge through the arbiter, stalls everywhere;
     # one source stream, two destination streams.
@@ -195,6 +197,7 @@ def test_bad_sssp_weights_are_refused():
 ONE_SOURCE_PAGERANK = dict(algo="pagerank", max_vertices=1024, streams_dst=2)
 
 
+@pytest.mark.soak      # make test's budget: a performance bound
 def test_memory_bandwidth_bounds_the_edge_rate():
     graph = GRAPHS["kron9"]()
     memory = SimMemoryConfig(latency=50, depth_lines=1 << 15, bytes_per_cycle=8)
