@@ -17,7 +17,7 @@ from pathlib import Path
 from .reports import atomic_write, base_report, write_json
 
 __all__ = ["SETTINGS", "slab_options", "golden_dyngraph", "edge_list_text", "answers_text",
-           "dyngraph_figures"]
+           "summary_lines"]
 
 SETTINGS = ("load_factor_percent", "pool_slabs", "max_vertices", "sweep_group", "max_buckets")
 ANALYTICS = ("bfs", "pagerank")
@@ -47,40 +47,31 @@ def answers_text(answers) -> str:
     return "".join(line + "\n" for line in answers.lines())
 
 
-def dyngraph_figures(counters, state, batches: int) -> dict:
-    figures = {"batches": batches, **counters.as_dict(), **state.figures()}
-    return figures
-
-
-def _summary(figures: dict) -> list[str]:
-    ops = figures["operations"]
+def summary_lines(figures: dict) -> list[str]:
+    """What the operations did and the graph now held, from a run's figures (golden model or
+    RTL: the same names)."""
+    f = figures
     return [
-        "operations: " + ", ".join(f"{count} {kind.replace('_', ' ')}"
-                                   for kind, count in ops.items())
-        + f" in {figures['batches']} batch{'es' if figures['batches'] != 1 else ''}",
-        f"edges: {figures['inserted']} inserted, {figures['replaced']} replaced, "
-        f"{figures['deleted']} deleted ({figures['delete_misses']} absent), searches "
-        f"{figures['search_hits']} found / {figures['search_misses']} absent, "
-        f"{figures['skipped']} skipped (vertex absent)",
-        f"vertices: {figures['vertices_inserted']} inserted "
-        f"({figures['vertex_insert_present']} present already), {figures['vertices_deleted']} "
-        f"deleted ({figures['vertex_delete_absent']} absent), {figures['in_edges_removed']} "
-        f"in-edges removed by {figures['sweeps']} sweep(s)",
-        f"slabs: {figures['walk_slab_reads']} read by walks, {figures['free_slab_reads']} by "
-        f"frees, {figures['sweep_slab_reads']} by sweeps; {figures['allocations']} allocated, "
-        f"{figures['slabs_freed']} freed, {figures['allocation_failures']} inserts refused "
-        f"(pool full)",
-        f"now: {figures['vertices']} vertices, {figures['edges']} edges in "
-        f"{figures['slabs_in_use']} of {figures['pool_slabs']} slabs, memory efficiency "
-        f"{100 * figures['memory_efficiency']:.1f}%, chains of {figures['buckets']} buckets "
-        f"max {figures['chain_length_max']} mean {figures['chain_length_mean']:.3f} slabs",
+        f"edges: {f['inserted']} inserted, {f['replaced']} replaced, {f['deleted']} deleted "
+        f"({f['delete_misses']} absent), searches {f['search_hits']} found / "
+        f"{f['search_misses']} absent, {f['skipped']} skipped (vertex absent)",
+        f"vertices: {f['vertices_inserted']} inserted ({f['vertex_insert_present']} present "
+        f"already), {f['vertices_deleted']} deleted ({f['vertex_delete_absent']} absent), "
+        f"{f['in_edges_removed']} in-edges removed by {f['sweeps']} sweep(s)",
+        f"slabs: {f['walk_slab_reads']} read by walks, {f['free_slab_reads']} by frees, "
+        f"{f['sweep_slab_reads']} by sweeps; {f['allocations']} allocated, "
+        f"{f['slabs_freed']} freed, {f['allocation_failures']} allocations refused (pool full)",
+        f"now: {f['vertices']} vertices, {f['edges']} edges in {f['slabs_in_use']} of "
+        f"{f['pool_slabs']} slabs, memory efficiency {100 * f['memory_efficiency']:.1f}%, "
+        f"chains of {f['buckets']} buckets max {f['chain_length_max']} mean "
+        f"{f['chain_length_mean']:.3f} slabs",
     ]
 
 
 def golden_dyngraph(args, overrides: dict[str, str], error: type[Exception]) -> int:
     import numpy as np
     import golden
-    from golden.dyngraph import DynCounters, SlabGraph, load_updates
+    from golden.dyngraph import SlabGraph, load_updates
     if args.algo not in (None, *ANALYTICS):
         raise error(f"--updates runs bfs or pagerank on the updated graph, not {args.algo}")
     if args.model is not None or args.parents is not None or args.iters is not None:
@@ -90,23 +81,15 @@ def golden_dyngraph(args, overrides: dict[str, str], error: type[Exception]) -> 
     start = time.perf_counter()
     state = SlabGraph.build(graph, options)
     updates = load_updates(args.updates, graph, state.max_vertices)
-    updates.check_ids(state.max_vertices)
-    batches = updates.batches(args.batch)
-    counters = DynCounters()
-    found, weights = [], []
-    for batch in batches:
-        answers, part = state.apply(updates.slice(batch))
-        counters.add(part)
-        found.append(answers.found)
-        weights.append(answers.weight)
-    from golden.dyngraph import Answers
-    answers = Answers(np.concatenate(found) if found else np.zeros(0, bool),
-                      np.concatenate(weights) if weights else np.zeros(0, np.uint32))
+    answers, counters, batches = state.apply_batches(updates, args.batch)
     seconds = time.perf_counter() - start
-    figures = dyngraph_figures(counters, state, len(batches))
+    figures = {"batches": batches, **counters.as_dict(), **state.figures()}
     print(f"dyngraph on {args.graph} with {args.updates}: {graph.num_vertices} vertices, "
           f"{graph.num_edges} edges, {len(updates)} operations, {seconds:.3f} s (golden model)")
-    for line in _summary(figures):
+    print("operations: " + ", ".join(f"{count} {kind.replace('_', ' ')}"
+                                     for kind, count in figures["operations"].items())
+          + f" in {batches} batch{'es' if batches != 1 else ''}")
+    for line in summary_lines(figures):
         print(line)
     analytics = None
     if args.algo is not None:

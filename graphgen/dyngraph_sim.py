@@ -10,7 +10,7 @@ operations per cycle.
 import sys
 from pathlib import Path
 
-from .dyngraph_commands import answers_text, edge_list_text
+from .dyngraph_commands import answers_text, edge_list_text, summary_lines
 from .reports import atomic_write, base_report, write_json
 
 
@@ -43,20 +43,10 @@ def sim_dyngraph(args, config, memory, graph, usage_error) -> int:
     print(f"cycles {f['cycles']} ({f['load_cycles']} loading the presence bitmap), "
           f"{f['ops_per_cycle']:.3f} operations per cycle ({f['ops_per_run_cycle']:.3f} per "
           f"cycle after the load)")
-    print(f"edges: {f['inserted']} inserted, {f['replaced']} replaced, {f['deleted']} deleted "
-          f"({f['delete_misses']} absent), searches {f['search_hits']} found / "
-          f"{f['search_misses']} absent, {f['skipped']} skipped (vertex absent)")
-    print(f"vertices: {f['vertices_inserted']} inserted ({f['vertex_insert_present']} present "
-          f"already), {f['vertices_deleted']} deleted ({f['vertex_delete_absent']} absent), "
-          f"{f['in_edges_removed']} in-edges removed by {f['sweeps']} sweep(s)")
-    print(f"slabs: {f['walk_slab_reads']} read by walks, {f['free_slab_reads']} by frees, "
-          f"{f['sweep_slab_reads']} by sweeps; {f['allocations']} allocated, "
-          f"{f['slabs_freed']} freed, {f['allocation_failures']} allocations refused (pool "
-          f"full); lock: {f['lock_waits']} cycles waiting, {report.counters['deferred']} operations "
+    for line in summary_lines(f):
+        print(line)
+    print(f"lock: {f['lock_waits']} cycles waiting, {report.counters['deferred']} operations "
           f"queued behind their vertex")
-    print(f"now: {f['vertices']} vertices, {f['edges']} edges in {f['slabs_in_use']} of "
-          f"{f['pool_slabs']} slabs, memory efficiency {100 * f['memory_efficiency']:.1f}%, "
-          f"chains max {f['chain_length_max']} mean {f['chain_length_mean']:.3f} slabs")
     if report.run_dir:
         print(f"kept {report.run_dir}")
     if report.matches:

@@ -372,6 +372,23 @@ class SlabGraph:
         weight = np.array([0 if a is None else a for a in answers], dtype=np.uint32)
         return Answers(found, weight), counters
 
+    def apply_batches(self, updates: Updates, batch: int | None
+                      ) -> tuple[Answers, DynCounters, int]:
+        """Apply the operations ``batch`` at a time (all at once if None): the answers in the
+        order asked, the counters summed, and the number of batches."""
+        updates.check_ids(self.max_vertices)
+        counters = DynCounters()
+        found, weights = [], []
+        batches = updates.batches(batch)
+        for indices in batches:
+            answers, part = self.apply(updates.slice(indices))
+            counters.add(part)
+            found.append(answers.found)
+            weights.append(answers.weight)
+        answers = Answers(np.concatenate(found) if found else np.zeros(0, dtype=bool),
+                          np.concatenate(weights) if weights else np.zeros(0, dtype=np.uint32))
+        return answers, counters, len(batches)
+
     # ------------------------------------------------------------------ reading it back
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

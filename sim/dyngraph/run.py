@@ -104,16 +104,8 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
     started = time.perf_counter()
     state = SlabGraph.build(graph, options)
     image = build_dyngraph_image(state, updates, config, batch=batch)
-    counters = DynCounters()
-    found, weights = [], []
-    batches = updates.batches(batch)
-    for part in batches:
-        answers, done = state.apply(updates.slice(part))
-        counters.add(done)
-        found.append(answers.found)
-        weights.append(answers.weight)
-    want_found = np.concatenate(found) if found else np.zeros(0, dtype=bool)
-    want_weights = np.concatenate(weights) if weights else np.zeros(0, dtype=np.uint32)
+    wanted, counters, batches = state.apply_batches(updates, batch)
+    want_found, want_weights = wanted.found, wanted.weight
     golden_seconds = time.perf_counter() - started
 
     memory = memory_for(config, memory, "the unit")
@@ -148,7 +140,7 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
                                  (want_found & (rtl_weights != want_weights)))[0])
         first = {"answer": bad, "rtl": [bool(rtl_found[bad]), int(rtl_weights[bad])],
                  "golden": [bool(want_found[bad]), int(want_weights[bad])]}
-    expected = golden_counters(counters, len(batches))
+    expected = golden_counters(counters, batches)
     counter_mismatch = None
     for name in COMPARED:
         if rtl[name] != expected[name]:
