@@ -21,7 +21,10 @@ __all__ = ["OpWords", "OP_WORDS", "OPS_PER_LINE", "ANSWER_WORDS", "Pair", "Slab"
            "SLAB_LINES", "EdgeOp", "EDGE_KINDS", "INSERT", "DELETE", "SEARCH",
            "INSERT_VERTEX", "DELETE_VERTEX", "vertex_word_layout", "EMPTY_KEY",
            "TOMBSTONE_KEY", "NULL_SLAB", "FREE_OWNER", "SLAB_PAIRS", "AUX_WORD", "NEXT_WORD",
-           "HASH_MULTIPLIER"]
+           "HASH_MULTIPLIER", "WALK", "FREE", "SWEEP", "SlabCtx", "INSERTED", "REPLACED",
+           "DELETED", "DELETE_MISS", "SEARCH_HIT", "SEARCH_MISS", "REFUSED", "SKIPPED",
+           "OUTCOMES", "Answer", "AllocRequest", "SlabWrite", "Retire", "TO_HASH",
+           "TO_VERTEX_OPS", "TableCtx", "VertexOp"]
 
 # The slab's sentinels and words, as golden.dyngraph.slab has them (a test checks they agree;
 # the gateware does not import the golden model).
@@ -90,9 +93,6 @@ Retire = data.StructLayout({"outcome": 3, "slab_write": SlabWrite, "search": 1,
 AllocRequest = data.StructLayout({"vertex": 32, "pair": 1, "key": 32, "value": 32,
                                   "last": 32, "answer": 32})
 
-__all__ += ["WALK", "FREE", "SWEEP", "SlabCtx", "INSERTED", "REPLACED", "DELETED",
-            "DELETE_MISS", "SEARCH_HIT", "SEARCH_MISS", "REFUSED", "SKIPPED", "OUTCOMES",
-            "Answer", "AllocRequest", "SlabWrite", "Retire"]
 
 
 # A vertex-table request's answer goes to an edge operation's bucket hash or back to the
@@ -105,4 +105,3 @@ TableCtx = data.StructLayout({"purpose": 1, "op": EdgeOp})
 # sweep follows it.
 VertexOp = data.StructLayout({"insert": 1, "u": 32, "present": 1, "group_end": 1})
 
-__all__ += ["TO_HASH", "TO_VERTEX_OPS", "TableCtx", "VertexOp"]

@@ -106,7 +106,7 @@ class UpdateUnit(RegisterDesign):
         m = Module()
         cfg = self._config
         b = self._blocks(m)
-        self._interconnect_busy = Signal()
+        memory_busy = Signal()        # the interconnect's, made below
         regs = b["regs"]
         m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
                      regs.write.eq(self.reg_write)]
@@ -115,7 +115,7 @@ class UpdateUnit(RegisterDesign):
         self._links = link
         self._wire_streams(m, b, link)
         self._wire_direct(m, b)
-        self._wire_settings(m, b)
+        self._wire_settings(m, b, memory_busy)
         clients = [("op_reader", b["op_reader"].mem, False),
                    ("present_reader", b["present_reader"].mem, False),
                    ("table", b["table"].mem, True),
@@ -126,7 +126,7 @@ class UpdateUnit(RegisterDesign):
             ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
             outstanding=cfg.memory_outstanding,
             read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes])
-        m.d.comb += self._interconnect_busy.eq(interconnect.busy)
+        m.d.comb += memory_busy.eq(interconnect.busy)
         for (name, client, _), port in zip(clients, interconnect.clients):
             link.port(client, port, name)
         channels = [self.mem] if cfg.memory_channels == 1 else list(self.mem)
@@ -194,7 +194,7 @@ class UpdateUnit(RegisterDesign):
         connect(m, b["lock_issue"].lock, b["lock"].insert)
         connect(m, b["slab_port"].released, b["lock"].remove)
 
-    def _wire_settings(self, m, b):
+    def _wire_settings(self, m, b, memory_busy):
         regs, control, issue, bitmap = b["regs"], b["control"], b["issue"], b["bitmap"]
         lock_issue = b["lock_issue"]
         allocator, sweep, vertex_ops = b["allocator"], b["sweep"], b["vertex_ops"]
@@ -233,7 +233,7 @@ class UpdateUnit(RegisterDesign):
             sweep.count.eq(vertex_ops.sweep_count),
             sweep.pool_slabs.eq(regs.pool_slabs),
             vertex_ops.sweep_busy.eq(sweep.busy),
-            vertex_ops.memory_quiet.eq(~b["slab_port"].busy & ~self._interconnect_busy),
+            vertex_ops.memory_quiet.eq(~b["slab_port"].busy & ~memory_busy),
         ]
         m.d.comb += [sweep.ids[k].eq(vertex_ops.sweep_ids[k])
                      for k in range(self._config.sweep_group)]
