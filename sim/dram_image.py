@@ -125,6 +125,15 @@ class DRAMImage:
         self._data[name] = raw
         return base_line
 
+    def overwrite(self, name: str, words) -> None:
+        """Replace the first words of region ``name`` by ``words`` (uint32; they must fit)."""
+        words = np.ascontiguousarray(words, dtype="<u4").view(np.uint8)
+        raw = self._data[name]
+        if words.size > raw.size:
+            raise ValueError(f"{words.size // 4} words do not fit region {name!r} "
+                             f"({raw.size // 4} words)")
+        raw[:words.size] = words
+
     def region(self, name: str) -> tuple[int, int]:
         """``(base_line, num_words)`` of region ``name``."""
         region = self._regions[name]

@@ -253,7 +253,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
              graph_name: str = "", trace: Path | None = None,
              keep: bool = False, sim_top=None, slices: int | None = None,
-             cf: dict | None = None) -> RunReport:
+             cf: dict | None = None, overlay: dict | None = None) -> RunReport:
     """Run ``graph`` through the pipeline beside the DRAM model and check the result.
 
     ``sim_top``: ``(make_top, digest)``, a function of ``(config, memory)`` building the sim
@@ -265,7 +265,11 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
 
     ``cf``: CF's parameters (``golden.cf_program``'s gamma, lam, seed, init_scale; K is the
     configuration's ``property_bytes / 4``). PageRank and CF run 10 iterations unless
-    ``iters`` says otherwise, as the golden model."""
+    ``iters`` says otherwise, as the golden model.
+
+    ``overlay``: region name to uint32 words another unit wrote (the dynamic graph's
+    compactor: ``edges``, ``table``, ``vconst``), put over the regions the host laid out from
+    ``graph``, so the pipeline reads that unit's lists."""
     slice_vertices = check_graph(graph, algo, config, slices)
     if algo in ("pagerank", "cf") and iters is None:
         iters = 10
@@ -286,6 +290,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                         streams_dst=config.streams_dst, edge_readers=config.edge_readers,
                         slice_vertices=slice_vertices, max_slices=config.max_slices, cf=cf,
                         extended=config.extended_slicing)
+    for name, words in (overlay or {}).items():
+        image.dram.overwrite(name, words)
     memory = memory or SimMemoryConfig(channels=config.memory_channels)
     check_memory(config, memory)
     make_top, top_digest = sim_top or (GraphicionadoSimTop, None)

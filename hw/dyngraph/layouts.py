@@ -11,7 +11,11 @@ by the register block):
 * ``pool``: the slabs, 32 words (two lines) each (:data:`Slab`, :mod:`golden.dyngraph.slab`);
 * ``stack``: the free slabs' indices; ``stack_top`` (a register, and a counter at the end)
   of them are free, the next one handed out is word ``stack_top - 1``;
-* ``answers``: two words a search, in the order asked (:data:`AnswerWords`: found, weight).
+* ``answers``: two words a search, in the order asked (:data:`AnswerWords`: found, weight);
+* ``edges``, ``table``, ``vconst``: the compactor's output after a run that asks for it
+  (``compact_vertices`` > 0), Graphicionado's layout (:mod:`sim.graphicionado_image`): four
+  words an edge (src, dst, weight, 0) sorted by source, the EdgeIDTable (one entry a vertex,
+  then the edge count) and PageRank's VConst (float32 1/out-degree, out-degree).
 """
 
 from amaranth.lib import data
@@ -24,7 +28,7 @@ __all__ = ["OpWords", "OP_WORDS", "OPS_PER_LINE", "ANSWER_WORDS", "Pair", "Slab"
            "HASH_MULTIPLIER", "WALK", "FREE", "SWEEP", "SlabCtx", "INSERTED", "REPLACED",
            "DELETED", "DELETE_MISS", "SEARCH_HIT", "SEARCH_MISS", "REFUSED", "SKIPPED",
            "OUTCOMES", "Answer", "AllocRequest", "SlabWrite", "Retire", "TO_HASH",
-           "TO_VERTEX_OPS", "TableCtx", "VertexOp"]
+           "TO_VERTEX_OPS", "TableCtx", "VertexOp", "CompactCtx", "CompactEdge"]
 
 # The slab's sentinels and words, as golden.dyngraph.slab has them (a test checks they agree;
 # the gateware does not import the golden model).
@@ -105,3 +109,10 @@ TableCtx = data.StructLayout({"purpose": 1, "op": EdgeOp})
 # sweep follows it.
 VertexOp = data.StructLayout({"insert": 1, "u": 32, "present": 1, "group_end": 1})
 
+
+
+# The compactor (:class:`hw.dyngraph.slab_compactor.SlabCompactor`): a slab read's vertex, or
+# the walk's end marker (it rides the slab port behind every slab of the walk); an edge of the
+# compacted list, or that marker.
+CompactCtx = data.StructLayout({"u": 32, "end": 1})
+CompactEdge = data.StructLayout({"u": 32, "v": 32, "w": 32, "end": 1})

@@ -1,5 +1,6 @@
 """A run of the dynamic graph unit: the presence bitmap loaded, then the operations issued
-until every one has ended and the memory is quiet (the host's batch launch on the GPU)."""
+until every one has ended and the memory is quiet (the host's batch launch on the GPU), then,
+if asked, the compaction of the updated graph into an edge list."""
 
 from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
@@ -27,7 +28,10 @@ class RunControl(wiring.Component):
         Operations may issue.
     finished : ``In(1)``; quiet : ``In(1)``
         Every operation ended; nothing left in any block or the memory.
-    cycles, load_cycles : ``Out(32)``
+    compact_vertices : ``In(32)``
+        Vertices the compactor walks after the operations (0: no compaction).
+    compact_start : ``Out(1)``; compact_done : ``In(1)``
+    cycles, load_cycles, compact_cycles : ``Out(32)``
     """
 
     def __init__(self, *, addr_width: int):
@@ -40,7 +44,8 @@ class RunControl(wiring.Component):
             "line_loaded": In(1),
             "go": Out(1),
             "finished": In(1), "quiet": In(1),
-            "cycles": Out(32), "load_cycles": Out(32),
+            "compact_vertices": In(32), "compact_start": Out(1), "compact_done": In(1),
+            "cycles": Out(32), "load_cycles": Out(32), "compact_cycles": Out(32),
         })
 
     def elaborate(self, platform):
@@ -59,7 +64,8 @@ class RunControl(wiring.Component):
             with m.State("IDLE"):
                 with m.If(self.start):
                     m.d.comb += self.restart.eq(1)
-                    m.d.sync += [count.eq(0), self.cycles.eq(0), self.load_cycles.eq(0)]
+                    m.d.sync += [count.eq(0), self.cycles.eq(0), self.load_cycles.eq(0),
+                                 self.compact_cycles.eq(0)]
                     m.next = "COMMAND"
             with m.State("COMMAND"):
                 m.d.comb += [self.busy.eq(1), self.load_cmd.valid.eq(1)]
@@ -83,6 +89,19 @@ class RunControl(wiring.Component):
                 m.d.comb += [self.busy.eq(1), self.go.eq(1)]
                 m.d.sync += self.cycles.eq(self.cycles + 1)
                 with m.If(self.finished & self.quiet):
+                    m.next = "DONE"
+                    with m.If(self.compact_vertices != 0):
+                        m.next = "COMPACT_START"
+            with m.State("COMPACT_START"):
+                m.d.comb += [self.busy.eq(1), self.compact_start.eq(1)]
+                m.d.sync += [self.cycles.eq(self.cycles + 1),
+                             self.compact_cycles.eq(self.compact_cycles + 1)]
+                m.next = "COMPACT"
+            with m.State("COMPACT"):
+                m.d.comb += self.busy.eq(1)
+                m.d.sync += [self.cycles.eq(self.cycles + 1),
+                             self.compact_cycles.eq(self.compact_cycles + 1)]
+                with m.If(self.compact_done & self.quiet):
                     m.next = "DONE"
             with m.State("DONE"):
                 m.d.comb += self.done.eq(1)

@@ -43,6 +43,8 @@ class SlabPort(wiring.Component):
         Carried from a read to its slab.
     depth : int
         Slab reads in flight at most.
+    read_only : bool
+        No ``writes`` or ``released`` (the compactor's ports).
 
     Members
     -------
@@ -61,20 +63,23 @@ class SlabPort(wiring.Component):
     mem : ``Out(MemoryPortSignature(addr_width))``
     """
 
-    def __init__(self, *, addr_width: int, ctx_shape, depth: int = 32):
+    def __init__(self, *, addr_width: int, ctx_shape, depth: int = 32,
+                 read_only: bool = False):
         if depth < 1:
             raise ConfigError(f"SlabPort: depth must be at least 1, not {depth!r}")
         self._addr_width = addr_width
         self._ctx_shape = ctx_shape
         self._depth = depth
+        self._read_only = read_only
+        writes = {} if read_only else {"writes": In(stream.Signature(SlabWrite)),
+                                       "released": Out(stream.Signature(32)),
+                                       "writes_done": Out(32)}
         super().__init__({
             "pool_base": In(addr_width),
             "reads": In(stream.Signature(slab_read_layout(ctx_shape))),
             "slabs": Out(stream.Signature(slab_out_layout(ctx_shape))),
-            "writes": In(stream.Signature(SlabWrite)),
-            "released": Out(stream.Signature(32)),
+            **writes,
             "reads_done": Out(32),
-            "writes_done": Out(32),
             "busy": Out(1),
             "mem": Out(MemoryPortSignature(addr_width)),
         })
@@ -82,46 +87,43 @@ class SlabPort(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         aw = self._addr_width
-        m.submodules.requests = requests = StreamFIFO(line_request_layout(aw), 2)
+        # Read-only: the queue holds addresses (constant write fields stay out of processes).
+        m.submodules.requests = requests = StreamFIFO(
+            aw if self._read_only else line_request_layout(aw), 2)
         m.submodules.in_flight = in_flight = StreamFIFO(
             data.StructLayout({"index": 32, "ctx": self._ctx_shape}), self._depth,
             buffered=self._depth > 16)
         m.submodules.landing = landing = StreamFIFO(LINE_BITS, SLAB_LINES * self._depth,
                                                     buffered=True)
-        wiring.connect(m, requests.o, wiring.flipped(self.mem.req))
+        address = Signal(aw)
+        if self._read_only:
+            m.d.comb += [self.mem.req.valid.eq(requests.o.valid),
+                         self.mem.req.payload.addr.eq(requests.o.payload),
+                         requests.o.ready.eq(self.mem.req.ready),
+                         requests.i.payload.eq(address)]
+        else:
+            wiring.connect(m, requests.o, wiring.flipped(self.mem.req))
+            m.d.comb += requests.i.payload.addr.eq(address)
 
         def line_address(slab, line):
             return self.pool_base + (slab << 1)[:aw] + line
 
         # Line 1 of a read follows its line 0 at once; otherwise writes go first.
         second = Signal()
-        write, read = self.writes.payload, self.reads.payload
+        read = self.reads.payload
         with m.If(second):
             m.d.comb += [requests.i.valid.eq(1),
-                         requests.i.payload.addr.eq(line_address(read.slab, 1)),
+                         address.eq(line_address(read.slab, 1)),
                          self.reads.ready.eq(requests.i.ready)]
             with m.If(requests.i.ready):
                 m.d.sync += [second.eq(0), self.reads_done.eq(self.reads_done + 1)]
-        with m.Elif(self.writes.valid):
-            # The release's valid does not wait for its ready (an arbiter may merge them).
-            queued = requests.i.ready | ~write.write
-            released = self.released.ready | ~write.release
-            m.d.comb += [
-                requests.i.valid.eq(write.write & released),
-                requests.i.payload.addr.eq(line_address(write.slab, write.line)),
-                requests.i.payload.write.eq(1),
-                requests.i.payload.wdata.eq(write.data),
-                requests.i.payload.wmask.eq(write.mask),
-                self.writes.ready.eq(queued & released),
-                self.released.valid.eq(write.release & queued),
-                self.released.payload.eq(write.vertex),
-            ]
-            with m.If(write.write & requests.i.ready & released):
-                m.d.sync += self.writes_done.eq(self.writes_done + 1)
+        if not self._read_only:
+            with m.Elif(self.writes.valid):
+                self._write(m, requests, address, line_address)
         with m.Elif(self.reads.valid):
             m.d.comb += [
                 requests.i.valid.eq(in_flight.i.ready),
-                requests.i.payload.addr.eq(line_address(read.slab, 0)),
+                address.eq(line_address(read.slab, 0)),
                 in_flight.i.valid.eq(requests.i.ready),
                 in_flight.i.payload.index.eq(read.slab),
                 in_flight.i.payload.ctx.eq(read.ctx),
@@ -150,3 +152,21 @@ class SlabPort(wiring.Component):
             m.d.sync += low_valid.eq(0)
         m.d.comb += self.busy.eq(second | in_flight.o.valid | requests.o.valid | low_valid)
         return m
+
+    def _write(self, m, requests, address, line_address):
+        write = self.writes.payload
+        # The release's valid does not wait for its ready (an arbiter may merge them).
+        queued = requests.i.ready | ~write.write
+        released = self.released.ready | ~write.release
+        m.d.comb += [
+            requests.i.valid.eq(write.write & released),
+            address.eq(line_address(write.slab, write.line)),
+            requests.i.payload.write.eq(1),
+            requests.i.payload.wdata.eq(write.data),
+            requests.i.payload.wmask.eq(write.mask),
+            self.writes.ready.eq(queued & released),
+            self.released.valid.eq(write.release & queued),
+            self.released.payload.eq(write.vertex),
+        ]
+        with m.If(write.write & requests.i.ready & released):
+            m.d.sync += self.writes_done.eq(self.writes_done + 1)

@@ -8,7 +8,8 @@ vertex's lock, reads the vertex's word (:class:`VertexTable`), hashes its key to
 :class:`SlabCompare`, :class:`OpStep`), allocating a slab when the chain is full
 (:class:`SlabAllocator`); it ends at :class:`Retire` (its write, its answer, its count).
 Vertex operations run alone (:class:`VertexOps`, with :class:`PoolSweep` for the in-edges of
-deleted vertices). :mod:`hw.dyngraph.layouts` gives the memory image.
+deleted vertices). After the operations, :class:`SlabCompactor` can write the updated graph
+out as Graphicionado's edge list. :mod:`hw.dyngraph.layouts` gives the memory image.
 """
 
 from amaranth.hdl import Cat, Module, Signal
@@ -34,6 +35,7 @@ from .presence_bitmap import PresenceBitmap
 from .retire import Retire
 from .run_control import RunControl
 from .slab_allocator import SlabAllocator
+from .slab_compactor import CLIENTS as COMPACT_CLIENTS, SlabCompactor
 from .slab_compare import SlabCompare
 from .slab_port import slab_out_layout, slab_read_layout
 from .slab_ports import SlabPorts
@@ -45,14 +47,15 @@ __all__ = ["UpdateUnit", "REGISTERS", "COUNTERS"]
 
 REGISTERS = ("ops_base", "ops_count", "batch_size", "vertices_base", "present_base",
              "present_lines", "pool_base", "pool_slabs", "stack_base", "stack_top",
-             "answers_base")
+             "answers_base", "compact_vertices", "edges_base", "table_base", "vconst_base")
 
 COUNTERS = ("cycles", "load_cycles", "issued", "batches", *OUTCOMES,
             "vertices_inserted", "vertex_insert_present", "vertices_deleted",
             "vertex_delete_absent", "in_edges_removed", "walk_slab_reads", "free_slab_reads",
             "sweeps", "sweep_slab_reads", "allocations", "allocation_failures", "slabs_freed",
-            "stack_top", "lock_waits", "table_waits", "deferred", "slab_reads", "slab_writes", "memory_reads",
-            "memory_writes")
+            "stack_top", "lock_waits", "table_waits", "deferred", "slab_reads", "slab_writes",
+            "memory_reads", "memory_writes", "compact_cycles", "compacted_edges",
+            "compact_slab_reads", "compact_chain_reads")
 
 
 class UpdateUnit(RegisterDesign):
@@ -97,6 +100,8 @@ class UpdateUnit(RegisterDesign):
             "vertex_ops": VertexOps(slab_index_bits=cfg.slab_index_bits,
                                     group=cfg.sweep_group),
             "sweep": PoolSweep(group=cfg.sweep_group),
+            "compactor": SlabCompactor(addr_width=aw, slab_index_bits=cfg.slab_index_bits,
+                                       depth=depth, read_window=cfg.read_window),
         }
         for name, block in b.items():
             m.submodules[name] = block
@@ -121,7 +126,9 @@ class UpdateUnit(RegisterDesign):
                    ("table", b["table"].mem, True),
                    *((f"slab_port{k}", port, True) for k, port in enumerate(b["slab_port"].mem)),
                    ("stack", b["allocator"].mem, True),
-                   ("answers", b["retire"].mem, True)]
+                   ("answers", b["retire"].mem, True),
+                   *((name, port, name == COMPACT_CLIENTS[-1])
+                     for name, port in zip(COMPACT_CLIENTS, b["compactor"].mem))]
         m.submodules.interconnect = interconnect = MemoryInterconnect(
             ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
             outstanding=cfg.memory_outstanding,
@@ -135,7 +142,7 @@ class UpdateUnit(RegisterDesign):
 
         busy = [b[name].busy for name in ("op_reader", "present_reader", "table", "hash",
                                           "slab_port", "compare", "step", "allocator",
-                                          "retire", "vertex_ops", "sweep")]
+                                          "retire", "vertex_ops", "sweep", "compactor")]
         busy.append(~b["lock_issue"].idle)
         control = b["control"]
         m.d.comb += [control.quiet.eq(~Cat(*busy).any() & ~interconnect.busy & ~link.busy),
@@ -235,6 +242,18 @@ class UpdateUnit(RegisterDesign):
             vertex_ops.sweep_busy.eq(sweep.busy),
             vertex_ops.memory_quiet.eq(~b["slab_port"].busy & ~memory_busy),
         ]
+        compactor = b["compactor"]
+        m.d.comb += [
+            control.compact_vertices.eq(regs.compact_vertices),
+            compactor.start.eq(control.compact_start),
+            control.compact_done.eq(compactor.done),
+            compactor.num_vertices.eq(regs.compact_vertices),
+            compactor.vertices_base.eq(regs.vertices_base[:aw]),
+            compactor.pool_base.eq(regs.pool_base[:aw]),
+            compactor.edges_base.eq(regs.edges_base[:aw]),
+            compactor.table_base.eq(regs.table_base[:aw]),
+            compactor.vconst_base.eq(regs.vconst_base[:aw]),
+        ]
         m.d.comb += [sweep.ids[k].eq(vertex_ops.sweep_ids[k])
                      for k in range(self._config.sweep_group)]
 
@@ -263,5 +282,9 @@ class UpdateUnit(RegisterDesign):
             "deferred": b["lock_issue"].deferred, "table_waits": b["lock_issue"].table_waits,
             "slab_reads": b["slab_port"].reads_done, "slab_writes": b["slab_port"].writes_done,
             "memory_reads": reads, "memory_writes": writes,
+            "compact_cycles": control.compact_cycles,
+            "compacted_edges": b["compactor"].edges,
+            "compact_slab_reads": b["compactor"].slab_reads,
+            "compact_chain_reads": b["compactor"].chain_reads,
         }
         m.d.comb += [getattr(self, f"stat_{name}").eq(value) for name, value in sources.items()]

@@ -7,9 +7,11 @@ import dataclasses
 import numpy as np
 
 from golden.dyngraph import SlabGraph, SlabOptions, Updates
-from golden.dyngraph.slab import AUX_WORD, EMPTY_KEY, FREE_OWNER, SLAB_WORDS, TOMBSTONE_KEY
+from golden.dyngraph.slab import AUX_WORD, EMPTY_KEY, FREE_OWNER, SLAB_PAIRS, SLAB_WORDS, \
+    TOMBSTONE_KEY
 from hw.config import ConfigError
 from hw.dyngraph.config import DynGraphConfig
+from hw.dyngraph.compact_index import RECORD_WORDS
 from hw.dyngraph.layouts import ANSWER_WORDS, OP_WORDS
 from hw.dyngraph.update_unit import REGISTERS
 from sim.dram_image import DRAMImage
@@ -40,11 +42,16 @@ def stack_words(state: SlabGraph) -> np.ndarray:
 
 
 def build_dyngraph_image(state: SlabGraph, updates: Updates, config: DynGraphConfig, *,
-                         batch: int | None) -> DynGraphImage:
-    """The image of ``state`` (built, not yet updated) with ``updates`` to apply."""
+                         batch: int | None, compact_vertices: int = 0) -> DynGraphImage:
+    """The image of ``state`` (built, not yet updated) with ``updates`` to apply; with
+    ``compact_vertices`` > 0, room for the compactor's lists of that many vertices (the edge
+    records sized for a pool full of pairs)."""
     if state.max_vertices != config.max_vertices:
         raise ConfigError(f"the slab graph has max_vertices {state.max_vertices}, the unit "
                           f"{config.max_vertices}")
+    if not 0 <= compact_vertices <= config.max_vertices:
+        raise ConfigError(f"the compactor walks at most max_vertices ({config.max_vertices}) "
+                          f"vertices, not {compact_vertices}")
     if len(state.pool) > 1 << config.slab_index_bits:
         raise ConfigError(f"the pool has {len(state.pool)} slabs, more than a vertex word "
                           f"can point at (slab_index_bits={config.slab_index_bits})")
@@ -61,14 +68,20 @@ def build_dyngraph_image(state: SlabGraph, updates: Updates, config: DynGraphCon
                         ("present", present_bytes.view(np.uint32)),
                         ("pool", state.pool.reshape(-1)),
                         ("stack", stack_words(state)),
-                        ("answers", np.zeros(ANSWER_WORDS * max(searches, 1)))]:
+                        ("answers", np.zeros(ANSWER_WORDS * max(searches, 1))),
+                        ("edges", np.zeros(RECORD_WORDS * SLAB_PAIRS * len(state.pool)
+                                           if compact_vertices else RECORD_WORDS)),
+                        ("table", np.zeros(compact_vertices + 1)),
+                        ("vconst", np.zeros(2 * max(compact_vertices, 1)))]:
         base[name] = dram.add(name, np.ascontiguousarray(words, dtype=np.uint32))
     values = {"ops_base": base["ops"], "ops_count": len(updates),
               "batch_size": batch or max(len(updates), 1),
               "vertices_base": base["vertices"], "present_base": base["present"],
               "present_lines": lines, "pool_base": base["pool"], "pool_slabs": len(state.pool),
               "stack_base": base["stack"], "stack_top": len(state.free),
-              "answers_base": base["answers"]}
+              "answers_base": base["answers"], "compact_vertices": compact_vertices,
+              "edges_base": base["edges"], "table_base": base["table"],
+              "vconst_base": base["vconst"]}
     if set(values) != set(REGISTERS):
         raise ConfigError(f"the image sets {sorted(values)}, the unit has {REGISTERS}")
     return DynGraphImage(dram, values, searches)

@@ -16,6 +16,7 @@ import numpy as np
 
 import golden
 from golden.dyngraph import DynCounters, SlabGraph, SlabOptions, Updates
+from golden.dyngraph.compaction import CompactedGraph, compact
 from hw.config import ConfigError
 from hw.dyngraph.config import DynGraphConfig
 from hw.dyngraph.sim_top import DynGraphSimTop
@@ -26,7 +27,10 @@ from sim.dyngraph.image import answers_from_words, build_dyngraph_image, state_f
 from sim.harness import DEFAULT_BUILD_ROOT
 
 
-__all__ = ["DynGraphReport", "simulate", "COMPARED"]
+__all__ = ["DynGraphReport", "simulate", "COMPARED", "COMPACTED", "compacted_words"]
+
+# The compactor's regions (:mod:`hw.dyngraph.layouts`).
+COMPACTED = ("edges", "table", "vconst")
 
 # Counters the RTL and the golden model both keep, by the same rules.
 COMPARED = ("inserted", "replaced", "deleted", "delete_misses", "search_hits",
@@ -53,15 +57,19 @@ class DynGraphReport:
     wall_seconds: dict
     simulator: str
     build_cached: bool
+    compaction: dict | None          # the compactor's figures and check (runs that ask for it)
     state: SlabGraph = dataclasses.field(repr=False)
     found: np.ndarray = dataclasses.field(repr=False)
     weights: np.ndarray = dataclasses.field(repr=False)
     run_dir: Path | None = None
+    compacted: dict | None = dataclasses.field(default=None, repr=False)   # its regions' words
+    compacted_reference: CompactedGraph | None = dataclasses.field(default=None, repr=False)
 
     @property
     def matches(self) -> bool:
         return (self.structure_error is None and self.edges_match and self.answers_match
-                and self.counter_mismatch is None)
+                and self.counter_mismatch is None
+                and (self.compaction is None or self.compaction["matches_golden"]))
 
     @property
     def figures(self) -> dict:
@@ -79,8 +87,45 @@ class DynGraphReport:
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
             **self.figures_after,
             "wall_seconds": self.wall_seconds, "build_cached": self.build_cached,
+            **({"compaction": self.compaction} if self.compaction else {}),
             "matches_golden": self.matches,
         }
+
+
+def compacted_words(compacted: CompactedGraph) -> dict[str, np.ndarray]:
+    """The three lists as the compactor lays them out (:mod:`hw.dyngraph.layouts`)."""
+    records = np.stack([compacted.src, compacted.dst, compacted.weight,
+                        np.zeros(compacted.num_edges)], axis=1).astype(np.uint32)
+    vconst = np.stack([compacted.inv_degree.view(np.uint32),
+                       compacted.degree.astype(np.uint32)], axis=1)
+    return {"edges": records.reshape(-1), "table": compacted.edge_id_table.astype(np.uint32),
+            "vconst": vconst.reshape(-1)}
+
+
+def check_compaction(words: dict, want: CompactedGraph, counters: dict) -> dict:
+    """The compactor's lists (the first words of each region) and counts against the golden
+    walk's."""
+    expected = compacted_words(want)
+    mismatch = None
+    for name, wanted in expected.items():
+        got = words[name][:len(wanted)]
+        if len(got) != len(wanted) or not np.array_equal(got, wanted):
+            bad = int(np.flatnonzero(got != wanted[:len(got)])[0]) if len(got) else 0
+            mismatch = {"region": name, "word": bad,
+                        "rtl": int(got[bad]) if bad < len(got) else None,
+                        "golden": int(wanted[bad])}
+            break
+    for name, value in [("compacted_edges", want.num_edges),
+                        # The end marker rides one more read (of slab 0).
+                        ("compact_slab_reads", want.slab_reads + 1)]:
+        if mismatch is None and counters[name] != value:
+            mismatch = {"counter": name, "rtl": counters[name], "golden": value}
+    cycles = counters["compact_cycles"]
+    return {"vertices": want.num_vertices, "edges": want.num_edges, "cycles": cycles,
+            "edges_per_cycle": want.num_edges / cycles if cycles else 0.0,
+            "slab_reads": counters["compact_slab_reads"],
+            "chain_reads": counters["compact_chain_reads"],
+            "matches_golden": mismatch is None, "first_mismatch": mismatch}
 
 
 def golden_counters(counters: DynCounters, batches: int) -> dict:
@@ -94,7 +139,11 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
              memory: SimMemoryConfig | None = None, seed: int = 1,
              build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
              graph_name: str = "", trace: Path | None = None,
-             keep: bool = False) -> DynGraphReport:
+             keep: bool = False, compact_vertices: int = 0) -> DynGraphReport:
+    """``compact_vertices`` > 0: after the operations the compactor writes vertices
+    ``0 .. compact_vertices - 1`` out as Graphicionado's edge list, checked word for word
+    against :func:`golden.dyngraph.compaction.compact` (``report.compacted`` holds the words,
+    for :mod:`sim.dyngraph.analytics`)."""
     graph.validate_for_hardware(id_width=32)
     if graph.num_vertices > config.max_vertices:
         raise ConfigError(f"the graph has {graph.num_vertices} vertices, more than "
@@ -103,7 +152,8 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
     options = SlabOptions(**config.golden_options())
     started = time.perf_counter()
     state = SlabGraph.build(graph, options)
-    image = build_dyngraph_image(state, updates, config, batch=batch)
+    image = build_dyngraph_image(state, updates, config, batch=batch,
+                                 compact_vertices=compact_vertices)
     wanted, counters, batches = state.apply_batches(updates, batch)
     want_found, want_weights = wanted.found, wanted.weight
     golden_seconds = time.perf_counter() - started
@@ -112,7 +162,9 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
     run = run_register_design(lambda: DynGraphSimTop(config, memory), "dyngraph_sim", config,
                               memory, image.dram, image.registers, REGISTERS, COUNTERS,
                               max_cycles=max_cycles, read_region="pool",
-                              also_read=("vertices", "stack", "answers"), simulator=simulator,
+                              also_read=("vertices", "stack", "answers",
+                                         *(COMPACTED if compact_vertices else ())),
+                              simulator=simulator,
                               seed=seed, build_root=build_root, trace=trace,
                               error_text="a vertex lock was released twice", keep=keep)
     rtl = run.outcome["counters"]
@@ -148,7 +200,13 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
             break
     if counter_mismatch is None and rtl["issued"] != len(updates):
         counter_mismatch = {"counter": "issued", "rtl": rtl["issued"], "golden": len(updates)}
+    compaction = compacted = reference = None
+    if compact_vertices:
+        compacted = {name: run.extra[name] for name in COMPACTED}
+        reference = compact(state, compact_vertices)
+        compaction = check_compaction(compacted, reference, rtl)
     return DynGraphReport(
+        compaction=compaction, compacted=compacted, compacted_reference=reference,
         graph=graph_name, num_vertices=graph.num_vertices, num_edges=graph.num_edges,
         operations=len(updates), counters=rtl, golden_counters=expected,
         figures_after=state.figures(), structure_error=structure_error,

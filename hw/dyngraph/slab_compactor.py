@@ -1,0 +1,151 @@
+"""The compactor: after a batch, the slab-hash graph written out as the edge list an analytics
+pipeline reads (issue 19, item 3), so BFS and PageRank run on the updated graph without the
+host rebuilding it. Graphicionado's layout (Ham et al. §3.1): four-word edge records sorted
+by source, the EdgeIDTable, and PageRank's VConst (1/out-degree, out-degree).
+
+The walk (:class:`CompactWalk`) reads each present vertex's base slabs through one slab port,
+in order; chains are followed on a second port (:class:`ChainMerge`); live pairs become edges
+(:class:`PairSerialize`), counted into the table and degrees (:class:`CompactIndex`); the
+degrees' reciprocals come from :class:`hw.fp32_reciprocal.Reciprocal`; three
+:class:`hw.line_writer.SequentialLineWriter` share one write client.
+"""
+
+from amaranth.hdl import Cat, Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..fp32_reciprocal import Reciprocal
+from ..line_writer import SequentialLineWriter
+from ..memory_port import MemoryPortSignature, line_request_layout
+from ..range_streamer import RangeStreamer
+from ..stream_arbiter import StreamArbiter
+from ..stream_fifo import StreamFIFO
+from .chain_merge import ChainMerge
+from .compact_index import RECORD_WORDS, CompactIndex, DegreeSide
+from .compact_walk import CompactWalk
+from .layouts import CompactCtx, CompactEdge
+from .pair_serialize import PairSerialize
+from .slab_port import SlabPort
+
+
+__all__ = ["SlabCompactor", "CLIENTS"]
+
+# Its memory clients, in the order of ``mem``; the last only writes.
+CLIENTS = ("compact_vertices", "compact_slabs", "compact_chains", "compact_writes")
+
+
+class SlabCompactor(wiring.Component):
+    """Parameters
+    ----------
+    addr_width : int
+    slab_index_bits : int
+    depth : int
+        Base-slab reads in flight (the walk runs ahead of the serializer by this much).
+    read_window : int
+        Lines of the vertex table read ahead.
+
+    Members
+    -------
+    start : ``In(1)``
+        Restart and walk vertices ``0 .. num_vertices - 1`` (at least one).
+    num_vertices : ``In(32)``
+    vertices_base, pool_base, edges_base, table_base, vconst_base : ``In(addr_width)``
+    done : ``Out(1)``
+        Every line of the three lists has left for the memory.
+    busy : ``Out(1)``
+    edges : ``Out(32)``; slab_reads : ``Out(32)``; chain_reads : ``Out(32)``
+    mem : ``Out(MemoryPortSignature(addr_width)).array(4)``
+        :data:`CLIENTS`.
+    """
+
+    def __init__(self, *, addr_width: int, slab_index_bits: int, depth: int = 32,
+                 read_window: int = 16):
+        self._aw = addr_width
+        self._bits = slab_index_bits
+        self._depth = depth
+        self._window = read_window
+        aw = addr_width
+        super().__init__({
+            "start": In(1), "num_vertices": In(32),
+            "vertices_base": In(aw), "pool_base": In(aw), "edges_base": In(aw),
+            "table_base": In(aw), "vconst_base": In(aw),
+            "done": Out(1), "busy": Out(1),
+            "edges": Out(32), "slab_reads": Out(32), "chain_reads": Out(32),
+            "mem": Out(MemoryPortSignature(aw)).array(len(CLIENTS)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        aw = self._aw
+        blocks = {
+            "vertex_reader": RangeStreamer(addr_width=aw, item_words=1, window=self._window),
+            "walk": CompactWalk(slab_index_bits=self._bits),
+            "base_port": SlabPort(addr_width=aw, ctx_shape=CompactCtx, depth=self._depth,
+                                 read_only=True),
+            "chain_port": SlabPort(addr_width=aw, ctx_shape=CompactCtx, depth=2, read_only=True),
+            "chains": ChainMerge(),
+            "serialize": PairSerialize(),
+            "edge_fifo": StreamFIFO(CompactEdge, 4),
+            "index": CompactIndex(),
+            "reciprocal": Reciprocal(DegreeSide),
+            "record_writer": SequentialLineWriter(addr_width=aw, item_words=RECORD_WORDS),
+            "table_writer": SequentialLineWriter(addr_width=aw, item_words=1),
+            "vconst_writer": SequentialLineWriter(addr_width=aw, item_words=2),
+            "writes": StreamArbiter(line_request_layout(aw), 3),
+        }
+        for name, block in blocks.items():
+            m.submodules[name] = block
+        b = blocks
+        connect = wiring.connect
+        reader = b["vertex_reader"]
+        connect(m, reader.items, b["walk"].vertices)
+        connect(m, b["walk"].reads, b["base_port"].reads)
+        connect(m, b["base_port"].slabs, b["chains"].base)
+        connect(m, b["chains"].chain_reads, b["chain_port"].reads)
+        connect(m, b["chain_port"].slabs, b["chains"].chained)
+        connect(m, b["chains"].slabs, b["serialize"].slabs)
+        connect(m, b["serialize"].edges, b["edge_fifo"].i)
+        connect(m, b["edge_fifo"].o, b["index"].edges)
+        connect(m, b["index"].records, b["record_writer"].items)
+        connect(m, b["index"].entries, b["table_writer"].items)
+        connect(m, b["index"].degrees, b["reciprocal"].i)
+        # The reciprocal's result (bits, degree, side) is the VConst item (1/deg, deg) bit for bit.
+        vconst = b["vconst_writer"].items
+        recip = b["reciprocal"].o
+        m.d.comb += [vconst.valid.eq(recip.valid), recip.ready.eq(vconst.ready),
+                     vconst.payload.eq(recip.payload)]
+        for k, name in enumerate(("record_writer", "table_writer", "vconst_writer")):
+            connect(m, b[name].req, b["writes"].i[k])
+        for client, mem in zip((reader.mem, b["base_port"].mem, b["chain_port"].mem),
+                               self.mem[:3]):
+            connect(m, client, wiring.flipped(mem))
+        connect(m, b["writes"].o, wiring.flipped(self.mem[3].req))
+        m.d.comb += self.mem[3].resp.ready.eq(1)
+
+        # The vertex table's read, asked once a start.
+        command = reader.cmd
+        with m.If(command.valid & command.ready):
+            m.d.sync += command.valid.eq(0)
+        m.d.comb += [command.payload.base.eq(self.vertices_base), command.payload.first.eq(0),
+                     command.payload.count.eq(self.num_vertices)]
+        writers = [b[name] for name in ("record_writer", "table_writer", "vconst_writer")]
+        with m.If(self.start):
+            m.d.sync += command.valid.eq(1)
+        m.d.comb += [
+            b["index"].restart.eq(self.start), b["index"].num_vertices.eq(self.num_vertices),
+            b["base_port"].pool_base.eq(self.pool_base),
+            b["chain_port"].pool_base.eq(self.pool_base),
+            writers[0].base.eq(self.edges_base), writers[1].base.eq(self.table_base),
+            writers[2].base.eq(self.vconst_base),
+            *(writer.restart.eq(self.start) for writer in writers),
+            self.done.eq(writers[0].done & writers[1].done & writers[2].done),
+            self.edges.eq(b["index"].edge_count),
+            self.chain_reads.eq(b["chain_port"].reads_done),
+            self.slab_reads.eq(b["base_port"].reads_done + b["chain_port"].reads_done),
+        ]
+        busy = [command.valid, reader.busy, b["walk"].busy, b["base_port"].busy,
+                b["chain_port"].busy, b["chains"].following, b["serialize"].busy,
+                b["edge_fifo"].o.valid, b["index"].busy, b["reciprocal"].busy,
+                *(w.req.valid for w in writers)]
+        m.d.comb += self.busy.eq(Cat(*busy).any())
+        return m

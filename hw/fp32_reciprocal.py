@@ -1,0 +1,121 @@
+"""The float32 reciprocal of an unsigned integer, one a cycle: PageRank's VConst (1 / out-degree,
+Graphicionado §4 Table 1) made by the hardware that knows the degree, the dynamic graph's
+compactor, instead of by the host.
+
+A pipeline of restoring-division stages (one quotient bit a stage), rounded to nearest even:
+the IEEE quotient float32(1) / float32(d) for every d a float32 holds exactly (d < 2**24 and
+more), 0.0 for d = 0 (as :func:`golden.algorithms.pagerank_inv_outdeg`).
+"""
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+
+__all__ = ["Reciprocal", "reciprocal_in_layout", "reciprocal_out_layout", "STAGES"]
+
+QUOTIENT_BITS = 25          # 24 of the significand and the round bit
+STAGES = QUOTIENT_BITS + 2  # normalise, the quotient bits, round
+
+
+def reciprocal_in_layout(side_shape) -> data.StructLayout:
+    return data.StructLayout({"value": 32, "side": side_shape})
+
+
+def reciprocal_out_layout(side_shape) -> data.StructLayout:
+    return data.StructLayout({"bits": 32, "value": 32, "side": side_shape})
+
+
+def _stage_layout(side_shape) -> data.StructLayout:
+    return data.StructLayout({
+        "value": 32, "side": side_shape,
+        "divisor": 32,       # the value shifted up until bit 31 is set
+        "log2": 5,           # floor(log2(value))
+        "exact": 1,          # a power of two (or zero): no division
+        "zero": 1,
+        "rem": 33, "quot": QUOTIENT_BITS,
+    })
+
+
+class Reciprocal(wiring.Component):
+    """``STAGES`` cycles from ``i`` to ``o``; the whole pipeline moves when ``o`` is free or
+    taken.
+
+    Parameters
+    ----------
+    side_shape : shape-like
+        Carried from a value to its result.
+
+    Members
+    -------
+    i : ``In(stream.Signature(reciprocal_in_layout(side_shape)))``
+    o : ``Out(stream.Signature(reciprocal_out_layout(side_shape)))``
+        ``bits``: the float32 of 1 / ``value``.
+    busy : ``Out(1)``
+        A value is in the pipeline.
+    """
+
+    def __init__(self, side_shape=1):
+        self._side = side_shape
+        super().__init__({
+            "i": In(stream.Signature(reciprocal_in_layout(side_shape))),
+            "o": Out(stream.Signature(reciprocal_out_layout(side_shape))),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        layout = _stage_layout(self._side)
+        stages = [Signal(layout, name=f"stage{k}") for k in range(QUOTIENT_BITS + 1)]
+        valid = Signal(QUOTIENT_BITS + 1)
+        advance = ~self.o.valid | self.o.ready
+        m.d.comb += [self.i.ready.eq(advance), self.busy.eq(valid.any() | self.o.valid)]
+        bits = self._rounded(m, stages[-1])
+        with m.If(advance):
+            m.d.sync += valid.eq(Cat(self.i.valid, valid[:-1]))
+            m.d.sync += self._normalised(stages[0])
+            for k in range(QUOTIENT_BITS):
+                m.d.sync += self._divided(stages[k], stages[k + 1])
+            m.d.sync += [self.o.valid.eq(valid[-1]), self.o.payload.bits.eq(bits),
+                         self.o.payload.value.eq(stages[-1].value),
+                         self.o.payload.side.eq(stages[-1].side)]
+        return m
+
+    def _normalised(self, first):
+        value = self.i.payload.value
+        log2 = Const(0, 5)
+        for bit in range(32):                   # the highest set bit wins
+            log2 = Mux(value[bit], bit, log2)
+        return [first.value.eq(value), first.side.eq(self.i.payload.side),
+                first.log2.eq(log2), first.divisor.eq(value << (~log2)[:5]),
+                first.zero.eq(value == 0), first.exact.eq((value & (value - 1)) == 0),
+                first.rem.eq(Const(1 << 32, 33)), first.quot.eq(0)]
+
+    @staticmethod
+    def _divided(src, dst):
+        # Restoring division of 2**56 by the divisor, a quotient bit a stage; the remainder
+        # is kept doubled, so it is zero at the end exactly when the division is exact.
+        fits = src.rem >= src.divisor
+        rem = Mux(fits, src.rem - src.divisor, src.rem)
+        return [dst.value.eq(src.value), dst.side.eq(src.side), dst.divisor.eq(src.divisor),
+                dst.log2.eq(src.log2), dst.exact.eq(src.exact), dst.zero.eq(src.zero),
+                dst.quot.eq(Cat(fits, src.quot[:-1])), dst.rem.eq((rem << 1)[:33])]
+
+    @staticmethod
+    def _rounded(m, last):
+        # Not a power of two: 1/d = 2**-(log2 + 1) * quot / 2**24, quot in [2**24, 2**25),
+        # its low bit the round bit.
+        quot = last.quot
+        significand = quot[1:]
+        up = quot[0] & ((last.rem != 0) | significand[0])
+        rounded = Signal(25)
+        exponent = Signal(8)
+        bits = Signal(32)
+        m.d.comb += [
+            rounded.eq(significand + up),
+            exponent.eq(126 - last.log2 + rounded[24]),
+            bits.eq(Mux(last.zero, 0,
+                        Mux(last.exact, Cat(Const(0, 23), (127 - last.log2)[:8]),
+                            Cat(Mux(rounded[24], 0, rounded[:23]), exponent)))),
+        ]
+        return bits

@@ -1,0 +1,74 @@
+"""Analytics on the updated graph (issue 19, item 3): the compactor's lists, read back from the
+dynamic graph unit's memory, become the edge list, EdgeIDTable and VConst of a Graphicionado
+run, whose result is checked against the golden model on the golden updated graph.
+
+The two units are simulated one after the other: the words the compactor wrote are put, word
+for word, over the regions Graphicionado's host would have laid out (``overlay`` of
+:func:`sim.graphicionado_run.simulate`), so every word of the graph the pipeline reads is the
+compactor's. The compacted list is the one-stream layout (sources ascending, one edge
+reader), so the pipeline has one source and one destination stream.
+"""
+
+import numpy as np
+
+import golden
+from hw.config import ConfigError
+from hw.graphicionado.config import GraphicionadoConfig
+from sim.graphicionado_run import RunReport, simulate as simulate_graphicionado
+
+
+__all__ = ["ANALYTICS", "analytics_config", "run_analytics"]
+
+ANALYTICS = ("bfs", "sssp", "pagerank")
+# The regions each algorithm's pipeline reads from the compactor's output.
+_READS = {"bfs": ("edges", "table"), "sssp": ("edges", "table"), "pagerank": ("edges", "vconst")}
+
+
+def analytics_config(algo: str, num_vertices: int, **settings) -> GraphicionadoConfig:
+    """A one-stream Graphicionado build for ``num_vertices`` vertices (its scratchpad the
+    next power of two, at least 64)."""
+    size = max(64, 1 << max(0, num_vertices - 1).bit_length())
+    return GraphicionadoConfig(**{"algo": algo, "max_vertices": size, **settings})
+
+
+def _check(algo: str, config: GraphicionadoConfig, num_vertices: int):
+    if algo not in ANALYTICS:
+        raise ConfigError(f"analytics on the dynamic graph run {', '.join(ANALYTICS)}, "
+                          f"not {algo!r}")
+    if config.algo != algo:
+        raise ConfigError(f"the Graphicionado build runs {config.algo}, not {algo}")
+    one_stream = (config.streams_src, config.streams_dst, config.edge_readers,
+                  config.coarsening) == (1, 1, 1, 1)
+    if not one_stream or config.extended_slicing or config.symmetric:
+        raise ConfigError("the compactor writes the one-stream edge list: the Graphicionado "
+                          "build needs streams_src=1, streams_dst=1, edge_readers=1, "
+                          "coarsening=1, no extended slicing")
+    if num_vertices > config.max_vertices:
+        raise ConfigError(f"the compacted graph has {num_vertices} vertices, more than the "
+                          f"Graphicionado build's max_vertices ({config.max_vertices})")
+
+
+def run_analytics(dyn_report, algo: str, config: GraphicionadoConfig, *,
+                  root: int | None = None, **run_options) -> RunReport:
+    """Run ``algo`` in Graphicionado's RTL on the lists a compacting dynamic-graph run
+    (``dyn_report``, from :func:`sim.dyngraph.run.simulate` with ``compact_vertices``) wrote;
+    ``run_options`` go to :func:`sim.graphicionado_run.simulate` (memory, seed, ...)."""
+    compaction, reference = dyn_report.compaction, dyn_report.compacted_reference
+    if compaction is None:
+        raise ConfigError("the dynamic graph run did not compact its graph "
+                          "(compact_vertices=0)")
+    if not compaction["matches_golden"]:
+        raise ConfigError(f"the compactor's lists differ from the golden model's: "
+                          f"{compaction['first_mismatch']}")
+    n, m = reference.num_vertices, reference.num_edges
+    _check(algo, config, n)
+    graph = golden.Graph.from_edges(n, reference.src, reference.dst, reference.weight,
+                                    name="updated")
+    words = dyn_report.compacted
+    lengths = {"edges": 4 * m, "table": n + 1, "vconst": 2 * n}
+    overlay = {name: np.asarray(words[name][:lengths[name]], dtype=np.uint32)
+               for name in _READS[algo]}
+    if algo in ("bfs", "sssp") and root is None:
+        root = int(np.argmax(graph.out_degree))
+    return simulate_graphicionado(graph, algo, config, root=root, overlay=overlay,
+                                  graph_name="dyngraph-compacted", **run_options)
