@@ -13,7 +13,8 @@
                      [--simulator verilator|icarus] [--json FILE] [-o values.npy]
                      (bfs: [--root N | --roots K] [--parents FILE.npy] [--clock-mhz F])
     graphgen sim     --design dyngraph --graph FILE|SPEC --updates FILE|SPEC [--batch N]
-                     [--set ...] [--mem ...] [-o FINAL.txt] [--answers FILE] [--json FILE]
+                     [--algo bfs|sssp|pagerank [--root N] [--iters N]] [--set ...] [--mem ...]
+                     [-o FINAL.txt] [--answers FILE] [--json FILE]
 
 Bad input of any kind gives one line on standard error and exit status 2; a failing RTL test,
 a result that differs from the golden model, a hung run (the watchdog) or the design's error

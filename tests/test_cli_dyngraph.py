@@ -76,7 +76,11 @@ def test_bad_updates_are_one_line_and_write_nothing(tmp_path, capsys, ops, extra
 @pytest.mark.parametrize("argv, fragment", [
     (["sim", "--design", "dyngraph", "--graph", "kron:scale=4"], "needs --updates"),
     (["sim", "--design", "dyngraph", "--graph", "kron:scale=4", "--updates", "mix:ops=4",
-      "--algo", "bfs"], "does not run analytics on the updated graph in RTL yet"),
+      "--algo", "cc"], "run bfs, sssp, pagerank, not cc"),
+    (["sim", "--design", "dyngraph", "--graph", "kron:scale=4", "--updates", "mix:ops=4",
+      "--algo", "bfs", "--root", "99"], "--root 99 is not a vertex of the updated graph"),
+    (["sim", "--design", "dyngraph", "--graph", "kron:scale=4", "--updates", "mix:ops=4",
+      "--iters", "3"], "--iters does not apply"),
     (["sim", "--design", "dyngraph", "--graph", "kron:scale=4", "--updates", "mix:ops=4",
       "--root", "1"], "--root does not apply"),
     (["sim", "--design", "dyngraph", "--graph", "kron:scale=4", "--updates", "mix:ops=4",
@@ -92,3 +96,16 @@ def test_sim_refusals(tmp_path, capsys, argv, fragment):
     assert main(argv) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and fragment in lines[0], lines
+
+
+@pytest.mark.soak
+def test_sim_runs_pagerank_on_the_compacted_graph(tmp_path, capsys):
+    report = tmp_path / "run.json"
+    assert main(["sim", "--design", "dyngraph", "--graph", "kron:scale=6,ef=4,seed=1",
+                 "--updates", "mix:ops=120,insert=60,delete=20,search=20,seed=2",
+                 "--set", "max_vertices=64", "--set", "slots=4", "--algo", "pagerank",
+                 "--iters", "3", "--json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "matches the golden walk" in out and "matches the golden model (exact)" in out
+    analytics = json.loads(report.read_text())["analytics"]
+    assert analytics["matches"] and analytics["figures"]["iterations"] == 3

@@ -2,13 +2,18 @@
 (duplicates, deletes of absent edges, vertex insertions and deletions, chains longer than a
 slab, the pool running out) the state read back keeps the slab hash's invariants, and the
 final edges with their weights, every answer and every counter equal the golden model's,
-under random stalls and a hostile memory (push-back, reordering, a slow tail)."""
+under random stalls and a hostile memory (push-back, reordering, a slow tail). After each run
+the compactor's edge list, EdgeIDTable and VConst equal the golden walk's word for word, and
+BFS and PageRank run by Graphicionado's RTL on those words equal the golden model on the
+updated graph."""
 
 import golden
+import numpy as np
 import pytest
 from golden.dyngraph import SlabGraph, SlabOptions, generate_updates
 from hw.dyngraph.config import DynGraphConfig
 from hw.sim_memory import SimMemoryConfig
+from sim.dyngraph.analytics import analytics_config, run_analytics
 from sim.dyngraph.run import simulate
 
 MEMORY = SimMemoryConfig(latency=40, latency_dist="uniform", jitter=16, outstanding=64,
@@ -50,6 +55,7 @@ def _memory(name, channels):
 def test_rtl_matches_golden(name, settings, runs, run_seeds):
     graph = golden.from_spec(GRAPH)
     kinds = set()
+    chain_reads = 0
     for index, (mix, count, batch, memory, spare) in enumerate(runs):
         config = DynGraphConfig(max_vertices=256, load_factor_percent=90, **settings)
         if spare is not None:
@@ -59,11 +65,14 @@ def test_rtl_matches_golden(name, settings, runs, run_seeds):
         seed = run_seeds.get(index)
         updates = generate_updates(f"mix:ops={count},{mix},seed={seed}", graph, 256)
         report = simulate(graph, updates, config, batch=batch, seed=seed,
-                          memory=_memory(memory, config.memory_channels))
+                          memory=_memory(memory, config.memory_channels),
+                          compact_vertices=256)
         assert report.structure_error is None, report.structure_error
         assert report.edges_match, report.first_mismatch
         assert report.answers_match, report.first_mismatch
         assert report.counter_mismatch is None, report.counter_mismatch
+        assert report.compaction["matches_golden"], report.compaction
+        chain_reads += report.compaction["chain_reads"]
         c = report.counters
         kinds |= {name for name in ("replaced", "deleted", "delete_misses", "search_hits",
                                     "search_misses", "skipped", "vertices_inserted",
@@ -73,3 +82,36 @@ def test_rtl_matches_golden(name, settings, runs, run_seeds):
     assert kinds >= {"replaced", "deleted", "delete_misses", "search_hits", "search_misses",
                      "skipped", "vertices_inserted", "vertices_deleted", "in_edges_removed",
                      "allocations", "allocation_failures"}, kinds
+    assert chain_reads > 0
+
+
+@pytest.mark.parametrize("algo", ["pagerank", pytest.param("bfs", marks=SOAK)])
+def test_analytics_on_the_compacted_graph(algo, run_seeds):
+    """PageRank (float32, bit for bit) and BFS in Graphicionado's RTL on the compactor's words
+    (BFS reads its EdgeIDTable, PageRank its VConst; BFS's Graphicionado build runs in make
+    soak, the test budget); the same run on a list with one edge's destination changed must
+    not match (the pipeline reads the compactor's words, not the host's)."""
+    graph = golden.from_spec(GRAPH)
+    config = DynGraphConfig(max_vertices=256, load_factor_percent=90, slots=4, lock_ways=4,
+                            slab_ports=2, memory_channels=2, sweep_group=3, stall_injection=20)
+    seed = run_seeds.get(0)
+    updates = generate_updates(f"mix:ops=200,{MIXED},seed={seed}", graph, 256)
+    report = simulate(graph, updates, config, batch=64, seed=seed,
+                      memory=_memory("memory", 2), compact_vertices=256)
+    assert report.matches, (report.compaction, report.first_mismatch)
+    memory = SimMemoryConfig(**{**MEMORY.as_dict(), "channels": 1})
+    pipeline = analytics_config(algo, 256, stall_injection=20)
+    u = int(report.compacted_reference.src[0])        # the first vertex with out-edges
+    root = u if algo == "bfs" else None
+    result = run_analytics(report, algo, pipeline, memory=memory, seed=seed, root=root)
+    assert result.matches, (algo, result.first_mismatch)
+    assert result.comparison == "exact"
+    # u's first edge moved to the farthest vertex from u (BFS: its level becomes 1; PageRank:
+    # rank moves): the result must differ.
+    edges = report.compacted["edges"]
+    first = int(report.compacted["table"][u])
+    farthest = int(np.argmax(result.values)) if algo == "bfs" else \
+        (int(edges[4 * first + 1]) + 1) % 256
+    edges[4 * first + 1] = farthest
+    broken = run_analytics(report, algo, pipeline, memory=memory, seed=seed, root=root)
+    assert not broken.matches

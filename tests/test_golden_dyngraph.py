@@ -277,3 +277,33 @@ def test_analytics_on_the_updated_graph_match_networkx():
     levels = golden.run("bfs", updated, root=root).values
     want = networkx.single_source_shortest_path_length(reference, root)
     assert {v: int(levels[v]) for v in range(140) if levels[v] != golden.UNREACHED} == want
+
+
+@pytest.mark.parametrize("graph_name", list(GRAPHS))
+def test_compaction_is_the_graph_grouped_by_source(graph_name):
+    """The compactor's walk: the edge set of the dict model, sources ascending (the order
+    Graphicionado's EdgeIDTable needs), every chain slab read once, the table a prefix sum of
+    the degrees and VConst Graphicionado's PageRank constants."""
+    from golden.algorithms import pagerank_inv_outdeg
+    from golden.dyngraph.compaction import compact
+    graph = golden.from_spec(GRAPHS[graph_name])
+    max_vertices = graph.num_vertices + 16
+    model = SlabGraph.build(graph, SlabOptions(load_factor_percent=90, max_vertices=max_vertices))
+    reference = DictGraph(graph, max_vertices)
+    updates = generate_updates("mix:ops=2000,insert=60,delete=15,search=5,vinsert=10,"
+                               "vdelete=10,hit=40,seed=4", graph, max_vertices)
+    model.apply(updates)
+    reference.apply(updates)
+    out = compact(model)
+    assert np.all(np.diff(out.src) >= 0)
+    got = sorted(zip(out.src.tolist(), out.dst.tolist(), out.weight.tolist()))
+    want = sorted((u, v, w) for u, row in reference.adj.items() for v, w in row.items())
+    assert got == want
+    assert out.slab_reads == int(model.chain_lengths().sum())
+    assert np.array_equal(np.diff(out.edge_id_table), out.degree)
+    assert out.edge_id_table[-1] == out.num_edges
+    assert np.array_equal(out.inv_degree, pagerank_inv_outdeg(model.to_graph()))
+    # Fewer vertices: a prefix of the walk.
+    half = compact(model, max_vertices // 2)
+    assert np.array_equal(half.src, out.src[:half.num_edges])
+    assert half.edge_id_table[-1] == half.num_edges == out.edge_id_table[max_vertices // 2]
