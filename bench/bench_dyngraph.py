@@ -10,6 +10,10 @@
    searches half of them for edges of the graph. Every run is checked against the golden
    model (state, edges, answers, counters). The configuration: ``--slots`` operations in
    flight, ``--ports`` slab ports.
+3. RTL: analytics on the updated graph (Kronecker ``--analytics-scale``, a batch of
+   ``--analytics-ops`` mixed operations): the compactor's cycles and edges per cycle, then BFS
+   and PageRank in Graphicionado's RTL (one stream) on the compactor's words, each against
+   the golden model on the updated graph, beside the same algorithm on the graph as built.
 
 Prints tables and writes the JSON report.
 """
@@ -26,7 +30,9 @@ from golden.dyngraph import SlabGraph, SlabOptions, generate_updates  # noqa: E4
 from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.dyngraph.config import DynGraphConfig  # noqa: E402
 from hw.sim_memory import SimMemoryConfig  # noqa: E402
+from sim.dyngraph.analytics import analytics_config, run_analytics  # noqa: E402
 from sim.dyngraph.run import simulate  # noqa: E402
+from sim.graphicionado_run import simulate as simulate_graphicionado  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "dyngraph.json"
 KINDS = {"insert": "insert=100,hit=0", "delete": "delete=100,hit=100",
@@ -76,6 +82,51 @@ def rtl_part(graph, args):
     return config, memory, rows
 
 
+def analytics_part(args):
+    graph = golden.load_graph(f"kron:scale={args.analytics_scale},ef=16,seed=1")
+    n = graph.num_vertices
+    config = DynGraphConfig(max_vertices=n, slots=64, slab_ports=2, memory_channels=2,
+                            memory_outstanding=128)
+    memory = SimMemoryConfig(latency=100, jitter=0, outstanding=128, channels=2)
+    updates = generate_updates(f"mix:ops={args.analytics_ops},insert=50,delete=25,search=15,"
+                               f"vinsert=5,vdelete=5,hit=50,seed=7", graph, n)
+    print(f"  Kronecker scale {args.analytics_scale}: {n} vertices, {graph.num_edges} edges; "
+          f"{len(updates)} operations")
+    print(f"  configuration {config.as_dict()}")
+    print(f"  memory {memory.as_dict()} (Graphicionado: one channel of it)")
+    start = time.perf_counter()
+    report = simulate(graph, updates, config, memory=memory, compact_vertices=n,
+                      graph_name=f"kron{args.analytics_scale}")
+    c = report.compaction
+    row = {"update_figures": report.figures, "compaction": c, "matches": report.matches,
+           "wall_seconds": time.perf_counter() - start, "algorithms": []}
+    print(f"  updates: {report.figures['cycles']} cycles; compaction: {c['edges']} edges of "
+          f"{c['vertices']} vertices in {c['cycles']} cycles ({c['edges_per_cycle']:.3f} "
+          f"edges/cycle), {c['slab_reads']} slab reads ({c['chain_reads']} down chains), "
+          f"matches the golden walk: {c['matches_golden']}")
+    if not report.matches:
+        return row
+    one = SimMemoryConfig(**{**memory.as_dict(), "channels": 1})
+    built = golden.Graph.from_edges(n, graph.src, graph.dst, graph.weight)
+    for algo in ("bfs", "pagerank"):
+        pipeline = analytics_config(algo, n)
+        root = int(report.compacted_reference.src[0]) if algo == "bfs" else None
+        start = time.perf_counter()
+        after = run_analytics(report, algo, pipeline, memory=one, root=root)
+        before = simulate_graphicionado(built, algo, pipeline, memory=one, root=root,
+                                        graph_name="as built")
+        entry = {"algo": algo, "root": root, "configuration": pipeline.as_dict(),
+                 "updated": after.figures, "built": before.figures,
+                 "matches": after.matches and before.matches,
+                 "wall_seconds": time.perf_counter() - start}
+        row["algorithms"].append(entry)
+        print(f"  {algo:<8} updated graph: {after.figures['cycles']:>9} cycles, "
+              f"{after.figures['edges_per_cycle']:.3f} edges/cycle, matches "
+              f"{after.matches}; as built: {before.figures['cycles']:>9} cycles, matches "
+              f"{before.matches}", flush=True)
+    return row
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=16)
@@ -86,6 +137,8 @@ def main():
     parser.add_argument("--channels", type=int, default=4)
     parser.add_argument("--load-factors", type=lambda s: [int(x) for x in s.split(",")],
                         default=[30, 50, 70, 90, 100])
+    parser.add_argument("--analytics-scale", type=int, default=12)
+    parser.add_argument("--analytics-ops", type=int, default=4096)
     parser.add_argument("--no-rtl", action="store_true")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = parser.parse_args()
@@ -104,7 +157,12 @@ def main():
         report["configuration"] = config.as_dict()
         report["memory"] = memory.as_dict()
         report["rtl"] = rows
-        if not all(row["matches"] for row in rows):
+        print("3. analytics on the updated graph (RTL: compactor, then Graphicionado)")
+        analytics = analytics_part(args)
+        report["analytics"] = analytics
+        analytics_ok = analytics["matches"] and all(a["matches"] for a in
+                                                     analytics["algorithms"])
+        if not analytics_ok or not all(row["matches"] for row in rows):
             write_json(args.json, report)
             print("a run differs from the golden model", file=sys.stderr)
             return 1

@@ -99,7 +99,7 @@ def test_analytics_on_the_compacted_graph(algo, run_seeds):
     report = simulate(graph, updates, config, batch=64, seed=seed,
                       memory=_memory("memory", 2), compact_vertices=256)
     assert report.matches, (report.compaction, report.first_mismatch)
-    memory = SimMemoryConfig(**{**MEMORY.as_dict(), "channels": 1})
+    memory = _memory("hostile", 1)
     pipeline = analytics_config(algo, 256, stall_injection=20)
     u = int(report.compacted_reference.src[0])        # the first vertex with out-edges
     root = u if algo == "bfs" else None
