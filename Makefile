@@ -21,12 +21,14 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $@
 
 # Optional system packages: Icarus Verilog (second simulator), the OSU 0.18 um Liberty
-# file (ASIC area) and LZ4's header (Verilator's FST waveforms, --trace). Installed when we are root with apt-get; otherwise only a warning.
+# file (ASIC area), LZ4's header (Verilator's FST waveforms, --trace) and headless Chromium
+# (the test that opens graphgen report's page). Installed when we are root with apt-get; otherwise only a warning.
 system-deps:
 	@missing=""; \
 	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
 	[ -f $(OSU018_LIB) ] || missing="$$missing qflow-tech-osu018"; \
 	[ -f /usr/include/lz4.h ] || missing="$$missing liblz4-dev"; \
+	command -v chromium-headless-shell >/dev/null || missing="$$missing chromium-headless-shell"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			echo "installing$$missing"; \
@@ -36,7 +38,8 @@ system-deps:
 	fi
 
 # The main job on an embedded default: the accelerator's Verilog, BFS on the bundled graph in
-# RTL simulation checked against the golden model, and the area/Fmax table.
+# RTL simulation checked against the golden model, the CAM's area and Fmax (a one-point
+# sweep) and the HTML page of them.
 RUN_GRAPH := data/kron11.mtx
 RUN_ROOT := 10
 
@@ -46,9 +49,10 @@ run: venv system-deps
 	$(GRAPHGEN) sim --design graphicionado --algo bfs --graph $(RUN_GRAPH) --root $(RUN_ROOT) \
 		--set max_vertices=4096 --set streams_src=2 --set streams_dst=2 --mem channels=2 \
 		--json build/run/sim-bfs.json
-	$(GRAPHGEN) synth --design cam --target ecp5 --json build/run/cam-ecp5.json
-	$(GRAPHGEN) synth --design cam --target asic --json build/run/cam-asic.json
-	@echo "reports in build/run/"
+	$(GRAPHGEN) sweep --design cam --grid "entries=16;ways=4" --targets ecp5,asic \
+		-o build/run/synth
+	$(GRAPHGEN) report build/run/synth -o build/run/report.html
+	@echo "reports in build/run/; the page: build/run/report.html"
 
 test: venv system-deps
 	$(BIN)/pytest -q -n 2 --durations=15 -m "not soak"

@@ -15,6 +15,10 @@
     graphgen sim     --design dyngraph --graph FILE|SPEC --updates FILE|SPEC [--batch N]
                      [--algo bfs|sssp|pagerank [--root N] [--iters N]] [--set ...] [--mem ...]
                      [-o FINAL.txt] [--answers FILE] [--json FILE]
+    graphgen sweep   --design NAME --grid "KEY=V1,V2;KEY2=..." [--targets ecp5,asic]
+                     [--algo A --graph G [--root N]] [--scheduler tcp://...|slurm|pbs]
+                     [--workers N] -o DIR
+    graphgen report  DIR -o report.html
 
 Bad input of any kind gives one line on standard error and exit status 2; a failing RTL test,
 a result that differs from the golden model, a hung run (the watchdog) or the design's error
@@ -607,6 +611,9 @@ def _parser() -> argparse.ArgumentParser:
                            "or - when absent)")
     gold.add_argument("--json", metavar="FILE")
     gold.set_defaults(run=cmd_golden)
+
+    from .sweep_commands import add_commands
+    add_commands(commands, DESIGNS)
     return parser
 
 
@@ -625,6 +632,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         pass
     from sim.harness import SimulationError
     errors.append(SimulationError)
+    from .sweep import SweepError
+    errors.append(SweepError)
     return tuple(errors)
 
 

@@ -51,6 +51,7 @@ def atomic_write(path: Path, content, binary: bool = False):
                 content(file)
             else:
                 file.write(content)
+        os.chmod(temp, 0o644)        # mkstemp's 0600 would hide reports from other users
         os.replace(temp, path)
     except BaseException:
         os.unlink(temp)

@@ -1,0 +1,251 @@
+"""``graphgen report DIR -o report.html``: one self-contained HTML page of a sweep (issue 20,
+item 4): the table of every point, and plots (matplotlib, inlined as SVG) of the ASIC area per
+unit, Fmax and utilisation per configuration, throughput (or Fmax) against area with the
+Pareto front marked, and each figure against every numeric parameter swept. Each plot and
+table names the configurations and tool versions that made it.
+
+A script in the page checks on load that every plot has drawn (a non-empty bounding box) and
+every table has rows, and records the counts in ``<body data-rendered=...>`` (the test reads
+it back from headless Chromium's DOM).
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+from pathlib import Path
+
+from .reports import atomic_write
+from .sweep import flat_row, load_points
+
+
+__all__ = ["write_report", "pareto_front"]
+
+_STYLE = """body{font-family:sans-serif;margin:2em;max-width:80em}
+table{border-collapse:collapse;font-size:85%}td,th{border:1px solid #bbb;padding:2px 6px}
+th{background:#eee}td.num{text-align:right}figure{margin:1.5em 0}
+figcaption{font-size:85%;color:#333;max-width:60em}.error{color:#a00}"""
+
+_CHECK = """<script>
+window.addEventListener("load", function () {
+  var plots = 0, tables = 0;
+  document.querySelectorAll("figure svg").forEach(function (svg) {
+    var box = svg.getBBox(); if (box.width > 0 && box.height > 0) plots++; });
+  document.querySelectorAll("table").forEach(function (t) {
+    if (t.rows.length > 1 && t.getBoundingClientRect().height > 0) tables++; });
+  document.body.dataset.rendered = JSON.stringify({plots: plots, tables: tables});
+});
+</script>"""
+
+
+def pareto_front(points: list[tuple[float, float]]) -> list[int]:
+    """Indices of the points no other point beats: smaller or equal x (area) and larger or
+    equal y (throughput), one of them strictly."""
+    front = []
+    for i, (x, y) in enumerate(points):
+        beaten = any((x2 <= x and y2 >= y) and (x2 < x or y2 > y)
+                     for j, (x2, y2) in enumerate(points) if j != i)
+        if not beaten:
+            front.append(i)
+    return front
+
+
+def _svg(figure) -> str:
+    import matplotlib.pyplot as plt
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    plt.close(figure)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _figure(svg: str, caption: str) -> str:
+    return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
+
+
+def _label(row: dict) -> str:
+    return f"#{row['point']} " + " ".join(f"{k}={v}" for k, v in row["settings"].items())
+
+
+def _area_plot(rows, plt):
+    with_units = [r for r in rows if r.get("results", {}).get("asic", {}).get("units")]
+    if not with_units:
+        return None
+    names = []
+    for row in with_units:
+        for name in row["results"]["asic"]["units"]:
+            if name not in names:
+                names.append(name)
+    figure, axes = plt.subplots(figsize=(9, 0.5 * len(with_units) + 1.5))
+    left = [0.0] * len(with_units)
+    for name in names:
+        widths = [r["results"]["asic"]["units"].get(name, {})
+                  .get("area_total_um2_with_model", 0) / 1e6 for r in with_units]
+        axes.barh([_label(r) for r in with_units], widths, left=left, label=name)
+        left = [a + b for a, b in zip(left, widths)]
+    axes.set_xlabel("ASIC area, mm² (OSU 0.18 µm; SRAM macros by the model)")
+    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return _svg(figure)
+
+
+def _fmax_plot(flats, plt):
+    chosen = [f for f in flats if f["fmax_mhz"] is not None]
+    if not chosen:
+        return None
+    figure, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(chosen) + 1.5))
+    labels = [f"#{f['point']}" for f in chosen]
+    axes[0].barh(labels, [f["fmax_mhz"] for f in chosen], color="tab:blue")
+    axes[0].set_xlabel("Fmax, MHz (ECP5-85k, nextpnr)")
+    axes[1].barh(labels, [100 * (f["ecp5_lut4"] or 0) / 83640 for f in chosen],
+                 color="tab:orange")
+    axes[1].set_xlabel("LUT4, % of an ECP5-85k (83,640)")
+    return _svg(figure)
+
+
+def _pareto_plot(flats, plt):
+    area = [f for f in flats if f["asic_area_mm2"]]
+    with_rate = [f for f in area if f["edges_per_second_at_fmax"]]
+    chosen, y_key, y_label = (with_rate, "edges_per_second_at_fmax",
+                              "edges per second at the ECP5 Fmax") if with_rate else \
+        ([f for f in area if f["fmax_mhz"]], "fmax_mhz", "Fmax, MHz (no simulation swept)")
+    if not chosen:
+        return None
+    xy = [(f["asic_area_mm2"], f[y_key]) for f in chosen]
+    front = set(pareto_front(xy))
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    axes.scatter([x for x, _ in xy], [y for _, y in xy], color="tab:gray", label="points")
+    marked = sorted((xy[i] for i in front))
+    axes.plot([x for x, _ in marked], [y for _, y in marked], "o-", color="tab:red",
+              label="Pareto front")
+    for f, (x, y) in zip(chosen, xy):
+        axes.annotate(f"#{f['point']}", (x, y), fontsize=7, xytext=(3, 3),
+                      textcoords="offset points")
+    axes.set_xlabel("ASIC area, mm²")
+    axes.set_ylabel(y_label)
+    axes.legend()
+    return _svg(figure)
+
+
+def _scaling_plots(flats, rows, plt):
+    """Each figure against each swept parameter with numeric values (the others fixed at
+    every combination: one line each)."""
+    keys = sorted({k for r in rows for k in r["settings"]})
+    plots = []
+    for key in keys:
+        try:
+            values = sorted({float(r["settings"][key]) for r in rows if key in r["settings"]})
+        except ValueError:
+            continue
+        if len(values) < 2:
+            continue
+        metrics = [(metric, label) for metric, label in
+                   [("asic_area_mm2", "ASIC area, mm²"), ("fmax_mhz", "Fmax, MHz"),
+                    ("ecp5_lut4", "ECP5 LUT4"), ("generic_cells", "Yosys generic cells"),
+                    ("edges_per_cycle", "edges per cycle")]
+                   if any(f[metric] is not None for f in flats)]
+        if not metrics:
+            continue
+        figure, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 3.5),
+                                    squeeze=False)
+        for ax, (metric, label) in zip(axes[0], metrics):
+            groups = {}
+            for f, r in zip(flats, rows):
+                if f[metric] is None or key not in r["settings"]:
+                    continue
+                rest = tuple(sorted((k, v) for k, v in r["settings"].items() if k != key))
+                groups.setdefault(rest, []).append((float(r["settings"][key]), f[metric]))
+            for rest, line in groups.items():
+                line.sort()
+                ax.plot([x for x, _ in line], [y for _, y in line], "o-",
+                        label=" ".join(f"{k}={v}" for k, v in rest) or "all")
+            ax.set_xlabel(key)
+            ax.set_ylabel(label)
+        axes[0][0].legend(fontsize=7)
+        plots.append((key, _svg(figure), [label for _, label in metrics]))
+    return plots
+
+
+def _table(flats, rows) -> str:
+    keys = sorted({k for r in rows for k in r["settings"]})
+    columns = [("point", "#"), *((f"set.{k}", k) for k in keys),
+               ("ecp5_lut4", "LUT4"), ("ecp5_ff", "FF"), ("ecp5_ebr", "EBR"),
+               ("ecp5_dsp", "DSP"), ("fmax_mhz", "Fmax MHz"), ("asic_area_mm2", "mm²"),
+               ("cycles", "cycles"), ("edges_per_cycle", "edges/cycle"),
+               ("edges_per_second_at_fmax", "edges/s at Fmax"),
+               ("edges_per_second_per_mm2", "edges/s per mm²"), ("cached", "cached"),
+               ("error", "error")]
+    head = "".join(f"<th>{html.escape(title)}</th>" for _, title in columns)
+    body = []
+    for f in flats:
+        cells = []
+        for key, _ in columns:
+            value = f.get(key)
+            if isinstance(value, float):
+                text, cls = (f"{value:.4g}" if abs(value) < 1e5 else f"{value:.3e}"), "num"
+            elif isinstance(value, int) and not isinstance(value, bool):
+                text, cls = f"{value:,}", "num"
+            else:
+                text, cls = ("" if value is None else str(value)), \
+                    ("error" if key == "error" else "")
+            cells.append(f'<td class="{cls}">{html.escape(text)}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def _versions(rows) -> dict:
+    versions = {}
+    for row in rows:
+        for result in row.get("results", {}).values():
+            versions.update(result.get("tool_versions", {}) if isinstance(result, dict)
+                            else {})
+    return versions
+
+
+def write_report(folder: Path, output: Path) -> dict:
+    """The page for the sweep in ``folder``; returns counts of points, plots and tables."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    meta = json.loads((folder / "sweep.json").read_text())
+    rows = load_points(folder)
+    flats = [flat_row(r) for r in rows]
+    versions = {**meta.get("tool_versions", {}), **_versions(rows)}
+    context = (f"design {meta.get('design')}, grid {meta.get('grid')}, targets "
+               f"{', '.join(meta.get('targets') or [])}; tools "
+               + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
+               + f"; graphgen {meta.get('graphgen_version', '')}".rstrip("; "))
+    if meta.get("algo"):
+        context += f"; simulated: {meta['algo']} on {meta['graph']}"
+    sections = []
+    plots = 0
+    for title, svg, what in [
+            ("ASIC area by unit", _area_plot(rows, plt),
+             "Each configuration's area split by its top-level units (per-unit synthesis)."),
+            ("Fmax and utilisation", _fmax_plot(flats, plt),
+             "ECP5-85k place and route per configuration (point numbers as in the table)."),
+            ("Throughput against area", _pareto_plot(flats, plt),
+             "Each point; the red line joins the points no other beats on both.")]:
+        if svg is None:
+            continue
+        sections.append(f"<h2>{html.escape(title)}</h2>" + _figure(svg, f"{what} {context}"))
+        plots += 1
+    for key, svg, labels in _scaling_plots(flats, rows, plt):
+        sections.append(f"<h2>Scaling with {html.escape(key)}</h2>" +
+                        _figure(svg, f"{', '.join(labels)} against {key}, one line per "
+                                     f"setting of the other parameters. {context}"))
+        plots += 1
+    failed = sum(1 for f in flats if f["error"])
+    page = f"""<!DOCTYPE html><html><head><meta charset="utf-8">
+<title>graphgen sweep: {html.escape(str(meta.get('design')))}</title><style>{_STYLE}</style>
+</head><body><h1>Sweep of {html.escape(str(meta.get('design')))}</h1>
+<p>{len(flats)} points ({failed} failed); {html.escape(context)}; scheduler
+{html.escape(str(meta.get('scheduler')))}; machine {html.escape(json.dumps(meta.get('machine')))}.
+Every figure was measured by the run this page reports; the table is also in
+<code>table.csv</code> and <code>table.parquet</code>.</p>
+<h2>Points</h2>{_table(flats, rows)}
+{''.join(sections)}
+{_CHECK}</body></html>
+"""
+    atomic_write(output, page)
+    return {"points": len(flats), "plots": plots, "tables": 1}

@@ -1,0 +1,296 @@
+"""``graphgen sweep``: synthesis (and, if asked, RTL simulation) of every point of a grid of
+configurations, fanned out on Dask, into one table (issue 20, item 3).
+
+    graphgen sweep --design D --grid "key=v1,v2;key2=a,b" [--algo A --graph G [--root N]]
+                   [--targets ecp5,asic] [--scheduler ADDRESS|slurm|pbs] [--workers N] -o DIR
+
+Each point runs as one Dask task (:func:`run_point`): the Verilog is emitted and hashed, and
+each target's figures (and the simulation's) are kept in ``DIR/cache`` under that hash, so a
+rerun, or another sweep into the same folder, skips what is done. A point that fails is
+recorded with its error and the sweep goes on. Finished points are written to
+``DIR/points/`` as they finish, so Ctrl-C leaves them saved; the table (``table.csv`` and
+``table.parquet``) is written from every saved point at the end, or at the interruption.
+
+Schedulers: a ``LocalCluster`` of one single-threaded worker process per core by default
+(``--workers`` to change); ``--scheduler tcp://HOST:PORT`` an existing Dask scheduler;
+``--scheduler slurm`` or ``pbs`` a cluster of batch jobs through dask-jobqueue (installed by
+the user: ``pip install dask-jobqueue``; its settings from dask's configuration files).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import itertools
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from .reports import atomic_write, write_json
+
+
+__all__ = ["parse_grid", "run_point", "run_sweep", "load_points", "write_table",
+           "SWEEP_TARGETS", "SIM_DESIGNS"]
+
+SWEEP_TARGETS = ("ecp5", "asic", "generic")
+SIM_DESIGNS = ("graphicionado", "depgraph", "bfs")
+TABLE_COLUMNS = ("point", "design", "settings", "verilog_sha256", "error", "cached",
+                 "ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram", "fmax_mhz",
+                 "asic_area_mm2", "asic_logic_mm2", "asic_memory_mm2_model", "generic_cells",
+                 "algo", "graph", "cycles", "edges", "edges_per_cycle",
+                 "edges_per_second_at_fmax", "edges_per_second_per_mm2", "seconds")
+
+
+class SweepError(ValueError):
+    """Bad sweep input (one line, exit status 2)."""
+
+
+def parse_grid(text: str) -> list[dict[str, str]]:
+    """``"key=v1,v2;key2=a"`` as the cartesian product of the values, in the order given
+    (the last key varies fastest)."""
+    axes = []
+    for part in (p.strip() for p in text.split(";")):
+        if not part:
+            continue
+        key, sep, values = part.partition("=")
+        key = key.strip()
+        choices = [v.strip() for v in values.split(",")]
+        if not sep or not key or not all(choices):
+            raise SweepError(f"--grid: {part!r} is not key=value1,value2,...")
+        if key in (k for k, _ in axes):
+            raise SweepError(f"--grid: {key} given twice")
+        axes.append((key, choices))
+    if not axes:
+        raise SweepError("--grid names no parameter")
+    return [dict(zip((k for k, _ in axes), combo))
+            for combo in itertools.product(*(v for _, v in axes))]
+
+
+def _cache_path(out_dir: Path, *parts) -> Path:
+    name = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
+    return out_dir / "cache" / f"{name}.json"
+
+
+def _cached(path: Path, make):
+    """``make()``'s JSON result, kept at ``path``; (result, whether it was kept)."""
+    if path.is_file():
+        return json.loads(path.read_text()), True
+    result = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json(path, result)
+    return result, False
+
+
+def _synth(design, config, verilog: str, sha: str, target: str, out_dir: Path) -> dict:
+    from synth import synthesize
+    top = design.top(config)
+    build_dir = out_dir / "build" / f"{design.name}-{sha[:16]}-{target}"
+    build_dir.mkdir(parents=True, exist_ok=True)
+    path = build_dir / f"{top}.v"
+    atomic_write(path, verilog)
+    figures = synthesize(path, top, target, build_dir, per_unit=(target == "asic"), jobs=1)
+    figures.pop("cells", None)
+    return figures
+
+
+def _simulate(design, config, algo: str, graph_spec: str, root) -> dict:
+    import golden
+    from hw.sim_memory import SimMemoryConfig
+    graph = golden.load_graph(graph_spec)
+    memory = SimMemoryConfig(channels=getattr(config, "memory_channels", 1))
+    if design.name == "graphicionado":
+        from sim.graphicionado_run import simulate
+        report = simulate(graph, algo, config, root=root, memory=memory)
+        f = report.figures
+        cycles, edges, matches = f["cycles"], report.counters["edges"], report.matches
+    elif design.name == "depgraph":
+        from sim.depgraph_run import simulate
+        report = simulate(graph, algo, config, root=root, memory=memory)
+        f = report.figures
+        cycles, edges, matches = f["cycles"], f["edges_fetched"], report.matches
+    elif design.name == "bfs":
+        from sim.bfs.run import simulate
+        report = simulate(graph, config, root=root or 0, memory=memory)
+        f = report.figures
+        cycles, edges, matches = f["cycles"], f["component_edges"], report.matches
+    else:
+        raise SweepError(f"the sweep simulates {', '.join(SIM_DESIGNS)}, not {design.name}")
+    return {"cycles": cycles, "edges": edges, "matches_golden": bool(matches),
+            "edges_per_cycle": edges / cycles if cycles else 0.0, "memory": memory.as_dict()}
+
+
+def run_point(point: dict, out_dir: str) -> dict:
+    """One point (a Dask task): ``point`` holds ``index``, ``design``, ``settings``,
+    ``targets``, ``algo``, ``graph``, ``root``. Never raises: a failure is the row's
+    ``error``."""
+    from .designs import get_design
+    started = time.perf_counter()
+    out = Path(out_dir)
+    row = {"point": point["index"], "design": point["design"], "settings": point["settings"],
+           "error": None, "cached": True, "results": {}}
+    try:
+        design = get_design(point["design"])
+        config = design.config(point["settings"])
+        verilog = design.verilog(config)
+        sha = hashlib.sha256(verilog.encode()).hexdigest()
+        row["verilog_sha256"] = sha
+        row["configuration"] = config.as_dict()
+        for target in point["targets"]:
+            figures, kept = _cached(_cache_path(out, sha, target),
+                                    lambda: _synth(design, config, verilog, sha, target, out))
+            row["results"][target] = figures
+            row["cached"] &= kept
+        if point.get("algo"):
+            sim, kept = _cached(
+                _cache_path(out, sha, "sim", point["algo"], point["graph"], point.get("root")),
+                lambda: _simulate(design, config, point["algo"], point["graph"],
+                                  point.get("root")))
+            row["results"]["sim"] = sim
+            row["cached"] &= kept
+            if not sim["matches_golden"]:
+                row["error"] = "the simulation differs from the golden model"
+    except Exception as error:       # recorded, and the sweep goes on
+        row["error"] = f"{type(error).__name__}: {error}".splitlines()[0]
+        row["traceback"] = traceback.format_exc()
+        row["cached"] = False
+    row["seconds"] = time.perf_counter() - started
+    return row
+
+
+def flat_row(row: dict) -> dict:
+    """A saved point as one line of the table."""
+    results = row.get("results", {})
+    ecp5, asic = results.get("ecp5", {}), results.get("asic", {})
+    generic, sim = results.get("generic", {}), results.get("sim", {})
+    flat = {"point": row["point"], "design": row["design"],
+            "settings": json.dumps(row["settings"], sort_keys=True),
+            "verilog_sha256": row.get("verilog_sha256"), "error": row.get("error"),
+            "cached": row.get("cached"), "seconds": round(row.get("seconds", 0.0), 2)}
+    flat.update({f"ecp5_{key}": ecp5.get(key) for key in ("lut4", "ff", "ebr", "dsp",
+                                                           "lutram")})
+    flat["fmax_mhz"] = ecp5.get("fmax_mhz")
+    area = asic.get("area_total_um2_with_model", asic.get("area_um2"))
+    flat["asic_area_mm2"] = area / 1e6 if area is not None else None
+    flat["asic_logic_mm2"] = asic["area_um2"] / 1e6 if "area_um2" in asic else None
+    memory = asic.get("area_memory_um2_model")
+    flat["asic_memory_mm2_model"] = memory / 1e6 if memory is not None else None
+    flat["generic_cells"] = generic.get("num_cells")
+    flat["algo"], flat["graph"] = row.get("algo"), row.get("graph")
+    flat["cycles"], flat["edges"] = sim.get("cycles"), sim.get("edges")
+    flat["edges_per_cycle"] = sim.get("edges_per_cycle")
+    rate = None
+    if flat["edges_per_cycle"] is not None and flat["fmax_mhz"]:
+        rate = flat["edges_per_cycle"] * flat["fmax_mhz"] * 1e6
+    flat["edges_per_second_at_fmax"] = rate
+    flat["edges_per_second_per_mm2"] = rate / flat["asic_area_mm2"] \
+        if rate is not None and flat["asic_area_mm2"] else None
+    for key, value in row["settings"].items():
+        flat[f"set.{key}"] = value
+    return flat
+
+
+def load_points(out_dir: Path) -> list[dict]:
+    rows = []
+    for path in sorted((out_dir / "points").glob("*.json")):
+        rows.append(json.loads(path.read_text()))
+    return sorted(rows, key=lambda r: r["point"])
+
+
+def write_table(out_dir: Path) -> list[dict]:
+    """``table.csv`` and ``table.parquet`` from every saved point; the flat rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    rows = [flat_row(row) for row in load_points(out_dir)]
+    settings = sorted({k for r in rows for k in r if k.startswith("set.")})
+    columns = list(TABLE_COLUMNS[:3]) + settings + list(TABLE_COLUMNS[3:])
+    text = [",".join(columns)]
+    lines = _csv_lines(rows, columns)
+    atomic_write(out_dir / "table.csv", "\n".join(text + lines) + "\n")
+    table = pa.table({c: [r.get(c) for r in rows] for c in columns})
+    temporary = out_dir / "table.parquet.tmp"
+    pq.write_table(table, temporary)
+    os.replace(temporary, out_dir / "table.parquet")
+    return rows
+
+
+def _csv_lines(rows, columns):
+    import io
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    for r in rows:
+        writer.writerow(["" if r.get(c) is None else r.get(c) for c in columns])
+    return buffer.getvalue().splitlines()
+
+
+def _client(scheduler: str | None, workers: int | None):
+    from dask.distributed import Client, LocalCluster
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                               processes=True, dashboard_address=None)
+        return Client(cluster), cluster
+    if scheduler in ("slurm", "pbs"):
+        try:
+            import dask_jobqueue
+        except ImportError:
+            raise SweepError(f"--scheduler {scheduler} needs dask-jobqueue "
+                             f"(pip install dask-jobqueue)") from None
+        kind = dask_jobqueue.SLURMCluster if scheduler == "slurm" else dask_jobqueue.PBSCluster
+        cluster = kind()
+        cluster.scale(jobs=workers or 1)
+        return Client(cluster), cluster
+    return Client(scheduler, timeout="30s"), None
+
+
+def _progress(done: int, total: int, cached: int, failed: int) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} points "
+                     f"({cached} cached, {failed} failed)")
+    sys.stderr.flush()
+
+
+def run_sweep(points: list[dict], out_dir: Path, *, scheduler: str | None = None,
+              workers: int | None = None, meta: dict | None = None) -> tuple[list[dict], bool]:
+    """Run ``points`` on Dask; returns (the table's rows, whether every point ran)."""
+    from dask.distributed import as_completed
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "points").mkdir(exist_ok=True)
+    for stale in (out_dir / "points").glob("*.json"):    # a previous sweep's (its cache stays)
+        stale.unlink()
+    write_json(out_dir / "sweep.json", {**(meta or {}), "points": len(points)})
+    client, cluster = _client(scheduler, workers)
+    finished = cached = failed = 0
+    complete = False
+    try:
+        futures = [client.submit(run_point, point, str(out_dir.resolve()), pure=False,
+                                 key=f"point-{point['index']}-{time.time_ns()}")
+                   for point in points]
+        by_key = {future.key: point for future, point in zip(futures, points)}
+        _progress(0, len(points), 0, 0)
+        for future in as_completed(futures):
+            point = by_key[future.key]
+            try:
+                row = future.result()
+            except Exception as error:      # the worker itself died
+                row = {"point": point["index"], "design": point["design"],
+                       "settings": point["settings"], "error": f"worker: {error}",
+                       "cached": False, "results": {}}
+            row.update({"algo": point.get("algo"), "graph": point.get("graph")})
+            write_json(out_dir / "points" / f"{point['index']:05d}.json", row)
+            finished += 1
+            cached += bool(row.get("cached"))
+            failed += row.get("error") is not None
+            _progress(finished, len(points), cached, failed)
+        complete = True
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted: the finished points are saved\n")
+    finally:
+        sys.stderr.write("\n")
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        rows = write_table(out_dir)
+    return rows, complete

@@ -1,0 +1,89 @@
+"""graphgen sweep and graphgen report (issue 20): the grid, a two-point sweep on a local Dask
+cluster and its rerun from the cache, a failing point recorded while the sweep goes on, the
+table in CSV and Parquet, and the HTML report rendered in headless Chromium."""
+
+import json
+import shutil
+import subprocess
+
+import pyarrow.parquet as pq
+import pytest
+
+from graphgen.cli import main
+from graphgen.html_report import pareto_front
+from graphgen.sweep import parse_grid, run_sweep
+
+CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
+
+
+def test_grid_is_the_product_in_order():
+    assert parse_grid("a=1,2; b=x,y") == [{"a": "1", "b": "x"}, {"a": "1", "b": "y"},
+                                          {"a": "2", "b": "x"}, {"a": "2", "b": "y"}]
+    assert parse_grid("entries=16") == [{"entries": "16"}]
+
+
+def test_pareto_front():
+    # (area, throughput): 0 and 2 are beaten by 1; 3 is the fastest, 4 the smallest.
+    points = [(2.0, 1.0), (1.0, 2.0), (3.0, 2.0), (4.0, 5.0), (0.5, 0.1)]
+    assert pareto_front(points) == [1, 3, 4]
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--grid", "entries"], "is not key=value1,value2"),
+    (["--grid", "entries=8;entries=16"], "entries given twice"),
+    (["--grid", "entries=8,7"], "entries"),
+    (["--grid", "entries=8", "--targets", "ecp5,fpga"], "--targets ecp5,fpga"),
+    (["--grid", "entries=8", "--algo", "bfs", "--graph", "kron:scale=4"],
+     "the sweep simulates graphicionado, depgraph, bfs, not cam"),
+    (["--grid", "entries=8", "--targets", ""], "nothing to do"),
+])
+def test_bad_sweeps_are_one_line(tmp_path, capsys, argv, fragment):
+    out = tmp_path / "sweep"
+    assert main(["sweep", "--design", "cam", *argv, "-o", str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], lines
+    assert not out.exists()
+
+
+def test_sweep_caches_records_failures_and_reports(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    argv = ["sweep", "--design", "cam", "--grid", "entries=8,16;ways=2", "--targets",
+            "generic", "--workers", "2", "-o", str(out)]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert "2 of 2 points" in first and "0 from the cache, 0 failed" in first
+    table = pq.read_table(out / "table.parquet").to_pylist()
+    assert [row["set.entries"] for row in table] == ["8", "16"]
+    assert all(row["generic_cells"] > 0 and row["error"] is None for row in table)
+    assert table[1]["generic_cells"] > table[0]["generic_cells"]
+    csv = (out / "table.csv").read_text().splitlines()
+    assert len(csv) == 3 and csv[0].startswith("point,design,settings")
+
+    # The rerun takes both points from the cache (same Verilog hash).
+    assert main(argv) == 0
+    assert "2 from the cache, 0 failed" in capsys.readouterr().out
+
+    # A point whose task fails is recorded; the others finish.
+    points = [{"index": 0, "design": "cam", "settings": {"entries": "8", "ways": "2"},
+               "targets": ["generic"]},
+              {"index": 1, "design": "no-such-design", "settings": {}, "targets": ["generic"]}]
+    rows, complete = run_sweep(points, tmp_path / "failing", workers=2)
+    assert complete and rows[0]["error"] is None and rows[0]["cached"] is False
+    assert "unknown design 'no-such-design'" in rows[1]["error"]
+    saved = json.loads((tmp_path / "failing" / "points" / "00001.json").read_text())
+    assert "traceback" in saved
+
+    page = tmp_path / "report.html"
+    assert main(["report", str(out), "-o", str(page)]) == 0
+    assert "(1 plots, 1 tables)" in capsys.readouterr().out     # cells against entries
+    text = page.read_text()
+    assert text.count("<figure>") == 1 and "<table>" in text
+    if CHROMIUM is None:
+        pytest.skip("no headless Chromium (make system-deps installs Debian's "
+                    "chromium-headless-shell)")
+    dom = subprocess.run([CHROMIUM, "--no-sandbox", "--disable-gpu",
+                          "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
+    rendered = json.loads(dom.split('data-rendered="', 1)[1].split('"', 1)[0]
+                          .replace("&quot;", '"'))
+    assert rendered == {"plots": text.count("<figure>"), "tables": 1}
