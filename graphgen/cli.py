@@ -3,6 +3,7 @@
     graphgen verilog --design NAME [--set key=value ...] -o FILE.v
     graphgen test    --design NAME [--set ...] [--simulator verilator|icarus] [--json FILE]
     graphgen synth   --design NAME --target {ecp5,generic,asic} [--set ...] [--liberty FILE] [--json FILE]
+    graphgen synth   --design NAME --board ulx3s-85f|ecpix5-85|versa-ecp5|... [--set ...] [--json FILE]
     graphgen golden  --algo {bfs,sssp,pagerank,cc,cf} --graph FILE|SPEC [--root N] [--iters N]
                      [--model depgraph|sync|ligra|bfs [--set key=value ...]] [-o values.npy]
                      [--parents FILE.npy] [--json FILE]
@@ -102,6 +103,10 @@ def cmd_test(args) -> int:
 
 def cmd_synth(args) -> int:
     from synth import format_table, synthesize
+    if (args.target is None) == (args.board is None):
+        raise UsageError("synth needs --target or --board (one of them)")
+    if args.board is not None:
+        return _synth_board(args)
     design, config = _elaborate(args)
     # Checked here as well as in synthesize(): before the design is emitted and its build
     # folder made.
@@ -132,6 +137,32 @@ def cmd_synth(args) -> int:
     print(f"synthesis of {design.name} {config.as_dict()} for {args.target}")
     print(format_table(figures))
     if args.json:
+        write_json(Path(args.json), report)
+    return 0
+
+
+def _synth_board(args) -> int:
+    from synth.board import BOARDS, build_for_board
+    if args.board not in BOARDS:
+        raise UsageError(f"unknown board {args.board!r}: expected one of {', '.join(BOARDS)}")
+    for option in ("liberty", "per_unit", "jobs"):
+        if getattr(args, option):
+            raise UsageError(f"--{option.replace('_', '-')} is not for --board")
+    design, config = _elaborate(args)
+    build_dir = Path("build") / "synth" / f"{design.name}-{config.digest()}-{args.board}"
+    figures = build_for_board(design.build(config), args.board, build_dir)
+    used = {bel: u for bel, u in figures["utilisation"].items() if u["used"]}
+    print(f"{design.name} {config.as_dict()} on {args.board} ({figures['device']}, "
+          f"{figures['package']}), clock {figures['clock_mhz']:g} MHz")
+    print(f"Fmax {figures['fmax_mhz']:.1f} MHz (timing "
+          f"{'met' if figures['timing_met'] else 'NOT met'}); bitstream "
+          f"{figures['bitstream']} ({figures['bitstream_bytes']:,} bytes)")
+    print("utilisation " + ", ".join(f"{bel} {u['used']:,}/{u['available']:,}"
+                                      for bel, u in used.items()))
+    print(figures["notes"][0])
+    if args.json:
+        report = base_report("synth", design.name, config)
+        report["figures"] = figures
         write_json(Path(args.json), report)
     return 0
 
@@ -522,7 +553,10 @@ def _parser() -> argparse.ArgumentParser:
     test.set_defaults(run=cmd_test)
 
     synth = design_command("synth", "synthesize a design for area and clock figures")
-    synth.add_argument("--target", required=True, choices=("ecp5", "generic", "asic"))
+    synth.add_argument("--target", choices=("ecp5", "generic", "asic"))
+    synth.add_argument("--board", metavar="NAME",
+                       help="build up to a bitstream for an amaranth-boards board (ulx3s-85f, "
+                            "ecpix5-85, versa-ecp5, ...) instead of a --target")
     synth.add_argument("--liberty", metavar="FILE", help="Liberty file for --target asic")
     synth.add_argument("--clock-mhz", type=float, default=100.0,
                        help="clock constraint given to nextpnr (ecp5)")

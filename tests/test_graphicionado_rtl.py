@@ -262,10 +262,13 @@ def test_hang_limit_covers_the_clear_phase():
     assert _watchdog(GraphicionadoConfig(algo="bfs", watchdog=0)) == 0
 
 
+@pytest.mark.soak
 def test_collaborative_filtering_on_the_verilog(run_seeds):
     """CF with the paper's 128-byte features on the emitted Verilog (Verilator), with stalls
     between blocks and the hostile memory (refusals, a binding bandwidth, answers out of
-    order, a long tail): bit for bit the golden model's features after three iterations."""
+    order, a long tail): bit for bit the golden model's features after three iterations.
+    In make soak (the test budget): make test checks CF bit for bit in Amaranth's simulator
+    (tests/test_graphicionado_amaranth.py)."""
     graph = golden.from_spec("bipartite:users=24,items=10,ratings=3,seed=5")
     config = GraphicionadoConfig(algo="cf", max_vertices=64, edge_prefetch_lines=8,
                                  stall_injection=25)
