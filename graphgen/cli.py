@@ -118,6 +118,9 @@ def cmd_synth(args) -> int:
         raise UsageError(f"--liberty {args.liberty}: no such file")
     if args.per_unit and args.target != "asic":
         raise UsageError("--per-unit is built for --target asic only")
+    if args.scale_to is not None and (args.target != "asic" or not
+                                      (math.isfinite(args.scale_to) and args.scale_to > 0)):
+        raise UsageError("--scale-to takes a positive node in nm, with --target asic")
     if args.jobs is not None and not args.per_unit:
         raise UsageError("--jobs is for --per-unit synthesis")
     if args.jobs is not None and args.jobs < 1:
@@ -132,10 +135,23 @@ def cmd_synth(args) -> int:
                          liberty=Path(args.liberty) if args.liberty else None,
                          clock_mhz=args.clock_mhz, seeds=args.seeds,
                          per_unit=args.per_unit, jobs=args.jobs)
+    if args.scale_to is not None:
+        from synth.flow import ASIC_NODE_NM
+        from synth.sram_model import scale_area
+        total = figures.get("area_total_um2_with_model", figures["area_um2"])
+        figures["scaled"] = {"node_nm": args.scale_to, "from_nm": ASIC_NODE_NM,
+                             "factor": scale_area(1.0, ASIC_NODE_NM, args.scale_to),
+                             "area_um2": scale_area(total, ASIC_NODE_NM, args.scale_to),
+                             "rule": "classical (node ratio)^2 scaling: a lower bound below "
+                                     "about 45 nm (synth/sram_model.py scale_area)"}
     report = base_report("synth", design.name, config)
     report["figures"] = figures
     print(f"synthesis of {design.name} {config.as_dict()} for {args.target}")
     print(format_table(figures))
+    if "scaled" in figures:
+        scaled = figures["scaled"]
+        print(f"scaled to {scaled['node_nm']:g} nm: {scaled['area_um2'] / 1e6:.4f} mm² "
+              f"(x{scaled['factor']:.4f}, {scaled['rule']})")
     if args.json:
         write_json(Path(args.json), report)
     return 0
@@ -145,7 +161,7 @@ def _synth_board(args) -> int:
     from synth.board import BOARDS, build_for_board
     if args.board not in BOARDS:
         raise UsageError(f"unknown board {args.board!r}: expected one of {', '.join(BOARDS)}")
-    for option in ("liberty", "per_unit", "jobs"):
+    for option in ("liberty", "per_unit", "jobs", "scale_to"):
         if getattr(args, option):
             raise UsageError(f"--{option.replace('_', '-')} is not for --board")
     design, config = _elaborate(args)
@@ -565,6 +581,8 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--per-unit", action="store_true",
                        help="asic: synthesize each submodule of the top apart and report "
                             "each one's area (needed for designs a flat run cannot hold)")
+    synth.add_argument("--scale-to", type=float, metavar="NM",
+                       help="asic: also give the area scaled to this node (classical scaling)")
     synth.add_argument("--jobs", type=int, metavar="N",
                        help="with --per-unit: Yosys runs at a time (default: one per core)")
     synth.add_argument("--json", metavar="FILE")

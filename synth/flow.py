@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .ecp5_outreg import absorb_output_registers
 from .reports import liberty_cells, nextpnr_report, yosys_stat
+from .sram_model import SRAM_MODEL, access_energy_pj, macro_area_um2
 from .tools import LibertyNotFound, SynthError, run_tool, tool_versions
 
 
@@ -210,9 +211,9 @@ def _generic(build_dir: Path, verilog: str, top: str) -> dict:
 # Liberty file has no RAM); shallower ones (the FIFOs between stages) become flip-flops.
 MACRO_MIN_DEPTH = 65
 
-# The macros' area is a model, not a measurement: a 0.18 um 6T bit cell of 4.65 um^2, twice
-# that for a cell with a second port, and 60% of a macro's area in its bit array.
-SRAM_MODEL = {"bit_cell_um2": 4.65, "second_port_factor": 2.0, "array_efficiency": 0.6}
+# The macros' area is a model, not a measurement (synth.sram_model: its constants and their
+# published sources), at the Liberty file's node.
+ASIC_NODE_NM = 180.0
 
 
 def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
@@ -263,8 +264,8 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
     macro_area = sum(macro["area_um2_model"] for macro in macros)
     if macros:
         notes.append(f"{len(macros)} memories of {MACRO_MIN_DEPTH}+ words kept as SRAM macros: "
-                     f"their area is a model ({SRAM_MODEL}), the logic area is from the "
-                     f"Liberty file")
+                     f"their area is a model (synth/sram_model.py at {ASIC_NODE_NM:g} nm), "
+                     f"the logic area is from the Liberty file")
     return {"area_um2": area, "area_seq_um2": area_seq, "area_comb_um2": area - area_seq,
             "area_logic_um2": area,
             "memories": macros, "memory_bits": sum(macro["bits"] for macro in macros),
@@ -332,8 +333,8 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
                      f"{', '.join(sorted(unmapped))}")
     if memories:
         notes.append(f"{len(memories)} memories of {MACRO_MIN_DEPTH}+ words kept as SRAM "
-                     f"macros: their area is a model ({SRAM_MODEL}), the logic area is from "
-                     f"the Liberty file")
+                     f"macros: their area is a model (synth/sram_model.py at "
+                     f"{ASIC_NODE_NM:g} nm), the logic area is from the Liberty file")
     return {**figures, "cells": cells, "units": dict(sorted(
                 units.items(), key=lambda item: -item[1]["area_total_um2_with_model"])),
             "memories": memories, "sram_model": dict(SRAM_MODEL),
@@ -352,14 +353,15 @@ def _memory_macros(path: Path) -> list[dict]:
     for block in path.read_text().split("cell $mem_v2 ")[1:]:
         params = dict(re.findall(r"parameter \\(\w+) (\S+)", block))
         depth, width = int(params["SIZE"]), int(params["WIDTH"])
-        ports = int(params["RD_PORTS"]) + int(params["WR_PORTS"])
-        bits = depth * width
-        cell = SRAM_MODEL["bit_cell_um2"] * (SRAM_MODEL["second_port_factor"] if ports > 1
-                                             else 1.0)
+        # A read and a write port share one read/write port of a macro.
+        ports = max(int(params["RD_PORTS"]), int(params["WR_PORTS"]))
         macros.append({"name": block.split()[0], "depth": depth, "width": width,
                        "read_ports": int(params["RD_PORTS"]),
-                       "write_ports": int(params["WR_PORTS"]), "bits": bits,
-                       "area_um2_model": bits * cell / SRAM_MODEL["array_efficiency"]})
+                       "write_ports": int(params["WR_PORTS"]), "bits": depth * width,
+                       "area_um2_model": macro_area_um2(depth, width, ports=ports,
+                                                        node_nm=ASIC_NODE_NM),
+                       "access_energy_pj_model": access_energy_pj(depth, width,
+                                                                  node_nm=ASIC_NODE_NM)})
     return macros
 
 
