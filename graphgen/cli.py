@@ -116,12 +116,12 @@ def cmd_synth(args) -> int:
         raise UsageError(f"--seeds must be at least 1, not {args.seeds}")
     if args.liberty and not Path(args.liberty).is_file():
         raise UsageError(f"--liberty {args.liberty}: no such file")
-    if args.per_unit and args.target != "asic":
-        raise UsageError("--per-unit is built for --target asic only")
+    if args.per_unit and args.target not in ("asic", "ecp5"):
+        raise UsageError("--per-unit is built for --target asic and ecp5")
     if args.scale_to is not None and (args.target != "asic" or not
                                       (math.isfinite(args.scale_to) and args.scale_to > 0)):
         raise UsageError("--scale-to takes a positive node in nm, with --target asic")
-    if args.jobs is not None and not args.per_unit:
+    if args.jobs is not None and not (args.per_unit and args.target == "asic"):
         raise UsageError("--jobs is for --per-unit synthesis")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
@@ -580,7 +580,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="ecp5: place and route with seeds 1..N, report the best")
     synth.add_argument("--per-unit", action="store_true",
                        help="asic: synthesize each submodule of the top apart and report "
-                            "each one's area (needed for designs a flat run cannot hold)")
+                            "each one's area (needed for designs a flat run cannot hold); "
+                            "ecp5: also each top-level unit's cells")
     synth.add_argument("--scale-to", type=float, metavar="NM",
                        help="asic: also give the area scaled to this node (classical scaling)")
     synth.add_argument("--jobs", type=int, metavar="N",

@@ -68,23 +68,24 @@ def _label(row: dict) -> str:
     return f"#{row['point']} " + " ".join(f"{k}={v}" for k, v in row["settings"].items())
 
 
-def _area_plot(rows, plt):
-    with_units = [r for r in rows if r.get("results", {}).get("asic", {}).get("units")]
+def _unit_plot(rows, plt, target, key, scale, xlabel):
+    """Stacked bars: each configuration's ``key`` split by its top-level units."""
+    with_units = [r for r in rows if r.get("results", {}).get(target, {}).get("units")]
     if not with_units:
         return None
     names = []
     for row in with_units:
-        for name in row["results"]["asic"]["units"]:
+        for name in row["results"][target]["units"]:
             if name not in names:
                 names.append(name)
     figure, axes = plt.subplots(figsize=(9, 0.5 * len(with_units) + 1.5))
     left = [0.0] * len(with_units)
     for name in names:
-        widths = [r["results"]["asic"]["units"].get(name, {})
-                  .get("area_total_um2_with_model", 0) / 1e6 for r in with_units]
+        widths = [r["results"][target]["units"].get(name, {}).get(key, 0) / scale
+                  for r in with_units]
         axes.barh([_label(r) for r in with_units], widths, left=left, label=name)
         left = [a + b for a, b in zip(left, widths)]
-    axes.set_xlabel("ASIC area, mm² (OSU 0.18 µm; SRAM macros by the model)")
+    axes.set_xlabel(xlabel)
     axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _svg(figure)
 
@@ -220,8 +221,14 @@ def write_report(folder: Path, output: Path) -> dict:
     sections = []
     plots = 0
     for title, svg, what in [
-            ("ASIC area by unit", _area_plot(rows, plt),
+            ("ASIC area by unit",
+             _unit_plot(rows, plt, "asic", "area_total_um2_with_model", 1e6,
+                        "ASIC area, mm² (OSU 0.18 µm; SRAM macros by the model)"),
              "Each configuration's area split by its top-level units (per-unit synthesis)."),
+            ("ECP5 LUT4 by unit",
+             _unit_plot(rows, plt, "ecp5", "lut4", 1, "LUT4 (synth_ecp5 -noflatten)"),
+             "Each configuration's LUT4 split by its top-level units (no optimisation across "
+             "units)."),
             ("Fmax and utilisation", _fmax_plot(flats, plt),
              "ECP5-85k place and route per configuration (point numbers as in the table)."),
             ("Throughput against area", _pareto_plot(flats, plt),

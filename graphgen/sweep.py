@@ -91,7 +91,8 @@ def _synth(design, config, verilog: str, sha: str, target: str, out_dir: Path) -
     build_dir.mkdir(parents=True, exist_ok=True)
     path = build_dir / f"{top}.v"
     atomic_write(path, verilog)
-    figures = synthesize(path, top, target, build_dir, per_unit=(target == "asic"), jobs=1)
+    figures = synthesize(path, top, target, build_dir, per_unit=target in ("asic", "ecp5"),
+                         jobs=1)
     figures.pop("cells", None)
     return figures
 

@@ -157,6 +157,59 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
 OUT_OF_CONTEXT_PORT_BITS = 300
 
 
+def _ecp5_units(build_dir: Path, verilog: str, top: str) -> dict:
+    """Each top-level unit's ECP5 cells (a unit with everything below it), from a second
+    ``synth_ecp5 -noflatten`` in ``build_dir/units``: no optimisation across module
+    boundaries, so its totals differ a little from the flat run's."""
+    folder = build_dir / "units"
+    folder.mkdir(exist_ok=True)
+    source = _stage(build_dir / verilog, folder)
+    _clean(folder, "stat.json")
+    seconds = _yosys(folder, "ecp5_units.ys", [
+        _read_command(source), f"synth_ecp5 -top {top} -noflatten",
+        "tee -q -o stat.json stat -json"])
+    from .reports import read_json
+    modules = {name.lstrip("\\"): body.get("num_cells_by_type", {})
+               for name, body in read_json(folder / "stat.json", "Yosys statistics")
+               .get("modules", {}).items()}
+    totals: dict[str, dict[str, int]] = {}
+
+    def subtree(name: str) -> dict[str, int]:
+        if name not in totals:
+            counts: dict[str, int] = {}
+            for kind, count in modules[name].items():
+                kind = kind.lstrip("\\")
+                inner = subtree(kind) if kind in modules else {kind: 1}
+                for cell, n in inner.items():
+                    counts[cell] = counts.get(cell, 0) + n * int(count)
+            totals[name] = counts
+        return totals[name]
+
+    if top not in modules:
+        raise SynthError(f"{folder / 'stat.json'} holds no module {top}")
+
+    def grouped(counts):
+        return {group: sum(counts.get(kind, 0) for kind in kinds)
+                for group, kinds in _ECP5_GROUPS.items()}
+
+    whole = grouped(subtree(top))
+    units = {}
+    own = {}
+    for kind, count in modules[top].items():
+        kind = kind.lstrip("\\")
+        if kind in modules:
+            unit = units.setdefault(kind.removeprefix(f"{top}."), {g: 0 for g in whole})
+            for group, n in grouped(subtree(kind)).items():
+                unit[group] += n * int(count)
+        else:
+            own[kind] = own.get(kind, 0) + int(count)
+    units["(top)"] = grouped(own)
+    for unit in units.values():
+        unit["share_lut4"] = unit["lut4"] / whole["lut4"] if whole["lut4"] else 0.0
+    return {"units": dict(sorted(units.items(), key=lambda item: -item[1]["lut4"])),
+            "units_total": whole, "units_seconds": seconds}
+
+
 def ecp5_synthesis(build_dir: Path, verilog: str, top: str) -> tuple[float, dict[str, int], int]:
     """Yosys ``synth_ecp5`` of ``verilog`` (a file name in ``build_dir``) into the netlist
     ``{top}.json``, before the output-register rewrite; returns Yosys's seconds, the cell
@@ -423,8 +476,9 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
             raise SynthError(f"clock_mhz must be positive, got {clock_mhz}")
         if not (isinstance(seeds, int) and seeds >= 1):
             raise SynthError(f"seeds must be a positive number of placement seeds, got {seeds!r}")
-    if per_unit and target != "asic":
-        raise SynthError(f"per-unit synthesis is built for the asic target only, not {target}")
+    if per_unit and target not in ("asic", "ecp5"):
+        raise SynthError(f"per-unit synthesis is built for the asic and ecp5 targets, not "
+                         f"{target}")
     library = _find_liberty(liberty) if target == "asic" else None
     build_dir = Path(build_dir)
     try:
@@ -436,6 +490,12 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
     if target == "ecp5":
         figures = _ecp5(build_dir, verilog, top, device, ecp5_package, float(clock_mhz),
                         tuple(range(seed, seed + seeds)))
+        if per_unit:
+            figures.update(_ecp5_units(build_dir, verilog, top))
+            figures["notes"].append("per unit: a second synth_ecp5 -noflatten, each top-level "
+                                    "unit with everything below it; no optimisation across "
+                                    "units, so its totals (units_total) differ a little from "
+                                    "the flat run's")
         tools = ("yosys", "nextpnr-ecp5")
     elif target == "generic":
         figures = _generic(build_dir, verilog, top)

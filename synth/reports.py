@@ -152,6 +152,11 @@ def format_table(report: dict) -> str:
                 share = 100 * entry["used"] / entry["available"] if entry.get("available") else 0
                 rows.append((f"  {bel}",
                              f"{entry['used']:,} / {entry['available']:,} ({share:.1f}%)"))
+        for unit, entry in figures.get("units", {}).items():
+            rows.append((f"unit {unit}",
+                         f"LUT4 {entry['lut4']:,} ({100 * entry['share_lut4']:.1f}%), FF "
+                         f"{entry['ff']:,}, EBR {entry['ebr']}, DSP {entry['dsp']}, "
+                         f"LUT RAM {entry['lutram']}"))
     elif target == "asic":
         rows += [("total with memories (model)",
                   f"{_number(figures.get('area_total_um2_with_model'))} um^2"),

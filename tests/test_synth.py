@@ -334,3 +334,36 @@ def test_ecp5_seed_sweep_reports_the_best_seed(tmp_path):
     assert "by placement seed" in format_table(report)
     with pytest.raises(SynthError):
         synthesize(source, "top", "ecp5", tmp_path / "build", seeds=0)
+
+
+class TwoUnits(wiring.Component):
+    """Two counter-memories side by side, the top's own logic an XOR of their outputs."""
+
+    def __init__(self):
+        super().__init__({"en": In(1), "we": In(1), "addr": In(9), "wdata": In(16),
+                          "out": Out(16)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.big = big = CounterMemory(512)
+        m.submodules.small = small = CounterMemory(16)
+        for unit in (big, small):
+            m.d.comb += [unit.en.eq(self.en), unit.we.eq(self.we),
+                         unit.waddr.eq(self.addr), unit.raddr.eq(self.addr),
+                         unit.wdata.eq(self.wdata)]
+        m.d.comb += self.out.eq(big.rdata ^ small.rdata ^ big.count ^ small.count)
+        return m
+
+
+def test_ecp5_per_unit_breakdown_adds_up(tmp_path):
+    path = tmp_path / "two.v"
+    path.write_text(verilog.convert(TwoUnits(), name="top"))
+    report = synthesize(path, "top", "ecp5", tmp_path / "build", per_unit=True)
+    units = report["units"]
+    assert set(units) == {"big", "small", "(top)"}
+    assert units["big"]["ebr"] == 1 and units["small"]["ebr"] == 0    # 512 x 16: one DP16KD
+    assert units["big"]["ff"] >= 16 and units["small"]["ff"] >= 16   # each its counter
+    for group in ("lut4", "ff", "ebr", "dsp", "lutram", "ccu2c"):
+        assert sum(unit[group] for unit in units.values()) == report["units_total"][group]
+    assert sum(unit["share_lut4"] for unit in units.values()) == pytest.approx(1.0)
+    assert "unit big" in format_table(report)
