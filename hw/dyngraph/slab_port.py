@@ -108,13 +108,15 @@ class SlabPort(wiring.Component):
         def line_address(slab, line):
             return self.pool_base + (slab << 1)[:aw] + line
 
-        # Line 1 of a read follows its line 0 at once; otherwise writes go first.
+        # Line 1 of a read follows its line 0 at once; otherwise writes go first. The read
+        # is taken with its line 0 (its slab kept for line 1), so the read stream is free
+        # for another port in the cycle of line 1.
         second = Signal()
+        second_slab = Signal(32)
         read = self.reads.payload
         with m.If(second):
             m.d.comb += [requests.i.valid.eq(1),
-                         address.eq(line_address(read.slab, 1)),
-                         self.reads.ready.eq(requests.i.ready)]
+                         address.eq(line_address(second_slab, 1))]
             with m.If(requests.i.ready):
                 m.d.sync += [second.eq(0), self.reads_done.eq(self.reads_done + 1)]
         if not self._read_only:
@@ -128,8 +130,9 @@ class SlabPort(wiring.Component):
                 in_flight.i.payload.index.eq(read.slab),
                 in_flight.i.payload.ctx.eq(read.ctx),
             ]
+            m.d.comb += self.reads.ready.eq(requests.i.ready & in_flight.i.ready)
             with m.If(requests.i.ready & in_flight.i.ready):
-                m.d.sync += second.eq(1)
+                m.d.sync += [second.eq(1), second_slab.eq(read.slab)]
 
         # Responses land whatever the consumer does: at most two lines per read in flight.
         m.d.comb += [landing.i.valid.eq(self.mem.resp.valid),
