@@ -220,7 +220,10 @@ def test_one_source_stream_pagerank_is_bit_exact_in_partition_order():
     check_stream_counters(report, graph, config)
 
 
+@pytest.mark.soak
 def test_two_memory_channels(run_seeds):
+    """In make soak (the test budget): make test runs two channels through the same
+    interconnect in the dynamic graph unit and the BFS engine."""
     # Two channels, lines interleaved: each client's reads come back from both channels, out
     # of order across clients and jittered, and the interconnect restores each client's order.
     graph = GRAPHS["kron9"]()

@@ -48,7 +48,8 @@ def test_graphgen_test_removes_its_run_folder_unless_kept(made_dirs, capsys):
 # The configuration and memory of tests/test_graphicionado_rtl.py's BFS runs: the same build.
 SIM = ["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", "grid:rows=4,cols=5",
        "--root", "0", "--set", "max_vertices=1024", "--set", "edge_prefetch_lines=16",
-       "--set", "stall_injection=25", "--mem", "latency=60",
+       "--set", "stall_injection=25", "--set", "max_slices=8", "--set", "streams_src=2",
+       "--set", "streams_dst=2", "--mem", "latency=60",
        "--mem", "latency_dist=uniform", "--mem", "jitter=24",
        "--mem", "outstanding=96", "--mem", f"depth_lines={1 << 15}"]
 

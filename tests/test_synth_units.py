@@ -85,8 +85,8 @@ def test_module_outside_the_hierarchy_is_refused(pair_verilog):
         plan_parts(text, "nosuch")
 
 
-def test_per_unit_only_for_asic(pair_verilog, tmp_path):
-    with pytest.raises(SynthError, match="asic target only"):
+def test_per_unit_only_for_asic_and_ecp5(pair_verilog, tmp_path):
+    with pytest.raises(SynthError, match="built for the asic and ecp5 targets, not generic"):
         synthesize(pair_verilog, "pair", "generic", tmp_path, per_unit=True)
 
 
