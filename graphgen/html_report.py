@@ -214,8 +214,7 @@ def write_report(folder: Path, output: Path) -> dict:
     versions = {**meta.get("tool_versions", {}), **_versions(rows)}
     context = (f"design {meta.get('design')}, grid {meta.get('grid')}, targets "
                f"{', '.join(meta.get('targets') or [])}; tools "
-               + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
-               + f"; graphgen {meta.get('graphgen_version', '')}".rstrip("; "))
+               + ", ".join(f"{k} {v}" for k, v in sorted(versions.items())))
     if meta.get("algo"):
         context += f"; simulated: {meta['algo']} on {meta['graph']}"
     sections = []
