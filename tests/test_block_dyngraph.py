@@ -1,6 +1,6 @@
 """The dynamic graph unit's blocks in Amaranth's simulator: the bucket hash against the golden
 model's, the 15-key slab compare against a loop reading of the rules, and the lock stage's
-ordering (one operation in flight per vertex, each vertex's in file order) with a conflict
+ordering (one operation in flight per bucket, each bucket's in file order) with a conflict
 queue, with and without pauses."""
 
 import random
@@ -123,13 +123,15 @@ class LockBench(wiring.Component):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-def test_lock_keeps_each_vertex_in_file_order(pause):
-    """Operations on few vertices, ended after random delays: never two of one vertex in
-    flight, each vertex's in file order, and operations of other vertices overtake one
-    whose vertex is held."""
+def test_lock_keeps_each_bucket_in_file_order(pause):
+    """Operations on few buckets, ended after random delays: never two of one bucket in
+    flight, each bucket's in file order, and operations of other buckets overtake one whose
+    bucket is held."""
     rng = random.Random(f"lock/{pause}")
     count = 300
-    ops = [{"u": rng.choice([1, 2, 3, 17, 33, rng.randrange(64)]), "answer": k}
+    ops = [{"slab": k, "ctx": {"op": {
+               "bucket": rng.choice([1, 2, 3, 17, 33, rng.randrange(64), (1 << 24) - 1]),
+               "answer": k}}}
            for k in range(count)]
     dut = LockBench(slots=4)
     bench = Bench(dut, "LockIssue", pause=pause)
@@ -150,9 +152,11 @@ def test_lock_keeps_each_vertex_in_file_order(pause):
             _, _, valid, payload = await ctx.tick().sample(dut.o.valid, dut.o.payload)
             if valid:
                 op = payload.ctx.op
-                u, answer = int(op.u), int(op.answer)
+                u, answer = int(op.bucket), int(op.answer)
                 if u in held:
-                    bench.fail(f"vertex {u} issued twice at once (operation {answer})")
+                    bench.fail(f"bucket {u} issued twice at once (operation {answer})")
+                if int(payload.slab) != answer:
+                    bench.fail(f"operation {answer} issued with another's slab read")
                 if order and answer < order[-1][1]:
                     overtakes[0] += 1
                 held.add(u)
@@ -168,7 +172,7 @@ def test_lock_keeps_each_vertex_in_file_order(pause):
     for u, answer in order:
         per_vertex.setdefault(u, []).append(answer)
     for u, answers in per_vertex.items():
-        assert answers == sorted(answers), f"vertex {u} out of file order"
+        assert answers == sorted(answers), f"bucket {u} out of file order"
     assert sorted(answer for _, answer in order) == list(range(count))
-    assert overtakes[0] > 0, "no operation ever overtook one waiting on its vertex"
+    assert overtakes[0] > 0, "no operation ever overtook one waiting on its bucket"
     assert np.all(np.diff([a for _, a in order]) != 0)

@@ -32,7 +32,8 @@ class BucketHash(wiring.Component):
     i : ``In(stream.Signature(table_answer_layout(TableCtx)))``
         An edge operation with its source vertex's word.
     o : ``Out(stream.Signature(slab_read_layout(SlabCtx)))``
-        The operation's first slab read (``ctx.op.slab`` is the slab too).
+        The operation's first slab read (``ctx.op.slab`` and ``ctx.op.bucket`` are the slab
+        too).
     busy : ``Out(1)``
     """
 
@@ -65,6 +66,6 @@ class BucketHash(wiring.Component):
             out = self.o.payload
             m.d.sync += [self.o.valid.eq(first_valid), out.slab.eq(slab),
                          out.ctx.purpose.eq(WALK), out.ctx.op.eq(op),
-                         out.ctx.op.slab.eq(slab)]
+                         out.ctx.op.slab.eq(slab), out.ctx.op.bucket.eq(slab)]
         m.d.comb += self.busy.eq(first_valid | self.o.valid)
         return m

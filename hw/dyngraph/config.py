@@ -19,9 +19,10 @@ class DynGraphConfig(DesignConfig):
     max_vertices : int
         Vertex ids are below this (a power of two, 16..2**24): the on-chip presence bitmap.
     slots : int
-        Edge operations in flight, each on a different source vertex (a power of two,
-        2..256). An operation waits about two memory latencies (its vertex word, then its
-        slabs), so ``ops per cycle ~ slots / (2 * latency)``.
+        Edge operations in flight past the lock, each on a different bucket (a power of
+        two, 2..256); up to ``2 * slots`` more may be reading their vertex's word before it.
+        An operation holds its slot about a memory latency a slab of its walk, so
+        ``ops per cycle ~ slots / latency`` until a port or the memory binds.
     lock_ways : int
         Associativity of the lock CAM (Graphicionado's atomic-update CAM: 4 ways of 16
         entries); it has ``4 * slots`` entries, so a set is seldom full (a full set stops

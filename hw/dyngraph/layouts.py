@@ -22,7 +22,7 @@ from amaranth.lib import data
 
 
 __all__ = ["OpWords", "OP_WORDS", "OPS_PER_LINE", "ANSWER_WORDS", "Pair", "Slab",
-           "SLAB_LINES", "EdgeOp", "EDGE_KINDS", "INSERT", "DELETE", "SEARCH",
+           "SLAB_LINES", "LOCK_BITS", "EdgeOp", "EDGE_KINDS", "INSERT", "DELETE", "SEARCH",
            "INSERT_VERTEX", "DELETE_VERTEX", "vertex_word_layout", "EMPTY_KEY",
            "TOMBSTONE_KEY", "NULL_SLAB", "FREE_OWNER", "SLAB_PAIRS", "AUX_WORD", "NEXT_WORD",
            "HASH_MULTIPLIER", "WALK", "FREE", "SWEEP", "SlabCtx", "INSERTED", "REPLACED",
@@ -56,11 +56,15 @@ Pair = data.StructLayout({"key": 32, "value": 32})
 Slab = data.StructLayout({"pairs": data.ArrayLayout(Pair, SLAB_PAIRS), "aux": 32,
                           "next": 32})
 
-# An edge operation in flight: what it is, its answer's place (searches), the slab it reads
-# next, and the first free cell its walk has passed.
+# The lock's key: an edge operation holds its bucket (the base slab of the bucket, unique
+# among all vertices' buckets) from its first slab read to its write.
+LOCK_BITS = 24
+
+# An edge operation in flight: what it is, its answer's place (searches), its bucket (set by
+# the bucket hash), the slab it reads next, and the first free cell its walk has passed.
 EdgeOp = data.StructLayout({
     "kind": 2, "u": 32, "v": 32, "w": 32, "answer": 32,
-    "slab": 32,
+    "bucket": LOCK_BITS, "slab": 32,
     "open": 1, "open_slab": 32, "open_cell": 4,
 })
 
@@ -82,20 +86,21 @@ OUTCOMES = ("inserted", "replaced", "deleted", "delete_misses", "search_hits",
 # An operation's end: its slab write (with the lock's release) and a search's answer.
 Answer = data.StructLayout({"index": 32, "found": 1, "weight": 32})
 
-# A line of a slab written by its byte mask (``write``), and/or a vertex's lock released
-# (``release``) once the write is queued at the slab port.
+# A line of a slab written by its byte mask (``write``), and/or an operation's ``lock`` (its
+# bucket) released (``release``) once the write is queued at the slab port; ``vertex`` (the
+# slab's owner) picks the port.
 SlabWrite = data.StructLayout({"write": 1, "slab": 32, "line": 1, "data": 512, "mask": 64,
-                               "release": 1, "vertex": 32})
+                               "release": 1, "lock": LOCK_BITS, "vertex": 32})
 
 Retire = data.StructLayout({"outcome": 3, "slab_write": SlabWrite, "search": 1,
                             "answer": Answer})
 
 
 # A slab wanted from the allocator: for a vertex's new table (``pair`` 0), or for an edge
-# insert whose chain is full: the pair goes in cell 0 and the new slab is linked after
-# ``last``.
+# insert whose chain is full: the pair goes in cell 0, the new slab is linked after ``last``
+# and the insert's ``lock`` released.
 AllocRequest = data.StructLayout({"vertex": 32, "pair": 1, "key": 32, "value": 32,
-                                  "last": 32, "answer": 32})
+                                  "last": 32, "answer": 32, "lock": LOCK_BITS})
 
 
 

@@ -1,11 +1,15 @@
-"""The lock on each source vertex, and a waiting queue so a conflict does not stop the issue.
+"""The lock on each bucket, and a waiting queue so a conflict does not stop the issue.
 
-Awad et al. give each source vertex's operations to one warp (a vote picks the edges of one
-source), so one vertex's updates never race; here each edge operation in flight holds its
-source vertex in the lock CAM (Graphicionado's atomic-update CAM). An operation whose vertex
-is held waits in a small queue instead of holding up the operations behind it; a later
-operation of a vertex that waits there queues behind it, so each vertex's operations still
-take effect in file order. The waiting queue's head goes first when its vertex is free.
+The slab hash lets many warps update one table at once: each warp works on one bucket's chain
+and its compare-and-swap on a slab settles a race on that slab (Ashkiani et al. §4; Awad et
+al. give each source vertex's operations to one warp). Here each edge operation in flight
+holds its bucket (the base slab of its chain, :data:`layouts.LOCK_BITS` bits) in the lock CAM
+(Graphicionado's atomic-update CAM) from its first slab read to its write, so two operations
+of one chain never race while a vertex's other buckets are updated at once (a hub's
+operations overlap). Operations arrive here from the bucket hash in file order. An operation
+whose bucket is held waits in a small queue instead of holding up the operations behind it;
+a later operation of a bucket that waits there queues behind it, so each bucket's operations
+still take effect in file order. The waiting queue's head goes first when its bucket is free.
 
 When fewer slabs are free than ``slots`` (``parallel`` low) operations go one at a time in
 file order, the waiting ones (earlier in the file) first, so the inserts the pool refuses
@@ -17,8 +21,8 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..stream_fifo import StreamFIFO
-from .layouts import TO_HASH, EdgeOp, TableCtx
-from .vertex_table import table_request_layout
+from .layouts import LOCK_BITS, SlabCtx
+from .slab_port import slab_read_layout
 
 
 __all__ = ["LockIssue"]
@@ -34,16 +38,16 @@ class LockIssue(wiring.Component):
 
     Members
     -------
-    i : ``In(stream.Signature(EdgeOp))``
-        Edge operations in file order, both ends present.
-    o : ``Out(stream.Signature(table_request_layout(TableCtx)))``
-        An operation issued: its source vertex's word read.
+    i : ``In(stream.Signature(slab_read_layout(SlabCtx)))``
+        Edge operations in file order with their first slab read (``ctx.op.bucket`` set).
+    o : ``Out(stream.Signature(slab_read_layout(SlabCtx)))``
+        An operation issued: its first slab read.
     lock : ``Out(stream.Signature(32))``
         To the lock CAM's ``insert``.
     probe_id : ``Out(32)``; probe_hit : ``In(1)``
-        The lock CAM's probe: is the waiting queue's head's vertex held?
+        The lock CAM's probe: is the waiting queue's head's bucket held?
     probe2_id : ``Out(32)``; probe2_hit : ``In(1)``
-        Its second probe: is the next operation's vertex held?
+        Its second probe: is the next operation's bucket held?
     released : ``In(1)``
         An operation ended.
     parallel : ``In(1)``
@@ -51,18 +55,18 @@ class LockIssue(wiring.Component):
     in_flight : ``Out(range(slots + 1))``
     idle : ``Out(1)``
         Nothing offered, waiting or in flight.
-    lock_waits, table_waits, deferred : ``Out(32)``
-        Cycles the issue stopped on the lock (a full CAM set, or a held vertex with the
-        waiting queue full) and on the vertex table's port, and operations that went to the
-        waiting queue.
+    lock_waits, port_waits, deferred : ``Out(32)``
+        Cycles the issue stopped on the lock (a full CAM set, or a held bucket with the
+        waiting queue full) and on the slab ports, and operations that went to the waiting
+        queue.
     """
 
     def __init__(self, *, slots: int, waiting: int = 16):
         self._slots = slots
         self._waiting = waiting
         super().__init__({
-            "i": In(stream.Signature(EdgeOp)),
-            "o": Out(stream.Signature(table_request_layout(TableCtx))),
+            "i": In(stream.Signature(slab_read_layout(SlabCtx))),
+            "o": Out(stream.Signature(slab_read_layout(SlabCtx))),
             "lock": Out(stream.Signature(32)),
             "probe_id": Out(32),
             "probe_hit": In(1),
@@ -73,50 +77,52 @@ class LockIssue(wiring.Component):
             "in_flight": Out(range(slots + 1)),
             "idle": Out(1),
             "lock_waits": Out(32),
-            "table_waits": Out(32),
+            "port_waits": Out(32),
             "deferred": Out(32),
         })
 
     def elaborate(self, platform):
         m = Module()
         depth = self._waiting
-        m.submodules.queue = queue = StreamFIFO(EdgeOp, depth)
-        # The vertices in the queue, by position, for the comparison with a new operation.
-        waiting_u = [Signal(32, name=f"waiting_u{k}") for k in range(depth)]
+        read_layout = slab_read_layout(SlabCtx)
+        m.submodules.queue = queue = StreamFIFO(read_layout, depth)
+        # The issued reads leave through a register: the slab ports' release, which the lock
+        # CAM takes in the cycle it admits an operation, depends on the reads offered to them.
+        m.submodules.issued = issued_reads = StreamFIFO(read_layout, 2)
+        wiring.connect(m, issued_reads.o, wiring.flipped(self.o))
+        out = issued_reads.i
+        # The buckets in the queue, by position, for the comparison with a new operation.
+        waiting_bucket = [Signal(LOCK_BITS, name=f"waiting_bucket{k}") for k in range(depth)]
         waiting_valid = Signal(depth)
         write_at = Signal(range(depth))
         read_at = Signal(range(depth))
 
         head = queue.o.payload
-        m.d.comb += [self.probe_id.eq(head.u), self.probe2_id.eq(self.i.payload.u)]
+        bucket = self.i.payload.ctx.op.bucket
+        m.d.comb += [self.probe_id.eq(head.ctx.op.bucket), self.probe2_id.eq(bucket)]
         head_free = queue.o.valid & ~self.probe_hit
         drained = self.in_flight == 0
         credit = (self.in_flight < self._slots) & (self.parallel | drained)
-        behind = Cat((waiting_valid[k] & (waiting_u[k] == self.i.payload.u))
+        behind = Cat((waiting_valid[k] & (waiting_bucket[k] == bucket))
                      for k in range(depth)).any()
-        # A new operation waits: its vertex is held, or an earlier one of its vertex waits.
+        # A new operation waits: its bucket is held, or an earlier one of its bucket waits.
         # (The probes read the lock's state at the start of the cycle, as the insert does.)
         defer = self.i.valid & (behind | self.probe2_hit)
-        # The head goes first when its vertex is free; one at a time, it goes before any new
+        # The head goes first when its bucket is free; one at a time, it goes before any new
         # operation.
         from_queue = head_free | (queue.o.valid & ~self.parallel)
-        candidate = Signal(EdgeOp)
+        candidate = Signal(read_layout)
         offered = Signal()
         m.d.comb += [candidate.eq(self.i.payload),
                      offered.eq(self.i.valid & ~defer)]
         with m.If(from_queue):
             m.d.comb += [candidate.eq(head), offered.eq(1)]
 
-        # Neither valid waits for the other side's ready, only for its own sink's: the
-        # lock's ready does not depend on its valid, the table's arbiter's does.
         m.d.comb += [
-            self.lock.payload.eq(candidate.u),
-            self.o.valid.eq(offered & credit & self.lock.ready),
-            self.lock.valid.eq(offered & credit & self.o.ready),
-            self.o.payload.write.eq(0),
-            self.o.payload.vertex.eq(candidate.u),
-            self.o.payload.ctx.purpose.eq(TO_HASH),
-            self.o.payload.ctx.op.eq(candidate),
+            self.lock.payload.eq(candidate.ctx.op.bucket),
+            out.valid.eq(offered & credit & self.lock.ready),
+            self.lock.valid.eq(offered & credit & out.ready),
+            out.payload.eq(candidate),
         ]
         issued = self.lock.valid & self.lock.ready
         parked = ~from_queue & defer & queue.i.ready
@@ -131,7 +137,7 @@ class LockIssue(wiring.Component):
             with m.Switch(write_at):
                 for k in range(depth):
                     with m.Case(k):
-                        m.d.sync += waiting_u[k].eq(self.i.payload.u)
+                        m.d.sync += waiting_bucket[k].eq(bucket)
         set_bits = Cat(queue.i.valid & queue.i.ready & (write_at == k) for k in range(depth))
         clear_bits = Cat(queue.o.valid & queue.o.ready & (read_at == k) for k in range(depth))
         m.d.sync += waiting_valid.eq((waiting_valid & ~clear_bits) | set_bits)
@@ -139,12 +145,12 @@ class LockIssue(wiring.Component):
             m.d.sync += read_at.eq(read_at + 1)
         with m.If((offered & credit & ~self.lock.ready) | (self.i.valid & defer & ~parked)):
             m.d.sync += self.lock_waits.eq(self.lock_waits + 1)
-        with m.If(offered & credit & ~self.o.ready):
-            m.d.sync += self.table_waits.eq(self.table_waits + 1)
+        with m.If(offered & credit & ~out.ready):
+            m.d.sync += self.port_waits.eq(self.port_waits + 1)
 
         with m.If(issued & ~self.released):
             m.d.sync += self.in_flight.eq(self.in_flight + 1)
         with m.Elif(~issued & self.released):
             m.d.sync += self.in_flight.eq(self.in_flight - 1)
-        m.d.comb += self.idle.eq(~self.i.valid & ~queue.o.valid & drained)
+        m.d.comb += self.idle.eq(~self.i.valid & ~queue.o.valid & ~self.o.valid & drained)
         return m

@@ -1,6 +1,6 @@
 """Operation issue, in file order: Awad et al. apply a batch's operations with many warps at
-once; here each edge operation goes on to :class:`~hw.dyngraph.lock_issue.LockIssue` (one
-in flight per source vertex), and
+once; here each edge operation goes on to its source vertex's word read, the bucket hash and
+:class:`~hw.dyngraph.lock_issue.LockIssue` (one in flight per bucket), and
 
 * an edge operation with an absent end is skipped at once (a search answers "absent");
 * a vertex operation waits until every edge operation before it has ended and runs alone
@@ -13,8 +13,9 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..range_streamer import range_out_layout
-from .layouts import DELETE_VERTEX, INSERT_VERTEX, SEARCH, SKIPPED, EdgeOp, OpWords, Retire, \
-    VertexOp
+from .layouts import DELETE_VERTEX, INSERT_VERTEX, SEARCH, SKIPPED, TO_HASH, OpWords, Retire, \
+    TableCtx, VertexOp
+from .vertex_table import table_request_layout
 
 
 __all__ = ["OpIssue"]
@@ -35,10 +36,11 @@ class OpIssue(wiring.Component):
         The operation words, in order.
     read_en : ``Out(1)``; read_u, read_v : ``Out(32)``; present_u, present_v : ``In(1)``
         The presence bitmap's read port.
-    edges : ``Out(stream.Signature(EdgeOp))``
-        Edge operations with both ends present, searches numbered.
-    drained : ``In(1)``
-        No edge operation offered, waiting or in flight.
+    edges : ``Out(stream.Signature(table_request_layout(TableCtx)))``
+        Edge operations with both ends present, searches numbered: their source vertex's
+        word read.
+    released : ``In(1)``
+        An edge operation ended (its lock released).
     skips : ``Out(stream.Signature(Retire))``
     vertex_ops : ``Out(stream.Signature(VertexOp))``
         Taken when the vertex operation has finished.
@@ -56,8 +58,8 @@ class OpIssue(wiring.Component):
             "ops": In(stream.Signature(range_out_layout(4, 1))),
             "read_en": Out(1), "read_u": Out(32), "read_v": Out(32),
             "present_u": In(1), "present_v": In(1),
-            "edges": Out(stream.Signature(EdgeOp)),
-            "drained": In(1),
+            "edges": Out(stream.Signature(table_request_layout(TableCtx))),
+            "released": In(1),
             "skips": Out(stream.Signature(Retire)),
             "vertex_ops": Out(stream.Signature(VertexOp)),
             "issued": Out(32),
@@ -82,7 +84,14 @@ class OpIssue(wiring.Component):
         searches = Signal(32)
         kind = op.kind[:3]
         edge = kind < INSERT_VERTEX
-        drained = self.drained
+        # Edge operations issued and not yet ended; a vertex operation waits for none.
+        in_flight = Signal(16)
+        edge_sent = self.edges.valid & self.edges.ready
+        with m.If(edge_sent & ~self.released):
+            m.d.sync += in_flight.eq(in_flight + 1)
+        with m.Elif(~edge_sent & self.released):
+            m.d.sync += in_flight.eq(in_flight - 1)
+        drained = in_flight == 0
         batch_full = in_batch == self.batch_size
         last_op = self.issued + 1 == self.ops_count
         present = self.present_u & self.present_v
@@ -94,9 +103,12 @@ class OpIssue(wiring.Component):
         # Edge operations.
         issue = ready_to_go & edge & present
         skip = ready_to_go & edge & ~present
-        edge_op = self.edges.payload
+        edge_op = self.edges.payload.ctx.op
         m.d.comb += [
             self.edges.valid.eq(issue),
+            self.edges.payload.write.eq(0),
+            self.edges.payload.vertex.eq(op.u),
+            self.edges.payload.ctx.purpose.eq(TO_HASH),
             edge_op.kind.eq(kind),
             edge_op.u.eq(op.u),
             edge_op.v.eq(op.v),

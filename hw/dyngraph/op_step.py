@@ -91,6 +91,7 @@ class OpStep(wiring.Component):
         m.d.comb += [
             write.release.eq(self.i.valid),      # not a constant: see SlabAllocator
             write.vertex.eq(op.u),
+            write.lock.eq(op.bucket),
             retire.search.eq(op.kind == SEARCH),
             retire.answer.index.eq(op.answer),
             retire.answer.found.eq(match.found),
@@ -133,7 +134,7 @@ class OpStep(wiring.Component):
         request = queues["allocate"].payload
         m.d.comb += [request.vertex.eq(op.u), request.pair.eq(1), request.key.eq(op.v),
                      request.value.eq(op.w), request.last.eq(op.slab),
-                     request.answer.eq(op.answer)]
+                     request.answer.eq(op.answer), request.lock.eq(op.bucket)]
 
         with m.If(to_next):
             m.d.comb += [queues["next"].valid.eq(self.i.valid),

@@ -36,7 +36,7 @@ class SlabAllocator(wiring.Component):
     frees : ``In(stream.Signature(32))``
         Slabs given back (pushed).
     writes : ``Out(stream.Signature(SlabWrite))``
-        The new slab's two lines, then the link (which releases an edge insert's vertex; a
+        The new slab's two lines, then the link (which releases an edge insert's bucket; a
         refused edge insert sends the release alone).
     retire : ``Out(stream.Signature(Retire))``
         An edge insert's end (inserted or refused), after its writes.
@@ -88,7 +88,8 @@ class SlabAllocator(wiring.Component):
         with m.If(~request.pair):
             m.d.comb += line0.eq(Cat(*[empty_pair] * 8))
         write = self.writes.payload
-        m.d.comb += [write.vertex.eq(request.vertex), write.slab.eq(slab),
+        m.d.comb += [write.vertex.eq(request.vertex), write.lock.eq(request.lock),
+                     write.slab.eq(slab),
                      write.mask.eq(C((1 << 64) - 1, 64))]
         outcome = self.retire.payload
         # Every field driven unconditionally: a payload with constant bits beside
@@ -142,7 +143,7 @@ class SlabAllocator(wiring.Component):
                     with m.Else():
                         m.next = "GRANT"
             with m.State("RELEASE"):
-                # The link, with the vertex's release; a refused insert releases alone.
+                # The link, with the insert's release; a refused insert releases alone.
                 m.d.comb += [
                     self.writes.valid.eq(request.pair),
                     write.write.eq(ok),

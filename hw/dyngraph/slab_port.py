@@ -1,12 +1,12 @@
 """The slab port: every read and write of the slab pool goes through this one memory client,
 in the order it takes them.
 
-A vertex's operations run one after another (the lock CAM), but their slab reads and writes
+A bucket's operations run one after another (the lock CAM), but their slab reads and writes
 are issued by different stages; the memory answers a read with every write it accepted
 before (``hw/verilog/graphgen_dram.v``), and a client's requests reach it in the client's
-order. So a write that releases a vertex's lock releases it the cycle the write enters this
-port's queue: the next operation of that vertex is issued later and its reads queue behind
-the write. (The GPU slab hash gets the same from a warp's program order.)
+order. So a write that releases a bucket's lock releases it the cycle the write enters this
+port's queue: the next operation of that bucket is issued later and its reads queue behind
+the write (a vertex's slabs all go through one port). (The GPU slab hash gets the same from a warp's program order.)
 """
 
 from amaranth.hdl import Cat, Module, Signal
@@ -56,7 +56,7 @@ class SlabPort(wiring.Component):
     writes : ``In(stream.Signature(SlabWrite))``
         Writes have priority over reads not yet started.
     released : ``Out(stream.Signature(32))``
-        The vertex of a ``release``, the cycle its write is queued.
+        The lock (bucket) of a ``release``, the cycle its write is queued.
     reads_done : ``Out(32)``; writes_done : ``Out(32)``
         Slabs read and lines written since reset.
     busy : ``Out(1)``
@@ -169,7 +169,7 @@ class SlabPort(wiring.Component):
             requests.i.payload.wmask.eq(write.mask),
             self.writes.ready.eq(queued & released),
             self.released.valid.eq(write.release & queued),
-            self.released.payload.eq(write.vertex),
+            self.released.payload.eq(write.lock),
         ]
         with m.If(write.write & requests.i.ready & released):
             m.d.sync += self.writes_done.eq(self.writes_done + 1)

@@ -2,9 +2,9 @@
 and vertex operations (Awad et al., "Dynamic Graphs on the GPU", on Ashkiani et al.'s slab
 hash), on one memory port shared through an arbiter.
 
-Operations are read in file order (:class:`OpIssue`); an edge operation takes its source
-vertex's lock, reads the vertex's word (:class:`VertexTable`), hashes its key to a bucket
-(:class:`BucketHash`) and walks the bucket's chain a slab at a time (:class:`SlabPort`,
+Operations are read in file order (:class:`OpIssue`); an edge operation reads its source
+vertex's word (:class:`VertexTable`), hashes its key to a bucket (:class:`BucketHash`), takes
+the bucket's lock (:class:`LockIssue`) and walks the bucket's chain a slab at a time (:class:`SlabPort`,
 :class:`SlabCompare`, :class:`OpStep`), allocating a slab when the chain is full
 (:class:`SlabAllocator`); it ends at :class:`Retire` (its write, its answer, its count).
 Vertex operations run alone (:class:`VertexOps`, with :class:`PoolSweep` for the in-edges of
@@ -53,7 +53,7 @@ COUNTERS = ("cycles", "load_cycles", "issued", "batches", *OUTCOMES,
             "vertices_inserted", "vertex_insert_present", "vertices_deleted",
             "vertex_delete_absent", "in_edges_removed", "walk_slab_reads", "free_slab_reads",
             "sweeps", "sweep_slab_reads", "allocations", "allocation_failures", "slabs_freed",
-            "stack_top", "lock_waits", "table_waits", "deferred", "slab_reads", "slab_writes",
+            "stack_top", "lock_waits", "port_waits", "deferred", "slab_reads", "slab_writes",
             "memory_reads", "memory_writes", "compact_cycles", "compacted_edges",
             "compact_slab_reads", "compact_chain_reads")
 
@@ -155,9 +155,10 @@ class UpdateUnit(RegisterDesign):
         """The links whose order nothing depends on (throttled when stalls are injected)."""
         issue, retire_in = b["issue"], b["retire_in"]
         link(b["op_reader"].items, issue.ops, "op_reader->issue")
-        link(b["lock_issue"].o, b["table_requests"].i[0], "lock->table")
+        link(b["issue"].edges, b["table_requests"].i[0], "issue->table")
         link(b["table_answers"].o[0], b["hash"].i, "table->hash")
-        link(b["hash"].o, b["slab_reads"].i[0], "hash->slab_port")
+        link(b["hash"].o, b["lock_issue"].i, "hash->lock")
+        link(b["lock_issue"].o, b["slab_reads"].i[0], "lock->slab_port")
         link(b["step"].next, b["slab_reads"].i[1], "step->slab_port")
         link(b["slabs"].o[0], b["compare"].i, "slab_port->compare")
         link(b["compare"].o, b["step"].i, "compare->step")
@@ -196,8 +197,6 @@ class UpdateUnit(RegisterDesign):
         connect(m, b["sweep"].writes, b["slab_writes"].i[3])
         connect(m, b["slab_writes"].o, b["slab_port"].writes)
         connect(m, b["issue"].vertex_ops, vertex_ops.op)
-        # Direct: the issue's barrier waits for the lock stage to be idle.
-        connect(m, b["issue"].edges, b["lock_issue"].i)
         connect(m, b["lock_issue"].lock, b["lock"].insert)
         connect(m, b["slab_port"].released, b["lock"].remove)
 
@@ -223,7 +222,7 @@ class UpdateUnit(RegisterDesign):
             bitmap.read_en.eq(issue.read_en),
             bitmap.read_u.eq(issue.read_u),
             bitmap.read_v.eq(issue.read_v),
-            issue.drained.eq(lock_issue.idle),
+            issue.released.eq(b["slab_port"].released.valid),
             lock_issue.released.eq(b["slab_port"].released.valid),
             lock_issue.parallel.eq(allocator.top >= self._config.slots),
             b["lock"].probe_id.eq(lock_issue.probe_id),
@@ -279,7 +278,7 @@ class UpdateUnit(RegisterDesign):
             "sweep_slab_reads": sweep.slab_reads, "allocations": allocator.allocations,
             "allocation_failures": allocator.failures, "slabs_freed": allocator.pushes,
             "stack_top": allocator.top, "lock_waits": b["lock_issue"].lock_waits,
-            "deferred": b["lock_issue"].deferred, "table_waits": b["lock_issue"].table_waits,
+            "deferred": b["lock_issue"].deferred, "port_waits": b["lock_issue"].port_waits,
             "slab_reads": b["slab_port"].reads_done, "slab_writes": b["slab_port"].writes_done,
             "memory_reads": reads, "memory_writes": writes,
             "compact_cycles": control.compact_cycles,
