@@ -19,6 +19,7 @@ Prints tables and writes the JSON report.
 """
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -106,7 +107,7 @@ def analytics_part(args):
           f"matches the golden walk: {c['matches_golden']}")
     if not report.matches:
         return row
-    one = SimMemoryConfig(**{**memory.as_dict(), "channels": 1})
+    one = dataclasses.replace(memory, channels=1)
     built = golden.Graph.from_edges(n, graph.src, graph.dst, graph.weight)
     for algo in ("bfs", "pagerank"):
         pipeline = analytics_config(algo, n)

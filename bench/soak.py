@@ -8,6 +8,7 @@ per design and algorithm (exit 1 if any run failed)."""
 
 import argparse
 import collections
+import dataclasses
 import random
 import sys
 import time
@@ -80,8 +81,8 @@ def draw_dyngraph(rng: random.Random, graph, channels: int, memory, seed: int):
                             load_factor_percent=rng.choice([50, 70, 100]), stall_injection=30)
     if rng.random() < 0.3:
         built = SlabGraph.build(graph, SlabOptions(**config.golden_options()))
-        config = DynGraphConfig(**{**config.as_dict(),
-                                   "pool_slabs": built.slabs_in_use() + rng.choice([0, 2, 9])})
+        config = dataclasses.replace(
+            config, pool_slabs=built.slabs_in_use() + rng.choice([0, 2, 9]))
     shares = [rng.randrange(1, 10) for _ in range(5)]
     shares[3] = shares[3] if rng.random() < 0.6 else 0      # vertex operations in some runs
     shares[4] = shares[4] if rng.random() < 0.6 else 0

@@ -125,6 +125,10 @@ def cmd_synth(args) -> int:
         raise UsageError("--jobs is for --per-unit synthesis")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
+    if args.time_limit is not None and not (math.isfinite(args.time_limit)
+                                            and args.time_limit > 0):
+        raise UsageError(f"--time-limit must be a positive number of seconds, not "
+                         f"{args.time_limit}")
     top = design.top(config)
     build_dir = Path("build") / "synth" / (f"{design.name}-{config.digest()}-{args.target}"
                                          + ("-units" if args.per_unit else ""))
@@ -134,7 +138,8 @@ def cmd_synth(args) -> int:
     figures = synthesize(verilog_path, top, args.target, build_dir,
                          liberty=Path(args.liberty) if args.liberty else None,
                          clock_mhz=args.clock_mhz, seeds=args.seeds,
-                         per_unit=args.per_unit, jobs=args.jobs)
+                         per_unit=args.per_unit, jobs=args.jobs,
+                         time_limit_s=args.time_limit)
     if args.scale_to is not None:
         from synth.flow import ASIC_NODE_NM
         from synth.sram_model import scale_area
@@ -586,6 +591,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="asic: also give the area scaled to this node (classical scaling)")
     synth.add_argument("--jobs", type=int, metavar="N",
                        help="with --per-unit: Yosys runs at a time (default: one per core)")
+    synth.add_argument("--time-limit", type=float, metavar="SECONDS",
+                       help="stop the tools after this long in all (an error saying so)")
     synth.add_argument("--json", metavar="FILE")
     synth.set_defaults(run=cmd_synth)
 

@@ -11,6 +11,7 @@ golden model on the updated graph.
                  [--mem ...] [-o FINAL.txt] [--answers FILE] [--json FILE]
 """
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -116,10 +117,9 @@ def sim_dyngraph(args, config, memory, graph, usage_error) -> int:
 
 def _analytics(args, report, memory):
     """The algorithm in Graphicionado's RTL on the compactor's words."""
-    from hw.sim_memory import SimMemoryConfig
     from sim.dyngraph.analytics import analytics_config, run_analytics
     config = analytics_config(args.algo, report.compaction["vertices"])
-    one_channel = SimMemoryConfig(**{**memory.as_dict(), "channels": 1})
+    one_channel = dataclasses.replace(memory, channels=1)
     result = run_analytics(report, args.algo, config, root=args.root, iters=args.iters,
                            simulator=args.simulator, memory=one_channel, seed=args.seed)
     f = result.figures

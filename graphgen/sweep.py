@@ -84,7 +84,8 @@ def _cached(path: Path, make):
     return result, False
 
 
-def _synth(design, config, verilog: str, sha: str, target: str, out_dir: Path) -> dict:
+def _synth(design, config, verilog: str, sha: str, target: str, out_dir: Path,
+           time_limit: float | None) -> dict:
     from synth import synthesize
     top = design.top(config)
     build_dir = out_dir / "build" / f"{design.name}-{sha[:16]}-{target}"
@@ -92,7 +93,7 @@ def _synth(design, config, verilog: str, sha: str, target: str, out_dir: Path) -
     path = build_dir / f"{top}.v"
     atomic_write(path, verilog)
     figures = synthesize(path, top, target, build_dir, per_unit=target in ("asic", "ecp5"),
-                         jobs=1)
+                         jobs=1, time_limit_s=time_limit)
     figures.pop("cells", None)
     return figures
 
@@ -125,8 +126,8 @@ def _simulate(design, config, algo: str, graph_spec: str, root) -> dict:
 
 def run_point(point: dict, out_dir: str) -> dict:
     """One point (a Dask task): ``point`` holds ``index``, ``design``, ``settings``,
-    ``targets``, ``algo``, ``graph``, ``root``. Never raises: a failure is the row's
-    ``error``."""
+    ``targets``, ``algo``, ``graph``, ``root`` and optionally ``time_limit`` (seconds for each
+    target's synthesis). Never raises: a failure is the row's ``error``."""
     from .designs import get_design
     started = time.perf_counter()
     out = Path(out_dir)
@@ -141,7 +142,8 @@ def run_point(point: dict, out_dir: str) -> dict:
         row["configuration"] = config.as_dict()
         for target in point["targets"]:
             figures, kept = _cached(_cache_path(out, sha, target),
-                                    lambda: _synth(design, config, verilog, sha, target, out))
+                                    lambda: _synth(design, config, verilog, sha, target, out,
+                                                   point.get("time_limit")))
             row["results"][target] = figures
             row["cached"] &= kept
         if point.get("algo"):

@@ -37,6 +37,9 @@ def _points(args, usage_error) -> list[dict]:
     if "asic" in targets:
         from synth.flow import _find_liberty
         _find_liberty(None)
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise usage_error(f"--time-limit must be a positive number of seconds, not "
+                          f"{args.time_limit}")
     points = []
     for index, settings in enumerate(grid):
         if args.algo:
@@ -44,7 +47,7 @@ def _points(args, usage_error) -> list[dict]:
         design.config(settings)                 # every point valid before any runs
         points.append({"index": index, "design": design.name, "settings": settings,
                        "targets": targets, "algo": args.algo, "graph": args.graph,
-                       "root": args.root})
+                       "root": args.root, "time_limit": args.time_limit})
     return points
 
 
@@ -105,6 +108,9 @@ def add_commands(commands, designs):
                        help="default: a local Dask cluster on this machine's cores")
     sweep.add_argument("--workers", type=int, metavar="N",
                        help="local workers (default: one per core); slurm/pbs: jobs")
+    sweep.add_argument("--time-limit", type=float, metavar="SECONDS",
+                       help="stop a point's synthesis for a target after this long (the "
+                            "point is recorded with that error, and retried on a rerun)")
     sweep.add_argument("-o", dest="out_dir", required=True, metavar="DIR")
     sweep.set_defaults(run=cmd_sweep)
 

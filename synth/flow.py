@@ -22,7 +22,7 @@ from pathlib import Path
 from .ecp5_outreg import absorb_output_registers
 from .reports import liberty_cells, nextpnr_report, yosys_stat
 from .sram_model import SRAM_MODEL, access_energy_pj, macro_area_um2
-from .tools import LibertyNotFound, SynthError, run_tool, tool_versions
+from .tools import LibertyNotFound, SynthError, run_tool, time_limit, tool_versions
 
 
 __all__ = ["TARGETS", "DEFAULT_LIBERTY", "ECP5_DEVICES", "synthesize"]
@@ -435,7 +435,7 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
                liberty: Path | None = None, ecp5_device: str = "85k",
                ecp5_package: str = "CABGA381", clock_mhz: float = 100.0,
                seed: int = 1, seeds: int = 1, per_unit: bool = False,
-               jobs: int | None = None) -> dict:
+               jobs: int | None = None, time_limit_s: float | None = None) -> dict:
     """Synthesize module ``top`` of ``verilog_path`` for ``target`` (one of :data:`TARGETS`).
 
     All scripts, logs and reports go into ``build_dir`` (created if needed). Returns a
@@ -454,6 +454,9 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
       ``liberty`` is None, :class:`LibertyNotFound` if absent); with ``per_unit``, the
       design is synthesized unit by unit (``synth.units``, ``jobs`` Yosys runs at a time, by
       default one per core) and ``units`` gives each top-level unit's figures and share.
+
+    ``time_limit_s``: the tool runs stop after that many seconds in all (a
+    :class:`SynthError` saying so).
 
     Raises :class:`SynthError` (one line) for an unknown target or device, a missing Verilog
     file, or a failing tool (naming the log's first ERROR line and the log's path).
@@ -487,6 +490,16 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
     except OSError as error:
         raise SynthError(f"cannot prepare build folder {build_dir}: {error}") from None
 
+    with time_limit(time_limit_s):
+        figures, tools = _run_target(target, build_dir, verilog, top, library, device,
+                                     ecp5_package, clock_mhz, seed, seeds, per_unit, jobs)
+    return {"target": target, "top": top, **figures,
+            "tool_versions": tool_versions(*tools), "build_dir": str(build_dir),
+            "wall_seconds": time.perf_counter() - start}
+
+
+def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, clock_mhz,
+                seed, seeds, per_unit, jobs):
     if target == "ecp5":
         figures = _ecp5(build_dir, verilog, top, device, ecp5_package, float(clock_mhz),
                         tuple(range(seed, seed + seeds)))
@@ -509,6 +522,4 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
         else:
             figures = _asic(build_dir, verilog, top, library)
         tools = ("yosys",)
-    return {"target": target, "top": top, **figures,
-            "tool_versions": tool_versions(*tools), "build_dir": str(build_dir),
-            "wall_seconds": time.perf_counter() - start}
+    return figures, tools

@@ -12,6 +12,7 @@ The YoWASP tools are WebAssembly programs. Two of their habits shape this module
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import re
@@ -24,7 +25,24 @@ from pathlib import Path
 
 
 __all__ = ["SynthError", "LibertyNotFound", "ToolRun", "tool_command", "run_tool",
-           "tool_versions", "first_error_line"]
+           "time_limit", "tool_versions", "first_error_line"]
+
+# The end of the current time limit (time.perf_counter()), or None: every tool run inside
+# ``time_limit`` shares it, per-unit runs in worker threads included.
+_deadline: float | None = None
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None):
+    """Tool runs inside stop with a :class:`SynthError` once ``seconds`` have passed in all
+    (None: no limit)."""
+    global _deadline
+    before = _deadline
+    _deadline = None if seconds is None else time.perf_counter() + seconds
+    try:
+        yield
+    finally:
+        _deadline = before
 
 
 class SynthError(RuntimeError):
@@ -124,12 +142,19 @@ def run_tool(tool: str, args: list[str], build_dir: Path, log_name: str,
     console_path = build_dir / console_name
     log_path.unlink(missing_ok=True)
     start = time.perf_counter()
+    limited = timeout is None and _deadline is not None
+    if limited:
+        timeout = _deadline - start
+        if timeout <= 0:
+            raise SynthError(f"{tool} not started: the time limit has passed")
     try:
         with open(console_path, "wb") as console:
             completed = subprocess.run(tool_command(tool) + args, cwd=build_dir,
                                        stdin=subprocess.DEVNULL, stdout=console,
                                        stderr=subprocess.STDOUT, timeout=timeout)
     except subprocess.TimeoutExpired:
+        if limited:
+            raise SynthError(f"{tool} stopped at the time limit (see {log_path})") from None
         raise SynthError(f"{tool} took longer than {timeout:g} s (see {log_path})") from None
     except OSError as error:
         raise SynthError(f"cannot run {tool}: {error}") from None

@@ -50,7 +50,7 @@ CASES = [
 
 def _memory(name, channels):
     base = MEMORY if name == "memory" else HOSTILE
-    return SimMemoryConfig(**{**base.as_dict(), "channels": channels})
+    return dataclasses.replace(base, channels=channels)
 
 
 @pytest.mark.parametrize("name, settings, runs", CASES, ids=[c.values[0] for c in CASES])
@@ -62,8 +62,7 @@ def test_rtl_matches_golden(name, settings, runs, run_seeds):
         config = DynGraphConfig(max_vertices=256, load_factor_percent=90, **settings)
         if spare is not None:
             built = SlabGraph.build(graph, SlabOptions(**config.golden_options()))
-            config = DynGraphConfig(**{**config.as_dict(),
-                                       "pool_slabs": built.slabs_in_use() + spare})
+            config = dataclasses.replace(config, pool_slabs=built.slabs_in_use() + spare)
         seed = run_seeds.get(index)
         updates = generate_updates(f"mix:ops={count},{mix},seed={seed}", graph, 256)
         report = simulate(graph, updates, config, batch=batch, seed=seed,

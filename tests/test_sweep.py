@@ -36,6 +36,7 @@ def test_pareto_front():
     (["--grid", "entries=8", "--algo", "bfs", "--graph", "kron:scale=4"],
      "the sweep simulates graphicionado, depgraph, bfs, not cam"),
     (["--grid", "entries=8", "--targets", ""], "nothing to do"),
+    (["--grid", "entries=8", "--time-limit", "0"], "--time-limit must be a positive"),
 ])
 def test_bad_sweeps_are_one_line(tmp_path, capsys, argv, fragment):
     out = tmp_path / "sweep"
@@ -66,10 +67,13 @@ def test_sweep_caches_records_failures_and_reports(tmp_path, capsys):
     # A point whose task fails is recorded; the others finish.
     points = [{"index": 0, "design": "cam", "settings": {"entries": "8", "ways": "2"},
                "targets": ["generic"]},
-              {"index": 1, "design": "no-such-design", "settings": {}, "targets": ["generic"]}]
+              {"index": 1, "design": "no-such-design", "settings": {}, "targets": ["generic"]},
+              {"index": 2, "design": "cam", "settings": {"entries": "32"},
+               "targets": ["generic"], "time_limit": 1e-9}]
     rows, complete = run_sweep(points, tmp_path / "failing", workers=2)
     assert complete and rows[0]["error"] is None and rows[0]["cached"] is False
     assert "unknown design 'no-such-design'" in rows[1]["error"]
+    assert "time limit" in rows[2]["error"]
     saved = json.loads((tmp_path / "failing" / "points" / "00001.json").read_text())
     assert "traceback" in saved
 

@@ -131,6 +131,14 @@ def test_asic(small_design, tmp_path):
             if cells[kind]["sequential"]))
 
 
+def test_time_limit_stops_the_tools(small_design, tmp_path):
+    """A limit already spent stops the flow at its first tool, with an error saying so."""
+    with pytest.raises(SynthError, match="time limit"):
+        synthesize(small_design, "top", "generic", tmp_path, time_limit_s=1e-9)
+    report = synthesize(small_design, "top", "generic", tmp_path / "ok", time_limit_s=600)
+    assert report["num_cells"] > 0
+
+
 def test_liberty_parser(tmp_path):
     lib = tmp_path / "tiny.lib"
     lib.write_text("""library(tiny) { /* a comment with cell (FAKE) { */
