@@ -85,6 +85,7 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_bfs.py --json build/bench/bfs.json
 	$(BIN)/python bench/bench_dyngraph.py --json build/bench/dyngraph.json
 	$(BIN)/python bench/bench_sweep.py --json build/bench/sweep.json
+	$(BIN)/python bench/bench_design_table.py --time-limit 3600 --json build/bench/design-table.json
 	$(GRAPHGEN) synth --design bfs --target asic --per-unit --json build/bench/bfs-asic.json
 	$(GRAPHGEN) synth --design bfs --target ecp5 --set lanes=2 --set bu_slots=32 \
 		--set read_window=16 --set memory_outstanding=64 --json build/bench/bfs-ecp5.json

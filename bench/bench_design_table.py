@@ -1,0 +1,115 @@
+"""Issue 20's design table: every design's default configuration on ECP5-85k (LUT4, FF, EBR,
+Fmax: Yosys and nextpnr, seed 1, out of context, 100 MHz asked) and at 0.18 um (OSU 0.18
+standard cells per unit, memories from the SRAM model; scaled to 28 nm by lambda squared), next
+to what the papers give.
+
+Each (design, target) is one point of a sweep (``graphgen.sweep``: a local Dask cluster,
+results cached in ``build/bench/design-table/cache`` by the Verilog's hash, so a rerun does
+only what is missing or changed). A run stopped at ``--time-limit`` is reported as such, not as
+a figure. Prints a Markdown table and writes the JSON report (the rows and the paper figures).
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from graphgen.designs import get_design  # noqa: E402
+from graphgen.reports import atomic_write, base_report, write_json  # noqa: E402
+from graphgen.sweep import load_points, run_sweep  # noqa: E402
+from synth.flow import ASIC_NODE_NM  # noqa: E402
+from synth.sram_model import scale_area  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_JSON = ROOT / "build" / "bench" / "design-table.json"
+DESIGNS = ("cam", "graphicionado", "graphicionado-cf", "depgraph", "bfs", "dyngraph")
+TARGETS = ("ecp5", "asic")
+SCALED_NM = 28.0
+
+# What the source documents (../shared/papers) give for each design's hardware cost.
+PAPERS = {
+    "cam": "Graphicionado P6: 4-way set-associative, 16 entries of 4 bytes; no area given",
+    "graphicionado": "the source text here (004_*.txt) gives no area or power figure",
+    "graphicionado-cf": "as graphicionado (CF: 128-byte properties, 32-byte flits)",
+    "depgraph": "DepGraph-H: 0.6% of the chip's area; per core a 6.1 Kbit stack and a "
+                "4.8 Kbit FIFO edge buffer",
+    "bfs": "Enterprise and Luo et al. are GPU software: no hardware area",
+    "dyngraph": "GPU software (slab hash): no hardware area; 500-1,015 M edges/s on a GPU",
+}
+
+
+def _figures(row: dict, target: str) -> dict:
+    if row.get("error"):
+        return {"error": row["error"]}
+    result = row["results"][target]
+    if target == "ecp5":
+        return {key: result.get(key) for key in ("lut4", "ff", "ebr", "dsp", "lutram",
+                                                 "fmax_mhz", "timing_met", "wall_seconds")}
+    area = result.get("area_total_um2_with_model", result["area_um2"])
+    return {"area_mm2": area / 1e6, "logic_mm2": result["area_um2"] / 1e6,
+            "memory_mm2_model": result.get("area_memory_um2_model", 0.0) / 1e6,
+            f"area_mm2_at_{SCALED_NM:g}nm": scale_area(area, ASIC_NODE_NM, SCALED_NM) / 1e6,
+            "wall_seconds": result.get("wall_seconds")}
+
+
+def _cell(figures: dict, keys, fmt) -> str:
+    if "error" in figures:
+        return "stopped at the time limit" if "time limit" in figures["error"] else "failed"
+    return " / ".join(fmt.format(figures[k]) if figures.get(k) is not None else "-"
+                      for k in keys)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--designs", default=",".join(DESIGNS))
+    parser.add_argument("--targets", default=",".join(TARGETS))
+    parser.add_argument("--time-limit", type=float, default=3600.0, metavar="SECONDS",
+                        help="for each design's synthesis for each target")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    args = parser.parse_args()
+    designs = [d.strip() for d in args.designs.split(",") if d.strip()]
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    for name in designs:
+        get_design(name)
+    points = [{"index": index, "design": name, "settings": {}, "targets": [target],
+               "time_limit": args.time_limit}
+              for index, (name, target) in enumerate((n, t) for n in designs for t in targets)]
+    folder = ROOT / "build" / "bench" / "design-table"
+    report = base_report("bench", "design-table", None)
+    _, complete = run_sweep(points, folder, workers=args.workers, meta=report)
+    by_point = {row["point"]: row for row in load_points(folder)}
+    table = []
+    for point in points:
+        row = by_point.get(point["index"], {"error": "not run"})
+        target = point["targets"][0]
+        entry = next((e for e in table if e["design"] == point["design"]), None)
+        if entry is None:
+            entry = {"design": point["design"],
+                     "configuration": get_design(point["design"]).config({}).as_dict(),
+                     "paper": PAPERS.get(point["design"], "")}
+            table.append(entry)
+        entry[target] = _figures(row, target)
+    lines = ["| design | ECP5-85k LUT4 / FF / EBR | Fmax MHz | 0.18 um mm2 (logic + SRAM "
+             f"model) | {SCALED_NM:g} nm mm2 | the paper |",
+             "| --- | ---: | ---: | ---: | ---: | --- |"]
+    for entry in table:
+        ecp5 = entry.get("ecp5", {"error": "not asked"})
+        asic = entry.get("asic", {"error": "not asked"})
+        lines.append(f"| {entry['design']} | {_cell(ecp5, ('lut4', 'ff', 'ebr'), '{:,}')} | "
+                     f"{_cell(ecp5, ('fmax_mhz',), '{:.1f}')} | "
+                     f"{_cell(asic, ('area_mm2',), '{:.2f}')} | "
+                     f"{_cell(asic, (f'area_mm2_at_{SCALED_NM:g}nm',), '{:.3f}')} | "
+                     f"{entry['paper']} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    atomic_write(folder / "table.md", text)
+    report.update({"time_limit_s": args.time_limit, "complete": complete, "designs": table,
+                   "scaled_nm": SCALED_NM, "asic_node_nm": ASIC_NODE_NM})
+    write_json(args.json, report)
+    return 0 if complete else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
