@@ -1,10 +1,15 @@
 """graphgen sweep and graphgen report (issue 20): the grid, a two-point sweep on a local Dask
 cluster and its rerun from the cache, a failing point recorded while the sweep goes on, the
-table in CSV and Parquet, and the HTML report rendered in headless Chromium."""
+table in CSV and Parquet, Ctrl-C keeping the finished points, and the HTML report rendered in
+headless Chromium."""
 
 import json
 import shutil
+import signal
 import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -91,3 +96,27 @@ def test_sweep_caches_records_failures_and_reports(tmp_path, capsys):
     rendered = json.loads(dom.split('data-rendered="', 1)[1].split('"', 1)[0]
                           .replace("&quot;", '"'))
     assert rendered == {"plots": text.count("<figure>"), "tables": 1}
+
+
+def test_ctrl_c_leaves_the_finished_points_saved(tmp_path):
+    """SIGINT (Ctrl-C) during a sweep: the points finished so far stay saved, with the table
+    written from them, and the exit status says it was interrupted."""
+    out = tmp_path / "sweep"
+    command = [str(Path(sys.executable).with_name("graphgen")), "sweep", "--design", "cam",
+               "--grid", "entries=8,16,32,64,128,256", "--targets", "generic", "--workers",
+               "1", "-o", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    deadline = time.monotonic() + 300
+    while not list((out / "points").glob("*.json")):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no point finished in 300 s"
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 130, (stdout, stderr)
+    assert "interrupted: the finished points are saved" in stderr
+    saved = sorted((out / "points").glob("*.json"))
+    assert 1 <= len(saved) < 6
+    assert all(json.loads(path.read_text())["error"] is None for path in saved)
+    assert len((out / "table.csv").read_text().splitlines()) == len(saved) + 1
