@@ -1,0 +1,46 @@
+"""Each design's smallest configuration through the synthesis targets (issue 20): the ECP5
+mapping by Yosys (``synth_ecp5``: LUT4, flip-flops, block RAM) and the OSU 0.18 um standard
+cells (area, every cell mapped). The whole cross runs in ``make soak``; ``make test`` runs each
+design on one target and each target on two designs (their Yosys runs take 40-150 s each
+here). Place and route to an Fmax is tested on the CAM (``test_synth.py``, ``test_board.py``)
+and measured for every default configuration in ``make bench`` (``bench_design_table.py``)."""
+
+import pytest
+
+from graphgen.designs import get_design
+from synth import DEFAULT_LIBERTY, synthesize
+from synth.flow import ecp5_synthesis
+
+SMALLEST = {
+    "graphicionado": {"max_vertices": "256", "memory_outstanding": "16",
+                      "edge_prefetch_lines": "8", "edge_jobs": "4"},
+    "depgraph": {"engines": "1", "bank_vertices": "256", "memory_outstanding": "16"},
+    "bfs": {"lanes": "1", "max_vertices": "256", "hub_cache_entries": "16", "bu_slots": "4",
+            "read_window": "4", "memory_outstanding": "16"},
+    "dyngraph": {"slots": "2", "lock_ways": "2", "max_vertices": "16",
+                 "memory_outstanding": "4", "read_window": "2"},
+}
+TIMED = {("graphicionado", "asic"), ("depgraph", "ecp5"), ("bfs", "ecp5"),
+         ("dyngraph", "asic")}
+CASES = [pytest.param(design, target, id=f"{design}-{target}",
+                      marks=() if (design, target) in TIMED else pytest.mark.soak)
+         for design in SMALLEST for target in ("ecp5", "asic")]
+
+
+@pytest.mark.parametrize("name, target", CASES)
+def test_smallest_configuration_synthesizes(name, target, tmp_path):
+    design = get_design(name)
+    config = design.config(SMALLEST[name])
+    top = design.top(config)
+    (tmp_path / f"{top}.v").write_text(design.verilog(config))
+    if target == "ecp5":
+        _, cells, num_cells = ecp5_synthesis(tmp_path, f"{top}.v", top)
+        assert cells.get("LUT4", 0) > 1000 and cells.get("TRELLIS_FF", 0) > 500, cells
+        assert num_cells == sum(cells.values())
+    else:
+        if not DEFAULT_LIBERTY.is_file():
+            pytest.skip(f"{DEFAULT_LIBERTY} missing: apt-get install qflow-tech-osu018")
+        report = synthesize(tmp_path / f"{top}.v", top, "asic", tmp_path / "asic")
+        assert report["unmapped_cells"] == []
+        assert report["area_seq_um2"] > 0 and report["area_comb_um2"] > 0
+        assert report["area_um2"] > 1e5              # at least 0.1 mm2: a real design
