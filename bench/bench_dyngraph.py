@@ -9,7 +9,10 @@
    per channel, ``--channels`` channels; inserts of new edges, deletes of edges of the graph,
    searches half of them for edges of the graph. Every run is checked against the golden
    model (state, edges, answers, counters). The configuration: ``--slots`` operations in
-   flight, ``--ports`` slab ports.
+   flight, ``--ports`` slab ports. Then the small batches in a row: ``--in-a-row`` batches of
+   each size below 16,384 in one run (the unit's state stays in memory and the presence
+   bitmap on chip, loaded once; each batch still waits for its last operation before the
+   next starts), operations per cycle over the run.
 3. RTL: analytics on the updated graph (Kronecker ``--analytics-scale``, a batch of
    ``--analytics-ops`` mixed operations): the compactor's cycles and edges per cycle, then BFS
    and PageRank in Graphicionado's RTL (one stream) on the compactor's words, each against
@@ -83,6 +86,26 @@ def rtl_part(graph, args):
     return config, memory, rows
 
 
+def in_a_row_part(graph, config, memory, args):
+    rows = []
+    print(f"  {args.in_a_row} batches a run: {'kind':<7} {'batch':>7} {'cycles':>8} "
+          f"{'ops/cycle':>9} {'after load':>10} {'batches':>7} {'matches':>7}")
+    for kind, mix in KINDS.items():
+        for batch in (b for b in args.batches if b < 1 << 14):
+            count = args.in_a_row * batch
+            updates = generate_updates(f"mix:ops={count},{mix},seed={batch}", graph,
+                                       config.max_vertices)
+            report = simulate(graph, updates, config, batch=batch, memory=memory,
+                              graph_name=f"kron{args.scale}")
+            f = report.figures
+            rows.append({"kind": kind, "batch": batch, "batches": args.in_a_row,
+                         "figures": f, "matches": report.matches})
+            print(f"  {'':<16}{kind:<7} {batch:>7} {f['cycles']:>8} "
+                  f"{f['ops_per_cycle']:>9.3f} {f['ops_per_run_cycle']:>10.3f} "
+                  f"{report.counters['batches']:>7} {str(report.matches):>7}", flush=True)
+    return rows
+
+
 def analytics_part(args):
     graph = golden.load_graph(f"kron:scale={args.analytics_scale},ef=16,seed=1")
     n = graph.num_vertices
@@ -140,6 +163,8 @@ def main():
                         default=[30, 50, 70, 90, 100])
     parser.add_argument("--read-window", type=int, default=64,
                         help="lines of operations read ahead (16 caps near 0.58 ops/cycle)")
+    parser.add_argument("--in-a-row", type=int, default=16, metavar="N",
+                        help="batches a run for the small batch sizes (0: none)")
     parser.add_argument("--no-analytics", action="store_true")
     parser.add_argument("--analytics-scale", type=int, default=12)
     parser.add_argument("--analytics-ops", type=int, default=4096)
@@ -161,6 +186,9 @@ def main():
         report["configuration"] = config.as_dict()
         report["memory"] = memory.as_dict()
         report["rtl"] = rows
+        if args.in_a_row:
+            rows = rows + in_a_row_part(graph, config, memory, args)
+            report["rtl_in_a_row"] = rows[len(report["rtl"]):]
         analytics_ok = True
         if not args.no_analytics:
             print("3. analytics on the updated graph (RTL: compactor, then Graphicionado)")
