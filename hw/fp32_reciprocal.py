@@ -7,9 +7,11 @@ the IEEE quotient float32(1) / float32(d) for every d a float32 holds exactly (d
 more), 0.0 for d = 0 (as :func:`golden.algorithms.pagerank_inv_outdeg`).
 """
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Shape, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
+
+from .config import ConfigError
 
 
 __all__ = ["Reciprocal", "reciprocal_in_layout", "reciprocal_out_layout", "STAGES"]
@@ -45,21 +47,32 @@ class Reciprocal(wiring.Component):
     ----------
     side_shape : shape-like
         Carried from a value to its result.
+    out_layout : shape-like or None
+        The result's layout, if not :func:`reciprocal_out_layout`: any layout of the same
+        width, which sees the result's bits in that order (``bits``, ``value``, ``side``),
+        so ``o`` joins a consumer of that layout with ``wiring.connect``.
 
     Members
     -------
     i : ``In(stream.Signature(reciprocal_in_layout(side_shape)))``
-    o : ``Out(stream.Signature(reciprocal_out_layout(side_shape)))``
+    o : ``Out(stream.Signature(out_layout))``
         ``bits``: the float32 of 1 / ``value``.
     busy : ``Out(1)``
         A value is in the pipeline.
     """
 
-    def __init__(self, side_shape=1):
+    def __init__(self, side_shape=1, *, out_layout=None):
         self._side = side_shape
+        result = reciprocal_out_layout(side_shape)
+        if out_layout is None:
+            out_layout = result
+        elif Shape.cast(out_layout).width != result.size:
+            raise ConfigError(f"Reciprocal: out_layout must be {result.size} bits wide, not "
+                              f"{Shape.cast(out_layout).width}")
+        self._result = result
         super().__init__({
             "i": In(stream.Signature(reciprocal_in_layout(side_shape))),
-            "o": Out(stream.Signature(reciprocal_out_layout(side_shape))),
+            "o": Out(stream.Signature(out_layout)),
             "busy": Out(1),
         })
 
@@ -76,9 +89,11 @@ class Reciprocal(wiring.Component):
             m.d.sync += self._normalised(stages[0])
             for k in range(QUOTIENT_BITS):
                 m.d.sync += self._divided(stages[k], stages[k + 1])
-            m.d.sync += [self.o.valid.eq(valid[-1]), self.o.payload.bits.eq(bits),
-                         self.o.payload.value.eq(stages[-1].value),
-                         self.o.payload.side.eq(stages[-1].side)]
+            result = Signal(self._result)
+            m.d.comb += [result.bits.eq(bits), result.value.eq(stages[-1].value),
+                         result.side.eq(stages[-1].side)]
+            m.d.sync += [self.o.valid.eq(valid[-1]),
+                         self.o.payload.as_value().eq(result.as_value())]
         return m
 
     def _normalised(self, first):

@@ -10,7 +10,6 @@ sound design."""
 
 import re
 
-import numpy as np
 import pytest
 
 from graphgen.cli import main

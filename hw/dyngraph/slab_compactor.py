@@ -15,7 +15,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..fp32_reciprocal import Reciprocal
-from ..line_writer import SequentialLineWriter
+from ..line_writer import SequentialLineWriter, line_item_layout
 from ..memory_port import MemoryPortSignature, line_request_layout
 from ..range_streamer import RangeStreamer
 from ..stream_arbiter import StreamArbiter
@@ -87,7 +87,8 @@ class SlabCompactor(wiring.Component):
             "serialize": PairSerialize(),
             "edge_fifo": StreamFIFO(CompactEdge, 4),
             "index": CompactIndex(),
-            "reciprocal": Reciprocal(DegreeSide),
+            # The result (bits, degree, side) is the VConst item (1/deg, deg) bit for bit.
+            "reciprocal": Reciprocal(DegreeSide, out_layout=line_item_layout(2)),
             "record_writer": SequentialLineWriter(addr_width=aw, item_words=RECORD_WORDS),
             "table_writer": SequentialLineWriter(addr_width=aw, item_words=1),
             "vconst_writer": SequentialLineWriter(addr_width=aw, item_words=2),
@@ -109,11 +110,7 @@ class SlabCompactor(wiring.Component):
         connect(m, b["index"].records, b["record_writer"].items)
         connect(m, b["index"].entries, b["table_writer"].items)
         connect(m, b["index"].degrees, b["reciprocal"].i)
-        # The reciprocal's result (bits, degree, side) is the VConst item (1/deg, deg) bit for bit.
-        vconst = b["vconst_writer"].items
-        recip = b["reciprocal"].o
-        m.d.comb += [vconst.valid.eq(recip.valid), recip.ready.eq(vconst.ready),
-                     vconst.payload.eq(recip.payload)]
+        connect(m, b["reciprocal"].o, b["vconst_writer"].items)
         for k, name in enumerate(("record_writer", "table_writer", "vconst_writer")):
             connect(m, b[name].req, b["writes"].i[k])
         for client, mem in zip((reader.mem, b["base_port"].mem, b["chain_port"].mem),

@@ -3,7 +3,7 @@ the EdgeIDTable, as Amaranth memories; and the apply phase's sequential reader o
 VTempProperty (A2), which also resets each entry to the Reduce identity for the next
 iteration."""
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 

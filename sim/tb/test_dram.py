@@ -162,7 +162,7 @@ class DRAMTB:
                   max_cycles: int | None = None):
         """Offer ``requests`` in order (with idle gaps), take responses (with backpressure),
         until every read has been answered. Returns the cycles taken."""
-        dut, cfg, model, timing = self.dut, self.cfg, self.model, self.timing
+        dut, cfg, timing = self.dut, self.cfg, self.timing
         pending = collections.deque(requests)
         offered = None
         start = self.cycle
