@@ -61,7 +61,7 @@ def sim_dyngraph(args, config, memory, graph, usage_error) -> int:
     for line in summary_lines(f):
         print(line)
     print(f"lock: {f['lock_waits']} cycles waiting, {report.counters['deferred']} operations "
-          f"queued behind their vertex")
+          f"queued behind their bucket")
     if report.run_dir:
         print(f"kept {report.run_dir}")
     analytics = None
