@@ -55,6 +55,8 @@ def _figures(row: dict, target: str) -> dict:
 
 def _cell(figures: dict, keys, fmt) -> str:
     if "error" in figures:
+        if figures["error"] == "not asked":
+            return "-"
         return "stopped at the time limit" if "time limit" in figures["error"] else "failed"
     return " / ".join(fmt.format(figures[k]) if figures.get(k) is not None else "-"
                       for k in keys)
