@@ -98,6 +98,10 @@ def test_sweep_caches_records_failures_and_reports(tmp_path, capsys):
     assert rendered == {"plots": text.count("<figure>"), "tables": 1}
 
 
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_leaves_the_finished_points_saved(tmp_path):
     """SIGINT (Ctrl-C) during a sweep: the points finished so far stay saved, with the table
     written from them, and the exit status says it was interrupted."""
@@ -105,8 +109,10 @@ def test_ctrl_c_leaves_the_finished_points_saved(tmp_path):
     command = [str(Path(sys.executable).with_name("graphgen")), "sweep", "--design", "cam",
                "--grid", "entries=8,16,32,64,128,256", "--targets", "generic", "--workers",
                "1", "-o", str(out)]
+    # SIGINT's default action restored in the child: a pytest-xdist worker ignores SIGINT, a
+    # child inherits that, and Python then installs no KeyboardInterrupt handler.
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+                               text=True, preexec_fn=_default_sigint)
     deadline = time.monotonic() + 300
     while not list((out / "points").glob("*.json")):
         assert process.poll() is None, process.communicate()
