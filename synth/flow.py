@@ -14,6 +14,7 @@ folder as working directory and see only relative paths (see ``synth.tools``).
 
 from __future__ import annotations
 
+import contextvars
 import re
 import shutil
 import time
@@ -355,8 +356,11 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
             boxes = "blackboxes.v"
         return _asic(folder, "part.v", part.top, liberty, boxes)
 
+    # Each part runs in a copy of this thread's context (its time limit, synth.tools).
+    contexts = [contextvars.copy_context() for _ in parts]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = list(pool.map(run, parts))
+        results = list(pool.map(lambda context, part: context.run(run, part), contexts,
+                                parts))
     summed = ("area_um2", "area_seq_um2", "area_comb_um2", "area_logic_um2",
               "area_memory_um2_model", "area_total_um2_with_model", "memory_bits",
               "num_cells", "num_seq_cells")

@@ -13,6 +13,7 @@ The YoWASP tools are WebAssembly programs. Two of their habits shape this module
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import re
@@ -27,22 +28,22 @@ from pathlib import Path
 __all__ = ["SynthError", "LibertyNotFound", "ToolRun", "tool_command", "run_tool",
            "time_limit", "tool_versions", "first_error_line"]
 
-# The end of the current time limit (time.perf_counter()), or None: every tool run inside
-# ``time_limit`` shares it, per-unit runs in worker threads included.
-_deadline: float | None = None
+# The end of the current time limit (time.perf_counter()), or None. A context variable, so
+# synthesis runs in different threads of one process (a Dask worker's) keep their own;
+# per-unit runs carry their caller's into their pool threads (``synth.flow``).
+_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("synth_deadline",
+                                                                         default=None)
 
 
 @contextlib.contextmanager
 def time_limit(seconds: float | None):
     """Tool runs inside stop with a :class:`SynthError` once ``seconds`` have passed in all
     (None: no limit)."""
-    global _deadline
-    before = _deadline
-    _deadline = None if seconds is None else time.perf_counter() + seconds
+    token = _deadline.set(None if seconds is None else time.perf_counter() + seconds)
     try:
         yield
     finally:
-        _deadline = before
+        _deadline.reset(token)
 
 
 class SynthError(RuntimeError):
@@ -142,9 +143,10 @@ def run_tool(tool: str, args: list[str], build_dir: Path, log_name: str,
     console_path = build_dir / console_name
     log_path.unlink(missing_ok=True)
     start = time.perf_counter()
-    limited = timeout is None and _deadline is not None
+    deadline = _deadline.get()
+    limited = timeout is None and deadline is not None
     if limited:
-        timeout = _deadline - start
+        timeout = deadline - start
         if timeout <= 0:
             raise SynthError(f"{tool} not started: the time limit has passed")
     try:

@@ -137,6 +137,10 @@ def test_time_limit_stops_the_tools(small_design, tmp_path):
         synthesize(small_design, "top", "generic", tmp_path, time_limit_s=1e-9)
     report = synthesize(small_design, "top", "generic", tmp_path / "ok", time_limit_s=600)
     assert report["num_cells"] > 0
+    if DEFAULT_LIBERTY.is_file():      # the limit reaches the per-unit runs' threads
+        with pytest.raises(SynthError, match="time limit"):
+            synthesize(small_design, "top", "asic", tmp_path / "units", per_unit=True,
+                       jobs=2, time_limit_s=1e-9)
 
 
 def test_liberty_parser(tmp_path):
