@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from graphgen.designs import get_design  # noqa: E402
 from graphgen.reports import atomic_write, base_report, write_json  # noqa: E402
-from graphgen.sweep import load_points, run_sweep  # noqa: E402
+from graphgen.sweep import run_sweep  # noqa: E402
 from synth.flow import ASIC_NODE_NM  # noqa: E402
 from synth.sram_model import scale_area  # noqa: E402
 
@@ -39,18 +39,20 @@ PAPERS = {
 }
 
 
+# The sweep table's columns (``graphgen.sweep.flat_row``) each target's entry keeps.
+COLUMNS = {"ecp5": ("ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram",
+                    "fmax_mhz", "seconds"),
+           "asic": ("asic_area_mm2", "asic_logic_mm2", "asic_memory_mm2_model", "seconds")}
+SCALED = f"asic_area_mm2_at_{SCALED_NM:g}nm"
+
+
 def _figures(row: dict, target: str) -> dict:
     if row.get("error"):
         return {"error": row["error"]}
-    result = row["results"][target]
-    if target == "ecp5":
-        return {key: result.get(key) for key in ("lut4", "ff", "ebr", "dsp", "lutram",
-                                                 "fmax_mhz", "timing_met", "wall_seconds")}
-    area = result.get("area_total_um2_with_model", result["area_um2"])
-    return {"area_mm2": area / 1e6, "logic_mm2": result["area_um2"] / 1e6,
-            "memory_mm2_model": result.get("area_memory_um2_model", 0.0) / 1e6,
-            f"area_mm2_at_{SCALED_NM:g}nm": scale_area(area, ASIC_NODE_NM, SCALED_NM) / 1e6,
-            "wall_seconds": result.get("wall_seconds")}
+    figures = {key: row[key] for key in COLUMNS[target]}
+    if target == "asic":
+        figures[SCALED] = scale_area(row["asic_area_mm2"], ASIC_NODE_NM, SCALED_NM)
+    return figures
 
 
 def _cell(figures: dict, keys, fmt) -> str:
@@ -80,8 +82,8 @@ def main():
               for index, (name, target) in enumerate((n, t) for n in designs for t in targets)]
     folder = ROOT / "build" / "bench" / "design-table"
     report = base_report("bench", "design-table", None)
-    _, complete = run_sweep(points, folder, workers=args.workers, meta=report)
-    by_point = {row["point"]: row for row in load_points(folder)}
+    rows, complete = run_sweep(points, folder, workers=args.workers, meta=report)
+    by_point = {row["point"]: row for row in rows}
     table = []
     for point in points:
         row = by_point.get(point["index"], {"error": "not run"})
@@ -99,11 +101,11 @@ def main():
     for entry in table:
         ecp5 = entry.get("ecp5", {"error": "not asked"})
         asic = entry.get("asic", {"error": "not asked"})
-        lines.append(f"| {entry['design']} | {_cell(ecp5, ('lut4', 'ff', 'ebr'), '{:,}')} | "
+        lines.append(f"| {entry['design']} | "
+                     f"{_cell(ecp5, ('ecp5_lut4', 'ecp5_ff', 'ecp5_ebr'), '{:,}')} | "
                      f"{_cell(ecp5, ('fmax_mhz',), '{:.1f}')} | "
-                     f"{_cell(asic, ('area_mm2',), '{:.2f}')} | "
-                     f"{_cell(asic, (f'area_mm2_at_{SCALED_NM:g}nm',), '{:.3f}')} | "
-                     f"{entry['paper']} |")
+                     f"{_cell(asic, ('asic_area_mm2',), '{:.2f}')} | "
+                     f"{_cell(asic, (SCALED,), '{:.3f}')} | {entry['paper']} |")
     text = "\n".join(lines) + "\n"
     print(text)
     atomic_write(folder / "table.md", text)
