@@ -1,12 +1,13 @@
 """The slab port: every read and write of the slab pool goes through this one memory client,
 in the order it takes them.
 
-A bucket's operations run one after another (the lock CAM), but their slab reads and writes
-are issued by different stages; the memory answers a read with every write it accepted
-before (``hw/verilog/graphgen_dram.v``), and a client's requests reach it in the client's
-order. So a write that releases a bucket's lock releases it the cycle the write enters this
-port's queue: the next operation of that bucket is issued later and its reads queue behind
-the write (a vertex's slabs all go through one port). (The GPU slab hash gets the same from a warp's program order.)
+A bucket's operations run one after another (the lock CAM), but their slab reads and writes are
+issued by different stages; the memory answers a read with every write it accepted before
+(``hw/verilog/graphgen_dram.v``), and a client's requests reach it in the client's order. So a
+write that releases a bucket's lock releases it the cycle the write enters this port's queue:
+the next operation of that bucket is issued later and its reads queue behind the write (a
+vertex's slabs all go through one port). (The GPU slab hash gets the same from a warp's program
+order.)
 """
 
 from amaranth.hdl import Cat, Module, Signal

@@ -4,12 +4,12 @@ hash), on one memory port shared through an arbiter.
 
 Operations are read in file order (:class:`OpIssue`); an edge operation reads its source
 vertex's word (:class:`VertexTable`), hashes its key to a bucket (:class:`BucketHash`), takes
-the bucket's lock (:class:`LockIssue`) and walks the bucket's chain a slab at a time (:class:`SlabPort`,
-:class:`SlabCompare`, :class:`OpStep`), allocating a slab when the chain is full
-(:class:`SlabAllocator`); it ends at :class:`Retire` (its write, its answer, its count).
+the bucket's lock (:class:`LockIssue`) and walks the bucket's chain a slab at a time
+(:class:`SlabPort`, :class:`SlabCompare`, :class:`OpStep`), allocating a slab when the chain is
+full (:class:`SlabAllocator`); it ends at :class:`Retire` (its write, its answer, its count).
 Vertex operations run alone (:class:`VertexOps`, with :class:`PoolSweep` for the in-edges of
-deleted vertices). After the operations, :class:`SlabCompactor` can write the updated graph
-out as Graphicionado's edge list. :mod:`hw.dyngraph.layouts` gives the memory image.
+deleted vertices). After the operations, :class:`SlabCompactor` can write the updated graph out
+as Graphicionado's edge list. :mod:`hw.dyngraph.layouts` gives the memory image.
 """
 
 from amaranth.hdl import Cat, Module, Signal
