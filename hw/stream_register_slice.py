@@ -24,6 +24,11 @@ class StreamRegisterSlice(wiring.Component):
     ----------
     shape : shape-like
         Payload shape.
+    skid : bool
+        False: no skid register; only ``o.valid`` and ``o.payload`` are registers and
+        ``i.ready`` is ``o.ready`` or an empty output register (a combinational path back
+        through the slice), at one register per payload bit instead of two and a
+        multiplexer. For a wide payload whose forward path is the long one.
 
     Members
     -------
@@ -31,8 +36,9 @@ class StreamRegisterSlice(wiring.Component):
     o : ``Out(stream.Signature(shape))``
     """
 
-    def __init__(self, shape):
+    def __init__(self, shape, *, skid: bool = True):
         self._shape = shape
+        self._skid = skid
         super().__init__({
             "i": In(stream.Signature(shape)),
             "o": Out(stream.Signature(shape)),
@@ -40,6 +46,8 @@ class StreamRegisterSlice(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        if not self._skid:
+            return self._forward_only(m)
         skid_valid = Signal()
         skid = Signal(self._shape, reset_less=True)
         out_valid = Signal()
@@ -57,4 +65,16 @@ class StreamRegisterSlice(wiring.Component):
                 m.d.sync += [out.eq(self.i.payload), out_valid.eq(self.i.valid)]
         with m.Elif(self.i.valid & ~skid_valid):
             m.d.sync += [skid.eq(self.i.payload), skid_valid.eq(1)]
+        return m
+
+    def _forward_only(self, m):
+        out_valid = Signal()
+        out = Signal(self._shape, reset_less=True)
+        m.d.comb += [
+            self.i.ready.eq(self.o.ready | ~out_valid),
+            self.o.valid.eq(out_valid),
+            self.o.payload.eq(out),
+        ]
+        with m.If(self.i.ready):
+            m.d.sync += [out.eq(self.i.payload), out_valid.eq(self.i.valid)]
         return m

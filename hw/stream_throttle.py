@@ -15,6 +15,7 @@ from amaranth.lib.wiring import In, Out
 
 from .config import ConfigError
 from .stream_fifo import StreamFIFO
+from .stream_register_slice import StreamRegisterSlice
 
 
 __all__ = ["StreamThrottle", "StreamLinks", "LinkProbe"]
@@ -141,9 +142,17 @@ class StreamLinks:
         self._busy = []
         self.probes: list[LinkProbe] = []
 
-    def __call__(self, source, sink, name: str):
-        """Join stream ``source`` (a producer's output, or a flipped input) to ``sink``."""
+    def __call__(self, source, sink, name: str, *, register: bool = False, skid: bool = True):
+        """Join stream ``source`` (a producer's output, or a flipped input) to ``sink``; with
+        ``register``, through a :class:`StreamRegisterSlice` (``skid``: registered in both
+        directions; else valid and payload only), whose held words count as busy."""
         full_name = self._prefix + name
+        if register:
+            stage = StreamRegisterSlice(source.payload.shape(), skid=skid)
+            self._m.submodules["stage_" + _identifier(name)] = stage
+            wiring.connect(self._m, source, stage.i)
+            self._busy.append(stage.o.valid | ~stage.i.ready)
+            source = stage.o
         if self._percent:
             shape = source.payload.shape()
             throttle = StreamThrottle(shape, percent=self._percent,

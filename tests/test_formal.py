@@ -52,6 +52,12 @@ def test_register_slice_proof():
     assert result.passed, result.summary()
 
 
+def test_register_slice_forward_only_proof():
+    harness = stream_order.slice_harness(WIDTH, bound=12, skid=False)
+    result = prove(harness, "register-slice-forward", depth=12)
+    assert result.passed, result.summary()
+
+
 @pytest.mark.parametrize("mutant, buffered, prop", [
     (stream_order.FIFODropsWhenFull, False, "order"),
     (stream_order.FIFODropsWhenFull, True, "order"),

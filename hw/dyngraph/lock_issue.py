@@ -21,6 +21,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..stream_fifo import StreamFIFO
+from ..stream_register_slice import StreamRegisterSlice
 from .layouts import LOCK_BITS, SlabCtx
 from .slab_port import slab_read_layout
 
@@ -85,10 +86,11 @@ class LockIssue(wiring.Component):
         m = Module()
         depth = self._waiting
         read_layout = slab_read_layout(SlabCtx)
-        m.submodules.queue = queue = StreamFIFO(read_layout, depth)
+        # Buffered: the head comes from a register, not a LUT-RAM read, ahead of the CAM probe.
+        m.submodules.queue = queue = StreamFIFO(read_layout, depth, buffered=True)
         # The issued reads leave through a register: the slab ports' release, which the lock
         # CAM takes in the cycle it admits an operation, depends on the reads offered to them.
-        m.submodules.issued = issued_reads = StreamFIFO(read_layout, 2)
+        m.submodules.issued = issued_reads = StreamRegisterSlice(read_layout)
         wiring.connect(m, issued_reads.o, wiring.flipped(self.o))
         out = issued_reads.i
         # The buckets in the queue, by position, for the comparison with a new operation.
@@ -99,15 +101,31 @@ class LockIssue(wiring.Component):
 
         head = queue.o.payload
         bucket = self.i.payload.ctx.op.bucket
+        # The operation chosen last cycle: it takes its lock and offers its read now. Choosing
+        # (the probes) and locking (the CAM set's free way) in different cycles keeps the two
+        # out of one combinational path; the probes also compare with this register, since
+        # its bucket is not in the CAM yet.
+        staged = Signal(read_layout)
+        staged_valid = Signal()
+        fire = staged_valid & self.lock.ready & out.ready
+        m.d.comb += [
+            self.lock.payload.eq(staged.ctx.op.bucket),
+            self.lock.valid.eq(staged_valid & out.ready),
+            out.valid.eq(staged_valid & self.lock.ready),
+            out.payload.eq(staged),
+        ]
+        staged_bucket = staged.ctx.op.bucket
         m.d.comb += [self.probe_id.eq(head.ctx.op.bucket), self.probe2_id.eq(bucket)]
-        head_free = queue.o.valid & ~self.probe_hit
+        head_free = (queue.o.valid & ~self.probe_hit
+                     & ~(staged_valid & (staged_bucket == head.ctx.op.bucket)))
         drained = self.in_flight == 0
         credit = (self.in_flight < self._slots) & (self.parallel | drained)
         behind = Cat((waiting_valid[k] & (waiting_bucket[k] == bucket))
                      for k in range(depth)).any()
         # A new operation waits: its bucket is held, or an earlier one of its bucket waits.
         # (The probes read the lock's state at the start of the cycle, as the insert does.)
-        defer = self.i.valid & (behind | self.probe2_hit)
+        defer = self.i.valid & (behind | self.probe2_hit
+                                | (staged_valid & (staged_bucket == bucket)))
         # The head goes first when its bucket is free; one at a time, it goes before any new
         # operation.
         from_queue = head_free | (queue.o.valid & ~self.parallel)
@@ -118,13 +136,11 @@ class LockIssue(wiring.Component):
         with m.If(from_queue):
             m.d.comb += [candidate.eq(head), offered.eq(1)]
 
-        m.d.comb += [
-            self.lock.payload.eq(candidate.ctx.op.bucket),
-            out.valid.eq(offered & credit & self.lock.ready),
-            self.lock.valid.eq(offered & credit & out.ready),
-            out.payload.eq(candidate),
-        ]
-        issued = self.lock.valid & self.lock.ready
+        issued = offered & credit & (~staged_valid | fire)
+        with m.If(issued):
+            m.d.sync += [staged.eq(candidate), staged_valid.eq(1)]
+        with m.Elif(fire):
+            m.d.sync += staged_valid.eq(0)
         parked = ~from_queue & defer & queue.i.ready
         m.d.comb += [
             queue.i.payload.eq(self.i.payload),
@@ -143,14 +159,15 @@ class LockIssue(wiring.Component):
         m.d.sync += waiting_valid.eq((waiting_valid & ~clear_bits) | set_bits)
         with m.If(queue.o.valid & queue.o.ready):
             m.d.sync += read_at.eq(read_at + 1)
-        with m.If((offered & credit & ~self.lock.ready) | (self.i.valid & defer & ~parked)):
+        with m.If((staged_valid & ~self.lock.ready) | (self.i.valid & defer & ~parked)):
             m.d.sync += self.lock_waits.eq(self.lock_waits + 1)
-        with m.If(offered & credit & ~out.ready):
+        with m.If(staged_valid & ~out.ready):
             m.d.sync += self.port_waits.eq(self.port_waits + 1)
 
         with m.If(issued & ~self.released):
             m.d.sync += self.in_flight.eq(self.in_flight + 1)
         with m.Elif(~issued & self.released):
             m.d.sync += self.in_flight.eq(self.in_flight - 1)
-        m.d.comb += self.idle.eq(~self.i.valid & ~queue.o.valid & ~self.o.valid & drained)
+        m.d.comb += self.idle.eq(~self.i.valid & ~queue.o.valid & ~self.o.valid & drained
+                                 & ~staged_valid)
         return m

@@ -154,19 +154,24 @@ class UpdateUnit(RegisterDesign):
     def _wire_streams(self, m, b, link):
         """The links whose order nothing depends on (throttled when stalls are injected)."""
         issue, retire_in = b["issue"], b["retire_in"]
+        # Registered links (two-entry FIFOs) cut the longest paths of an ECP5 build: the
+        # presence bitmap's read through the issue into the table's arbiter and the retire
+        # arbiter, the slab port's line assembly into the 15-key compare, and the retire and
+        # slab-write arbiters' grants into the slab ports' address adders.
         link(b["op_reader"].items, issue.ops, "op_reader->issue")
-        link(b["issue"].edges, b["table_requests"].i[0], "issue->table")
+        link(b["issue"].edges, b["table_requests"].i[0], "issue->table", register=True)
         link(b["table_answers"].o[0], b["hash"].i, "table->hash")
         link(b["hash"].o, b["lock_issue"].i, "hash->lock")
         link(b["lock_issue"].o, b["slab_reads"].i[0], "lock->slab_port")
         link(b["step"].next, b["slab_reads"].i[1], "step->slab_port")
-        link(b["slabs"].o[0], b["compare"].i, "slab_port->compare")
+        link(b["slabs"].o[0], b["compare"].i, "slab_port->compare", register=True,
+             skid=False)
         link(b["compare"].o, b["step"].i, "compare->step")
         link(b["step"].retire, retire_in.i[0], "step->retire")
         link(b["allocator"].retire, retire_in.i[1], "allocator->retire")
-        link(issue.skips, retire_in.i[2], "issue->retire")
-        link(retire_in.o, b["retire"].i, "retire_in->retire")
-        link(b["retire"].writes, b["slab_writes"].i[0], "retire->slab_port")
+        link(issue.skips, retire_in.i[2], "issue->retire", register=True)
+        link(retire_in.o, b["retire"].i, "retire_in->retire", register=True)
+        link(b["retire"].writes, b["slab_writes"].i[0], "retire->slab_port", register=True)
         link(b["step"].allocate, b["alloc_requests"].i[0], "step->allocator")
         link(b["sweep"].reads, b["slab_reads"].i[3], "sweep->slab_port")
         link(b["slabs"].o[2], b["sweep"].slabs, "slab_port->sweep")

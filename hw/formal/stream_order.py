@@ -122,11 +122,13 @@ def fifo_harness(width, depth, buffered, bound, dut=None, only=None):
                               max_held=depth, only=only)
 
 
-def slice_harness(width, bound, dut=None, only=None):
-    """The harness for ``StreamRegisterSlice(width)`` (or a mutant)."""
-    dut = dut if dut is not None else StreamRegisterSlice(width)
-    return StreamOrderHarness(dut, width=width, bound=bound, latency=1, capacity=2,
-                              max_held=2, has_level=False, only=only)
+def slice_harness(width, bound, dut=None, only=None, skid=True):
+    """The harness for ``StreamRegisterSlice(width, skid=skid)`` (or a mutant): two words
+    held with the skid register, one without."""
+    dut = dut if dut is not None else StreamRegisterSlice(width, skid=skid)
+    held = 2 if skid else 1
+    return StreamOrderHarness(dut, width=width, bound=bound, latency=1, capacity=held,
+                              max_held=held, has_level=False, only=only)
 
 
 # Broken variants: each must make the proof fail (tests/test_formal.py).
