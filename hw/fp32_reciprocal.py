@@ -17,7 +17,7 @@ from .config import ConfigError
 __all__ = ["Reciprocal", "reciprocal_in_layout", "reciprocal_out_layout", "STAGES"]
 
 QUOTIENT_BITS = 25          # 24 of the significand and the round bit
-STAGES = QUOTIENT_BITS + 2  # normalise, the quotient bits, round
+STAGES = QUOTIENT_BITS + 3  # find the leading one, normalise, the quotient bits, round
 
 
 def reciprocal_in_layout(side_shape) -> data.StructLayout:
@@ -26,6 +26,11 @@ def reciprocal_in_layout(side_shape) -> data.StructLayout:
 
 def reciprocal_out_layout(side_shape) -> data.StructLayout:
     return data.StructLayout({"bits": 32, "value": 32, "side": side_shape})
+
+
+def _leading_layout(side_shape) -> data.StructLayout:
+    return data.StructLayout({"value": 32, "side": side_shape, "log2": 5, "exact": 1,
+                              "zero": 1})
 
 
 def _stage_layout(side_shape) -> data.StructLayout:
@@ -79,14 +84,18 @@ class Reciprocal(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         layout = _stage_layout(self._side)
+        # The leading one's search and the shift by it take a cycle each (in one, they were
+        # the longest path of the dynamic graph unit's ECP5 build).
+        leading = Signal(_leading_layout(self._side))
         stages = [Signal(layout, name=f"stage{k}") for k in range(QUOTIENT_BITS + 1)]
-        valid = Signal(QUOTIENT_BITS + 1)
+        valid = Signal(QUOTIENT_BITS + 2)
         advance = ~self.o.valid | self.o.ready
         m.d.comb += [self.i.ready.eq(advance), self.busy.eq(valid.any() | self.o.valid)]
         bits = self._rounded(m, stages[-1])
         with m.If(advance):
             m.d.sync += valid.eq(Cat(self.i.valid, valid[:-1]))
-            m.d.sync += self._normalised(stages[0])
+            m.d.sync += self._leading_one(leading)
+            m.d.sync += self._normalised(leading, stages[0])
             for k in range(QUOTIENT_BITS):
                 m.d.sync += self._divided(stages[k], stages[k + 1])
             result = Signal(self._result)
@@ -96,14 +105,20 @@ class Reciprocal(wiring.Component):
                          self.o.payload.as_value().eq(result.as_value())]
         return m
 
-    def _normalised(self, first):
+    def _leading_one(self, leading):
         value = self.i.payload.value
         log2 = Const(0, 5)
         for bit in range(32):                   # the highest set bit wins
             log2 = Mux(value[bit], bit, log2)
-        return [first.value.eq(value), first.side.eq(self.i.payload.side),
-                first.log2.eq(log2), first.divisor.eq(value << (~log2)[:5]),
-                first.zero.eq(value == 0), first.exact.eq((value & (value - 1)) == 0),
+        return [leading.value.eq(value), leading.side.eq(self.i.payload.side),
+                leading.log2.eq(log2), leading.zero.eq(value == 0),
+                leading.exact.eq((value & (value - 1)) == 0)]
+
+    @staticmethod
+    def _normalised(leading, first):
+        return [first.value.eq(leading.value), first.side.eq(leading.side),
+                first.log2.eq(leading.log2), first.divisor.eq(leading.value << (~leading.log2)[:5]),
+                first.zero.eq(leading.zero), first.exact.eq(leading.exact),
                 first.rem.eq(Const(1 << 32, 33)), first.quot.eq(0)]
 
     @staticmethod
