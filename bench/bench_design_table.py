@@ -39,6 +39,19 @@ PAPERS = {
 }
 
 
+def depgraph_core_bits(settings: dict) -> dict:
+    """A DepGraph core's stack and FIFO edge buffer in bits, from the configuration (the
+    layouts the hardware uses), for the comparison with the paper's 6.1 and 4.8 Kbit."""
+    from hw.depgraph.layouts import EdgeTask
+    from hw.depgraph.walk_stack import stack_entry_layout
+    cfg = get_design("depgraph").config(settings)
+    entry = stack_entry_layout(cfg.hub_index).size
+    return {"stack_bits": cfg.walks * cfg.stack_depth * entry, "stack_entry_bits": entry,
+            "stack_entries": cfg.walks * cfg.stack_depth,
+            "fifo_bits": cfg.edge_fifo_depth * EdgeTask.size,
+            "fifo_entry_bits": EdgeTask.size, "fifo_entries": cfg.edge_fifo_depth}
+
+
 # The sweep table's columns (``graphgen.sweep.flat_row``) each target's entry keeps.
 COLUMNS = {"ecp5": ("ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram",
                     "fmax_mhz", "seconds"),
@@ -106,10 +119,20 @@ def main():
                      f"{_cell(ecp5, ('fmax_mhz',), '{:.1f}')} | "
                      f"{_cell(asic, ('asic_area_mm2',), '{:.2f}')} | "
                      f"{_cell(asic, (SCALED,), '{:.3f}')} | {entry['paper']} |")
+    bits = {}
+    if "depgraph" in designs:
+        bits = depgraph_core_bits({})
+        lines.append("")
+        lines.append(f"DepGraph per core (default configuration): stack {bits['stack_entries']} x "
+                     f"{bits['stack_entry_bits']} bits = {bits['stack_bits'] / 1000:.2f} Kbit "
+                     f"(the paper: 6.1 Kbit), FIFO edge buffer {bits['fifo_entries']} x "
+                     f"{bits['fifo_entry_bits']} bits = {bits['fifo_bits'] / 1000:.2f} Kbit "
+                     f"(the paper: 4.8 Kbit)")
     text = "\n".join(lines) + "\n"
     print(text)
     atomic_write(folder / "table.md", text)
     report.update({"time_limit_s": args.time_limit, "complete": complete, "designs": table,
+                   "depgraph_core_bits": bits,
                    "scaled_nm": SCALED_NM, "asic_node_nm": ASIC_NODE_NM})
     write_json(args.json, report)
     return 0 if complete else 1

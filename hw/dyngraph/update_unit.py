@@ -21,6 +21,7 @@ from ..range_streamer import RangeStreamer
 from ..register_design import RegisterDesign
 from ..register_file import RegisterFile
 from ..stream_arbiter import StreamArbiter
+from ..stream_register_slice import StreamRegisterSlice
 from ..stream_select import StreamDemux
 from ..stream_throttle import StreamLinks
 from .bucket_hash import BucketHash
@@ -144,6 +145,7 @@ class UpdateUnit(RegisterDesign):
                                           "slab_port", "compare", "step", "allocator",
                                           "retire", "vertex_ops", "sweep", "compactor")]
         busy.append(~b["lock_issue"].idle)
+        busy.append(b["lock"].remove.valid)
         control = b["control"]
         m.d.comb += [control.quiet.eq(~Cat(*busy).any() & ~interconnect.busy & ~link.busy),
                      control.start.eq(self.start), self.busy.eq(control.busy),
@@ -154,14 +156,17 @@ class UpdateUnit(RegisterDesign):
     def _wire_streams(self, m, b, link):
         """The links whose order nothing depends on (throttled when stalls are injected)."""
         issue, retire_in = b["issue"], b["retire_in"]
-        # Registered links (two-entry FIFOs) cut the longest paths of an ECP5 build: the
-        # presence bitmap's read through the issue into the table's arbiter and the retire
-        # arbiter, the slab port's line assembly into the 15-key compare, and the retire and
-        # slab-write arbiters' grants into the slab ports' address adders.
-        link(b["op_reader"].items, issue.ops, "op_reader->issue")
-        link(b["issue"].edges, b["table_requests"].i[0], "issue->table", register=True)
+        # Register slices cut the longest paths of an ECP5 build: the operation reader into
+        # the issue, the presence bitmap's read through the issue into the table's arbiter and
+        # the retire arbiter, the lock stage's probes back into the hash, the slab port's line
+        # assembly into the 15-key compare, the sweep's and the retire and slab-write
+        # arbiters' grants into the slab ports' address adders. Forward-only (one register a bit, no
+        # skid multiplexer) where the payload is wide and the ready path short.
+        link(b["op_reader"].items, issue.ops, "op_reader->issue", register=True)
+        link(b["issue"].edges, b["table_requests"].i[0], "issue->table", register=True,
+             skid=False)
         link(b["table_answers"].o[0], b["hash"].i, "table->hash")
-        link(b["hash"].o, b["lock_issue"].i, "hash->lock")
+        link(b["hash"].o, b["lock_issue"].i, "hash->lock", register=True)
         link(b["lock_issue"].o, b["slab_reads"].i[0], "lock->slab_port")
         link(b["step"].next, b["slab_reads"].i[1], "step->slab_port")
         link(b["slabs"].o[0], b["compare"].i, "slab_port->compare", register=True,
@@ -169,11 +174,12 @@ class UpdateUnit(RegisterDesign):
         link(b["compare"].o, b["step"].i, "compare->step")
         link(b["step"].retire, retire_in.i[0], "step->retire")
         link(b["allocator"].retire, retire_in.i[1], "allocator->retire")
-        link(issue.skips, retire_in.i[2], "issue->retire", register=True)
-        link(retire_in.o, b["retire"].i, "retire_in->retire", register=True)
+        link(issue.skips, retire_in.i[2], "issue->retire", register=True, skid=False)
+        link(retire_in.o, b["retire"].i, "retire_in->retire", register=True, skid=False)
         link(b["retire"].writes, b["slab_writes"].i[0], "retire->slab_port", register=True)
         link(b["step"].allocate, b["alloc_requests"].i[0], "step->allocator")
-        link(b["sweep"].reads, b["slab_reads"].i[3], "sweep->slab_port")
+        link(b["sweep"].reads, b["slab_reads"].i[3], "sweep->slab_port", register=True,
+             skid=False)
         link(b["slabs"].o[2], b["sweep"].slabs, "slab_port->sweep")
 
     def _wire_direct(self, m, b):
@@ -203,7 +209,11 @@ class UpdateUnit(RegisterDesign):
         connect(m, b["slab_writes"].o, b["slab_port"].writes)
         connect(m, b["issue"].vertex_ops, vertex_ops.op)
         connect(m, b["lock_issue"].lock, b["lock"].insert)
-        connect(m, b["slab_port"].released, b["lock"].remove)
+        # A lock is freed the cycle after its write enters the slab port: the CAM's remove
+        # and its insert for the next operation are then not one combinational path.
+        m.submodules.release = release = StreamRegisterSlice(32, skid=False)
+        connect(m, b["slab_port"].released, release.i)
+        connect(m, release.o, b["lock"].remove)
 
     def _wire_settings(self, m, b, memory_busy):
         regs, control, issue, bitmap = b["regs"], b["control"], b["issue"], b["bitmap"]
@@ -227,8 +237,8 @@ class UpdateUnit(RegisterDesign):
             bitmap.read_en.eq(issue.read_en),
             bitmap.read_u.eq(issue.read_u),
             bitmap.read_v.eq(issue.read_v),
-            issue.released.eq(b["slab_port"].released.valid),
-            lock_issue.released.eq(b["slab_port"].released.valid),
+            issue.released.eq(b["lock"].remove.valid),
+            lock_issue.released.eq(b["lock"].remove.valid),
             lock_issue.parallel.eq(allocator.top >= self._config.slots),
             b["lock"].probe_id.eq(lock_issue.probe_id),
             lock_issue.probe_hit.eq(b["lock"].probe_hit),

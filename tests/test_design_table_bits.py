@@ -1,0 +1,24 @@
+"""The design table's DepGraph buffer sizes: from the hardware's own layouts and the
+configuration (the FIFO edge buffer's default is sized to the paper's 4.8 Kbit)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+from bench_design_table import depgraph_core_bits  # noqa: E402
+
+
+def test_default_fifo_is_the_papers_size():
+    bits = depgraph_core_bits({})
+    assert abs(bits["fifo_bits"] - 4800) / 4800 < 0.05, bits
+    assert bits["fifo_bits"] == bits["fifo_entries"] * bits["fifo_entry_bits"]
+
+
+def test_stack_grows_with_walks_depth_and_the_hub_index():
+    one = depgraph_core_bits({})
+    assert one["stack_bits"] == 10 * one["stack_entry_bits"]
+    four = depgraph_core_bits({"walks": "4", "stack_depth": "20"})
+    assert four["stack_bits"] == 4 * 20 * one["stack_entry_bits"]
+    hub = depgraph_core_bits({"hub_index": "on"})
+    assert hub["stack_entry_bits"] == one["stack_entry_bits"] + 32
