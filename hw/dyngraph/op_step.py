@@ -136,15 +136,17 @@ class OpStep(wiring.Component):
                      request.value.eq(op.w), request.last.eq(op.slab),
                      request.answer.eq(op.answer), request.lock.eq(op.bucket)]
 
+        # Ready when all three queues have room, whichever the slab goes to: a ready that
+        # depended on the slab's compare result ran back through the compare and the slab
+        # port's line assembly (the routed ECP5 build's critical path).
+        room = queues["next"].ready & queues["allocate"].ready & queues["retire"].ready
+        m.d.comb += self.i.ready.eq(room)
         with m.If(to_next):
-            m.d.comb += [queues["next"].valid.eq(self.i.valid),
-                         self.i.ready.eq(queues["next"].ready)]
+            m.d.comb += queues["next"].valid.eq(self.i.valid & room)
         with m.Elif(to_allocate):
-            m.d.comb += [queues["allocate"].valid.eq(self.i.valid),
-                         self.i.ready.eq(queues["allocate"].ready)]
+            m.d.comb += queues["allocate"].valid.eq(self.i.valid & room)
         with m.Else():
-            m.d.comb += [queues["retire"].valid.eq(self.i.valid),
-                         self.i.ready.eq(queues["retire"].ready)]
+            m.d.comb += queues["retire"].valid.eq(self.i.valid & room)
         with m.If(self.i.valid & self.i.ready):
             m.d.sync += self.steps.eq(self.steps + 1)
         m.d.comb += self.busy.eq(self.next.valid | self.retire.valid | self.allocate.valid)
