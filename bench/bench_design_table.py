@@ -40,16 +40,20 @@ PAPERS = {
 
 
 def depgraph_core_bits(settings: dict) -> dict:
-    """A DepGraph core's stack and FIFO edge buffer in bits, from the configuration (the
-    layouts the hardware uses), for the comparison with the paper's 6.1 and 4.8 Kbit."""
-    from hw.depgraph.layouts import EdgeTask
-    from hw.depgraph.walk_stack import stack_entry_layout
+    """A DepGraph core's stack and FIFO edge buffer in bits, as the blocks give them
+    (``HDTL.stack_bits`` for each of the core's walks, ``FIFOEdgeBuffer.bits``), for the
+    comparison with the paper's 6.1 and 4.8 Kbit."""
+    from hw.depgraph.fifo_edge_buffer import FIFOEdgeBuffer
+    from hw.depgraph.hdtl import HDTL
     cfg = get_design("depgraph").config(settings)
-    entry = stack_entry_layout(cfg.hub_index).size
-    return {"stack_bits": cfg.walks * cfg.stack_depth * entry, "stack_entry_bits": entry,
+    hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth, algo=cfg.algo,
+                hub_index=cfg.hub_index)
+    fifo = FIFOEdgeBuffer(depth=cfg.edge_fifo_depth)
+    return {"stack_bits": cfg.walks * hdtl.stack_bits,
+            "stack_entry_bits": hdtl.stack_bits // cfg.stack_depth,
             "stack_entries": cfg.walks * cfg.stack_depth,
-            "fifo_bits": cfg.edge_fifo_depth * EdgeTask.size,
-            "fifo_entry_bits": EdgeTask.size, "fifo_entries": cfg.edge_fifo_depth}
+            "fifo_bits": fifo.bits, "fifo_entry_bits": fifo.bits // fifo.depth,
+            "fifo_entries": fifo.depth}
 
 
 # The sweep table's columns (``graphgen.sweep.flat_row``) each target's entry keeps.

@@ -2,10 +2,10 @@
 to put pipeline registers before a place and route that takes an hour.
 
 Each path runs from a register output, a LUT-RAM's read data or a top-level input to a register
-input, a LUT-RAM's write side or a top-level output, through LUT4, PFUMX, L6MUX21, CCU2C, unregistered
-multipliers and a LUT-RAM's asynchronous read. Its length is a rough delay in ns: :data:`CELL_NS` per cell and
-:data:`ROUTE_NS` per net between cells (nothing between a LUT and the PFUMX beside it, or along
-a carry chain). These are round figures of the ECP5's speed grade 6 timing, not a timing
+input, a LUT-RAM's write side or a top-level output, through LUT4, PFUMX, L6MUX21, CCU2C,
+unregistered multipliers and a LUT-RAM's asynchronous read. Its length is a rough delay in ns:
+:data:`CELL_NS` per cell and :data:`ROUTE_NS` per net between cells (nothing between a LUT and
+the PFUMX beside it, or along a carry chain). These are round figures of the ECP5's speed grade 6 timing, not a timing
 analysis: nextpnr's Fmax after placement and routing is the measurement; this ranks paths and
 names the blocks they cross (by the top-level part of the net names Yosys keeps).
 

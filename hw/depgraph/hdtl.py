@@ -183,7 +183,8 @@ class HDTL(wiring.Component):
 
     @property
     def stack_bits(self) -> int:
-        """Bits of the stack (the paper's 6.1 Kbit is for its 10 entries of 5 words)."""
+        """Bits of the stack (the paper's: 6.1 Kbit at depth 10; its entry layout is not
+        given)."""
         return self._stack_depth * stack_entry_layout(self._hub_index).size
 
     def elaborate(self, platform):

@@ -160,8 +160,8 @@ class UpdateUnit(RegisterDesign):
         # the issue, the presence bitmap's read through the issue into the table's arbiter and
         # the retire arbiter, the lock stage's probes back into the hash, the slab port's line
         # assembly into the 15-key compare, the sweep's and the retire and slab-write
-        # arbiters' grants into the slab ports' address adders. Forward-only (one register a bit, no
-        # skid multiplexer) where the payload is wide and the ready path short.
+        # arbiters' grants into the slab ports' address adders. Forward-only (one register a
+        # bit, no skid multiplexer) where the payload is wide and the ready path short.
         link(b["op_reader"].items, issue.ops, "op_reader->issue", register=True)
         link(b["issue"].edges, b["table_requests"].i[0], "issue->table", register=True,
              skid=False)
