@@ -155,6 +155,8 @@ def test_lock_keeps_each_bucket_in_file_order(pause):
                 u, answer = int(op.bucket), int(op.answer)
                 if u in held:
                     bench.fail(f"bucket {u} issued twice at once (operation {answer})")
+                if len(held) == 4:
+                    bench.fail(f"operation {answer} issued with all 4 slots taken")
                 if int(payload.slab) != answer:
                     bench.fail(f"operation {answer} issued with another's slab read")
                 if order and answer < order[-1][1]:
@@ -163,7 +165,9 @@ def test_lock_keeps_each_bucket_in_file_order(pause):
                 pending.append(u)
                 order.append((u, answer))
         ctx.set(dut.remove.valid, 0)
+        slot_waits.append(ctx.get(dut.lock_issue.slot_waits))
 
+    slot_waits = []
     bench.add_process(model)
     bench.watch("o", dut.o)
     bench.until(lambda: len(order) == count)
@@ -175,4 +179,5 @@ def test_lock_keeps_each_bucket_in_file_order(pause):
         assert answers == sorted(answers), f"bucket {u} out of file order"
     assert sorted(answer for _, answer in order) == list(range(count))
     assert overtakes[0] > 0, "no operation ever overtook one waiting on its bucket"
+    assert slot_waits and slot_waits[0] > 0, "the issue never waited for a slot"
     assert np.all(np.diff([a for _, a in order]) != 0)

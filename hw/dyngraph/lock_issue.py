@@ -56,10 +56,10 @@ class LockIssue(wiring.Component):
     in_flight : ``Out(range(slots + 1))``
     idle : ``Out(1)``
         Nothing offered, waiting or in flight.
-    lock_waits, port_waits, deferred : ``Out(32)``
+    lock_waits, port_waits, slot_waits, deferred : ``Out(32)``
         Cycles the issue stopped on the lock (a full CAM set, or a held bucket with the
-        waiting queue full) and on the slab ports, and operations that went to the waiting
-        queue.
+        waiting queue full), on the slab ports and on every slot being taken, and operations
+        that went to the waiting queue.
     """
 
     def __init__(self, *, slots: int, waiting: int = 16):
@@ -79,6 +79,7 @@ class LockIssue(wiring.Component):
             "idle": Out(1),
             "lock_waits": Out(32),
             "port_waits": Out(32),
+            "slot_waits": Out(32),
             "deferred": Out(32),
         })
 
@@ -163,6 +164,9 @@ class LockIssue(wiring.Component):
             m.d.sync += self.lock_waits.eq(self.lock_waits + 1)
         with m.If(staged_valid & ~out.ready):
             m.d.sync += self.port_waits.eq(self.port_waits + 1)
+
+        with m.If(offered & (self.in_flight == self._slots)):
+            m.d.sync += self.slot_waits.eq(self.slot_waits + 1)
 
         with m.If(issued & ~self.released):
             m.d.sync += self.in_flight.eq(self.in_flight + 1)

@@ -13,12 +13,15 @@ from amaranth.lib.wiring import In, Out
 from ..config import ConfigError
 from ..memory_port import MemoryPortSignature
 from ..stream_arbiter import StreamArbiter
+from ..stream_fifo import StreamFIFO
 from ..stream_select import StreamDemux
 from .layouts import SWEEP, SlabCtx, SlabWrite
 from .slab_port import SlabPort, slab_out_layout, slab_read_layout
 
 
 __all__ = ["SlabPorts"]
+
+READ_QUEUE_DEPTH = 4
 
 
 class SlabPorts(wiring.Component):
@@ -87,7 +90,16 @@ class SlabPorts(wiring.Component):
         wiring.connect(m, wiring.flipped(self.reads), read_split.i)
         wiring.connect(m, wiring.flipped(self.writes), write_split.i)
         for k, port in enumerate(ports):
-            wiring.connect(m, read_split.o[k], port.reads)
+            if count > 1:
+                # A port takes a read only between its other line requests (two cycles a
+                # read); a few entries of its own keep a busy port from holding the shared
+                # read stream, and with it the other ports, back.
+                m.submodules[f"reads{k}"] = queue = StreamFIFO(slab_read_layout(SlabCtx),
+                                                               READ_QUEUE_DEPTH)
+                wiring.connect(m, read_split.o[k], queue.i)
+                wiring.connect(m, queue.o, port.reads)
+            else:
+                wiring.connect(m, read_split.o[k], port.reads)
             wiring.connect(m, write_split.o[k], port.writes)
             wiring.connect(m, port.slabs, slab_merge.i[k])
             wiring.connect(m, port.released, release_merge.i[k])

@@ -54,7 +54,8 @@ COUNTERS = ("cycles", "load_cycles", "issued", "batches", *OUTCOMES,
             "vertices_inserted", "vertex_insert_present", "vertices_deleted",
             "vertex_delete_absent", "in_edges_removed", "walk_slab_reads", "free_slab_reads",
             "sweeps", "sweep_slab_reads", "allocations", "allocation_failures", "slabs_freed",
-            "stack_top", "lock_waits", "port_waits", "deferred", "slab_reads", "slab_writes",
+            "stack_top", "lock_waits", "port_waits", "slot_waits",
+            "deferred", "slab_reads", "slab_writes",
             "memory_reads", "memory_writes", "compact_cycles", "compacted_edges",
             "compact_slab_reads", "compact_chain_reads")
 
@@ -73,8 +74,11 @@ class UpdateUnit(RegisterDesign):
         b = {
             "regs": RegisterFile(REGISTERS),
             "control": RunControl(addr_width=aw),
+            # The whole bitmap in flight at once where it fits the window (128 lines of
+            # 2**16 vertices): its load is the one part of a run nothing else overlaps.
             "present_reader": RangeStreamer(addr_width=aw, item_words=16,
-                                            window=cfg.read_window),
+                                            window=min(256, max(cfg.read_window,
+                                                                cfg.max_vertices // 512))),
             "bitmap": PresenceBitmap(max_vertices=cfg.max_vertices),
             "op_reader": RangeStreamer(addr_width=aw, item_words=OP_WORDS,
                                        window=cfg.read_window),
@@ -294,6 +298,7 @@ class UpdateUnit(RegisterDesign):
             "allocation_failures": allocator.failures, "slabs_freed": allocator.pushes,
             "stack_top": allocator.top, "lock_waits": b["lock_issue"].lock_waits,
             "deferred": b["lock_issue"].deferred, "port_waits": b["lock_issue"].port_waits,
+            "slot_waits": b["lock_issue"].slot_waits,
             "slab_reads": b["slab_port"].reads_done, "slab_writes": b["slab_port"].writes_done,
             "memory_reads": reads, "memory_writes": writes,
             "compact_cycles": control.compact_cycles,

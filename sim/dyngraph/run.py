@@ -82,6 +82,7 @@ class DynGraphReport:
             "ops_per_run_cycle": self.operations / run_cycles if run_cycles else 0.0,
             **{name: c[name] for name in COMPARED},
             "refused_inserts": c["refused_inserts"], "lock_waits": c["lock_waits"],
+            "slot_waits": c["slot_waits"],
             "slab_reads": c["slab_reads"], "slab_writes": c["slab_writes"],
             "free_slabs": c["stack_top"],
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
