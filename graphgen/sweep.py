@@ -13,8 +13,9 @@ recorded with its error and the sweep goes on. Finished points are written to
 
 Schedulers: a ``LocalCluster`` of one single-threaded worker process per core by default
 (``--workers`` to change); ``--scheduler tcp://HOST:PORT`` an existing Dask scheduler;
-``--scheduler slurm`` or ``pbs`` a cluster of batch jobs through dask-jobqueue (installed by
-the user: ``pip install dask-jobqueue``; its settings from dask's configuration files).
+``--scheduler slurm`` or ``pbs`` a cluster of batch jobs through dask-jobqueue (its settings,
+cores and memory a job at least, from dask's configuration: ``jobqueue.slurm.cores`` and so on,
+in a YAML file or ``DASK_JOBQUEUE__SLURM__CORES``); ``--workers`` jobs.
 """
 
 from __future__ import annotations
@@ -235,13 +236,14 @@ def _client(scheduler: str | None, workers: int | None):
                                processes=True, dashboard_address=None)
         return Client(cluster), cluster
     if scheduler in ("slurm", "pbs"):
-        try:
-            import dask_jobqueue
-        except ImportError:
-            raise SweepError(f"--scheduler {scheduler} needs dask-jobqueue "
-                             f"(pip install dask-jobqueue)") from None
+        import dask_jobqueue
         kind = dask_jobqueue.SLURMCluster if scheduler == "slurm" else dask_jobqueue.PBSCluster
-        cluster = kind()
+        try:
+            cluster = kind()
+        except ValueError as error:     # a setting the job needs is missing
+            first = str(error).strip().splitlines()[0].rstrip(" :,")
+            raise SweepError(f"--scheduler {scheduler}: {first} (dask's configuration: "
+                             f"jobqueue.{scheduler}.cores, .memory, ...)") from None
         cluster.scale(jobs=workers or 1)
         return Client(cluster), cluster
     return Client(scheduler, timeout="30s"), None
@@ -259,12 +261,12 @@ def run_sweep(points: list[dict], out_dir: Path, *, scheduler: str | None = None
               workers: int | None = None, meta: dict | None = None) -> tuple[list[dict], bool]:
     """Run ``points`` on Dask; returns (the table's rows, whether every point ran)."""
     from dask.distributed import as_completed
+    client, cluster = _client(scheduler, workers)     # first: a refused setting writes nothing
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "points").mkdir(exist_ok=True)
     for stale in (out_dir / "points").glob("*.json"):    # a previous sweep's (its cache stays)
         stale.unlink()
     write_json(out_dir / "sweep.json", {**(meta or {}), "points": len(points)})
-    client, cluster = _client(scheduler, workers)
     finished = cached = failed = 0
     complete = False
     try:

@@ -126,3 +126,65 @@ def test_ctrl_c_leaves_the_finished_points_saved(tmp_path):
     assert 1 <= len(saved) < 6
     assert all(json.loads(path.read_text())["error"] is None for path in saved)
     assert len((out / "table.csv").read_text().splitlines()) == len(saved) + 1
+
+
+# Stand-ins for a batch system's submit and cancel commands: the job script runs here, in
+# its own session (so cancelling it ends the worker and its nanny), and is kept for the test.
+FAKE_SUBMIT = """#!/bin/sh
+copy="{jobs}/job-$$.sh"
+cp "$1" "$copy"
+setsid sh "$copy" > "$copy.log" 2>&1 &
+echo "{answer}"
+"""
+FAKE_CANCEL = """#!/bin/sh
+for id in "$@"; do kill -TERM -- "-${{id%%.*}}" 2>/dev/null; done
+exit 0
+"""
+QUEUES = {"slurm": ("sbatch", "scancel", "Submitted batch job $!", "#SBATCH"),
+          "pbs": ("qsub", "qdel", "$!.fake-server", "#PBS")}
+
+
+@pytest.mark.parametrize("queue", QUEUES)
+def test_sweep_runs_on_a_batch_queue(tmp_path, capsys, monkeypatch, queue):
+    """``--scheduler slurm|pbs``: dask-jobqueue submits worker jobs with the queue's submit
+    command (here a stand-in that runs the job script on this machine), the points run on
+    those workers, and the jobs are cancelled at the end."""
+    import dask
+    import dask_jobqueue  # noqa: F401 (its defaults in dask's configuration, before the set)
+    submit, cancel, answer, directive = QUEUES[queue]
+    bin_dir, jobs = tmp_path / "bin", tmp_path / "jobs"
+    bin_dir.mkdir()
+    jobs.mkdir()
+    (bin_dir / submit).write_text(FAKE_SUBMIT.format(jobs=jobs, answer=answer))
+    (bin_dir / cancel).write_text(FAKE_CANCEL.format())
+    for path in bin_dir.iterdir():
+        path.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{Path(sys.executable).parent}:"
+                               f"{__import__('os').environ['PATH']}")
+    out = tmp_path / "sweep"
+    settings = {f"jobqueue.{queue}.cores": 1, f"jobqueue.{queue}.memory": "1GB",
+                f"jobqueue.{queue}.python": sys.executable,
+                f"jobqueue.{queue}.local-directory": str(tmp_path / "worker")}
+    with dask.config.set(settings):
+        assert main(["sweep", "--design", "cam", "--grid", "entries=8,16;ways=2", "--targets",
+                     "generic", "--scheduler", queue, "-o", str(out)]) == 0
+    assert "2 of 2 points" in capsys.readouterr().out
+    table = pq.read_table(out / "table.parquet").to_pylist()
+    assert all(row["generic_cells"] > 0 and row["error"] is None for row in table)
+    scripts = sorted(jobs.glob("job-*.sh"))
+    assert len(scripts) == 1, scripts
+    text = scripts[0].read_text()
+    assert directive in text and "distributed.cli.dask_worker" in text
+    assert "Starting Worker" in (jobs / f"{scripts[0].name}.log").read_text()
+
+
+def test_a_batch_queue_without_its_settings_is_one_line(tmp_path, capsys):
+    import dask
+    import dask_jobqueue  # noqa: F401
+    out = tmp_path / "sweep"
+    with dask.config.set({"jobqueue.slurm.cores": None, "jobqueue.slurm.memory": None}):
+        assert main(["sweep", "--design", "cam", "--grid", "entries=8", "--targets", "generic",
+                     "--scheduler", "slurm", "-o", str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "--scheduler slurm" in lines[0] and "jobqueue.slurm" in lines[0]
+    assert not out.exists()
