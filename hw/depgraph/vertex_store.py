@@ -456,6 +456,32 @@ class VertexStoreBank(wiring.Component):
 
     # ---------------------------------------------------------------------------- elaborate
 
+    def _elaborate_memories(self, m):
+        """The bank's block RAMs (state, delta, flags, and const for sum type) with a read and
+        a write port each, and the probes' own read port of the flags."""
+        m.submodules.state = state_mem = memory.Memory(shape=32, depth=self._words, init=[])
+        m.submodules.delta = delta_mem = memory.Memory(shape=32, depth=self._words, init=[])
+        m.submodules.flags = flags_mem = memory.Memory(shape=4, depth=self._words, init=[])
+        mems = {"state": state_mem, "delta": delta_mem, "flags": flags_mem}
+        if not self._is_min:
+            m.submodules.const = const_mem = memory.Memory(shape=32, depth=self._words,
+                                                           init=[])
+            mems["const"] = const_mem
+        self._memories = mems          # verification: the simulator peeks at them
+        reads = {name: mem.read_port() for name, mem in mems.items()}
+        writes = {name: mem.write_port() for name, mem in mems.items()}
+
+        # The probes' own read port of the flags, seeing a write of the same cycle.
+        m.submodules.probes = probes = ProbePort(index_width=self.index_width,
+                                                 depth=self._output_depth)
+        probe_read = flags_mem.read_port(transparent_for=(writes["flags"],))
+        wiring.connect(m, wiring.flipped(self.probe), probes.probe)
+        wiring.connect(m, probes.probed, wiring.flipped(self.probed))
+        m.d.comb += [probes.base.eq(self.base), probe_read.addr.eq(probes.addr),
+                     probes.flags.eq(probe_read.data), self.probe_read.eq(probes.read),
+                     self.probe_index.eq(probes.addr)]
+        return reads, writes, probes
+
     def elaborate(self, platform):
         m = Module()
         is_min = self._is_min
@@ -515,27 +541,7 @@ class VertexStoreBank(wiring.Component):
             "load_head": load_main.head,
         }, pick)
 
-        m.submodules.state = state_mem = memory.Memory(shape=32, depth=self._words, init=[])
-        m.submodules.delta = delta_mem = memory.Memory(shape=32, depth=self._words, init=[])
-        m.submodules.flags = flags_mem = memory.Memory(shape=4, depth=self._words, init=[])
-        mems = {"state": state_mem, "delta": delta_mem, "flags": flags_mem}
-        if not is_min:
-            m.submodules.const = const_mem = memory.Memory(shape=32, depth=self._words,
-                                                           init=[])
-            mems["const"] = const_mem
-        self._memories = mems          # verification: the simulator peeks at them
-        reads = {name: mem.read_port() for name, mem in mems.items()}
-        writes = {name: mem.write_port() for name, mem in mems.items()}
-
-        # The probes' own read port of the flags, seeing a write of the same cycle.
-        m.submodules.probes = probes = ProbePort(index_width=self.index_width,
-                                                 depth=self._output_depth)
-        probe_read = flags_mem.read_port(transparent_for=(writes["flags"],))
-        wiring.connect(m, wiring.flipped(self.probe), probes.probe)
-        wiring.connect(m, probes.probed, wiring.flipped(self.probed))
-        m.d.comb += [probes.base.eq(self.base), probe_read.addr.eq(probes.addr),
-                     probes.flags.eq(probe_read.data), self.probe_read.eq(probes.read),
-                     self.probe_index.eq(probes.addr)]
+        reads, writes, probes = self._elaborate_memories(m)
         # The read ports are always enabled (an enable would fan out to every block RAM).
         for port in reads.values():
             m.d.comb += port.addr.eq(a["index"])
