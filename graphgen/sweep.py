@@ -241,12 +241,23 @@ def _client(scheduler: str | None, workers: int | None):
         try:
             cluster = kind()
         except ValueError as error:     # a setting the job needs is missing
-            first = str(error).strip().splitlines()[0].rstrip(" :,")
-            raise SweepError(f"--scheduler {scheduler}: {first} (dask's configuration: "
-                             f"jobqueue.{scheduler}.cores, .memory, ...)") from None
-        cluster.scale(jobs=workers or 1)
-        return Client(cluster), cluster
+            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise SweepError(f"--scheduler {scheduler}: {first.rstrip(' :,')}; set the job's "
+                             f"settings in dask's configuration (jobqueue.{scheduler}.cores, "
+                             f".memory, ...)") from None
+        try:
+            cluster.scale(jobs=workers or 1)
+            return Client(cluster), cluster
+        except BaseException:
+            cluster.close()
+            raise
     return Client(scheduler, timeout="30s"), None
+
+
+def _close(client, cluster) -> None:
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 def _progress(done: int, total: int, cached: int, failed: int) -> None:
@@ -262,11 +273,15 @@ def run_sweep(points: list[dict], out_dir: Path, *, scheduler: str | None = None
     """Run ``points`` on Dask; returns (the table's rows, whether every point ran)."""
     from dask.distributed import as_completed
     client, cluster = _client(scheduler, workers)     # first: a refused setting writes nothing
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "points").mkdir(exist_ok=True)
-    for stale in (out_dir / "points").glob("*.json"):    # a previous sweep's (its cache stays)
-        stale.unlink()
-    write_json(out_dir / "sweep.json", {**(meta or {}), "points": len(points)})
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "points").mkdir(exist_ok=True)
+        for stale in (out_dir / "points").glob("*.json"):    # a previous sweep's (cache stays)
+            stale.unlink()
+        write_json(out_dir / "sweep.json", {**(meta or {}), "points": len(points)})
+    except BaseException:
+        _close(client, cluster)
+        raise
     finished = cached = failed = 0
     complete = False
     try:
@@ -294,8 +309,6 @@ def run_sweep(points: list[dict], out_dir: Path, *, scheduler: str | None = None
         sys.stderr.write("\ninterrupted: the finished points are saved\n")
     finally:
         sys.stderr.write("\n")
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        _close(client, cluster)
         rows = write_table(out_dir)
     return rows, complete

@@ -3,7 +3,9 @@ cluster and its rerun from the cache, a failing point recorded while the sweep g
 table in CSV and Parquet, Ctrl-C keeping the finished points, and the HTML report rendered in
 headless Chromium."""
 
+import contextlib
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -128,17 +130,20 @@ def test_ctrl_c_leaves_the_finished_points_saved(tmp_path):
     assert len((out / "table.csv").read_text().splitlines()) == len(saved) + 1
 
 
-# Stand-ins for a batch system's submit and cancel commands: the job script runs here, in
-# its own session (so cancelling it ends the worker and its nanny), and is kept for the test.
+# Stand-ins for a batch system's submit and cancel commands: the job script runs here as the
+# leader of its own process group (so cancelling it ends the worker and its nanny), and is
+# kept for the test. The job id is the group's id.
 FAKE_SUBMIT = """#!/bin/sh
 copy="{jobs}/job-$$.sh"
 cp "$1" "$copy"
-setsid sh "$copy" > "$copy.log" 2>&1 &
+"{python}" -c 'import os, sys; os.setpgid(0, 0); os.execvp("sh", ["sh", sys.argv[1]])' \
+    "$copy" > "$copy.log" 2>&1 &
+echo "$!" > "$copy.id"
 echo "{answer}"
 """
 FAKE_CANCEL = """#!/bin/sh
-for id in "$@"; do kill -TERM -- "-${{id%%.*}}" 2>/dev/null; done
-exit 0
+echo "$@" >> "{jobs}/cancelled"
+for id in "$@"; do kill -TERM "-${{id%%.*}}"; done
 """
 QUEUES = {"slurm": ("sbatch", "scancel", "Submitted batch job $!", "#SBATCH"),
           "pbs": ("qsub", "qdel", "$!.fake-server", "#PBS")}
@@ -155,17 +160,17 @@ def test_sweep_runs_on_a_batch_queue(tmp_path, capsys, monkeypatch, queue):
     bin_dir, jobs = tmp_path / "bin", tmp_path / "jobs"
     bin_dir.mkdir()
     jobs.mkdir()
-    (bin_dir / submit).write_text(FAKE_SUBMIT.format(jobs=jobs, answer=answer))
-    (bin_dir / cancel).write_text(FAKE_CANCEL.format())
+    (bin_dir / submit).write_text(FAKE_SUBMIT.format(jobs=jobs, answer=answer,
+                                                     python=sys.executable))
+    (bin_dir / cancel).write_text(FAKE_CANCEL.format(jobs=jobs))
     for path in bin_dir.iterdir():
         path.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{Path(sys.executable).parent}:"
-                               f"{__import__('os').environ['PATH']}")
+    monkeypatch.setenv("PATH", f"{bin_dir}:{Path(sys.executable).parent}:{os.environ['PATH']}")
     out = tmp_path / "sweep"
     settings = {f"jobqueue.{queue}.cores": 1, f"jobqueue.{queue}.memory": "1GB",
                 f"jobqueue.{queue}.python": sys.executable,
                 f"jobqueue.{queue}.local-directory": str(tmp_path / "worker")}
-    with dask.config.set(settings):
+    with dask.config.set(settings), _deadline(300):
         assert main(["sweep", "--design", "cam", "--grid", "entries=8,16;ways=2", "--targets",
                      "generic", "--scheduler", queue, "-o", str(out)]) == 0
     assert "2 of 2 points" in capsys.readouterr().out
@@ -176,6 +181,35 @@ def test_sweep_runs_on_a_batch_queue(tmp_path, capsys, monkeypatch, queue):
     text = scripts[0].read_text()
     assert directive in text and "distributed.cli.dask_worker" in text
     assert "Starting Worker" in (jobs / f"{scripts[0].name}.log").read_text()
+    # Cancelled with its id, and the job's process group is gone.
+    group = int((jobs / f"{scripts[0].name}.id").read_text())
+    assert str(group) in (jobs / "cancelled").read_text().split()[0]
+    deadline = time.monotonic() + 30
+    while _group_alive(group):
+        assert time.monotonic() < deadline, "the job was not cancelled"
+        time.sleep(0.2)
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int):
+    """Fail instead of hanging (a worker that never joins leaves the sweep waiting)."""
+    def expire(signum, frame):
+        raise TimeoutError(f"no result in {seconds} s")
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_batch_queue_without_its_settings_is_one_line(tmp_path, capsys):

@@ -47,7 +47,8 @@ class DynGraphConfig(DesignConfig):
     memory_outstanding : int
         Reads in flight at the memory port (the arbiter's limit); at least ``2 * slots``.
     read_window : int
-        Lines the operation reader requests ahead.
+        Lines the operation reader requests ahead; the presence bitmap's reader requests
+        ``max(read_window, max_vertices // 512)`` (the whole bitmap), at most 256.
     watchdog : int
         Cycles without a link moving before a simulation run is called hung (0: off).
     stall_injection : int

@@ -68,7 +68,7 @@ class SlabPorts(wiring.Component):
         m = Module()
         count = self._ports
         bits = count.bit_length() - 1
-        ports = []
+        ports, queues = [], []
         for k in range(count):
             m.submodules[f"port{k}"] = port = SlabPort(
                 addr_width=self._addr_width, ctx_shape=SlabCtx, depth=self._depth)
@@ -96,6 +96,7 @@ class SlabPorts(wiring.Component):
                 # read stream, and with it the other ports, back.
                 m.submodules[f"reads{k}"] = queue = StreamFIFO(slab_read_layout(SlabCtx),
                                                                READ_QUEUE_DEPTH)
+                queues.append(queue)
                 wiring.connect(m, read_split.o[k], queue.i)
                 wiring.connect(m, queue.o, port.reads)
             else:
@@ -108,6 +109,7 @@ class SlabPorts(wiring.Component):
         m.d.comb += [
             self.reads_done.eq(sum(port.reads_done for port in ports)),
             self.writes_done.eq(sum(port.writes_done for port in ports)),
-            self.busy.eq(Cat(port.busy for port in ports).any()),
+            self.busy.eq(Cat(*(port.busy for port in ports),
+                             *(queue.o.valid for queue in queues)).any()),
         ]
         return m
