@@ -155,14 +155,15 @@ def main():
             hub = rng.random() < 0.5
             walks = rng.choice([1, 2, 4, 8])
             onchip = rng.random() < 0.5
+            window = rng.choice([0, 2, 4, 8])
             config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                                     hub_index=hub, bank_vertices=2048, stall_injection=30,
-                                    offsets_on_chip=onchip)
+                                    offsets_on_chip=onchip, update_window=window)
             run = lambda: depgraph_run.simulate(graph, algo, config, root=root,  # noqa: E731
                                                 memory=memory, seed=seed)
             design, iters = "depgraph", None
             label = (f"depgraph e{engines} d{depth} w{walks} hub {'on' if hub else 'off'} "
-                     f"offsets {'on chip' if onchip else 'in memory'}")
+                     f"offsets {'on chip' if onchip else 'in memory'} update window {window}")
         else:
             # CF in one run of two with the symmetric-graph optimisation (§IV.D), each
             # undirected rating stored once; sliced, that is extended slicing (§VI.B).

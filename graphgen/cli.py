@@ -465,7 +465,8 @@ def _depgraph_table(figures: dict) -> str:
         ("stack", f"{figures['stack_overflows']} overflows; golden model "
                   f"{gold['stack_overflows']}"),
         ("banks", f"{figures['bank']['ops']} ops (updates and visits), "
-                  f"{figures['bank']['hazard_waits']} bank-cycles waiting on a hazard "
+                  f"{figures['bank']['hazard_waits']} bank-cycles waiting on a hazard, "
+                  f"{figures['bank']['updates_passed']} updates sent past an older one "
                   f"(summed over the engines)"),
         ("shortcuts", _hub_line(figures["hub_index"], gold)),
         ("queues", f"{figures['queue']['pushes']} pushes, {figures['queue']['line_writes']} "

@@ -71,7 +71,8 @@ class DepGraphReport:
             # Bank ops (updates and visits, each one pick) and the bank-cycles the banks
             # waited on a read-modify-write hazard, both summed over the engines.
             "bank": {"ops": c["updates_applied"] + c["visits"] + c["stale_visits"],
-                     "hazard_waits": c["hazard_waits"]},
+                     "hazard_waits": c["hazard_waits"],
+                     "updates_passed": c["updates_passed"]},
             "queue": {"pushes": c["pushes"], "line_reads": c["queue_line_reads"],
                       "line_writes": c["queue_line_writes"]},
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},

@@ -40,6 +40,11 @@ class DepGraphConfig(DesignConfig):
     kept_lines : int
         Lines of each batch's edges (8 edges a line) an HDTL keeps for its scans, which
         otherwise read them from memory again (1 to 16).
+    update_window : int
+        Updates held in front of each vertex-store bank by its update scheduler, which sends
+        the oldest whose record the bank is not still writing, so that updates of other
+        records fill the cycles a hot record's read-modify-write would leave empty (0 = no
+        scheduler: the bank takes its updates in arrival order).
     hub_index : bool
         Build the DDMU and the hub-index learner, and use the shortcuts between hubs.
     track_entries : int
@@ -72,6 +77,7 @@ class DepGraphConfig(DesignConfig):
     walks: int = 1
     offsets_on_chip: bool = True
     kept_lines: int = 1
+    update_window: int = 4
     hub_index: bool = False
     track_entries: int = 8
     pseudo_edge_buffer: int = 16
@@ -93,6 +99,9 @@ class DepGraphConfig(DesignConfig):
                               f"not {self.walks}")
         if not 1 <= self.kept_lines <= 16:
             raise ConfigError(f"kept_lines must be between 1 and 16, not {self.kept_lines}")
+        if self.update_window != 0 and not 2 <= self.update_window <= 16:
+            raise ConfigError(f"update_window must be 0 (off) or from 2 to 16, "
+                              f"not {self.update_window}")
         if not 1 <= self.track_entries <= 32:
             raise ConfigError(f"track_entries must be between 1 and 32, not {self.track_entries}")
         if not 1 <= self.pseudo_edge_buffer <= 256:

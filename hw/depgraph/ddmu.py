@@ -18,26 +18,26 @@ z: min type (bfs, sssp, cc) eps is a uint32 and z = min(x + eps, 0xFFFFFFFF), mu
 sum type (pagerank) mu, eps and x are FP32 and z = (mu · x) + eps rounded twice, after the
 product and after the sum (``np.float32(mu) * np.float32(x) + np.float32(eps)``, not a fused
 multiply-add). Sum type also hands the pseudo-edge <tail, z> back to the engine (see
-:mod:`golden.depgraph.engine`).
+:mod:`golden.depgraph.engine`). The value is :class:`hw.depgraph.shortcut_value.
+ShortcutValue`'s.
 """
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
-from ..fp32 import FP32Adder, FP32Multiplier
 from ..memory_port import MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
-from .layouts import MAX_WALK_SLOTS, ORIGIN_DDMU, VertexUpdate
+from .layouts import VertexUpdate
 from .range_reader import RangeReader
+from .shortcut_value import SLOT_BITS as _SLOT_BITS, PseudoEdge, ShortcutValue
 
 
 __all__ = ["DDMU", "LookupRequest", "LookupAnswer", "PseudoEdge", "FLAG_N", "FLAG_I",
            "FLAG_A", "EMPTY_SLOT", "ENTRY_WORDS", "SLOT_WORDS"]
 
-_SLOT_BITS = (MAX_WALK_SLOTS - 1).bit_length()
 
 # ``engine`` names the walk that looked up: its walk slot (engine × walks + walk), to which the
 # answers and pseudo-edges go back.
@@ -48,7 +48,6 @@ LookupRequest = data.StructLayout({"root": 32, "x": 32, "engine": _SLOT_BITS})
 # long they take to reach its buffer.
 LookupAnswer = data.StructLayout({"engine": _SLOT_BITS, "done": 1, "entry": 32, "second": 32,
                                   "length": 16, "tail": 32})
-PseudoEdge = data.StructLayout({"tail": 32, "z": 32, "engine": _SLOT_BITS})
 
 FLAG_N, FLAG_I, FLAG_A = 0, 1, 2
 EMPTY_SLOT = 0xFFFF_FFFF
@@ -58,7 +57,6 @@ SLOT_WORDS = 4
 _Slot = data.StructLayout({"id": 32, "begin": 32, "end": 32, "pad": 32})
 _Entry = data.StructLayout({"head": 32, "tail": 32, "second": 32, "length": 16, "flag": 16,
                             "mu": 32, "eps": 32, "pad": 64})
-_SumTag = data.StructLayout({"tail": 32, "eps": 32})
 
 
 class DDMU(wiring.Component):
@@ -105,6 +103,7 @@ class DDMU(wiring.Component):
             raise ConfigError(f"DDMU: candidates must be at least 1, not {candidates!r}")
         if loans is not None and loans < 1:
             raise ConfigError(f"DDMU: loans must be at least 1 (or None), not {loans!r}")
+        self._algo = algo
         self._is_min = algo in MIN_TYPE
         self._addr_width = addr_width
         self._candidates = candidates
@@ -127,7 +126,6 @@ class DDMU(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.reader = reader = RangeReader(addr_width=self._addr_width, item_words=8)
-        m.submodules.update_fifo = update_fifo = StreamFIFO(VertexUpdate, 4)
 
         root = Signal(32)
         x = Signal(32)
@@ -136,7 +134,6 @@ class DDMU(wiring.Component):
         line = Signal(data.ArrayLayout(_Slot, 4))
         begin = Signal(32)
         end = Signal(32)
-        in_pipe = Signal(4)             # A entries taken, not yet in the output FIFOs
 
         # The probe and the reader take turns on the one port: the reader is idle (no line on
         # its way) whenever a probe runs.
@@ -180,58 +177,24 @@ class DDMU(wiring.Component):
             ]
             with m.If(reader.items.valid & answer_fifo.i.ready):
                 m.d.sync += answered.eq(answered + 1)
-        taken = Signal()
-        if self._is_min:
-            total = entry.eps + x       # 33 bits
-            m.d.comb += [
-                update_fifo.i.valid.eq(reader.items.valid & use),
-                update_fifo.i.payload.vertex.eq(entry.tail),
-                update_fifo.i.payload.value.eq(Mux(total[32], EMPTY_SLOT, total[:32])),
-                update_fifo.i.payload.origin.eq(ORIGIN_DDMU),
-                taken.eq(update_fifo.i.valid & update_fifo.i.ready),
-            ]
-            use_ready = update_fifo.i.ready
-            drained = update_fifo.level == 0
-        else:
-            m.submodules.pseudo_fifo = pseudo_fifo = StreamFIFO(PseudoEdge, 4)
-            m.submodules.mul = mul = FP32Multiplier(tag_width=_SumTag.size)
-            m.submodules.add = add = FP32Adder(tag_width=32)
-            m.d.comb += [
-                mul.i.valid.eq(reader.items.valid & use),
-                mul.i.payload.a.eq(entry.mu),
-                mul.i.payload.b.eq(x),
-                mul.i.payload.tag.eq(Cat(entry.tail, entry.eps)),
-                taken.eq(mul.i.valid & mul.i.ready),
-            ]
-            use_ready = mul.i.ready
-            mul_tag = _SumTag(mul.o.payload.tag)
-            m.d.comb += [
-                add.i.valid.eq(mul.o.valid),
-                mul.o.ready.eq(add.i.ready),
-                add.i.payload.a.eq(mul.o.payload.result),
-                add.i.payload.b.eq(mul_tag.eps),
-                add.i.payload.tag.eq(mul_tag.tail),
-            ]
-            # Both FIFOs take z together.
-            both_ready = update_fifo.i.ready & pseudo_fifo.i.ready
-            m.d.comb += [
-                add.o.ready.eq(both_ready),
-                update_fifo.i.valid.eq(add.o.valid & both_ready),
-                update_fifo.i.payload.vertex.eq(add.o.payload.tag),
-                update_fifo.i.payload.value.eq(add.o.payload.result),
-                update_fifo.i.payload.origin.eq(ORIGIN_DDMU),
-                pseudo_fifo.i.valid.eq(add.o.valid & both_ready),
-                pseudo_fifo.i.payload.tail.eq(add.o.payload.tag),
-                pseudo_fifo.i.payload.z.eq(add.o.payload.result),
-                pseudo_fifo.i.payload.engine.eq(engine),
-            ]
-            wiring.connect(m, pseudo_fifo.o, wiring.flipped(self.pseudo))
-            drained = (update_fifo.level == 0) & (pseudo_fifo.level == 0)
+        # Each A entry used becomes the shortcut value z, an update to its tail (and for
+        # sum type a pseudo-edge back to the walk).
+        m.submodules.shortcut = shortcut = ShortcutValue(algo=self._algo)
+        m.d.comb += [
+            shortcut.i.valid.eq(reader.items.valid & use),
+            shortcut.i.payload.tail.eq(entry.tail),
+            shortcut.i.payload.mu.eq(entry.mu),
+            shortcut.i.payload.eps.eq(entry.eps),
+            shortcut.i.payload.x.eq(x),
+            shortcut.i.payload.engine.eq(engine),
+        ]
+        taken = shortcut.i.valid & shortcut.i.ready
+        use_ready = shortcut.i.ready
+        wiring.connect(m, shortcut.pseudo, wiring.flipped(self.pseudo))
         m.d.comb += reader.items.ready.eq(Mux(use, use_ready,
                                               Mux(learnable, answer_fifo.i.ready, 1)))
-        wiring.connect(m, update_fifo.o, wiring.flipped(self.updates))
+        wiring.connect(m, shortcut.updates, wiring.flipped(self.updates))
         wiring.connect(m, answer_fifo.o, wiring.flipped(self.answers))
-        m.d.sync += in_pipe.eq(in_pipe + taken - (update_fifo.i.valid & update_fifo.i.ready))
         with m.If(taken):
             m.d.sync += [self.shortcut_uses.eq(self.shortcut_uses + 1), lent.eq(lent + 1)]
 
@@ -282,7 +245,7 @@ class DDMU(wiring.Component):
                 # The reader is idle here: the previous lookup drained it.
                 m.next = "DRAIN"
             with m.State("DRAIN"):
-                with m.If(~reader.busy & (in_pipe == 0) & drained):
+                with m.If(~reader.busy & ~shortcut.busy):
                     m.next = "DONE"
             with m.State("DONE"):
                 m.d.comb += [answer_fifo.i.valid.eq(1), answer_fifo.i.payload.done.eq(1),

@@ -35,6 +35,7 @@ from .hub_index_learner import ObserveRequest
 from .layouts import (EDGES_PER_LINE, ORIGIN_BITS, EdgeTask, LoadRecord, ProbeResult,
                       VertexUpdate, VisitRequest, VisitResult)
 from .processing_element import ProcessingElement
+from .update_scheduler import UpdateScheduler
 from .vertex_store import VertexStoreBank
 
 
@@ -83,14 +84,16 @@ class Engine(wiring.Component):
     counters: ``visits``, ``stale_visits``, ``edges_fetched``, ``scanned_edges``, ``walks``,
     ``vertex_updates``, ``updates_applied``, ``activations``, ``pushes``,
     ``stack_overflows``, ``queue_line_reads``, ``queue_line_writes``, ``observations``,
-    ``pseudo_edges`` (the last two 0 without the hub index) : ``Out(32)``;
+    ``pseudo_edges`` (the last two 0 without the hub index), ``hazard_waits`` (the bank's
+    cycles waiting on a read-modify-write hazard), ``updates_passed`` (updates the update
+    scheduler sent past an older one; 0 without it) : ``Out(32)``;
     ``queue_overflow`` : ``Out(1)``
     """
 
     COUNTERS = ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks",
                 "vertex_updates", "updates_applied", "activations", "pushes",
                 "stack_overflows", "queue_line_reads", "queue_line_writes", "observations",
-                "pseudo_edges", "hazard_waits")
+                "pseudo_edges", "hazard_waits", "updates_passed")
 
     def __init__(self, config: DepGraphConfig, index: int):
         if not 0 <= index < config.engines:
@@ -174,7 +177,17 @@ class Engine(wiring.Component):
         shared = self._elaborate_sharing(m, hdtls, roots, bank, link)
         link(fifo.o, pe.edges, "fifo_edge_buffer->pe")
         link(pe.updates, wiring.flipped(self.updates), "pe->network")
-        link(wiring.flipped(self.incoming), bank.update, "network->bank")
+        scheduler_busy = 0
+        if cfg.update_window:
+            m.submodules.update_scheduler = scheduler = UpdateScheduler(
+                window=cfg.update_window, spacing=bank.record_spacing,
+                index_width=cfg.bank_index_width)
+            link(wiring.flipped(self.incoming), scheduler.i, "network->update_scheduler")
+            link(scheduler.o, bank.update, "update_scheduler->bank")
+            scheduler_busy = scheduler.busy
+            m.d.comb += self.updates_passed.eq(scheduler.passed)
+        else:
+            link(wiring.flipped(self.incoming), bank.update, "network->bank")
         link(bank.push, queue.push, "bank->queue")
         link(wiring.flipped(self.load), bank.load, "loader->bank")
         link(wiring.flipped(self.dump), bank.dump, "writer->bank")
@@ -202,8 +215,8 @@ class Engine(wiring.Component):
             self.ack.eq(bank.ack), self.ack_origin.eq(bank.ack_origin),
             self.ack_left.eq(bank.ack_left),
             self.busy.eq(Cat(h.busy for h in hdtls).any() | shared["busy"] | queue.busy |
-                         bank.busy | link.busy),
-            self.store_busy.eq(bank.busy),
+                         bank.busy | scheduler_busy | link.busy),
+            self.store_busy.eq(bank.busy | scheduler_busy),
             self.queue_overflow.eq(queue.overflow),
         ]
         for name in ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks"):

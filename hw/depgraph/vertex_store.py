@@ -228,6 +228,17 @@ class VertexStoreBank(wiring.Component):
         })
 
     @property
+    def hazard_stages(self) -> int:
+        """Stages from A to the compute stage: an op waits while a write of its record is
+        in one of them."""
+        return 4 if self._is_min else 10
+
+    @property
+    def record_spacing(self) -> int:
+        """Cycles between the picks of two ops of one record, at the closest."""
+        return self.hazard_stages + 1
+
+    @property
     def is_min(self) -> bool:
         return self._is_min
 
@@ -510,7 +521,7 @@ class VertexStoreBank(wiring.Component):
         hazard_stages = []          # (valid & writes, index) per stage, A first
         load_stages = []            # valid & load per stage, A first
         stage_valids = []
-        hazard_count = 4 if is_min else 10
+        hazard_count = self.hazard_stages
         m.submodules.picker = picker = OpPicker(index_width=self.index_width,
                                                 stages=hazard_count)
         for kind, source in enumerate(inputs):
