@@ -118,8 +118,10 @@ def test_frontier_algorithms(algo, coarsening, stall_injection):
     assert stats["cycles"] >= stats["cycles_process"] + stats["cycles_apply"]
 
 
+# Both in make soak: the RTL's test_two_memory_channels checks the channels in make test.
 @pytest.mark.parametrize("algo, channels", [
-    ("sssp", 2), pytest.param("bfs", 4, marks=pytest.mark.soak)])
+    pytest.param("sssp", 2, marks=pytest.mark.soak),
+    pytest.param("bfs", 4, marks=pytest.mark.soak)])
 def test_memory_channels(algo, channels):
     """Lines interleaved over several memory channels answering out of order: every client
     still gets its reads in order; the per-channel counters add up to the totals."""
@@ -389,7 +391,8 @@ def test_collaborative_filtering_in_slices():
     assert values.tolist() == expected.values.view(np.uint32).tolist()
 
 
-@pytest.mark.parametrize("streams", [(1, 1)])
+# In make soak: test_extended_slicing checks the symmetric optimisation bit for bit too.
+@pytest.mark.parametrize("streams", [pytest.param((1, 1), marks=pytest.mark.soak)])
 def test_collaborative_filtering_symmetric(streams):
     """The symmetric-graph optimisation (§IV.D): each undirected rating edge stored once and
     read once, updating both ends. One stream each: bit for bit the golden model's
