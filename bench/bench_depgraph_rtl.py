@@ -76,7 +76,7 @@ def main():
     parser.add_argument("--scale", type=int, default=10)
     parser.add_argument("--edge-factor", type=int, default=16)
     parser.add_argument("--engines", type=int, default=4)
-    parser.add_argument("--walks", type=int, default=4)
+    parser.add_argument("--walks", type=int, default=8)
     parser.add_argument("--tolerance", type=float, default=1e-6)
     parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
     args = parser.parse_args()
