@@ -6,18 +6,18 @@ The bank (:class:`hw.depgraph.vertex_store.VertexStoreBank`) takes one op a cycl
 on a record waits while an earlier write of that record is in its pipeline: 5 cycles apart
 for the min-type algorithms, 11 for PageRank's FP32 Accum. On a power-law graph several walks
 update the same hot vertices at once, and an update that waits holds every update behind it.
-This block holds a small window of updates and sends the oldest whose record has not been
-sent within the last ``spacing`` cycles, so that updates of other records fill the gaps.
+This block holds a small window of updates and sends the oldest whose record was not sent in
+the last ``spacing - 1`` cycles (two sends of a record are at least ``spacing`` cycles
+apart), so that updates of other records fill the gaps.
 
 Updates of one record keep their order (one is never sent past an older one of the same
 record: the entries of a record wait alike, and the oldest that may go is sent); updates of
 different records may pass each other, which neither Accum nor the engines' counts of
-applied updates (the banks' acks, whatever their order) depend on. When
-every update in the window was sent recently, nothing is sent: the bank would only have
-waited with it (and been unable to take the updates behind it). Each window entry's wait is
-known from one compare per cycle: when an update is sent, every entry of its record in the
-window (and the one coming in) waits ``spacing`` cycles; an update coming in is compared
-with the records sent in the last ``spacing`` cycles once.
+applied updates (the banks' acks, whatever their order) depend on. When every update in the
+window was sent recently, nothing is sent: the bank would only have waited with it (and been
+unable to take the updates behind it). The entries' records are compared with each other and
+with the one coming in, between registers, so the pick only gates those compares; the update
+coming in is also compared once with the records sent in the last ``spacing - 1`` cycles.
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
@@ -122,24 +122,41 @@ class UpdateScheduler(wiring.Component):
         for j in range(n):
             m.d.comb += taken_below[j].eq(pick[:j + 1].any())
 
-        def waited(update, wait_now):
-            """The wait of an entry next cycle (it may go when it is 0): restarted if the
-            record is sent now, so that the next send of it is ``spacing`` cycles later."""
-            return Mux(sent & (key(update) == sent_key), remembered,
-                       Mux(wait_now == 0, 0, wait_now - 1))
+        # Whether each entry's record (and the incoming one's) is the one sent now: from
+        # compares between registers, so that the pick only gates them (no compare of the
+        # picked entry's record lies after the pick).
+        def same(a, b):
+            return key(a) == key(b)
+
+        resent = Signal(n)                      # entry j's record is sent now
+        for j in range(n):
+            m.d.comb += resent[j].eq(
+                (Cat(pick[k] & same(entries[j], entries[k]) for k in range(n) if k != j)
+                 .any()))
+        incoming_resent = Signal()
+        m.d.comb += incoming_resent.eq(
+            Cat(pick[k] & same(self.i.payload, entries[k]) for k in range(n)).any())
+
+        def waited(hit, wait_now):
+            """The wait of an entry next cycle (it may go when it is 0): restarted if its
+            record is sent now (``hit``), so that the next send of it is ``spacing`` cycles
+            later."""
+            return Mux(hit, remembered, Mux(wait_now == 0, 0, wait_now - 1))
 
         moved_valid = Signal(n)
         moved = [Signal(VertexUpdate, name=f"moved{j}") for j in range(n)]
         moved_wait = [Signal(wait_width, name=f"moved_wait{j}") for j in range(n)]
+        moved_resent = Signal(n)
         for j in range(n):
             above = j + 1 < n
             with m.If(taken_below[j]):
                 m.d.comb += moved_valid[j].eq(valid[j + 1] if above else 0)
                 if above:
-                    m.d.comb += [moved[j].eq(entries[j + 1]), moved_wait[j].eq(wait[j + 1])]
+                    m.d.comb += [moved[j].eq(entries[j + 1]), moved_wait[j].eq(wait[j + 1]),
+                                 moved_resent[j].eq(resent[j + 1])]
             with m.Else():
                 m.d.comb += [moved_valid[j].eq(valid[j]), moved[j].eq(entries[j]),
-                             moved_wait[j].eq(wait[j])]
+                             moved_wait[j].eq(wait[j]), moved_resent[j].eq(resent[j])]
 
         # ``ready`` is a register: the window has room for one more.
         m.d.comb += self.i.ready.eq(~valid[n - 1])
@@ -154,9 +171,9 @@ class UpdateScheduler(wiring.Component):
             slot_free = ~moved_valid[j] & (moved_valid[j - 1] if j else 1)
             with m.If(incoming & slot_free):
                 m.d.sync += [entries[j].eq(self.i.payload), valid[j].eq(1),
-                             wait[j].eq(waited(self.i.payload, in_wait))]
+                             wait[j].eq(waited(incoming_resent, in_wait))]
             with m.Else():
                 m.d.sync += [entries[j].eq(moved[j]), valid[j].eq(moved_valid[j]),
-                             wait[j].eq(waited(moved[j], moved_wait[j]))]
+                             wait[j].eq(waited(moved_resent[j], moved_wait[j]))]
         m.d.comb += self.busy.eq(valid.any() | self.o.valid)
         return m
