@@ -209,9 +209,13 @@ def test_memory_bandwidth_bounds_the_edge_rate():
     assert 0.3 < report.figures["edges_per_process_cycle"] <= 0.5
 
 
+@pytest.mark.soak
 def test_one_source_stream_pagerank_is_bit_exact_in_partition_order():
     # One source stream walking two partitions: the golden model renumbered in that order
-    # gives the same float32 sums, bit for bit.
+    # gives the same float32 sums, bit for bit. In make soak (a build of its own; make test's
+    # 20 minutes): in make test, test_graphicionado_amaranth.py checks one stream's PageRank
+    # bit for bit in Amaranth's simulator (test_pagerank_bit_exact; test_graph_slicing over
+    # seven slices).
     graph = GRAPHS["rmat9"]()
     config = GraphicionadoConfig(**ONE_SOURCE_PAGERANK)
     report = simulate(graph, "pagerank", config, iters=2, memory=HOSTILE)
