@@ -3,12 +3,12 @@ operands ``a``, ``b`` and a ``tag`` in, ``result`` and the ``tag`` out, one oper
 cycle, a fixed latency of one cycle. Graphicionado's custom modules for BFS, SSSP and CC
 (§3.2 "Custom Modules") are built from them."""
 
-from amaranth.hdl import Module, Signal, Mux
+from amaranth.hdl import Module, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 
-__all__ = ["binary_op_layout", "result_layout", "SaturatingAdd", "Minimum"]
+__all__ = ["binary_op_layout", "result_layout", "saturating_add", "SaturatingAdd", "Minimum"]
 
 
 def binary_op_layout(tag_width: int) -> data.StructLayout:
@@ -53,13 +53,18 @@ class _OneStageUnit(wiring.Component):
         return m
 
 
+def saturating_add(a, b):
+    """``a + b`` of two uint32 values as uint32, saturating at 0xFFFFFFFF (so "unreachable"
+    stays unreachable): combinational."""
+    total = a + b                   # 33 bits
+    return Mux(total[32], 0xFFFF_FFFF, total[:32])
+
+
 class SaturatingAdd(_OneStageUnit):
     """``a + b`` as uint32, saturating at 0xFFFFFFFF (so "unreachable" stays unreachable)."""
 
     def operation(self, m, a, b):
-        total = Signal(33)
-        m.d.comb += total.eq(a + b)
-        return Mux(total[32], 0xFFFF_FFFF, total[:32])
+        return saturating_add(a, b)
 
 
 class Minimum(_OneStageUnit):

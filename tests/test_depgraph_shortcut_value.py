@@ -12,7 +12,9 @@ from amaranth.sim import Simulator
 
 from hw.config import ConfigError
 from hw.depgraph.layouts import ORIGIN_DDMU
-from hw.depgraph.shortcut_value import SATURATED, ShortcutValue
+from hw.depgraph.shortcut_value import ShortcutValue
+
+SATURATED = 0xFFFF_FFFF
 
 
 def _f32(bits):

@@ -17,6 +17,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
 from ..fp32 import FP32Multiplier
+from ..integer_units import saturating_add
 from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import LookupAnswer
 from .hub_index_learner import ObserveRequest
@@ -29,8 +30,7 @@ def edge_value(algo: str, yc, weight):
     """EdgeCompute of a path value over an edge, from its edge-independent part yc."""
     if algo in ("pagerank", "cc"):
         return yc
-    total = yc + (1 if algo == "bfs" else weight)
-    return Mux(total[32], 0xFFFF_FFFF, total[:32])
+    return saturating_add(yc, 1 if algo == "bfs" else weight)
 
 
 # An answered entry of the root.

@@ -15,6 +15,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
 from ..fp32 import FP32Multiplier
+from ..integer_units import saturating_add
 from .config import ALGORITHMS
 from .layouts import WALK_BITS, EdgeTask, VertexUpdate
 
@@ -102,16 +103,14 @@ class ProcessingElement(wiring.Component):
             m.d.comb += self.busy.eq(in_flight != 0)
         else:
             addend = {"bfs": 1, "sssp": task.weight, "cc": 0}[self._algo]
-            total = Signal(33)
-            m.d.comb += [total.eq(task.x + addend),
-                         self.edges.ready.eq(~out.valid | out.ready)]
+            m.d.comb += self.edges.ready.eq(~out.valid | out.ready)
             with m.If(self.edges.ready):
                 m.d.sync += [
                     out.valid.eq(self.edges.valid),
                     out.payload.vertex.eq(task.dst),
                     out.payload.leave.eq(task.leave),
                     out.payload.origin.eq(origin(task.walk)),
-                    out.payload.value.eq(Mux(total[32], 0xFFFF_FFFF, total[:32])),
+                    out.payload.value.eq(saturating_add(task.x, addend)),
                 ]
             m.d.comb += self.busy.eq(out.valid)
         return m

@@ -10,21 +10,21 @@ np.float32(eps)``, not a fused multiply-add), through :class:`hw.fp32.FP32Multip
 :class:`hw.fp32.FP32Adder`; the update and the pseudo-edge leave together.
 """
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
 from ..fp32 import FP32Adder, FP32Multiplier
+from ..integer_units import saturating_add
 from ..stream_fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
 from .layouts import MAX_WALK_SLOTS, ORIGIN_DDMU, VertexUpdate
 
 
-__all__ = ["ShortcutValue", "Shortcut", "PseudoEdge", "SLOT_BITS", "SATURATED"]
+__all__ = ["ShortcutValue", "Shortcut", "PseudoEdge", "SLOT_BITS"]
 
 SLOT_BITS = (MAX_WALK_SLOTS - 1).bit_length()
-SATURATED = 0xFFFF_FFFF
 
 # One A entry used: its tail, mu and eps, the head's x and the walk slot that looked it up.
 Shortcut = data.StructLayout({"tail": 32, "mu": 32, "eps": 32, "x": 32,
@@ -72,11 +72,10 @@ class ShortcutValue(wiring.Component):
         wiring.connect(m, update_fifo.o, wiring.flipped(self.updates))
         shortcut = self.i.payload
         if self._is_min:
-            total = shortcut.eps + shortcut.x       # 33 bits
             m.d.comb += [
                 update_fifo.i.valid.eq(self.i.valid),
                 update_fifo.i.payload.vertex.eq(shortcut.tail),
-                update_fifo.i.payload.value.eq(Mux(total[32], SATURATED, total[:32])),
+                update_fifo.i.payload.value.eq(saturating_add(shortcut.eps, shortcut.x)),
                 update_fifo.i.payload.origin.eq(ORIGIN_DDMU),
                 self.i.ready.eq(update_fifo.i.ready),
                 self.busy.eq(update_fifo.level != 0),
