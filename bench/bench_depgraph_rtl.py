@@ -2,7 +2,7 @@
 Graphicionado pipeline on the same graph and memory model (issue 17 item 3).
 
 SSSP (uint32 weights 1..255, from the vertex of highest out-degree) and PageRank (to
-``--tolerance``) on a Kronecker graph, DRAM latency 100 and 64 B/cycle on one channel for
+``--tolerance``) on a Kronecker graph (or ``--graph``, e.g. a grid: item 2's graph kinds), DRAM latency 100 and 64 B/cycle on one channel for
 both designs. DepGraph runs ``--engines`` engines (4: the paper's 4 cores) with ``--walks``
 walks in flight each; the Graphicionado pipeline as many source and destination streams as
 DepGraph has engines (one memory channel: DepGraph has one memory port). Graphicionado's
@@ -75,13 +75,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=10)
     parser.add_argument("--edge-factor", type=int, default=16)
+    parser.add_argument("--graph", metavar="FILE|SPEC",
+                        help="another graph instead of the Kronecker one (a generator spec "
+                             "such as grid:rows=48,cols=48,seed=1,weights=uniform:1:255, or a "
+                             "file); SSSP weights come from it")
     parser.add_argument("--engines", type=int, default=4)
     parser.add_argument("--walks", type=int, default=8)
     parser.add_argument("--tolerance", type=float, default=1e-6)
     parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
     args = parser.parse_args()
-    spec = f"kron:scale={args.scale},ef={args.edge_factor},seed=1,weights=1:255"
-    graph = golden.from_spec(spec)
+    spec = args.graph or f"kron:scale={args.scale},ef={args.edge_factor},seed=1,weights=1:255"
+    graph = golden.load_graph(spec)
     root = int(np.argmax(graph.out_degree))
     bank = _pow2(graph.num_vertices)       # any partition fits
 

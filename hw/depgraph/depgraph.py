@@ -174,15 +174,19 @@ class DepGraph(wiring.Component):
                              writer.states.payload.eq(engine.dumped.payload),
                              engine.dumped.ready.eq(writer.states.ready)]
 
+        # (name, port, writes): a client that only reads queues just its line addresses in
+        # the arbiter, not a line of write data (600 bits an entry).
         clients = []
         for e, engine in enumerate(engines):
-            clients += [(f"engine{e}.{name}", getattr(engine, f"{name}_mem"))
+            clients += [(f"engine{e}.{name}", getattr(engine, f"{name}_mem"), name == "queue")
                         for name in engine.memory_ports]
-        clients += [(f"loader.{name}", getattr(loader, f"{name}_mem")) for name in loader.arrays]
-        clients += [("writer", writer.mem)] + hub_clients
+        clients += [(f"loader.{name}", getattr(loader, f"{name}_mem"), False)
+                    for name in loader.arrays]
+        clients += [("writer", writer.mem, True)] + hub_clients
         m.submodules.arbiter = arbiter = MemoryArbiter(
-            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding)
-        for (name, client), port in zip(clients, arbiter.clients):
+            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
+            read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes])
+        for (name, client, _), port in zip(clients, arbiter.clients):
             link.port(client, port, name)
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
 
@@ -298,5 +302,5 @@ class DepGraph(wiring.Component):
                             ("entries_learnt", learner.learnt),
                             ("fits_rejected", learner.rejected)):
             m.d.comb += getattr(self, f"stat_{name}").eq(value)
-        return [("ddmu", ddmu.mem), ("learner", learner.mem)], \
+        return [("ddmu", ddmu.mem, False), ("learner", learner.mem, True)], \
             ~ddmu.busy & ~learner.busy & (in_flight == 0)
