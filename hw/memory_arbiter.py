@@ -143,23 +143,19 @@ class MemoryArbiter(wiring.Component):
         # the read limit too: then the grant does not depend on what the request is,
         # only on who asks.
         priority = Signal(range(n))
-        next_priority = Signal(range(n))
-        m.d.comb += next_priority.eq(priority)
+        after_granted = Signal(range(n))
+        m.d.comb += after_granted.eq(Mux(granted_index == n - 1, 0, granted_index + 1))
         with m.If(sending):
-            m.d.comb += next_priority.eq(Mux(granted_index == n - 1, 0, granted_index + 1))
-        m.d.sync += priority.eq(next_priority)
-        candidates = Signal(n)
-        m.d.comb += candidates.eq(Cat(level > sent[index] for index, level in enumerate(levels)))
-        # The lowest candidate at or after ``next_priority``, else the lowest candidate: one
-        # lowest-set-bit isolation (x & -x) on each, linear in the clients (a case per
-        # priority would be quadratic, which at 48 clients is a quarter million lines).
-        at_or_after = Signal(n)
-        m.d.comb += at_or_after.eq(candidates & ~((C(1, n + 1) << next_priority) - 1)[:n])
-        first = Signal(n)
-        m.d.comb += first.eq(Mux(at_or_after.any(), at_or_after, candidates))
-        next_grant = Signal(n)
-        m.d.comb += next_grant.eq(first & (~first + 1)[:n])
-        m.d.sync += grant.eq(next_grant)
+            m.d.sync += priority.eq(after_granted)
+        # Whether a request goes this cycle comes from the queue heads' valid, the last thing
+        # known: both grants, as if one goes and as if none does, are worked out from
+        # registers alone, and ``sending`` only chooses between them.
+        if_sent = self._round_robin(m, Cat(level > grant[index]
+                                           for index, level in enumerate(levels)),
+                                    after_granted, "if_sent")
+        if_idle = self._round_robin(m, Cat(level != 0 for level in levels), priority,
+                                    "if_idle")
+        m.d.sync += grant.eq(Mux(sending, if_sent, if_idle))
         # Reads in flight: sent to the outbox and not yet answered. At most one read is sent
         # a cycle, so a read may go next cycle if the count with this cycle's read is below
         # the limit (an answer this cycle is not waited for); the outbox likewise.
@@ -181,3 +177,16 @@ class MemoryArbiter(wiring.Component):
             with m.If(mine):
                 m.d.comb += self.bus.resp.ready.eq(client.resp.ready)
         return m
+
+    def _round_robin(self, m, candidates, priority, name):
+        """One-hot: the lowest candidate at or after ``priority``, else the lowest candidate.
+        One lowest-set-bit isolation (x & -x) on each, linear in the clients (a case per
+        priority would be quadratic, which at 48 clients is a quarter million lines)."""
+        n = self._ports
+        at_or_after = Signal(n, name=f"{name}_at_or_after")
+        m.d.comb += at_or_after.eq(candidates & ~((C(1, n + 1) << priority) - 1)[:n])
+        first = Signal(n, name=f"{name}_first")
+        m.d.comb += first.eq(Mux(at_or_after.any(), at_or_after, candidates))
+        pick = Signal(n, name=f"{name}_pick")
+        m.d.comb += pick.eq(first & (~first + 1)[:n])
+        return pick

@@ -128,21 +128,20 @@ class RangeReader(wiring.Component):
             m.d.sync += [active.eq(0), lines_left.eq(0), items_left.eq(0),
                          dropping.eq(in_flight + requested - (line_done | dropped))]
 
-        # A command is taken into registers, and the lines it spans are worked out from them
-        # in the next cycle: the arithmetic stays off the path from the command's source.
+        # A command is taken into registers as it is, and the lines it spans are worked out
+        # from them in the next cycle: no arithmetic on the path from the command's source
+        # (the HDTL's scanner works the command out of a line in the same cycle).
         setup = Signal()
-        last_item = Signal(32)
         idle = ~active & ~setup & (dropping == 0)
         m.d.comb += self.cmd.ready.eq(idle)
         with m.If(self.cmd.valid & idle):
-            first, count = self.cmd.payload.first, self.cmd.payload.count
-            m.d.sync += [
-                setup.eq(1), base.eq(self.cmd.payload.base),
-                index.eq(first), items_left.eq(count), last_item.eq(first + count - 1),
-            ]
+            m.d.sync += [setup.eq(1), base.eq(self.cmd.payload.base),
+                         index.eq(self.cmd.payload.first), items_left.eq(self.cmd.payload.count)]
         with m.If(setup):
-            first_line = index >> shift
-            m.d.sync += [setup.eq(0), active.eq(~self.abort), next_line.eq(first_line),
-                         lines_left.eq((last_item >> shift) - first_line + 1)]
+            # Lines spanned: the items from the first line's start to the last item, rounded
+            # up to whole lines.
+            head = index[:shift] if shift else 0
+            m.d.sync += [setup.eq(0), active.eq(~self.abort), next_line.eq(index >> shift),
+                         lines_left.eq((items_left + head + (per_line - 1)) >> shift)]
         m.d.comb += self.busy.eq(~idle | (in_flight != 0))
         return m

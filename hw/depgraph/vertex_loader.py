@@ -12,8 +12,9 @@ from amaranth.lib.wiring import In, Out
 
 from ..memory_port import LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 from ..stream_fifo import StreamFIFO
+from ..stream_register_slice import StreamRegisterSlice
 from .layouts import LoadRecord
-from .range_reader import RangeReader
+from .range_reader import RangeReader, range_item_layout
 
 
 __all__ = ["VertexLoader", "VertexWriter", "banked_layout"]
@@ -79,13 +80,20 @@ class VertexLoader(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        readers = {}
+        readers, items = {}, {}
         for name in self.arrays:
             reader = RangeReader(addr_width=self._addr_width, item_words=1, window=4)
             m.submodules[f"{name}_reader"] = readers[name] = reader
             wiring.connect(m, reader.mem, wiring.flipped(getattr(self, f"{name}_mem")))
             m.d.comb += [reader.cmd.payload.base.eq(getattr(self, f"{name}_base")),
                          reader.cmd.payload.first.eq(0)]
+            # A register slice after each reader: the record is taken only when every
+            # array's item is there, and that decision would otherwise run back into each
+            # reader's count and line queue in the same cycle.
+            m.submodules[f"{name}_slice"] = item_slice = StreamRegisterSlice(
+                range_item_layout(1))
+            wiring.connect(m, reader.items, item_slice.i)
+            items[name] = item_slice.o
 
         running = Signal()
         vertex = Signal(32)
@@ -101,11 +109,11 @@ class VertexLoader(wiring.Component):
             count = {"stop": (n + 15) >> 4, "offsets": n + 1}.get(name, n)
             m.d.comb += [reader.cmd.valid.eq(issue), reader.cmd.payload.count.eq(count)]
 
-        words = [readers[name].items for name in ("state", "delta", "const", "stop")]
+        words = [items[name] for name in ("state", "delta", "const", "stop")]
         all_valid = running & words[0].valid & words[1].valid & words[2].valid & words[3].valid
         out = self.records.payload.item
         if "offsets" in readers:
-            all_valid &= self._elaborate_offsets(m, readers["offsets"].items, out)
+            all_valid &= self._elaborate_offsets(m, items["offsets"], out)
         m.d.comb += [
             self.records.valid.eq(all_valid),
             out.vertex.eq(vertex),
