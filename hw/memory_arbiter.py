@@ -137,23 +137,25 @@ class MemoryArbiter(wiring.Component):
             self.requests.eq(sent),
         ]
 
-        # Next cycle's grant, round robin: the first client at or after ``priority`` (the one
-        # after the last to send) whose queue head will be valid. A buffered queue's head is
-        # valid next cycle exactly if it holds more entries than it gives now. Writes wait for
-        # the read limit too: then the grant does not depend on what the request is,
-        # only on who asks.
-        priority = Signal(range(n))
-        after_granted = Signal(range(n))
-        m.d.comb += after_granted.eq(Mux(granted_index == n - 1, 0, granted_index + 1))
+        # Next cycle's grant, round robin: the first client at or after the one after the
+        # last to send whose queue head will be valid. A buffered queue's head is valid next
+        # cycle exactly if it holds more entries than it gives now. Writes wait for the read
+        # limit too: then the grant does not depend on what the request is, only on who asks.
+        # ``at_or_after`` is a mask of the clients from that one on: after a send, those above
+        # the sender (none after the last: then the lowest candidate wins, as a wrap to
+        # client 0 would give).
+        at_or_after = Signal(n)
+        above_granted = Signal(n)
+        m.d.comb += above_granted.eq(Cat(grant[:index].any() for index in range(n)))
         with m.If(sending):
-            m.d.sync += priority.eq(after_granted)
+            m.d.sync += at_or_after.eq(above_granted)
         # Whether a request goes this cycle comes from the queue heads' valid, the last thing
         # known: both grants, as if one goes and as if none does, are worked out from
         # registers alone, and ``sending`` only chooses between them.
         if_sent = self._round_robin(m, Cat(level > grant[index]
                                            for index, level in enumerate(levels)),
-                                    after_granted, "if_sent")
-        if_idle = self._round_robin(m, Cat(level != 0 for level in levels), priority,
+                                    above_granted, "if_sent")
+        if_idle = self._round_robin(m, Cat(level != 0 for level in levels), at_or_after,
                                     "if_idle")
         m.d.sync += grant.eq(Mux(sending, if_sent, if_idle))
         # Reads in flight: sent to the outbox and not yet answered. At most one read is sent
@@ -178,15 +180,15 @@ class MemoryArbiter(wiring.Component):
                 m.d.comb += self.bus.resp.ready.eq(client.resp.ready)
         return m
 
-    def _round_robin(self, m, candidates, priority, name):
-        """One-hot: the lowest candidate at or after ``priority``, else the lowest candidate.
-        One lowest-set-bit isolation (x & -x) on each, linear in the clients (a case per
+    def _round_robin(self, m, candidates, mask, name):
+        """One-hot: the lowest candidate in ``mask``, else the lowest candidate. Both lowest
+        candidates are found at once (x & -x each, linear in the clients: a case per
         priority would be quadratic, which at 48 clients is a quarter million lines)."""
         n = self._ports
-        at_or_after = Signal(n, name=f"{name}_at_or_after")
-        m.d.comb += at_or_after.eq(candidates & ~((C(1, n + 1) << priority) - 1)[:n])
-        first = Signal(n, name=f"{name}_first")
-        m.d.comb += first.eq(Mux(at_or_after.any(), at_or_after, candidates))
-        pick = Signal(n, name=f"{name}_pick")
-        m.d.comb += pick.eq(first & (~first + 1)[:n])
-        return pick
+        masked = Signal(n, name=f"{name}_masked")
+        m.d.comb += masked.eq(candidates & mask)
+        lowest_masked = Signal(n, name=f"{name}_lowest_masked")
+        lowest = Signal(n, name=f"{name}_lowest")
+        m.d.comb += [lowest_masked.eq(masked & (~masked + 1)[:n]),
+                     lowest.eq(candidates & (~candidates + 1)[:n])]
+        return Mux(masked.any(), lowest_masked, lowest)

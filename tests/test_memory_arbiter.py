@@ -113,3 +113,32 @@ def test_arbiter_refuses_a_tag_too_narrow():
 def test_arbiter_refuses_a_read_only_client_that_does_not_exist():
     with pytest.raises(ConfigError, match=r"do not exist: \[3\]"):
         MemoryArbiter(ports=3, addr_width=10, read_only=(0, 3))
+
+
+@pytest.mark.parametrize("asking", [(0, 1, 2, 3, 4), (1, 3), (4,), (0, 2, 3)])
+def test_arbiter_grants_round_robin_at_a_request_a_cycle(asking):
+    """Clients that always ask take turns in index order, wrapping after the highest, and
+    the memory port takes a request every cycle once the queues are primed."""
+    ports = 5
+    arbiter = MemoryArbiter(ports=ports, addr_width=10, outstanding=64, tag_width=4)
+    tags = []
+
+    async def bench(ctx):
+        for index in asking:
+            ctx.set(arbiter.clients[index].req.valid, 1)
+            ctx.set(arbiter.clients[index].req.payload.addr, index)
+        ctx.set(arbiter.bus.req.ready, 1)
+        for _ in range(40):
+            _, _, valid, tag = await ctx.tick().sample(arbiter.bus.req.valid,
+                                                       arbiter.bus.req.payload.tag)
+            tags.append(tag if valid else None)
+
+    sim = Simulator(arbiter)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    start = tags.index(asking[0])
+    steady = tags[start:start + 25]
+    assert None not in steady, f"a cycle without a request: {tags}"
+    turn = [asking[k % len(asking)] for k in range(len(steady))]
+    assert steady == turn, f"grants {steady}, round robin {turn}"
