@@ -1,9 +1,10 @@
 """The HDTL's stack (DepGraph, Yao et al., HPCA 2021, §III-B, figure 7): the entries of the
 walk's path, <vertex, next edge offset, end offset> (and the path value y with the hub
-index), the top read without a clock edge (distributed RAM).
+index). The top entry is a register and the entries below it a distributed RAM, so the
+walk's next step starts from flip-flops, not from a RAM read addressed by the size.
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Module, Signal
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -61,18 +62,26 @@ class WalkStack(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.entries = entries = memory.Memory(shape=self.top.shape(),
-                                                       depth=self._depth, init=[])
-        write = entries.write_port()
-        read = entries.read_port(domain="comb")
-        m.d.comb += [read.addr.eq(self.size - 1), self.top.eq(read.data)]
+        top = Signal(self.top.shape())
+        m.d.comb += self.top.eq(top)
+        below = None
+        if self._depth > 1:
+            # entries[k] holds entry k of the stack (0 at the bottom) while it is not the top.
+            m.submodules.entries = entries = memory.Memory(shape=self.top.shape(),
+                                                           depth=self._depth - 1, init=[])
+            write = entries.write_port()
+            below = entries.read_port(domain="comb")
+            m.d.comb += [below.addr.eq(self.size - 2), write.addr.eq(self.size - 1),
+                         write.data.eq(top)]
         with m.If(self.push & (self.size != self._depth)):
-            m.d.comb += [write.en.eq(1), write.addr.eq(self.size), write.data.eq(self.entry)]
-            m.d.sync += self.size.eq(self.size + 1)
+            if below is not None:
+                m.d.comb += write.en.eq(self.size != 0)
+            m.d.sync += [top.eq(self.entry), self.size.eq(self.size + 1)]
         with m.Elif(self.advance & (self.size != 0)):
-            m.d.comb += [write.en.eq(1), write.addr.eq(self.size - 1),
-                         write.data.eq(read.data), write.data.next.eq(self.next)]
+            m.d.sync += top.next.eq(self.next)
         with m.Elif(self.pop & (self.size != 0)):
+            if below is not None:
+                m.d.sync += top.eq(below.data)
             m.d.sync += self.size.eq(self.size - 1)
         with m.If(self.clear):
             m.d.sync += self.size.eq(0)
