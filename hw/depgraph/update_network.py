@@ -4,7 +4,7 @@ update goes to the bank of the partition that holds the vertex).
 
 Each source's update is routed by comparing its vertex with the partition bounds, in a
 register stage of its own; each bank takes one update per cycle from the sources routed to
-it, round robin, through a small queue.
+it, round robin, through a small queue registered at its output.
 """
 
 from amaranth.hdl import Cat, Module, Signal
@@ -77,7 +77,9 @@ class UpdateNetwork(wiring.Component):
 
         readies = [[] for _ in range(n_src)]
         for b, out in enumerate(self.o):
-            queue = StreamFIFO(VertexUpdate, self._queue_depth)
+            # Registered at its output: the bank's update scheduler compares the head with
+            # its whole window in the cycle it arrives.
+            queue = StreamFIFO(VertexUpdate, self._queue_depth, buffered=True)
             m.submodules[f"bank{b}"] = queue
             wiring.connect(m, queue.o, wiring.flipped(out))
             levels.append(queue.level)
