@@ -87,9 +87,14 @@ class RangeReader(wiring.Component):
         in_flight = Signal(range(self._window + 1))   # requested, not yet handed out or dropped
         index = Signal(32)              # next item to hand out
         items_left = Signal(32)
+        # items_left != 0 and items_left == 1, kept as registers beside it: the hand-out's
+        # valid and last come from flip-flops, not from 32-bit compares.
+        have_items = Signal()
+        final_item = Signal()
         dropping = Signal(range(self._window + 1))    # lines to drop after an abort
 
-        request = active & (lines_left != 0) & (in_flight < self._window)
+        have_lines = Signal()           # lines_left != 0, as a register
+        request = active & have_lines & (in_flight < self._window)
         m.d.comb += [
             self.mem.req.valid.eq(request),
             self.mem.req.payload.addr.eq(base + next_line),
@@ -98,26 +103,27 @@ class RangeReader(wiring.Component):
         requested = self.mem.req.valid & self.mem.req.ready
         with m.If(requested):
             m.d.sync += [next_line.eq(next_line + 1), lines_left.eq(lines_left - 1),
-                         self.lines_read.eq(self.lines_read + 1)]
+                         have_lines.eq(lines_left != 1), self.lines_read.eq(self.lines_read + 1)]
 
         # Hand-out: the item at ``index`` of the line at the FIFO's head.
         slot = index[:shift] if shift else 0
         words = data.ArrayLayout(item_bits, per_line)(lines.o.payload)
         last_of_line = (index[:shift] == per_line - 1) if shift else 1
-        handing = active & (dropping == 0) & (items_left != 0) & lines.o.valid
+        handing = active & (dropping == 0) & have_items & lines.o.valid
         m.d.comb += [
             self.items.valid.eq(handing),
             self.items.payload.data.eq(words[slot]),
             self.items.payload.index.eq(index),
-            self.items.payload.last.eq(items_left == 1),
+            self.items.payload.last.eq(final_item),
         ]
         handed = self.items.valid & self.items.ready
-        line_done = handed & (last_of_line | (items_left == 1))
+        line_done = handed & (last_of_line | final_item)
         dropped = (dropping != 0) & lines.o.valid
         m.d.comb += lines.o.ready.eq(line_done | dropped)
         with m.If(handed):
-            m.d.sync += [index.eq(index + 1), items_left.eq(items_left - 1)]
-            with m.If(items_left == 1):
+            m.d.sync += [index.eq(index + 1), items_left.eq(items_left - 1),
+                         have_items.eq(~final_item), final_item.eq(items_left == 2)]
+            with m.If(final_item):
                 m.d.sync += active.eq(0)
         m.d.sync += in_flight.eq(in_flight + requested - (line_done | dropped))
 
@@ -125,7 +131,8 @@ class RangeReader(wiring.Component):
             m.d.sync += dropping.eq(dropping - 1)
         with m.If(self.abort & active):
             # The lines requested and not yet handed out are dropped as they come.
-            m.d.sync += [active.eq(0), lines_left.eq(0), items_left.eq(0),
+            m.d.sync += [active.eq(0), lines_left.eq(0), have_lines.eq(0), items_left.eq(0),
+                         have_items.eq(0), final_item.eq(0),
                          dropping.eq(in_flight + requested - (line_done | dropped))]
 
         # A command is taken into registers as it is, and the lines it spans are worked out
@@ -141,7 +148,9 @@ class RangeReader(wiring.Component):
             # Lines spanned: the items from the first line's start to the last item, rounded
             # up to whole lines.
             head = index[:shift] if shift else 0
+            spanned = (items_left + head + (per_line - 1)) >> shift
             m.d.sync += [setup.eq(0), active.eq(~self.abort), next_line.eq(index >> shift),
-                         lines_left.eq((items_left + head + (per_line - 1)) >> shift)]
+                         lines_left.eq(spanned), have_lines.eq(spanned != 0),
+                         have_items.eq(items_left != 0), final_item.eq(items_left == 1)]
         m.d.comb += self.busy.eq(~idle | (in_flight != 0))
         return m

@@ -14,7 +14,7 @@ from ..memory_port import LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 from ..stream_register_slice import StreamRegisterSlice
 from .layouts import LoadRecord
-from .range_reader import RangeReader, range_item_layout
+from .range_reader import RangeReader
 
 
 __all__ = ["VertexLoader", "VertexWriter", "banked_layout"]
@@ -90,9 +90,11 @@ class VertexLoader(wiring.Component):
             # A register slice after each reader: the record is taken only when every
             # array's item is there, and that decision would otherwise run back into each
             # reader's count and line queue in the same cycle.
-            m.submodules[f"{name}_slice"] = item_slice = StreamRegisterSlice(
-                range_item_layout(1))
-            wiring.connect(m, reader.items, item_slice.i)
+            # Only the word goes through (the loader counts the vertices itself).
+            m.submodules[f"{name}_slice"] = item_slice = StreamRegisterSlice(32)
+            m.d.comb += [item_slice.i.valid.eq(reader.items.valid),
+                         item_slice.i.payload.eq(reader.items.payload.data),
+                         reader.items.ready.eq(item_slice.i.ready)]
             items[name] = item_slice.o
 
         running = Signal()
@@ -117,11 +119,11 @@ class VertexLoader(wiring.Component):
         m.d.comb += [
             self.records.valid.eq(all_valid),
             out.vertex.eq(vertex),
-            out.state.eq(words[0].payload.data),
-            out.delta.eq(words[1].payload.data),
-            out.const.eq(words[2].payload.data),
-            out.stop.eq(words[3].payload.data.bit_select(vertex[:4] << 1, 1)),
-            out.head.eq(words[3].payload.data.bit_select((vertex[:4] << 1) | 1, 1)),
+            out.state.eq(words[0].payload),
+            out.delta.eq(words[1].payload),
+            out.const.eq(words[2].payload),
+            out.stop.eq(words[3].payload.bit_select(vertex[:4] << 1, 1)),
+            out.head.eq(words[3].payload.bit_select((vertex[:4] << 1) | 1, 1)),
             self.records.payload.bank.eq(cursor.bank),
         ]
         taken = self.records.valid & self.records.ready
@@ -141,14 +143,14 @@ class VertexLoader(wiring.Component):
         there."""
         lo = Signal(32)
         have_lo = Signal()
-        m.d.comb += [out.lo.eq(lo), out.hi.eq(items.payload.data)]
+        m.d.comb += [out.lo.eq(lo), out.hi.eq(items.payload)]
         with m.If(~have_lo):
             m.d.comb += items.ready.eq(1)
             with m.If(items.valid):
-                m.d.sync += [lo.eq(items.payload.data), have_lo.eq(1)]
+                m.d.sync += [lo.eq(items.payload), have_lo.eq(1)]
         with m.Elif(self.records.valid & self.records.ready):
             m.d.comb += items.ready.eq(1)
-            m.d.sync += lo.eq(items.payload.data)
+            m.d.sync += lo.eq(items.payload)
         with m.If(self.start):
             m.d.sync += have_lo.eq(0)
         return have_lo & items.valid
