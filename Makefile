@@ -81,6 +81,8 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_depgraph_golden.py --json build/bench/depgraph-golden.json
 	$(BIN)/python bench/bench_depgraph_models.py --json build/bench/depgraph-models.json
 	$(BIN)/python bench/bench_depgraph_rtl.py --json build/bench/depgraph-rtl.json
+	$(BIN)/python bench/bench_depgraph_rtl.py --graph grid:rows=48,cols=48,seed=1,weights=uniform:1:255 \
+		--hub off --walks 16 --json build/bench/depgraph-rtl-grid.json
 	$(BIN)/python bench/bench_depgraph_walks.py --json build/bench/depgraph-walks.json
 	$(BIN)/python bench/bench_bfs.py --json build/bench/bfs.json
 	$(BIN)/python bench/bench_dyngraph.py --json build/bench/dyngraph.json
