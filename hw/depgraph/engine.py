@@ -26,6 +26,7 @@ from ..ordered_merge import MemoryPortMerge, OrderedMerge
 from ..stream_arbiter import StreamArbiter
 from ..stream_throttle import StreamLinks
 from ..stream_fifo import StreamFIFO
+from ..stream_register_slice import StreamRegisterSlice
 from .circular_queue import CircularQueue
 from .config import DepGraphConfig
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
@@ -188,7 +189,11 @@ class Engine(wiring.Component):
             m.d.comb += self.updates_passed.eq(scheduler.passed)
         else:
             link(wiring.flipped(self.incoming), bank.update, "network->bank")
-        link(bank.push, queue.push, "bank->queue")
+        # A register slice between the bank's push queue and the circular queue: the bank's
+        # push credit counter waits for the queue's ready, and the two sit apart on a chip.
+        m.submodules.push_slice = push_slice = StreamRegisterSlice(bank.push.payload.shape())
+        link(bank.push, push_slice.i, "bank->push_slice")
+        link(push_slice.o, queue.push, "push_slice->queue")
         link(wiring.flipped(self.load), bank.load, "loader->bank")
         link(wiring.flipped(self.dump), bank.dump, "writer->bank")
         link(bank.dumped, wiring.flipped(self.dumped), "bank->writer")
@@ -215,7 +220,7 @@ class Engine(wiring.Component):
             self.ack.eq(bank.ack), self.ack_origin.eq(bank.ack_origin),
             self.ack_left.eq(bank.ack_left),
             self.busy.eq(Cat(h.busy for h in hdtls).any() | shared["busy"] | queue.busy |
-                         bank.busy | scheduler_busy | link.busy),
+                         bank.busy | scheduler_busy | push_slice.o.valid | link.busy),
             self.store_busy.eq(bank.busy | scheduler_busy),
             self.queue_overflow.eq(queue.overflow),
         ]
