@@ -5,7 +5,7 @@ client its tag names, so the memory may return reads of different clients in any
 must return a client's own reads (one tag) in request order, as AXI does for one ID.
 """
 
-from amaranth.hdl import C, Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 

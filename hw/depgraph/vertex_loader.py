@@ -87,10 +87,10 @@ class VertexLoader(wiring.Component):
             wiring.connect(m, reader.mem, wiring.flipped(getattr(self, f"{name}_mem")))
             m.d.comb += [reader.cmd.payload.base.eq(getattr(self, f"{name}_base")),
                          reader.cmd.payload.first.eq(0)]
-            # A register slice after each reader: the record is taken only when every
-            # array's item is there, and that decision would otherwise run back into each
-            # reader's count and line queue in the same cycle.
-            # Only the word goes through (the loader counts the vertices itself).
+            # A register slice after each reader, of the word alone (the loader counts the
+            # vertices itself): the record is taken only when every array's item is there,
+            # and that decision would otherwise run back into each reader's count and line
+            # queue in the same cycle.
             m.submodules[f"{name}_slice"] = item_slice = StreamRegisterSlice(32)
             m.d.comb += [item_slice.i.valid.eq(reader.items.valid),
                          item_slice.i.payload.eq(reader.items.payload.data),
