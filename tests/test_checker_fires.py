@@ -34,6 +34,9 @@ def fresh_emission(monkeypatch):
     monkeypatch.setattr(dram_run, "_emitted", {})
 
 
+# make test's budget: every timed RTL test is a sound run through the same checks, and the
+# tests below build this design.
+@pytest.mark.soak
 def test_sound_run_passes(capsys):
     assert main(ARGS + ["--seed", "2"]) == 0
     assert "matches the golden model" in capsys.readouterr().out

@@ -54,6 +54,8 @@ SIM = ["sim", "--design", "graphicionado", "--algo", "bfs", "--graph", "grid:row
        "--mem", "outstanding=96", "--mem", f"depth_lines={1 << 15}"]
 
 
+# make test's budget: the cam test above checks the cocotb run's folder the same way.
+@pytest.mark.soak
 def test_graphgen_sim_removes_its_run_folders_unless_kept(made_dirs, capsys):
     assert main(SIM) == 0
     assert "kept" not in capsys.readouterr().out
