@@ -92,10 +92,11 @@ def main():
     root = int(np.argmax(graph.out_degree))
     bank = _pow2(graph.num_vertices)       # any partition fits
 
+    hubs = {"both": (False, True), "off": (False,), "on": (True,)}[args.hub]
     rows = []
     for algo in ("sssp", "pagerank"):
         algo_root = root if algo == "sssp" else None
-        for hub in {"both": (False, True), "off": (False,), "on": (True,)}[args.hub]:
+        for hub in hubs:
             rows.append(depgraph(graph, algo, algo_root, args.tolerance, engines=args.engines,
                                  walks=args.walks, hub_index=hub, bank_vertices=bank))
             _print(rows[-1])
@@ -104,7 +105,7 @@ def main():
             iters = run_sync_baseline("pagerank", graph,
                                       tolerance=args.tolerance).counters.rounds
         rows.append(graphicionado(graph, algo, algo_root, iters, args.engines))
-        for row in rows[-1 - (2 if args.hub == "both" else 1):-1]:
+        for row in rows[-1 - len(hubs):-1]:
             row["graphicionado_over_depgraph_cycles"] = rows[-1]["cycles"] / row["cycles"]
             print(f"{algo:<9} Graphicionado {args.engines}x{args.engines} / DepGraph hub "
                   f"{'on' if row['hub_index'] else 'off'}: "
