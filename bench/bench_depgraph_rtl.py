@@ -85,8 +85,13 @@ def main():
     parser.add_argument("--hub", choices=("both", "off", "on"), default="both",
                         help="DepGraph's runs: with and without the hub index, or one "
                              "(a graph without hubs, such as a grid, learns no entry)")
+    parser.add_argument("--algos", default="sssp,pagerank",
+                        help="comma-separated, of sssp and pagerank")
     parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
     args = parser.parse_args()
+    algos = [a for a in args.algos.split(",") if a]
+    if not algos or any(a not in ("sssp", "pagerank") for a in algos):
+        parser.error(f"--algos: sssp and/or pagerank, not {args.algos!r}")
     spec = args.graph or f"kron:scale={args.scale},ef={args.edge_factor},seed=1,weights=1:255"
     graph = golden.load_graph(spec)
     root = int(np.argmax(graph.out_degree))
@@ -94,7 +99,7 @@ def main():
 
     hubs = {"both": (False, True), "off": (False,), "on": (True,)}[args.hub]
     rows = []
-    for algo in ("sssp", "pagerank"):
+    for algo in algos:
         algo_root = root if algo == "sssp" else None
         for hub in hubs:
             rows.append(depgraph(graph, algo, algo_root, args.tolerance, engines=args.engines,

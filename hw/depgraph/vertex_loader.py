@@ -98,11 +98,12 @@ class VertexLoader(wiring.Component):
             items[name] = item_slice.o
 
         running = Signal()
+        finished = Signal()             # the last record is in the slice or gone
         vertex = Signal(32)
         cursor = _BankCursor(m, self.bounds, self._banks, "load")
         n = self.num_vertices
         with m.If(self.start):
-            m.d.sync += [running.eq(n != 0), self.done.eq(n == 0), vertex.eq(0),
+            m.d.sync += [running.eq(n != 0), finished.eq(n == 0), vertex.eq(0),
                          cursor.bank.eq(0)]
         # The commands are taken in the cycle after start, while the readers are idle.
         issue = Signal()
@@ -111,22 +112,31 @@ class VertexLoader(wiring.Component):
             count = {"stop": (n + 15) >> 4, "offsets": n + 1}.get(name, n)
             m.d.comb += [reader.cmd.valid.eq(issue), reader.cmd.payload.count.eq(count)]
 
+        # The records leave through a register slice: the banks' ready, from across the
+        # chip, reaches only its flip-flops, and the decision to take a record (every
+        # array's item there, the slice not full) stays among the loader's own registers.
+        m.submodules.record_slice = record_slice = \
+            StreamRegisterSlice(self.records.payload.shape())
+        wiring.connect(m, record_slice.o, wiring.flipped(self.records))
+        records = record_slice.i
+        m.d.comb += self.done.eq(finished & ~self.records.valid)
+
         words = [items[name] for name in ("state", "delta", "const", "stop")]
         all_valid = running & words[0].valid & words[1].valid & words[2].valid & words[3].valid
-        out = self.records.payload.item
+        out = records.payload.item
         if "offsets" in readers:
-            all_valid &= self._elaborate_offsets(m, items["offsets"], out)
+            all_valid &= self._elaborate_offsets(m, items["offsets"], out, records)
         m.d.comb += [
-            self.records.valid.eq(all_valid),
+            records.valid.eq(all_valid),
             out.vertex.eq(vertex),
             out.state.eq(words[0].payload),
             out.delta.eq(words[1].payload),
             out.const.eq(words[2].payload),
             out.stop.eq(words[3].payload.bit_select(vertex[:4] << 1, 1)),
             out.head.eq(words[3].payload.bit_select((vertex[:4] << 1) | 1, 1)),
-            self.records.payload.bank.eq(cursor.bank),
+            records.payload.bank.eq(cursor.bank),
         ]
-        taken = self.records.valid & self.records.ready
+        taken = records.valid & records.ready
         last = vertex == n - 1
         m.d.comb += [words[k].ready.eq(taken) for k in range(3)]
         m.d.comb += words[3].ready.eq(taken & ((vertex[:4] == 15) | last))
@@ -134,10 +144,10 @@ class VertexLoader(wiring.Component):
             m.d.sync += vertex.eq(vertex + 1)
             cursor.step(vertex + 1)
             with m.If(last):
-                m.d.sync += [running.eq(0), self.done.eq(1)]
+                m.d.sync += [running.eq(0), finished.eq(1)]
         return m
 
-    def _elaborate_offsets(self, m, items, out):
+    def _elaborate_offsets(self, m, items, out, records):
         """Record v's edge range: offsets[v] is held from the item before (the first item
         only primes it), offsets[v + 1] is the item at the head. Returns whether both are
         there."""
@@ -148,7 +158,7 @@ class VertexLoader(wiring.Component):
             m.d.comb += items.ready.eq(1)
             with m.If(items.valid):
                 m.d.sync += [lo.eq(items.payload), have_lo.eq(1)]
-        with m.Elif(self.records.valid & self.records.ready):
+        with m.Elif(records.valid & records.ready):
             m.d.comb += items.ready.eq(1)
             m.d.sync += lo.eq(items.payload)
         with m.If(self.start):
