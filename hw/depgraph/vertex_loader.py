@@ -38,6 +38,23 @@ class _BankCursor:
                 self._m.d.sync += self.bank.eq(b + 1)
 
 
+class _Countdown:
+    """Items left of a run of ``n``, with "one left" kept as a register: the handshakes that
+    count with it see a flip-flop, not ``n - 1`` worked out and compared every cycle."""
+
+    def __init__(self, m, name):
+        self.left = Signal(32, name=f"{name}_left")
+        self.final = Signal(name=f"{name}_final")
+        self._m = m
+
+    def step(self):
+        self._m.d.sync += [self.left.eq(self.left - 1), self.final.eq(self.left == 2)]
+
+    def restart(self, n):
+        """Call after ``step`` in the same cycle: a restart wins."""
+        self._m.d.sync += [self.left.eq(n), self.final.eq(n == 1)]
+
+
 class VertexLoader(wiring.Component):
     """Reads every vertex's state, delta, constant, stop and head bits and hands out its record
     with the bank that owns it, in id order.
@@ -101,10 +118,8 @@ class VertexLoader(wiring.Component):
         finished = Signal()             # the last record is in the slice or gone
         vertex = Signal(32)
         cursor = _BankCursor(m, self.bounds, self._banks, "load")
+        to_load = _Countdown(m, "load")
         n = self.num_vertices
-        with m.If(self.start):
-            m.d.sync += [running.eq(n != 0), finished.eq(n == 0), vertex.eq(0),
-                         cursor.bank.eq(0)]
         # The commands are taken in the cycle after start, while the readers are idle.
         issue = Signal()
         m.d.sync += issue.eq(self.start & (n != 0))
@@ -137,14 +152,19 @@ class VertexLoader(wiring.Component):
             records.payload.bank.eq(cursor.bank),
         ]
         taken = records.valid & records.ready
-        last = vertex == n - 1
+        last = to_load.final
         m.d.comb += [words[k].ready.eq(taken) for k in range(3)]
         m.d.comb += words[3].ready.eq(taken & ((vertex[:4] == 15) | last))
         with m.If(taken):
             m.d.sync += vertex.eq(vertex + 1)
             cursor.step(vertex + 1)
+            to_load.step()
             with m.If(last):
                 m.d.sync += [running.eq(0), finished.eq(1)]
+        with m.If(self.start):
+            m.d.sync += [running.eq(n != 0), finished.eq(n == 0), vertex.eq(0),
+                         cursor.bank.eq(0)]
+            to_load.restart(n)
         return m
 
     def _elaborate_offsets(self, m, items, out, records):
@@ -204,6 +224,7 @@ class VertexWriter(wiring.Component):
         asking = Signal()
         asked = Signal(32)
         cursor = _BankCursor(m, self.bounds, self._banks, "dump")
+        to_ask = _Countdown(m, "ask")
         m.submodules.pending = pending = StreamFIFO(range(max(self._banks, 2)), 8)
         m.d.comb += [
             self.requests.valid.eq(asking & pending.i.ready),
@@ -215,11 +236,14 @@ class VertexWriter(wiring.Component):
         with m.If(self.requests.valid & self.requests.ready):
             m.d.sync += asked.eq(asked + 1)
             cursor.step(asked + 1)
-            with m.If(asked == n - 1):
+            to_ask.step()
+            with m.If(to_ask.final):
                 m.d.sync += asking.eq(0)
 
         # Answers: packed into lines, each written when full or at the last vertex.
         written = Signal(32)
+        to_write = _Countdown(m, "write")
+        all_written = Signal()
         line = Signal(data.ArrayLayout(32, WORDS_PER_LINE))
         mask = Signal(LINE_BYTES)
         flush = Signal()
@@ -231,8 +255,11 @@ class VertexWriter(wiring.Component):
             m.d.sync += [line[slot].eq(self.states.payload),
                          mask.eq(mask | (0xF << (slot * 4))),
                          written.eq(written + 1)]
-            with m.If((slot == WORDS_PER_LINE - 1) | (written == n - 1)):
+            to_write.step()
+            with m.If((slot == WORDS_PER_LINE - 1) | to_write.final):
                 m.d.sync += flush.eq(1)
+            with m.If(to_write.final):
+                m.d.sync += all_written.eq(1)
         line_address = (written - 1) >> 4
         m.d.comb += [
             self.mem.req.valid.eq(flush),
@@ -243,10 +270,12 @@ class VertexWriter(wiring.Component):
         ]
         with m.If(self.mem.req.valid & self.mem.req.ready):
             m.d.sync += [flush.eq(0), mask.eq(0)]
-            with m.If(written == n):
+            with m.If(all_written):
                 m.d.sync += self.done.eq(1)
 
         with m.If(self.start):
             m.d.sync += [asking.eq(n != 0), asked.eq(0), written.eq(0), mask.eq(0),
-                         cursor.bank.eq(0), self.done.eq(n == 0)]
+                         cursor.bank.eq(0), self.done.eq(n == 0), all_written.eq(0)]
+            to_ask.restart(n)
+            to_write.restart(n)
         return m
