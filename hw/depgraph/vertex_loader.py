@@ -226,14 +226,20 @@ class VertexWriter(wiring.Component):
         cursor = _BankCursor(m, self.bounds, self._banks, "dump")
         to_ask = _Countdown(m, "ask")
         m.submodules.pending = pending = StreamFIFO(range(max(self._banks, 2)), 8)
+        # Register slices on the way to the banks and back, as in the loader: the banks sit
+        # across the chip, and their ready and valid reach only the slices' flip-flops.
+        m.submodules.request_slice = request_slice = \
+            StreamRegisterSlice(self.requests.payload.shape())
+        wiring.connect(m, request_slice.o, wiring.flipped(self.requests))
+        requests = request_slice.i
         m.d.comb += [
-            self.requests.valid.eq(asking & pending.i.ready),
-            self.requests.payload.item.eq(asked),
-            self.requests.payload.bank.eq(cursor.bank),
-            pending.i.valid.eq(asking & self.requests.ready),
+            requests.valid.eq(asking & pending.i.ready),
+            requests.payload.item.eq(asked),
+            requests.payload.bank.eq(cursor.bank),
+            pending.i.valid.eq(asking & requests.ready),
             pending.i.payload.eq(cursor.bank),
         ]
-        with m.If(self.requests.valid & self.requests.ready):
+        with m.If(requests.valid & requests.ready):
             m.d.sync += asked.eq(asked + 1)
             cursor.step(asked + 1)
             to_ask.step()
@@ -247,12 +253,17 @@ class VertexWriter(wiring.Component):
         line = Signal(data.ArrayLayout(32, WORDS_PER_LINE))
         mask = Signal(LINE_BYTES)
         flush = Signal()
+        m.submodules.state_slice = state_slice = StreamRegisterSlice(32)
         m.d.comb += [self.response_bank.eq(pending.o.payload),
-                     self.states.ready.eq(pending.o.valid & ~flush),
-                     pending.o.ready.eq(self.states.valid & ~flush)]
+                     state_slice.i.valid.eq(self.states.valid & pending.o.valid),
+                     state_slice.i.payload.eq(self.states.payload),
+                     self.states.ready.eq(pending.o.valid & state_slice.i.ready),
+                     pending.o.ready.eq(self.states.valid & state_slice.i.ready)]
+        states = state_slice.o
+        m.d.comb += states.ready.eq(~flush)
         slot = written[:4]
-        with m.If(self.states.valid & self.states.ready):
-            m.d.sync += [line[slot].eq(self.states.payload),
+        with m.If(states.valid & states.ready):
+            m.d.sync += [line[slot].eq(states.payload),
                          mask.eq(mask | (0xF << (slot * 4))),
                          written.eq(written + 1)]
             to_write.step()
