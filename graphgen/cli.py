@@ -121,8 +121,9 @@ def cmd_synth(args) -> int:
     if args.scale_to is not None and (args.target != "asic" or not
                                       (math.isfinite(args.scale_to) and args.scale_to > 0)):
         raise UsageError("--scale-to takes a positive node in nm, with --target asic")
-    if args.jobs is not None and not (args.per_unit and args.target == "asic"):
-        raise UsageError("--jobs is for --per-unit synthesis")
+    if args.jobs is not None and not ((args.per_unit and args.target == "asic") or
+                                      (args.seeds > 1 and args.target == "ecp5")):
+        raise UsageError("--jobs is for --per-unit asic synthesis and ecp5 --seeds")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
     if args.time_limit is not None and not (math.isfinite(args.time_limit)
@@ -591,7 +592,8 @@ def _parser() -> argparse.ArgumentParser:
     synth.add_argument("--scale-to", type=float, metavar="NM",
                        help="asic: also give the area scaled to this node (classical scaling)")
     synth.add_argument("--jobs", type=int, metavar="N",
-                       help="with --per-unit: Yosys runs at a time (default: one per core)")
+                       help="asic --per-unit: Yosys runs at a time; ecp5 --seeds: seeds "
+                            "placed and routed at a time (default: one per core)")
     synth.add_argument("--time-limit", type=float, metavar="SECONDS",
                        help="stop the tools after this long in all (an error saying so)")
     synth.add_argument("--json", metavar="FILE")

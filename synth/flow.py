@@ -15,9 +15,11 @@ folder as working directory and see only relative paths (see ``synth.tools``).
 from __future__ import annotations
 
 import contextvars
+import os
 import re
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .ecp5_outreg import absorb_output_registers
@@ -88,7 +90,7 @@ def _stat_figures(build_dir: Path, top: str) -> tuple[dict, dict[str, int], int]
 
 
 def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
-          clock_mhz: float, seeds: tuple[int, ...]) -> dict:
+          clock_mhz: float, seeds: tuple[int, ...], jobs: int = 1) -> dict:
     netlist, textcfg = f"{top}.json", f"{top}.config"
     _clean(build_dir, textcfg, "report.json")
     yosys_seconds, cells, num_cells = ecp5_synthesis(build_dir, verilog, top)
@@ -107,11 +109,10 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
         notes.append(f"{port_bits} port bits: placed and routed out of context (no IO "
                      f"buffers, no global clock network)")
     # Placement is seeded, and a design's Fmax moves by up to some 20% from seed to seed: with
-    # several seeds, each is placed and routed, and the best one's results are kept (under
-    # the names of a single run); every seed's Fmax is reported.
-    runs = {}
-    pnr_seconds = 0.0
-    for seed in seeds:
+    # several seeds, each is placed and routed (``jobs`` at a time, each seed in its own files),
+    # and the best one's results are kept (under the names of a single run); every seed's
+    # Fmax is reported.
+    def place_and_route(seed):
         suffix = f"-seed{seed}" if len(seeds) > 1 else ""
         output = f"{top}{suffix}.routed.json" if out_of_context else f"{top}{suffix}.config"
         _clean(build_dir, f"report{suffix}.json")
@@ -122,10 +123,18 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
             "--report", f"report{suffix}.json", "--freq", f"{clock_mhz:g}", "--seed",
             str(seed), "--timing-allow-fail", "-l", f"nextpnr{suffix}.log",
         ], build_dir, f"nextpnr{suffix}.log")
-        pnr_seconds += pnr.seconds
         fmax_by_clock, utilisation = nextpnr_report(build_dir / f"report{suffix}.json")
         fmax = min(fmax_by_clock.values()) if fmax_by_clock else None
-        runs[seed] = (fmax, fmax_by_clock, utilisation, suffix, output)
+        return pnr.seconds, (fmax, fmax_by_clock, utilisation, suffix, output)
+
+    # Each seed runs in a copy of this thread's context (its time limit, synth.tools).
+    contexts = [contextvars.copy_context() for _ in seeds]
+    pnr_start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(seeds)))) as pool:
+        results = list(pool.map(lambda context, seed: context.run(place_and_route, seed),
+                                contexts, seeds))
+    pnr_seconds = time.perf_counter() - pnr_start
+    runs = {seed: run for seed, (_, run) in zip(seeds, results)}
     seed = max(seeds, key=lambda s: -1.0 if runs[s][0] is None else runs[s][0])
     fmax, fmax_by_clock, utilisation, suffix, output = runs[seed]
     if suffix:
@@ -133,8 +142,9 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
                            (f"nextpnr{suffix}.log", "nextpnr.log"),
                            (output, f"{top}.routed.json" if out_of_context else textcfg)):
             shutil.copyfile(build_dir / name, build_dir / kept)
-        notes.append(f"placed and routed with seeds {', '.join(map(str, seeds))}: "
-                     f"the best, seed {seed}, is reported")
+        notes.append(f"placed and routed with seeds {', '.join(map(str, seeds))} "
+                     f"({max(1, min(jobs, len(seeds)))} at a time): the best, seed {seed}, "
+                     f"is reported")
     figures = {group: sum(cells.get(kind, 0) for kind in kinds)
                for group, kinds in _ECP5_GROUPS.items()}
     if fmax is None:
@@ -342,7 +352,6 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
     """ASIC synthesis unit by unit (``synth.units``): each part in its own Yosys run, ``jobs``
     at a time, in ``build_dir/units/<part>``; the figures are their sums, with ``units``
     giving each top-level unit's area and share."""
-    from concurrent.futures import ThreadPoolExecutor
     from .units import MAX_UNIT_BYTES, plan_parts
     parts = plan_parts((build_dir / verilog).read_text(), top)
 
@@ -451,7 +460,8 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
       ``utilisation`` (``{bel: {"used", "available"}}``), ``fmax_mhz`` (lowest achieved Fmax
       over the clock domains, ``None`` without a clock), ``fmax_by_clock``, ``timing_met``,
       ``device``, ``part``, ``package``, ``clock_mhz``, ``seed`` (the placement seed
-      reported: the best of ``seed`` .. ``seed + seeds - 1``), ``seeds``, ``fmax_by_seed``;
+      reported: the best of ``seed`` .. ``seed + seeds - 1``, placed and routed ``jobs`` at a
+      time, by default one per core), ``seeds``, ``fmax_by_seed``;
     * ``generic``: ``cells`` (type → count), ``num_cells``;
     * ``asic``: ``area_um2``, ``area_seq_um2`` (flip-flops and latches), ``area_comb_um2``,
       ``num_cells``, ``cells``, ``liberty`` (the file used; :data:`DEFAULT_LIBERTY` when
@@ -506,7 +516,7 @@ def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, 
                 seed, seeds, per_unit, jobs):
     if target == "ecp5":
         figures = _ecp5(build_dir, verilog, top, device, ecp5_package, float(clock_mhz),
-                        tuple(range(seed, seed + seeds)))
+                        tuple(range(seed, seed + seeds)), jobs or os.cpu_count() or 1)
         if per_unit:
             figures.update(_ecp5_units(build_dir, verilog, top))
             figures["notes"].append("per unit: a second synth_ecp5 -noflatten, each top-level "
@@ -520,7 +530,6 @@ def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, 
     else:
         assert library is not None
         if per_unit:
-            import os
             figures = _asic_per_unit(build_dir, verilog, top, library,
                                      jobs or os.cpu_count() or 1)
         else:

@@ -339,8 +339,12 @@ def test_depgraph_ddmu_generic(tmp_path):
 def test_ecp5_seed_sweep_reports_the_best_seed(tmp_path):
     source = tmp_path / "registered.v"
     source.write_text(verilog.convert(RegisteredRead("plain"), name="top"))
-    report = synthesize(source, "top", "ecp5", tmp_path / "build", seeds=2)
+    report = synthesize(source, "top", "ecp5", tmp_path / "build", seeds=2, jobs=2)
     assert report["seeds"] == [1, 2] and set(report["fmax_by_seed"]) == {"1", "2"}
+    # The seeds placed side by side give what they give one after another.
+    apart = synthesize(source, "top", "ecp5", tmp_path / "apart", seeds=2, jobs=1)
+    assert apart["fmax_by_seed"] == report["fmax_by_seed"]
+    assert "(2 at a time)" in " ".join(report["notes"])
     assert report["fmax_mhz"] == max(report["fmax_by_seed"].values())
     assert report["fmax_by_seed"][str(report["seed"])] == report["fmax_mhz"]
     assert "by placement seed" in format_table(report)
