@@ -78,6 +78,15 @@ def _yosys(build_dir: Path, script_name: str, script: list[str]) -> float:
     return run.seconds
 
 
+def _map_in_contexts(function, items: list, jobs: int) -> list:
+    """``function`` over ``items``, ``jobs`` at a time, each call in a copy of this thread's
+    context (its time limit, ``synth.tools``); the results in the order of ``items``."""
+    contexts = [contextvars.copy_context() for _ in items]
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(items)))) as pool:
+        return list(pool.map(lambda context, item: context.run(function, item), contexts,
+                             items))
+
+
 def _read_command(verilog: str) -> str:
     return f"read_verilog {'-sv ' if verilog.endswith('.sv') else ''}{verilog}"
 
@@ -116,7 +125,7 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
         suffix = f"-seed{seed}" if len(seeds) > 1 else ""
         output = f"{top}{suffix}.routed.json" if out_of_context else f"{top}{suffix}.config"
         _clean(build_dir, f"report{suffix}.json")
-        pnr = run_tool("nextpnr-ecp5", [
+        run_tool("nextpnr-ecp5", [
             f"--{device}", "--package", package, "--json", netlist,
             *(["--out-of-context", "--write", output] if out_of_context
               else ["--textcfg", output]),
@@ -125,16 +134,12 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
         ], build_dir, f"nextpnr{suffix}.log")
         fmax_by_clock, utilisation = nextpnr_report(build_dir / f"report{suffix}.json")
         fmax = min(fmax_by_clock.values()) if fmax_by_clock else None
-        return pnr.seconds, (fmax, fmax_by_clock, utilisation, suffix, output)
+        return fmax, fmax_by_clock, utilisation, suffix, output
 
-    # Each seed runs in a copy of this thread's context (its time limit, synth.tools).
-    contexts = [contextvars.copy_context() for _ in seeds]
+    at_a_time = max(1, min(jobs, len(seeds)))
     pnr_start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(seeds)))) as pool:
-        results = list(pool.map(lambda context, seed: context.run(place_and_route, seed),
-                                contexts, seeds))
+    runs = dict(zip(seeds, _map_in_contexts(place_and_route, list(seeds), at_a_time)))
     pnr_seconds = time.perf_counter() - pnr_start
-    runs = {seed: run for seed, (_, run) in zip(seeds, results)}
     seed = max(seeds, key=lambda s: -1.0 if runs[s][0] is None else runs[s][0])
     fmax, fmax_by_clock, utilisation, suffix, output = runs[seed]
     if suffix:
@@ -143,8 +148,7 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
                            (output, f"{top}.routed.json" if out_of_context else textcfg)):
             shutil.copyfile(build_dir / name, build_dir / kept)
         notes.append(f"placed and routed with seeds {', '.join(map(str, seeds))} "
-                     f"({max(1, min(jobs, len(seeds)))} at a time): the best, seed {seed}, "
-                     f"is reported")
+                     f"({at_a_time} at a time): the best, seed {seed}, is reported")
     figures = {group: sum(cells.get(kind, 0) for kind in kinds)
                for group, kinds in _ECP5_GROUPS.items()}
     if fmax is None:
@@ -365,11 +369,7 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
             boxes = "blackboxes.v"
         return _asic(folder, "part.v", part.top, liberty, boxes)
 
-    # Each part runs in a copy of this thread's context (its time limit, synth.tools).
-    contexts = [contextvars.copy_context() for _ in parts]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = list(pool.map(lambda context, part: context.run(run, part), contexts,
-                                parts))
+    results = _map_in_contexts(run, parts, jobs)
     summed = ("area_um2", "area_seq_um2", "area_comb_um2", "area_logic_um2",
               "area_memory_um2_model", "area_total_um2_with_model", "memory_bits",
               "num_cells", "num_seq_cells")
@@ -514,9 +514,10 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
 
 def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, clock_mhz,
                 seed, seeds, per_unit, jobs):
+    jobs = jobs or os.cpu_count() or 1
     if target == "ecp5":
         figures = _ecp5(build_dir, verilog, top, device, ecp5_package, float(clock_mhz),
-                        tuple(range(seed, seed + seeds)), jobs or os.cpu_count() or 1)
+                        tuple(range(seed, seed + seeds)), jobs)
         if per_unit:
             figures.update(_ecp5_units(build_dir, verilog, top))
             figures["notes"].append("per unit: a second synth_ecp5 -noflatten, each top-level "
@@ -530,8 +531,7 @@ def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, 
     else:
         assert library is not None
         if per_unit:
-            figures = _asic_per_unit(build_dir, verilog, top, library,
-                                     jobs or os.cpu_count() or 1)
+            figures = _asic_per_unit(build_dir, verilog, top, library, jobs)
         else:
             figures = _asic(build_dir, verilog, top, library)
         tools = ("yosys",)
