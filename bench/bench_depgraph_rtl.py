@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 import golden  # noqa: E402
 from golden.depgraph import run_sync_baseline  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
+from hw.config import ConfigError  # noqa: E402
 from hw.depgraph.config import DepGraphConfig  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from hw.sim_memory import SimMemoryConfig  # noqa: E402
@@ -87,8 +88,19 @@ def main():
                              "(a graph without hubs, such as a grid, learns no entry)")
     parser.add_argument("--algos", default="sssp,pagerank",
                         help="comma-separated, of sssp and pagerank")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="another DepGraph parameter for its runs (repeatable), such as "
+                             "stack_lines=on")
     parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
     args = parser.parse_args()
+    if any("=" not in pair for pair in args.set):
+        parser.error(f"--set expects KEY=VALUE, not {args.set!r}")
+    try:
+        pairs = dict(pair.split("=", 1) for pair in args.set)
+        settings = DepGraphConfig.from_overrides(pairs).as_dict()
+        settings = {key: settings[key] for key in pairs}
+    except ConfigError as error:
+        parser.error(f"--set: {error}")
     algos = [a for a in args.algos.split(",") if a]
     if not algos or any(a not in ("sssp", "pagerank") for a in algos):
         parser.error(f"--algos: sssp and/or pagerank, not {args.algos!r}")
@@ -103,7 +115,8 @@ def main():
         algo_root = root if algo == "sssp" else None
         for hub in hubs:
             rows.append(depgraph(graph, algo, algo_root, args.tolerance, engines=args.engines,
-                                 walks=args.walks, hub_index=hub, bank_vertices=bank))
+                                 walks=args.walks, hub_index=hub, bank_vertices=bank,
+                                 **settings))
             _print(rows[-1])
         iters = None
         if algo == "pagerank":
@@ -119,7 +132,7 @@ def main():
 
     report = base_report("bench", "depgraph-rtl", None)
     report.update({"graph": spec, "engines": args.engines, "walks": args.walks,
-                   "hub": args.hub,
+                   "hub": args.hub, "settings": settings,
                    "tolerance": args.tolerance,
                    "memory": MEMORY.as_dict(), "runs": rows})
     write_json(Path(args.json), report)

@@ -156,14 +156,17 @@ def main():
             walks = rng.choice([1, 2, 4, 8])
             onchip = rng.random() < 0.5
             window = rng.choice([0, 2, 4, 8])
+            kept, lines = rng.choice([1, 2]), rng.random() < 0.5
             config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                                     hub_index=hub, bank_vertices=2048, stall_injection=30,
-                                    offsets_on_chip=onchip, update_window=window)
+                                    offsets_on_chip=onchip, update_window=window,
+                                    kept_lines=kept, stack_lines=lines)
             run = lambda: depgraph_run.simulate(graph, algo, config, root=root,  # noqa: E731
                                                 memory=memory, seed=seed)
             design, iters = "depgraph", None
             label = (f"depgraph e{engines} d{depth} w{walks} hub {'on' if hub else 'off'} "
-                     f"offsets {'on chip' if onchip else 'in memory'} update window {window}")
+                     f"offsets {'on chip' if onchip else 'in memory'} update window {window} "
+                     f"kept lines {kept}{' per level' if lines else ''}")
         else:
             # CF in one run of two with the symmetric-graph optimisation (§IV.D), each
             # undirected rating stored once; sliced, that is extended slicing (§VI.B).

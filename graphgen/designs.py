@@ -76,8 +76,9 @@ def graphicionado_crossbar(config: GraphicionadoConfig) -> Crossbar:
 def depgraph_hdtl(config: DepGraphConfig) -> HDTL:
     """Engine 0's HDTL as :class:`hw.depgraph.engine.Engine` builds it."""
     return HDTL(addr_width=config.addr_width, stack_depth=config.stack_depth,
-                kept_lines=config.kept_lines, offsets_on_chip=config.offsets_on_chip,
-                algo=config.algo, hub_index=config.hub_index,
+                kept_lines=config.kept_lines, stack_lines=config.stack_lines,
+                offsets_on_chip=config.offsets_on_chip, algo=config.algo,
+                hub_index=config.hub_index,
                 track_entries=config.track_entries, engine=0)
 
 

@@ -5,6 +5,7 @@ processing element (EdgeCompute of each edge task, applied after a random delay,
 ``drained`` and ``left`` as ``depgraph.py`` makes them), and a second engine owning the
 vertices outside the HDTL's partition (its walks are plain visits, in Python).
 
+The stack levels keep lines of their own (``stack_lines``) at the even stack depths.
 Checked on the way: a visit that is not a root's is of a vertex of the partition, not in the
 stop bitmap and active; a probe is of a vertex of the partition; the edge tasks are exactly
 the edges of each worth visit, in visit order, with its x and constant. At the end (the HDTL
@@ -97,10 +98,11 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, onchip, pause):
     queued = list(active)
 
     head = [hub and mine(v) and rng.random() < 0.8 for v in range(n)]
+    lines = depth % 2 == 0
     dut = HDTL(addr_width=16, stack_depth=depth, edge_window=2, algo=algo, engine=ENGINE,
-               hub_index=hub, track_entries=3, offsets_on_chip=onchip)
+               hub_index=hub, track_entries=3, offsets_on_chip=onchip, stack_lines=lines)
     bench = Bench(dut, f"HDTL({algo}, stack depth {depth}, hub index {hub}, offsets on chip "
-                  f"{onchip})", pause=pause, p_pause=0.3)
+                  f"{onchip}, stack lines {lines})", pause=pause, p_pause=0.3)
     lines = words_to_lines(offsets, OFFSETS_BASE)
     lines.update(words_to_lines([w for pair in zip(dst, weight) for w in pair], EDGES_BASE))
     if not onchip:

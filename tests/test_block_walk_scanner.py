@@ -2,9 +2,10 @@
 the answer is the first edge of the entry's current line (from its next offset to the line's
 end or the entry's end) whose destination is in the partition and walkable, its next offset
 that edge's successor or the scanned line's end; the line's destinations in the partition,
-and only those, are probed, in edge order; a line that lies within the last batch's first line (recorded through
-``batch_*``, one or several lines kept) is read from there, every other one through
-``read``, exactly once."""
+and only those, are probed, in edge order; a line that lies within the first lines of the
+last batch of the scan's stack level (recorded through ``batch_*``, one or several lines
+kept; one level, or a level of their own for each of four) is read from there, every other
+one through ``read``, exactly once."""
 
 import random
 
@@ -32,14 +33,14 @@ def python_scan(edges, walkable, nxt, end):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("kept_lines", [1, 3])
-def test_walk_scanner(kept_lines, pause):
-    rng = random.Random(f"scanner/{pause}/{kept_lines}")
+@pytest.mark.parametrize("kept_lines,levels", [(1, 1), (3, 1), (1, 4)])
+def test_walk_scanner(kept_lines, levels, pause):
+    rng = random.Random(f"scanner/{pause}/{kept_lines}/{levels}")
     num_edges = 200
     edges = [(rng.randrange(VERTICES), rng.randrange(1, 1 << 20)) for _ in range(num_edges)]
     walkable = [rng.random() < 0.15 for _ in range(VERTICES)]
     kept = kept_lines * EDGES_PER_LINE
-    dut = WalkScanner(addr_width=16, kept_lines=kept_lines)
+    dut = WalkScanner(addr_width=16, kept_lines=kept_lines, levels=levels)
     bench = Bench(dut, "WalkScanner", pause=pause)
 
     items = bench.feed("items", dut.items)
@@ -60,27 +61,39 @@ def test_walk_scanner(kept_lines, pause):
     bench.sink("result", dut.result)
     results = bench.received["result"]
 
-    # Scans: some of an entry just batched (its first line kept), some of any entry.
+    # Scans: some of an entry just batched (its first line kept), some of an entry batched
+    # earlier at its level (kept there when the levels have lines of their own), some of any
+    # entry.
     plan = []
+    entries = {}                                # level: (vertex, lo, hi) batched there
     for _ in range(60):
-        vertex = rng.randrange(VERTICES)
-        lo = rng.randrange(num_edges - 1)
-        hi = rng.randrange(lo + 1, min(num_edges, lo + 30) + 1)
+        level = rng.randrange(levels)
         batched = rng.random() < 0.5
-        nxt = lo if batched and rng.random() < 0.7 else rng.randrange(lo, hi)
-        plan.append((batched, vertex, lo, hi, nxt))
+        if not batched and level in entries and rng.random() < 0.5:
+            vertex, lo, hi = entries[level]
+        else:
+            vertex = rng.randrange(VERTICES)
+            lo = rng.randrange(num_edges - 1)
+            hi = rng.randrange(lo + 1, min(num_edges, lo + 30) + 1)
+        if batched:
+            entries[level] = (vertex, lo, hi)
+        nxt = lo if rng.random() < 0.7 else rng.randrange(lo, hi)
+        plan.append((batched, level, vertex, lo, hi, nxt))
     want_results, want_probes, want_reads = [], [], 0
-    line = None                                 # (vertex, first, end) of the kept line
+    resumed_from_kept = 0
+    lines = {}                                  # level: (vertex, first, end) of its kept lines
 
     async def control(ctx):
-        nonlocal want_reads, line
+        nonlocal want_reads, resumed_from_kept
+        last_level = None                       # of the last batch
         ctx.set(dut.first, FIRST)
         ctx.set(dut.last, LAST)
         ctx.set(dut.edges_base, 0x100)
-        for batched, vertex, lo, hi, nxt in plan:
+        for batched, level, vertex, lo, hi, nxt in plan:
             if batched:
                 ctx.set(dut.batch_vertex, vertex)
                 ctx.set(dut.batch_first, lo)
+                ctx.set(dut.batch_level, level)
                 ctx.set(dut.batch_start, 1)
                 await ctx.tick()
                 ctx.set(dut.batch_start, 0)
@@ -91,15 +104,20 @@ def test_walk_scanner(kept_lines, pause):
                     await ctx.tick()
                 ctx.set(dut.batch_edge, 0)
                 ctx.set(dut.batch_done, 0)
-                line = (vertex, lo, lo + min(hi - lo, kept))
+                lines[level] = (vertex, lo, lo + min(hi - lo, kept))
+                last_level = level
+                await ctx.tick()                # the HDTL's drain lies between
             result, probed = python_scan(edges, walkable, nxt, hi)
             want_results.append(result)
             want_probes.extend(probed)
             line_end = min(hi, (nxt // EDGES_PER_LINE + 1) * EDGES_PER_LINE)
+            line = lines.get(level)
             from_kept = line is not None and line[0] == vertex and line[1] <= nxt and \
                 line_end <= line[2]
             want_reads += not from_kept
-            ctx.set(dut.request.payload, {"vertex": vertex, "next": nxt, "end": hi})
+            resumed_from_kept += from_kept and level != last_level
+            ctx.set(dut.request.payload, {"vertex": vertex, "next": nxt, "end": hi,
+                                          "level": level})
             ctx.set(dut.request.valid, 1)
             while True:
                 _, _, ready = await ctx.tick().sample(dut.request.ready)
@@ -119,3 +137,5 @@ def test_walk_scanner(kept_lines, pause):
     assert all(r["base"] == 0x100 for r in reads)
     assert any(r["found"] for r in results) and not all(r["found"] for r in results)
     assert want_reads < len(plan)               # the kept line served some scans
+    if levels > 1:          # and some of an entry batched before another level's batch
+        assert resumed_from_kept > 0

@@ -35,17 +35,19 @@ GRAPHS = {
 }
 
 # (algo, engines, stack depth, walks per engine, hub index, stall percentage, graphs,
-# offsets on chip, update window): four builds cover 1, 2 and 4 engines, stack depths 2, 10
-# and 16, 1, 2 and 4 walks in flight per engine, the hub index on and off, the offsets on
-# chip and read from memory, the update scheduler of 2 and 4 updates and none, and every
-# algorithm (make soak draws the other combinations at random). The
+# offsets on chip, update window, stack lines): four builds cover 1, 2 and 4 engines, stack
+# depths 2, 10 and 16, 1, 2 and 4 walks in flight per engine, the hub index on and off, the
+# offsets on chip and read from memory, the update scheduler of 2 and 4 updates and none, the
+# stack levels' own kept lines on and off, and every algorithm (make soak draws the other
+# combinations at random). The
 # BFS and CC builds run in make soak (make test's 20-minute budget); SSSP and PageRank keep
 # 2 and 4 engines, 1 and 2 walks, the hub index and both places of the offsets in make test.
 CASES = [
-    pytest.param("bfs", 1, 16, 4, False, 20, ["grid"], True, 2, marks=pytest.mark.soak),
-    ("sssp", 4, 2, 1, True, 20, ["rmat8"], False, 4),
-    pytest.param("cc", 2, 10, 1, True, 20, ["kron8"], True, 0, marks=pytest.mark.soak),
-    ("pagerank", 2, 10, 2, True, 20, ["kron7"], True, 4),
+    pytest.param("bfs", 1, 16, 4, False, 20, ["grid"], True, 2, True, marks=pytest.mark.soak),
+    ("sssp", 4, 2, 1, True, 20, ["rmat8"], False, 4, False),
+    pytest.param("cc", 2, 10, 1, True, 20, ["kron8"], True, 0, False,
+                 marks=pytest.mark.soak),
+    ("pagerank", 2, 10, 2, True, 20, ["kron7"], True, 4, True),
 ]
 
 
@@ -53,16 +55,17 @@ def best_root(graph):
     return int(np.argmax(graph.out_degree))
 
 
-@pytest.mark.parametrize("algo, engines, depth, walks, hub, stalls, graphs, onchip, window",
-                         CASES,
+@pytest.mark.parametrize("algo, engines, depth, walks, hub, stalls, graphs, onchip, window, "
+                         "lines", CASES,
                          ids=[f"{c[0]}-e{c[1]}-d{c[2]}-w{c[3]}-{'hub' if c[4] else 'nohub'}"
                               f"-s{c[5]}{'' if c[7] else '-offmem'}-u{c[8]}"
+                              f"{'-lines' if c[9] else ''}"
                               for c in (getattr(c, "values", c) for c in CASES)])
 def test_rtl_matches_golden(algo, engines, depth, walks, hub, stalls, graphs, onchip, window,
-                            run_seeds):
+                            lines, run_seeds):
     config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                             hub_index=hub, bank_vertices=256, stall_injection=stalls,
-                            offsets_on_chip=onchip, update_window=window)
+                            offsets_on_chip=onchip, update_window=window, stack_lines=lines)
     shortcuts = learnt = lookups = observations = 0
     # Two stall patterns per algorithm: one per graph, and the first graph again with a
     # memory that pushes back, reorders, has a long latency tail and a binding bandwidth
@@ -111,7 +114,8 @@ def test_pagerank_against_networkx_fixpoint():
     graph = GRAPHS["karate"]()
     # The configuration of the pagerank case above, so the two share a build.
     config = DepGraphConfig(algo="pagerank", engines=2, stack_depth=10, walks=2,
-                            hub_index=True, bank_vertices=256, stall_injection=20)
+                            hub_index=True, bank_vertices=256, stall_injection=20,
+                            stack_lines=True)
     report = simulate(graph, "pagerank", config, memory=MEMORY)
     g = nx.DiGraph()
     g.add_nodes_from(range(graph.num_vertices))

@@ -40,6 +40,12 @@ class DepGraphConfig(DesignConfig):
     kept_lines : int
         Lines of each batch's edges (8 edges a line) an HDTL keeps for its scans, which
         otherwise read them from memory again (1 to 16).
+    stack_lines : bool
+        Every level of an HDTL's stack keeps the ``kept_lines`` lines of its entry's batch, so
+        a walk resuming an entry after the subtree below it scans without a memory read (the
+        paper's 6.1 Kbit stack of 10 entries is about 610 bits an entry: a 64-byte line of
+        edges and the entry's three words). Off, an HDTL keeps only its last batch's lines.
+        Costs ``stack_depth`` x ``kept_lines`` x 512 bits an HDTL.
     update_window : int
         Updates held in front of each vertex-store bank by its update scheduler, which sends
         the oldest whose record the bank is not still writing, so that updates of other
@@ -77,6 +83,7 @@ class DepGraphConfig(DesignConfig):
     walks: int = 1
     offsets_on_chip: bool = True
     kept_lines: int = 1
+    stack_lines: bool = False
     update_window: int = 4
     hub_index: bool = False
     track_entries: int = 8

@@ -147,8 +147,8 @@ class Engine(wiring.Component):
         hdtls = []
         for k in range(walks):
             hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth,
-                        kept_lines=cfg.kept_lines, algo=cfg.algo,
-                        offsets_on_chip=cfg.offsets_on_chip,
+                        kept_lines=cfg.kept_lines, stack_lines=cfg.stack_lines,
+                        algo=cfg.algo, offsets_on_chip=cfg.offsets_on_chip,
                         hub_index=cfg.hub_index, track_entries=cfg.track_entries,
                         engine=self._index * walks + k, walk=k)
             m.submodules[f"hdtl{k}" if walks > 1 else "hdtl"] = hdtl

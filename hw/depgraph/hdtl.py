@@ -8,11 +8,12 @@ offsets and edges are read and its edges, with the value x it propagates, enter 
 buffer. Once the processing element's updates of that batch are all applied (``drained``),
 the vertex is pushed on the stack if its depth is below ``stack_depth`` and its batch left
 a vertex for the walk: an entry is <vertex, next edge offset, end offset>. (Without one, its
-scan could only find vertices an ancestor's batch left, which the ancestor's own scan finds.) The top entry then scans its edges from its next
-offset, a line at a time, asking the vertex store whether each destination of its own
-partition is active and may be walked into (not in the stop bitmap, H''); the first such
-edge is taken, its destination visited one level deeper. An entry whose edges are exhausted
-is popped; the walk ends when the stack is empty.
+scan could only find vertices an ancestor's batch left, which the ancestor's own scan
+finds.) The top entry then scans its edges from its next offset, a line at a time, asking
+the vertex store whether each destination of its own partition is active and may be walked
+into (not in the stop bitmap, H''); the first such edge is taken, its destination visited
+one level deeper. An entry whose edges are exhausted is popped; the walk ends when the stack
+is empty.
 
 The destinations a batch activates are left for the walk when they are walkable and the
 batch's depth is below ``stack_depth`` (the vertex store then does not queue them); the scan
@@ -33,7 +34,7 @@ pseudo-edges of the root's shortcuts then enter the FIFO edge buffer, paying the
 
 from types import SimpleNamespace
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -43,7 +44,7 @@ from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
 from .hub_tracker import HubTracker, edge_value
-from .layouts import WALK_BITS, EdgeTask, ProbeResult, VisitRequest, VisitResult
+from .layouts import EDGES_PER_LINE, WALK_BITS, EdgeTask, ProbeResult, VisitRequest, VisitResult
 from .range_reader import RangeReader
 from .walk_scanner import WalkScanner
 from .walk_stack import WalkStack, stack_entry_layout
@@ -67,7 +68,11 @@ class HDTL(wiring.Component):
     edge_window : int
         Edge lines requested ahead of the hand-out into the FIFO edge buffer.
     kept_lines : int
-        Lines of the last batch's edges kept for the scans.
+        Lines of a batch's edges kept for the scans.
+    stack_lines : bool
+        Every stack level keeps its batch's lines (its entry's first ``kept_lines`` lines),
+        so resuming an entry after its subtree needs no memory read; off, only the last
+        batch's lines are kept.
     offsets_on_chip : bool
         The fold's answer carries the vertex's CSR offsets (the bank keeps them): no offsets
         reader, no ``offsets_mem``.
@@ -123,7 +128,8 @@ class HDTL(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, stack_depth: int, edge_window: int = 8,
-                 kept_lines: int = 1, offsets_on_chip: bool = False,
+                 kept_lines: int = 1, stack_lines: bool = False,
+                 offsets_on_chip: bool = False,
                  algo: str = "bfs", hub_index: bool = False, track_entries: int = 8,
                  engine: int = 0, walk: int = 0):
         if stack_depth < 1 or edge_window < 1:
@@ -139,6 +145,7 @@ class HDTL(wiring.Component):
         self._stack_depth = stack_depth
         self._edge_window = edge_window
         self._kept_lines = kept_lines
+        self._stack_lines = stack_lines
         self._offsets_on_chip = offsets_on_chip
         self._algo = algo
         self._hub_index = hub_index
@@ -183,9 +190,13 @@ class HDTL(wiring.Component):
 
     @property
     def stack_bits(self) -> int:
-        """Bits of the stack (the paper's: 6.1 Kbit at depth 10; its entry layout is not
-        given)."""
-        return self._stack_depth * stack_entry_layout(self._hub_index).size
+        """Bits of the stack, with each level's kept lines of edges when ``stack_lines``
+        (the paper's: 6.1 Kbit at depth 10; its entry layout is not given, but 610 bits an
+        entry is a 64-byte line of edges and three words)."""
+        entry = stack_entry_layout(self._hub_index).size
+        if self._stack_lines:
+            entry += self._kept_lines * EDGES_PER_LINE * 64
+        return self._stack_depth * entry
 
     def elaborate(self, platform):
         m = Module()
@@ -209,11 +220,15 @@ class HDTL(wiring.Component):
 
         # The scan for the next vertex: it reads through the edge reader while the HDTL is
         # in SCANNING, and keeps the batch's first lines.
+        levels = self._stack_depth if self._stack_lines else 1
         scanner = blocks.scanner = m.submodules.scanner = WalkScanner(
-            addr_width=self._addr_width, kept_lines=self._kept_lines)
+            addr_width=self._addr_width, kept_lines=self._kept_lines, levels=levels)
         m.d.comb += [scanner.first.eq(self.first), scanner.last.eq(self.last),
                      scanner.edges_base.eq(self.edges_base),
                      scanner.batch_vertex.eq(cur.vertex), scanner.batch_first.eq(cur.lo),
+                     # A vertex at depth d is the stack's level d - 1 once pushed.
+                     scanner.batch_level.eq(Mux(cur.depth > levels, levels - 1,
+                                                cur.depth - 1)),
                      scanner.batch_data.eq(blocks.edge_reader.items.payload.data),
                      self.scanned_edges.eq(scanner.scanned_edges)]
         wiring.connect(m, scanner.probe, wiring.flipped(self.probe))
@@ -421,7 +436,8 @@ class HDTL(wiring.Component):
                 m.d.comb += [scanner.request.valid.eq(1),
                              scanner.request.payload.vertex.eq(top.vertex),
                              scanner.request.payload.next.eq(top.next),
-                             scanner.request.payload.end.eq(top.end)]
+                             scanner.request.payload.end.eq(top.end),
+                             scanner.request.payload.level.eq(stack.size - 1)]
                 with m.If(scanner.request.ready):
                     m.next = "SCANNING"
 
