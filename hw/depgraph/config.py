@@ -4,6 +4,7 @@ import dataclasses
 
 from ..config import ConfigError, DesignConfig, is_power_of_two
 from .layouts import MAX_ENGINES, WALK_BITS
+from .walk_scanner import MAX_LEVELS
 
 
 __all__ = ["DepGraphConfig", "ALGORITHMS", "MIN_TYPE"]
@@ -114,8 +115,9 @@ class DepGraphConfig(DesignConfig):
         if not 1 <= self.pseudo_edge_buffer <= 256:
             raise ConfigError(f"pseudo_edge_buffer must be between 1 and 256, "
                               f"not {self.pseudo_edge_buffer}")
-        if not 1 <= self.stack_depth <= 64:
-            raise ConfigError(f"stack_depth must be between 1 and 64, not {self.stack_depth}")
+        if not 1 <= self.stack_depth <= MAX_LEVELS:
+            raise ConfigError(f"stack_depth must be between 1 and {MAX_LEVELS}, "
+                              f"not {self.stack_depth}")
         if not is_power_of_two(self.bank_vertices) or not 16 <= self.bank_vertices <= 1 << 20:
             raise ConfigError(f"bank_vertices must be a power of two from 16 to 1048576, "
                               f"not {self.bank_vertices}")

@@ -26,11 +26,13 @@ from .layouts import EDGES_PER_LINE, ProbeResult
 from .range_reader import range_command_layout, range_item_layout
 
 
-__all__ = ["WalkScanner", "ScanRequest", "ScanResult"]
+__all__ = ["WalkScanner", "ScanRequest", "ScanResult", "MAX_LEVELS"]
 
-# The top entry to scan, and its stack level (0 at the bottom).
-ScanRequest = data.StructLayout({"vertex": 32, "next": 32, "end": 32, "level": 6})
+# The deepest stack a scan request can name (DepGraphConfig.stack_depth's bound too).
 MAX_LEVELS = 64
+# The top entry to scan, and its stack level (0 at the bottom).
+ScanRequest = data.StructLayout({"vertex": 32, "next": 32, "end": 32,
+                                 "level": range(MAX_LEVELS)})
 # ``found``: the edge ``edge`` leads to the walkable ``vertex`` over ``weight``; ``next``: the
 # entry's next offset after the scan.
 ScanResult = data.StructLayout({"found": 1, "edge": 32, "vertex": 32, "weight": 32,
