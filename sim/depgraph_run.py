@@ -74,7 +74,11 @@ class DepGraphReport:
                      "hazard_waits": c["hazard_waits"],
                      "updates_passed": c["updates_passed"]},
             "queue": {"pushes": c["pushes"], "line_reads": c["queue_line_reads"],
-                      "line_writes": c["queue_line_writes"]},
+                      "line_writes": c["queue_line_writes"],
+                      "empty_engine_cycles": c["queue_empty_cycles"]},
+            # Walk slots without a walk, summed over every walk of every engine, while the
+            # engines ran: over run_cycles x engines x walks, the share of idle walk slots.
+            "walk_idle_slot_cycles": c["walk_idle_cycles"],
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
             "hub_index": self.hub,
             "golden": self.golden_counters,

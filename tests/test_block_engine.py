@@ -98,6 +98,21 @@ def watch_walk_order(bench, hdtl, model):
     bench.add_process(process)
 
 
+def count_waits(bench, engine, tally):
+    """The engine's occupancy counters, counted here from its HDTLs' ``pop.ready`` and its
+    queue's level while it is enabled (``start`` clears them)."""
+    async def process(ctx):
+        signals = [engine.start, engine.enable, engine.queue.level] + \
+                  [h.pop.ready for h in engine.hdtls]
+        async for _, _, start, enable, level, *ready in ctx.tick().sample(*signals):
+            if start:
+                tally.update(walk_idle_cycles=0, queue_empty_cycles=0)
+            elif enable:
+                tally["walk_idle_cycles"] += sum(ready)
+                tally["queue_empty_cycles"] += level == 0
+    bench.add_process(process)
+
+
 def serve(model, port):
     async def process(ctx):
         await model.serve(ctx, port)
@@ -151,7 +166,9 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, 
             orders.append(WalkOrder(g, depth, f"engine {e} walk {k}"))
             watch_walk_order(bench, hdtl, orders[-1])
     incoming, loads, dumps = [], [], []
+    tallies = [{"walk_idle_cycles": 0, "queue_empty_cycles": 0} for _ in top.engines]
     for e, engine in enumerate(top.engines):
+        count_waits(bench, engine, tallies[e])
         for port in (f"{name}_mem" for name in engine.memory_ports):
             model = LineMemoryModel(lines, latency=4 if pause is None else 8,
                                     jitter=0 if pause is None else 6,
@@ -216,11 +233,15 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, 
                   for e in range(engines)):
             await ctx.tick()
         states["rtl"] = [s for e in range(engines) for s in bench.received[f"engine{e}.dumped"]]
+        states["counters"] = [{name: ctx.get(getattr(engine, name)) for name in tally}
+                              for engine, tally in zip(top.engines, tallies)]
 
     bench.add_process(control)
     bench.until(lambda: "rtl" in states)
     bench.run(max_cycles=60_000)
     assert sum(order.descents for order in orders) > 0
+    bench.check_equal(states["counters"], tallies, "walk_idle_cycles, queue_empty_cycles")
+    assert all(t["walk_idle_cycles"] > 0 for t in tallies)
     got = np.array(states["rtl"], dtype=np.uint32)
     if algo == "pagerank":
         want = np.asarray(ref.states, dtype=np.float64)

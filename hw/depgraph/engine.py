@@ -87,14 +87,17 @@ class Engine(wiring.Component):
     ``stack_overflows``, ``queue_line_reads``, ``queue_line_writes``, ``observations``,
     ``pseudo_edges`` (the last two 0 without the hub index), ``hazard_waits`` (the bank's
     cycles waiting on a read-modify-write hazard), ``updates_passed`` (updates the update
-    scheduler sent past an older one; 0 without it) : ``Out(32)``;
+    scheduler sent past an older one; 0 without it), ``walk_idle_cycles`` (summed over the
+    walks, the cycles an HDTL had no walk while the engine was enabled), ``queue_empty_cycles``
+    (the enabled cycles the circular queue held no vertex) : ``Out(32)``;
     ``queue_overflow`` : ``Out(1)``
     """
 
     COUNTERS = ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks",
                 "vertex_updates", "updates_applied", "activations", "pushes",
                 "stack_overflows", "queue_line_reads", "queue_line_writes", "observations",
-                "pseudo_edges", "hazard_waits", "updates_passed")
+                "pseudo_edges", "hazard_waits", "updates_passed", "walk_idle_cycles",
+                "queue_empty_cycles")
 
     def __init__(self, config: DepGraphConfig, index: int):
         if not 0 <= index < config.engines:
@@ -133,6 +136,7 @@ class Engine(wiring.Component):
         super().__init__(members)
         self.link_probes = []
         self.hdtls = []         # verification: the walks' HDTLs, known once elaborated
+        self.queue = None       # verification: the circular queue, known once elaborated
 
     @property
     def queue_lines(self) -> int:
@@ -159,6 +163,7 @@ class Engine(wiring.Component):
                                                  walk_bits=cfg.walk_bits)
         m.submodules.queue = queue = CircularQueue(addr_width=cfg.addr_width,
                                                    lines=self.queue_lines)
+        self.queue = queue
         m.submodules.bank = bank = VertexStoreBank(algo=cfg.algo, words=cfg.bank_vertices,
                                                    engine=self._index,
                                                    walk_bits=cfg.walk_bits,
@@ -232,6 +237,7 @@ class Engine(wiring.Component):
         m.d.comb += self.updates_applied.eq(bank.updates)
         m.d.comb += [self.queue_line_reads.eq(queue.line_reads),
                      self.queue_line_writes.eq(queue.line_writes)]
+        self._count_waits(m, hdtls, queue)
 
         if cfg.hub_index:
             for k, hdtl in enumerate(hdtls):
@@ -253,6 +259,17 @@ class Engine(wiring.Component):
             m.d.comb += [self.observations.eq(sum(h.observations for h in hdtls)),
                          self.pseudo_edges.eq(sum(h.pseudo_edges for h in hdtls))]
         return m
+
+    def _count_waits(self, m, hdtls, queue):
+        """The occupancy counters: walk slots without a walk and cycles without a root, while
+        the engine is enabled (they tell a run short of roots from one whose walks are busy)."""
+        idle_walks = sum(h.pop.ready for h in hdtls)
+        with m.If(self.start):
+            m.d.sync += [self.walk_idle_cycles.eq(0), self.queue_empty_cycles.eq(0)]
+        with m.Elif(self.enable):
+            m.d.sync += [self.walk_idle_cycles.eq(self.walk_idle_cycles + idle_walks),
+                         self.queue_empty_cycles.eq(self.queue_empty_cycles +
+                                                    (queue.level == 0))]
 
     def _elaborate_sharing(self, m, hdtls, roots, bank, link):
         """Join the walks to what they share: roots go to an idle HDTL; visits and probes

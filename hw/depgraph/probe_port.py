@@ -29,7 +29,7 @@ __all__ = ["ProbePort"]
 
 class ProbePort(wiring.Component):
     """Probes of a bank's records, answered in order, from a synchronous read port of the
-    bank's flags memory (address in one cycle, flags the next).
+    bank's flags memory (address in one cycle, flags the next, registered the cycle after).
 
     Parameters
     ----------
@@ -76,13 +76,19 @@ class ProbePort(wiring.Component):
 
         reading = Signal()          # the address register holds a probe
         answering = Signal()        # the flags read last edge are its answer
-        m.d.sync += [reading.eq(take), answering.eq(reading)]
+        answered = Signal()         # ``walkable`` holds that answer
+        walkable = Signal()
+        # The flags are registered before the answer queue: on ECP5 the block RAM's output
+        # (no output register) into the queue across the chip was the two-engine build's
+        # critical path (issue 17, item 5). It costs a probe one cycle.
+        m.d.sync += [reading.eq(take), answering.eq(reading), answered.eq(answering),
+                     walkable.eq(self.flags[ACTIVE] & ~self.flags[STOP])]
         with m.If(take):
             m.d.sync += self.addr.eq(self.probe.payload - self.base)
         m.d.comb += [
             self.read.eq(reading),
-            answers.i.valid.eq(answering),
-            answers.i.payload.walkable.eq(self.flags[ACTIVE] & ~self.flags[STOP]),
-            self.busy.eq(reading | answering | (answers.level != 0)),
+            answers.i.valid.eq(answered),
+            answers.i.payload.walkable.eq(walkable),
+            self.busy.eq(reading | answering | answered | (answers.level != 0)),
         ]
         return m
