@@ -23,7 +23,7 @@ from hw.depgraph.register_block import register_map
 from sim.dram_image import DRAMImage
 
 
-__all__ = ["DepGraphImage", "build_depgraph_image", "hub_index_words"]
+__all__ = ["DepGraphImage", "build_depgraph_image", "hub_index_words", "leaves"]
 
 
 @dataclasses.dataclass
@@ -69,6 +69,18 @@ def _fp32_bits(values) -> np.ndarray:
     return np.asarray(values, dtype=np.float32).view(np.uint32)
 
 
+def leaves(graph: Graph, bounds: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """The leaf bit of every vertex: none of its out-neighbours is in its own partition and
+    outside the ``stop`` bitmap, so a walk can never descend from it (its HDTL skips the
+    wait for its batch's updates)."""
+    owner = np.searchsorted(bounds, np.arange(graph.num_vertices), side="right") - 1
+    src = np.repeat(np.arange(graph.num_vertices), graph.out_degree)
+    walkable = (owner[graph.dst] == owner[src]) & ~stop[graph.dst]
+    leaf = np.ones(graph.num_vertices, dtype=bool)
+    leaf[src[walkable]] = False
+    return leaf
+
+
 def build_depgraph_image(graph: Graph, *, algo: str, config: DepGraphConfig,
                          bounds: np.ndarray, stop: np.ndarray, root: int | None = None,
                          tolerance: float = 1e-6,
@@ -100,10 +112,12 @@ def build_depgraph_image(graph: Graph, *, algo: str, config: DepGraphConfig,
     heads = np.zeros(n, dtype=bool)
     if config.hub_index and index is not None:
         heads[list(index.table)] = True
-    # Two bits per vertex: stop, then head.
-    bits = np.stack([np.asarray(stop, dtype=bool), heads], axis=1).reshape(-1)
+    stop = np.asarray(stop, dtype=bool)
+    # Four bits per vertex: stop, head, leaf, unused.
+    bits = np.stack([stop, heads, leaves(graph, bounds, stop), np.zeros(n, dtype=bool)],
+                    axis=1).reshape(-1)
     stop_bytes = np.packbits(bits, bitorder="little")
-    stop_words = np.zeros(-(-n // 16), dtype=np.uint32)
+    stop_words = np.zeros(-(-n // 8), dtype=np.uint32)
     stop_words.view(np.uint8)[:stop_bytes.size] = stop_bytes
 
     dram = DRAMImage()

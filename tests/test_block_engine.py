@@ -201,11 +201,11 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, 
             ctx.set(engine.start, 0)
         for v in range(n):
             e = bisect.bisect_right(bounds, v) - 1
-            bits = int(stop_words[v // 16]) >> (2 * (v % 16))
+            bits = int(stop_words[v // 8]) >> (4 * (v % 8))
             loads[e].append({"vertex": v, "state": int(arrays["state"][v]),
                              "delta": int(arrays["delta"][v]),
                              "const": int(arrays["const"][v]),
-                             "stop": bits & 1, "head": bits >> 1 & 1,
+                             "stop": bits & 1, "head": bits >> 1 & 1, "leaf": bits >> 2 & 1,
                              "lo": int(g.offsets[v]), "hi": int(g.offsets[v + 1])})
         idle = 0
         while idle < 2:

@@ -98,6 +98,9 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, onchip, pause):
     queued = list(active)
 
     head = [hub and mine(v) and rng.random() < 0.8 for v in range(n)]
+    # A leaf (sim.depgraph_image.leaves): no out-neighbour the walk could descend into.
+    leaf = [mine(v) and not any(mine(u) and not stop[u] for u in dst[offsets[v]:offsets[v + 1]])
+            for v in range(n)]
     lines = depth % 2 == 0
     dut = HDTL(addr_width=16, stack_depth=depth, edge_window=2, algo=algo, engine=ENGINE,
                hub_index=hub, track_entries=3, offsets_on_chip=onchip, stack_lines=lines)
@@ -123,7 +126,8 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, onchip, pause):
             "loans": collections.deque()}
     next_entry = iter(range(1000, 10**6))
     want_edges = collections.deque()
-    log = {"visits": 0, "worth": 0, "edges": 0, "observations": 0, "pseudo": 0}
+    log = {"visits": 0, "worth": 0, "edges": 0, "observations": 0, "pseudo": 0,
+           "leaf_batches": 0}
     idle = []
 
     def edge_compute(x, w, c=0, pseudo=0):
@@ -251,10 +255,12 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, onchip, pause):
                 log["visits"] += 1
                 # (The bank answers the offsets only when it keeps them.)
                 visited.append({"worth": ok, "x": x, "const": const[v], "head": head[v],
+                                "leaf": leaf[v],
                                 "lo": offsets[v] if onchip else 0,
                                 "hi": offsets[v + 1] if onchip else 0})
                 if ok:
                     log["worth"] += 1
+                    log["leaf_batches"] += leaf[v] and offsets[v + 1] > offsets[v]
                     want_edges.extend({"dst": dst[k], "weight": weight[k], "x": x,
                                        "const": const[v]}
                                       for k in range(offsets[v], offsets[v + 1]))
@@ -323,5 +329,7 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, onchip, pause):
         bench.check_equal(s, [int(v) for v in ref], "final states")
     if hub and is_sum and not log["pseudo"]:
         bench.fail("no pseudo-edge was lent: the test does not exercise them")
+    if not log["leaf_batches"]:
+        bench.fail("no batch of a leaf: its skipped wait is not exercised")
     if log["worth"] < 5:
         bench.fail(f"only {log['worth']} worth visits: the test walks too little")

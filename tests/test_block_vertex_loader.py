@@ -1,6 +1,6 @@
 """DepGraph's vertex loader and writer against a model of the memory image
 (``hw/depgraph/layouts.py``): the loader hands out every vertex's record
-``<v, state[v], delta[v], const[v], stop bit 2(v%16), head bit 2(v%16)+1 of stop word v//16>``
+``<v, state[v], delta[v], const[v], stop, head and leaf: bits 4(v%8), +1, +2 of stop word v//8>``
 once, in id order, with the bank whose partition holds v (and, with ``offsets``, v's CSR
 offsets lo = offsets[v], hi = offsets[v + 1]), then raises ``done``; the writer
 asks for every vertex's state in id order from its bank, names that bank on
@@ -44,7 +44,7 @@ def test_vertex_loader(banks, offsets, pause):
         base = 400 * r
         arrays = {name: [rng.randrange(1 << 32) for _ in range(n)]
                   for name in ("state", "delta", "const")}
-        stop = [rng.randrange(1 << 32) for _ in range(-(-n // 16))]
+        stop = [rng.randrange(1 << 32) for _ in range(-(-n // 8))]
         offs = sorted(rng.randrange(1 << 20) for _ in range(n + 1))
         bases = {"state": base + 1, "delta": base + 101, "const": base + 201,
                  "stop": base + 301}
@@ -56,8 +56,9 @@ def test_vertex_loader(banks, offsets, pause):
         bounds = partition(rng, n, banks)
         want = [{"item": {"vertex": v, "state": arrays["state"][v],
                           "delta": arrays["delta"][v], "const": arrays["const"][v],
-                          "stop": stop[v // 16] >> (2 * (v % 16)) & 1,
-                          "head": stop[v // 16] >> (2 * (v % 16) + 1) & 1,
+                          "stop": stop[v // 8] >> (4 * (v % 8)) & 1,
+                          "head": stop[v // 8] >> (4 * (v % 8) + 1) & 1,
+                          "leaf": stop[v // 8] >> (4 * (v % 8) + 2) & 1,
                           "lo": offs[v] if offsets else 0,
                           "hi": offs[v + 1] if offsets else 0},
                  "bank": bisect.bisect_right(bounds, v)} for v in range(n)]

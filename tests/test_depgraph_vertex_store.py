@@ -54,6 +54,7 @@ class Model:
         self.queued = [False] * words
         self.stop = [False] * words
         self.head = [False] * words
+        self.leaf = [False] * words
         self.out = {name: [] for name in OUTPUTS}
         self.acks = []
         self.counters = dict(vertex_updates=0, updates=0, activations=0, pushes=0)
@@ -79,6 +80,7 @@ class Model:
         self.const[i] = 0 if self.is_min else op["const"]
         self.stop[i] = bool(op["stop"])
         self.head[i] = bool(op["head"])
+        self.leaf[i] = bool(op.get("leaf", 0))
         self.edge_range[i] = (op.get("lo", 0), op.get("hi", 0))
         self.active[i] = self.queued[i] = False
         if self.worth(i):
@@ -93,7 +95,7 @@ class Model:
             self.queued[i] = False
         worth = self.worth(i)
         x = self.delta[i]
-        answer = (int(worth), x, self.const[i], int(self.head[i]))
+        answer = (int(worth), x, self.const[i], int(self.head[i]), int(self.leaf[i]))
         self.out["visited"].append(answer + self.edge_range[i] if self.offsets else answer)
         if worth:
             self.state[i] = x if self.is_min else self.add(self.state[i], x)
@@ -156,7 +158,7 @@ def make_ops(rng, *, is_min, words, base, engine, count):
     def record(v):
         return {"vertex": v, "state": value(), "delta": value(),
                 "const": f32_bits(rng.uniform(0, 1)), "stop": int(rng.random() < 0.2),
-                "head": int(rng.random() < 0.3),
+                "head": int(rng.random() < 0.3), "leaf": int(rng.random() < 0.5),
                 "lo": rng.randrange(1 << 32), "hi": rng.randrange(1 << 32)}
 
     loads = [record(v) for v in rng.sample(ids, words)]
@@ -202,7 +204,8 @@ def run_bank(algo, ops, *, words, base, engine, tolerance=0, seed=0, stall=0.3, 
 
     def unpack(name, item):
         if name == "visited":
-            answer = (int(item.worth), int(item.x), int(item.const), int(item.head))
+            answer = (int(item.worth), int(item.x), int(item.const), int(item.head),
+                      int(item.leaf))
             return answer + (int(item.lo), int(item.hi)) if offsets else answer
         if name == "probed":
             return int(item.walkable)
@@ -294,7 +297,7 @@ def run_bank(algo, ops, *, words, base, engine, tolerance=0, seed=0, stall=0.3, 
                 assert ctx.get(mems["const"].data[i]) == model.const[i], f"const {i}"
             flags = ctx.get(mems["flags"].data[i])
             assert flags == (model.active[i] | model.queued[i] << 1 | model.stop[i] << 2 |
-                             model.head[i] << 3), \
+                             model.head[i] << 3 | model.leaf[i] << 4), \
                 f"flags {i}"
 
     sim = Simulator(dut)
@@ -418,7 +421,8 @@ def test_min_rules_directed():
     model, _, _ = run_bank("bfs", ops, words=words, base=base, engine=engine, order=order)
     assert model.out["push"] == [100, 104, 102, 103, 103]
     assert model.out["probed"] == [1, 0, 1, 0, 0, 1]
-    assert model.out["visited"] == [(1, 0, 0, 0), (0, MAX, 0, 0), (1, 2, 0, 0), (1, 1, 0, 0)]
+    assert model.out["visited"] == [(1, 0, 0, 0, 0), (0, MAX, 0, 0, 0), (1, 2, 0, 0, 0),
+                                    (1, 1, 0, 0, 0)]
     assert model.out["dumped"] == [0, 1, 9]
     assert model.acks == [1, 1, 1, 0, 0, ORIGIN_DDMU, 0, 0, 0]
     assert model.counters == dict(vertex_updates=3, updates=9, activations=7, pushes=5)
@@ -432,7 +436,7 @@ def test_sum_rules_directed():
         (LOAD, {"vertex": 0, "state": 0, "delta": f32_bits(-0.5), "const": quarter,
                 "stop": 0, "head": 0}),           # |-0.5| >= 0.5: pushed
         (LOAD, {"vertex": 1, "state": one, "delta": quarter, "const": half, "stop": 0,
-                "head": 1}),
+                "head": 1, "leaf": 1}),
         (UPDATE, {"vertex": 1, "value": quarter, "origin": 1, "leave": 0}),   # 0.5: pushed
         (UPDATE, {"vertex": 1, "value": f32_bits(-1.0), "origin": 1, "leave": 0}),
         (VISIT, {"vertex": 1, "root": 1}),        # Δ = -0.5: worth, s = 0.5
@@ -445,8 +449,8 @@ def test_sum_rules_directed():
     model, _, _ = run_bank("pagerank", ops, words=words, base=base, engine=engine,
                            tolerance=tol, order=order)
     assert model.out["push"] == [0, 1]
-    assert model.out["visited"] == [(1, f32_bits(-0.5), half, 1),
-                                    (1, f32_bits(-0.5), quarter, 0), (0, 0, 0, 0)]
+    assert model.out["visited"] == [(1, f32_bits(-0.5), half, 1, 1),
+                                    (1, f32_bits(-0.5), quarter, 0, 0), (0, 0, 0, 0, 0)]
     assert model.out["probed"] == [1]
     assert model.out["dumped"] == [f32_bits(-0.5), half]
 

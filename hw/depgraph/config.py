@@ -70,7 +70,8 @@ class DepGraphConfig(DesignConfig):
     addr_width : int
         Width of a 64-byte line address.
     memory_outstanding : int
-        Reads in flight at most through the memory arbiter.
+        Reads in flight at most through the memory arbiter (128, Graphicionado's: at 64,
+        16 walks an engine on a grid at latency 100 filled it, issue 17).
     stall_injection : int
         Verification only: block links between blocks in about this percentage of cycles.
     watchdog : int
@@ -92,7 +93,7 @@ class DepGraphConfig(DesignConfig):
     bank_vertices: int = 8192
     edge_fifo_depth: int = 37
     addr_width: int = 26
-    memory_outstanding: int = 64
+    memory_outstanding: int = 128
     stall_injection: int = 0
     watchdog: int = 100_000
 

@@ -266,9 +266,10 @@ class HDTL(wiring.Component):
     @property
     def _visit_layout(self):
         """The vertex being visited: its id, its depth on the walk, the value x it
-        propagates and its constant (from the fold), its edges lo .. hi - 1."""
+        propagates, its constant and whether it is a leaf (from the fold), its edges
+        lo .. hi - 1."""
         return data.StructLayout({"vertex": 32, "depth": range(self._stack_depth + 2),
-                                  "x": 32, "const": 32, "lo": 32, "hi": 32})
+                                  "x": 32, "const": 32, "leaf": 1, "lo": 32, "hi": 32})
 
     def _visit_states(self, m, b):
         """A root from the queue, or the child the scan found: fold it in the vertex store,
@@ -307,7 +308,7 @@ class HDTL(wiring.Component):
             with m.If(self.visited.valid):
                 with m.If(answer.worth):
                     m.d.sync += [cur.x.eq(answer.x), cur.const.eq(answer.const),
-                                 self.visits.eq(self.visits + 1)]
+                                 cur.leaf.eq(answer.leaf), self.visits.eq(self.visits + 1)]
                     if offsets is None:
                         m.d.sync += [cur.lo.eq(answer.lo), cur.hi.eq(answer.hi)]
                     m.next = folded
@@ -396,7 +397,13 @@ class HDTL(wiring.Component):
                                  tracker.batch_weight.eq(edge.weight)]
                 with m.If(edge_reader.items.payload.last):
                     m.d.comb += scanner.batch_done.eq(1)
-                    m.next = "DRAIN"
+                    # A leaf's batch cannot leave a vertex for the walk, nor can it change
+                    # what a scan of an entry below would find (no edge of it reaches a
+                    # walkable vertex of the partition), so its updates are not waited for.
+                    with m.If(cur.leaf):
+                        m.next = "BATCH_DONE"
+                    with m.Else():
+                        m.next = "DRAIN"
 
         with m.State("DRAIN"):
             with m.If(self.drained):

@@ -13,9 +13,10 @@ by the register block):
 * ``state``, ``delta``, ``const``: n words each (``const`` = alpha / outdeg as FP32 for
   PageRank, else 0), loaded into the vertex store before the run; ``state`` is written back
   after it;
-* ``stop``: two bits per vertex, bits 2·(v % 16) and 2·(v % 16) + 1 of word v // 16: the
-  stop bitmap H'' (plus the vertices of too large an in-degree, see golden.depgraph.engine)
-  and whether v heads hub-index entries;
+* ``stop``: four bits per vertex, bits 4·(v % 8) to 4·(v % 8) + 3 of word v // 8: the stop
+  bitmap H'' (plus the vertices of too large an in-degree, see golden.depgraph.engine),
+  whether v heads hub-index entries, whether v is a leaf (no out-neighbour in its own
+  partition outside the stop bitmap; ``sim.depgraph_image.leaves``), and a spare bit;
 * ``queue<e>``: engine e's circular queue, ``queue_lines`` lines of vertex ids.
 """
 
@@ -56,9 +57,11 @@ VisitRequest = data.StructLayout({"vertex": 32, "root": 1})
 
 # The fold's answer: whether it was worth (else a stale visit, nothing changed but active),
 # the value x the vertex propagates, its constant, whether it heads hub-index entries (only
-# those roots are looked up in the DDMU) and, when the bank keeps them (``offsets_on_chip``),
+# those roots are looked up in the DDMU), whether it is a leaf (no out-neighbour in its own
+# partition outside the stop bitmap: the walk cannot descend from it, so its HDTL need not
+# wait for its batch's updates) and, when the bank keeps them (``offsets_on_chip``),
 # the vertex's CSR offsets: its edges are lo .. hi - 1 (else 0).
-VisitResult = data.StructLayout({"worth": 1, "x": 32, "const": 32, "head": 1,
+VisitResult = data.StructLayout({"worth": 1, "x": 32, "const": 32, "head": 1, "leaf": 1,
                                  "lo": 32, "hi": 32})
 
 # The HDTL's scan asks whether a vertex of its partition is active and not in the stop
@@ -66,6 +69,6 @@ VisitResult = data.StructLayout({"worth": 1, "x": 32, "const": 32, "head": 1,
 ProbeResult = data.StructLayout({"walkable": 1})
 
 # One vertex's record as loaded from memory before the run (lo, hi: its CSR offsets, read
-# only when the banks keep them).
+# only when the banks keep them; leaf as in VisitResult).
 LoadRecord = data.StructLayout({"vertex": 32, "state": 32, "delta": 32, "const": 32,
-                                "stop": 1, "head": 1, "lo": 32, "hi": 32})
+                                "stop": 1, "head": 1, "leaf": 1, "lo": 32, "hi": 32})

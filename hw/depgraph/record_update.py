@@ -20,21 +20,21 @@ from .layouts import ORIGIN_BITS
 
 
 __all__ = ["RecordUpdate", "RecordOp", "RecordWrite", "OP_KINDS", "LOAD", "VISIT", "UPDATE",
-           "DUMP", "FLAG_BITS", "ACTIVE", "QUEUED", "STOP", "HEAD"]
+           "DUMP", "FLAG_BITS", "ACTIVE", "QUEUED", "STOP", "HEAD", "LEAF"]
 
 # The op kinds, one-hot in ``kind``, in the order of the bank's arbiter (probes are answered
 # beside its pipeline, by :mod:`.probe_port`).
 OP_KINDS = ("load", "visit", "update", "dump")
 LOAD, VISIT, UPDATE, DUMP = range(4)
 # Bits of a record's flags.
-FLAG_BITS = ("active", "queued", "stop", "head")
-ACTIVE, QUEUED, STOP, HEAD = range(4)
+FLAG_BITS = ("active", "queued", "stop", "head", "leaf")
+ACTIVE, QUEUED, STOP, HEAD, LEAF = range(5)
 
 RecordOp = data.StructLayout({
     "kind": len(OP_KINDS),
     "flags": len(FLAG_BITS),        # as read
     "origin": ORIGIN_BITS, "leave": 1, "root": 1,
-    "load_worth": 1, "load_stop": 1, "load_head": 1,
+    "load_worth": 1, "load_stop": 1, "load_head": 1, "load_leaf": 1,
     "visit_worth": 1,               # the delta read is worth folding
     "update_worth": 1,              # the accumulated delta is worth (a change to apply)
     "load_state": 32, "load_delta": 32,
@@ -84,6 +84,7 @@ class RecordUpdate(wiring.Component):
         op, out = self.op, self.write
         kind, flags = op.kind, op.flags
         active, queued, stop, head = flags[ACTIVE], flags[QUEUED], flags[STOP], flags[HEAD]
+        leaf = flags[LEAF]
         own_walk = op.origin[self._walk_bits:] == self._engine
         newly = op.update_worth & ~active
         left_for_walk = op.leave & own_walk & ~stop
@@ -99,19 +100,20 @@ class RecordUpdate(wiring.Component):
         ]
         with m.If(kind[LOAD]):
             m.d.comb += [
-                out.flags.eq(Cat(op.load_worth, op.load_worth, op.load_stop, op.load_head)),
+                out.flags.eq(Cat(op.load_worth, op.load_worth, op.load_stop, op.load_head,
+                                 op.load_leaf)),
                 out.state_en.eq(1), out.state.eq(op.load_state),
                 out.delta_en.eq(1), out.delta.eq(op.load_delta),
             ]
         with m.Elif(kind[VISIT]):
             m.d.comb += [
-                out.flags.eq(Cat(Const(0, 1), queued & ~op.root, stop, head)),
+                out.flags.eq(Cat(Const(0, 1), queued & ~op.root, stop, head, leaf)),
                 out.state_en.eq(op.visit_worth), out.state.eq(op.new_state),
                 out.delta_en.eq(op.visit_worth), out.delta.eq(self._identity),
             ]
         with m.Else():
             m.d.comb += [
-                out.flags.eq(Cat(active | newly, queued | push_update, stop, head)),
+                out.flags.eq(Cat(active | newly, queued | push_update, stop, head, leaf)),
                 out.delta_en.eq(kind[UPDATE]), out.delta.eq(op.new_delta),
             ]
         return m

@@ -56,7 +56,7 @@ class _Countdown:
 
 
 class VertexLoader(wiring.Component):
-    """Reads every vertex's state, delta, constant, stop and head bits and hands out its record
+    """Reads every vertex's state, delta, constant, stop, head and leaf bits and hands out its record
     with the bank that owns it, in id order.
 
     Parameters
@@ -124,7 +124,7 @@ class VertexLoader(wiring.Component):
         issue = Signal()
         m.d.sync += issue.eq(self.start & (n != 0))
         for name, reader in readers.items():
-            count = {"stop": (n + 15) >> 4, "offsets": n + 1}.get(name, n)
+            count = {"stop": (n + 7) >> 3, "offsets": n + 1}.get(name, n)
             m.d.comb += [reader.cmd.valid.eq(issue), reader.cmd.payload.count.eq(count)]
 
         # The records leave through a register slice: the banks' ready, from across the
@@ -147,14 +147,16 @@ class VertexLoader(wiring.Component):
             out.state.eq(words[0].payload),
             out.delta.eq(words[1].payload),
             out.const.eq(words[2].payload),
-            out.stop.eq(words[3].payload.bit_select(vertex[:4] << 1, 1)),
-            out.head.eq(words[3].payload.bit_select((vertex[:4] << 1) | 1, 1)),
+            # Four bits a vertex: stop, head, leaf, unused.
+            out.stop.eq(words[3].payload.bit_select(vertex[:3] << 2, 1)),
+            out.head.eq(words[3].payload.bit_select((vertex[:3] << 2) | 1, 1)),
+            out.leaf.eq(words[3].payload.bit_select((vertex[:3] << 2) | 2, 1)),
             records.payload.bank.eq(cursor.bank),
         ]
         taken = records.valid & records.ready
         last = to_load.final
         m.d.comb += [words[k].ready.eq(taken) for k in range(3)]
-        m.d.comb += words[3].ready.eq(taken & ((vertex[:4] == 15) | last))
+        m.d.comb += words[3].ready.eq(taken & ((vertex[:3] == 7) | last))
         with m.If(taken):
             m.d.sync += vertex.eq(vertex + 1)
             cursor.step(vertex + 1)

@@ -100,7 +100,7 @@ from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitR
 from .bank_outputs import OUTPUTS, BankOutputs
 from .op_picker import OpPicker, or_reduce
 from .probe_port import ProbePort
-from .record_update import (DUMP, HEAD, LOAD, OP_KINDS, UPDATE, VISIT, RecordUpdate,
+from .record_update import (DUMP, FLAG_BITS, HEAD, LEAF, LOAD, OP_KINDS, UPDATE, VISIT, RecordUpdate,
                             RecordWrite)
 
 
@@ -354,7 +354,7 @@ class VertexStoreBank(wiring.Component):
                 "kind": kind, "index": c["index"], "origin": c["origin"],
                 "leave": c["leave"], "root": c["root"], "flags": rd_flags,
                 "load_worth": c["load_worth"], "load_stop": c["load_stop"],
-                "load_head": c["load_head"],
+                "load_head": c["load_head"], "load_leaf": c["load_leaf"],
                 "s": Mux(kind[LOAD], c["load_state"], rd_state),
                 "d": Mux(kind[LOAD], c["load_delta"], rd_delta),
                 "c": Mux(kind[LOAD], c["load_const"], rd_const),
@@ -370,7 +370,7 @@ class VertexStoreBank(wiring.Component):
                 "kind": kind, "index": c["index"], "origin": c["origin"],
                 "leave": c["leave"], "root": c["root"], "flags": rd_flags,
                 "load_worth": c["load_worth"], "load_stop": c["load_stop"],
-                "load_head": c["load_head"],
+                "load_head": c["load_head"], "load_leaf": c["load_leaf"],
                 "visit_worth": self._worth_sum(m, rd_delta, "c_visit_worth"),
                 "s": Mux(kind[LOAD], c["load_state"], rd_state),
                 "d": Mux(kind[LOAD], c["load_delta"], rd_delta),
@@ -427,6 +427,7 @@ class VertexStoreBank(wiring.Component):
             outputs.visited_in.payload.x.eq(w["d"]),
             outputs.visited_in.payload.const.eq(w["c"]),
             outputs.visited_in.payload.head.eq(w["flags"][HEAD]),
+            outputs.visited_in.payload.leaf.eq(w["flags"][LEAF]),
             outputs.dumped_in.valid.eq(w_valid & wk[DUMP]),
             outputs.dumped_in.payload.eq(w["s"]),
             outputs.push_in.valid.eq(w_valid & w["pushes"]),
@@ -472,7 +473,7 @@ class VertexStoreBank(wiring.Component):
         a write port each, and the probes' own read port of the flags."""
         m.submodules.state = state_mem = memory.Memory(shape=32, depth=self._words, init=[])
         m.submodules.delta = delta_mem = memory.Memory(shape=32, depth=self._words, init=[])
-        m.submodules.flags = flags_mem = memory.Memory(shape=4, depth=self._words, init=[])
+        m.submodules.flags = flags_mem = memory.Memory(shape=len(FLAG_BITS), depth=self._words, init=[])
         mems = {"state": state_mem, "delta": delta_mem, "flags": flags_mem}
         if not self._is_min:
             m.submodules.const = const_mem = memory.Memory(shape=32, depth=self._words,
@@ -549,7 +550,7 @@ class VertexStoreBank(wiring.Component):
             "root": visit_main.root,
             "load_state": load_main.state, "load_delta": load_main.delta,
             "load_const": load_main.const, "load_stop": load_main.stop,
-            "load_head": load_main.head,
+            "load_head": load_main.head, "load_leaf": load_main.leaf,
         }, pick)
 
         reads, writes, probes = self._elaborate_memories(m)
@@ -609,7 +610,7 @@ class VertexStoreBank(wiring.Component):
             op.kind.eq(kind), op.flags.eq(f["flags"]), op.origin.eq(f["origin"]),
             op.leave.eq(f["leave"]), op.root.eq(f["root"]),
             op.load_worth.eq(f["load_worth"]), op.load_stop.eq(f["load_stop"]),
-            op.load_head.eq(f["load_head"]),
+            op.load_head.eq(f["load_head"]), op.load_leaf.eq(f["load_leaf"]),
             op.visit_worth.eq(visit_worth), op.update_worth.eq(update_worth),
             op.load_state.eq(f["s"]), op.load_delta.eq(f["d"]),
             op.new_state.eq(new_state), op.new_delta.eq(new_delta),
