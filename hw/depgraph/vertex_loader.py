@@ -56,8 +56,8 @@ class _Countdown:
 
 
 class VertexLoader(wiring.Component):
-    """Reads every vertex's state, delta, constant, stop, head and leaf bits and hands out its record
-    with the bank that owns it, in id order.
+    """Reads every vertex's state, delta, constant, stop, head and leaf bits and hands out its
+    record with the bank that owns it, in id order.
 
     Parameters
     ----------

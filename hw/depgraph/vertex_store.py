@@ -100,8 +100,8 @@ from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitR
 from .bank_outputs import OUTPUTS, BankOutputs
 from .op_picker import OpPicker, or_reduce
 from .probe_port import ProbePort
-from .record_update import (DUMP, FLAG_BITS, HEAD, LEAF, LOAD, OP_KINDS, UPDATE, VISIT, RecordUpdate,
-                            RecordWrite)
+from .record_update import (DUMP, FLAG_BITS, HEAD, LEAF, LOAD, OP_KINDS, UPDATE, VISIT,
+                            RecordUpdate, RecordWrite)
 
 
 __all__ = ["VertexStoreBank", "MIN_IDENTITY", "SUM_IDENTITY"]
@@ -473,7 +473,8 @@ class VertexStoreBank(wiring.Component):
         a write port each, and the probes' own read port of the flags."""
         m.submodules.state = state_mem = memory.Memory(shape=32, depth=self._words, init=[])
         m.submodules.delta = delta_mem = memory.Memory(shape=32, depth=self._words, init=[])
-        m.submodules.flags = flags_mem = memory.Memory(shape=len(FLAG_BITS), depth=self._words, init=[])
+        m.submodules.flags = flags_mem = memory.Memory(shape=len(FLAG_BITS), depth=self._words,
+                                                       init=[])
         mems = {"state": state_mem, "delta": delta_mem, "flags": flags_mem}
         if not self._is_min:
             m.submodules.const = const_mem = memory.Memory(shape=32, depth=self._words,
