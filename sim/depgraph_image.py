@@ -19,6 +19,7 @@ from golden.depgraph.hub_index import HubIndex
 from hw.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
 from hw.depgraph.ddmu import EMPTY_SLOT, ENTRY_WORDS, FLAG_N, SLOT_WORDS
+from hw.depgraph.layouts import STOP_WORD_FIELDS, VERTICES_PER_STOP_WORD
 from hw.depgraph.register_block import register_map
 from sim.dram_image import DRAMImage
 
@@ -113,11 +114,11 @@ def build_depgraph_image(graph: Graph, *, algo: str, config: DepGraphConfig,
     if config.hub_index and index is not None:
         heads[list(index.table)] = True
     stop = np.asarray(stop, dtype=bool)
-    # Four bits per vertex: stop, head, leaf, unused.
-    bits = np.stack([stop, heads, leaves(graph, bounds, stop), np.zeros(n, dtype=bool)],
-                    axis=1).reshape(-1)
+    fields = {"stop": stop, "head": heads, "leaf": leaves(graph, bounds, stop),
+              "spare": np.zeros(n, dtype=bool)}
+    bits = np.stack([fields[name] for name in STOP_WORD_FIELDS], axis=1).reshape(-1)
     stop_bytes = np.packbits(bits, bitorder="little")
-    stop_words = np.zeros(-(-n // 8), dtype=np.uint32)
+    stop_words = np.zeros(-(-n // VERTICES_PER_STOP_WORD), dtype=np.uint32)
     stop_words.view(np.uint8)[:stop_bytes.size] = stop_bytes
 
     dram = DRAMImage()

@@ -23,12 +23,13 @@ def client_program(rng, client, count, writes=True):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("ports, outstanding, read_only",
-                         [(1, 2, ()), (3, 4, ()), (4, 16, ()), (4, 8, (0, 2))])
-def test_memory_arbiter_contract(ports, outstanding, read_only, pause):
+@pytest.mark.parametrize("ports, outstanding, read_only, response_slice",
+                         [(1, 2, (), False), (3, 4, (), False), (4, 16, (), False),
+                          (4, 8, (0, 2), False), (1, 2, (), True), (4, 8, (0, 2), True)])
+def test_memory_arbiter_contract(ports, outstanding, read_only, response_slice, pause):
     rng = random.Random(f"arbiter/{ports}/{read_only}")
     dut = MemoryArbiter(ports=ports, addr_width=ADDR, outstanding=outstanding,
-                        read_only=read_only)
+                        read_only=read_only, response_slice=response_slice)
     bench = Bench(dut, f"MemoryArbiter(ports={ports}, outstanding={outstanding})",
                   pause=pause)
     image, programs = {}, []

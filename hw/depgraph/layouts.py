@@ -24,7 +24,9 @@ from amaranth.lib import data
 
 
 __all__ = ["ORIGIN_BITS", "ORIGIN_DDMU", "MAX_ENGINES", "WALK_BITS", "MAX_WALK_SLOTS",
-           "EDGE_WORDS", "EDGES_PER_LINE", "EdgeTask", "VertexUpdate", "VisitRequest", "VisitResult", "ProbeResult", "LoadRecord"]
+           "EDGE_WORDS", "EDGES_PER_LINE", "STOP_WORD_FIELDS", "STOP_BITS_PER_VERTEX",
+           "VERTICES_PER_STOP_WORD", "EdgeTask", "VertexUpdate", "VisitRequest", "VisitResult",
+           "ProbeResult", "LoadRecord"]
 
 # An engine runs up to 2 ** WALK_BITS walks at once (its walk contexts, each an HDTL); walk k
 # of engine e is walk slot e * walks + k.
@@ -38,6 +40,12 @@ ORIGIN_DDMU = (1 << ORIGIN_BITS) - 1
 
 EDGE_WORDS = 2
 EDGES_PER_LINE = 16 // EDGE_WORDS
+
+# The ``stop`` array's bits of a vertex, from bit STOP_BITS_PER_VERTEX·(v % 8) of word v // 8
+# up (the loader picks them out, ``sim.depgraph_image`` packs them).
+STOP_WORD_FIELDS = ("stop", "head", "leaf", "spare")
+STOP_BITS_PER_VERTEX = len(STOP_WORD_FIELDS)
+VERTICES_PER_STOP_WORD = 32 // STOP_BITS_PER_VERTEX
 
 # An entry of the FIFO edge buffer (DEP_FETCH_EDGE): the edge u→dst with the value x that u
 # propagates and u's constant; ``leave`` = u's depth is below the stack depth (a walkable

@@ -7,13 +7,14 @@ written back to the state array after it.
 """
 
 from amaranth.hdl import Module, Signal
+from amaranth.utils import exact_log2
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..memory_port import LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 from ..stream_fifo import StreamFIFO
 from ..stream_register_slice import StreamRegisterSlice
-from .layouts import LoadRecord
+from .layouts import STOP_BITS_PER_VERTEX, STOP_WORD_FIELDS, VERTICES_PER_STOP_WORD, LoadRecord
 from .range_reader import RangeReader
 
 
@@ -120,11 +121,13 @@ class VertexLoader(wiring.Component):
         cursor = _BankCursor(m, self.bounds, self._banks, "load")
         to_load = _Countdown(m, "load")
         n = self.num_vertices
+        in_stop_word = exact_log2(VERTICES_PER_STOP_WORD)  # low id bits: place in a word
         # The commands are taken in the cycle after start, while the readers are idle.
         issue = Signal()
         m.d.sync += issue.eq(self.start & (n != 0))
         for name, reader in readers.items():
-            count = {"stop": (n + 7) >> 3, "offsets": n + 1}.get(name, n)
+            count = {"stop": (n + VERTICES_PER_STOP_WORD - 1) >> in_stop_word,
+                     "offsets": n + 1}.get(name, n)
             m.d.comb += [reader.cmd.valid.eq(issue), reader.cmd.payload.count.eq(count)]
 
         # The records leave through a register slice: the banks' ready, from across the
@@ -137,6 +140,7 @@ class VertexLoader(wiring.Component):
         m.d.comb += self.done.eq(finished & ~self.records.valid)
 
         words = [items[name] for name in ("state", "delta", "const", "stop")]
+        first_stop_bit = vertex[:in_stop_word] << exact_log2(STOP_BITS_PER_VERTEX)
         all_valid = running & words[0].valid & words[1].valid & words[2].valid & words[3].valid
         out = records.payload.item
         if "offsets" in readers:
@@ -147,16 +151,16 @@ class VertexLoader(wiring.Component):
             out.state.eq(words[0].payload),
             out.delta.eq(words[1].payload),
             out.const.eq(words[2].payload),
-            # Four bits a vertex: stop, head, leaf, unused.
-            out.stop.eq(words[3].payload.bit_select(vertex[:3] << 2, 1)),
-            out.head.eq(words[3].payload.bit_select((vertex[:3] << 2) | 1, 1)),
-            out.leaf.eq(words[3].payload.bit_select((vertex[:3] << 2) | 2, 1)),
+            *[getattr(out, field).eq(words[3].payload.bit_select(
+                first_stop_bit | STOP_WORD_FIELDS.index(field), 1))
+              for field in ("stop", "head", "leaf")],
             records.payload.bank.eq(cursor.bank),
         ]
         taken = records.valid & records.ready
         last = to_load.final
         m.d.comb += [words[k].ready.eq(taken) for k in range(3)]
-        m.d.comb += words[3].ready.eq(taken & ((vertex[:3] == 7) | last))
+        m.d.comb += words[3].ready.eq(
+            taken & ((vertex[:in_stop_word] == VERTICES_PER_STOP_WORD - 1) | last))
         with m.If(taken):
             m.d.sync += vertex.eq(vertex + 1)
             cursor.step(vertex + 1)
