@@ -83,8 +83,10 @@ class RecordUpdate(wiring.Component):
         m = Module()
         op, out = self.op, self.write
         kind, flags = op.kind, op.flags
-        active, queued, stop, head = flags[ACTIVE], flags[QUEUED], flags[STOP], flags[HEAD]
-        leaf = flags[LEAF]
+        active, queued, stop = flags[ACTIVE], flags[QUEUED], flags[STOP]
+        # The flags from the host (stop, head, leaf, and any added after them) only a load
+        # writes; a visit and an update carry them as read.
+        carried = flags[STOP:]
         own_walk = op.origin[self._walk_bits:] == self._engine
         newly = op.update_worth & ~active
         left_for_walk = op.leave & own_walk & ~stop
@@ -107,13 +109,13 @@ class RecordUpdate(wiring.Component):
             ]
         with m.Elif(kind[VISIT]):
             m.d.comb += [
-                out.flags.eq(Cat(Const(0, 1), queued & ~op.root, stop, head, leaf)),
+                out.flags.eq(Cat(Const(0, 1), queued & ~op.root, carried)),
                 out.state_en.eq(op.visit_worth), out.state.eq(op.new_state),
                 out.delta_en.eq(op.visit_worth), out.delta.eq(self._identity),
             ]
         with m.Else():
             m.d.comb += [
-                out.flags.eq(Cat(active | newly, queued | push_update, stop, head, leaf)),
+                out.flags.eq(Cat(active | newly, queued | push_update, carried)),
                 out.delta_en.eq(kind[UPDATE]), out.delta.eq(op.new_delta),
             ]
         return m
