@@ -22,6 +22,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..config import ConfigError
 from ..stream_fifo import StreamFIFO
+from ..stream_register_slice import StreamRegisterSlice
 from .layouts import EDGES_PER_LINE, ProbeResult
 from .range_reader import range_command_layout, range_item_layout
 
@@ -200,24 +201,33 @@ class WalkScanner(wiring.Component):
     def _elaborate_probes(self, m, item, probes, items_taken, items_done):
         """The line's edges, in order, pass a register; those of the partition are probed
         (the probe and its edge enter the vertex store and ``probes`` together)."""
-        # The register keeps the bound compares between the edge data (a distributed-RAM
-        # read, or the batch's line) and itself, and no path from the edge data back to the
-        # edge reader's ready.
+        # The edges first pass a register slice: the edge data (a distributed-RAM read of the
+        # edge reader's line queue, or the batch's line) reaches only its flip-flops, and
+        # the bound compares start from them (the data, the replay's choice and the compares
+        # in one cycle were the two-engine ECP5 build's critical path once the memory's
+        # responses were registered). Its ready is a register: no path from the probe port
+        # back to the edge reader.
+        m.submodules.edge_stage = stage = StreamRegisterSlice(item.payload.shape())
+        m.d.comb += stage.i.payload.eq(item.payload)
+        with m.If(item.valid & ~items_taken):
+            m.d.comb += [stage.i.valid.eq(1), item.ready.eq(stage.i.ready)]
+        with m.If(item.valid & item.ready):
+            m.d.sync += items_taken.eq(item.payload.last)
+        staged = stage.o
         reg_valid = Signal()
         reg_last = Signal()
         reg_local = Signal()
         reg = Signal(_Probe)
-        edge = _Edge(item.payload.data)
+        edge = _Edge(staged.payload.data)
         # A destination of another partition is not probed; it must not wait for the probe
         # port's ready, which a shared bank gives only to a valid probe.
         out_ready = probes.i.ready & (self.probe.ready | ~reg_local)
-        with m.If(item.valid & ~items_taken):
-            m.d.comb += item.ready.eq(~reg_valid | out_ready)
-        with m.If(item.valid & item.ready):
-            m.d.sync += [reg_valid.eq(1), reg_last.eq(item.payload.last),
+        m.d.comb += staged.ready.eq(~reg_valid | out_ready)
+        with m.If(staged.valid & staged.ready):
+            m.d.sync += [reg_valid.eq(1), reg_last.eq(staged.payload.last),
                          reg_local.eq((edge.dst >= self.first) & (edge.dst < self.last)),
-                         reg.edge.eq(item.payload.index), reg.vertex.eq(edge.dst),
-                         reg.weight.eq(edge.weight), items_taken.eq(item.payload.last)]
+                         reg.edge.eq(staged.payload.index), reg.vertex.eq(edge.dst),
+                         reg.weight.eq(edge.weight)]
         with m.Elif(out_ready):
             m.d.sync += reg_valid.eq(0)
         m.d.comb += [probes.i.payload.eq(reg), self.probe.payload.eq(reg.vertex)]
