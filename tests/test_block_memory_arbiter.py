@@ -30,8 +30,8 @@ def test_memory_arbiter_contract(ports, outstanding, read_only, response_slice, 
     rng = random.Random(f"arbiter/{ports}/{read_only}")
     dut = MemoryArbiter(ports=ports, addr_width=ADDR, outstanding=outstanding,
                         read_only=read_only, response_slice=response_slice)
-    bench = Bench(dut, f"MemoryArbiter(ports={ports}, outstanding={outstanding})",
-                  pause=pause)
+    bench = Bench(dut, f"MemoryArbiter(ports={ports}, outstanding={outstanding}, "
+                       f"response_slice={response_slice})", pause=pause)
     image, programs = {}, []
     for c in range(ports):
         lines, requests, reads, writes = client_program(rng, c, rng.randrange(40, 80),

@@ -199,8 +199,9 @@ class WalkScanner(wiring.Component):
         return m
 
     def _elaborate_probes(self, m, item, probes, items_taken, items_done):
-        """The line's edges, in order, pass a register; those of the partition are probed
-        (the probe and its edge enter the vertex store and ``probes`` together)."""
+        """The line's edges, in order, pass a register slice and then the probe register;
+        those of the partition are probed (the probe and its edge enter the vertex store and
+        ``probes`` together)."""
         # The edges first pass a register slice: the edge data (a distributed-RAM read of the
         # edge reader's line queue, or the batch's line) reaches only its flip-flops, and
         # the bound compares start from them (the data, the replay's choice and the compares
