@@ -12,7 +12,6 @@ from amaranth.lib.wiring import In, Out
 from .config import ConfigError
 from .memory_port import MEMORY_TAG_WIDTH, MemoryPortSignature, mem_port_signature
 from .stream_fifo import StreamFIFO
-from .stream_register_slice import StreamRegisterSlice
 
 
 __all__ = ["MemoryArbiter"]
@@ -40,12 +39,15 @@ class MemoryArbiter(wiring.Component):
         Clients that never write: their queues hold only the line address, not a line of
         write data and its byte mask (a 3-entry queue of a full request is 1,800 flip-flops
         that synthesis cannot remove, since their initial contents are unknown).
-    response_slice : bool
-        Take the responses into a :class:`hw.stream_register_slice.StreamRegisterSlice`
-        before they are handed to their clients: each client's write enable then comes from
-        a registered tag and valid, not from the memory's tag decoded in the same cycle, and
-        the memory's ``ready`` is a register. One cycle more per read and two lines of
-        flip-flops; for a design whose clients are spread over the chip.
+    response_buffer : bool
+        Take the responses into a two-entry :class:`hw.stream_fifo.StreamFIFO` before they
+        are handed to their clients: each client's write enable then comes from a stored tag
+        and a registered valid, not from the memory's tag decoded in the same cycle, and the
+        memory's ``ready`` is a register. A FIFO rather than a register slice because the
+        slice's output line is clocked on the clients' ``ready``: a clock enable spread over
+        520 flip-flops placed by every client (the two-engine ECP5 build's critical path);
+        the FIFO's lines are written on the memory's ``valid`` and read by a pointer. One
+        cycle more per read; for a design whose clients are spread over the chip.
 
     The grant is a register, chosen a cycle ahead among the queue heads that will be valid,
     and so is whether the memory side has room: a queue's read enable, which is the clock
@@ -65,7 +67,7 @@ class MemoryArbiter(wiring.Component):
 
     def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128,
                  queue_depth: int = 3, tag_width: int = MEMORY_TAG_WIDTH,
-                 read_only=(), response_slice: bool = False):
+                 read_only=(), response_buffer: bool = False):
         if ports < 1:
             raise ConfigError(f"ports must be at least 1, not {ports}")
         if outstanding < 2:
@@ -79,7 +81,7 @@ class MemoryArbiter(wiring.Component):
             raise ConfigError(f"read_only names clients that do not exist: "
                               f"{sorted(read_only - set(range(ports)))}")
         self._read_only = read_only
-        self._response_slice = response_slice
+        self._response_buffer = response_buffer
         self._ports = ports
         self._outstanding = outstanding
         self._queue_depth = queue_depth
@@ -179,13 +181,13 @@ class MemoryArbiter(wiring.Component):
                           (outbox.level + sending < outbox.depth))
 
         # Responses go back to the client their tag names (answered above counts them as
-        # the memory hands them over, before the slice if there is one).
+        # the memory hands them over, before the buffer if there is one).
         resp = self.bus.resp
-        if self._response_slice:
-            m.submodules.response_slice = response_slice = \
-                StreamRegisterSlice(self.bus.resp.payload.shape())
-            wiring.connect(m, wiring.flipped(self.bus.resp), response_slice.i)
-            resp = response_slice.o
+        if self._response_buffer:
+            m.submodules.response_buffer = response_buffer = \
+                StreamFIFO(self.bus.resp.payload.shape(), 2)
+            wiring.connect(m, wiring.flipped(self.bus.resp), response_buffer.i)
+            resp = response_buffer.o
         tag = resp.payload.tag
         for index, client in enumerate(self.clients):
             mine = tag == index

@@ -99,17 +99,17 @@ def watch_walk_order(bench, hdtl, model):
 
 
 def count_waits(bench, engine, tally):
-    """The engine's occupancy counters, counted here from its HDTLs' ``pop.ready`` and its
-    queue's level while it is enabled (``start`` clears them)."""
+    """The engine's occupancy counters, counted here from its HDTLs' ``pop.ready`` and the
+    levels of its queue and root buffer while it is enabled (``start`` clears them)."""
     async def process(ctx):
-        signals = [engine.start, engine.enable, engine.queue.level] + \
-                  [h.pop.ready for h in engine.hdtls]
-        async for _, _, start, enable, level, *ready in ctx.tick().sample(*signals):
+        signals = [engine.start, engine.enable, engine.queue.level,
+                   engine.root_buffer.level] + [h.pop.ready for h in engine.hdtls]
+        async for _, _, start, enable, level, buffered, *ready in ctx.tick().sample(*signals):
             if start:
                 tally.update(walk_idle_cycles=0, queue_empty_cycles=0)
             elif enable:
                 tally["walk_idle_cycles"] += sum(ready)
-                tally["queue_empty_cycles"] += level == 0
+                tally["queue_empty_cycles"] += level == 0 and buffered == 0
     bench.add_process(process)
 
 

@@ -23,15 +23,15 @@ def client_program(rng, client, count, writes=True):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("ports, outstanding, read_only, response_slice",
+@pytest.mark.parametrize("ports, outstanding, read_only, response_buffer",
                          [(1, 2, (), False), (3, 4, (), False), (4, 16, (), False),
                           (4, 8, (0, 2), False), (1, 2, (), True), (4, 8, (0, 2), True)])
-def test_memory_arbiter_contract(ports, outstanding, read_only, response_slice, pause):
+def test_memory_arbiter_contract(ports, outstanding, read_only, response_buffer, pause):
     rng = random.Random(f"arbiter/{ports}/{read_only}")
     dut = MemoryArbiter(ports=ports, addr_width=ADDR, outstanding=outstanding,
-                        read_only=read_only, response_slice=response_slice)
+                        read_only=read_only, response_buffer=response_buffer)
     bench = Bench(dut, f"MemoryArbiter(ports={ports}, outstanding={outstanding}, "
-                       f"response_slice={response_slice})", pause=pause)
+                       f"response_buffer={response_buffer})", pause=pause)
     image, programs = {}, []
     for c in range(ports):
         lines, requests, reads, writes = client_program(rng, c, rng.randrange(40, 80),

@@ -46,15 +46,22 @@ COUNTERS = Engine.COUNTERS + HUB_COUNTERS + ("cycles", "load_cycles", "run_cycle
 
 def track_walks(m, engines, walks):
     """Each walk's updates not yet applied: counted up when its HDTL sends an edge, down when
-    any bank acks an update of that origin (the walk slot); its ``drained`` and ``left``."""
+    any bank acks an update of that origin (the walk slot); its ``drained`` and ``left``.
+
+    A send is registered before it is counted (the edge handshake came from the other end of
+    the engine into a 32-bit adder: the two-engine ECP5 build's critical path at one seed);
+    ``drained`` also waits for that register, and an ack comes at least three cycles after
+    its edge (FIFO edge buffer, PE, bank), so the count never runs below the truth.
+    """
     for e, engine in enumerate(engines):
         for k in range(walks):
             slot = e * walks + k
             in_flight = Signal(32, name=f"in_flight{slot}")
+            sent = Signal(name=f"sent{slot}")
             acks = sum(((other.ack & (other.ack_origin == slot)) for other in engines))
-            m.d.sync += in_flight.eq(in_flight + engine.sent[k] - acks)
+            m.d.sync += [sent.eq(engine.sent[k]), in_flight.eq(in_flight + sent - acks)]
             m.d.comb += [
-                engine.drained[k].eq(in_flight == 0),
+                engine.drained[k].eq((in_flight == 0) & ~sent),
                 engine.left[k].eq(Cat(other.ack & other.ack_left & (other.ack_origin == slot)
                                       for other in engines).any()),
             ]
@@ -183,13 +190,13 @@ class DepGraph(wiring.Component):
         clients += [(f"loader.{name}", getattr(loader, f"{name}_mem"), False)
                     for name in loader.arrays]
         clients += [("writer", writer.mem, True)] + hub_clients
-        # The response slice: the loader's and the engines' ports are spread over the chip,
+        # The response buffer: the loader's and the engines' ports are spread over the chip,
         # and without it each one's line-queue write enable decoded the memory's tag in the
         # same cycle (the two-engine ECP5 build's critical path at 23d598e).
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
             read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes],
-            response_slice=True)
+            response_buffer=True)
         for (name, client, _), port in zip(clients, arbiter.clients):
             link.port(client, port, name)
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))

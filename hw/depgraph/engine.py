@@ -15,7 +15,7 @@ edges', and the offsets' when they are not on chip);
 each edge carries its walk's number, so updates, acks, ``drained`` and ``left`` are per walk.
 """
 
-from amaranth.hdl import Cat, Module
+from amaranth.hdl import Cat, Module, ResetInserter
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -89,7 +89,8 @@ class Engine(wiring.Component):
     cycles waiting on a read-modify-write hazard), ``updates_passed`` (updates the update
     scheduler sent past an older one; 0 without it), ``walk_idle_cycles`` (summed over the
     walks, the cycles an HDTL had no walk while the engine was enabled), ``queue_empty_cycles``
-    (the enabled cycles the circular queue held no vertex) : ``Out(32)``;
+    (the enabled cycles neither the circular queue nor the root buffer held a vertex) :
+    ``Out(32)``;
     ``queue_overflow`` : ``Out(1)``
     """
 
@@ -137,6 +138,7 @@ class Engine(wiring.Component):
         self.link_probes = []
         self.hdtls = []         # verification: the walks' HDTLs, known once elaborated
         self.queue = None       # verification: the circular queue, known once elaborated
+        self.root_buffer = None  # and the FIFO between it and the HDTLs
 
     @property
     def queue_lines(self) -> int:
@@ -173,12 +175,19 @@ class Engine(wiring.Component):
                            prefix=f"engine{self._index}.")
         self.link_probes = link.probes
 
-        # Roots reach the HDTLs only once the vertex store is loaded.
+        # Roots pass a two-entry FIFO: its ``ready`` is a register, so the HDTLs' state does
+        # not reach the queue's head and tail lines, whose 512-bit clock enables it drove
+        # (the two-engine ECP5 build's critical path at 2dacbc3). They reach the HDTLs only
+        # once the vertex store is loaded.
+        root_buffer = StreamFIFO(queue.pop.payload.shape(), 2)
+        self.root_buffer = root_buffer
+        m.submodules.root_buffer = ResetInserter(self.start)(root_buffer)
+        link(queue.pop, root_buffer.i, "queue->root_buffer")
         roots = stream.Signature(queue.pop.payload.shape()).create()
         m.d.comb += [
-            roots.valid.eq(queue.pop.valid & self.enable),
-            roots.payload.eq(queue.pop.payload),
-            queue.pop.ready.eq(roots.ready & self.enable),
+            roots.valid.eq(root_buffer.o.valid & self.enable),
+            roots.payload.eq(root_buffer.o.payload),
+            root_buffer.o.ready.eq(roots.ready & self.enable),
         ]
         shared = self._elaborate_sharing(m, hdtls, roots, bank, link)
         link(fifo.o, pe.edges, "fifo_edge_buffer->pe")
@@ -225,6 +234,7 @@ class Engine(wiring.Component):
             self.ack.eq(bank.ack), self.ack_origin.eq(bank.ack_origin),
             self.ack_left.eq(bank.ack_left),
             self.busy.eq(Cat(h.busy for h in hdtls).any() | shared["busy"] | queue.busy |
+                         (root_buffer.level != 0) |
                          bank.busy | scheduler_busy | push_slice.o.valid | link.busy),
             self.store_busy.eq(bank.busy | scheduler_busy),
             self.queue_overflow.eq(queue.overflow),
@@ -237,7 +247,7 @@ class Engine(wiring.Component):
         m.d.comb += self.updates_applied.eq(bank.updates)
         m.d.comb += [self.queue_line_reads.eq(queue.line_reads),
                      self.queue_line_writes.eq(queue.line_writes)]
-        self._count_waits(m, hdtls, queue)
+        self._count_waits(m, hdtls, queue, root_buffer)
 
         if cfg.hub_index:
             for k, hdtl in enumerate(hdtls):
@@ -260,7 +270,7 @@ class Engine(wiring.Component):
                          self.pseudo_edges.eq(sum(h.pseudo_edges for h in hdtls))]
         return m
 
-    def _count_waits(self, m, hdtls, queue):
+    def _count_waits(self, m, hdtls, queue, root_buffer):
         """The occupancy counters: walk slots without a walk and cycles without a root, while
         the engine is enabled (they tell a run short of roots from one whose walks are busy)."""
         idle_walks = sum(h.pop.ready for h in hdtls)
@@ -269,7 +279,8 @@ class Engine(wiring.Component):
         with m.Elif(self.enable):
             m.d.sync += [self.walk_idle_cycles.eq(self.walk_idle_cycles + idle_walks),
                          self.queue_empty_cycles.eq(self.queue_empty_cycles +
-                                                    (queue.level == 0))]
+                                                    ((queue.level == 0) &
+                                                     (root_buffer.level == 0)))]
 
     def _elaborate_sharing(self, m, hdtls, roots, bank, link):
         """Join the walks to what they share: roots go to an idle HDTL; visits and probes
