@@ -12,6 +12,7 @@ from amaranth.lib.wiring import In, Out
 from .config import ConfigError
 from .memory_port import MEMORY_TAG_WIDTH, MemoryPortSignature, mem_port_signature
 from .stream_fifo import StreamFIFO
+from .stream_pingpong_buffer import StreamPingPongBuffer
 
 
 __all__ = ["MemoryArbiter"]
@@ -40,14 +41,15 @@ class MemoryArbiter(wiring.Component):
         write data and its byte mask (a 3-entry queue of a full request is 1,800 flip-flops
         that synthesis cannot remove, since their initial contents are unknown).
     response_buffer : bool
-        Take the responses into a two-entry :class:`hw.stream_fifo.StreamFIFO` before they
-        are handed to their clients: each client's write enable then comes from a stored tag
-        and a registered valid, not from the memory's tag decoded in the same cycle, and the
-        memory's ``ready`` is a register. A FIFO rather than a register slice because the
-        slice's output line is clocked on the clients' ``ready``: a clock enable spread over
-        520 flip-flops placed by every client (the two-engine ECP5 build's critical path);
-        the FIFO's lines are written on the memory's ``valid`` and read by a pointer. One
-        cycle more per read; for a design whose clients are spread over the chip.
+        Take the responses into a :class:`hw.stream_pingpong_buffer.StreamPingPongBuffer`
+        before they are handed to their clients: each client's write enable then comes from
+        a registered tag and valid, not from the memory's tag decoded in the same cycle, and
+        the memory's ``ready`` is a register. Not a register slice: its output line is
+        clocked on the clients' ``ready``, a clock enable spread over 520 flip-flops that
+        every client reads (the two-engine ECP5 build's critical path at 2dacbc3); the
+        buffer's two lines are loaded only by the memory's handshake. One cycle more per
+        read and two lines of flip-flops; for a design whose clients are spread over the
+        chip.
 
     The grant is a register, chosen a cycle ahead among the queue heads that will be valid,
     and so is whether the memory side has room: a queue's read enable, which is the clock
@@ -185,7 +187,7 @@ class MemoryArbiter(wiring.Component):
         resp = self.bus.resp
         if self._response_buffer:
             m.submodules.response_buffer = response_buffer = \
-                StreamFIFO(self.bus.resp.payload.shape(), 2)
+                StreamPingPongBuffer(self.bus.resp.payload.shape())
             wiring.connect(m, wiring.flipped(self.bus.resp), response_buffer.i)
             resp = response_buffer.o
         tag = resp.payload.tag
