@@ -91,11 +91,11 @@ class CircularQueue(wiring.Component):
         m.submodules.landing = ResetInserter(self.start)(landing)
 
         tail = Signal(LINE_BITS)
-        tail_count = Signal(range(WORDS_PER_LINE + 1))
+        tail_count = _CountWithFlags(m, "tail_count", WORDS_PER_LINE)
         head = Signal(LINE_BITS)             # id 0 at bits 0..31: shifts down on a pop
-        head_count = Signal(range(WORDS_PER_LINE + 1))
+        head_count = _CountWithFlags(m, "head_count", WORDS_PER_LINE)
         stored = Signal(range(lines + 1))    # lines in the ring not yet requested
-        behind = Signal(range(lines + prefetch + 1))  # lines not yet in the head: older ids
+        behind = _CountWithFlags(m, "behind", lines + prefetch)  # lines not yet in the head
         write_index = Signal(range(lines))
         read_index = Signal(range(lines))
         outstanding = Signal(range(prefetch + 1))  # reads requested, response not yet in
@@ -130,8 +130,8 @@ class CircularQueue(wiring.Component):
         kept = pushed & ~full
         popped = self.pop.valid & self.pop.ready
         m.d.comb += [
-            self.push.ready.eq((tail_count != WORDS_PER_LINE) & ~write_pending),
-            self.pop.valid.eq(head_count != 0),
+            self.push.ready.eq(~tail_count.is_full & ~write_pending),
+            self.pop.valid.eq(~head_count.is_zero),
             self.pop.payload.eq(head[:32]),
             self.busy.eq((self.level != 0) | req_valid | (outstanding != 0)),
         ]
@@ -145,37 +145,41 @@ class CircularQueue(wiring.Component):
 
         # Head side: the oldest line read back, else (nothing older in memory or on its way)
         # the tail as it stands.
-        head_free = (head_count == 0) | ((head_count == 1) & self.pop.ready)
+        head_free = head_count.is_zero | (head_count.is_one & self.pop.ready)
         load_line = head_free & landing.o.valid
         # ``behind`` counts a line from its write request on, so the tail being written is
         # never taken.
-        bypass = head_free & (behind == 0) & (tail_count != 0)
+        bypass = head_free & behind.is_zero & ~tail_count.is_zero
         m.d.comb += landing.o.ready.eq(load_line)
         with m.If(load_line):
-            m.d.sync += [head.eq(landing.o.payload), head_count.eq(WORDS_PER_LINE)]
+            m.d.sync += head.eq(landing.o.payload)
+            m.d.comb += head_count.next.eq(WORDS_PER_LINE)
         with m.Elif(bypass):
-            m.d.sync += [head.eq(tail), head_count.eq(tail_count)]
+            m.d.sync += head.eq(tail)
+            m.d.comb += head_count.next.eq(tail_count.value)
         with m.Elif(popped):
-            m.d.sync += [head.eq(head >> 32), head_count.eq(head_count - 1)]
+            m.d.sync += head.eq(head >> 32)
+            m.d.comb += head_count.next.eq(head_count.value - 1)
 
         with m.If(bypass):
-            m.d.sync += [tail_count.eq(kept), tail.word_select(0, 32).eq(self.push.payload)]
+            m.d.sync += tail.word_select(0, 32).eq(self.push.payload)
+            m.d.comb += tail_count.next.eq(kept)
         with m.Elif(kept):
-            m.d.sync += [tail_count.eq(tail_count + 1),
-                         tail.word_select(tail_count[:4], 32).eq(self.push.payload)]
+            m.d.sync += tail.word_select(tail_count.value[:4], 32).eq(self.push.payload)
+            m.d.comb += tail_count.next.eq(tail_count.value + 1)
         with m.Elif(accepted & req_write):
-            m.d.sync += tail_count.eq(0)
+            m.d.comb += tail_count.next.eq(0)
 
         # A full tail line that the head does not take goes to the ring; else read ahead.
         # There is always a free line for the write: the ids held, at most 16 * lines, fill
         # the lines requested and not yet returned, those stored, and the full tail.
         # The write is issued by the push that fills the line, so only one push cycle is lost.
-        tail_filled = ((tail_count == WORDS_PER_LINE) |
-                       (self.push.valid & ~full & (tail_count == WORDS_PER_LINE - 1)))
+        tail_filled = (tail_count.is_full |
+                       (self.push.valid & ~full & tail_count.is_last_but_one))
         issue_write = ~self.start & ~req_valid & tail_filled & ~bypass
         issue_read = (~self.start & ~req_valid & ~tail_filled & (stored != 0) &
                       (outstanding + landing.level < prefetch))
-        m.d.sync += behind.eq(behind + issue_write - load_line)
+        m.d.comb += behind.next.eq(behind.value + issue_write - load_line)
         with m.If(issue_write):
             m.d.sync += [req_valid.eq(1), req_write.eq(1), req_addr.eq(self.base + write_index),
                          write_index.eq(_next(write_index, lines)), stored.eq(stored + 1),
@@ -189,15 +193,37 @@ class CircularQueue(wiring.Component):
             m.d.sync += stale.eq(stale - 1)
 
         with m.If(self.start):
+            m.d.comb += [tail_count.next.eq(pushed), head_count.next.eq(0),
+                         behind.next.eq(0)]
             m.d.sync += [
-                self.level.eq(pushed), tail_count.eq(pushed),
-                tail.word_select(0, 32).eq(self.push.payload),
-                head_count.eq(0), stored.eq(0), behind.eq(0), full.eq(0),
+                self.level.eq(pushed), tail.word_select(0, 32).eq(self.push.payload),
+                stored.eq(0), full.eq(0),
                 write_index.eq(0), read_index.eq(0),
                 stale.eq(outstanding - arrived), outstanding.eq(outstanding - arrived),
                 self.overflow.eq(0), self.line_writes.eq(0), self.line_reads.eq(0),
             ]
         return m
+
+
+class _CountWithFlags:
+    """A counter whose comparisons with 0, 1, ``top - 1`` and ``top`` are registers, worked
+    out from its next value: the queue's line registers (512 bits each) are clocked on
+    decisions made from these, and a compare of the count itself took two LUT levels more on
+    the way to a clock enable spread across the chip (the two-engine ECP5 build's critical
+    path at a17d9a6). Assign ``next`` in the comb domain; it holds otherwise."""
+
+    def __init__(self, m, name, top):
+        self.value = Signal(range(top + 1), name=name)
+        self.next = Signal(range(top + 1), name=f"{name}_next")
+        self.is_zero = Signal(name=f"{name}_is_zero", init=1)
+        self.is_one = Signal(name=f"{name}_is_one")
+        self.is_last_but_one = Signal(name=f"{name}_is_last_but_one", init=top == 1)
+        self.is_full = Signal(name=f"{name}_is_full")
+        m.d.comb += self.next.eq(self.value)
+        m.d.sync += [self.value.eq(self.next), self.is_zero.eq(self.next == 0),
+                     self.is_one.eq(self.next == 1),
+                     self.is_last_but_one.eq(self.next == top - 1),
+                     self.is_full.eq(self.next == top)]
 
 
 def _next(index, lines):
