@@ -210,7 +210,7 @@ class _CountWithFlags:
     out from its next value: the queue's line registers (512 bits each) are clocked on
     decisions made from these, and a compare of the count itself took two LUT levels more on
     the way to a clock enable spread across the chip (the two-engine ECP5 build's critical
-    path at a17d9a6). Assign ``next`` in the comb domain; it holds otherwise."""
+    path at ae85eb8). Assign ``next`` in the comb domain; it holds otherwise."""
 
     def __init__(self, m, name, top):
         self.value = Signal(range(top + 1), name=name)
