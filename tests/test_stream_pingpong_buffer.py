@@ -9,42 +9,17 @@ from amaranth.sim import Simulator
 
 from hw.stream_pingpong_buffer import StreamPingPongBuffer
 
+from tests.stream_pass_bench import pass_items
+
 
 @pytest.mark.parametrize("stalls", [0.0, 0.3, 0.7])
 def test_items_pass_in_order(stalls):
     dut = StreamPingPongBuffer(16)
     rng = random.Random(f"pingpong/{stalls}")
     items = [rng.randrange(1 << 16) for _ in range(400)]
-    received = []
-    cycles = 0
-
-    async def bench(ctx):
-        nonlocal cycles
-        sent = 0
-        while len(received) < len(items):
-            offer = sent < len(items) and rng.random() >= stalls
-            take = rng.random() >= stalls
-            ctx.set(dut.i.valid, offer)
-            ctx.set(dut.i.payload, items[sent] if offer else 0)
-            ctx.set(dut.o.ready, not take)
-            ready, valid, payload = (ctx.get(dut.i.ready), ctx.get(dut.o.valid),
-                                     ctx.get(dut.o.payload))
-            ctx.set(dut.o.ready, take)
-            # i.ready, o.valid and o.payload must not follow o.ready within the cycle.
-            assert (ctx.get(dut.i.ready), ctx.get(dut.o.valid), ctx.get(dut.o.payload)) == \
-                (ready, valid, payload)
-            assert ctx.get(dut.level) == sent - len(received)
-            if take and valid:
-                received.append(payload)
-            if offer and ready:
-                sent += 1
-            await ctx.tick()
-            cycles += 1
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    received, cycles = pass_items(dut, items, stalls, seed=f"pingpong/{stalls}",
+                                  registered=[dut.i.ready, dut.o.valid, dut.o.payload],
+                                  level=dut.level)
     assert received == items
     if stalls == 0:
         assert cycles == len(items) + 1
