@@ -6,7 +6,7 @@ must return a client's own reads (one tag) in request order, as AXI does for one
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .config import ConfigError
@@ -42,9 +42,9 @@ class MemoryArbiter(wiring.Component):
         that synthesis cannot remove, since their initial contents are unknown).
     response_buffer : bool
         Take the responses into a :class:`hw.stream_pingpong_buffer.StreamPingPongBuffer`
-        before they are handed to their clients: each client's write enable then comes from
-        a registered tag and valid, not from the memory's tag decoded in the same cycle, and
-        the memory's ``ready`` is a register. Not a register slice: its output line is
+        before they are handed to their clients, their tags decoded on the way in: each
+        client's valid (its line queue's write enable) then comes from registers, not from
+        the memory's tag decoded in the same cycle, and the memory's ``ready`` is a register. Not a register slice: its output line is
         clocked on the clients' ``ready``, a clock enable spread over 520 flip-flops that
         every client reads (the two-engine ECP5 build's critical path at 2dacbc3); the
         buffer's two lines are loaded only by the memory's handshake. One cycle more per
@@ -184,18 +184,28 @@ class MemoryArbiter(wiring.Component):
 
         # Responses go back to the client their tag names (answered above counts them as
         # the memory hands them over, before the buffer if there is one).
+        n = self._ports
         resp = self.bus.resp
         if self._response_buffer:
-            m.submodules.response_buffer = response_buffer = \
-                StreamPingPongBuffer(self.bus.resp.payload.shape())
-            wiring.connect(m, wiring.flipped(self.bus.resp), response_buffer.i)
-            resp = response_buffer.o
-        tag = resp.payload.tag
+            # The tag is decoded before the buffer: each client's valid is then one LUT from
+            # registers, and it is the write enable of a wide line queue placed anywhere.
+            routed = data.StructLayout({"rdata": resp.payload.rdata.shape(),
+                                        "clients": n})
+            m.submodules.response_buffer = response_buffer = StreamPingPongBuffer(routed)
+            m.d.comb += [
+                response_buffer.i.valid.eq(resp.valid),
+                response_buffer.i.payload.rdata.eq(resp.payload.rdata),
+                response_buffer.i.payload.clients.eq(
+                    Cat(resp.payload.tag == index for index in range(n))),
+                resp.ready.eq(response_buffer.i.ready),
+            ]
+            resp, mine = response_buffer.o, response_buffer.o.payload.clients
+        else:
+            mine = Cat(resp.payload.tag == index for index in range(n))
         for index, client in enumerate(self.clients):
-            mine = tag == index
             m.d.comb += [client.resp.payload.rdata.eq(resp.payload.rdata),
-                         client.resp.valid.eq(resp.valid & mine)]
-            with m.If(mine):
+                         client.resp.valid.eq(resp.valid & mine[index])]
+            with m.If(mine[index]):
                 m.d.comb += resp.ready.eq(client.resp.ready)
         return m
 
