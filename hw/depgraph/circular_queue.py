@@ -179,7 +179,7 @@ class CircularQueue(wiring.Component):
         issue_write = ~self.start & ~req_valid & tail_filled & ~bypass
         issue_read = (~self.start & ~req_valid & ~tail_filled & (stored != 0) &
                       (outstanding + landing.level < prefetch))
-        m.d.comb += behind.next.eq(behind.value + issue_write - load_line)
+        behind.step(m, up=issue_write, down=load_line, clear=self.start)
         with m.If(issue_write):
             m.d.sync += [req_valid.eq(1), req_write.eq(1), req_addr.eq(self.base + write_index),
                          write_index.eq(_next(write_index, lines)), stored.eq(stored + 1),
@@ -193,8 +193,7 @@ class CircularQueue(wiring.Component):
             m.d.sync += stale.eq(stale - 1)
 
         with m.If(self.start):
-            m.d.comb += [tail_count.next.eq(pushed), head_count.next.eq(0),
-                         behind.next.eq(0)]
+            m.d.comb += [tail_count.next.eq(pushed), head_count.next.eq(0)]
             m.d.sync += [
                 self.level.eq(pushed), tail.word_select(0, 32).eq(self.push.payload),
                 stored.eq(0), full.eq(0),
@@ -224,6 +223,17 @@ class _CountWithFlags:
                      self.is_one.eq(self.next == 1),
                      self.is_last_but_one.eq(self.next == top - 1),
                      self.is_full.eq(self.next == top)]
+
+    def step(self, m, *, up, down, clear):
+        """Count ``up`` and ``down`` (0 on ``clear``), with ``is_zero`` worked out from the
+        count and the steps, not through the adder: the adder's carry chain then the compare
+        were the next critical path (0e46fde, 79.1 MHz at the better seed)."""
+        with m.If(clear):
+            m.d.comb += self.next.eq(0)
+        with m.Else():
+            m.d.comb += self.next.eq(self.value + up - down)
+        m.d.sync += self.is_zero.eq(clear | ((self.value == 0) & (up == down)) |
+                                    ((self.value == 1) & down & ~up))
 
 
 def _next(index, lines):
