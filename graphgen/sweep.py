@@ -39,8 +39,9 @@ __all__ = ["parse_grid", "run_point", "run_sweep", "load_points", "write_table",
 SWEEP_TARGETS = ("ecp5", "asic", "generic")
 SIM_DESIGNS = ("graphicionado", "depgraph", "bfs")
 TABLE_COLUMNS = ("point", "design", "settings", "verilog_sha256", "error", "cached",
-                 "ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram", "fmax_mhz",
-                 "asic_area_mm2", "asic_logic_mm2", "asic_memory_mm2_model", "generic_cells",
+                 "ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram",
+                 "ecp5_overflow", "fmax_mhz", "asic_area_mm2", "asic_logic_mm2",
+                 "asic_memory_mm2_model", "generic_cells",
                  "algo", "graph", "cycles", "edges", "edges_per_cycle",
                  "edges_per_second_at_fmax", "edges_per_second_per_mm2", "seconds")
 
@@ -175,6 +176,10 @@ def flat_row(row: dict) -> dict:
             "cached": row.get("cached"), "seconds": round(row.get("seconds", 0.0), 2)}
     flat.update({f"ecp5_{key}": ecp5.get(key) for key in ("lut4", "ff", "ebr", "dsp",
                                                            "lutram")})
+    # What a design needs beyond the device when it does not fit (then there is no Fmax).
+    flat["ecp5_overflow"] = ", ".join(
+        f"{bel} {entry['used']} of {entry['available']}"
+        for bel, entry in ecp5.get("overflow", {}).items()) or None
     flat["fmax_mhz"] = ecp5.get("fmax_mhz")
     area = asic.get("area_total_um2_with_model", asic.get("area_um2"))
     flat["asic_area_mm2"] = area / 1e6 if area is not None else None

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .ecp5_outreg import absorb_output_registers
-from .reports import liberty_cells, nextpnr_report, yosys_stat
+from .reports import liberty_cells, nextpnr_log_utilisation, nextpnr_report, yosys_stat
 from .sram_model import SRAM_MODEL, access_energy_pj, macro_area_um2
 from .tools import LibertyNotFound, SynthError, run_tool, time_limit, tool_versions
 
@@ -125,13 +125,21 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
         suffix = f"-seed{seed}" if len(seeds) > 1 else ""
         output = f"{top}{suffix}.routed.json" if out_of_context else f"{top}{suffix}.config"
         _clean(build_dir, f"report{suffix}.json")
-        run_tool("nextpnr-ecp5", [
-            f"--{device}", "--package", package, "--json", netlist,
-            *(["--out-of-context", "--write", output] if out_of_context
-              else ["--textcfg", output]),
-            "--report", f"report{suffix}.json", "--freq", f"{clock_mhz:g}", "--seed",
-            str(seed), "--timing-allow-fail", "-l", f"nextpnr{suffix}.log",
-        ], build_dir, f"nextpnr{suffix}.log")
+        try:
+            run_tool("nextpnr-ecp5", [
+                f"--{device}", "--package", package, "--json", netlist,
+                *(["--out-of-context", "--write", output] if out_of_context
+                  else ["--textcfg", output]),
+                "--report", f"report{suffix}.json", "--freq", f"{clock_mhz:g}", "--seed",
+                str(seed), "--timing-allow-fail", "-l", f"nextpnr{suffix}.log",
+            ], build_dir, f"nextpnr{suffix}.log")
+        except SynthError:
+            # A design too big for the device is a result (its cells and what overflows), not
+            # a failure of the flow; any other nextpnr error still is.
+            utilisation = nextpnr_log_utilisation(build_dir / f"nextpnr{suffix}.log")
+            if not _overflow(utilisation):
+                raise
+            return None, {}, utilisation, suffix, None
         fmax_by_clock, utilisation = nextpnr_report(build_dir / f"report{suffix}.json")
         fmax = min(fmax_by_clock.values()) if fmax_by_clock else None
         return fmax, fmax_by_clock, utilisation, suffix, output
@@ -142,7 +150,14 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
     pnr_seconds = time.perf_counter() - pnr_start
     seed = max(seeds, key=lambda s: -1.0 if runs[s][0] is None else runs[s][0])
     fmax, fmax_by_clock, utilisation, suffix, output = runs[seed]
-    if suffix:
+    overflow = _overflow(utilisation) if output is None else {}
+    if overflow:
+        notes.append(f"does not fit {ECP5_DEVICES[device]}: " + ", ".join(
+            f"{bel} {entry['used']:,} of {entry['available']:,}"
+            for bel, entry in overflow.items()) + " (nextpnr stops at placement: no Fmax)")
+        if suffix:
+            shutil.copyfile(build_dir / f"nextpnr{suffix}.log", build_dir / "nextpnr.log")
+    elif suffix:
         for name, kept in ((f"report{suffix}.json", "report.json"),
                            (f"nextpnr{suffix}.log", "nextpnr.log"),
                            (output, f"{top}.routed.json" if out_of_context else textcfg)):
@@ -151,17 +166,18 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
                      f"({at_a_time} at a time): the best, seed {seed}, is reported")
     figures = {group: sum(cells.get(kind, 0) for kind in kinds)
                for group, kinds in _ECP5_GROUPS.items()}
-    if fmax is None:
+    if fmax is None and not overflow:
         notes.append("no clock domain found by nextpnr (combinational design): no Fmax")
     figures.update({
         "device": device, "part": ECP5_DEVICES[device], "package": package,
         "clock_mhz": clock_mhz, "seed": seed, "seeds": list(seeds),
         "fmax_by_seed": {str(s): runs[s][0] for s in seeds}, "port_bits": port_bits,
-        "out_of_context": out_of_context,
+        "out_of_context": out_of_context, "fits": not overflow, "overflow": overflow,
         "fmax_mhz": fmax, "fmax_by_clock": fmax_by_clock,
         "timing_met": None if fmax is None else fmax >= clock_mhz,
         "utilisation": utilisation, "cells": cells, "num_cells": num_cells,
-        "netlist": netlist, "textcfg": textcfg, "reports": ["stat.json", "report.json"],
+        "netlist": netlist, "textcfg": textcfg,
+        "reports": ["stat.json"] + ([] if overflow else ["report.json"]),
         "logs": ["yosys.log", "nextpnr.log"],
         "step_seconds": {"yosys": yosys_seconds, "nextpnr": pnr_seconds},
         "notes": notes,
@@ -170,6 +186,12 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
 
 
 OUT_OF_CONTEXT_PORT_BITS = 300
+
+
+def _overflow(utilisation: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """The bel types a design uses more of than the device has."""
+    return {bel: entry for bel, entry in utilisation.items()
+            if entry["used"] > entry["available"]}
 
 
 def _ecp5_units(build_dir: Path, verilog: str, top: str) -> dict:
@@ -461,7 +483,9 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
       over the clock domains, ``None`` without a clock), ``fmax_by_clock``, ``timing_met``,
       ``device``, ``part``, ``package``, ``clock_mhz``, ``seed`` (the placement seed
       reported: the best of ``seed`` .. ``seed + seeds - 1``, placed and routed ``jobs`` at a
-      time, by default one per core), ``seeds``, ``fmax_by_seed``;
+      time, by default one per core), ``seeds``, ``fmax_by_seed``; ``fits`` (False when the
+      design needs more of a bel type than the device has: ``overflow`` names them from
+      nextpnr's utilisation table, and there is no Fmax);
     * ``generic``: ``cells`` (type → count), ``num_cells``;
     * ``asic``: ``area_um2``, ``area_seq_um2`` (flip-flops and latches), ``area_comb_um2``,
       ``num_cells``, ``cells``, ``liberty`` (the file used; :data:`DEFAULT_LIBERTY` when

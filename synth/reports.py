@@ -10,8 +10,8 @@ from pathlib import Path
 from .tools import SynthError
 
 
-__all__ = ["read_json", "yosys_stat", "nextpnr_report", "clock_name", "liberty_cells",
-           "format_table"]
+__all__ = ["read_json", "yosys_stat", "nextpnr_report", "nextpnr_log_utilisation",
+           "clock_name", "liberty_cells", "format_table"]
 
 
 def read_json(path: Path, what: str) -> dict:
@@ -56,6 +56,35 @@ def nextpnr_report(path: Path) -> tuple[dict[str, float], dict[str, dict[str, in
                          "available": int(entry.get("available", 0))}
                    for bel, entry in report.get("utilization", {}).items()}
     return fmax, utilisation
+
+
+_UTILISATION_ROW = re.compile(r"^Info:\s+(?P<bel>\w+):\s+(?P<used>\d+)/\s*(?P<available>\d+)\s")
+
+
+def nextpnr_log_utilisation(path: Path) -> dict[str, dict[str, int]]:
+    """``{bel: {"used": n, "available": m}}`` from the "Device utilisation" table nextpnr
+    prints to its log after packing; empty if the log has none.
+
+    nextpnr writes no ``--report`` when placement fails, so a design that does not fit the
+    device is known only from this table.
+    """
+    try:
+        lines = Path(path).read_text(errors="replace").splitlines()
+    except OSError:
+        return {}
+    utilisation: dict[str, dict[str, int]] = {}
+    inside = False
+    for line in lines:
+        if line.startswith("Info: Device utilisation:"):
+            inside = True
+            continue
+        if inside:
+            row = _UTILISATION_ROW.match(line)
+            if row is None:
+                break
+            utilisation[row["bel"]] = {"used": int(row["used"]),
+                                       "available": int(row["available"])}
+    return utilisation
 
 
 _LIBERTY_TOKEN = re.compile(
@@ -133,7 +162,11 @@ def format_table(report: dict) -> str:
                  ("DSP (MULT18X18D...)", _number(figures.get("dsp")))]
         fmax = figures.get("fmax_mhz")
         constraint = figures.get("clock_mhz")
-        if fmax is None:
+        if figures.get("fits") is False:
+            rows.append(("Fmax", "- (does not fit the device: " + ", ".join(
+                f"{bel} {entry['used']:,} of {entry['available']:,}"
+                for bel, entry in figures.get("overflow", {}).items()) + ")"))
+        elif fmax is None:
             rows.append(("Fmax", "- (no clock)"))
         else:
             verdict = "met" if figures.get("timing_met") else "NOT met"

@@ -1,12 +1,13 @@
-"""The design table's DepGraph buffer sizes: from the hardware's own layouts and the
-configuration (the FIFO edge buffer's default is sized to the paper's 4.8 Kbit)."""
+"""The design table: DepGraph's buffer sizes from the hardware's own layouts and the
+configuration (the FIFO edge buffer's default is sized to the paper's 4.8 Kbit); the Fmax
+cell of a default that does not fit the device."""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from bench_design_table import depgraph_core_bits  # noqa: E402
+from bench_design_table import _fmax_cell, depgraph_core_bits  # noqa: E402
 
 
 def test_default_fifo_is_the_papers_size():
@@ -31,3 +32,9 @@ def test_stack_with_its_lines_is_the_papers_size():
     lines = depgraph_core_bits({"stack_lines": "on"})
     assert lines["stack_entry_bits"] == one["stack_entry_bits"] + 512
     assert abs(lines["stack_bits"] - 6100) / 6100 < 0.01, lines
+
+
+def test_a_default_that_does_not_fit_says_what_overflows():
+    assert _fmax_cell({"ecp5_overflow": "DP16KD 392 of 208", "fmax_mhz": None}) == \
+        "does not fit: DP16KD 392 of 208"
+    assert _fmax_cell({"ecp5_overflow": None, "fmax_mhz": 93.21}) == "93.2"

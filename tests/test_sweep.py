@@ -18,7 +18,7 @@ import pytest
 
 from graphgen.cli import main
 from graphgen.html_report import pareto_front
-from graphgen.sweep import parse_grid, run_sweep
+from graphgen.sweep import flat_row, parse_grid, run_sweep
 
 CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
 
@@ -33,6 +33,17 @@ def test_pareto_front():
     # (area, throughput): 0 and 2 are beaten by 1; 3 is the fastest, 4 the smallest.
     points = [(2.0, 1.0), (1.0, 2.0), (3.0, 2.0), (4.0, 5.0), (0.5, 0.1)]
     assert pareto_front(points) == [1, 3, 4]
+
+
+def test_a_point_that_does_not_fit_names_what_overflows():
+    ecp5 = {"lut4": 900, "ebr": 392, "fmax_mhz": None, "fits": False,
+            "overflow": {"DP16KD": {"used": 392, "available": 208}}}
+    row = {"point": 0, "design": "graphicionado", "settings": {}, "results": {"ecp5": ecp5}}
+    flat = flat_row(row)
+    assert flat["ecp5_overflow"] == "DP16KD 392 of 208" and flat["fmax_mhz"] is None
+    assert flat["ecp5_ebr"] == 392
+    fitting = {**row, "results": {"ecp5": {**ecp5, "fits": True, "overflow": {}}}}
+    assert flat_row(fitting)["ecp5_overflow"] is None
 
 
 @pytest.mark.parametrize("argv, fragment", [

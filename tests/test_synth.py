@@ -104,6 +104,45 @@ def test_ecp5_combinational_has_no_fmax(tmp_path):
     assert "no clock" in format_table(report)
 
 
+# 32 registered 18 x 18 multipliers: one MULT18X18D each, four more than a 25k has.
+_MULTIPLIERS = """module top(input clk, input [17:0] d, output [35:0] y);
+  reg [17:0] x;
+  always @(posedge clk) x <= d;
+  wire [35:0] acc [0:32];
+  assign acc[0] = 36'd0;
+  genvar i;
+  generate for (i = 0; i < 32; i = i + 1) begin : lane
+    reg [35:0] p;
+    always @(posedge clk) p <= x * (x ^ (i * 4099));
+    assign acc[i + 1] = acc[i] ^ p;
+  end endgenerate
+  assign y = acc[32];
+endmodule
+"""
+
+
+def test_ecp5_design_too_big_is_reported_not_failed(tmp_path):
+    source = tmp_path / "multipliers.v"
+    source.write_text(_MULTIPLIERS)
+    report = synthesize(source, "top", "ecp5", tmp_path / "build", ecp5_device="25k",
+                        ecp5_package="CABGA256", seeds=2, jobs=2)
+    assert report["dsp"] == 32  # Yosys's count stands
+    assert report["fits"] is False
+    assert report["overflow"] == {"MULT18X18D": {"used": 32, "available": 28}}
+    assert report["utilisation"]["MULT18X18D"] == {"used": 32, "available": 28}
+    assert report["fmax_mhz"] is None and report["timing_met"] is None
+    assert report["fmax_by_seed"] == {"1": None, "2": None}
+    assert any("does not fit LFE5U-25F: MULT18X18D 32 of 28" in n for n in report["notes"])
+    assert not any("no clock" in n for n in report["notes"])
+    assert all((tmp_path / "build" / log).is_file() for log in report["logs"])
+    assert "does not fit the device: MULT18X18D 32 of 28" in format_table(report)
+
+
+def test_ecp5_design_that_fits_says_so(ecp5_report):
+    report, _ = ecp5_report
+    assert report["fits"] is True and report["overflow"] == {}
+
+
 def test_generic(small_design, tmp_path):
     report = synthesize(small_design, "top", "generic", tmp_path)
     _common(report, tmp_path, "generic")
