@@ -215,9 +215,7 @@ def write_table(out_dir: Path) -> list[dict]:
     rows = [flat_row(row) for row in load_points(out_dir)]
     settings = sorted({k for r in rows for k in r if k.startswith("set.")})
     columns = list(TABLE_COLUMNS[:3]) + settings + list(TABLE_COLUMNS[3:])
-    text = [",".join(columns)]
-    lines = _csv_lines(rows, columns)
-    atomic_write(out_dir / "table.csv", "\n".join(text + lines) + "\n")
+    atomic_write(out_dir / "table.csv", _csv_text(rows, columns))
     table = pa.table({c: [r.get(c) for r in rows] for c in columns})
     temporary = out_dir / "table.parquet.tmp"
     pq.write_table(table, temporary)
@@ -225,13 +223,15 @@ def write_table(out_dir: Path) -> list[dict]:
     return rows
 
 
-def _csv_lines(rows, columns):
+def _csv_text(rows, columns) -> str:
+    """The header and the rows as CSV (an empty field for None)."""
     import io
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
     for r in rows:
         writer.writerow(["" if r.get(c) is None else r.get(c) for c in columns])
-    return buffer.getvalue().splitlines()
+    return buffer.getvalue()
 
 
 def _client(scheduler: str | None, workers: int | None):
