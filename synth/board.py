@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -93,25 +92,23 @@ def build_for_board(design: wiring.Component, board: str, build_dir: Path) -> di
     start = time.perf_counter()
     platform = _platform(board)
     bin_dir = Path(sys.executable).parent
+    # The build script finds the tools through these variables, given to its run alone.
+    env = dict(os.environ)
     for variable, tool in _TOOLS.items():
         path = bin_dir / tool
         if not path.exists():
             raise SynthError(f"{tool} not found next to {sys.executable} (the yowasp wheels)")
-        os.environ[variable] = str(path)
-    # A board's programmer (openFPGALoader, ...) is checked for although nothing is
-    # programmed: a stand-in that is never run.
-    for tool in platform.required_tools:
-        variable = tool.upper().replace("-", "_")
-        if variable not in os.environ and shutil.which(tool) is None:
-            os.environ[variable] = shutil.which("true") or "/bin/true"
+        env[variable] = str(path)
     shell = BoardShell(design)
     build_dir = Path(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
     for stale in ("top.bit", "report.json"):
         (build_dir / stale).unlink(missing_ok=True)
     try:
-        platform.build(shell, name="top", build_dir=str(build_dir), do_program=False,
-                       nextpnr_opts="--report report.json")
+        # prepare and execute_local, not build: build checks for the board's programmer
+        # (nothing is programmed here) and runs the script in this process's environment.
+        plan = platform.prepare(shell, name="top", nextpnr_opts="--report report.json")
+        plan.execute_local(str(build_dir), env=env)
     except Exception as error:     # the build script's failure: name the logs
         raise SynthError(f"the {board} build failed ({type(error).__name__}: "
                          f"{str(error).strip().splitlines()[0] if str(error).strip() else ''}); "

@@ -2,13 +2,16 @@
 an amaranth-boards board with the YoWASP tools, up to a bitstream, with the board's clock."""
 
 import json
+import os
 
 from graphgen.cli import main
-from synth.board import BOARDS
+from synth.board import _TOOLS, BOARDS
 
 
 def test_cam_bitstream_for_ulx3s(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    for variable in _TOOLS:
+        monkeypatch.delenv(variable, raising=False)
     report = tmp_path / "board.json"
     assert main(["synth", "--design", "cam", "--set", "entries=8", "--board", "ulx3s-85f",
                  "--json", str(report)]) == 0
@@ -27,6 +30,8 @@ def test_cam_bitstream_for_ulx3s(tmp_path, capsys, monkeypatch):
     shell = figures["shell"]
     assert used["TRELLIS_FF"]["used"] > shell["input_flip_flops"] + shell["lfsr_flip_flops"]
     assert used["TRELLIS_COMB"]["used"] > 100
+    # The tools were given to the build script alone, not left in this process.
+    assert not any(variable in os.environ for variable in _TOOLS)
 
 
 def test_board_refusals(capsys):
