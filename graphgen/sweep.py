@@ -30,6 +30,8 @@ import time
 import traceback
 from pathlib import Path
 
+from synth.reports import overflow_text
+
 from .reports import atomic_write, write_json
 
 
@@ -177,9 +179,7 @@ def flat_row(row: dict) -> dict:
     flat.update({f"ecp5_{key}": ecp5.get(key) for key in ("lut4", "ff", "ebr", "dsp",
                                                            "lutram")})
     # What a design needs beyond the device when it does not fit (then there is no Fmax).
-    flat["ecp5_overflow"] = ", ".join(
-        f"{bel} {entry['used']} of {entry['available']}"
-        for bel, entry in ecp5.get("overflow", {}).items()) or None
+    flat["ecp5_overflow"] = overflow_text(ecp5.get("overflow", {})) or None
     flat["fmax_mhz"] = ecp5.get("fmax_mhz")
     area = asic.get("area_total_um2_with_model", asic.get("area_um2"))
     flat["asic_area_mm2"] = area / 1e6 if area is not None else None

@@ -23,7 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .ecp5_outreg import absorb_output_registers
-from .reports import liberty_cells, nextpnr_log_utilisation, nextpnr_report, yosys_stat
+from .reports import (liberty_cells, nextpnr_log_utilisation, nextpnr_report,
+                      overflow_text, yosys_stat)
 from .sram_model import SRAM_MODEL, access_energy_pj, macro_area_um2
 from .tools import LibertyNotFound, SynthError, run_tool, time_limit, tool_versions
 
@@ -152,9 +153,8 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
     fmax, fmax_by_clock, utilisation, suffix, output = runs[seed]
     overflow = _overflow(utilisation) if output is None else {}
     if overflow:
-        notes.append(f"does not fit {ECP5_DEVICES[device]}: " + ", ".join(
-            f"{bel} {entry['used']:,} of {entry['available']:,}"
-            for bel, entry in overflow.items()) + " (nextpnr stops at placement: no Fmax)")
+        notes.append(f"does not fit {ECP5_DEVICES[device]}: {overflow_text(overflow)} "
+                     f"(nextpnr stops at placement: no Fmax)")
         if suffix:
             shutil.copyfile(build_dir / f"nextpnr{suffix}.log", build_dir / "nextpnr.log")
     elif suffix:

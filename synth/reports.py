@@ -11,7 +11,7 @@ from .tools import SynthError
 
 
 __all__ = ["read_json", "yosys_stat", "nextpnr_report", "nextpnr_log_utilisation",
-           "clock_name", "liberty_cells", "format_table"]
+           "overflow_text", "clock_name", "liberty_cells", "format_table"]
 
 
 def read_json(path: Path, what: str) -> dict:
@@ -85,6 +85,12 @@ def nextpnr_log_utilisation(path: Path) -> dict[str, dict[str, int]]:
             utilisation[row["bel"]] = {"used": int(row["used"]),
                                        "available": int(row["available"])}
     return utilisation
+
+
+def overflow_text(overflow: dict[str, dict[str, int]]) -> str:
+    """What a design needs beyond the device, one line: ``"DP16KD 392 of 208"``."""
+    return ", ".join(f"{bel} {entry['used']:,} of {entry['available']:,}"
+                     for bel, entry in overflow.items())
 
 
 _LIBERTY_TOKEN = re.compile(
@@ -163,9 +169,8 @@ def format_table(report: dict) -> str:
         fmax = figures.get("fmax_mhz")
         constraint = figures.get("clock_mhz")
         if figures.get("fits") is False:
-            rows.append(("Fmax", "- (does not fit the device: " + ", ".join(
-                f"{bel} {entry['used']:,} of {entry['available']:,}"
-                for bel, entry in figures.get("overflow", {}).items()) + ")"))
+            rows.append(("Fmax", f"- (does not fit the device: "
+                                 f"{overflow_text(figures.get('overflow', {}))})"))
         elif fmax is None:
             rows.append(("Fmax", "- (no clock)"))
         else:
