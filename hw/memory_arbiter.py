@@ -10,9 +10,10 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .config import ConfigError
-from .memory_port import MEMORY_TAG_WIDTH, MemoryPortSignature, mem_port_signature
+from .memory_port import (MEMORY_TAG_WIDTH, MemoryPortSignature, line_response_layout,
+                          mem_port_signature)
 from .stream_fifo import StreamFIFO
-from .stream_pingpong_buffer import StreamPingPongBuffer
+from .response_router import ResponseRouter
 
 
 __all__ = ["MemoryArbiter"]
@@ -41,15 +42,15 @@ class MemoryArbiter(wiring.Component):
         write data and its byte mask (a 3-entry queue of a full request is 1,800 flip-flops
         that synthesis cannot remove, since their initial contents are unknown).
     response_buffer : bool
-        Take the responses into a :class:`hw.stream_pingpong_buffer.StreamPingPongBuffer`
-        before they are handed to their clients, their tags decoded on the way in: each
-        client's valid (its line queue's write enable) then comes from registers, not from
-        the memory's tag decoded in the same cycle, and the memory's ``ready`` is a register. Not a register slice: its output line is
-        clocked on the clients' ``ready``, a clock enable spread over 520 flip-flops that
-        every client reads (the two-engine ECP5 build's critical path at 2dacbc3); the
-        buffer's two lines are loaded only by the memory's handshake. One cycle more per
-        read and two lines of flip-flops; for a design whose clients are spread over the
-        chip.
+        Take the responses into a :class:`hw.response_router.ResponseRouter` before they are
+        handed to their clients, their tags decoded on the way in: each client's valid (its
+        line queue's write enable) is then a flip-flop of its own, not the memory's tag
+        decoded in the same cycle nor one shared read pointer's choice, and the memory's
+        ``ready`` is a register. Not a register slice: its output line is clocked on the
+        clients' ``ready``, a clock enable spread over 520 flip-flops that every client reads
+        (the two-engine ECP5 build's critical path at 2dacbc3); the router's two lines are
+        loaded only by the memory's handshake. One cycle more per read and two lines of
+        flip-flops; for a design whose clients are spread over the chip.
 
     The grant is a register, chosen a cycle ahead among the queue heads that will be valid,
     and so is whether the memory side has room: a queue's read enable, which is the clock
@@ -183,25 +184,21 @@ class MemoryArbiter(wiring.Component):
                           (outbox.level + sending < outbox.depth))
 
         # Responses go back to the client their tag names (answered above counts them as
-        # the memory hands them over, before the buffer if there is one).
+        # the memory hands them over, before the router if there is one).
         n = self._ports
         resp = self.bus.resp
+        mine = Cat(resp.payload.tag == index for index in range(n))
         if self._response_buffer:
-            # The tag is decoded before the buffer: each client's valid is then one LUT from
-            # registers, and it is the write enable of a wide line queue placed anywhere.
-            routed = data.StructLayout({"rdata": resp.payload.rdata.shape(),
-                                        "clients": n})
-            m.submodules.response_buffer = response_buffer = StreamPingPongBuffer(routed)
-            m.d.comb += [
-                response_buffer.i.valid.eq(resp.valid),
-                response_buffer.i.payload.rdata.eq(resp.payload.rdata),
-                response_buffer.i.payload.clients.eq(
-                    Cat(resp.payload.tag == index for index in range(n))),
-                resp.ready.eq(response_buffer.i.ready),
-            ]
-            resp, mine = response_buffer.o, response_buffer.o.payload.clients
-        else:
-            mine = Cat(resp.payload.tag == index for index in range(n))
+            # The tag is decoded before the router, which gives each client a valid of its
+            # own from a register: the write enable of a wide line queue placed anywhere.
+            m.submodules.response_router = router = ResponseRouter(line_response_layout(), n)
+            m.d.comb += [router.i.valid.eq(resp.valid),
+                         router.i.payload.data.rdata.eq(resp.payload.rdata),
+                         router.i.payload.clients.eq(mine),
+                         resp.ready.eq(router.i.ready)]
+            for index, client in enumerate(self.clients):
+                wiring.connect(m, router.o[index], wiring.flipped(client.resp))
+            return m
         for index, client in enumerate(self.clients):
             m.d.comb += [client.resp.payload.rdata.eq(resp.payload.rdata),
                          client.resp.valid.eq(resp.valid & mine[index])]

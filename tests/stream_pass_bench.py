@@ -1,5 +1,5 @@
 """Items through a one-input, one-output stream block under random stalls on both sides: the
-bench shared by the register slice's and the ping-pong buffer's tests."""
+bench of the register slice's tests."""
 
 import random
 

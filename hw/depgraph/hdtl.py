@@ -215,8 +215,11 @@ class HDTL(wiring.Component):
         blocks.stack = m.submodules.stack = WalkStack(depth=self._stack_depth, hub_index=hub)
         m.d.comb += blocks.stack.clear.eq(self.start)
 
-        # The vertex being visited.
+        # The vertex being visited, and whether its range is empty (cur.hi == cur.lo), a
+        # register set where the range is: the edge reader's command valid, which is the
+        # clock enable of its counters, would otherwise come through a 32-bit compare.
         cur = blocks.cur = Signal(self._visit_layout)
+        blocks.no_edges = Signal()
 
         # The scan for the next vertex: it reads through the edge reader while the HDTL is
         # in SCANNING, and keeps the batch's first lines.
@@ -310,7 +313,8 @@ class HDTL(wiring.Component):
                     m.d.sync += [cur.x.eq(answer.x), cur.const.eq(answer.const),
                                  cur.leaf.eq(answer.leaf), self.visits.eq(self.visits + 1)]
                     if offsets is None:
-                        m.d.sync += [cur.lo.eq(answer.lo), cur.hi.eq(answer.hi)]
+                        m.d.sync += [cur.lo.eq(answer.lo), cur.hi.eq(answer.hi),
+                                     b.no_edges.eq(answer.hi == answer.lo)]
                     m.next = folded
                     if tracker is not None:
                         m.d.comb += tracker.folded.eq(1)
@@ -342,7 +346,8 @@ class HDTL(wiring.Component):
             with m.State("OFFSET_HI"):
                 m.d.comb += offsets.items.ready.eq(1)
                 with m.If(offsets.items.valid):
-                    m.d.sync += cur.hi.eq(offsets.items.payload.data)
+                    m.d.sync += [cur.hi.eq(offsets.items.payload.data),
+                                 b.no_edges.eq(offsets.items.payload.data == cur.lo)]
                     m.next = batch
 
         if tracker is not None:
@@ -365,7 +370,7 @@ class HDTL(wiring.Component):
             m.d.comb += scanner.batch_start.eq(1)
             if tracker is not None:
                 m.d.comb += tracker.batch_start.eq(1)
-            with m.If(cur.hi == cur.lo):
+            with m.If(b.no_edges):
                 m.next = "BATCH_DONE"
             with m.Else():
                 m.d.comb += [edge_reader.cmd.valid.eq(1),
