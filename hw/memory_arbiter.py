@@ -52,6 +52,12 @@ class MemoryArbiter(wiring.Component):
         loaded only by the memory's handshake. One cycle more per read and two lines of
         flip-flops; for a design whose clients are spread over the chip.
 
+    request_slice : bool
+        Pass each granted request through a register before the outbox: the clients' queue
+        heads then reach one flip-flop, not the outbox's write enable. One cycle more per
+        request and an outbox entry more; for a design whose clients are spread over the
+        chip.
+
     The grant is a register, chosen a cycle ahead among the queue heads that will be valid,
     and so is whether the memory side has room: a queue's read enable, which is the clock
     enable of its wide head register, is an AND of registers.
@@ -70,7 +76,7 @@ class MemoryArbiter(wiring.Component):
 
     def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128,
                  queue_depth: int = 3, tag_width: int = MEMORY_TAG_WIDTH,
-                 read_only=(), response_buffer: bool = False):
+                 read_only=(), response_buffer: bool = False, request_slice: bool = False):
         if ports < 1:
             raise ConfigError(f"ports must be at least 1, not {ports}")
         if outstanding < 2:
@@ -85,6 +91,7 @@ class MemoryArbiter(wiring.Component):
                               f"{sorted(read_only - set(range(ports)))}")
         self._read_only = read_only
         self._response_buffer = response_buffer
+        self._request_slice = request_slice
         self._ports = ports
         self._outstanding = outstanding
         self._queue_depth = queue_depth
@@ -101,7 +108,10 @@ class MemoryArbiter(wiring.Component):
         # Requests leave through a three-entry queue, so that the memory's ready does not reach
         # back through the grant into every client; three entries so that whether it has room
         # can be worked out a cycle ahead without knowing whether the memory takes a request.
-        m.submodules.outbox = outbox = StreamFIFO(self.bus.req.payload.shape(), 3)
+        # With the request slice, a sent request spends a cycle in a register first (below),
+        # and the outbox's fourth entry keeps one request a cycle going.
+        m.submodules.outbox = outbox = StreamFIFO(self.bus.req.payload.shape(),
+                                                  4 if self._request_slice else 3)
         wiring.connect(m, outbox.o, wiring.flipped(self.bus.req))
 
         heads, levels, requests = [], [], []
@@ -124,7 +134,6 @@ class MemoryArbiter(wiring.Component):
             requests.append(request)
         # A registered queue's output is not yet valid in the cycle after it took a request:
         # busy looks at the levels.
-        m.d.comb += self.busy.eq(outbox.o.valid | Cat(level != 0 for level in levels).any())
 
         # ``grant`` (one-hot) and ``go`` are registers: the client that may send this cycle,
         # and whether the outbox has room and the reads in flight are below the limit.
@@ -144,11 +153,25 @@ class MemoryArbiter(wiring.Component):
         for index in range(n):
             with m.If(grant[index]):
                 m.d.comb += granted_index.eq(index)
-        m.d.comb += [
-            outbox.i.valid.eq(sending),
-            outbox.i.payload.eq(Cat(payload, granted_index)),   # the tag above the request
-            self.requests.eq(sent),
-        ]
+        granted = Signal(self.bus.req.payload.shape())
+        m.d.comb += [granted.eq(Cat(payload, granted_index)),   # the tag above the request
+                     self.requests.eq(sent)]
+        # Requests in the outbox, or on their way to it, after this cycle (at most).
+        if self._request_slice:
+            # The granted request is taken into a register every cycle, sent or not (no
+            # clock enable), and ``sending`` into its valid: the queue heads' valids, which
+            # sit with their clients across the chip, then reach one flip-flop and not the
+            # write enable of the outbox's wide distributed RAM (the two-engine DepGraph's
+            # critical path at 6c326d4, seed 2).
+            staged = Signal.like(granted)
+            staged_valid = Signal()
+            m.d.sync += [staged.eq(granted), staged_valid.eq(sending)]
+            m.d.comb += [outbox.i.valid.eq(staged_valid), outbox.i.payload.eq(staged)]
+            queued = outbox.level + staged_valid + sending
+        else:
+            m.d.comb += [outbox.i.valid.eq(sending), outbox.i.payload.eq(granted)]
+            staged_valid = 0
+            queued = outbox.level + sending
 
         # Next cycle's grant, round robin: the first client at or after the one after the
         # last to send whose queue head will be valid. A buffered queue's head is valid next
@@ -177,11 +200,17 @@ class MemoryArbiter(wiring.Component):
         inflight = Signal(range(self._outstanding + 1))
         read_sent = Signal()
         answered = Signal()
-        m.d.comb += [read_sent.eq(sending & ~outbox.i.payload.write),
+        m.d.comb += [read_sent.eq(sending & ~granted.write),
                      answered.eq(self.bus.resp.valid & self.bus.resp.ready)]
         m.d.sync += inflight.eq(inflight + read_sent - answered)
+        # The outbox never refuses: a request sent now enters it (with the slice, next
+        # cycle), and the next may go only if it too will find room.
         m.d.sync += go.eq((inflight + read_sent < self._outstanding) &
-                          (outbox.level + sending < outbox.depth))
+                          (queued < outbox.depth))
+        # A registered queue's output is not yet valid in the cycle after it took a request:
+        # busy looks at the levels.
+        m.d.comb += self.busy.eq(outbox.o.valid | staged_valid |
+                                 Cat(level != 0 for level in levels).any())
 
         # Responses go back to the client their tag names (answered above counts them as
         # the memory hands them over, before the router if there is one).

@@ -23,15 +23,20 @@ def client_program(rng, client, count, writes=True):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("ports, outstanding, read_only, response_buffer",
-                         [(1, 2, (), False), (3, 4, (), False), (4, 16, (), False),
-                          (4, 8, (0, 2), False), (1, 2, (), True), (4, 8, (0, 2), True)])
-def test_memory_arbiter_contract(ports, outstanding, read_only, response_buffer, pause):
+@pytest.mark.parametrize("ports, outstanding, read_only, response_buffer, request_slice",
+                         [(1, 2, (), False, False), (3, 4, (), False, False),
+                          (4, 16, (), False, False), (4, 8, (0, 2), False, False),
+                          (1, 2, (), True, False), (4, 8, (0, 2), True, False),
+                          (1, 2, (), False, True), (4, 8, (0, 2), True, True)])
+def test_memory_arbiter_contract(ports, outstanding, read_only, response_buffer,
+                                 request_slice, pause):
     rng = random.Random(f"arbiter/{ports}/{read_only}")
     dut = MemoryArbiter(ports=ports, addr_width=ADDR, outstanding=outstanding,
-                        read_only=read_only, response_buffer=response_buffer)
+                        read_only=read_only, response_buffer=response_buffer,
+                        request_slice=request_slice)
     bench = Bench(dut, f"MemoryArbiter(ports={ports}, outstanding={outstanding}, "
-                       f"response_buffer={response_buffer})", pause=pause)
+                       f"response_buffer={response_buffer}, request_slice={request_slice})",
+                  pause=pause)
     image, programs = {}, []
     for c in range(ports):
         lines, requests, reads, writes = client_program(rng, c, rng.randrange(40, 80),

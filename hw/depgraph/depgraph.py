@@ -190,13 +190,14 @@ class DepGraph(wiring.Component):
         clients += [(f"loader.{name}", getattr(loader, f"{name}_mem"), False)
                     for name in loader.arrays]
         clients += [("writer", writer.mem, True)] + hub_clients
-        # The response buffer: the loader's and the engines' ports are spread over the chip,
-        # and without it each one's line-queue write enable decoded the memory's tag in the
-        # same cycle (the two-engine ECP5 build's critical path at 23d598e).
+        # The response buffer and the request slice: the loader's and the engines' ports are
+        # spread over the chip, and without them each one's line-queue write enable decoded
+        # the memory's tag in the same cycle (the two-engine ECP5 build's critical path at
+        # 23d598e), and the queue heads' valids reached the outbox's write enable (6c326d4).
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
             read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes],
-            response_buffer=True)
+            response_buffer=True, request_slice=True)
         for (name, client, _), port in zip(clients, arbiter.clients):
             link.port(client, port, name)
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
