@@ -258,13 +258,23 @@ class WalkScanner(wiring.Component):
             m.d.sync += [line.valid.eq(0), line.vertex.eq(self.batch_vertex),
                          line.first.eq(self.batch_first), line.count.eq(0),
                          line.end.eq(self.batch_first), line_level.eq(self.batch_level)]
+        # The edge is written a cycle after it goes out, from registers: its handshake (the
+        # FIFO edge buffer's ready and the HDTL's state) then reaches one flip-flop, not the
+        # write enable of a distributed RAM (the two-engine DepGraph's critical path at
+        # 63660be, seed 2). A scan reads the lines two cycles after the batch's last edge at
+        # the earliest (BATCH_DONE comes between), when the last write has landed.
+        write_en = Signal()
+        write_addr = Signal.like(write.addr)
+        write_data = Signal(_Edge)
+        m.d.sync += [write_en.eq(self.batch_edge & (line.count != kept)),
+                     write_addr.eq(line_level * kept + line.count),
+                     write_data.eq(self.batch_data)]
         with m.If(self.batch_edge & (line.count != kept)):
-            m.d.comb += write.en.eq(1)
             m.d.sync += [line.count.eq(line.count + 1), line.end.eq(line.end + 1)]
         with m.If(self.batch_done):
             m.d.sync += line.valid.eq(1)
-        m.d.comb += [write.addr.eq(line_level * kept + line.count),
-                     write.data.eq(self.batch_data),
+        m.d.comb += [write.en.eq(write_en), write.addr.eq(write_addr),
+                     write.data.eq(write_data),
                      read.addr.eq(scan_level[:level_width] * kept + replay.at)]
 
         if levels == 1:
