@@ -6,7 +6,7 @@ must return a client's own reads (one tag) in request order, as AXI does for one
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
-from amaranth.lib import data, wiring
+from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .config import ConfigError
@@ -132,8 +132,6 @@ class MemoryArbiter(wiring.Component):
             heads.append(queue.o)
             levels.append(queue.level)
             requests.append(request)
-        # A registered queue's output is not yet valid in the cycle after it took a request:
-        # busy looks at the levels.
 
         # ``grant`` (one-hot) and ``go`` are registers: the client that may send this cycle,
         # and whether the outbox has room and the reads in flight are below the limit.
