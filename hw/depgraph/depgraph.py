@@ -258,6 +258,12 @@ class DepGraph(wiring.Component):
 
         for name in Engine.COUNTERS:
             m.d.comb += getattr(self, f"stat_{name}").eq(sum(getattr(e, name) for e in engines))
+        self._count_memory_requests(m)
+        m.d.comb += self.error.eq(Cat(e.queue_overflow for e in engines).any())
+        return m
+
+    def _count_memory_requests(self, m):
+        """The memory's reads and writes since ``start`` (``stat_memory_reads``, ``_writes``)."""
         reads = Signal(32)
         writes = Signal(32)
         with m.If(self.mem.req.valid & self.mem.req.ready):
@@ -267,9 +273,7 @@ class DepGraph(wiring.Component):
                 m.d.sync += reads.eq(reads + 1)
         with m.If(self.start):
             m.d.sync += [reads.eq(0), writes.eq(0)]
-        m.d.comb += [self.stat_memory_reads.eq(reads), self.stat_memory_writes.eq(writes),
-                     self.error.eq(Cat(e.queue_overflow for e in engines).any())]
-        return m
+        m.d.comb += [self.stat_memory_reads.eq(reads), self.stat_memory_writes.eq(writes)]
 
     def _elaborate_hub(self, m, regs, engines, network, link):
         """The DDMU and the learner, shared by the engines. Returns their memory ports and
