@@ -2,7 +2,8 @@
 Fmax: Yosys and nextpnr, seed 1, out of context, 100 MHz asked) and at 0.18 um (OSU 0.18
 standard cells per unit, memories from the SRAM model; scaled to 28 nm by lambda squared), next
 to what the papers give. A default too big for the ECP5-85k keeps Yosys's counts and names what
-nextpnr found overflowing, in place of an Fmax.
+nextpnr found overflowing, in place of an Fmax; one that nextpnr did not finish in the time
+limit keeps them too, with how far it got.
 
 Each (design, target) is one point of a sweep (``graphgen.sweep``: a local Dask cluster,
 results cached in ``build/bench/design-table/cache`` by the Verilog's hash, so a rerun does
@@ -60,7 +61,7 @@ def depgraph_core_bits(settings: dict) -> dict:
 
 # The sweep table's columns (``graphgen.sweep.flat_row``) each target's entry keeps.
 COLUMNS = {"ecp5": ("ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram",
-                    "ecp5_overflow", "fmax_mhz", "seconds"),
+                    "ecp5_overflow", "ecp5_stopped", "fmax_mhz", "seconds"),
            "asic": ("asic_area_mm2", "asic_logic_mm2", "asic_memory_mm2_model", "seconds")}
 SCALED = f"asic_area_mm2_at_{SCALED_NM:g}nm"
 
@@ -86,6 +87,8 @@ def _cell(figures: dict, keys, fmt) -> str:
 def _fmax_cell(figures: dict) -> str:
     if figures.get("ecp5_overflow"):
         return f"does not fit: {figures['ecp5_overflow']}"
+    if figures.get("ecp5_stopped"):
+        return f"no Fmax: nextpnr {figures['ecp5_stopped']}"
     return _cell(figures, ("fmax_mhz",), "{:.1f}")
 
 

@@ -595,7 +595,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="asic --per-unit: Yosys runs at a time; ecp5 --seeds: seeds "
                             "placed and routed at a time (default: one per core)")
     synth.add_argument("--time-limit", type=float, metavar="SECONDS",
-                       help="stop the tools after this long in all (an error saying so)")
+                       help="stop the tools after this long in all (an error saying so; "
+                            "nextpnr stopped: the counts and how far it got, no Fmax)")
     synth.add_argument("--json", metavar="FILE")
     synth.set_defaults(run=cmd_synth)
 

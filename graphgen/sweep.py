@@ -30,7 +30,7 @@ import time
 import traceback
 from pathlib import Path
 
-from synth.reports import overflow_text
+from synth.reports import overflow_text, stopped_text
 
 from .reports import atomic_write, write_json
 
@@ -79,12 +79,15 @@ def _cache_path(out_dir: Path, *parts) -> Path:
 
 
 def _cached(path: Path, make):
-    """``make()``'s JSON result, kept at ``path``; (result, whether it was kept)."""
+    """``make()``'s JSON result, kept at ``path``; (result, whether it was kept). A synthesis
+    that the time limit stopped (``stopped``) is not kept: a rerun, perhaps with a longer
+    limit, runs it again."""
     if path.is_file():
         return json.loads(path.read_text()), True
     result = make()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json(path, result)
+    if not result.get("stopped"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json(path, result)
     return result, False
 
 
@@ -180,6 +183,8 @@ def flat_row(row: dict) -> dict:
                                                            "lutram")})
     # What a design needs beyond the device when it does not fit (then there is no Fmax).
     flat["ecp5_overflow"] = overflow_text(ecp5.get("overflow", {})) or None
+    # How far nextpnr got when the time limit stopped it (then too there is no Fmax).
+    flat["ecp5_stopped"] = stopped_text(ecp5["stopped"]) if ecp5.get("stopped") else None
     flat["fmax_mhz"] = ecp5.get("fmax_mhz")
     area = asic.get("area_total_um2_with_model", asic.get("area_um2"))
     flat["asic_area_mm2"] = area / 1e6 if area is not None else None

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .ecp5_outreg import absorb_output_registers
 from .reports import (liberty_cells, nextpnr_log_utilisation, nextpnr_report,
-                      overflow_text, yosys_stat)
+                      nextpnr_log_progress, overflow_text, stopped_text, yosys_stat)
 from .sram_model import SRAM_MODEL, access_energy_pj, macro_area_um2
 from .tools import LibertyNotFound, SynthError, run_tool, time_limit, tool_versions
 
@@ -134,27 +134,35 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
                 "--report", f"report{suffix}.json", "--freq", f"{clock_mhz:g}", "--seed",
                 str(seed), "--timing-allow-fail", "-l", f"nextpnr{suffix}.log",
             ], build_dir, f"nextpnr{suffix}.log")
-        except SynthError:
+        except SynthError as error:
             # A design too big for the device is a result (its cells and what overflows), not
-            # a failure of the flow; any other nextpnr error still is.
-            utilisation = nextpnr_log_utilisation(build_dir / f"nextpnr{suffix}.log")
+            # a failure of the flow, and so is a run the time limit stopped once nextpnr had
+            # begun (Yosys's cells and how far it got); any other nextpnr error still is.
+            log = build_dir / f"nextpnr{suffix}.log"
+            utilisation = nextpnr_log_utilisation(log)
+            progress = nextpnr_log_progress(log) if "time limit" in str(error) else {}
+            if progress.get("stage"):
+                return None, {}, utilisation, suffix, None, progress
             if not _overflow(utilisation):
                 raise
-            return None, {}, utilisation, suffix, None
+            return None, {}, utilisation, suffix, None, {}
         fmax_by_clock, utilisation = nextpnr_report(build_dir / f"report{suffix}.json")
         fmax = min(fmax_by_clock.values()) if fmax_by_clock else None
-        return fmax, fmax_by_clock, utilisation, suffix, output
+        return fmax, fmax_by_clock, utilisation, suffix, output, {}
 
     at_a_time = max(1, min(jobs, len(seeds)))
     pnr_start = time.perf_counter()
     runs = dict(zip(seeds, _map_in_contexts(place_and_route, list(seeds), at_a_time)))
     pnr_seconds = time.perf_counter() - pnr_start
     seed = max(seeds, key=lambda s: -1.0 if runs[s][0] is None else runs[s][0])
-    fmax, fmax_by_clock, utilisation, suffix, output = runs[seed]
-    overflow = _overflow(utilisation) if output is None else {}
-    if overflow:
-        notes.append(f"does not fit {ECP5_DEVICES[device]}: {overflow_text(overflow)} "
-                     f"(nextpnr stops at placement: no Fmax)")
+    fmax, fmax_by_clock, utilisation, suffix, output, stopped = runs[seed]
+    overflow = _overflow(utilisation) if output is None and not stopped else {}
+    if overflow or stopped:
+        if overflow:
+            notes.append(f"does not fit {ECP5_DEVICES[device]}: {overflow_text(overflow)} "
+                         f"(nextpnr stops at placement: no Fmax)")
+        else:
+            notes.append(f"nextpnr {stopped_text(stopped)}: no Fmax")
         if suffix:
             shutil.copyfile(build_dir / f"nextpnr{suffix}.log", build_dir / "nextpnr.log")
     elif suffix:
@@ -166,18 +174,19 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
                      f"({at_a_time} at a time): the best, seed {seed}, is reported")
     figures = {group: sum(cells.get(kind, 0) for kind in kinds)
                for group, kinds in _ECP5_GROUPS.items()}
-    if fmax is None and not overflow:
+    if fmax is None and not overflow and not stopped:
         notes.append("no clock domain found by nextpnr (combinational design): no Fmax")
     figures.update({
         "device": device, "part": ECP5_DEVICES[device], "package": package,
         "clock_mhz": clock_mhz, "seed": seed, "seeds": list(seeds),
         "fmax_by_seed": {str(s): runs[s][0] for s in seeds}, "port_bits": port_bits,
-        "out_of_context": out_of_context, "fits": not overflow, "overflow": overflow,
-        "fmax_mhz": fmax, "fmax_by_clock": fmax_by_clock,
+        "out_of_context": out_of_context,
+        "fits": None if stopped and not utilisation else not overflow, "overflow": overflow,
+        "stopped": stopped, "fmax_mhz": fmax, "fmax_by_clock": fmax_by_clock,
         "timing_met": None if fmax is None else fmax >= clock_mhz,
         "utilisation": utilisation, "cells": cells, "num_cells": num_cells,
         "netlist": netlist, "textcfg": textcfg,
-        "reports": ["stat.json"] + ([] if overflow else ["report.json"]),
+        "reports": ["stat.json"] + ([] if overflow or stopped else ["report.json"]),
         "logs": ["yosys.log", "nextpnr.log"],
         "step_seconds": {"yosys": yosys_seconds, "nextpnr": pnr_seconds},
         "notes": notes,
@@ -485,7 +494,9 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
       reported: the best of ``seed`` .. ``seed + seeds - 1``, placed and routed ``jobs`` at a
       time, by default one per core), ``seeds``, ``fmax_by_seed``; ``fits`` (False when the
       design needs more of a bel type than the device has: ``overflow`` names them from
-      nextpnr's utilisation table, and there is no Fmax);
+      nextpnr's utilisation table, and there is no Fmax); ``stopped`` (when ``time_limit_s``
+      stopped nextpnr: how far it got, :func:`synth.reports.nextpnr_log_progress`, and there
+      is no Fmax; empty otherwise);
     * ``generic``: ``cells`` (type → count), ``num_cells``;
     * ``asic``: ``area_um2``, ``area_seq_um2`` (flip-flops and latches), ``area_comb_um2``,
       ``num_cells``, ``cells``, ``liberty`` (the file used; :data:`DEFAULT_LIBERTY` when

@@ -11,7 +11,8 @@ from .tools import SynthError
 
 
 __all__ = ["read_json", "yosys_stat", "nextpnr_report", "nextpnr_log_utilisation",
-           "overflow_text", "clock_name", "liberty_cells", "format_table"]
+           "nextpnr_log_progress", "overflow_text", "stopped_text", "clock_name",
+           "liberty_cells", "format_table"]
 
 
 def read_json(path: Path, what: str) -> dict:
@@ -85,6 +86,61 @@ def nextpnr_log_utilisation(path: Path) -> dict[str, dict[str, int]]:
             utilisation[row["bel"]] = {"used": int(row["used"]),
                                        "available": int(row["available"])}
     return utilisation
+
+
+_MAX_FREQUENCY = re.compile(r"^Info: Max frequency for clock '(?P<clock>[^']+)': "
+                            r"(?P<mhz>[0-9.]+) MHz")
+_ROUTING_ARCS = re.compile(r"^Info: Routing (?P<arcs>\d+) arcs\.")
+# router1's progress rows: iterations | rerouted with, without ripup | delta | remaining arcs |
+_ROUTER1_ROW = re.compile(r"^Info:\s+\d+ \|\s+\d+\s+\d+ \|\s+\d+\s+\d+ \|\s+(?P<left>\d+)\|")
+
+
+def nextpnr_log_progress(path: Path) -> dict:
+    """How far a nextpnr-ecp5 run that was stopped got, from its log: ``stage`` (``packing``,
+    ``placement``, ``routing``, or None without a log), ``placed_fmax_mhz`` (the timing
+    estimate printed after placement, the slowest clock's; None before it), ``arcs`` (arcs to
+    route) and ``arcs_left`` (router1's last count of arcs still to route)."""
+    progress = {"stage": None, "placed_fmax_mhz": None, "arcs": None, "arcs_left": None}
+    try:
+        lines = Path(path).read_text(errors="replace").splitlines()
+    except OSError:
+        return progress
+    placed: dict[str, float] = {}
+    for line in lines:
+        if line.startswith("Info: Packing") or line.startswith("Info: Device utilisation"):
+            progress["stage"] = progress["stage"] or "packing"
+        elif line.startswith("Info: Placed ") or "placer" in line.lower():
+            if progress["stage"] != "routing":
+                progress["stage"] = "placement"
+        elif line.startswith("Info: Routing"):
+            progress["stage"] = "routing"
+        frequency = _MAX_FREQUENCY.match(line)
+        if frequency and progress["stage"] != "routing":
+            placed[clock_name(frequency["clock"])] = float(frequency["mhz"])
+        arcs = _ROUTING_ARCS.match(line)
+        if arcs:
+            progress["arcs"] = progress["arcs_left"] = int(arcs["arcs"])
+        row = _ROUTER1_ROW.match(line)
+        if row and progress["stage"] == "routing":
+            progress["arcs_left"] = int(row["left"])
+    if placed:
+        progress["placed_fmax_mhz"] = min(placed.values())
+    return progress
+
+
+def stopped_text(progress: dict) -> str:
+    """A stopped nextpnr run in one line: ``"stopped at the time limit while routing
+    (placement's estimate 14.9 MHz; 223,505 of 296,446 arcs left)"``."""
+    text = f"stopped at the time limit while {_STAGE_WORDS.get(progress.get('stage'), 'starting')}"
+    details = []
+    if progress.get("placed_fmax_mhz") is not None:
+        details.append(f"placement's estimate {progress['placed_fmax_mhz']:.1f} MHz")
+    if progress.get("arcs_left") is not None and progress.get("arcs"):
+        details.append(f"{progress['arcs_left']:,} of {progress['arcs']:,} arcs left")
+    return text + (f" ({'; '.join(details)})" if details else "")
+
+
+_STAGE_WORDS = {"packing": "packing", "placement": "placing", "routing": "routing"}
 
 
 def overflow_text(overflow: dict[str, dict[str, int]]) -> str:
@@ -168,7 +224,9 @@ def format_table(report: dict) -> str:
                  ("DSP (MULT18X18D...)", _number(figures.get("dsp")))]
         fmax = figures.get("fmax_mhz")
         constraint = figures.get("clock_mhz")
-        if figures.get("fits") is False:
+        if figures.get("stopped"):
+            rows.append(("Fmax", f"- ({stopped_text(figures['stopped'])})"))
+        elif figures.get("fits") is False:
             rows.append(("Fmax", f"- (does not fit the device: "
                                  f"{overflow_text(figures.get('overflow', {}))})"))
         elif fmax is None:

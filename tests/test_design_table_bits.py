@@ -38,3 +38,10 @@ def test_a_default_that_does_not_fit_says_what_overflows():
     assert _fmax_cell({"ecp5_overflow": "DP16KD 392 of 208", "fmax_mhz": None}) == \
         "does not fit: DP16KD 392 of 208"
     assert _fmax_cell({"ecp5_overflow": None, "fmax_mhz": 93.21}) == "93.2"
+
+
+def test_a_default_that_nextpnr_did_not_finish_says_how_far_it_got():
+    stopped = ("stopped at the time limit while routing (placement's estimate 14.9 MHz; "
+               "223,505 of 296,446 arcs left)")
+    assert _fmax_cell({"ecp5_overflow": None, "ecp5_stopped": stopped, "fmax_mhz": None}) == \
+        f"no Fmax: nextpnr {stopped}"

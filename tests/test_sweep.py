@@ -46,6 +46,27 @@ def test_a_point_that_does_not_fit_names_what_overflows():
     assert flat_row(fitting)["ecp5_overflow"] is None
 
 
+def test_a_point_that_nextpnr_did_not_finish_says_how_far_it_got(tmp_path):
+    from graphgen.sweep import _cached
+    stopped = {"stage": "routing", "placed_fmax_mhz": 14.91, "arcs": 296446,
+               "arcs_left": 223505}
+    ecp5 = {"lut4": 900, "ebr": 49, "fmax_mhz": None, "fits": True, "overflow": {},
+            "stopped": stopped}
+    row = {"point": 0, "design": "bfs", "settings": {}, "results": {"ecp5": ecp5}}
+    flat = flat_row(row)
+    assert flat["ecp5_stopped"] == ("stopped at the time limit while routing (placement's "
+                                    "estimate 14.9 MHz; 223,505 of 296,446 arcs left)")
+    assert flat["fmax_mhz"] is None and flat["ecp5_lut4"] == 900
+    finished = {**row, "results": {"ecp5": {**ecp5, "stopped": {}, "fmax_mhz": 50.0}}}
+    assert flat_row(finished)["ecp5_stopped"] is None
+    # A stopped synthesis is not kept: the next sweep runs it again.
+    path = tmp_path / "cache" / "point.json"
+    assert _cached(path, lambda: ecp5) == (ecp5, False) and not path.exists()
+    done = {**ecp5, "stopped": {}}
+    assert _cached(path, lambda: done) == (done, False) and path.exists()
+    assert _cached(path, lambda: pytest.fail("made again")) == (done, True)
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["--grid", "entries"], "is not key=value1,value2"),
     (["--grid", "entries=8;entries=16"], "entries given twice"),

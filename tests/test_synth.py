@@ -244,6 +244,85 @@ def test_missing_top(small_design, tmp_path):
         synthesize(small_design, "nosuch", "generic", tmp_path)
 
 
+_STOPPED_LOG = """\
+Info: Logic utilisation before packing:
+Info: Packing IOs..
+Info: Device utilisation:
+Info: \t          TRELLIS_IO:       0/    365     0%
+Info: \t              DP16KD:      49/    208    23%
+Info: \t        TRELLIS_COMB:   59955/  83640    71%
+
+Info: Placed 0 cells based on constraints.
+Info: Running simulated annealing placer for refinement.
+Info: SA placement time 1647.73s
+
+Info: Max frequency for clock '$glbnet$clk': 14.91 MHz (FAIL at 100.00 MHz)
+Info: Max frequency for clock 'slow': 12.50 MHz (FAIL at 100.00 MHz)
+
+Info: Routing globals...
+Info: Routing..
+Info: Setting up routing queue.
+Info: Routing 296446 arcs.
+Info:            |   (re-)routed arcs  |   delta    | remaining|       time spent     |
+Info:    IterCnt |  w/ripup   wo/ripup |  w/r  wo/r |      arcs| batch(sec) total(sec)|
+Info:       1000 |      221        778 |  221   778 |    295875|      15.20      15.20|
+Info:     295000 |    54354     240645 |  144   856 |    223505|       5.04    1617.42|
+"""
+
+
+def test_nextpnr_log_progress(tmp_path):
+    from synth.reports import nextpnr_log_progress, stopped_text
+    log = tmp_path / "nextpnr.log"
+    log.write_text(_STOPPED_LOG)
+    progress = nextpnr_log_progress(log)
+    assert progress == {"stage": "routing", "placed_fmax_mhz": 12.5, "arcs": 296446,
+                        "arcs_left": 223505}
+    assert stopped_text(progress) == ("stopped at the time limit while routing (placement's "
+                                      "estimate 12.5 MHz; 223,505 of 296,446 arcs left)")
+    log.write_text(_STOPPED_LOG.split("Info: SA placement")[0])
+    placing = nextpnr_log_progress(log)
+    assert placing == {"stage": "placement", "placed_fmax_mhz": None, "arcs": None,
+                       "arcs_left": None}
+    assert stopped_text(placing) == "stopped at the time limit while placing"
+    assert nextpnr_log_progress(tmp_path / "absent.log")["stage"] is None
+
+
+def test_ecp5_stopped_while_routing_is_reported_with_yosys_counts(big_design, tmp_path,
+                                                                  monkeypatch):
+    """nextpnr stopped by the time limit (here a stand-in that writes a routing log and
+    raises as ``run_tool`` does) leaves Yosys's counts and how far it got, not an error."""
+    real_run_tool = synth.flow.run_tool
+
+    def stopped_nextpnr(tool, args, build_dir, log_name, timeout=None):
+        if tool != "nextpnr-ecp5":
+            return real_run_tool(tool, args, build_dir, log_name, timeout)
+        (build_dir / log_name).write_text(_STOPPED_LOG)
+        raise SynthError(f"{tool} stopped at the time limit (see {build_dir / log_name})")
+
+    monkeypatch.setattr(synth.flow, "run_tool", stopped_nextpnr)
+    report = synthesize(big_design, "top", "ecp5", tmp_path / "build", seeds=2, jobs=1)
+    assert report["lut4"] > 0 and report["ebr"] == 1
+    assert report["stopped"]["stage"] == "routing" and report["stopped"]["arcs_left"] == 223505
+    assert report["fmax_mhz"] is None and report["timing_met"] is None
+    assert report["fits"] is True and report["utilisation"]["DP16KD"]["used"] == 49
+    assert report["reports"] == ["stat.json"]
+    assert (tmp_path / "build" / "nextpnr.log").read_text() == _STOPPED_LOG
+    assert any("nextpnr stopped at the time limit while routing" in n for n in report["notes"])
+    assert not any("no clock" in n for n in report["notes"])
+    assert "- (stopped at the time limit while routing (placement's estimate 12.5 MHz" in \
+        format_table(report)
+
+    def failing_nextpnr(tool, args, build_dir, log_name, timeout=None):
+        if tool != "nextpnr-ecp5":
+            return real_run_tool(tool, args, build_dir, log_name, timeout)
+        raise SynthError(f"{tool} stopped at the time limit (see {build_dir / log_name})")
+
+    # Stopped before nextpnr wrote a log: still the time limit's error.
+    monkeypatch.setattr(synth.flow, "run_tool", failing_nextpnr)
+    with pytest.raises(SynthError, match="time limit"):
+        synthesize(big_design, "top", "ecp5", tmp_path / "early")
+
+
 def test_nextpnr_error(small_design, tmp_path):
     with pytest.raises(SynthError) as error:
         synthesize(small_design, "top", "ecp5", tmp_path, ecp5_package="NOPACKAGE")
