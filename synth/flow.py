@@ -553,7 +553,10 @@ def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, 
     if target == "ecp5":
         figures = _ecp5(build_dir, verilog, top, device, ecp5_package, float(clock_mhz),
                         tuple(range(seed, seed + seeds)), jobs)
-        if per_unit:
+        if per_unit and figures["stopped"]:
+            # The time limit is spent: a second Yosys run would only be stopped too.
+            figures["notes"].append("per unit: not run (the time limit stopped nextpnr)")
+        elif per_unit:
             figures.update(_ecp5_units(build_dir, verilog, top))
             figures["notes"].append("per unit: a second synth_ecp5 -noflatten, each top-level "
                                     "unit with everything below it; no optimisation across "

@@ -300,8 +300,11 @@ def test_ecp5_stopped_while_routing_is_reported_with_yosys_counts(big_design, tm
         raise SynthError(f"{tool} stopped at the time limit (see {build_dir / log_name})")
 
     monkeypatch.setattr(synth.flow, "run_tool", stopped_nextpnr)
-    report = synthesize(big_design, "top", "ecp5", tmp_path / "build", seeds=2, jobs=1)
+    report = synthesize(big_design, "top", "ecp5", tmp_path / "build", seeds=2, jobs=1,
+                        per_unit=True)
     assert report["lut4"] > 0 and report["ebr"] == 1
+    assert "units" not in report and \
+        "per unit: not run (the time limit stopped nextpnr)" in report["notes"]
     assert report["stopped"]["stage"] == "routing" and report["stopped"]["arcs_left"] == 223505
     assert report["fmax_mhz"] is None and report["timing_met"] is None
     assert report["fits"] is True and report["utilisation"]["DP16KD"]["used"] == 49
