@@ -128,19 +128,20 @@ def nextpnr_log_progress(path: Path) -> dict:
     return progress
 
 
+_STAGE_WORDS = {"packing": "packing", "placement": "placing", "routing": "routing"}
+
+
 def stopped_text(progress: dict) -> str:
     """A stopped nextpnr run in one line: ``"stopped at the time limit while routing
     (placement's estimate 14.9 MHz; 223,505 of 296,446 arcs left)"``."""
-    text = f"stopped at the time limit while {_STAGE_WORDS.get(progress.get('stage'), 'starting')}"
+    doing = _STAGE_WORDS.get(progress.get("stage"), "starting")
+    text = f"stopped at the time limit while {doing}"
     details = []
     if progress.get("placed_fmax_mhz") is not None:
         details.append(f"placement's estimate {progress['placed_fmax_mhz']:.1f} MHz")
     if progress.get("arcs_left") is not None and progress.get("arcs"):
         details.append(f"{progress['arcs_left']:,} of {progress['arcs']:,} arcs left")
     return text + (f" ({'; '.join(details)})" if details else "")
-
-
-_STAGE_WORDS = {"packing": "packing", "placement": "placing", "routing": "routing"}
 
 
 def overflow_text(overflow: dict[str, dict[str, int]]) -> str:
