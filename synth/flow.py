@@ -26,7 +26,8 @@ from .ecp5_outreg import absorb_output_registers
 from .reports import (liberty_cells, nextpnr_log_utilisation, nextpnr_report,
                       nextpnr_log_progress, overflow_text, stopped_text, yosys_stat)
 from .sram_model import SRAM_MODEL, access_energy_pj, macro_area_um2
-from .tools import LibertyNotFound, SynthError, run_tool, time_limit, tool_versions
+from .tools import (LibertyNotFound, SynthError, TimeLimitReached, run_tool, time_limit,
+                    tool_versions)
 
 
 __all__ = ["TARGETS", "DEFAULT_LIBERTY", "ECP5_DEVICES", "synthesize"]
@@ -134,15 +135,18 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
                 "--report", f"report{suffix}.json", "--freq", f"{clock_mhz:g}", "--seed",
                 str(seed), "--timing-allow-fail", "-l", f"nextpnr{suffix}.log",
             ], build_dir, f"nextpnr{suffix}.log")
-        except SynthError as error:
-            # A design too big for the device is a result (its cells and what overflows), not
-            # a failure of the flow, and so is a run the time limit stopped once nextpnr had
-            # begun (Yosys's cells and how far it got); any other nextpnr error still is.
+        except TimeLimitReached:
+            # A run the time limit stopped once nextpnr had begun is a result (Yosys's cells
+            # and how far it got); one stopped before nextpnr wrote its log is not.
             log = build_dir / f"nextpnr{suffix}.log"
-            utilisation = nextpnr_log_utilisation(log)
-            progress = nextpnr_log_progress(log) if "time limit" in str(error) else {}
-            if progress.get("stage"):
-                return None, {}, utilisation, suffix, None, progress
+            progress = nextpnr_log_progress(log)
+            if not progress["stage"]:
+                raise
+            return None, {}, nextpnr_log_utilisation(log), suffix, None, progress
+        except SynthError:
+            # A design too big for the device is a result (its cells and what overflows), not
+            # a failure of the flow; any other nextpnr error still is.
+            utilisation = nextpnr_log_utilisation(build_dir / f"nextpnr{suffix}.log")
             if not _overflow(utilisation):
                 raise
             return None, {}, utilisation, suffix, None, {}

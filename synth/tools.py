@@ -25,7 +25,7 @@ from importlib.metadata import PackageNotFoundError, version as package_version
 from pathlib import Path
 
 
-__all__ = ["SynthError", "LibertyNotFound", "ToolRun", "tool_command", "run_tool",
+__all__ = ["SynthError", "LibertyNotFound", "TimeLimitReached", "ToolRun", "tool_command", "run_tool",
            "time_limit", "tool_versions", "first_error_line"]
 
 # The end of the current time limit (time.perf_counter()), or None. A context variable, so
@@ -37,8 +37,8 @@ _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("synth_
 
 @contextlib.contextmanager
 def time_limit(seconds: float | None):
-    """Tool runs inside stop with a :class:`SynthError` once ``seconds`` have passed in all
-    (None: no limit)."""
+    """Tool runs inside stop with a :class:`TimeLimitReached` once ``seconds`` have passed in
+    all (None: no limit)."""
     token = _deadline.set(None if seconds is None else time.perf_counter() + seconds)
     try:
         yield
@@ -55,6 +55,10 @@ class SynthError(RuntimeError):
 
 class LibertyNotFound(SynthError):
     """No Liberty file for ``--target asic``; the message says how to get one."""
+
+
+class TimeLimitReached(SynthError):
+    """The time limit (:func:`time_limit`) stopped a tool, or came before it could start."""
 
 
 # Console-script name, Python package, and the package's ``run_*(argv)`` function.
@@ -148,7 +152,7 @@ def run_tool(tool: str, args: list[str], build_dir: Path, log_name: str,
     if limited:
         timeout = deadline - start
         if timeout <= 0:
-            raise SynthError(f"{tool} not started: the time limit has passed")
+            raise TimeLimitReached(f"{tool} not started: the time limit has passed")
     try:
         with open(console_path, "wb") as console:
             completed = subprocess.run(tool_command(tool) + args, cwd=build_dir,
@@ -156,7 +160,7 @@ def run_tool(tool: str, args: list[str], build_dir: Path, log_name: str,
                                        stderr=subprocess.STDOUT, timeout=timeout)
     except subprocess.TimeoutExpired:
         if limited:
-            raise SynthError(f"{tool} stopped at the time limit (see {log_path})") from None
+            raise TimeLimitReached(f"{tool} stopped at the time limit (see {log_path})") from None
         raise SynthError(f"{tool} took longer than {timeout:g} s (see {log_path})") from None
     except OSError as error:
         raise SynthError(f"cannot run {tool}: {error}") from None

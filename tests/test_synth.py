@@ -14,6 +14,7 @@ from amaranth.lib.wiring import In, Out
 import synth
 from synth import (DEFAULT_LIBERTY, TARGETS, LibertyNotFound, SynthError, format_table,
                    liberty_cells, synthesize)
+from synth.tools import TimeLimitReached
 
 
 class CounterMemory(wiring.Component):
@@ -297,7 +298,7 @@ def test_ecp5_stopped_while_routing_is_reported_with_yosys_counts(big_design, tm
         if tool != "nextpnr-ecp5":
             return real_run_tool(tool, args, build_dir, log_name, timeout)
         (build_dir / log_name).write_text(_STOPPED_LOG)
-        raise SynthError(f"{tool} stopped at the time limit (see {build_dir / log_name})")
+        raise TimeLimitReached(f"{tool} stopped at the time limit (see {build_dir / log_name})")
 
     monkeypatch.setattr(synth.flow, "run_tool", stopped_nextpnr)
     report = synthesize(big_design, "top", "ecp5", tmp_path / "build", seeds=2, jobs=1,
@@ -318,7 +319,7 @@ def test_ecp5_stopped_while_routing_is_reported_with_yosys_counts(big_design, tm
     def failing_nextpnr(tool, args, build_dir, log_name, timeout=None):
         if tool != "nextpnr-ecp5":
             return real_run_tool(tool, args, build_dir, log_name, timeout)
-        raise SynthError(f"{tool} stopped at the time limit (see {build_dir / log_name})")
+        raise TimeLimitReached(f"{tool} stopped at the time limit (see {build_dir / log_name})")
 
     # Stopped before nextpnr wrote a log: still the time limit's error.
     monkeypatch.setattr(synth.flow, "run_tool", failing_nextpnr)
