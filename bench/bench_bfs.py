@@ -38,8 +38,8 @@ from graphgen.bfs_sim import pick_roots  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.bfs.config import BfsConfig  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
-from hw.sim_memory import SimMemoryConfig  # noqa: E402
-from sim import graphicionado_run  # noqa: E402
+from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
+from sim.graphicionado import run as graphicionado_run  # noqa: E402
 from sim.bfs import run as bfs_run  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "bfs.json"

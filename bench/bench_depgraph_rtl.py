@@ -24,11 +24,12 @@ import numpy as np  # noqa: E402
 import golden  # noqa: E402
 from golden.depgraph import run_sync_baseline  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
-from hw.config import ConfigError  # noqa: E402
+from hw.lib.config import ConfigError  # noqa: E402
 from hw.depgraph.config import DepGraphConfig  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
-from hw.sim_memory import SimMemoryConfig  # noqa: E402
-from sim import depgraph_run, graphicionado_run  # noqa: E402
+from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
+from sim.depgraph import run as depgraph_run  # noqa: E402
+from sim.graphicionado import run as graphicionado_run  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "depgraph_rtl.json"
 MEMORY = SimMemoryConfig(latency=100, jitter=0, outstanding=128, depth_lines=1 << 19)

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import golden  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.depgraph.config import DepGraphConfig  # noqa: E402
-from hw.sim_memory import SimMemoryConfig  # noqa: E402
-from sim import depgraph_run  # noqa: E402
+from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
+from sim.depgraph import run as depgraph_run  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / \
     "depgraph-walks.json"

@@ -33,10 +33,10 @@ import golden  # noqa: E402
 from golden.dyngraph import SlabGraph, SlabOptions, generate_updates  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.dyngraph.config import DynGraphConfig  # noqa: E402
-from hw.sim_memory import SimMemoryConfig  # noqa: E402
+from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.dyngraph.analytics import analytics_config, run_analytics  # noqa: E402
 from sim.dyngraph.run import simulate  # noqa: E402
-from sim.graphicionado_run import simulate as simulate_graphicionado  # noqa: E402
+from sim.graphicionado.run import simulate as simulate_graphicionado  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "dyngraph.json"
 KINDS = {"insert": "insert=100,hit=0", "delete": "delete=100,hit=100",

@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import golden  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
-from hw.graphicionado.sim_top import SimMemoryConfig  # noqa: E402
-from sim.graphicionado_run import simulate  # noqa: E402
+from sim.graphicionado.top import SimMemoryConfig  # noqa: E402
+from sim.graphicionado.run import simulate  # noqa: E402
 
 
 def run(graph, algo, memory, *, root=None, iters=None, build_root=None, **overrides):

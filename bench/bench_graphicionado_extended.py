@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import golden  # noqa: E402
 from bench.bench_graphicionado_cf import write_report  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
-from hw.sim_memory import SimMemoryConfig  # noqa: E402
-from sim.graphicionado_run import simulate  # noqa: E402
+from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
+from sim.graphicionado.run import simulate  # noqa: E402
 
 
 def run(graph, *, streams, max_vertices, extended, iters):

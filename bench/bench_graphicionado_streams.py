@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import golden  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
-from hw.sim_memory import SimMemoryConfig  # noqa: E402
-from sim.graphicionado_run import simulate  # noqa: E402
+from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
+from sim.graphicionado.run import simulate  # noqa: E402
 
 CHANNELS = 8
 

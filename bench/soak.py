@@ -18,16 +18,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import golden  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
-from hw.graphicionado.sim_top import SimMemoryConfig  # noqa: E402
+from sim.graphicionado.top import SimMemoryConfig  # noqa: E402
 from hw.bfs.config import BfsConfig  # noqa: E402
 from hw.depgraph.config import DepGraphConfig  # noqa: E402
 from hw.dyngraph.config import DynGraphConfig  # noqa: E402
 from golden.dyngraph import SlabGraph, SlabOptions, generate_updates  # noqa: E402
 from sim.dyngraph import run as dyngraph_run  # noqa: E402
-from sim import depgraph_run  # noqa: E402
+from sim.depgraph import run as depgraph_run  # noqa: E402
 from sim.bfs import run as bfs_run  # noqa: E402
 from sim.dram_run import RunFailure  # noqa: E402
-from sim.graphicionado_run import simulate  # noqa: E402
+from sim.graphicionado.run import simulate  # noqa: E402
 
 def random_memory(rng: random.Random, channels: int = 1) -> SimMemoryConfig:
     """A memory drawn for one run: push-back, reordering, latency spread and bandwidth vary

@@ -309,7 +309,7 @@ def _match_memory_channels(overrides: dict, mem_overrides: dict):
     """The pipeline has one memory port per channel of the simulated memory: ``--mem
     channels=N`` (or a preset's) sets ``memory_channels``, ``--set memory_channels=N`` alone
     sets the memory's channels; both, differing, are refused."""
-    from hw.sim_memory import PRESETS
+    from sim.gateware.sim_memory import PRESETS
     given = mem_overrides.get("channels",
                               PRESETS.get(mem_overrides.get("preset", ""), {}).get("channels"))
     if "memory_channels" not in overrides:
@@ -327,7 +327,7 @@ def _match_memory_channels(overrides: dict, mem_overrides: dict):
 def cmd_sim(args) -> int:
     import numpy as np
     import golden
-    from hw.graphicionado.sim_top import SimMemoryConfig
+    from sim.graphicionado.top import SimMemoryConfig
     design = get_design(args.design)
     if not design.needs_graph:
         raise UsageError(f"graphgen sim runs graphs on graphicionado, depgraph, bfs or "
@@ -370,7 +370,7 @@ def cmd_sim(args) -> int:
     run = {"root": args.root}
     within = ""
     if design.name == "depgraph":
-        from sim.depgraph_run import PAGERANK_ATOL, PAGERANK_RTOL, simulate
+        from sim.depgraph.run import PAGERANK_ATOL, PAGERANK_RTOL, simulate
         if args.iters is not None:
             raise UsageError("depgraph runs to convergence: --iters does not apply")
         if args.slices is not None:
@@ -382,7 +382,7 @@ def cmd_sim(args) -> int:
         if not config.is_min:
             within = f" (within {PAGERANK_ATOL:g} + {PAGERANK_RTOL:g}·|golden| per vertex)"
     else:
-        from sim.graphicionado_run import simulate
+        from sim.graphicionado.run import simulate
         report = simulate(graph, args.algo, config, root=args.root, iters=args.iters,
                           simulator=args.simulator, memory=memory, graph_name=args.graph,
                           seed=args.seed, trace=_trace_path(args), keep=args.keep,
@@ -682,7 +682,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    from hw.config import ConfigError
+    from hw.lib.config import ConfigError
     errors = [UsageError, ConfigError, OSError]
     try:
         from golden import GraphError

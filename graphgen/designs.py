@@ -3,22 +3,24 @@ of their top module and their cocotb testbench (none for a unit that is synthesi
 tested inside its accelerator)."""
 
 import dataclasses
+import functools
 from typing import Callable
 
-from hw.atomic_update_cam import AtomicUpdateCAM, CAMConfig
-from hw.bfs.bfs_engine import BfsEngine
+from hw.lib.cam import AtomicUpdateCAM, CAMConfig
+from hw.bfs.top import BfsEngine
 from hw.bfs.config import BfsConfig
-from hw.config import ConfigError, DesignConfig
+from hw.lib.config import ConfigError, DesignConfig
 from hw.depgraph.config import DepGraphConfig
 from hw.depgraph.ddmu_with_learner import DDMUWithLearner
-from hw.depgraph.depgraph import DepGraph
+from hw.depgraph.top import DepGraph
 from hw.depgraph.hdtl import HDTL
 from hw.dyngraph.config import DynGraphConfig
-from hw.dyngraph.update_unit import UpdateUnit
+from hw.dyngraph.top import UpdateUnit
 from hw.graphicionado.cf_datapath import CFDatapath, CFDatapathConfig
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.crossbar import Crossbar
-from hw.graphicionado.pipeline import GraphicionadoPipeline
+from hw.lib.stream.crossbar import Crossbar
+from hw.graphicionado.top import GraphicionadoPipeline
+from sim.gateware.stream_throttle import StreamThrottle
 
 
 __all__ = ["Design", "DESIGNS", "get_design", "ConfigError"]
@@ -65,6 +67,12 @@ class Design:
                           keep=keep)
 
 
+def with_throttles(design_class):
+    """``design_class`` built with the simulation's stream throttle at hand, used only when
+    the configuration asks for ``stall_injection`` (a build for RTL simulation)."""
+    return functools.partial(design_class, throttle=StreamThrottle)
+
+
 def graphicionado_crossbar(config: GraphicionadoConfig) -> Crossbar:
     """The crossbar of :class:`GraphicionadoPipeline` alone, as the pipeline builds it (its
     area apart from the streams')."""
@@ -83,7 +91,7 @@ def depgraph_hdtl(config: DepGraphConfig) -> HDTL:
 
 
 def depgraph_ddmu(config: DepGraphConfig) -> DDMUWithLearner:
-    """The DDMU and the hub-index learner as :class:`hw.depgraph.depgraph.DepGraph` builds
+    """The DDMU and the hub-index learner as :class:`hw.depgraph.top.DepGraph` builds
     them with the hub index (built whatever ``hub_index`` says)."""
     return DDMUWithLearner(algo=config.algo, addr_width=config.addr_width,
                            candidates=config.track_entries,
@@ -96,7 +104,7 @@ DESIGNS = {
                "sim.tb.test_cam"),
         Design("graphicionado",
                "Graphicionado: n source and m destination streams, a crossbar (P1-P9, A1-A5)",
-               GraphicionadoConfig, GraphicionadoPipeline, "sim.tb.test_graphicionado",
+               GraphicionadoConfig, with_throttles(GraphicionadoPipeline), "sim.tb.test_graphicionado",
                needs_graph=True),
         Design("graphicionado-crossbar",
                "Graphicionado's crossbar with virtual output queues alone (synthesis only)",
@@ -105,16 +113,16 @@ DESIGNS = {
                "Graphicionado's CF compute modules on flits: Process_Edge, Reduce, Apply "
                "(synthesis only)", CFDatapathConfig, CFDatapath, None),
         Design("depgraph", "DepGraph engines (HDTL, FIFO edge buffer, PE, circular queues)",
-               DepGraphConfig, DepGraph, "sim.tb.test_register_run", needs_graph=True),
+               DepGraphConfig, with_throttles(DepGraph), "sim.tb.test_register_run", needs_graph=True),
         Design("depgraph-hdtl", "DepGraph's HDTL alone, with its stack (synthesis only)",
                DepGraphConfig, depgraph_hdtl, None),
         Design("depgraph-ddmu", "DepGraph's DDMU with its hub-index learner (synthesis only)",
                DepGraphConfig, depgraph_ddmu, None),
         Design("bfs", "BFS engine of Enterprise and Luo et al.: frontier generator, "
                "degree classes, direction-optimising BFS with a hub cache",
-               BfsConfig, BfsEngine, "sim.tb.test_register_run", needs_graph=True),
+               BfsConfig, with_throttles(BfsEngine), "sim.tb.test_register_run", needs_graph=True),
         Design("dyngraph", "Dynamic graph unit: slab-hash adjacency in memory, batched edge "
-               "and vertex updates (Awad et al.)", DynGraphConfig, UpdateUnit,
+               "and vertex updates (Awad et al.)", DynGraphConfig, with_throttles(UpdateUnit),
                "sim.tb.test_register_run", needs_graph=True),
     ]
 }

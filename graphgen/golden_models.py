@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from hw.config import ConfigError, parse_value
+from hw.lib.config import ConfigError, parse_value
 
 __all__ = ["MODELS", "model_settings", "run_model", "model_figures", "settings_help"]
 

@@ -107,16 +107,16 @@ def _synth(design, config, verilog: str, sha: str, target: str, out_dir: Path,
 
 def _simulate(design, config, algo: str, graph_spec: str, root) -> dict:
     import golden
-    from hw.sim_memory import SimMemoryConfig
+    from sim.gateware.sim_memory import SimMemoryConfig
     graph = golden.load_graph(graph_spec)
     memory = SimMemoryConfig(channels=getattr(config, "memory_channels", 1))
     if design.name == "graphicionado":
-        from sim.graphicionado_run import simulate
+        from sim.graphicionado.run import simulate
         report = simulate(graph, algo, config, root=root, memory=memory)
         f = report.figures
         cycles, edges, matches = f["cycles"], report.counters["edges"], report.matches
     elif design.name == "depgraph":
-        from sim.depgraph_run import simulate
+        from sim.depgraph.run import simulate
         report = simulate(graph, algo, config, root=root, memory=memory)
         f = report.figures
         cycles, edges, matches = f["cycles"], f["edges_fetched"], report.matches

@@ -1,7 +1,7 @@
 """A line memory for unit tests of memory clients in Amaranth's own simulator.
 
-Serves one :class:`hw.memory_port.MemoryPortSignature` port, or a tagged one
-(:func:`hw.memory_port.mem_port_signature`): reads answered after ``latency`` (+ random
+Serves one :class:`hw.lib.memory.port.MemoryPortSignature` port, or a tagged one
+(:func:`hw.lib.memory.port.mem_port_signature`): reads answered after ``latency`` (+ random
 jitter) cycles with their request's tag, in order or (``reorder``) in any order across tags,
 writes applied with their byte mask, random stalls of the request channel. The cocotb tests
 use the Verilog DRAM model instead.

@@ -1,4 +1,4 @@
-"""The host side of the simulated DRAM (:class:`hw.dram_model.SimDRAM`): memory images.
+"""The host side of the simulated DRAM (:class:`sim.gateware.dram_model.SimDRAM`): memory images.
 
 A :class:`DRAMImage` lays out named regions (NumPy arrays, usually of uint32 words, or raw
 bytes), each starting on a 64-byte line, writes them as the file the Verilog model loads at

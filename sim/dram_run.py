@@ -1,7 +1,7 @@
 """One RTL run of a design beside the simulated DRAM, as the host drives it: the image written
 to a run folder, the Verilog built (cached) and simulated by the design's cocotb testbench
 (which only configures, starts and waits), and one region of the dumped memory read back.
-Shared by :mod:`sim.graphicionado_run` and :mod:`sim.depgraph_run`."""
+Shared by :mod:`sim.graphicionado.run` and :mod:`sim.depgraph.run`."""
 
 import dataclasses
 import json
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from sim.dram_image import DRAMImage
 from sim.harness import SimResult, SimulationError, emit_verilog, run_cocotb
 
@@ -67,7 +67,7 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
     means). ``trace``: an FST file to dump the run's waveform to. The run's folder (the
     memory images, the cocotb run) is deleted afterwards unless ``keep`` or the simulator
     gave no results (the error names its log). ``plusargs`` go to the simulation beside the
-    DRAM image's (the DRAM's timing: :meth:`hw.sim_memory.SimMemoryConfig.plusargs`).
+    DRAM image's (the DRAM's timing: :meth:`sim.gateware.sim_memory.SimMemoryConfig.plusargs`).
     ``also_read`` names more regions to read back (``DRAMRun.extra``)."""
     if dram.total_lines > depth_lines:
         raise ConfigError(f"the graph needs {dram.total_lines} lines of simulated DRAM "
@@ -131,7 +131,7 @@ def memory_for(config, memory, what: str):
     """The simulated memory of a run: ``memory``, or the default one with as many channels as
     ``config.memory_channels``; refused, with one line, when the channels differ (``what``:
     the design, as the message names it)."""
-    from hw.sim_memory import SimMemoryConfig
+    from sim.gateware.sim_memory import SimMemoryConfig
     memory = memory or SimMemoryConfig(channels=config.memory_channels)
     if memory.channels != config.memory_channels:
         raise ConfigError(f"{what} has memory_channels={config.memory_channels} but the "
@@ -144,7 +144,7 @@ def run_register_design(make_top, top_name: str, config, memory, dram: DRAMImage
                         registers: dict[str, int], register_names, counters, *,
                         max_cycles: int, **options) -> DRAMRun:
     """:func:`run_with_dram` for a design run through registers
-    (:class:`hw.register_sim_top.RegisterSimTop`): ``registers`` (name to value) written at
+    (:class:`sim.gateware.register_top.RegisterSimTop`): ``registers`` (name to value) written at
     the addresses of ``register_names``, ``counters`` read at the end; the build keyed by the
     configuration's and the memory's digests."""
     addresses = {name: address for address, name in enumerate(register_names)}

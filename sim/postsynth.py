@@ -5,7 +5,7 @@ testbenches, with Yosys's ECP5 cell models, in Verilator.
 * the Graphicionado pipeline: :class:`NetlistSimTop` is :class:`GraphicionadoSimTop` with the
   synthesized netlist of :class:`GraphicionadoPipeline` (an ``Instance`` with the same port
   names) in place of the pipeline, beside the DRAM model; the run and its check against the
-  golden model are :func:`sim.graphicionado_run.simulate`'s. The watchdog sees only the
+  golden model are :func:`sim.graphicionado.run.simulate`'s. The watchdog sees only the
   memory ports (the stream links inside the pipeline are gone in the netlist).
 """
 
@@ -18,9 +18,9 @@ from amaranth.lib.wiring import Flow, In, Out
 
 from graphgen.designs import get_design
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.graphicionado.pipeline import GraphicionadoPipeline
-from hw.graphicionado.sim_top import GraphicionadoSimTop
-from hw.sim_watch import memory_probes
+from hw.graphicionado.top import GraphicionadoPipeline
+from sim.graphicionado.top import GraphicionadoSimTop
+from sim.gateware.sim_watch import memory_probes
 from sim.harness import run_cocotb
 from synth.postsynth import DEFAULT_BUILD_ROOT, PostSynthNetlist, ecp5_cell_models, ecp5_netlist
 
@@ -88,9 +88,9 @@ def graphicionado_netlist(config: GraphicionadoConfig, *, rewrite=None,
 def simulate_graphicionado_netlist(graph, algo: str, config: GraphicionadoConfig, *,
                                    rewrite=None, build_root: Path = DEFAULT_BUILD_ROOT,
                                    **simulate_args):
-    """:func:`sim.graphicionado_run.simulate` on the pipeline's ECP5 netlist; returns
+    """:func:`sim.graphicionado.run.simulate` on the pipeline's ECP5 netlist; returns
     ``(RunReport, PostSynthNetlist)``."""
-    from sim.graphicionado_run import simulate
+    from sim.graphicionado.run import simulate
     netlist = graphicionado_netlist(config, rewrite=rewrite, build_root=build_root)
     models = ecp5_cell_models(build_root, simulate_args.get("simulator", "verilator"))
     report = simulate(graph, algo, config, sim_top=(

@@ -23,8 +23,8 @@ import golden
 from golden import GraphError
 from graphgen.cli import main
 from graphgen.designs import DESIGNS
-from hw.config import ConfigError
-from hw.sim_memory import SimMemoryConfig
+from hw.lib.config import ConfigError
+from sim.gateware.sim_memory import SimMemoryConfig
 
 
 SETTINGS = settings(max_examples=120, deadline=None, derandomize=True, database=None,
@@ -48,8 +48,8 @@ def run(argv: list[str], files: dict[str, bytes] | None = None):
     stderr = io.StringIO()
     patches = [mock.patch("graphgen.designs.Design.verilog", _accepted),
                mock.patch("graphgen.designs.Design.run_test", _accepted),
-               mock.patch("sim.graphicionado_run.run_with_dram", _accepted),
-               mock.patch("sim.depgraph_run.run_with_dram", _accepted),
+               mock.patch("sim.graphicionado.run.run_with_dram", _accepted),
+               mock.patch("sim.depgraph.run.run_with_dram", _accepted),
                mock.patch("sim.bfs.run.run_register_design", _accepted),
                mock.patch("sim.dyngraph.run.run_register_design", _accepted),
                mock.patch("synth.synthesize", _accepted)]

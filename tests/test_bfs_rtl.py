@@ -16,8 +16,8 @@ import pytest
 import golden
 from golden.bfs import run_bfs
 from hw.bfs.config import BfsConfig
-from hw.config import ConfigError
-from hw.sim_memory import SimMemoryConfig
+from hw.lib.config import ConfigError
+from sim.gateware.sim_memory import SimMemoryConfig
 from sim.bfs.run import simulate
 
 MEMORY = SimMemoryConfig(latency=40, latency_dist="uniform", jitter=16, outstanding=64,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from golden.algorithms import ALPHA, ONE_MINUS_ALPHA
-from hw.fp32 import FP32Adder, FP32Multiplier, QNAN
+from hw.lib.arith.fp32 import FP32Adder, FP32Multiplier, QNAN
 from hw.graphicionado.algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
 from hw.graphicionado.apply import ApplyMin, ApplyPageRank
 from tests.stream_drivers import PAUSES, Bench

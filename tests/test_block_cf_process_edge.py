@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from golden.algorithms import cf_program, pairwise_sum
-from hw.config import ConfigError
-from hw.fp32 import QNAN
-from hw.fp32_vector import FP32PairSum, FP32TreeSum
+from hw.lib.config import ConfigError
+from hw.lib.arith.fp32 import QNAN
+from hw.lib.arith.fp32_vector import FP32PairSum, FP32TreeSum
 from hw.graphicionado.cf_process_edge import CFProcessEdge
 from tests.stream_drivers import PAUSES, Bench
 

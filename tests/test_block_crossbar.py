@@ -11,8 +11,8 @@ import random
 import pytest
 from amaranth.lib import data
 
-from hw.config import ConfigError
-from hw.crossbar import Crossbar
+from hw.lib.config import ConfigError
+from hw.lib.stream.crossbar import Crossbar
 from tests.stream_drivers import PAUSES, Bench
 
 Edge = data.StructLayout({"src": 32, "dst": 32})

@@ -14,7 +14,7 @@ from golden import Graph
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.destination_stream import DestinationStream
 from sim.amaranth_memory import lines_to_words, words_to_lines
-from sim.graphicionado_image import build_image
+from sim.graphicionado.image import build_image
 from tests.stream_drivers import PAUSES, Bench, serve_memory
 
 INF = 0xFFFF_FFFF

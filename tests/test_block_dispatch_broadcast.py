@@ -9,9 +9,9 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hw.config import ConfigError
-from hw.lowest_occupancy import LowestOccupancyDispatch
-from hw.stream_broadcast import StreamBroadcast
+from hw.lib.config import ConfigError
+from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
+from hw.lib.stream.broadcast import StreamBroadcast
 from tests.stream_drivers import PAUSES, Bench
 
 

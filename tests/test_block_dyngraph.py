@@ -12,7 +12,7 @@ from amaranth.lib import wiring
 
 import golden.dyngraph.slab as golden_slab
 from golden.dyngraph import bucket_of
-from hw.atomic_update_cam import AtomicUpdateCAM, CAMConfig
+from hw.lib.cam import AtomicUpdateCAM, CAMConfig
 from hw.dyngraph import layouts
 from hw.dyngraph.bucket_hash import BucketHash
 from hw.dyngraph.lock_issue import LockIssue

@@ -1,6 +1,6 @@
 """DepGraph engines in Amaranth's simulator, one or two, against the golden model's final
 states (``golden.depgraph.run_depgraph``, hub index off): exact for BFS, SSSP and CC, within
-``sim.depgraph_run``'s tolerance for PageRank.
+``sim.depgraph.run``'s tolerance for PageRank.
 
 The engines' surroundings are played by the test as ``depgraph.py`` describes them: the
 records of each partition are loaded (``load``), the HDTLs are enabled once every bank is
@@ -23,11 +23,11 @@ from amaranth.lib import wiring
 import golden
 from golden.depgraph import run_depgraph
 from hw.depgraph.config import DepGraphConfig
-from hw.depgraph.depgraph import track_walks
+from hw.depgraph.top import track_walks
 from hw.depgraph.engine import Engine
 from sim.amaranth_memory import LineMemoryModel
-from sim.depgraph_image import build_depgraph_image
-from sim.depgraph_run import PAGERANK_ATOL, PAGERANK_RTOL
+from sim.depgraph.image import build_depgraph_image
+from sim.depgraph.run import PAGERANK_ATOL, PAGERANK_RTOL
 from tests.stream_drivers import PAUSES, Bench
 
 

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from hw.bfs.expand_dispatch import ExpandDispatch
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from tests.stream_drivers import PAUSES, Bench
 
 DEGREES = {0: [0, 1, 5, 31], 1: [32, 40, 255], 2: [256, 300], 3: [1000, 2049]}

@@ -6,7 +6,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from golden.graphicionado import extended_schedule
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.graphicionado.extended_schedule import ExtendedSchedule, max_partitions
 
 

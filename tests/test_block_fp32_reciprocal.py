@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from hw.fp32_reciprocal import Reciprocal
+from hw.lib.arith.fp32_reciprocal import Reciprocal
 from tests.stream_drivers import PAUSES, Bench
 
 

@@ -34,7 +34,7 @@ from golden.depgraph.gas import get_algorithm, source_constants
 from hw.depgraph.hdtl import HDTL
 from hw.depgraph.layouts import ORIGIN_DDMU
 from sim.amaranth_memory import words_to_lines
-from sim.depgraph_run import PAGERANK_ATOL, PAGERANK_RTOL
+from sim.depgraph.run import PAGERANK_ATOL, PAGERANK_RTOL
 from tests.stream_drivers import PAUSES, Bench, serve_memory, to_py
 
 U32 = 0xFFFF_FFFF
@@ -98,7 +98,7 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, onchip, pause):
     queued = list(active)
 
     head = [hub and mine(v) and rng.random() < 0.8 for v in range(n)]
-    # A leaf (sim.depgraph_image.leaves): no out-neighbour the walk could descend into.
+    # A leaf (sim.depgraph.image.leaves): no out-neighbour the walk could descend into.
     leaf = [mine(v) and not any(mine(u) and not stop[u] for u in dst[offsets[v]:offsets[v + 1]])
             for v in range(n)]
     lines = depth % 2 == 0

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from hw.line_writer import SequentialLineWriter
+from hw.lib.memory.line_writer import SequentialLineWriter
 from tests.stream_drivers import PAUSES, Bench
 
 BASE = 100

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from hw.memory_arbiter import MemoryArbiter
+from hw.lib.memory.arbiter import MemoryArbiter
 from sim.amaranth_memory import LineMemoryModel
 from tests.stream_drivers import PAUSES, Bench, memory_client_program
 

@@ -8,8 +8,8 @@ import random
 import pytest
 from amaranth.lib import data
 
-from hw.memory_port import line_request_layout
-from hw.ordered_merge import MemoryPortMerge, OrderedMerge
+from hw.lib.memory.port import line_request_layout
+from hw.lib.stream.ordered_merge import MemoryPortMerge, OrderedMerge
 from tests.stream_drivers import PAUSES, Bench
 
 Request = data.StructLayout({"source": 3, "seq": 10, "answered": 1})

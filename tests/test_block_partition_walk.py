@@ -6,7 +6,7 @@ the partition is done and drained; bad parameters are refused."""
 import pytest
 from amaranth.sim import Simulator
 
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.graphicionado.partition_walk import PartitionWalk, partition_size
 
 

@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from hw.fp32 import FP32Multiplier, QNAN
+from hw.lib.arith.fp32 import FP32Multiplier, QNAN
 from hw.graphicionado.process_edge import ProcessEdge
-from hw.integer_units import SaturatingAdd
+from hw.lib.arith.integer import SaturatingAdd
 from tests.stream_drivers import PAUSES, Bench
 
 INF = 0xFFFF_FFFF

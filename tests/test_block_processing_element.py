@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from golden.depgraph.gas import GAS_ALGORITHMS
-from hw.fp32 import QNAN
+from hw.lib.arith.fp32 import QNAN
 from hw.depgraph.processing_element import ProcessingElement
 from tests.stream_drivers import PAUSES, Bench
 

@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from hw.range_streamer import RangeStreamer
+from hw.lib.memory.range_streamer import RangeStreamer
 from sim.amaranth_memory import words_to_lines
 from tests.stream_drivers import PAUSES, Bench, serve_memory
 

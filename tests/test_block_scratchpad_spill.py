@@ -12,7 +12,7 @@ from amaranth.sim import Simulator
 
 from hw.graphicionado.scratchpad import Scratchpad
 from hw.graphicionado.scratchpad_spill import ScratchpadSpill
-from hw.memory_port import MemoryPortSignature
+from hw.lib.memory.port import MemoryPortSignature
 from sim.amaranth_memory import LineMemoryModel, lines_to_words, serve_ports, words_to_lines
 
 LANES, FLITS = 2, 2

@@ -14,7 +14,7 @@ from golden import Graph, pagerank_inv_outdeg
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.source_stream import SOURCE_REGISTERS, SourceStream
 from sim.amaranth_memory import words_to_lines
-from sim.graphicionado_image import build_image
+from sim.graphicionado.image import build_image
 from tests.stream_drivers import PAUSES, Bench, serve_memory
 
 

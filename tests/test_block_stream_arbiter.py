@@ -9,7 +9,7 @@ import random
 import pytest
 from amaranth.lib import data
 
-from hw.stream_arbiter import StreamArbiter
+from hw.lib.stream.arbiter import StreamArbiter
 from tests.stream_drivers import PAUSES, Bench
 
 Item = data.StructLayout({"source": 3, "seq": 10, "data": 11})

@@ -6,7 +6,7 @@ import random
 import pytest
 from amaranth.lib import data
 
-from hw.stream_fifo import StreamFIFO
+from hw.lib.stream.fifo import StreamFIFO
 from tests.stream_drivers import PAUSES, Bench
 
 Item = data.StructLayout({"a": 13, "b": 7})

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from hw.config import ConfigError
-from hw.stream_throttle import StreamThrottle
+from hw.lib.config import ConfigError
+from sim.gateware.stream_throttle import StreamThrottle
 from tests.stream_drivers import PAUSES, Bench
 
 

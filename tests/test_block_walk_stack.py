@@ -8,7 +8,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.depgraph.walk_stack import WalkStack
 from tests.stream_drivers import rerun_command
 

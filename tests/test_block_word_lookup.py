@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from hw.word_lookup import WordLookup
+from hw.lib.memory.word_lookup import WordLookup
 from sim.amaranth_memory import words_to_lines
 from tests.stream_drivers import PAUSES, Bench, serve_memory
 

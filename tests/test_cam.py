@@ -7,8 +7,8 @@ from amaranth.hdl import Module
 from amaranth.lib import wiring
 
 from graphgen.designs import get_design
-from hw.atomic_update_cam import AtomicUpdateCAM, CAMConfig
-from hw.config import ConfigError
+from hw.lib.cam import AtomicUpdateCAM, CAMConfig
+from hw.lib.config import ConfigError
 
 DESIGN = get_design("cam")
 

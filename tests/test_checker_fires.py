@@ -13,7 +13,7 @@ import re
 import pytest
 
 from graphgen.cli import main
-from hw import integer_units
+from hw.lib.arith import integer as integer_units
 from sim import dram_image, dram_run
 
 GRAPH = "kron:scale=6,ef=8,seed=2"

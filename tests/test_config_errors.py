@@ -1,5 +1,5 @@
 # amaranth: UnusedElaboratable=no
-"""Every hardware block refuses a bad parameter with :class:`hw.config.ConfigError` and one
+"""Every hardware block refuses a bad parameter with :class:`hw.lib.config.ConfigError` and one
 line, whether or not Python runs with assertions (``python -O``). (The blocks refused are
 never elaborated: the comment above keeps Amaranth from warning about each.)"""
 
@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from amaranth.hdl import unsigned
 
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 
 
 def _cases():
-    from hw.atomic_update_cam import AtomicUpdateCAM
+    from hw.lib.cam import AtomicUpdateCAM
     from hw.depgraph.circular_queue import CircularQueue
     from hw.depgraph.config import DepGraphConfig
     from hw.depgraph.walk_scanner import WalkScanner
-    from hw.ordered_merge import OrderedMerge
+    from hw.lib.stream.ordered_merge import OrderedMerge
     from hw.depgraph.ddmu import DDMU
     from hw.depgraph.ddmu_with_learner import DDMUWithLearner
     from hw.depgraph.engine import Engine
@@ -29,20 +29,20 @@ def _cases():
     from hw.depgraph.range_reader import RangeReader
     from hw.depgraph.register_block import RegisterBlock
     from hw.depgraph.update_network import UpdateNetwork
-    from hw.formal.stream_order import MutatedRegisterSlice
+    from tests.formal.harnesses.stream_order import MutatedRegisterSlice
     from hw.graphicionado.edge_id_read import EdgeIDRead
-    from hw.graphicionado.pipeline import GraphicionadoPipeline
+    from hw.graphicionado.top import GraphicionadoPipeline
     from hw.graphicionado.process_edge import ProcessEdge
     from hw.graphicionado.random_vertex_read import RandomVertexRead
     from hw.graphicionado.scratchpad import Scratchpad
     from hw.graphicionado.sequential_vertex_read import SequentialVertexRead
     from hw.graphicionado.sequential_vertex_write import SequentialVertexWrite
-    from hw.fp32_vector import FP32Lanes, FP32TreeSum
+    from hw.lib.arith.fp32_vector import FP32Lanes, FP32TreeSum
     from hw.graphicionado.large_random_vertex_read import LargeRandomVertexRead
     from hw.graphicionado.packet_source_merge import PacketSourceMerge
     from hw.graphicionado.scratchpad import TempPropertyStream
-    from hw.stream_arbiter import StreamArbiter
-    from hw.stream_fifo import StreamFIFO
+    from hw.lib.stream.arbiter import StreamArbiter
+    from hw.lib.stream.fifo import StreamFIFO
     byte = unsigned(8)
     return {
         "cam-config": (lambda: AtomicUpdateCAM({"entries": 16}), "needs a CAMConfig"),

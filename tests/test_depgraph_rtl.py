@@ -11,10 +11,10 @@ import pytest
 
 import golden
 from golden.depgraph import run_depgraph
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
-from hw.sim_memory import SimMemoryConfig
-from sim.depgraph_run import simulate
+from sim.gateware.sim_memory import SimMemoryConfig
+from sim.depgraph.run import simulate
 from tests.graphs import networkx_graph
 
 MEMORY = SimMemoryConfig(latency=40, latency_dist="uniform", jitter=16, outstanding=64,

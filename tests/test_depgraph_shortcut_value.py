@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.depgraph.layouts import ORIGIN_DDMU
 from hw.depgraph.shortcut_value import ShortcutValue
 

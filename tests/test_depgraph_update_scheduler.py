@@ -9,7 +9,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.depgraph.update_scheduler import UpdateScheduler
 
 

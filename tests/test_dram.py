@@ -1,4 +1,4 @@
-"""The simulated DRAM (hw/dram_model.py, hw/verilog/graphgen_dram.v) and its host-side image
+"""The simulated DRAM (sim/gateware/dram_model.py, sim/gateware/verilog/graphgen_dram.v) and its host-side image
 (sim/dram_image.py): the cocotb testbench on Verilator and Icarus, and unit tests."""
 
 import json
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hw.config import ConfigError
-from hw.dram_model import DRAMArbiter, DRAMConfig, DRAMTiming, SimDRAM, \
+from hw.lib.config import ConfigError
+from sim.gateware.dram_model import DRAMArbiter, DRAMConfig, DRAMTiming, SimDRAM, \
     extra_latency_sequence, jitter_sequence, mem_port_signature, mem_request_layout, \
     mem_response_layout
-from hw.memory_port import MemoryPortSignature, line_request_layout, line_response_layout
+from hw.lib.memory.port import MemoryPortSignature, line_request_layout, line_response_layout
 from sim.dram_image import DRAMImage, hex_to_lines, lines_to_hex, plusargs, read_lines
 from sim.harness import emit_verilog, run_cocotb
 

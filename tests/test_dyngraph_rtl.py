@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from golden.dyngraph import SlabGraph, SlabOptions, generate_updates
 from hw.dyngraph.config import DynGraphConfig
-from hw.sim_memory import SimMemoryConfig
+from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dyngraph.analytics import analytics_config, run_analytics
 from sim.dyngraph.run import simulate
 

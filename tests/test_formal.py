@@ -1,20 +1,20 @@
 """Formal proofs (SymbiYosys, smtbmc + Yices) of the CAM, the stream buffers and the memory
 arbiter, and for each checker a broken variant of its design that the proof must catch.
 
-Harnesses: ``hw/formal/``; driver: ``sim/formal.py`` (results cached in ``build/formal``).
+Harnesses: ``hw/formal/``; driver: ``tests/formal/runner.py`` (results cached in ``build/formal``).
 """
 
 import os
 
 import pytest
 
-from hw.atomic_update_cam import AtomicUpdateCAM, CAMConfig
-from hw.formal import cam as cam_proof
-from hw.formal import memory_arbiter as arbiter_proof
-from hw.formal import register_slice as slice_proof
-from hw.formal import stream_order
-from hw.stream_fifo import StreamFIFO
-from sim.formal import run_proof
+from hw.lib.cam import AtomicUpdateCAM, CAMConfig
+from tests.formal.harnesses import cam as cam_proof
+from tests.formal.harnesses import memory_arbiter as arbiter_proof
+from tests.formal.harnesses import register_slice as slice_proof
+from tests.formal.harnesses import stream_order
+from hw.lib.stream.fifo import StreamFIFO
+from tests.formal.runner import run_proof
 
 WIDTH = 4
 

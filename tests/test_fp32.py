@@ -1,4 +1,4 @@
-"""The FP32 units (``hw/fp32.py``) in Amaranth's simulator against NumPy float32.
+"""The FP32 units (``hw/lib/arith/fp32.py``) in Amaranth's simulator against NumPy float32.
 
 Each simulation streams a batch of operand pairs through a unit with random gaps on
 ``i.valid`` and random backpressure on ``o.ready``, and checks every result bit for bit (a NaN
@@ -16,7 +16,7 @@ from amaranth.sim import Simulator
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from hw.fp32 import (QNAN, FP32Adder, FP32Comparator, FP32Divider, FP32Maximum, FP32Minimum,
+from hw.lib.arith.fp32 import (QNAN, FP32Adder, FP32Comparator, FP32Divider, FP32Maximum, FP32Minimum,
                      FP32Multiplier)
 
 

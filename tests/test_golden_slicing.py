@@ -11,7 +11,7 @@ from golden import PROGRAMS, cf_program, execute
 from golden.graphicionado import (SliceStep, execute_sliced, execute_symmetric,
                                   extended_schedule, slice_bounds, sliced_edges, slices_needed,
                                   stored_edges)
-from sim.graphicionado_check import pagerank_bound
+from sim.graphicionado.check import pagerank_bound
 
 
 GRAPHS = {

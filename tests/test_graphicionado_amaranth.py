@@ -12,11 +12,12 @@ from amaranth.sim import Simulator
 
 import golden
 from golden import Graph
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.graphicionado.pipeline import GraphicionadoPipeline, counter_names
+from hw.graphicionado.top import GraphicionadoPipeline, counter_names
 from sim.amaranth_memory import LineMemoryModel, lines_to_words, serve_ports, words_to_lines
-from sim.graphicionado_image import build_image
+from sim.graphicionado.image import build_image
+from sim.gateware.stream_throttle import StreamThrottle
 
 INF = 2**32 - 1
 
@@ -40,7 +41,7 @@ def run_pipeline(config, image, *, jitter=3, stall=0.1, seed=1, limit=100_000,
     # touches the lines with addr % channels == c).
     memories = [LineMemoryModel(lines, latency=12, jitter=jitter, stall_probability=stall,
                                 seed=seed + c, reorder=reorder) for c in range(channels)]
-    dut = GraphicionadoPipeline(config)
+    dut = GraphicionadoPipeline(config, throttle=StreamThrottle)
     counters = counter_names(config)
     result = {}
 
@@ -193,7 +194,7 @@ def test_dst_property_read_option():
 def check_against_golden(values, graph, algo, iters, streams):
     """Assert the pipeline's values are the golden model's (exact, or within the derived
     bound for PageRank with several source streams); return the expectation."""
-    from sim.graphicionado_check import expected_values
+    from sim.graphicionado.check import expected_values
     expected = expected_values(graph, algo, root=0 if algo == "sssp" else None, iters=iters,
                                streams_src=streams[0], streams_dst=streams[1])
     if expected.relative_bound:
@@ -281,7 +282,7 @@ def test_graph_slicing(algo, streams, slice_vertices):
 
 
 def test_slicing_refuses_what_cannot_run():
-    from sim.graphicionado_run import check_graph, plan_slices
+    from sim.graphicionado.run import check_graph, plan_slices
     n, src, dst, weight = small_graph(seed=1, n=100, m=300)
     graph = Graph.from_edges(n, src, dst, weight)
     config = GraphicionadoConfig(algo="bfs", max_vertices=64, table_vertices=128, max_slices=8)
@@ -328,7 +329,7 @@ def test_collaborative_filtering(K, streams):
     image = build_image(graph, algo="cf", cf=cf, max_iterations=2, streams_src=streams[0],
                         streams_dst=streams[1], edge_readers=streams[2])
     values, result = run_pipeline(config, image, reorder=True)
-    from sim.graphicionado_check import expected_values
+    from sim.graphicionado.check import expected_values
     expected = expected_values(graph, "cf", root=None, iters=2, streams_src=streams[0],
                                streams_dst=streams[1], cf=cf)
     assert expected.comparison.startswith("exact")
@@ -347,7 +348,7 @@ def test_collaborative_filtering_four_streams():
     streams' updates meet at each destination in an order set by timing,
     so the features must lie within the derived per-feature bound (``cf_bound``), which must
     itself be tight (far below the features' size)."""
-    from sim.graphicionado_check import expected_values
+    from sim.graphicionado.check import expected_values
     graph = golden.bipartite(8, 5, 2, seed=4)
     cf = dict(K=16, gamma=0.01, lam=0.05, seed=3, init_scale=0.5)
     config = GraphicionadoConfig(algo="cf", property_bytes=64, max_vertices=64,
@@ -376,7 +377,7 @@ def test_collaborative_filtering_in_slices():
     """CF in two graph slices (§VI.A with large properties): each slice's scratchpad holds
     its destinations' flits, VProperty alternates between two arrays so that the second
     slice reads the features the iteration started with; bit for bit the golden model's."""
-    from sim.graphicionado_check import expected_values
+    from sim.graphicionado.check import expected_values
     graph = golden.bipartite(10, 8, 2, seed=6)
     cf = dict(K=16, gamma=0.01, lam=0.05, seed=3, init_scale=0.5)
     config = GraphicionadoConfig(algo="cf", property_bytes=64, max_vertices=16, max_slices=2,
@@ -400,8 +401,8 @@ def test_collaborative_filtering_symmetric(streams):
     derived bound of the directed golden model (2 x 2 in extended slices below; 4 x 4 on
     the Verilog in make soak, test_graphicionado_rtl.py). Half the edges read, twice the
     updates reduced, with stalls on every link and a reordering memory."""
-    from sim.graphicionado_check import expected_values
-    from sim.graphicionado_run import stored_graph
+    from sim.graphicionado.check import expected_values
+    from sim.graphicionado.run import stored_graph
     graph = golden.bipartite(8, 5, 2, seed=2)
     n, m = streams
     K = 8 if n == 1 else 4
@@ -440,8 +441,8 @@ def test_extended_slicing(streams):
     model's extended slicing; 2 x 2: within the derived bound of the directed golden model,
     as is the one-stream run (against plain slicing's result, which equals the unsliced
     one)."""
-    from sim.graphicionado_check import cf_bound, expected_values
-    from sim.graphicionado_run import stored_graph
+    from sim.graphicionado.check import cf_bound, expected_values
+    from sim.graphicionado.run import stored_graph
     n, m = streams
     size = 16 * max(n, m)
     graph = golden.bipartite(20 * m, 14 * m, 1, seed=7)     # 34 m vertices: 3 partitions

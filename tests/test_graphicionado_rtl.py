@@ -1,6 +1,6 @@
 """The Graphicionado pipeline as Verilog (Verilator, cocotb) against the golden model:
 exact for BFS, SSSP and CC; PageRank bit for bit where the order of the sums is fixed (one
-source stream) and within the derived bound of :mod:`sim.graphicionado_check` where it
+source stream) and within the derived bound of :mod:`sim.graphicionado.check` where it
 is not; on generated and real graphs, with a DRAM whose latency jitters and random stalls
 injected on every link. Each algorithm runs on its own number of source and destination
 streams (:data:`STREAMS`); one stream each is the configuration ``test_coarsened_edge_id_table``
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import golden
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.graphicionado.sim_top import SimMemoryConfig
-from sim.graphicionado_run import _watchdog, simulate
+from sim.graphicionado.top import SimMemoryConfig
+from sim.graphicionado.run import _watchdog, simulate
 from tests.graphs import networkx_graph
 
 MEMORY = SimMemoryConfig(latency=60, latency_dist="uniform", jitter=24, outstanding=96,

@@ -61,6 +61,6 @@ def test_flits_get_their_words(lanes, flits, partitions, pause):
                                              (dict(flits=3), "flits must be a power of two"),
                                              (dict(outstanding=1), "outstanding")])
 def test_refuses_what_it_cannot_build(change, message):
-    from hw.config import ConfigError
+    from hw.lib.config import ConfigError
     with pytest.raises(ConfigError, match=message):
         LargeRandomVertexRead(**{"addr_width": 16, "lanes": 8, "flits": 4, **change})

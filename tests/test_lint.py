@@ -8,7 +8,7 @@ import pytest
 
 from graphgen.cli import main
 from sim.harness import LINT_WAIVERS, setup_verilator
-from hw.dram_model import SimDRAM
+from sim.gateware.dram_model import SimDRAM
 
 
 SMALL_GRAPHICIONADO = ["--set", "max_vertices=1024"]
@@ -103,15 +103,15 @@ def test_design_verilog_lints_clean(tmp_path, design, sets):
 @pytest.mark.parametrize("accelerator", ["graphicionado", "depgraph"])
 def test_sim_top_lints_clean_with_dram(tmp_path, accelerator):
     from sim.harness import emit_verilog
-    from hw.sim_memory import SimMemoryConfig
+    from sim.gateware.sim_memory import SimMemoryConfig
     memory = SimMemoryConfig(depth_lines=4096)
     if accelerator == "graphicionado":
         from hw.graphicionado.config import GraphicionadoConfig
-        from hw.graphicionado.sim_top import GraphicionadoSimTop
+        from sim.graphicionado.top import GraphicionadoSimTop
         top = GraphicionadoSimTop(GraphicionadoConfig(max_vertices=1024), memory)
     else:
         from hw.depgraph.config import DepGraphConfig
-        from hw.depgraph.sim_top import DepGraphSimTop
+        from sim.depgraph.top import DepGraphSimTop
         top = DepGraphSimTop(DepGraphConfig(engines=2, bank_vertices=64, hub_index=True),
                              memory)
     name = f"{accelerator}_sim_top"
@@ -135,7 +135,7 @@ def test_waivers_are_needed(tmp_path):
 @pytest.mark.parametrize("inputs, outputs", [(1, 1), (2, 4)])
 def test_crossbar_lints_clean(tmp_path, inputs, outputs):
     from amaranth.lib import data
-    from hw.crossbar import Crossbar
+    from hw.lib.stream.crossbar import Crossbar
     from sim.harness import emit_verilog
     edge = data.StructLayout({"src": 32, "dst": 32})
     bits = (outputs - 1).bit_length()

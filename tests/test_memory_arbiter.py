@@ -1,4 +1,4 @@
-"""MemoryArbiter (hw/memory_arbiter.py) in Amaranth's simulator: requests leave tagged with
+"""MemoryArbiter (hw/lib/memory/arbiter.py) in Amaranth's simulator: requests leave tagged with
 their client's index, responses go back by their tag, and the reads in flight stay within the
 limit, against a memory that answers reads of different tags out of order."""
 
@@ -7,8 +7,8 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hw.config import ConfigError
-from hw.memory_arbiter import MemoryArbiter
+from hw.lib.config import ConfigError
+from hw.lib.memory.arbiter import MemoryArbiter
 
 
 def run_arbiter(*, ports=3, outstanding=5, reads=30, seed=1, latency=0):

@@ -1,4 +1,4 @@
-"""The multi-channel memory interconnect (hw/memory_interconnect.py) in Amaranth's simulator.
+"""The multi-channel memory interconnect (hw/lib/memory/interconnect.py) in Amaranth's simulator.
 
 Several clients issue random reads and masked writes on lines spread over every channel; each
 channel is a line memory of its own (the lines with ``addr % channels == c``) that answers
@@ -12,8 +12,8 @@ import random
 
 import pytest
 
-from hw.config import ConfigError
-from hw.memory_interconnect import MemoryInterconnect, ReorderBuffer
+from hw.lib.config import ConfigError
+from hw.lib.memory.interconnect import MemoryInterconnect, ReorderBuffer
 from sim.amaranth_memory import LineMemoryModel, serve_ports
 from tests.stream_drivers import PAUSES, Bench, memory_client_program
 

@@ -12,9 +12,9 @@ import shutil
 import pytest
 
 import golden
-from hw.atomic_update_cam import CAMConfig
+from hw.lib.cam import CAMConfig
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.sim_memory import SimMemoryConfig
+from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dram_run import RunFailure
 from sim.postsynth import cam_netlist_test, outreg_ram_test, simulate_graphicionado_netlist
 from synth.ecp5_outreg import absorb_output_registers

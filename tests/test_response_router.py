@@ -8,8 +8,8 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from hw.config import ConfigError
-from hw.response_router import ResponseRouter
+from hw.lib.config import ConfigError
+from hw.lib.memory.response_router import ResponseRouter
 
 
 def _run(dut, items, stalls, seed):

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hw.atomic_update_cam import CAMConfig
-from hw.fp32 import FP32Adder
-from hw.fp32_vector import FP32Lanes
-from hw.integer_units import SaturatingAdd
+from hw.lib.cam import CAMConfig
+from hw.lib.arith.fp32 import FP32Adder
+from hw.lib.arith.fp32_vector import FP32Lanes
+from hw.lib.arith.integer import SaturatingAdd
 from hw.graphicionado.atomic_update import AtomicUpdate
 from hw.graphicionado.scratchpad import (TEMP_READ_LATENCY, TEMP_WRITE_LATENCY,
                                          TempPropertyStream)

@@ -1,11 +1,11 @@
-"""SimMemoryConfig (hw/sim_memory.py): the ``--mem`` keys, the paper preset, and the plusargs
+"""SimMemoryConfig (sim/gateware/sim_memory.py): the ``--mem`` keys, the paper preset, and the plusargs
 that carry the settings to the DRAM model without changing the build."""
 
 import pytest
 
-from hw.config import ConfigError
-from hw.dram_model import DRAMTiming
-from hw.sim_memory import SimMemoryConfig
+from hw.lib.config import ConfigError
+from sim.gateware.dram_model import DRAMTiming
+from sim.gateware.sim_memory import SimMemoryConfig
 
 
 def test_paper_preset_and_overrides():
@@ -44,8 +44,8 @@ def test_plusargs_carry_every_runtime_setting():
 
 def test_attach_sim_dram_needs_one_port_per_channel():
     from amaranth.hdl import Fragment, Module
-    from hw.memory_port import mem_port_signature
-    from hw.sim_memory import attach_sim_dram
+    from hw.lib.memory.port import mem_port_signature
+    from sim.gateware.sim_memory import attach_sim_dram
     ports = [mem_port_signature(20, 3).flip().create() for _ in range(2)]
     two, one = Module(), Module()
     dram = attach_sim_dram(two, ports, SimMemoryConfig(channels=2, depth_lines=64), 20)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from hw.stream_register_slice import StreamRegisterSlice
+from hw.lib.stream.register_slice import StreamRegisterSlice
 
 from tests.stream_pass_bench import pass_items
 

@@ -443,7 +443,7 @@ def test_depgraph_units_elaborate(name, algo, hub):
 
 
 def test_depgraph_units_have_no_testbench():
-    from hw.config import ConfigError
+    from hw.lib.config import ConfigError
     design, config = _depgraph_unit("depgraph-hdtl")
     with pytest.raises(ConfigError, match="no testbench of its own"):
         design.run_test(config)

@@ -11,8 +11,8 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import LINE_BYTES, MemoryPortSignature
-from ..stream_fifo import StreamFIFO
+from hw.lib.memory.port import LINE_BYTES, MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import CLASS_BITS, ENTRIES_PER_LINE, LaneEntry, QueueEntry
 
 

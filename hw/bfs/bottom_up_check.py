@@ -17,11 +17,11 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..memory_port import WORDS_PER_LINE, MemoryPortSignature
-from ..range_streamer import RangeStreamer
-from ..stream_arbiter import StreamArbiter
-from ..word_lookup import WordLookup
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.memory.range_streamer import RangeStreamer
+from hw.lib.stream.arbiter import StreamArbiter
+from hw.lib.memory.word_lookup import WordLookup
 from .hub_cache import cache_answer_layout, cache_lookup_layout
 from .layouts import CLASS_BITS, Discovery, LaneEntry
 from .search_lines import SearchLines

@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from ..config import ConfigError, DesignConfig, is_power_of_two
+from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
 
 
 __all__ = ["BfsConfig", "DIRECTIONS", "DISPATCH"]
@@ -13,7 +13,7 @@ DISPATCH = ("classes", "vertex")
 
 @dataclasses.dataclass(frozen=True)
 class BfsConfig(DesignConfig):
-    """Parameters of :class:`hw.bfs.bfs_engine.BfsEngine`; the golden model
+    """Parameters of :class:`hw.bfs.top.BfsEngine`; the golden model
     (:class:`golden.bfs.BfsOptions`) takes the same names.
 
     Parameters

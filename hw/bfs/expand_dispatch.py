@@ -21,8 +21,8 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, is_power_of_two
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import LaneEntry
 
 

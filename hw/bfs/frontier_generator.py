@@ -17,9 +17,9 @@ from amaranth.hdl import C, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, is_power_of_two
-from ..memory_port import WORDS_PER_LINE
-from ..range_streamer import range_out_layout
+from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.memory.port import WORDS_PER_LINE
+from hw.lib.memory.range_streamer import range_out_layout
 from .layouts import LaneEntry
 from .offset_lines import OffsetPairs
 

@@ -9,8 +9,8 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, is_power_of_two
-from ..memory_port import WORDS_PER_LINE
+from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.memory.port import WORDS_PER_LINE
 from .layouts import Discovery
 
 

@@ -21,7 +21,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, is_power_of_two
+from hw.lib.config import ConfigError, is_power_of_two
 
 
 __all__ = ["HubCache", "NO_LEVEL", "cache_lookup_layout", "cache_answer_layout"]

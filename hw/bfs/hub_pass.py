@@ -7,7 +7,7 @@ from amaranth.hdl import C, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import WORDS_PER_LINE
+from hw.lib.memory.port import WORDS_PER_LINE
 from .hub_bitmap import BitmapFill
 from .offset_lines import OffsetPairs
 

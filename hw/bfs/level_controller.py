@@ -14,7 +14,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..range_streamer import range_cmd_layout
+from hw.lib.memory.range_streamer import range_cmd_layout
 from .bin_writer import CLASSES
 from .layouts import BU, TD, UNVISITED, Discovery
 from .level_log import LogRecord

@@ -8,7 +8,7 @@ from amaranth.hdl import Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import LINE_BYTES, MemoryPortSignature
+from hw.lib.memory.port import LINE_BYTES, MemoryPortSignature
 from .layouts import LOG_WORDS
 
 

@@ -7,8 +7,8 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import WORDS_PER_LINE
-from ..range_streamer import range_out_layout
+from hw.lib.memory.port import WORDS_PER_LINE
+from hw.lib.memory.range_streamer import range_out_layout
 
 
 __all__ = ["OffsetLines", "OffsetPairs"]

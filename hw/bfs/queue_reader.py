@@ -7,8 +7,8 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import MemoryPortSignature
-from ..range_streamer import RangeStreamer
+from hw.lib.memory.port import MemoryPortSignature
+from hw.lib.memory.range_streamer import RangeStreamer
 from .bin_writer import CLASSES
 from .layouts import CLASS_BITS, ENTRY_WORDS, LaneEntry
 

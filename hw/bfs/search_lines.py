@@ -11,8 +11,8 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..memory_port import LINE_BITS, WORDS_PER_LINE
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE
 from .hub_cache import cache_lookup_layout
 
 

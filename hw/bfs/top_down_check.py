@@ -12,9 +12,9 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import MemoryPortSignature
-from ..range_streamer import RangeStreamer
-from ..word_lookup import WordLookup
+from hw.lib.memory.port import MemoryPortSignature
+from hw.lib.memory.range_streamer import RangeStreamer
+from hw.lib.memory.word_lookup import WordLookup
 from .layouts import UNVISITED, Discovery, LaneEntry
 
 

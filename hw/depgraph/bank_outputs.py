@@ -13,7 +13,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..stream_fifo import StreamFIFO
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import VisitResult
 
 

@@ -12,9 +12,9 @@ from amaranth.hdl import Module, Mux, ResetInserter, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..memory_port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
 
 
 __all__ = ["CircularQueue"]

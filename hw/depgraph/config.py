@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from ..config import ConfigError, DesignConfig, is_power_of_two
+from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
 from .layouts import MAX_ENGINES, WALK_BITS
 from .walk_scanner import MAX_LEVELS
 
@@ -16,7 +16,7 @@ MIN_TYPE = ("bfs", "sssp", "cc")
 
 @dataclasses.dataclass(frozen=True)
 class DepGraphConfig(DesignConfig):
-    """Parameters of :class:`hw.depgraph.depgraph.DepGraph`.
+    """Parameters of :class:`hw.depgraph.top.DepGraph`.
 
     Parameters
     ----------

@@ -26,9 +26,9 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..memory_port import MemoryPortSignature
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
 from .layouts import VertexUpdate
 from .range_reader import RangeReader

@@ -1,7 +1,7 @@
 """The paper's DDMU as one block (Yao et al., HPCA 2021, §III-B): its run-time side,
 :class:`hw.depgraph.ddmu.DDMU` (hash-table lookup of a walk root, shortcut propagation), and
 its learning side, :class:`hw.depgraph.hub_index_learner.HubIndexLearner` ("maintaining the
-hub index"), side by side with their own memory ports, as :class:`hw.depgraph.depgraph.DepGraph`
+hub index"), side by side with their own memory ports, as :class:`hw.depgraph.top.DepGraph`
 builds them. The accelerator joins the two to its engines itself; this block exists to
 synthesize the paper's unit alone (``graphgen synth --design depgraph-ddmu``).
 """
@@ -10,8 +10,8 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..memory_port import MemoryPortSignature
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import MemoryPortSignature
 from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import DDMU, LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import HubIndexLearner, ObserveRequest

@@ -19,14 +19,14 @@ from amaranth.hdl import Cat, Module, ResetInserter
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..lowest_occupancy import LowestOccupancyDispatch
-from ..memory_port import MemoryPortSignature
-from ..ordered_merge import MemoryPortMerge, OrderedMerge
-from ..stream_arbiter import StreamArbiter
-from ..stream_throttle import StreamLinks
-from ..stream_fifo import StreamFIFO
-from ..stream_register_slice import StreamRegisterSlice
+from hw.lib.config import ConfigError
+from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
+from hw.lib.memory.port import MemoryPortSignature
+from hw.lib.stream.ordered_merge import MemoryPortMerge, OrderedMerge
+from hw.lib.stream.arbiter import StreamArbiter
+from hw.lib.stream.links import StreamLinks
+from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .circular_queue import CircularQueue
 from .config import DepGraphConfig
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
@@ -100,7 +100,8 @@ class Engine(wiring.Component):
                 "pseudo_edges", "hazard_waits", "updates_passed", "walk_idle_cycles",
                 "queue_empty_cycles")
 
-    def __init__(self, config: DepGraphConfig, index: int):
+    def __init__(self, config: DepGraphConfig, index: int, *, throttle=None):
+        self._throttle = throttle
         if not 0 <= index < config.engines:
             raise ConfigError(f"Engine: index must be from 0 to {config.engines - 1}, not "
                               f"{index!r}")
@@ -170,7 +171,7 @@ class Engine(wiring.Component):
                                                    engine=self._index,
                                                    walk_bits=cfg.walk_bits,
                                                    offsets=cfg.offsets_on_chip)
-        link = StreamLinks(m, percent=cfg.stall_injection,
+        link = StreamLinks(m, percent=cfg.stall_injection, throttle=self._throttle,
                            seed=self.stall_seed if cfg.stall_injection else None,
                            prefix=f"engine{self._index}.")
         self.link_probes = link.probes

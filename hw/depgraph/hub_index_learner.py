@@ -40,9 +40,9 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..fp32 import FP32Adder, FP32Divider, FP32Multiplier
-from ..memory_port import MemoryPortSignature
+from hw.lib.config import ConfigError
+from hw.lib.arith.fp32 import FP32Adder, FP32Divider, FP32Multiplier
+from hw.lib.memory.port import MemoryPortSignature
 from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import FLAG_A, FLAG_I, FLAG_N, _Entry
 

@@ -16,7 +16,7 @@ by the register block):
 * ``stop``: four bits per vertex, bits 4·(v % 8) to 4·(v % 8) + 3 of word v // 8: the stop
   bitmap H'' (plus the vertices of too large an in-degree, see golden.depgraph.engine),
   whether v heads hub-index entries, whether v is a leaf (no out-neighbour in its own
-  partition outside the stop bitmap; ``sim.depgraph_image.leaves``), and a spare bit;
+  partition outside the stop bitmap; ``sim.depgraph.image.leaves``), and a spare bit;
 * ``queue<e>``: engine e's circular queue, ``queue_lines`` lines of vertex ids.
 """
 
@@ -42,7 +42,7 @@ EDGE_WORDS = 2
 EDGES_PER_LINE = 16 // EDGE_WORDS
 
 # The ``stop`` array's bits of a vertex, from bit STOP_BITS_PER_VERTEX·(v % 8) of word v // 8
-# up (the loader picks them out, ``sim.depgraph_image`` packs them).
+# up (the loader picks them out, ``sim.depgraph.image`` packs them).
 STOP_WORD_FIELDS = ("stop", "head", "leaf", "spare")
 STOP_BITS_PER_VERTEX = len(STOP_WORD_FIELDS)
 VERTICES_PER_STOP_WORD = 32 // STOP_BITS_PER_VERTEX

@@ -18,8 +18,8 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import ProbeResult
 from .record_update import ACTIVE, FLAG_BITS, STOP
 

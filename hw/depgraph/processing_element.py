@@ -13,9 +13,9 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..fp32 import FP32Multiplier
-from ..integer_units import saturating_add
+from hw.lib.config import ConfigError
+from hw.lib.arith.fp32 import FP32Multiplier
+from hw.lib.arith.integer import saturating_add
 from .config import ALGORITHMS
 from .layouts import WALK_BITS, EdgeTask, VertexUpdate
 

@@ -11,7 +11,7 @@ from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
+from hw.lib.config import ConfigError
 
 
 __all__ = ["RegisterBlock", "GLOBAL_REGISTERS", "register_map"]

@@ -6,18 +6,18 @@ the walk that looked the head up.
 min type (bfs, sssp, cc): z = min(x + eps, 0xFFFFFFFF) as uint32 (mu unused), in the cycle
 the entry is taken. Sum type (pagerank): mu, eps and x are FP32 and z = (mu · x) + eps rounded
 twice, after the product and after the sum (``np.float32(mu) * np.float32(x) +
-np.float32(eps)``, not a fused multiply-add), through :class:`hw.fp32.FP32Multiplier` and
-:class:`hw.fp32.FP32Adder`; the update and the pseudo-edge leave together.
+np.float32(eps)``, not a fused multiply-add), through :class:`hw.lib.arith.fp32.FP32Multiplier` and
+:class:`hw.lib.arith.fp32.FP32Adder`; the update and the pseudo-edge leave together.
 """
 
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..fp32 import FP32Adder, FP32Multiplier
-from ..integer_units import saturating_add
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError
+from hw.lib.arith.fp32 import FP32Adder, FP32Multiplier
+from hw.lib.arith.integer import saturating_add
+from hw.lib.stream.fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
 from .layouts import MAX_WALK_SLOTS, ORIGIN_DDMU, VertexUpdate
 

@@ -24,7 +24,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
+from hw.lib.config import ConfigError
 from .layouts import VertexUpdate
 
 

@@ -11,9 +11,9 @@ from amaranth.utils import exact_log2
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
-from ..stream_fifo import StreamFIFO
-from ..stream_register_slice import StreamRegisterSlice
+from hw.lib.memory.port import LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import STOP_BITS_PER_VERTEX, STOP_WORD_FIELDS, VERTICES_PER_STOP_WORD, LoadRecord
 from .range_reader import RangeReader
 

@@ -25,7 +25,7 @@ log2(words) bits, so an id outside [base, base + words) aliases another record):
   sum: s ← s + Δ; then Δ ← identity. The answer: worth, x = Δ as read (the value the vertex
   propagates when worth), c, head and (with ``offsets``) lo, hi. A visit that is not worth
   changes nothing else.
-* update: min: Δ ← min(Δ, value); sum: Δ ← Δ + value (FP32, :class:`hw.fp32.FP32Adder`,
+* update: min: Δ ← min(Δ, value); sum: Δ ← Δ + value (FP32, :class:`hw.lib.arith.fp32.FP32Adder`,
   bit-exact with NumPy float32). If the record is now worth and was not active it becomes
   active and, unless ``leave`` and the origin's engine = ``engine`` and not stop (the origin's
   walk will find it), its id is pushed, which sets queued (nothing is pushed if it was queued
@@ -92,8 +92,8 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..fp32 import FP32Adder
-from ..stream_fifo import StreamFIFO
+from hw.lib.arith.fp32 import FP32Adder
+from hw.lib.stream.fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
 from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitRequest,
                       VisitResult)

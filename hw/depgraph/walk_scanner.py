@@ -20,9 +20,9 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..stream_fifo import StreamFIFO
-from ..stream_register_slice import StreamRegisterSlice
+from hw.lib.config import ConfigError
+from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import EDGES_PER_LINE, ProbeResult
 from .range_reader import range_command_layout, range_item_layout
 

@@ -8,7 +8,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
+from hw.lib.config import ConfigError
 
 
 __all__ = ["WalkStack", "stack_entry_layout"]

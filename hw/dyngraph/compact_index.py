@@ -1,14 +1,14 @@
 """The compactor's index: the compacted edges as Graphicionado's edge records, with the
 EdgeIDTable (each vertex's first edge id, Ham et al. §3.1) and each vertex's out-degree
-counted on the way (PageRank's VConst, made from it by :class:`hw.fp32_reciprocal.Reciprocal`).
+counted on the way (PageRank's VConst, made from it by :class:`hw.lib.arith.fp32_reciprocal.Reciprocal`).
 """
 
 from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..fp32_reciprocal import reciprocal_in_layout
-from ..line_writer import line_item_layout
+from hw.lib.arith.fp32_reciprocal import reciprocal_in_layout
+from hw.lib.memory.line_writer import line_item_layout
 from .layouts import CompactEdge
 
 

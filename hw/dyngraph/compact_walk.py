@@ -6,7 +6,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..range_streamer import range_out_layout
+from hw.lib.memory.range_streamer import range_out_layout
 from .layouts import CompactCtx, vertex_word_layout
 from .slab_port import slab_read_layout
 

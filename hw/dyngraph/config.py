@@ -3,7 +3,7 @@ Ashkiani et al.'s slab hash)."""
 
 import dataclasses
 
-from ..config import ConfigError, DesignConfig, is_power_of_two
+from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
 
 
 __all__ = ["DynGraphConfig"]
@@ -11,7 +11,7 @@ __all__ = ["DynGraphConfig"]
 
 @dataclasses.dataclass(frozen=True)
 class DynGraphConfig(DesignConfig):
-    """Parameters of :class:`hw.dyngraph.update_unit.UpdateUnit`; the golden model
+    """Parameters of :class:`hw.dyngraph.top.UpdateUnit`; the golden model
     (:class:`golden.dyngraph.SlabOptions`) takes the host-side ones by the same names.
 
     Parameters

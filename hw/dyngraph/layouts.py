@@ -13,7 +13,7 @@ by the register block):
   of them are free, the next one handed out is word ``stack_top - 1``;
 * ``answers``: two words a search, in the order asked (:data:`AnswerWords`: found, weight);
 * ``edges``, ``table``, ``vconst``: the compactor's output after a run that asks for it
-  (``compact_vertices`` > 0), Graphicionado's layout (:mod:`sim.graphicionado_image`): four
+  (``compact_vertices`` > 0), Graphicionado's layout (:mod:`sim.graphicionado.image`): four
   words an edge (src, dst, weight, 0) sorted by source, the EdgeIDTable (one entry a vertex,
   then the edge count) and PageRank's VConst (float32 1/out-degree, out-degree).
 """

@@ -20,8 +20,8 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..stream_fifo import StreamFIFO
-from ..stream_register_slice import StreamRegisterSlice
+from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import LOCK_BITS, SlabCtx
 from .slab_port import slab_read_layout
 

@@ -12,7 +12,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..range_streamer import range_out_layout
+from hw.lib.memory.range_streamer import range_out_layout
 from .layouts import DELETE_VERTEX, INSERT_VERTEX, SEARCH, SKIPPED, TO_HASH, OpWords, Retire, \
     TableCtx, VertexOp
 from .vertex_table import table_request_layout

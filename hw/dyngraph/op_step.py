@@ -12,7 +12,7 @@ from amaranth.hdl import C, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..stream_fifo import StreamFIFO
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import (DELETE, DELETE_MISS, DELETED, INSERT, INSERTED, NULL_SLAB, REPLACED,
                       SEARCH, SEARCH_HIT, SEARCH_MISS, TOMBSTONE_KEY, WALK, AllocRequest,
                       Retire, SlabCtx)

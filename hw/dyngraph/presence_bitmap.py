@@ -10,9 +10,9 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..memory_port import LINE_BITS
-from ..range_streamer import range_out_layout
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import LINE_BITS
+from hw.lib.memory.range_streamer import range_out_layout
 
 
 __all__ = ["PresenceBitmap"]
@@ -27,7 +27,7 @@ class PresenceBitmap(wiring.Component):
     Members
     -------
     load : ``In(stream.Signature(range_out_layout(16, 1)))``
-        The ``present`` region's lines in order (a :class:`~hw.range_streamer.RangeStreamer`
+        The ``present`` region's lines in order (a :class:`~hw.lib.memory.range_streamer.RangeStreamer`
         of whole lines), after ``restart``.
     restart : ``In(1)``
         The next line loaded is the first.

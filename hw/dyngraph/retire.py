@@ -7,8 +7,8 @@ from amaranth.hdl import C, Cat, Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import LINE_BITS, MemoryPortSignature
-from ..stream_fifo import StreamFIFO
+from hw.lib.memory.port import LINE_BITS, MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import ANSWER_WORDS, OUTCOMES, Retire as RetireRecord, SlabWrite
 
 

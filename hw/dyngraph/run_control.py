@@ -6,7 +6,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..range_streamer import range_cmd_layout
+from hw.lib.memory.range_streamer import range_cmd_layout
 
 
 __all__ = ["RunControl"]

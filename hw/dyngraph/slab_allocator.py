@@ -11,7 +11,7 @@ from amaranth.hdl import C, Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature
 from .layouts import (EMPTY_KEY, INSERTED, NULL_SLAB, REFUSED, AllocRequest, Retire,
                       SlabWrite)
 

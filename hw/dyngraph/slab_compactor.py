@@ -6,20 +6,20 @@ by source, the EdgeIDTable, and PageRank's VConst (1/out-degree, out-degree).
 The walk (:class:`CompactWalk`) reads each present vertex's base slabs through one slab port,
 in order; chains are followed on a second port (:class:`ChainMerge`); live pairs become edges
 (:class:`PairSerialize`), counted into the table and degrees (:class:`CompactIndex`); the
-degrees' reciprocals come from :class:`hw.fp32_reciprocal.Reciprocal`; three
-:class:`hw.line_writer.SequentialLineWriter` share one write client.
+degrees' reciprocals come from :class:`hw.lib.arith.fp32_reciprocal.Reciprocal`; three
+:class:`hw.lib.memory.line_writer.SequentialLineWriter` share one write client.
 """
 
 from amaranth.hdl import Cat, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..fp32_reciprocal import Reciprocal
-from ..line_writer import SequentialLineWriter, line_item_layout
-from ..memory_port import MemoryPortSignature, line_request_layout
-from ..range_streamer import RangeStreamer
-from ..stream_arbiter import StreamArbiter
-from ..stream_fifo import StreamFIFO
+from hw.lib.arith.fp32_reciprocal import Reciprocal
+from hw.lib.memory.line_writer import SequentialLineWriter, line_item_layout
+from hw.lib.memory.port import MemoryPortSignature, line_request_layout
+from hw.lib.memory.range_streamer import RangeStreamer
+from hw.lib.stream.arbiter import StreamArbiter
+from hw.lib.stream.fifo import StreamFIFO
 from .chain_merge import ChainMerge
 from .compact_index import RECORD_WORDS, CompactIndex, DegreeSide
 from .compact_walk import CompactWalk

@@ -3,7 +3,7 @@ in the order it takes them.
 
 A bucket's operations run one after another (the lock CAM), but their slab reads and writes are
 issued by different stages; the memory answers a read with every write it accepted before
-(``hw/verilog/graphgen_dram.v``), and a client's requests reach it in the client's order. So a
+(``sim/gateware/verilog/graphgen_dram.v``), and a client's requests reach it in the client's order. So a
 write that releases a bucket's lock releases it the cycle the write enters this port's queue:
 the next operation of that bucket is issued later and its reads queue behind the write (a
 vertex's slabs all go through one port). (The GPU slab hash gets the same from a warp's program
@@ -14,9 +14,9 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..memory_port import LINE_BITS, MemoryPortSignature, line_request_layout
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import LINE_BITS, MemoryPortSignature, line_request_layout
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import SLAB_LINES, Slab, SlabWrite
 
 
@@ -35,7 +35,7 @@ class SlabPort(wiring.Component):
 
     Every response is taken the cycle it arrives (a landing queue with room for every line in
     flight): a client that refused one would hold up the shared memory's response channel
-    (see :class:`hw.word_lookup.WordLookup`).
+    (see :class:`hw.lib.memory.word_lookup.WordLookup`).
 
     Parameters
     ----------

@@ -10,11 +10,11 @@ from amaranth.hdl import Cat, Module, Mux
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..memory_port import MemoryPortSignature
-from ..stream_arbiter import StreamArbiter
-from ..stream_fifo import StreamFIFO
-from ..stream_select import StreamDemux
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import MemoryPortSignature
+from hw.lib.stream.arbiter import StreamArbiter
+from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.select import StreamDemux
 from .layouts import SWEEP, SlabCtx, SlabWrite
 from .slab_port import SlabPort, slab_out_layout, slab_read_layout
 

@@ -8,8 +8,8 @@ from amaranth.hdl import C, Cat, Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import WORDS_PER_LINE, MemoryPortSignature, line_request_layout
-from ..stream_fifo import StreamFIFO
+from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature, line_request_layout
+from hw.lib.stream.fifo import StreamFIFO
 
 
 __all__ = ["VertexTable", "table_request_layout", "table_answer_layout"]
@@ -29,7 +29,7 @@ class VertexTable(wiring.Component):
     """Reads (answered in order, with their ``ctx``) and word writes of the vertex table.
 
     Responses are taken the cycle they arrive (a landing queue with room for every read in
-    flight; see :class:`hw.word_lookup.WordLookup`).
+    flight; see :class:`hw.lib.memory.word_lookup.WordLookup`).
 
     Parameters
     ----------

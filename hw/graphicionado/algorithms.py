@@ -19,7 +19,7 @@ as packets of 32-byte flits (§IV.E), its dot product in
 
 import dataclasses
 
-from ..fp32 import float32_bits
+from hw.lib.arith.fp32 import float32_bits
 
 
 __all__ = ["Algorithm", "ALGORITHMS", "UINT32_INF", "FP32_ALPHA", "FP32_ONE_MINUS_ALPHA"]

@@ -6,8 +6,8 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..fp32 import SIGN_BIT
-from ..fp32_vector import FP32Lanes, check_lanes
+from hw.lib.arith.fp32 import SIGN_BIT
+from hw.lib.arith.fp32_vector import FP32Lanes, check_lanes
 from .layouts import ActiveVertex
 from .scratchpad import TempItem, temp_item
 from .sequential_vertex_read import item_layout

@@ -12,7 +12,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..atomic_update_cam import AtomicUpdateCAM, CAMConfig
+from hw.lib.cam import AtomicUpdateCAM, CAMConfig
 from .layouts import Update
 from .scratchpad import TEMP_READ_LATENCY, TEMP_WRITE_LATENCY, check_word_width
 
@@ -40,13 +40,13 @@ class AtomicUpdate(wiring.Component):
     ----------
     reduce_unit : Component
         A stream unit with ``i`` = {a, b, tag} and ``o`` = {result, tag}, ``tag`` as wide as
-        ``index_width`` (``hw.integer_units.Minimum``, an FP32 adder, ...).
+        ``index_width`` (``hw.lib.arith.integer.Minimum``, an FP32 adder, ...).
     cam : :class:`CAMConfig`
     index_width : int
         Scratchpad address width.
     value_width : int
         Bits of a VTempProperty word: 32, or a flit of a large property (§IV.E: 8 lanes of
-        32 bits, reduced lane by lane by an :class:`hw.fp32_vector.FP32Lanes` adder; the
+        32 bits, reduced lane by lane by an :class:`hw.lib.arith.fp32_vector.FP32Lanes` adder; the
         address then names the vertex's flit).
 
     Members

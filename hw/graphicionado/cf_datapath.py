@@ -12,9 +12,9 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, DesignConfig, is_power_of_two
-from ..fp32 import float32_bits
-from ..fp32_vector import FP32Lanes
+from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
+from hw.lib.arith.fp32 import float32_bits
+from hw.lib.arith.fp32_vector import FP32Lanes
 from .apply import ApplyCF
 from .cf_process_edge import CFProcessEdge
 

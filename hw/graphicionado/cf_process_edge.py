@@ -16,7 +16,7 @@ self-loop updates once. The two packets leave through the one output, so an edge
 ``2 * flits`` cycles here: the paper's duplicated P5–P9 share one datapath.
 
 The dot product runs a flit per cycle: ``lanes`` multipliers, a tree of adders over the
-flit's lanes (:class:`hw.fp32_vector.FP32TreeSum`), then log2(flits) pair sums across the
+flit's lanes (:class:`hw.lib.arith.fp32_vector.FP32TreeSum`), then log2(flits) pair sums across the
 packet's flits, which continue the same tree; then one adder for ``err``. The packet's
 p[u] flits wait in a queue until their ``err`` arrives (the store-and-forward buffer), and
 ``lanes`` multipliers give the update a flit per cycle. Without backpressure the stage takes
@@ -27,11 +27,11 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..fp32 import SIGN_BIT, FP32Adder, FP32Multiplier
-from ..fp32_vector import FP32Lanes, FP32PairSum, FP32TreeSum, check_lanes, lanes_layout
-from ..stream_broadcast import StreamBroadcast
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError
+from hw.lib.arith.fp32 import SIGN_BIT, FP32Adder, FP32Multiplier
+from hw.lib.arith.fp32_vector import FP32Lanes, FP32PairSum, FP32TreeSum, check_lanes, lanes_layout
+from hw.lib.stream.broadcast import StreamBroadcast
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import edge_flit, flit_index_width, update_flit
 
 

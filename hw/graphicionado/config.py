@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from ..config import ConfigError, DesignConfig, is_power_of_two
+from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
 from .algorithms import ALGORITHMS
 
 
@@ -11,7 +11,7 @@ __all__ = ["GraphicionadoConfig"]
 
 @dataclasses.dataclass(frozen=True)
 class GraphicionadoConfig(DesignConfig):
-    """Parameters of :class:`hw.graphicionado.pipeline.GraphicionadoPipeline`.
+    """Parameters of :class:`hw.graphicionado.top.GraphicionadoPipeline`.
 
     Parameters
     ----------
@@ -77,7 +77,7 @@ class GraphicionadoConfig(DesignConfig):
         per memory client (the lines of its reorder buffer).
     memory_channels : int
         Memory ports (channels, a power of two, 1..16), lines interleaved across them by the
-        low bits of their address (:class:`hw.memory_interconnect.MemoryInterconnect`); the
+        low bits of their address (:class:`hw.lib.memory.interconnect.MemoryInterconnect`); the
         simulated memory must have as many channels (``--mem channels=N``).
     symmetric : bool
         The symmetric-graph optimisation (§IV.D), for cf: the graph is undirected and stored
@@ -194,7 +194,7 @@ class GraphicionadoConfig(DesignConfig):
         if not 0 <= self.stall_injection <= 90:
             raise ConfigError(f"stall_injection must be a percentage from 0 to 90, "
                               f"not {self.stall_injection}")
-        from ..atomic_update_cam import CAMConfig
+        from hw.lib.cam import CAMConfig
         CAMConfig(entries=self.cam_entries, ways=self.cam_ways, id_width=self.index_width + 1)
 
     @property

@@ -15,11 +15,11 @@ from amaranth.hdl import Array, Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..atomic_update_cam import CAMConfig
-from ..memory_port import MemoryPortSignature
-from ..stream_fifo import StreamFIFO
-from ..stream_register_slice import StreamRegisterSlice
-from ..stream_throttle import StreamLinks
+from hw.lib.cam import CAMConfig
+from hw.lib.memory.port import MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.register_slice import StreamRegisterSlice
+from hw.lib.stream.links import StreamLinks
 from .algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
 from .apply import ApplyCF, ApplyMin, ApplyPageRank
 from .atomic_update import AtomicUpdate, update_layout
@@ -104,7 +104,8 @@ class DestinationStream(wiring.Component):
     stall_seed : ``In(32)`` with stall injection.
     """
 
-    def __init__(self, config: GraphicionadoConfig, index: int):
+    def __init__(self, config: GraphicionadoConfig, index: int, *, throttle=None):
+        self._throttle = throttle
         self._config = config
         self._index = index
         members = {
@@ -155,6 +156,7 @@ class DestinationStream(wiring.Component):
         cfg = self._config
         m = Module()
         link = StreamLinks(m, percent=cfg.stall_injection, prefix=f"dst{self._index}.",
+                           throttle=self._throttle,
                            seed=self.stall_seed if cfg.stall_injection else None)
         self.link_probes = link.probes
         dst_shift = cfg.streams_dst.bit_length() - 1

@@ -12,9 +12,9 @@ from amaranth.hdl import Module, Signal, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
-from ..stream_fifo import StreamFIFO
-from ..stream_register_slice import StreamRegisterSlice
+from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import EDGE_WORDS, Edge, EdgeJob, SourcedEdge
 
 

@@ -14,7 +14,7 @@ from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
+from hw.lib.config import ConfigError
 
 
 __all__ = ["ExtendedSchedule", "max_partitions"]

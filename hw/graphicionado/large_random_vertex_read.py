@@ -12,9 +12,9 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, is_power_of_two
-from ..memory_port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import edge_flit
 
 

@@ -12,9 +12,9 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..fp32_vector import check_lanes
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError
+from hw.lib.arith.fp32_vector import check_lanes
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import SourcedEdge, edge_flit, flit_index_width
 from .sequential_vertex_read import item_layout
 

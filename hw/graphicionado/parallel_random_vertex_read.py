@@ -9,10 +9,10 @@ from amaranth.hdl import Cat, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..lowest_occupancy import LowestOccupancyDispatch
-from ..memory_port import MemoryPortSignature
-from ..stream_arbiter import StreamArbiter
+from hw.lib.config import ConfigError
+from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
+from hw.lib.memory.port import MemoryPortSignature
+from hw.lib.stream.arbiter import StreamArbiter
 from .layouts import DestinedEdge, SourcedEdge
 from .random_vertex_read import RandomVertexRead
 

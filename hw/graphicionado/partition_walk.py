@@ -16,7 +16,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, is_power_of_two
+from hw.lib.config import ConfigError, is_power_of_two
 
 
 __all__ = ["PartitionWalk", "partition_size"]

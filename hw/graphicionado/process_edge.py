@@ -5,7 +5,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
+from hw.lib.config import ConfigError
 from .config import ALGORITHMS
 from .layouts import DestinedEdge, SourcedEdge, Update
 

@@ -10,9 +10,9 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..memory_port import WORDS_PER_LINE, MemoryPortSignature
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import DestinedEdge, SourcedEdge
 
 

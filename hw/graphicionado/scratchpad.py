@@ -7,8 +7,8 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError, is_power_of_two
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.stream.fifo import StreamFIFO
 
 
 __all__ = ["Scratchpad", "TempPropertyStream", "TempItem", "temp_item", "check_word_width",

@@ -11,7 +11,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import MemoryPortSignature
+from hw.lib.memory.port import MemoryPortSignature
 from .scratchpad import TempPropertyStream, check_word_width
 from .sequential_vertex_read import SequentialVertexRead
 from .sequential_vertex_write import SequentialVertexWrite

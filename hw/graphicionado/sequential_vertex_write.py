@@ -9,8 +9,8 @@ from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..memory_port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 
 
 __all__ = ["SequentialVertexWrite"]

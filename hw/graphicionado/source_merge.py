@@ -13,8 +13,8 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..config import ConfigError
-from ..stream_fifo import StreamFIFO
+from hw.lib.config import ConfigError
+from hw.lib.stream.fifo import StreamFIFO
 from .layouts import SourcedEdge
 from .sequential_vertex_read import item_layout
 

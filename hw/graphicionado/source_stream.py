@@ -20,10 +20,10 @@ from amaranth.hdl import Array, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..memory_port import MemoryPortSignature
-from ..stream_broadcast import StreamBroadcast
-from ..stream_fifo import StreamFIFO
-from ..stream_throttle import StreamLinks
+from hw.lib.memory.port import MemoryPortSignature
+from hw.lib.stream.broadcast import StreamBroadcast
+from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.links import StreamLinks
 from .config import GraphicionadoConfig
 from .edge_id_read import EdgeIDRead
 from .edge_read import EdgeRead
@@ -85,7 +85,8 @@ class SourceStream(wiring.Component):
     stall_seed : ``In(32)`` with stall injection.
     """
 
-    def __init__(self, config: GraphicionadoConfig, index: int):
+    def __init__(self, config: GraphicionadoConfig, index: int, *, throttle=None):
+        self._throttle = throttle
         self._config = config
         self._index = index
         segments = config.source_segments
@@ -124,6 +125,7 @@ class SourceStream(wiring.Component):
         cfg = self._config
         m = Module()
         link = StreamLinks(m, percent=cfg.stall_injection, prefix=f"src{self._index}.",
+                           throttle=self._throttle,
                            seed=self.stall_seed if cfg.stall_injection else None)
         self.link_probes = link.probes
         m.submodules.walk = walk = PartitionWalk(

@@ -1,6 +1,6 @@
 """The custom compute modules of an algorithm (Graphicionado §3.2 "Custom Modules")."""
 
-from ..integer_units import Minimum, SaturatingAdd
+from hw.lib.arith.integer import Minimum, SaturatingAdd
 from .config import GraphicionadoConfig
 
 
@@ -13,10 +13,10 @@ def compute_units(cfg: GraphicionadoConfig, *, index_width: int) -> dict:
     adder."""
     if cfg.algorithm.large_property:
         # CF: Process_Edge and Apply build their own vector units; Reduce adds flits.
-        from ..fp32_vector import FP32Lanes
+        from hw.lib.arith.fp32_vector import FP32Lanes
         return {"reduce": FP32Lanes("add", cfg.lanes, tag_width=index_width, lzc_stage=True)}
     if cfg.algorithm.floating_point:
-        from ..fp32 import FP32Adder, FP32Multiplier
+        from hw.lib.arith.fp32 import FP32Adder, FP32Multiplier
         return {"process": FP32Multiplier(tag_width=32),
                 "reduce": FP32Adder(tag_width=index_width, lzc_stage=True),
                 "apply_multiplier": FP32Multiplier(tag_width=1),

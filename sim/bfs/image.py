@@ -8,11 +8,11 @@ import numpy as np
 
 from golden import Graph
 from golden.bfs import in_edges
-from hw.bfs.bfs_engine import REGISTERS
+from hw.bfs.top import REGISTERS
 from hw.bfs.bin_writer import CLASSES
 from hw.bfs.config import BfsConfig
 from hw.bfs.layouts import ENTRIES_PER_LINE, UNVISITED
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from sim.dram_image import DRAMImage
 
 

@@ -16,12 +16,12 @@ import numpy as np
 
 import golden
 from golden.bfs import ValidationError, component_edges, run_bfs, validate_parents
-from hw.bfs.bfs_engine import COUNTERS, REGISTERS
+from hw.bfs.top import COUNTERS, REGISTERS
 from hw.bfs.config import BfsConfig
 from hw.bfs.layouts import BU, LOG_WORDS, UNVISITED
-from hw.bfs.sim_top import BfsSimTop
-from hw.config import ConfigError
-from hw.sim_memory import SimMemoryConfig
+from sim.bfs.top import BfsSimTop
+from hw.lib.config import ConfigError
+from sim.gateware.sim_memory import SimMemoryConfig
 from sim.bfs.image import build_bfs_image
 from sim.dram_run import memory_for, run_register_design
 from sim.harness import DEFAULT_BUILD_ROOT

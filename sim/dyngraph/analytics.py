@@ -4,7 +4,7 @@ run, whose result is checked against the golden model on the golden updated grap
 
 The two units are simulated one after the other: the words the compactor wrote are put, word
 for word, over the regions Graphicionado's host would have laid out (``overlay`` of
-:func:`sim.graphicionado_run.simulate`), so every word of the graph the pipeline reads is the
+:func:`sim.graphicionado.run.simulate`), so every word of the graph the pipeline reads is the
 compactor's. The compacted list is the one-stream layout (sources ascending, one edge
 reader), so the pipeline has one source and one destination stream.
 """
@@ -12,9 +12,9 @@ reader), so the pipeline has one source and one destination stream.
 import numpy as np
 
 import golden
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
-from sim.graphicionado_run import RunReport, simulate as simulate_graphicionado
+from sim.graphicionado.run import RunReport, simulate as simulate_graphicionado
 
 
 __all__ = ["ANALYTICS", "analytics_config", "run_analytics"]
@@ -52,7 +52,7 @@ def run_analytics(dyn_report, algo: str, config: GraphicionadoConfig, *,
                   root: int | None = None, **run_options) -> RunReport:
     """Run ``algo`` in Graphicionado's RTL on the lists a compacting dynamic-graph run
     (``dyn_report``, from :func:`sim.dyngraph.run.simulate` with ``compact_vertices``) wrote;
-    ``run_options`` go to :func:`sim.graphicionado_run.simulate` (memory, seed, ...)."""
+    ``run_options`` go to :func:`sim.graphicionado.run.simulate` (memory, seed, ...)."""
     compaction, reference = dyn_report.compaction, dyn_report.compacted_reference
     if compaction is None:
         raise ConfigError("the dynamic graph run did not compact its graph "

@@ -9,11 +9,11 @@ import numpy as np
 from golden.dyngraph import SlabGraph, SlabOptions, Updates
 from golden.dyngraph.slab import AUX_WORD, EMPTY_KEY, FREE_OWNER, SLAB_PAIRS, SLAB_WORDS, \
     TOMBSTONE_KEY
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.dyngraph.config import DynGraphConfig
 from hw.dyngraph.compact_index import RECORD_WORDS
 from hw.dyngraph.layouts import ANSWER_WORDS, OP_WORDS
-from hw.dyngraph.update_unit import REGISTERS
+from hw.dyngraph.top import REGISTERS
 from sim.dram_image import DRAMImage
 
 

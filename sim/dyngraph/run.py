@@ -17,11 +17,11 @@ import numpy as np
 import golden
 from golden.dyngraph import DynCounters, SlabGraph, SlabOptions, Updates
 from golden.dyngraph.compaction import CompactedGraph, compact
-from hw.config import ConfigError
+from hw.lib.config import ConfigError
 from hw.dyngraph.config import DynGraphConfig
-from hw.dyngraph.sim_top import DynGraphSimTop
-from hw.dyngraph.update_unit import COUNTERS, REGISTERS
-from hw.sim_memory import SimMemoryConfig
+from sim.dyngraph.top import DynGraphSimTop
+from hw.dyngraph.top import COUNTERS, REGISTERS
+from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dram_run import memory_for, run_register_design
 from sim.dyngraph.image import answers_from_words, build_dyngraph_image, state_from_image
 from sim.harness import DEFAULT_BUILD_ROOT

@@ -1,4 +1,4 @@
-"""cocotb testbench of :class:`hw.atomic_update_cam.AtomicUpdateCAM`.
+"""cocotb testbench of :class:`hw.lib.cam.AtomicUpdateCAM`.
 
 A stream of destination ids, drawn from a small pool so that ids collide and sets fill up, is
 offered on ``insert``; each accepted id stays "in flight" for a random number of cycles and

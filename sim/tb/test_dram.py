@@ -1,4 +1,4 @@
-"""cocotb testbench of :class:`hw.dram_model.SimDRAM` (the Verilog model ``graphgen_dram``).
+"""cocotb testbench of :class:`sim.gateware.dram_model.SimDRAM` (the Verilog model ``graphgen_dram``).
 
 The top is ``SimDRAM`` itself (ports ``req__valid``, ``req__payload``, ...), loaded from
 ``+dram_init`` and dumping to ``+dram_dump``. A Python model of the memory and of the
@@ -16,7 +16,7 @@ cycle, and each cycle the outputs are checked against it:
   at least ``latency``;
 * the counters agree; at the end of a run the ``$writememh`` dump equals the model memory.
 
-The timing settings are read from the plusargs (:class:`hw.dram_model.DRAMTiming`); the
+The timing settings are read from the plusargs (:class:`sim.gateware.dram_model.DRAMTiming`); the
 tests ``pushback_and_limit``, ``bandwidth``, ``reorder_by_tag`` and ``latency_distribution``
 measure what those settings promise and are run with them (``testcase``).
 
@@ -36,7 +36,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from hw.dram_model import DRAMConfig, DRAMTiming, extra_latency_sequence, mem_request_layout
+from sim.gateware.dram_model import DRAMConfig, DRAMTiming, extra_latency_sequence, mem_request_layout
 from sim.dram_image import LINE_BYTES, DRAMImage
 from sim.tb.common import config_from_env, pause_generator, start_clock_and_reset, test_options
 

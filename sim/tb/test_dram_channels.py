@@ -1,4 +1,4 @@
-"""cocotb testbench of :class:`hw.dram_model.SimDRAM` with several channels over one storage.
+"""cocotb testbench of :class:`sim.gateware.dram_model.SimDRAM` with several channels over one storage.
 
 The top is ``SimDRAM`` with ``channels`` > 1 (ports ``channels__<c>__req__valid``, ...). Each
 channel is driven at once by its own coroutine with random reads and byte-masked writes on
@@ -18,7 +18,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from hw.dram_model import DRAMConfig, DRAMTiming, mem_request_layout
+from sim.gateware.dram_model import DRAMConfig, DRAMTiming, mem_request_layout
 from sim.dram_image import LINE_BYTES, DRAMImage
 from sim.tb.common import config_from_env, start_clock_and_reset, test_options
 from sim.tb.test_dram import MemoryModel

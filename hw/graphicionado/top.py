@@ -1,0 +1,393 @@
+"""The Graphicionado accelerator (Ham et al., MICRO 2016, §III–V; figures 5–8): n source
+streams and m destination streams joined by a crossbar, sharing one memory system.
+
+Processing phase::
+
+    SourceStream 0..n-1 (P1–P3) → Crossbar (virtual output queues, by destination id)
+    → DestinationStream 0..m-1 (P5–P9, each with its scratchpad slice)
+
+Apply phase: each destination stream applies the vertices it owns (A1–A5).
+
+Vertices fall into L = max(n, m) partitions by the low bits of their id, each laid out in
+memory as its own arrays (:mod:`hw.graphicionado.partition_walk`); a stream walks the
+partitions it owns. The controller loads each source stream's EdgeIDTable slice, clears
+VTempProperty, then alternates the phases until no vertex is active or ``max_iterations``
+is reached. All memory traffic leaves through a :class:`hw.lib.memory.interconnect.
+MemoryInterconnect`: ``memory_channels`` tagged ports, lines interleaved across them, each
+behind a round-robin arbiter.
+"""
+
+from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from hw.lib.config import ConfigError
+from hw.lib.stream.crossbar import Crossbar
+from hw.lib.memory.interconnect import MemoryInterconnect
+from hw.lib.memory.port import MEMORY_TAG_WIDTH, mem_port_signature
+from hw.lib.stream.links import StreamLinks
+from hw.graphicionado.config import GraphicionadoConfig
+from hw.graphicionado.destination_stream import DestinationStream
+from hw.graphicionado.layouts import update_flit
+from hw.graphicionado.phase_controller import PhaseController
+from hw.graphicionado.source_stream import SourceStream
+
+
+__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "EXTENDED_REGISTERS", "BASE_COUNTERS",
+           "CHANNEL_COUNTERS", "registers", "counter_names", "GraphicionadoPipeline"]
+
+# Configuration registers the host sets before ``start`` (memory-mapped registers in the
+# paper; here plain inputs). Bases are 64-byte line addresses.
+BASE_REGISTERS = ("num_vertices", "num_edges", "part_lines", "vprop_base", "vconst_base",
+                  "edge_base", "table_base", "table_count", "active_base_a", "active_base_b",
+                  "max_iterations", "num_slices", "slice_vertices", "vprop_next_base")
+
+# CF's Apply constants, gamma and lambda (binary32).
+CF_REGISTERS = ("cf_gamma", "cf_lam")
+
+# Extended slicing (§VI.B): the partitions N (of ``slice_vertices`` ids each) and the line
+# address of the VTempProperty partitions written back between slices.
+EXTENDED_REGISTERS = ("ext_partitions", "temp_base")
+
+# Status counters readable at the end of a run.
+BASE_COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edges",
+                 "updates", "vertex_updates", "cam_stalls", "mem_reads", "mem_writes",
+                 "stall_p1", "stall_p2", "stall_p3", "stall_p4", "stall_p5", "stall_apply",
+                 "xbar_stalls", "xbar_occupancy")
+# Per memory channel c: requests taken (``mem{c}_reads``, ``mem{c}_writes``) and cycles a
+# request waited at the channel, not taken (``mem{c}_refused``).
+CHANNEL_COUNTERS = ("reads", "writes", "refused")
+
+
+def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
+    """The registers of a configuration: :data:`BASE_REGISTERS`, and per partition l the
+    initial ActiveVertex count ``active_count_<l>`` (frontier algorithms) or, for full edge
+    access, the first edge id ``edge_part_<(s * L + l) * r + k>`` of reader k's edges in
+    partition l of slice s (r edge readers; the last, ``edge_part_<max_slices * L * r>``, is
+    the edge count).
+
+    Graph slicing (§VI.A): ``num_slices`` slices (1 to ``max_slices``) of ``slice_vertices``
+    destinations each (a multiple of 16 L). Full edge access reads VProperty at
+    ``vprop_base`` in even iterations and at ``vprop_next_base`` in odd ones, and apply
+    writes the other: with slices, a later slice must still read the values the iteration
+    started with (the host sets both bases equal when unsliced). CF adds
+    :data:`CF_REGISTERS`."""
+    if cfg.algorithm.full_edge_access:
+        groups = cfg.max_slices * cfg.partitions * cfg.edge_readers
+        extra = tuple(f"edge_part_{i}" for i in range(groups + 1))
+    else:
+        extra = tuple(f"active_count_{l}" for l in range(cfg.partitions))
+    if cfg.algorithm.large_property:
+        extra += CF_REGISTERS
+    if cfg.extended_slicing:
+        extra += EXTENDED_REGISTERS
+    return BASE_REGISTERS + extra
+
+
+def counter_names(cfg: GraphicionadoConfig) -> tuple[str, ...]:
+    """:data:`BASE_COUNTERS`, the edges each stream handed on (``edges_src<s>``) and took
+    (``edges_dst<d>``), and ``mem<c>_<name>`` for each memory channel and name of
+    :data:`CHANNEL_COUNTERS`."""
+    return (BASE_COUNTERS + tuple(f"edges_src{s}" for s in range(cfg.streams_src)) +
+            tuple(f"edges_dst{d}" for d in range(cfg.streams_dst)) +
+            tuple(f"mem{c}_{name}" for c in range(cfg.memory_channels)
+                  for name in CHANNEL_COUNTERS))
+
+
+class GraphicionadoPipeline(wiring.Component):
+    """Graphicionado for one algorithm, ``streams_src`` × ``streams_dst`` streams.
+
+    Parameters
+    ----------
+    config : :class:`GraphicionadoConfig`
+
+    Members
+    -------
+    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH)).array(memory_channels)``
+        Memory channel ``c`` serves the lines with ``addr % memory_channels == c``. Tagged
+        with the client's index: reads of different clients may come back in any order.
+    start : ``In(1)``
+        Pulse: run with the values of the registers.
+    <register> : ``In(32)`` for each name of :func:`registers`
+    busy, done : ``Out(1)``
+        ``done`` rises when the run ends and stays high until the next ``start``.
+    iterations : ``Out(32)``
+    active_count_out : ``Out(32)``
+        Active vertices left after the last iteration.
+    stat_<counter> : ``Out(32)`` for each name of :func:`counters`
+    error : ``Out(1)``
+        The graph image broke an invariant (an edge out of source order).
+    stall_seed : ``In(32)`` with stall injection.
+    """
+
+    def __init__(self, config: GraphicionadoConfig, *, throttle=None):
+        self._throttle = throttle
+        if not isinstance(config, GraphicionadoConfig):
+            raise ConfigError("GraphicionadoPipeline needs a GraphicionadoConfig, not "
+                              f"{type(config).__name__}")
+        self._config = config
+        members = {
+            "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))
+            .array(config.memory_channels),
+            "start": In(1), "busy": Out(1), "done": Out(1),
+            "iterations": Out(32), "active_count_out": Out(32), "error": Out(1),
+        }
+        members.update({name: In(32) for name in registers(config)})
+        members.update({f"stat_{name}": Out(32) for name in counter_names(config)})
+        if config.stall_injection:
+            members["stall_seed"] = In(32)
+        super().__init__(members)
+        self._streams = []
+        self._own_probes = []
+
+    @property
+    def config(self) -> GraphicionadoConfig:
+        return self._config
+
+    @property
+    def link_probes(self):
+        """Every stream link, the streams' own included (known once elaborated)."""
+        return self._own_probes + [probe for stream_ in self._streams
+                                   for probe in stream_.link_probes]
+
+    def elaborate(self, platform):
+        cfg = self._config
+        m = Module()
+        link = StreamLinks(m, percent=cfg.stall_injection, throttle=self._throttle,
+                           seed=self.stall_seed if cfg.stall_injection else None)
+        self._own_probes = link.probes
+        sources = [SourceStream(cfg, s, throttle=self._throttle) for s in range(cfg.streams_src)]
+        destinations = [DestinationStream(cfg, d, throttle=self._throttle) for d in range(cfg.streams_dst)]
+        self._streams = sources + destinations
+        outs = cfg.source_outputs
+        m.submodules.crossbar = crossbar = Crossbar(
+            cfg.edge_payload, inputs=cfg.streams_src * outs, outputs=cfg.streams_dst,
+            route=lambda edge: edge.edge.dst, voq_depth=cfg.voq_entries,
+            # Large properties: an edge's flits pass an output together (wormhole, §IV.E).
+            packet_last=cfg.packet_last)
+        for s, source in enumerate(sources):
+            m.submodules[f"src{s}"] = source
+            for k in range(outs):
+                name = f"src{s}" + (f".{k}" if outs > 1 else "")
+                link(source.o[k], crossbar.i[s * outs + k], f"{name}->crossbar")
+        for d, destination in enumerate(destinations):
+            m.submodules[f"dst{d}"] = destination
+            link(crossbar.o[d], destination.i, f"crossbar->dst{d}")
+        network = self._update_network(m, destinations, link)
+        if cfg.stall_injection:
+            m.d.comb += [stream_.stall_seed.eq(self.stall_seed) for stream_ in self._streams]
+
+        m.submodules.control = control = PhaseController(cfg)
+        self._wire_control(m, control, sources, destinations, crossbar, link)
+        if network is not None:
+            m.d.comb += control.network_idle.eq(~network.busy)
+
+        clients = [(f"src{s}.{name}", port) for s, source in enumerate(sources)
+                   for name, port in source.memory_clients]
+        clients += [(f"dst{d}.{name}", port) for d, destination in enumerate(destinations)
+                    for name, port in destination.memory_clients]
+        m.submodules.interconnect = interconnect = MemoryInterconnect(
+            ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
+            outstanding=cfg.memory_outstanding)
+        for (name, client), port in zip(clients, interconnect.clients):
+            link.port(client, port, name, "interconnect")
+        for channel, mem in zip(interconnect.channels, self.mem):
+            wiring.connect(m, channel, wiring.flipped(mem))
+        m.d.comb += control.memory_idle.eq(~interconnect.busy & ~link.busy)
+        self._counters(m, control, sources, destinations, crossbar)
+        return m
+
+    def _update_network(self, m, destinations, link):
+        """The symmetric-graph optimisation over m > 1 destination streams (§IV.D): a
+        second crossbar takes every stream's update packets to the stream that owns their
+        vertex (wormhole, as the edge crossbar). None when not needed."""
+        cfg = self._config
+        if not cfg.update_network:
+            return None
+        owner_bits = cfg.streams_dst.bit_length() - 1
+        # An update flit ends its packet as an edge flit does: ``packet_last`` reads ``flit``.
+        m.submodules.update_network = network = Crossbar(
+            update_flit(cfg.lanes, cfg.flits, owner_bits), inputs=cfg.streams_dst,
+            outputs=cfg.streams_dst, route=lambda update: update.owner,
+            voq_depth=cfg.voq_entries, packet_last=cfg.packet_last)
+        for d, destination in enumerate(destinations):
+            link(destination.updates_o, network.i[d], f"dst{d}->update_network")
+            link(network.o[d], destination.updates_i, f"update_network->dst{d}")
+        return network
+
+    def _wire_control(self, m, control, sources, destinations, crossbar, link):
+        cfg = self._config
+        full = cfg.algorithm.full_edge_access
+        regs = {name: getattr(self, name) for name in registers(cfg)}
+        # The current slice's vertex range, registered from the slice number: valid the cycle
+        # a slice's processing starts; only the destination streams' apply, clear and
+        # Process_Edge (an edge comes a memory latency later) use it.
+        slice_first, slice_end = self._vertex_range(
+            m, control.part_dst if cfg.extended_slicing else control.slice, regs)
+        ranges = self._extended_ranges(m, control, regs, slice_first, slice_end)
+        read_prop = Mux(control.parity, regs["vprop_next_base"], regs["vprop_base"]) \
+            if full else regs["vprop_base"]
+        write_prop = Mux(control.parity, regs["vprop_base"], regs["vprop_next_base"]) \
+            if full else regs["vprop_base"]
+        m.d.comb += [
+            control.start.eq(self.start),
+            control.num_slices.eq(regs["num_slices"]),
+            control.num_vertices.eq(regs["num_vertices"]),
+            *([control.ext_partitions.eq(regs["ext_partitions"])]
+              if cfg.extended_slicing else []),
+            control.max_iterations.eq(regs["max_iterations"]),
+            self.busy.eq(control.busy), self.done.eq(control.done),
+            self.iterations.eq(control.iterations),
+            self.active_count_out.eq(control.active_total),
+            self.error.eq(Cat(source.error for source in sources).any()),
+            control.loaded.eq(~Cat(source.loading for source in sources).any() & ~link.busy),
+            control.cleared.eq(~Cat(d.clearing for d in destinations).any()),
+            control.drained.eq(~Cat(source.busy for source in sources).any() &
+                               ~crossbar.busy & ~link.busy & control.network_idle &
+                               Cat(d.drained for d in destinations).all()),
+            control.applied.eq(~Cat(d.applying for d in destinations).any()),
+            control.spilled.eq(~Cat(d.spilling for d in destinations).any()),
+        ]
+        if not cfg.algorithm.full_edge_access:
+            m.d.comb += [control.initial_counts[l].eq(regs[f"active_count_{l}"])
+                         for l in range(cfg.partitions)]
+        for s, source in enumerate(sources):
+            m.d.comb += [getattr(source, name).eq(regs[name])
+                         for name in ("part_lines", "vconst_base", "edge_base",
+                                      "table_base", "table_count")]
+            m.d.comb += [source.range_first.eq(ranges["src_first"]),
+                         source.num_vertices.eq(ranges["src_end"])]
+            m.d.comb += [source.vprop_base.eq(read_prop), source.slice.eq(control.slice),
+                         source.load.eq(control.load), source.start.eq(control.start_process),
+                         source.active_base.eq(Mux(control.parity, regs["active_base_b"],
+                                                   regs["active_base_a"]))]
+            readers = cfg.edge_readers
+            for j in range(cfg.source_segments):
+                part = s + cfg.streams_src * j
+                m.d.comb += source.active_counts[j].eq(control.counts[part])
+                if not cfg.algorithm.full_edge_access:
+                    continue
+                for slice_ in range(cfg.max_slices):
+                    for k in range(readers):
+                        group = (slice_ * cfg.partitions + part) * readers + k
+                        at = (slice_ * cfg.source_segments + j) * readers + k
+                        m.d.comb += [
+                            source.edge_starts[at].eq(regs[f"edge_part_{group}"]),
+                            source.edge_ends[at].eq(regs[f"edge_part_{group + 1}"])]
+        for d, destination in enumerate(destinations):
+            m.d.comb += [
+                destination.clear.eq(control.clear),
+                destination.start_process.eq(control.start_process),
+                destination.start_apply.eq(control.start_apply),
+                destination.num_vertices.eq(slice_end),
+                destination.slice_first.eq(slice_first),
+                destination.first_slice.eq(control.slice == 0),
+                destination.region_first.eq(ranges["region_first"]),
+                destination.region_vertices.eq(ranges["region_vertices"]),
+                destination.src_base.eq(ranges["src_base"]),
+                destination.part_lines.eq(regs["part_lines"]),
+                destination.vprop_base.eq(write_prop),
+                destination.vprop_read_base.eq(read_prop),
+                destination.active_base.eq(Mux(control.parity, regs["active_base_a"],
+                                               regs["active_base_b"])),
+            ]
+            if cfg.algorithm.large_property:
+                m.d.comb += [destination.gamma.eq(regs["cf_gamma"]),
+                             destination.lam.eq(regs["cf_lam"])]
+            if cfg.extended_slicing:
+                m.d.comb += [destination.spill_store.eq(control.spill_store),
+                             destination.spill_load.eq(control.spill_load),
+                             destination.spill_base.eq(ranges["spill_base"]),
+                             destination.spill_lines.eq(ranges["spill_lines"])]
+            for j in range(cfg.destination_segments):
+                m.d.comb += control.new_counts[d + cfg.streams_dst * j].eq(
+                    destination.active_counts[j])
+
+    @staticmethod
+    def _vertex_range(m, number, regs):
+        """Registered: the first and end id of slice (or partition) ``number`` of
+        ``slice_vertices`` ids."""
+        first, end = Signal(32), Signal(32)
+        start = number * regs["slice_vertices"]
+        stop = start + regs["slice_vertices"]
+        m.d.sync += [first.eq(start),
+                     end.eq(Mux(stop < regs["num_vertices"], stop, regs["num_vertices"]))]
+        return first, end
+
+    def _extended_ranges(self, m, control, regs, slice_first, slice_end):
+        """Where each stream works in the current slice. Unsliced or plainly sliced: the
+        sources are all vertices, the scratchpad's one region the slice's destinations.
+        Extended slicing (§VI.B), slice (i, j): sources in partition i; the destinations,
+        partition j, in region A, from index 0; partition i in region B below the diagonal
+        (A on it), which is what ``clear`` and the spill act on."""
+        cfg = self._config
+        shift = cfg.streams_dst.bit_length() - 1
+        if not cfg.extended_slicing:
+            return {"src_first": 0, "src_end": regs["num_vertices"],
+                    "region_first": 0, "region_vertices": slice_end - slice_first,
+                    "src_base": slice_first >> shift}
+        src_first, src_end = self._vertex_range(m, control.part_src, regs)
+        region_b = Signal()
+        m.d.sync += region_b.eq(~control.diagonal)
+        region_first = Mux(region_b, cfg.region_vertices, 0)
+        # A destination stream's share of a partition, in lines: slice_vertices / m vertices
+        # of K words, 16 words a line.
+        spill_lines = ((regs["slice_vertices"] >> shift) * cfg.property_words) >> 4
+        return {"src_first": src_first, "src_end": src_end,
+                "region_first": region_first, "region_vertices": src_end - src_first,
+                "src_base": (src_first >> shift) - region_first,
+                "spill_lines": spill_lines,
+                "spill_base": regs["temp_base"] +
+                control.part_src * (spill_lines * cfg.streams_dst)}
+
+    def _counters(self, m, control, sources, destinations, crossbar):
+        """Event counts over a run; several streams' events of one cycle add up."""
+        cfg = self._config
+        total = lambda signals: sum(signals)  # noqa: E731
+        process = control.in_process
+        channel_events = {}
+        for c, mem in enumerate(self.mem):
+            taken = mem.req.valid & mem.req.ready
+            channel_events.update({
+                f"mem{c}_reads": taken & ~mem.req.payload.write,
+                f"mem{c}_writes": taken & mem.req.payload.write,
+                f"mem{c}_refused": mem.req.valid & ~mem.req.ready,
+            })
+        events = {
+            "cycles": self.busy,
+            "cycles_load": control.in_load,
+            "cycles_process": process,
+            "cycles_apply": control.in_apply,
+            "edges": total(d.edge_taken for d in destinations),
+            "updates": total(d.update_written for d in destinations),
+            "vertex_updates": total(d.vertex_updated for d in destinations),
+            "cam_stalls": total(d.cam_stall & process for d in destinations),
+            "mem_reads": total(channel_events[f"mem{c}_reads"] for c in range(len(self.mem))),
+            "mem_writes": total(channel_events[f"mem{c}_writes"] for c in range(len(self.mem))),
+            "stall_p1": total(s.stall_p1 for s in sources),
+            "stall_p2": total(s.stall_p2 for s in sources),
+            "stall_p3": total(d.stall_p3 for d in destinations),
+            "stall_p4": total(d.stall_p4 for d in destinations),
+            "stall_p5": total(d.stall_p5 for d in destinations),
+            "stall_apply": total(d.stall_apply & control.in_apply for d in destinations),
+            "xbar_stalls": total(crossbar.stalls[k] for k in range(len(crossbar.i))),
+            "xbar_occupancy": crossbar.occupancy & process.replicate(len(crossbar.occupancy)),
+        }
+        events.update(channel_events)
+        # Edges (a packet's last flit, with large properties) each source stream handed on.
+        last = cfg.packet_last or (lambda payload: 1)
+        events.update({f"edges_src{s}": total(o.valid & o.ready & last(o.payload)
+                                              for o in source.o)
+                       for s, source in enumerate(sources)})
+        events.update({f"edges_dst{d}": destination.edge_taken
+                       for d, destination in enumerate(destinations)})
+        # The counters restart the cycle after a run starts, from that cycle's event (a
+        # register, not the start input and the busy decode on the way to every bit).
+        restart = Signal()
+        m.d.sync += restart.eq(self.start & ~self.busy)
+        for name in counter_names(cfg):
+            counter = getattr(self, f"stat_{name}")
+            with m.If(restart):
+                m.d.sync += counter.eq(events[name])
+            with m.Else():
+                m.d.sync += counter.eq(counter + events[name])

@@ -1,0 +1,155 @@
+"""A reader of many short ranges of an array, back to back: the lines of the next range are
+requested while the previous one's still arrive, so a stream of small ranges (a frontier's
+edge lists, a queue's bins) reads a line a cycle instead of waiting one memory latency per
+range as :class:`hw.depgraph.range_reader.RangeReader` does.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
+
+
+__all__ = ["RangeStreamer", "range_cmd_layout", "range_out_layout"]
+
+
+def range_cmd_layout(addr_width: int, ctx_width: int) -> data.StructLayout:
+    return data.StructLayout({"base": addr_width, "first": 32, "count": 32,
+                              "ctx": max(ctx_width, 1)})
+
+
+def range_out_layout(item_words: int, ctx_width: int) -> data.StructLayout:
+    return data.StructLayout({"data": 32 * item_words, "index": 32, "last": 1,
+                              "ctx": max(ctx_width, 1)})
+
+
+class RangeStreamer(wiring.Component):
+    """Items ``first .. first + count - 1`` of the array at line ``base``, per command, in
+    command order, each with the command's ``ctx``.
+
+    Parameters
+    ----------
+    addr_width : int
+    item_words : int
+        Words per item, a power of two dividing a line.
+    ctx_width : int
+        Bits of context carried from a command to its items.
+    window : int
+        Lines requested and not yet handed out, at most (their landing queue's depth): the
+        reader keeps up a line a cycle when this covers the memory latency.
+
+    Members
+    -------
+    cmd : ``In(stream.Signature(range_cmd_layout(addr_width, ctx_width)))``
+        A command with ``count`` 0 gives nothing.
+    items : ``Out(stream.Signature(range_out_layout(item_words, ctx_width)))``
+        ``last`` marks a command's last item.
+    busy : ``Out(1)``
+        A command taken has items not yet handed out.
+    mem : ``Out(MemoryPortSignature(addr_width))``
+    lines_read : ``Out(32)``
+    """
+
+    def __init__(self, *, addr_width: int, item_words: int = 1, ctx_width: int = 1,
+                 window: int = 32):
+        if item_words not in (1, 2, 4, 8, 16):
+            raise ConfigError(f"RangeStreamer: item_words must be 1, 2, 4, 8 or 16, not "
+                              f"{item_words!r}")
+        if window < 2:
+            raise ConfigError(f"RangeStreamer: window must be at least 2, not {window!r}")
+        self._addr_width = addr_width
+        self._item_words = item_words
+        self._ctx_width = ctx_width
+        self._window = window
+        super().__init__({
+            "cmd": In(stream.Signature(range_cmd_layout(addr_width, ctx_width))),
+            "items": Out(stream.Signature(range_out_layout(item_words, ctx_width))),
+            "busy": Out(1),
+            "mem": Out(MemoryPortSignature(addr_width)),
+            "lines_read": Out(32),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        per_line = WORDS_PER_LINE // self._item_words
+        shift = per_line.bit_length() - 1
+        slot_bits = max(shift, 1)
+        ctx_width = max(self._ctx_width, 1)
+        meta_layout = data.StructLayout({"lo": slot_bits, "hi": slot_bits, "index": 32,
+                                         "last": 1, "ctx": ctx_width})
+
+        # Prepare: a command's line span, worked out in a register stage.
+        prepared = Signal(data.StructLayout({
+            "base": self._addr_width, "line": 32, "end": 32, "lo": slot_bits,
+            "hi": slot_bits, "index": 32, "ctx": ctx_width}))
+        have = Signal()
+        m.submodules.meta = meta = StreamFIFO(meta_layout, self._window)
+        m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._window,
+                                                buffered=self._window > 8)
+        wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
+
+        in_flight = Signal(range(self._window + 1))
+        first, count = self.cmd.payload.first, self.cmd.payload.count
+        last_item = first + count - 1
+        request = have & (in_flight < self._window) & meta.i.ready
+        requested = request & self.mem.req.ready
+        final = prepared.line == prepared.end
+        m.d.comb += self.cmd.ready.eq(~have | (requested & final))
+        # (A command taken in the cycle the last line of the one before goes out replaces it:
+        # these statements come first so that the command's own win.)
+        with m.If(requested):
+            m.d.sync += [prepared.line.eq(prepared.line + 1), prepared.lo.eq(0),
+                         prepared.index.eq(prepared.index + per_line - prepared.lo),
+                         self.lines_read.eq(self.lines_read + 1)]
+        with m.If(self.cmd.valid & self.cmd.ready):
+            m.d.sync += [
+                have.eq(count != 0), prepared.base.eq(self.cmd.payload.base),
+                prepared.line.eq(first >> shift), prepared.end.eq(last_item >> shift),
+                prepared.lo.eq(first[:shift] if shift else 0),
+                prepared.hi.eq(last_item[:shift] if shift else 0),
+                prepared.index.eq(first), prepared.ctx.eq(self.cmd.payload.ctx),
+            ]
+        with m.Elif(requested & final):
+            m.d.sync += have.eq(0)
+
+        # Requests: a line a cycle, its part of the range recorded in ``meta``.
+        m.d.comb += [
+            self.mem.req.valid.eq(request),
+            self.mem.req.payload.addr.eq(prepared.base + prepared.line),
+            self.mem.req.payload.write.eq(0),
+            meta.i.valid.eq(requested),
+            meta.i.payload.lo.eq(prepared.lo),
+            meta.i.payload.hi.eq(prepared.hi if per_line > 1 else 0),
+            meta.i.payload.index.eq(prepared.index),
+            meta.i.payload.last.eq(final),
+            meta.i.payload.ctx.eq(prepared.ctx),
+        ]
+        with m.If(~final):
+            m.d.comb += meta.i.payload.hi.eq(per_line - 1)
+
+        # Hand-out: the items of the line at the head, from its ``lo`` to its ``hi``.
+        offset = Signal(slot_bits + 1)
+        head = meta.o.payload
+        slot = (head.lo + offset)[:slot_bits] if shift else 0
+        words = data.ArrayLayout(32 * self._item_words, per_line)(lines.o.payload)
+        line_done = (slot == head.hi) if shift else 1
+        m.d.comb += [
+            self.items.valid.eq(meta.o.valid & lines.o.valid),
+            self.items.payload.data.eq(words[slot]),
+            self.items.payload.index.eq(head.index + offset),
+            self.items.payload.last.eq(head.last & line_done),
+            self.items.payload.ctx.eq(head.ctx),
+        ]
+        handed = self.items.valid & self.items.ready
+        popped = handed & line_done
+        m.d.comb += [meta.o.ready.eq(popped), lines.o.ready.eq(popped)]
+        with m.If(popped):
+            m.d.sync += offset.eq(0)
+        with m.Elif(handed):
+            m.d.sync += offset.eq(offset + 1)
+        m.d.sync += in_flight.eq(in_flight + requested - popped)
+        m.d.comb += self.busy.eq(have | (in_flight != 0))
+        return m

@@ -1,0 +1,97 @@
+"""A two-entry buffer that hands each memory response to the client it names, every client's
+valid a flip-flop of its own."""
+
+from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from hw.lib.config import ConfigError
+
+
+__all__ = ["ResponseRouter", "routed_layout"]
+
+
+def routed_layout(data_shape, clients: int) -> data.StructLayout:
+    """A response with its destination decoded: ``clients`` is one-hot."""
+    return data.StructLayout({"data": data_shape, "clients": clients})
+
+
+class ResponseRouter(wiring.Component):
+    """Passes responses on one cycle later, each to the output its one-hot ``clients`` names.
+
+    Two payload registers are used in turn, loaded only by the input's handshake (their clock
+    enable is ``i.valid``, the write pointer and whether one is free), so the outputs'
+    ``ready`` never reaches the wide registers. Each output's ``valid`` is a register of its
+    own, worked out a cycle ahead from the entry that will be at the head: a shared read
+    pointer choosing every client's valid was one flip-flop fanned out to clients placed
+    across the chip, and at some placements the critical path of a two-engine DepGraph on
+    ECP5 (62.8 MHz at seed 1). ``o[k].payload`` is still the read pointer's choice of the two
+    entries' data: data goes into the clients' queues, not into their control.
+
+    Parameters
+    ----------
+    data_shape : shape-like
+        What each response carries.
+    clients : int
+        Outputs.
+
+    Members
+    -------
+    i : ``In(stream.Signature(routed_layout(data_shape, clients)))``
+        Responses; exactly one ``clients`` bit set.
+    o : ``Out(stream.Signature(data_shape)).array(clients)``
+    level : ``Out(range(3))``
+        Entries held.
+    """
+
+    def __init__(self, data_shape, clients: int):
+        if clients < 1:
+            raise ConfigError(f"ResponseRouter: clients must be at least 1, not {clients!r}")
+        self._layout = routed_layout(data_shape, clients)
+        self._clients = clients
+        super().__init__({
+            "i": In(stream.Signature(self._layout)),
+            "o": Out(stream.Signature(data_shape)).array(clients),
+            "level": Out(range(3)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        entries = [Signal(self._layout, name=f"entry{k}", reset_less=True) for k in range(2)]
+        write_index = Signal()
+        read_index = Signal()
+        full = Signal()
+        nonempty = Signal()
+        valid = Signal(self._clients)
+        ready = Cat(output.ready for output in self.o)
+        taken = self.i.valid & ~full
+        given = (valid & ready).any()
+        m.d.comb += self.i.ready.eq(~full)
+        for k, output in enumerate(self.o):
+            m.d.comb += [output.valid.eq(valid[k]),
+                         output.payload.eq(Mux(read_index, entries[1].data, entries[0].data))]
+        for k, entry in enumerate(entries):
+            with m.If(taken & (write_index == k)):
+                m.d.sync += entry.eq(self.i.payload)
+        with m.If(taken):
+            m.d.sync += write_index.eq(~write_index)
+        with m.If(given):
+            m.d.sync += read_index.eq(~read_index)
+        # Held after this cycle: level + taken - given, kept as two flags and a count.
+        nonempty_next = Signal()
+        m.d.comb += nonempty_next.eq(nonempty)
+        with m.If(taken & ~given):
+            m.d.comb += nonempty_next.eq(1)
+            m.d.sync += [self.level.eq(self.level + 1), full.eq(self.level == 1)]
+        with m.Elif(given & ~taken):
+            m.d.comb += nonempty_next.eq(self.level == 2)
+            m.d.sync += [self.level.eq(self.level - 1), full.eq(0)]
+        m.d.sync += nonempty.eq(nonempty_next)
+
+        # Next cycle's head: the entry the read pointer will name, as it will be (the input
+        # may be loading it now, when the buffer is empty or about to be).
+        clients_next = [Mux(taken & (write_index == k), self.i.payload.clients, entry.clients)
+                        for k, entry in enumerate(entries)]
+        head_next = Mux(read_index ^ given, clients_next[1], clients_next[0])
+        m.d.sync += valid.eq(Mux(nonempty_next, head_next, 0))
+        return m

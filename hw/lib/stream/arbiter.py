@@ -1,0 +1,81 @@
+"""Round-robin merging of several streams into one: how DepGraph's engines share the one DDMU
+(Yao et al., HPCA 2021, §III-B: the DDMU serves every core's HDTL)."""
+
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from hw.lib.config import ConfigError
+
+
+__all__ = ["StreamArbiter"]
+
+
+class StreamArbiter(wiring.Component):
+    """``count`` streams of ``shape`` into one, round robin, without a register stage: the
+    source granted in a cycle is the first valid one after the last source served, and an
+    offer not yet taken keeps its grant (the output's payload holds until the transfer).
+
+    With ``last``, words come in packets (the flits of a large property, Graphicionado
+    §IV.E) and the arbiter switches wormhole-style: a source granted a packet's first word
+    keeps the output until its packet's last word has passed, waiting for it if need be.
+
+    Parameters
+    ----------
+    shape : shape-like
+    count : int
+    last : callable or None
+        Payload to a 1-bit value: the word ends its packet. None: every word does.
+
+    Members
+    -------
+    i : ``In(stream.Signature(shape)).array(count)``
+    o : ``Out(stream.Signature(shape))``
+    """
+
+    def __init__(self, shape, count: int, *, last=None):
+        if count < 1:
+            raise ConfigError(f"StreamArbiter: count must be at least 1, not {count!r}")
+        if last is not None and not callable(last):
+            raise ConfigError(f"StreamArbiter: last must be a callable from payload to a "
+                              f"bit, not {last!r}")
+        self._count = count
+        self._last = last
+        super().__init__({
+            "i": In(stream.Signature(shape)).array(count),
+            "o": Out(stream.Signature(shape)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self._count
+        last = Signal(range(n))
+        grant = Signal(n)
+        wants = Cat(source.valid for source in self.i)
+        with m.Switch(last):
+            for served in range(n):
+                with m.Case(served):
+                    # Lowest priority to the source served last: later ifs override.
+                    for s in reversed([(served + 1 + k) % n for k in range(n)]):
+                        with m.If(wants[s]):
+                            m.d.comb += grant.eq(1 << s)
+        held = Signal()
+        held_grant = Signal(n)
+        with m.If(held):
+            m.d.comb += grant.eq(held_grant)
+        m.d.sync += [held.eq(self.o.valid & ~self.o.ready), held_grant.eq(grant)]
+        if self._last is not None:
+            # Inside a packet the grant stays with its source, offering or not.
+            in_packet = Signal()
+            with m.If(in_packet):
+                m.d.comb += grant.eq(held_grant)
+            with m.If(self.o.valid & self.o.ready):
+                m.d.sync += in_packet.eq(~self._last(self.o.payload))
+        for s, source in enumerate(self.i):
+            with m.If(grant[s]):
+                m.d.comb += self.o.payload.eq(source.payload)
+                with m.If(self.o.ready):
+                    m.d.sync += last.eq(s)
+            m.d.comb += source.ready.eq(grant[s] & self.o.ready)
+        m.d.comb += self.o.valid.eq((grant & wants).any())
+        return m

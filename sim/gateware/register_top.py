@@ -1,0 +1,79 @@
+"""The simulation top of a design run through registers (DepGraph, the BFS engine): the
+design with the simulation-only DRAM model beside it and a watchdog. Never synthesized;
+``graphgen synth`` takes the design alone."""
+
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from sim.gateware.dram_model import SimDRAM
+from sim.gateware.sim_memory import SimMemoryConfig
+from sim.gateware.sim_watch import (add_design_and_dram, attach_watchdog, elaborated, memory_probes,
+                        watch_members)
+
+
+__all__ = ["RegisterSimTop"]
+
+
+class RegisterSimTop(wiring.Component):
+    """``design`` wired to a :class:`SimDRAM`, with a watchdog.
+
+    Parameters
+    ----------
+    design : wiring.Component
+        With the register write port (``reg_addr``, ``reg_data``, ``reg_write``), ``start``,
+        ``busy``, ``done``, ``error``, ``stat_<counter>`` for each of ``counters``, a memory
+        port ``mem``, ``link_probes`` and, if ``stalls``, ``stall_seed``.
+    name : str
+        The design's instance name in the Verilog.
+
+    Members: the design's register port, ``start``, ``busy``, ``done``, ``error``, the
+    ``stat_*`` counters, the DRAM's ``dump`` and ``dump_done``, the watchdog's ports
+    (``watchdog_limit``, ``hang``, ``quiet_cycles``, ``link_valid``, ``link_ready``, one bit
+    per name of :attr:`link_names`) and ``stall_seed`` when the design injects stalls. The
+    design takes its reset and inputs one cycle after the top
+    (:func:`~sim.gateware.sim_watch.add_behind_registers`).
+    """
+
+    def __init__(self, design, *, name: str, counters, memory: SimMemoryConfig,
+                 addr_width: int, stalls: bool):
+        self._design = design
+        self._name = name
+        self._counters = tuple(counters)
+        self._memory = memory
+        self._addr_width = addr_width
+        self._stalls = stalls
+        self._fragment = elaborated(design)
+        self._probes = design.link_probes + memory_probes(design.mem)
+        members = {
+            "reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
+            "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
+            "dump": In(1), "dump_done": Out(1),
+        }
+        members.update({f"stat_{counter}": Out(32) for counter in self._counters})
+        members.update(watch_members(len(self._probes), stalls))
+        super().__init__(members)
+
+    @property
+    def extra_sources(self):
+        return [SimDRAM.VERILOG_SOURCE]
+
+    @property
+    def link_names(self) -> list[str]:
+        """The watched links, in the bit order of ``link_valid`` and ``link_ready``."""
+        return [probe.name for probe in self._probes]
+
+    def elaborate(self, platform):
+        m = Module()
+        design = self._design
+        inputs = ["reg_addr", "reg_data", "reg_write", "start"] + (
+            ["stall_seed"] if self._stalls else [])
+        dram = add_design_and_dram(m, self, self._fragment, self._name, design, self._memory,
+                                   self._addr_width, inputs)
+        m.d.comb += self.error.eq(design.error | dram.error)
+        for signal in ("busy", "done"):
+            m.d.comb += getattr(self, signal).eq(getattr(design, signal))
+        for counter in self._counters:
+            m.d.comb += getattr(self, f"stat_{counter}").eq(getattr(design, f"stat_{counter}"))
+        attach_watchdog(m, self, self._probes, design.busy)
+        return m

@@ -1,0 +1,19 @@
+"""Formal proof harnesses (verification only; run by ``tests/formal/runner.py``, tests in
+``tests/test_formal.py``).
+
+Each harness is an Amaranth elaboratable that drives one design from ``AnySeq``/``AnyConst``
+values, models what the design must do, and states it with ``Assert``. Each also has broken
+variants of its design for which the proof must fail, so each checker is shown
+to fire.
+
+- ``cam.CAMHarness`` (``AtomicUpdateCAM``, k-induction): an id is never held twice; an
+  inserted id stays held until removed; a remove of a held id frees it; ``occupancy`` and
+  ``remove_miss`` are right.
+- ``stream_order.StreamOrderHarness`` (``StreamFIFO`` of both kinds,
+  ``StreamRegisterSlice``; bounded): no word dropped, duplicated or reordered; ``level``
+  right; no word kept back; the output keeps the stream rules.
+- ``register_slice.RegisterSliceHarness`` (``StreamRegisterSlice``, k-induction): the same,
+  unbounded.
+- ``memory_arbiter.ArbiterHarness`` (``MemoryArbiter``, bounded): every read answered
+  exactly once, to its requester, in its order.
+"""
