@@ -7,7 +7,7 @@ in-degree-1 vertices (``walk_max_indegree=1``, PageRank's default).  SSSP uses u
 drawn from 1..255 (``--weights``): on an unweighted graph SSSP is BFS, where the synchronous
 frontier already updates every vertex exactly once.  SSSP starts at the vertex of highest
 out-degree; PageRank runs to ``--tolerance``.  Prints a table and writes the JSON report
-(``build/bench/depgraph_golden.json`` by default).  The paper (Yao et al., HPCA 2021,
+(``build/bench/depgraph_golden.json`` by default).  The paper (Zhang et al., HPCA 2021,
 figure 10) reports 61.4-82.2% fewer updates than Ligra-o on 64 cores and real graphs.
 """
 

@@ -11,7 +11,7 @@ included) and for SSSP and PageRank, in one run on the same graph, the vertex up
 
 The reduction is DepGraph's against Ligra-o with as many threads as the paper's cores
 (``--threads``, 64). The graph line gives vertices, edges, the hop levels from the SSSP root
-(a lower bound of the diameter) and the hub figures. DepGraph (Yao et al., HPCA 2021,
+(a lower bound of the diameter) and the hub figures. DepGraph (Zhang et al., HPCA 2021,
 figure 10): 61.4-82.2% fewer updates than Ligra-o on 64 cores and real power-law graphs.
 """
 

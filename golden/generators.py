@@ -281,7 +281,7 @@ def scale_free(n: int, seed: int = 1, hub_fraction: float = 0.001, hub_degree: i
 
 def hub_chain(hubs: int = 64, chains: int = 1, length: int = 8, fan: int = 200,
               stride: int = 1, seed: int = 1, weights: str | None = None) -> Graph:
-    """Hubs joined by chains: the graph DepGraph's hub index needs (Yao et al., HPCA 2021,
+    """Hubs joined by chains: the graph DepGraph's hub index needs (Zhang et al., HPCA 2021,
     §III-A: core paths between hub vertices).
 
     Hub i heads ``chains`` chains of ``length`` edges, their interior vertices of in- and

@@ -1,6 +1,6 @@
 """``graphgen golden --model M``: DepGraph's execution models from the command line.
 
-Runs one of the golden models DepGraph (Yao et al., HPCA 2021) is measured with, on the same
+Runs one of the golden models DepGraph (Zhang et al., HPCA 2021) is measured with, on the same
 delta GAS algorithm (:mod:`golden.depgraph.gas`), and reports its vertex updates:
 
 * ``depgraph`` -- the dependency-driven engines (:func:`golden.depgraph.run_depgraph`);

@@ -1,4 +1,4 @@
-"""Golden model of DepGraph (Yao et al., HPCA 2021): the specification its RTL will match.
+"""Golden model of DepGraph (Zhang et al., HPCA 2021): the specification its RTL will match.
 
 * :mod:`golden.depgraph.gas` -- the GAS algorithms (PageRank, SSSP, BFS, CC) as data, and
   the linearity check that gates dependency transformation (section III-A).

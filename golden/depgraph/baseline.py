@@ -1,6 +1,6 @@
 """The synchronous baseline DepGraph is compared with: bulk-synchronous, frontier-based push.
 
-DepGraph (Yao et al., HPCA 2021) section IV compares with Ligra-o; this is the same delta
+DepGraph (Zhang et al., HPCA 2021) section IV compares with Ligra-o; this is the same delta
 GAS algorithm run the Ligra way, one global barrier per iteration:
 
     frontier F = { v : worth(v) }            (min: Δ_v < s_v;  sum: |Δ_v| >= tolerance)

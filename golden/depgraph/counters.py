@@ -1,6 +1,6 @@
 """Event counters of a run, shared by the DepGraph engines and the synchronous baseline.
 
-DepGraph (Yao et al., HPCA 2021) section IV reports vertex updates (figure 10); the other
+DepGraph (Zhang et al., HPCA 2021) section IV reports vertex updates (figure 10); the other
 counts describe the engine activity of :mod:`golden.depgraph.engine` (queues, stack, DDMU).
 """
 

@@ -1,6 +1,6 @@
 """DepGraph's dependency-driven asynchronous executor: P engines, each a queue, HDTL and PE.
 
-DepGraph (Yao et al., HPCA 2021) section III-A (dependency-driven asynchronous execution)
+DepGraph (Zhang et al., HPCA 2021) section III-A (dependency-driven asynchronous execution)
 and III-B (circular queue, HDTL with its stack, FIFO edge buffer, DDMU).  The RTL follows
 these rules; every step is deterministic.
 

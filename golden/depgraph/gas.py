@@ -1,6 +1,6 @@
 """DepGraph's GAS algorithms as data, and the linearity check of dependency transformation.
 
-DepGraph (Yao et al., HPCA 2021), section II (the GAS model) and section III-A ("the
+DepGraph (Zhang et al., HPCA 2021), section II (the GAS model) and section III-A ("the
 applicability of dependency transformation").  Every vertex v holds a *state* s_v and a
 *delta* Δ_v (the influence received but not yet folded in).  An algorithm is
 

@@ -1,6 +1,6 @@
 """The hub index that DepGraph's DDMU builds and uses at run time.
 
-DepGraph (Yao et al., HPCA 2021) section III-B: "generating the hub index", "maintaining the
+DepGraph (Zhang et al., HPCA 2021) section III-B: "generating the hub index", "maintaining the
 hub index" and "shortcut propagation".  One entry per core path of length >= 2 whose
 interior vertices the walk may enter (see :mod:`golden.depgraph.hubs`; the others could
 never be observed): ``<head, tail, L, mu, eps, flag>`` with L = the path's second

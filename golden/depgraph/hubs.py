@@ -1,6 +1,6 @@
 """Hub vertices, partitions, the H'' bitmap and the core-path decomposition.
 
-DepGraph (Yao et al., HPCA 2021) section III-A, definitions 1 and 2, and the configuration of
+DepGraph (Zhang et al., HPCA 2021) section III-A, definitions 1 and 2, and the configuration of
 section III-B (partition start/end registers and the H'' bitmap).  This is the software
 pre-processing that runs before the engines start.
 

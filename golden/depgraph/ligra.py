@@ -1,6 +1,6 @@
 """Ligra-o, the baseline DepGraph is measured against: frontier push, run asynchronously.
 
-DepGraph (Yao et al., HPCA 2021) sections II-B and IV compare with Ligra-o, Ligra made to
+DepGraph (Zhang et al., HPCA 2021) sections II-B and IV compare with Ligra-o, Ligra made to
 see updates as soon as they are made; its single-thread run is the paper's "serial
 execution" (the updates a run needs, u_s), and its wasted updates grow with the thread
 count (figure 4), which a bulk-synchronous run's could not.  This model runs the delta GAS

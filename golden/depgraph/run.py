@@ -1,6 +1,6 @@
 """Top level of the DepGraph golden model: input checks, set-up, results.
 
-:func:`run_depgraph` does the software pre-processing of DepGraph (Yao et al., HPCA 2021,
+:func:`run_depgraph` does the software pre-processing of DepGraph (Zhang et al., HPCA 2021,
 section III-B "initialisation": partitions, hub and core vertices, the H'' bitmap, initial
 active vertices), checks linearity (section III-A), builds the empty hub index and runs the
 engines of :mod:`golden.depgraph.engine`.  :func:`run_sync_baseline` runs the same algorithm

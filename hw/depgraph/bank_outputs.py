@@ -1,4 +1,4 @@
-"""The vertex-store bank's answer queues and their credits (DepGraph, Yao et al., HPCA 2021,
+"""The vertex-store bank's answer queues and their credits (DepGraph, Zhang et al., HPCA 2021,
 §III-B: the bank answers the HDTL's folds and probes, the writer's reads, and pushes to the
 circular queue).
 

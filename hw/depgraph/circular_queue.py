@@ -1,4 +1,4 @@
-"""An engine's circular queue of active vertex ids (DepGraph, Yao et al., HPCA 2021, §III-B:
+"""An engine's circular queue of active vertex ids (DepGraph, Zhang et al., HPCA 2021, §III-B:
 the "local circular queue" each core keeps in memory).
 
 The ring of ``lines`` lines lives in memory; on chip are a tail buffer of one line that pushes

@@ -1,4 +1,4 @@
-"""DepGraph's dependency-driven memory unit, its run-time side (Yao et al., HPCA 2021, §III-B,
+"""DepGraph's dependency-driven memory unit, its run-time side (Zhang et al., HPCA 2021, §III-B,
 "shortcut propagation"): at a walk root's visit it looks the root up in the hub index's hash
 table and, for each of the root's entries with flag A, sends the shortcut value
 z = mu·x + eps to the entry's tail. The root's other entries (flags N and I, not learnt yet)

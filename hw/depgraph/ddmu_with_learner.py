@@ -1,4 +1,4 @@
-"""The paper's DDMU as one block (Yao et al., HPCA 2021, §III-B): its run-time side,
+"""The paper's DDMU as one block (Zhang et al., HPCA 2021, §III-B): its run-time side,
 :class:`hw.depgraph.ddmu.DDMU` (hash-table lookup of a walk root, shortcut propagation), and
 its learning side, :class:`hw.depgraph.hub_index_learner.HubIndexLearner` ("maintaining the
 hub index"), side by side with their own memory ports, as :class:`hw.depgraph.top.DepGraph`

@@ -1,4 +1,4 @@
-"""One DepGraph engine (Yao et al., HPCA 2021, §III-B, figure 6): the HDTL walking the
+"""One DepGraph engine (Zhang et al., HPCA 2021, §III-B, figure 6): the HDTL walking the
 engine's partition, the FIFO edge buffer it fills, the processing element that pops it, the
 engine's circular queue in memory, and the vertex-store bank holding the partition.
 

@@ -1,4 +1,4 @@
-"""HDTL, DepGraph's hub-dependency-aware traversal logic (Yao et al., HPCA 2021, §III-B,
+"""HDTL, DepGraph's hub-dependency-aware traversal logic (Zhang et al., HPCA 2021, §III-B,
 figure 7): it takes an active root from the engine's circular queue and walks its dependency
 chain depth first, streaming the edges of every vertex it visits into the FIFO edge buffer.
 

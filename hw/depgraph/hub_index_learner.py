@@ -1,4 +1,4 @@
-"""DepGraph's hub-index learning (Yao et al., HPCA 2021, §III-B, "maintaining the hub index"):
+"""DepGraph's hub-index learning (Zhang et al., HPCA 2021, §III-B, "maintaining the hub index"):
 the DDMU's write side, which turns an entry into a usable shortcut from two observations.
 
 The HDTL sends an observation ``<entry j, x, y>``: x = the value the walk root (the path's

@@ -1,4 +1,4 @@
-"""The hub-index side of a DepGraph walk (Yao et al., HPCA 2021, §III-B, "maintaining the hub
+"""The hub-index side of a DepGraph walk (Zhang et al., HPCA 2021, §III-B, "maintaining the hub
 index"): what the HDTL keeps about the root's hub-index entries while it walks.
 
 The DDMU answers a looked-up root with its N and I entries (kept here, ``track_entries`` at

@@ -1,4 +1,4 @@
-"""Payload layouts of DepGraph's streams (Yao et al., HPCA 2021, §III-B).
+"""Payload layouts of DepGraph's streams (Zhang et al., HPCA 2021, §III-B).
 
 Values are 32-bit words: uint32 levels, distances and labels for the min-type algorithms,
 IEEE-754 single-precision deltas for PageRank. Vertex ids are global (0 .. n - 1); a

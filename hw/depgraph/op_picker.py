@@ -1,4 +1,4 @@
-"""The vertex-store bank's pick (DepGraph, Yao et al., HPCA 2021, §III-B; stage P of
+"""The vertex-store bank's pick (DepGraph, Zhang et al., HPCA 2021, §III-B; stage P of
 :class:`hw.depgraph.vertex_store.VertexStoreBank`): each cycle one op among the inputs' main
 registers enters the bank's pipeline, round robin, if its answer queue has a credit and no op
 in the pipeline writes its record.

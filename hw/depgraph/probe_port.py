@@ -1,4 +1,4 @@
-"""The vertex-store bank's probe port (DepGraph, Yao et al., HPCA 2021, §III-B: the HDTL asks
+"""The vertex-store bank's probe port (DepGraph, Zhang et al., HPCA 2021, §III-B: the HDTL asks
 whether a neighbour is active and may be walked into): probes read the record's flags through
 a read port of their own, beside the bank's pipeline instead of through it.
 

@@ -1,4 +1,4 @@
-"""The processing element that replaces DepGraph's core (Yao et al., HPCA 2021, §III-B: the
+"""The processing element that replaces DepGraph's core (Zhang et al., HPCA 2021, §III-B: the
 core pops the FIFO edge buffer with ``DEP_FETCH_EDGE`` and runs the algorithm's functions):
 it pops an edge u→w with the value x that u propagates and computes EdgeCompute, the
 influence Accum'd into w's delta, which it sends to the vertex-store bank owning w.

@@ -1,5 +1,5 @@
 """A reader of consecutive items of an array in memory: the HDTL's way to its vertex's CSR
-offsets and edges (Yao et al., HPCA 2021, §III-B: the HDTL "fetches the edges of the visited
+offsets and edges (Zhang et al., HPCA 2021, §III-B: the HDTL "fetches the edges of the visited
 vertex"), one item per cycle once the lines arrive.
 
 A command names an array (its first line), the first item and the number of items; the

@@ -1,4 +1,4 @@
-"""The vertex store's rules for one record (DepGraph, Yao et al., HPCA 2021, §III-B; the
+"""The vertex store's rules for one record (DepGraph, Zhang et al., HPCA 2021, §III-B; the
 rules of ``golden.depgraph.engine``): what a load, a visit (the fold) or an update (Accum)
 writes back, and what it reports, given the record as read and the worth tests already
 made. The compute stage of :class:`hw.depgraph.vertex_store.VertexStoreBank`, without a

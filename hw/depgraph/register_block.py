@@ -1,5 +1,5 @@
 """DepGraph's configuration registers: what ``DEP_configure`` passes to the engines before a
-run (Yao et al., HPCA 2021, §III-B, table I): where the graph's CSR arrays, the vertex data,
+run (Zhang et al., HPCA 2021, §III-B, table I): where the graph's CSR arrays, the vertex data,
 the H'' bitmap, the circular queues and the hub index are in memory, the partition bounds of
 the engines and the algorithm's constants.
 

@@ -1,4 +1,4 @@
-"""The DDMU's shortcut value (DepGraph, Yao et al., HPCA 2021, §III-B, "shortcut
+"""The DDMU's shortcut value (DepGraph, Zhang et al., HPCA 2021, §III-B, "shortcut
 propagation"): for a hub-index entry with flag A and the value x its head propagates,
 z = mu·x + eps goes to the entry's tail as an update, and (sum type) as a pseudo-edge back to
 the walk that looked the head up.

@@ -1,4 +1,4 @@
-"""The DepGraph accelerator (Yao et al., HPCA 2021, §III-B, figure 6): ``engines`` engines
+"""The DepGraph accelerator (Zhang et al., HPCA 2021, §III-B, figure 6): ``engines`` engines
 over contiguous partitions, the network carrying the processing elements' updates to the
 banks that own the vertices, the configuration registers, and one memory port shared through
 an arbiter.

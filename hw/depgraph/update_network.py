@@ -1,4 +1,4 @@
-"""The network between DepGraph's processing elements and the vertex-store banks (Yao et al.,
+"""The network between DepGraph's processing elements and the vertex-store banks (Zhang et al.,
 HPCA 2021, §III-B: a core's update of a vertex another core owns goes to that core; here the
 update goes to the bank of the partition that holds the vertex).
 

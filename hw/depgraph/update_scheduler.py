@@ -1,4 +1,4 @@
-"""The order in which a vertex-store bank takes its updates (DepGraph, Yao et al., HPCA 2021,
+"""The order in which a vertex-store bank takes its updates (DepGraph, Zhang et al., HPCA 2021,
 §III-B: the cores' updates of the vertices a core owns; the paper's cores apply them through
 their caches, this bank through a read-modify-write pipeline).
 

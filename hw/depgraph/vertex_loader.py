@@ -1,6 +1,6 @@
 """Moving the vertex data between memory and the vertex-store banks, before and after a run.
 
-DepGraph's cores find the vertex states in their caches (Yao et al., HPCA 2021, §III-B);
+DepGraph's cores find the vertex states in their caches (Zhang et al., HPCA 2021, §III-B);
 here each engine's partition lives in an on-chip bank, filled from memory before the run
 (state, delta and constant arrays and the H'' bitmap that ``DEP_configure`` points at) and
 written back to the state array after it.

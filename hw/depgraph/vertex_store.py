@@ -1,6 +1,6 @@
 """One bank of DepGraph's on-chip vertex store: the records of one engine's partition.
 
-DepGraph (Yao et al., HPCA 2021) §III-A/B; the rules are those of ``golden.depgraph.engine``
+DepGraph (Zhang et al., HPCA 2021) §III-A/B; the rules are those of ``golden.depgraph.engine``
 (module docstring). A record is the vertex's state s, its delta Δ, its constant c (PageRank's
 alpha / outdeg; absent for the min-type algorithms, where it reads as 0) and four flags:
 *active* (Δ may hold work), *queued* (the id sits in the engine's circular queue), *stop*

@@ -1,4 +1,4 @@
-"""The HDTL's scan for the walk's next vertex (DepGraph, Yao et al., HPCA 2021, §III-B: the
+"""The HDTL's scan for the walk's next vertex (DepGraph, Zhang et al., HPCA 2021, §III-B: the
 HDTL "gets the next unvisited active neighbour" of the vertex on top of its stack).
 
 A scan takes the top entry <vertex, next edge offset, end offset> and reads the rest of the

@@ -1,4 +1,4 @@
-"""The HDTL's stack (DepGraph, Yao et al., HPCA 2021, §III-B, figure 7): the entries of the
+"""The HDTL's stack (DepGraph, Zhang et al., HPCA 2021, §III-B, figure 7): the entries of the
 walk's path, <vertex, next edge offset, end offset> (and the path value y with the hub
 index). The top entry is a register and the entries below it a distributed RAM, so the
 walk's next step starts from flip-flops, not from a RAM read addressed by the size.

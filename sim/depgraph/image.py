@@ -1,5 +1,5 @@
 """The memory image of a DepGraph run and the values ``DEP_configure`` writes into the
-register block (Yao et al., HPCA 2021, §III-B "initialisation").
+register block (Zhang et al., HPCA 2021, §III-B "initialisation").
 
 The software pre-processing (partitions, hubs, the H'' bitmap, the initial deltas) is the
 golden model's (:func:`golden.depgraph.run_depgraph`); this lays its results out as

@@ -1,5 +1,5 @@
 """Round-robin merging of several streams into one: how DepGraph's engines share the one DDMU
-(Yao et al., HPCA 2021, §III-B: the DDMU serves every core's HDTL)."""
+(Zhang et al., HPCA 2021, §III-B: the DDMU serves every core's HDTL)."""
 
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import stream, wiring
