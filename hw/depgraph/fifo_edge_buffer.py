@@ -1,4 +1,4 @@
-"""The FIFO edge buffer between an engine's HDTL and its processing element (DepGraph, Yao et
+"""The FIFO edge buffer between an engine's HDTL and its processing element (DepGraph, Zhang et
 al., HPCA 2021, §III-B: the HDTL fills it, the PE takes its edges with ``DEP_FETCH_EDGE``)."""
 
 from amaranth.hdl import Module
