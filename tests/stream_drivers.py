@@ -24,6 +24,7 @@ through the bench (:meth:`Bench.fail`, :meth:`Bench.check_equal`, the watchdog, 
 cycle limit) names the seed and the pytest command that reruns the test.
 """
 
+import enum
 import collections
 import os
 import random
@@ -48,12 +49,15 @@ if os.environ.get("STREAM_PAUSE_SEEDS"):       # a sweep: STREAM_PAUSE_SEEDS=3,4
 
 
 def to_py(value):
-    """A sampled payload as ints, dicts (structs) and lists (arrays)."""
+    """A sampled payload as ints (an enumeration member as its value), dicts (structs) and
+    lists (arrays)."""
     if isinstance(value, data.Const):
         layout = value.shape()
         if isinstance(layout, data.ArrayLayout):
             return [to_py(value[i]) for i in range(layout.length)]
         return {name: to_py(value[name]) for name, _ in layout}
+    if isinstance(value, enum.Enum):
+        return value.value
     return int(value)
 
 

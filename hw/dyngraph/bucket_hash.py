@@ -10,7 +10,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring, stream
 from amaranth.lib.wiring import In, Out
 
-from .layouts import HASH_MULTIPLIER, WALK, EdgeOp, SlabCtx, TableCtx, vertex_word_layout
+from .layouts import HASH_MULTIPLIER, EdgeOp, SlabPurpose, SlabCtx, TableCtx, vertex_word_layout
 from .slab_port import slab_read_layout
 from .vertex_table import table_answer_layout
 
@@ -65,7 +65,7 @@ class BucketHash(wiring.Component):
             slab = base + ((hashed * buckets) >> 32)
             out = self.o.payload
             m.d.sync += [self.o.valid.eq(first_valid), out.slab.eq(slab),
-                         out.ctx.purpose.eq(WALK), out.ctx.op.eq(op),
+                         out.ctx.purpose.eq(SlabPurpose.WALK), out.ctx.op.eq(op),
                          out.ctx.op.slab.eq(slab), out.ctx.op.bucket.eq(slab)]
         m.d.comb += self.busy.eq(first_valid | self.o.valid)
         return m

@@ -18,17 +18,15 @@ by the register block):
   then the edge count) and PageRank's VConst (float32 1/out-degree, out-degree).
 """
 
-from amaranth.lib import data
+from amaranth.lib import data, enum
 
 
 __all__ = ["OpWords", "OP_WORDS", "OPS_PER_LINE", "ANSWER_WORDS", "Pair", "Slab",
-           "SLAB_LINES", "LOCK_BITS", "EdgeOp", "EDGE_KINDS", "INSERT", "DELETE", "SEARCH",
-           "INSERT_VERTEX", "DELETE_VERTEX", "vertex_word_layout", "EMPTY_KEY",
+           "SLAB_LINES", "LOCK_BITS", "EdgeOp", "OpKind", "EdgeKind", "vertex_word_layout", "EMPTY_KEY",
            "TOMBSTONE_KEY", "NULL_SLAB", "FREE_OWNER", "SLAB_PAIRS", "AUX_WORD", "NEXT_WORD",
-           "HASH_MULTIPLIER", "WALK", "FREE", "SWEEP", "SlabCtx", "INSERTED", "REPLACED",
-           "DELETED", "DELETE_MISS", "SEARCH_HIT", "SEARCH_MISS", "REFUSED", "SKIPPED",
-           "OUTCOMES", "Answer", "AllocRequest", "SlabWrite", "Retire", "TO_HASH",
-           "TO_VERTEX_OPS", "TableCtx", "VertexOp", "CompactCtx", "CompactEdge"]
+           "HASH_MULTIPLIER", "SlabPurpose", "SlabCtx", "Outcome", "OUTCOMES", "Answer",
+           "AllocRequest", "SlabWrite", "Retire", "TablePurpose", "TableCtx", "VertexOp",
+           "CompactCtx", "CompactEdge"]
 
 # The slab's sentinels and words, as golden.dyngraph.slab has them (a test checks they agree;
 # the gateware does not import the golden model).
@@ -40,9 +38,25 @@ NULL_SLAB = 0xFFFF_FFFF
 FREE_OWNER = 0xFFFF_FFFF
 HASH_MULTIPLIER = 0x9E37_79B1
 
-# Operation kinds, as golden.dyngraph.OpKind.
-INSERT, DELETE, SEARCH, INSERT_VERTEX, DELETE_VERTEX = range(5)
-EDGE_KINDS = (INSERT, DELETE, SEARCH)
+
+
+class OpKind(enum.Enum, shape=3):
+    """An operation's kind, as :class:`golden.dyngraph.OpKind` numbers it (the word in
+    memory is 32 bits; its low three bits carry the kind). The first three are edge
+    operations."""
+    INSERT = 0
+    DELETE = 1
+    SEARCH = 2
+    INSERT_VERTEX = 3
+    DELETE_VERTEX = 4
+
+
+class EdgeKind(enum.Enum, shape=2):
+    """The kind of an edge operation in flight: :class:`OpKind`'s edge kinds, in two bits."""
+    INSERT = OpKind.INSERT.value
+    DELETE = OpKind.DELETE.value
+    SEARCH = OpKind.SEARCH.value
+
 
 OpWords = data.StructLayout({"kind": 32, "u": 32, "v": 32, "w": 32})
 OP_WORDS = 4
@@ -63,7 +77,7 @@ LOCK_BITS = 24
 # An edge operation in flight: what it is, its answer's place (searches), its bucket (set by
 # the bucket hash), the slab it reads next, and the first free cell its walk has passed.
 EdgeOp = data.StructLayout({
-    "kind": 2, "u": 32, "v": 32, "w": 32, "answer": 32,
+    "kind": EdgeKind, "u": 32, "v": 32, "w": 32, "answer": 32,
     "bucket": LOCK_BITS, "slab": 32,
     "open": 1, "open_slab": 32, "open_cell": 4,
 })
@@ -73,15 +87,32 @@ def vertex_word_layout(slab_index_bits: int) -> data.StructLayout:
     return data.StructLayout({"base": slab_index_bits, "buckets": 32 - slab_index_bits})
 
 
-# Where a slab read's answer goes: an edge operation's walk, the freeing of a deleted
-# vertex's chains, or the sweep of the pool.
-WALK, FREE, SWEEP = range(3)
-SlabCtx = data.StructLayout({"purpose": 2, "op": EdgeOp})
 
-# How an operation ended (counted by the retire stage).
-INSERTED, REPLACED, DELETED, DELETE_MISS, SEARCH_HIT, SEARCH_MISS, REFUSED, SKIPPED = range(8)
-OUTCOMES = ("inserted", "replaced", "deleted", "delete_misses", "search_hits",
-            "search_misses", "refused_inserts", "skipped")
+class SlabPurpose(enum.Enum, shape=2):
+    """Where a slab read's answer goes: an edge operation's walk, the freeing of a deleted
+    vertex's chains, or the sweep of the pool."""
+    WALK = 0
+    FREE = 1
+    SWEEP = 2
+
+
+SlabCtx = data.StructLayout({"purpose": SlabPurpose, "op": EdgeOp})
+
+
+class Outcome(enum.Enum, shape=3):
+    """How an operation ended, counted by the retire stage under the member's name in lower
+    case (:data:`OUTCOMES`)."""
+    INSERTED = 0
+    REPLACED = 1
+    DELETED = 2
+    DELETE_MISSES = 3
+    SEARCH_HITS = 4
+    SEARCH_MISSES = 5
+    REFUSED_INSERTS = 6
+    SKIPPED = 7
+
+
+OUTCOMES = tuple(outcome.name.lower() for outcome in Outcome)
 
 # An operation's end: its slab write (with the lock's release) and a search's answer.
 Answer = data.StructLayout({"index": 32, "found": 1, "weight": 32})
@@ -92,7 +123,7 @@ Answer = data.StructLayout({"index": 32, "found": 1, "weight": 32})
 SlabWrite = data.StructLayout({"write": 1, "slab": 32, "line": 1, "data": 512, "mask": 64,
                                "release": 1, "lock": LOCK_BITS, "vertex": 32})
 
-Retire = data.StructLayout({"outcome": 3, "slab_write": SlabWrite, "search": 1,
+Retire = data.StructLayout({"outcome": Outcome, "slab_write": SlabWrite, "search": 1,
                             "answer": Answer})
 
 
@@ -104,10 +135,15 @@ AllocRequest = data.StructLayout({"vertex": 32, "pair": 1, "key": 32, "value": 3
 
 
 
-# A vertex-table request's answer goes to an edge operation's bucket hash or back to the
-# vertex operations.
-TO_HASH, TO_VERTEX_OPS = range(2)
-TableCtx = data.StructLayout({"purpose": 1, "op": EdgeOp})
+
+class TablePurpose(enum.Enum, shape=1):
+    """Where a vertex-table read's answer goes: an edge operation's bucket hash, or back to
+    the vertex operations."""
+    TO_HASH = 0
+    TO_VERTEX_OPS = 1
+
+
+TableCtx = data.StructLayout({"purpose": TablePurpose, "op": EdgeOp})
 
 # A vertex operation handed to the vertex-operations unit once every edge operation before it
 # has ended: insert or delete, whether the vertex is present, and (deletions) whether the

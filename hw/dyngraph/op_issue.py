@@ -13,7 +13,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.memory.range_streamer import range_out_layout
-from .layouts import DELETE_VERTEX, INSERT_VERTEX, SEARCH, SKIPPED, TO_HASH, OpWords, Retire, \
+from .layouts import OpKind, Outcome, OpWords, Retire, TablePurpose, \
     TableCtx, VertexOp
 from .vertex_table import table_request_layout
 
@@ -83,7 +83,7 @@ class OpIssue(wiring.Component):
         group = Signal(range(self._sweep_group + 1))
         searches = Signal(32)
         kind = op.kind[:3]
-        edge = kind < INSERT_VERTEX
+        edge = kind < OpKind.INSERT_VERTEX
         # Edge operations issued and not yet ended; a vertex operation waits for none.
         in_flight = Signal(16)
         edge_sent = self.edges.valid & self.edges.ready
@@ -108,28 +108,28 @@ class OpIssue(wiring.Component):
             self.edges.valid.eq(issue),
             self.edges.payload.write.eq(0),
             self.edges.payload.vertex.eq(op.u),
-            self.edges.payload.ctx.purpose.eq(TO_HASH),
+            self.edges.payload.ctx.purpose.eq(TablePurpose.TO_HASH),
             edge_op.kind.eq(kind),
             edge_op.u.eq(op.u),
             edge_op.v.eq(op.v),
             edge_op.w.eq(op.w),
             edge_op.answer.eq(searches),
             self.skips.valid.eq(skip),
-            self.skips.payload.outcome.eq(SKIPPED),
-            self.skips.payload.search.eq(kind == SEARCH),
+            self.skips.payload.outcome.eq(Outcome.SKIPPED),
+            self.skips.payload.search.eq(kind == OpKind.SEARCH),
             self.skips.payload.answer.index.eq(searches),
         ]
 
         # Vertex operations, alone; a run of deletions shares one sweep.
         next_op = data.View(OpWords, self.ops.payload.data)
         next_known = self.ops.valid | last_op
-        next_is_delete = self.ops.valid & (next_op.kind[:3] == DELETE_VERTEX)
+        next_is_delete = self.ops.valid & (next_op.kind[:3] == OpKind.DELETE_VERTEX)
         group_end = (last_op | (in_batch + 1 == self.batch_size) |
                      (group + 1 == self._sweep_group) | ~next_is_delete)
         vertex = self.vertex_ops.payload
         m.d.comb += [
             self.vertex_ops.valid.eq(ready_to_go & ~edge & drained & next_known),
-            vertex.insert.eq(kind == INSERT_VERTEX),
+            vertex.insert.eq(kind == OpKind.INSERT_VERTEX),
             vertex.u.eq(op.u),
             vertex.present.eq(self.present_u),
             vertex.group_end.eq(group_end),
@@ -140,9 +140,9 @@ class OpIssue(wiring.Component):
                              (self.vertex_ops.valid & self.vertex_ops.ready))
         with m.If(leave):
             m.d.sync += [self.issued.eq(self.issued + 1), in_batch.eq(in_batch + 1)]
-            with m.If(kind == SEARCH):
+            with m.If(kind == OpKind.SEARCH):
                 m.d.sync += searches.eq(searches + 1)
-            with m.If(kind == DELETE_VERTEX):
+            with m.If(kind == OpKind.DELETE_VERTEX):
                 m.d.sync += group.eq(0)
                 with m.If(~group_end):
                     m.d.sync += group.eq(group + 1)

@@ -13,9 +13,8 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.stream.fifo import StreamFIFO
-from .layouts import (DELETE, DELETE_MISS, DELETED, INSERT, INSERTED, NULL_SLAB, REPLACED,
-                      SEARCH, SEARCH_HIT, SEARCH_MISS, TOMBSTONE_KEY, WALK, AllocRequest,
-                      Retire, SlabCtx)
+from .layouts import (NULL_SLAB, TOMBSTONE_KEY, AllocRequest, EdgeKind, Outcome, Retire,
+                      SlabCtx, SlabPurpose)
 from .slab_compare import compare_out_layout
 from .slab_port import slab_read_layout
 
@@ -85,7 +84,7 @@ class OpStep(wiring.Component):
         with m.If(~op.open):
             m.d.comb += [open_slab.eq(op.slab), open_cell.eq(match.open_cell)]
         end = match.has_empty | (match.next == NULL_SLAB)
-        to_allocate = ~match.found & end & (op.kind == INSERT) & ~has_open
+        to_allocate = ~match.found & end & (op.kind == EdgeKind.INSERT) & ~has_open
         to_next = ~match.found & ~end
 
         retire = queues["retire"].payload
@@ -94,39 +93,39 @@ class OpStep(wiring.Component):
             write.release.eq(self.i.valid),      # not a constant: see SlabAllocator
             write.vertex.eq(op.u),
             write.lock.eq(op.bucket),
-            retire.search.eq(op.kind == SEARCH),
+            retire.search.eq(op.kind == EdgeKind.SEARCH),
             retire.answer.index.eq(op.answer),
             retire.answer.found.eq(match.found),
             retire.answer.weight.eq(match.value),
         ]
         with m.If(match.found):
             with m.Switch(op.kind):
-                with m.Case(INSERT):
-                    m.d.comb += retire.outcome.eq(REPLACED)
+                with m.Case(EdgeKind.INSERT):
+                    m.d.comb += retire.outcome.eq(Outcome.REPLACED)
                     cell_write(m, write, slab=op.slab, cell=match.found_cell, key=op.v,
                                value=op.w, key_too=False, value_too=True)
-                with m.Case(DELETE):
-                    m.d.comb += retire.outcome.eq(DELETED)
+                with m.Case(EdgeKind.DELETE):
+                    m.d.comb += retire.outcome.eq(Outcome.DELETED)
                     cell_write(m, write, slab=op.slab, cell=match.found_cell,
                                key=C(TOMBSTONE_KEY, 32), value=op.w, key_too=True,
                                value_too=False)
                 with m.Default():
-                    m.d.comb += retire.outcome.eq(SEARCH_HIT)
+                    m.d.comb += retire.outcome.eq(Outcome.SEARCH_HITS)
         with m.Else():
             with m.Switch(op.kind):
-                with m.Case(INSERT):
-                    m.d.comb += retire.outcome.eq(INSERTED)
+                with m.Case(EdgeKind.INSERT):
+                    m.d.comb += retire.outcome.eq(Outcome.INSERTED)
                     cell_write(m, write, slab=open_slab, cell=open_cell, key=op.v, value=op.w,
                                key_too=True, value_too=True)
-                with m.Case(DELETE):
-                    m.d.comb += retire.outcome.eq(DELETE_MISS)
+                with m.Case(EdgeKind.DELETE):
+                    m.d.comb += retire.outcome.eq(Outcome.DELETE_MISSES)
                 with m.Default():
-                    m.d.comb += retire.outcome.eq(SEARCH_MISS)
+                    m.d.comb += retire.outcome.eq(Outcome.SEARCH_MISSES)
 
         following = queues["next"].payload
         m.d.comb += [
             following.slab.eq(match.next),
-            following.ctx.purpose.eq(WALK),
+            following.ctx.purpose.eq(SlabPurpose.WALK),
             following.ctx.op.eq(op),
             following.ctx.op.slab.eq(match.next),
             following.ctx.op.open.eq(has_open),

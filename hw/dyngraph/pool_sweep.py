@@ -10,7 +10,7 @@ from amaranth.hdl import C, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layouts import FREE_OWNER, SLAB_PAIRS, SWEEP, TOMBSTONE_KEY, SlabCtx, SlabWrite
+from .layouts import FREE_OWNER, SLAB_PAIRS, TOMBSTONE_KEY, SlabPurpose, SlabCtx, SlabWrite
 from .slab_port import slab_out_layout, slab_read_layout
 
 
@@ -60,7 +60,7 @@ class PoolSweep(wiring.Component):
             m.d.sync += [sent.eq(0), received.eq(0), self.busy.eq(1)]
         m.d.comb += [self.reads.valid.eq(self.busy & (sent != self.pool_slabs)),
                      self.reads.payload.slab.eq(sent),
-                     self.reads.payload.ctx.purpose.eq(SWEEP)]
+                     self.reads.payload.ctx.purpose.eq(SlabPurpose.SWEEP)]
         with m.If(self.reads.valid & self.reads.ready):
             m.d.sync += [sent.eq(sent + 1), self.slab_reads.eq(self.slab_reads + 1)]
 

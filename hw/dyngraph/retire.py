@@ -9,7 +9,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.memory.port import LINE_BITS, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
-from .layouts import ANSWER_WORDS, OUTCOMES, Retire as RetireRecord, SlabWrite
+from .layouts import ANSWER_WORDS, OUTCOMES, Outcome, Retire as RetireRecord, SlabWrite
 
 
 __all__ = ["Retire"]
@@ -73,9 +73,9 @@ class Retire(wiring.Component):
         ]
         with m.If(self.i.valid & room):
             with m.Switch(record.outcome):
-                for code, name in enumerate(OUTCOMES):
-                    with m.Case(code):
-                        counter = getattr(self, name)
+                for outcome in Outcome:
+                    with m.Case(outcome):
+                        counter = getattr(self, outcome.name.lower())
                         m.d.sync += counter.eq(counter + 1)
         m.d.comb += self.busy.eq(self.i.valid | answers.o.valid)
         return m

@@ -12,8 +12,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature
-from .layouts import (EMPTY_KEY, INSERTED, NULL_SLAB, REFUSED, AllocRequest, Retire,
-                      SlabWrite)
+from .layouts import EMPTY_KEY, NULL_SLAB, AllocRequest, Outcome, Retire, SlabWrite
 
 
 __all__ = ["SlabAllocator", "Grant"]
@@ -94,7 +93,7 @@ class SlabAllocator(wiring.Component):
         outcome = self.retire.payload
         # Every field driven unconditionally: a payload with constant bits beside
         # conditional ones becomes a Verilog process that reads nothing (Verilator: ALWNEVER).
-        m.d.comb += [outcome.outcome.eq(Mux(ok, INSERTED, REFUSED)),
+        m.d.comb += [outcome.outcome.eq(Mux(ok, Outcome.INSERTED, Outcome.REFUSED_INSERTS)),
                      outcome.answer.index.eq(request.answer)]
         m.d.comb += [self.granted.payload.ok.eq(ok), self.granted.payload.slab.eq(slab)]
 

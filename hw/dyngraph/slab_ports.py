@@ -15,7 +15,7 @@ from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.select import StreamDemux
-from .layouts import SWEEP, SlabCtx, SlabWrite
+from .layouts import SlabCtx, SlabPurpose, SlabWrite
 from .slab_port import SlabPort, slab_out_layout, slab_read_layout
 
 
@@ -79,7 +79,7 @@ class SlabPorts(wiring.Component):
         def read_route(p):
             if not bits:
                 return 0
-            return Mux(p.ctx.purpose == SWEEP, p.slab[:bits], p.ctx.op.u[:bits])
+            return Mux(p.ctx.purpose == SlabPurpose.SWEEP, p.slab[:bits], p.ctx.op.u[:bits])
 
         m.submodules.read_split = read_split = StreamDemux(slab_read_layout(SlabCtx), count,
                                                            route=read_route)

@@ -14,8 +14,8 @@ from amaranth.hdl import C, Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layouts import (FREE, FREE_OWNER, NULL_SLAB, TO_VERTEX_OPS, AllocRequest, SlabCtx,
-                      SlabWrite, TableCtx, VertexOp, vertex_word_layout)
+from .layouts import (FREE_OWNER, NULL_SLAB, AllocRequest, SlabCtx, SlabPurpose, SlabWrite,
+                      TableCtx, TablePurpose, VertexOp, vertex_word_layout)
 from .slab_allocator import Grant
 from .slab_port import slab_out_layout, slab_read_layout
 from .vertex_table import table_answer_layout, table_request_layout
@@ -89,12 +89,12 @@ class VertexOps(wiring.Component):
             self.table.payload.vertex.eq(op.u),
             self.table.payload.write.eq(table_write),
             self.table.payload.word.eq(word),
-            self.table.payload.ctx.purpose.eq(TO_VERTEX_OPS),
+            self.table.payload.ctx.purpose.eq(TablePurpose.TO_VERTEX_OPS),
             self.presence.payload.vertex.eq(op.u),
             self.presence.payload.set.eq(op.insert),
             self.alloc.payload.vertex.eq(op.u),
             self.reads.payload.slab.eq(slab),
-            self.reads.payload.ctx.purpose.eq(FREE),
+            self.reads.payload.ctx.purpose.eq(SlabPurpose.FREE),
             self.reads.payload.ctx.op.u.eq(op.u),     # the port of the vertex's slabs
             self.frees.payload.eq(slab),
             self.table_answers.ready.eq(1),
