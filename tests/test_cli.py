@@ -210,14 +210,14 @@ def test_synth_ecp5_reports_fmax_and_luts(tmp_path):
 
 
 def test_memory_channels_follow_the_memory():
-    from graphgen.cli import _match_memory_channels
+    from graphgen.simulation import match_memory_channels
     for sets, mem, design, memory in [
             ({}, {"channels": "2"}, "2", "2"),
             ({}, {"preset": "paper"}, "4", None),
             ({"memory_channels": "2"}, {}, "2", "2"),
             ({"memory_channels": "4"}, {"preset": "paper"}, "4", None),
             ({}, {}, None, None)]:
-        _match_memory_channels(sets, mem)
+        match_memory_channels(sets, mem)
         assert sets.get("memory_channels") == design and mem.get("channels") == memory
 
 

@@ -73,7 +73,7 @@ def test_a_point_that_nextpnr_did_not_finish_says_how_far_it_got(tmp_path):
     (["--grid", "entries=8,7"], "entries"),
     (["--grid", "entries=8", "--targets", "ecp5,fpga"], "--targets ecp5,fpga"),
     (["--grid", "entries=8", "--algo", "bfs", "--graph", "kron:scale=4"],
-     "the sweep simulates graphicionado, depgraph, bfs, not cam"),
+     "the sweep simulates graphicionado, depgraph, bfs, dyngraph, not cam"),
     (["--grid", "entries=8", "--targets", ""], "nothing to do"),
     (["--grid", "entries=8", "--time-limit", "0"], "--time-limit must be a positive"),
 ])
