@@ -64,7 +64,7 @@ def settings_lines(sections: dict[str, dict]) -> list[str]:
 
 
 def _setting(value) -> str:
-    if value is None:
+    if value is None or value == "":
         return "-"
     if isinstance(value, (list, tuple)):
         return ",".join(str(item) for item in value)

@@ -158,9 +158,11 @@ def simulated_designs() -> list[str]:
     return [name for name, design in DESIGNS.items() if design.simulation is not None]
 
 
-def check_sim_options(design: Design, given: set[str]) -> None:
-    """Refuse a run of ``design`` without an option it needs, or with one of
-    :data:`SIM_OPTIONS` it does not take (naming the designs that take it)."""
+def check_sim_options(design: Design, given: set[str],
+                      offered: tuple[str, ...] = SIM_OPTIONS) -> None:
+    """Refuse a run of ``design`` without an option it needs, or with one of the
+    :data:`SIM_OPTIONS` it does not take, naming the designs that take it (and the other
+    ``offered`` options only they take)."""
     simulation = design.simulation
     for option in simulation.requires:
         if option not in given:
@@ -170,7 +172,7 @@ def check_sim_options(design: Design, given: set[str]) -> None:
             raise UsageError(simulation.refusals[option])
         owners = _takers(option)
         # The options exactly these designs take, named together.
-        group = [_flag(o) for o in SIM_OPTIONS if _takers(o) == owners]
+        group = [_flag(o) for o in offered if _takers(o) == owners]
         named = ", ".join(f"--{flag}" for flag in group[:-1])
         named = f"{named} and --{group[-1]}" if named else f"--{group[-1]}"
         raise UsageError(f"{named} {'is' if len(group) == 1 else 'are'} for --design "

@@ -103,7 +103,7 @@ def run(args) -> int:
     result = design.simulation.simulate(request)
     print(result.heading)
     print("\n".join(settings_lines({"configuration": config.as_dict(),
-                                    "memory": memory.as_dict()})))
+                                    "simulated memory": memory.as_dict()})))
     print("\n".join(design.simulation.report(result)))
     for folder in result.run_dirs:
         print(f"kept {folder}")

@@ -65,7 +65,7 @@ def _check_simulation(args, design) -> None:
     if not args.graph:
         raise UsageError(f"--{'algo' if args.algo else 'updates'} needs --graph")
     check_sim_options(design, {option for option in SWEEP_SIM_OPTIONS
-                               if getattr(args, option) is not None})
+                               if getattr(args, option) is not None}, SWEEP_SIM_OPTIONS)
     design.simulation.check(SimRequest(graph_name=args.graph, algo=args.algo, root=args.root,
                                        updates=args.updates, batch=args.batch))
     import golden
