@@ -29,8 +29,8 @@ from .simulation import SIM_OPTIONS, Simulation
 from .simulations import bfs, depgraph, dyngraph, graphicionado
 
 
-__all__ = ["Design", "DESIGNS", "get_design", "design_and_config", "simulated_designs", "check_sim_options",
-           "ConfigError"]
+__all__ = ["Design", "DESIGNS", "get_design", "design_and_config", "simulated_designs",
+           "check_sim_options", "ConfigError"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -221,6 +221,14 @@ def test_memory_channels_follow_the_memory():
         assert sets.get("memory_channels") == design and mem.get("channels") == memory
 
 
+def test_settings_print_as_aligned_lines():
+    from graphgen.common import settings_lines
+    lines = settings_lines({"configuration": {"algo": "bfs", "memory_channels": 2},
+                            "simulated memory": {"preset": "", "latency": 60}})
+    assert lines == ["configuration", "  algo             bfs", "  memory_channels  2",
+                     "simulated memory", "  preset           -", "  latency          60"]
+
+
 @pytest.mark.soak      # the two-channel pipeline's run is in test_graphicionado_rtl (budget)
 def test_sim_with_two_memory_channels(tmp_path):
     """``--mem channels=2`` builds the pipeline with two memory ports, one per DRAM channel;

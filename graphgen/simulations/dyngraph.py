@@ -118,7 +118,7 @@ def _report(run: SimRun) -> list[str]:
                      f"{result.figures['cycles']} cycles; "
                      f"{'matches' if result.matches else 'DIFFERS from'} the golden model "
                      f"({result.comparison})")
-        lines += settings_lines({"its configuration": config.as_dict()})
+        lines += settings_lines({"Graphicionado's configuration": config.as_dict()})
     return lines
 
 
