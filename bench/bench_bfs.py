@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 
 import golden  # noqa: E402
 from golden.bfs import run_bfs  # noqa: E402
-from graphgen.bfs_sim import pick_roots  # noqa: E402
+from graphgen.simulations.bfs import pick_roots  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.bfs.config import BfsConfig  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402

@@ -1,6 +1,8 @@
 """The designs ``graphgen`` knows: their parameter dataclass, how to elaborate them, the name
-of their top module and their cocotb testbench (none for a unit that is synthesized alone but
-tested inside its accelerator)."""
+of their top module, their cocotb testbench (none for a unit that is synthesized alone but
+tested inside its accelerator) and, for those that run graphs, their simulation hooks (how to
+run them on a graph in RTL simulation and how to print their figures: ``graphgen sim`` and
+``graphgen sweep`` go through these, whatever the design)."""
 
 import dataclasses
 import functools
@@ -22,8 +24,13 @@ from hw.lib.stream.crossbar import Crossbar
 from hw.graphicionado.top import GraphicionadoPipeline
 from sim.gateware.stream_throttle import StreamThrottle
 
+from .common import UsageError, parse_sets
+from .simulation import SIM_OPTIONS, Simulation
+from .simulations import bfs, depgraph, dyngraph, graphicionado
 
-__all__ = ["Design", "DESIGNS", "get_design", "ConfigError"]
+
+__all__ = ["Design", "DESIGNS", "get_design", "design_and_config", "simulated_designs",
+           "check_sim_options", "ConfigError"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,7 +40,11 @@ class Design:
     config_class: type[DesignConfig]
     build: Callable[[DesignConfig], object]
     testbench: str | None         # None: synthesis only (tested inside its accelerator)
-    needs_graph: bool = False     # its testbench runs a graph: ``graphgen sim``
+    simulation: Simulation | None = None      # runs graphs: ``graphgen sim``
+
+    @property
+    def needs_graph(self) -> bool:
+        return self.simulation is not None
 
     def config(self, overrides: dict[str, str] | None = None) -> DesignConfig:
         return self.config_class.from_overrides(overrides or {})
@@ -105,7 +116,7 @@ DESIGNS = {
         Design("graphicionado",
                "Graphicionado: n source and m destination streams, a crossbar (P1-P9, A1-A5)",
                GraphicionadoConfig, with_throttles(GraphicionadoPipeline), "sim.tb.test_graphicionado",
-               needs_graph=True),
+               simulation=graphicionado.SIMULATION),
         Design("graphicionado-crossbar",
                "Graphicionado's crossbar with virtual output queues alone (synthesis only)",
                GraphicionadoConfig, graphicionado_crossbar, None),
@@ -113,17 +124,19 @@ DESIGNS = {
                "Graphicionado's CF compute modules on flits: Process_Edge, Reduce, Apply "
                "(synthesis only)", CFDatapathConfig, CFDatapath, None),
         Design("depgraph", "DepGraph engines (HDTL, FIFO edge buffer, PE, circular queues)",
-               DepGraphConfig, with_throttles(DepGraph), "sim.tb.test_register_run", needs_graph=True),
+               DepGraphConfig, with_throttles(DepGraph), "sim.tb.test_register_run",
+               simulation=depgraph.SIMULATION),
         Design("depgraph-hdtl", "DepGraph's HDTL alone, with its stack (synthesis only)",
                DepGraphConfig, depgraph_hdtl, None),
         Design("depgraph-ddmu", "DepGraph's DDMU with its hub-index learner (synthesis only)",
                DepGraphConfig, depgraph_ddmu, None),
         Design("bfs", "BFS engine of Enterprise and Luo et al.: frontier generator, "
                "degree classes, direction-optimising BFS with a hub cache",
-               BfsConfig, with_throttles(BfsEngine), "sim.tb.test_register_run", needs_graph=True),
+               BfsConfig, with_throttles(BfsEngine), "sim.tb.test_register_run",
+               simulation=bfs.SIMULATION),
         Design("dyngraph", "Dynamic graph unit: slab-hash adjacency in memory, batched edge "
                "and vertex updates (Awad et al.)", DynGraphConfig, with_throttles(UpdateUnit),
-               "sim.tb.test_register_run", needs_graph=True),
+               "sim.tb.test_register_run", simulation=dyngraph.SIMULATION),
     ]
 }
 
@@ -133,3 +146,43 @@ def get_design(name: str) -> Design:
         return DESIGNS[name]
     except KeyError:
         raise ConfigError(f"unknown design {name!r}; valid: {', '.join(DESIGNS)}") from None
+
+
+def design_and_config(args) -> tuple[Design, DesignConfig]:
+    """A command's ``--design`` and its configuration from ``--set``."""
+    design = get_design(args.design)
+    return design, design.config(parse_sets(args.set))
+
+
+def simulated_designs() -> list[str]:
+    return [name for name, design in DESIGNS.items() if design.simulation is not None]
+
+
+def check_sim_options(design: Design, given: set[str],
+                      offered: tuple[str, ...] = SIM_OPTIONS) -> None:
+    """Refuse a run of ``design`` without an option it needs, or with one of the
+    :data:`SIM_OPTIONS` it does not take, naming the designs that take it (and the other
+    ``offered`` options only they take)."""
+    simulation = design.simulation
+    for option in simulation.requires:
+        if option not in given:
+            raise UsageError(f"--design {design.name} needs --{_flag(option)}")
+    for option in (o for o in SIM_OPTIONS if o in given and o not in simulation.options):
+        if option in simulation.refusals:
+            raise UsageError(simulation.refusals[option])
+        owners = _takers(option)
+        # The options exactly these designs take, named together.
+        group = [_flag(o) for o in offered if _takers(o) == owners]
+        named = ", ".join(f"--{flag}" for flag in group[:-1])
+        named = f"{named} and --{group[-1]}" if named else f"--{group[-1]}"
+        raise UsageError(f"{named} {'is' if len(group) == 1 else 'are'} for --design "
+                         f"{' or '.join(owners)}")
+
+
+def _takers(option: str) -> list[str]:
+    return [name for name, design in DESIGNS.items()
+            if design.simulation is not None and option in design.simulation.options]
+
+
+def _flag(option: str) -> str:
+    return option.replace("_", "-")

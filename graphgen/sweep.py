@@ -1,15 +1,13 @@
 """``graphgen sweep``: synthesis (and, if asked, RTL simulation) of every point of a grid of
 configurations, fanned out on Dask, into one table (issue 20, item 3).
 
-    graphgen sweep --design D --grid "key=v1,v2;key2=a,b" [--algo A --graph G [--root N]]
-                   [--targets ecp5,asic] [--scheduler ADDRESS|slurm|pbs] [--workers N] -o DIR
-
 Each point runs as one Dask task (:func:`run_point`): the Verilog is emitted and hashed, and
-each target's figures (and the simulation's) are kept in ``DIR/cache`` under that hash, so a
-rerun, or another sweep into the same folder, skips what is done. A point that fails is
-recorded with its error and the sweep goes on. Finished points are written to
-``DIR/points/`` as they finish, so Ctrl-C leaves them saved; the table (``table.csv`` and
-``table.parquet``) is written from every saved point at the end, or at the interruption.
+each target's figures (and the simulation's, through the design's simulation hooks) are kept
+in ``DIR/cache`` under that hash, so a rerun, or another sweep into the same folder, skips
+what is done. A point that fails is recorded with its error and the sweep goes on. Finished
+points are written to ``DIR/points/`` as they finish, so Ctrl-C leaves them saved; the table
+(``table.csv`` and ``table.parquet``) is written from every saved point at the end, or at the
+interruption.
 
 Schedulers: a ``LocalCluster`` of one single-threaded worker process per core by default
 (``--workers`` to change); ``--scheduler tcp://HOST:PORT`` an existing Dask scheduler;
@@ -36,16 +34,16 @@ from .reports import atomic_write, write_json
 
 
 __all__ = ["parse_grid", "run_point", "run_sweep", "load_points", "write_table",
-           "SWEEP_TARGETS", "SIM_DESIGNS"]
+           "SWEEP_TARGETS"]
 
 SWEEP_TARGETS = ("ecp5", "asic", "generic")
-SIM_DESIGNS = ("graphicionado", "depgraph", "bfs")
 TABLE_COLUMNS = ("point", "design", "settings", "verilog_sha256", "error", "cached",
                  "ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram",
                  "ecp5_overflow", "fmax_mhz", "asic_area_mm2", "asic_logic_mm2",
                  "asic_memory_mm2_model", "generic_cells",
                  "algo", "graph", "cycles", "edges", "edges_per_cycle",
-                 "edges_per_second_at_fmax", "edges_per_second_per_mm2", "seconds")
+                 "edges_per_second_at_fmax", "edges_per_second_per_mm2",
+                 "updates", "operations", "operations_per_cycle", "seconds")
 
 
 class SweepError(ValueError):
@@ -105,36 +103,27 @@ def _synth(design, config, verilog: str, sha: str, target: str, out_dir: Path,
     return figures
 
 
-def _simulate(design, config, algo: str, graph_spec: str, root) -> dict:
+def _simulate(design, config, point: dict) -> dict:
+    """The point's run through the design's simulation hooks, on as many memory channels as
+    the configuration has ports."""
     import golden
     from sim.gateware.sim_memory import SimMemoryConfig
-    graph = golden.load_graph(graph_spec)
+    from .simulation import SimRequest
+    if design.simulation is None:
+        raise SweepError(f"{design.name} has no simulation to sweep")
     memory = SimMemoryConfig(channels=getattr(config, "memory_channels", 1))
-    if design.name == "graphicionado":
-        from sim.graphicionado.run import simulate
-        report = simulate(graph, algo, config, root=root, memory=memory)
-        f = report.figures
-        cycles, edges, matches = f["cycles"], report.counters["edges"], report.matches
-    elif design.name == "depgraph":
-        from sim.depgraph.run import simulate
-        report = simulate(graph, algo, config, root=root, memory=memory)
-        f = report.figures
-        cycles, edges, matches = f["cycles"], f["edges_fetched"], report.matches
-    elif design.name == "bfs":
-        from sim.bfs.run import simulate
-        report = simulate(graph, config, root=root or 0, memory=memory)
-        f = report.figures
-        cycles, edges, matches = f["cycles"], f["component_edges"], report.matches
-    else:
-        raise SweepError(f"the sweep simulates {', '.join(SIM_DESIGNS)}, not {design.name}")
-    return {"cycles": cycles, "edges": edges, "matches_golden": bool(matches),
-            "edges_per_cycle": edges / cycles if cycles else 0.0, "memory": memory.as_dict()}
+    request = SimRequest(graph=golden.load_graph(point["graph"]), graph_name=point["graph"],
+                         config=config, memory=memory, algo=point.get("algo"),
+                         root=point.get("root"), updates=point.get("updates"),
+                         batch=point.get("batch"))
+    return {**design.simulation.simulate(request).summary(), "memory": memory.as_dict()}
 
 
 def run_point(point: dict, out_dir: str) -> dict:
     """One point (a Dask task): ``point`` holds ``index``, ``design``, ``settings``,
-    ``targets``, ``algo``, ``graph``, ``root`` and optionally ``time_limit`` (seconds for each
-    target's synthesis). Never raises: a failure is the row's ``error``."""
+    ``targets``, ``algo``, ``graph``, ``root``, ``updates``, ``batch`` and optionally
+    ``time_limit`` (seconds for each target's synthesis). Never raises: a failure is the row's
+    ``error``."""
     from .designs import get_design
     started = time.perf_counter()
     out = Path(out_dir)
@@ -153,11 +142,13 @@ def run_point(point: dict, out_dir: str) -> dict:
                                                    point.get("time_limit")))
             row["results"][target] = figures
             row["cached"] &= kept
-        if point.get("algo"):
+        if point.get("algo") or point.get("updates"):
+            # The operations join the key only when given: the edge designs' keys as before.
+            operations = (point["updates"], point.get("batch")) if point.get("updates") else ()
             sim, kept = _cached(
-                _cache_path(out, sha, "sim", point["algo"], point["graph"], point.get("root")),
-                lambda: _simulate(design, config, point["algo"], point["graph"],
-                                  point.get("root")))
+                _cache_path(out, sha, "sim", point.get("algo"), point["graph"],
+                            point.get("root"), *operations),
+                lambda: _simulate(design, config, point))
             row["results"]["sim"] = sim
             row["cached"] &= kept
             if not sim["matches_golden"]:
@@ -195,6 +186,8 @@ def flat_row(row: dict) -> dict:
     flat["algo"], flat["graph"] = row.get("algo"), row.get("graph")
     flat["cycles"], flat["edges"] = sim.get("cycles"), sim.get("edges")
     flat["edges_per_cycle"] = sim.get("edges_per_cycle")
+    flat["updates"], flat["operations"] = row.get("updates"), sim.get("operations")
+    flat["operations_per_cycle"] = sim.get("operations_per_cycle")
     rate = None
     if flat["edges_per_cycle"] is not None and flat["fmax_mhz"]:
         rate = flat["edges_per_cycle"] * flat["fmax_mhz"] * 1e6
@@ -308,7 +301,8 @@ def run_sweep(points: list[dict], out_dir: Path, *, scheduler: str | None = None
                 row = {"point": point["index"], "design": point["design"],
                        "settings": point["settings"], "error": f"worker: {error}",
                        "cached": False, "results": {}}
-            row.update({"algo": point.get("algo"), "graph": point.get("graph")})
+            row.update({"algo": point.get("algo"), "graph": point.get("graph"),
+                        "updates": point.get("updates")})
             write_json(out_dir / "points" / f"{point['index']:05d}.json", row)
             finished += 1
             cached += bool(row.get("cached"))

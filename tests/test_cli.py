@@ -210,15 +210,23 @@ def test_synth_ecp5_reports_fmax_and_luts(tmp_path):
 
 
 def test_memory_channels_follow_the_memory():
-    from graphgen.cli import _match_memory_channels
+    from graphgen.simulation import match_memory_channels
     for sets, mem, design, memory in [
             ({}, {"channels": "2"}, "2", "2"),
             ({}, {"preset": "paper"}, "4", None),
             ({"memory_channels": "2"}, {}, "2", "2"),
             ({"memory_channels": "4"}, {"preset": "paper"}, "4", None),
             ({}, {}, None, None)]:
-        _match_memory_channels(sets, mem)
+        match_memory_channels(sets, mem)
         assert sets.get("memory_channels") == design and mem.get("channels") == memory
+
+
+def test_settings_print_as_aligned_lines():
+    from graphgen.common import settings_lines
+    lines = settings_lines({"configuration": {"algo": "bfs", "memory_channels": 2},
+                            "simulated memory": {"preset": "", "latency": 60}})
+    assert lines == ["configuration", "  algo             bfs", "  memory_channels  2",
+                     "simulated memory", "  preset           -", "  latency          60"]
 
 
 @pytest.mark.soak      # the two-channel pipeline's run is in test_graphicionado_rtl (budget)

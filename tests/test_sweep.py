@@ -18,7 +18,7 @@ import pytest
 
 from graphgen.cli import main
 from graphgen.html_report import pareto_front
-from graphgen.sweep import flat_row, parse_grid, run_sweep
+from graphgen.sweep import flat_row, parse_grid, run_point, run_sweep
 
 CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
 
@@ -73,7 +73,7 @@ def test_a_point_that_nextpnr_did_not_finish_says_how_far_it_got(tmp_path):
     (["--grid", "entries=8,7"], "entries"),
     (["--grid", "entries=8", "--targets", "ecp5,fpga"], "--targets ecp5,fpga"),
     (["--grid", "entries=8", "--algo", "bfs", "--graph", "kron:scale=4"],
-     "the sweep simulates graphicionado, depgraph, bfs, not cam"),
+     "the sweep simulates graphicionado, depgraph, bfs, dyngraph, not cam"),
     (["--grid", "entries=8", "--targets", ""], "nothing to do"),
     (["--grid", "entries=8", "--time-limit", "0"], "--time-limit must be a positive"),
 ])
@@ -254,3 +254,30 @@ def test_a_batch_queue_without_its_settings_is_one_line(tmp_path, capsys):
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "--scheduler slurm" in lines[0] and "jobqueue.slurm" in lines[0]
     assert not out.exists()
+
+
+def test_the_sweep_simulates_through_the_design_hooks(tmp_path, monkeypatch):
+    """A point's simulation goes through the design's hooks in the registry, whatever the
+    design: here the dynamic graph's, its work counted in operations."""
+    import dataclasses
+    from graphgen import designs
+    from graphgen.simulation import SimRun
+    seen = []
+
+    def simulate(request):
+        seen.append(request)
+        return SimRun(heading="", matches=True, cycles=200, work={"operations": 50},
+                      verdict="", mismatch="", reports=[], json={})
+
+    design = designs.DESIGNS["dyngraph"]
+    hooked = dataclasses.replace(design, simulation=dataclasses.replace(
+        design.simulation, simulate=simulate))
+    monkeypatch.setitem(designs.DESIGNS, "dyngraph", hooked)
+    point = {"index": 0, "design": "dyngraph", "settings": {"max_vertices": "64"},
+             "targets": [], "graph": "kron:scale=4", "updates": "mix:ops=50", "batch": 10}
+    row = run_point(point, str(tmp_path))
+    assert row["error"] is None, row.get("traceback")
+    assert seen[0].updates == "mix:ops=50" and seen[0].batch == 10 and seen[0].algo is None
+    flat = flat_row({**row, "updates": point["updates"]})
+    assert flat["operations"] == 50 and flat["operations_per_cycle"] == 0.25
+    assert flat["cycles"] == 200 and flat["edges"] is None

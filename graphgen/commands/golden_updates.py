@@ -1,7 +1,4 @@
-"""``graphgen golden --updates``: the dynamic graph's golden model from the command line.
-
-    graphgen golden --graph G --updates FILE|SPEC [--batch N] [--set key=value ...]
-                    [--algo bfs|pagerank [--root N]] [-o FINAL.txt] [--answers FILE] [--json FILE]
+"""``graphgen golden --updates``: the dynamic graph's golden model.
 
 The graph is built into slab-hash tables, the operations applied in batches, and the report
 gives what they did (operations by kind, slab reads, allocations, chain lengths, memory
@@ -14,69 +11,41 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .reports import atomic_write, base_report, write_json
+from ..common import UsageError
+from ..dyngraph_text import answers_text, edge_list_text, summary_lines
+from ..reports import atomic_write, base_report, write_json
 
-__all__ = ["SETTINGS", "slab_options", "golden_dyngraph", "edge_list_text", "answers_text",
-           "summary_lines"]
+__all__ = ["SETTINGS", "slab_options", "run"]
 
 SETTINGS = ("load_factor_percent", "pool_slabs", "max_vertices", "sweep_group", "max_buckets")
 ANALYTICS = ("bfs", "pagerank")
 
 
-def slab_options(overrides: dict[str, str], error: type[Exception]):
+def slab_options(overrides: dict[str, str]):
     """The golden model's :class:`SlabOptions` from ``--set`` pairs (integers)."""
     from golden.dyngraph import SlabOptions
     values = {}
     for key, text in overrides.items():
         if key not in SETTINGS:
-            raise error(f"--set {key}: not a parameter of the slab-hash graph "
-                        f"({', '.join(SETTINGS)})")
+            raise UsageError(f"--set {key}: not a parameter of the slab-hash graph "
+                             f"({', '.join(SETTINGS)})")
         try:
             values[key] = int(text, 0)
         except ValueError:
-            raise error(f"--set {key}={text}: not an integer") from None
+            raise UsageError(f"--set {key}={text}: not an integer") from None
     return SlabOptions(**values)
 
 
-def edge_list_text(src, dst, weight) -> str:
-    return "".join(f"{u} {v} {w}\n" for u, v, w in zip(src.tolist(), dst.tolist(),
-                                                        weight.tolist()))
-
-
-def answers_text(answers) -> str:
-    return "".join(line + "\n" for line in answers.lines())
-
-
-def summary_lines(figures: dict) -> list[str]:
-    """What the operations did and the graph now held, from a run's figures (golden model or
-    RTL: the same names)."""
-    f = figures
-    return [
-        f"edges: {f['inserted']} inserted, {f['replaced']} replaced, {f['deleted']} deleted "
-        f"({f['delete_misses']} absent), searches {f['search_hits']} found / "
-        f"{f['search_misses']} absent, {f['skipped']} skipped (vertex absent)",
-        f"vertices: {f['vertices_inserted']} inserted ({f['vertex_insert_present']} present "
-        f"already), {f['vertices_deleted']} deleted ({f['vertex_delete_absent']} absent), "
-        f"{f['in_edges_removed']} in-edges removed by {f['sweeps']} sweep(s)",
-        f"slabs: {f['walk_slab_reads']} read by walks, {f['free_slab_reads']} by frees, "
-        f"{f['sweep_slab_reads']} by sweeps; {f['allocations']} allocated, "
-        f"{f['slabs_freed']} freed, {f['allocation_failures']} allocations refused (pool full)",
-        f"now: {f['vertices']} vertices, {f['edges']} edges in {f['slabs_in_use']} of "
-        f"{f['pool_slabs']} slabs, memory efficiency {100 * f['memory_efficiency']:.1f}%, "
-        f"chains of {f['buckets']} buckets max {f['chain_length_max']} mean "
-        f"{f['chain_length_mean']:.3f} slabs",
-    ]
-
-
-def golden_dyngraph(args, overrides: dict[str, str], error: type[Exception]) -> int:
+def run(args, overrides: dict[str, str]) -> int:
     import numpy as np
     import golden
     from golden.dyngraph import SlabGraph, load_updates
     if args.algo not in (None, *ANALYTICS):
-        raise error(f"--updates runs bfs or pagerank on the updated graph, not {args.algo}")
+        raise UsageError(f"--updates runs bfs or pagerank on the updated graph, not "
+                         f"{args.algo}")
     if args.model is not None or args.parents is not None or args.iters is not None:
-        raise error("--updates does not take --model, --parents or --iters")
-    options = slab_options(overrides, error)
+        raise UsageError("--updates does not take --model, --parents or --iters")
+    options = slab_options(overrides)
     graph = golden.load_graph(args.graph)
     start = time.perf_counter()
     state = SlabGraph.build(graph, options)

@@ -1,0 +1,122 @@
+"""``graphgen sim``: a graph through a design in RTL simulation, checked against the golden
+model. Whatever the design, the run goes through its simulation hooks in the registry
+(:mod:`graphgen.designs`); this module reads the command line into a request, prints the
+settings, the design's figures and the verdict, and writes the files asked for."""
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from ..common import (TRACE_HELP, UsageError, add_design_options, parse_sets, settings_lines,
+                      trace_path)
+from ..designs import DESIGNS, check_sim_options, get_design, simulated_designs
+from ..reports import atomic_write, base_report, write_json
+from ..simulation import SIM_OPTIONS, SimRequest, sim_settings
+
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands) -> None:
+    command = commands.add_parser("sim", help="run a graph through a design in RTL simulation",
+                                  epilog=_options_by_design(),
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_design_options(command, DESIGNS)
+    command.add_argument("--algo", choices=("bfs", "sssp", "pagerank", "cc", "cf"),
+                         help="the algorithm (dyngraph: optional, run on the updated graph)")
+    command.add_argument("--graph", required=True, metavar="FILE|SPEC")
+    command.add_argument("--root", type=int)
+    command.add_argument("--iters", type=int)
+    command.add_argument("--slices", type=int, metavar="N",
+                         help="graphicionado: run in N graph slices (default: as many as "
+                              "the scratchpad needs, one if the graph fits); with "
+                              "symmetric=1 and max_slices > 1, N partitions of extended "
+                              "slicing (N(N+1)/2 slices)")
+    command.add_argument("--mem", action="append", metavar="KEY=VALUE",
+                         help="simulated DRAM: preset (paper, paper_stream), latency, "
+                              "latency_dist (fixed|uniform|tail), jitter, tail_percent, tail, "
+                              "outstanding, pushback, reorder, bytes_per_cycle (per channel), "
+                              "depth_lines, channels (sets memory_channels where the design "
+                              "has one memory port a channel)")
+    command.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
+    command.add_argument("--seed", type=int, default=1,
+                         help="seeds the DRAM's randomness and the stall throttles")
+    command.add_argument("-o", "--output", metavar="values.npy",
+                         help="the values (bfs: levels, uint32; with --roots one row a root; "
+                              "dyngraph: the final graph as u v w lines)")
+    command.add_argument("--roots", type=int, metavar="K",
+                         help="bfs: K roots drawn the Graph500 way (--seed), each run and "
+                              "checked; TEPS per root and their harmonic mean")
+    command.add_argument("--parents", metavar="FILE.npy",
+                         help="bfs: the parent array (int64, the root its own parent, -1 "
+                              "unreached; with --roots one row a root)")
+    command.add_argument("--clock-mhz", type=float, metavar="F",
+                         help="bfs: the clock for TEPS (default: the Fmax graphgen synth "
+                              "--target ecp5 measured for this configuration)")
+    command.add_argument("--updates", metavar="FILE|SPEC",
+                         help="dyngraph: the operations (a file of + u v w / - u v / ? u v / "
+                              "+v u / -v u lines, or mix:ops=N,insert=P,...)")
+    command.add_argument("--batch", type=int, metavar="N",
+                         help="dyngraph: operations a batch (default: all in one)")
+    command.add_argument("--answers", metavar="FILE",
+                         help="dyngraph: the searches' answers, one a line")
+    command.add_argument("--trace", metavar="FILE.fst", help=TRACE_HELP)
+    command.add_argument("--json", metavar="FILE")
+    command.add_argument("--keep", action="store_true",
+                         help="keep the run's folder (memory images, simulator log)")
+    command.set_defaults(run=run)
+
+
+def _options_by_design() -> str:
+    """Which design takes which of the options that differ between designs (the registry's
+    word, so that the help cannot drift from what is checked)."""
+    lines = ["options by design (needed ones marked !):"]
+    for name in simulated_designs():
+        simulation = DESIGNS[name].simulation
+        named = [f"--{option.replace('_', '-')}" + ("!" if option in simulation.requires
+                                                    else "")
+                 for option in SIM_OPTIONS if option in simulation.options]
+        lines.append(f"  {name:<14} {' '.join(named)}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    import golden
+    design = get_design(args.design)
+    if design.simulation is None:
+        names = simulated_designs()
+        raise UsageError(f"graphgen sim runs graphs on {', '.join(names[:-1])} or "
+                         f"{names[-1]}, not {design.name!r}")
+    check_sim_options(design, {option for option in SIM_OPTIONS
+                               if getattr(args, option) is not None})
+    request = SimRequest(
+        graph_name=args.graph, algo=args.algo, root=args.root, iters=args.iters,
+        slices=args.slices, roots=args.roots, clock_mhz=args.clock_mhz, updates=args.updates,
+        batch=args.batch, simulator=args.simulator, seed=args.seed, trace=trace_path(args),
+        keep=args.keep)
+    design.simulation.check(request)
+    config, memory = sim_settings(design, parse_sets(args.set), parse_sets(args.mem, "--mem"),
+                                  args.algo)
+    request = dataclasses.replace(request, config=config, memory=memory,
+                                  graph=golden.load_graph(args.graph))
+    result = design.simulation.simulate(request)
+    print(result.heading)
+    print("\n".join(settings_lines({"configuration": config.as_dict(),
+                                    "simulated memory": memory.as_dict()})))
+    print("\n".join(design.simulation.report(result)))
+    for folder in result.run_dirs:
+        print(f"kept {folder}")
+    for option, (content, binary) in result.outputs.items():
+        if getattr(args, option):
+            atomic_write(Path(getattr(args, option)), content, binary=binary)
+    if args.json:
+        report = base_report("sim", design.name, config)
+        report["memory"] = memory.as_dict()
+        report.update(result.json)
+        write_json(Path(args.json), report)
+    if not result.matches:
+        print(f"graphgen: MISMATCH with the golden model{result.mismatch}", file=sys.stderr)
+        return 1
+    print(result.verdict)
+    return 0

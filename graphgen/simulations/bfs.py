@@ -1,0 +1,137 @@
+"""The BFS engine on one root or on Graph500's many, each run checked (levels against the
+golden model, parents by Graph500's rules, every level's record against the golden model's),
+and TEPS the Graph500 way: the root's component's edges over the run's time at a clock,
+harmonic mean over the roots.
+
+The clock is ``--clock-mhz``, or else the Fmax that ``graphgen synth --design bfs --target
+ecp5`` measured for this very configuration (its report in the build folder); with neither,
+edges per cycle are reported and TEPS are not.
+"""
+
+from pathlib import Path
+
+from ..common import UsageError
+from ..simulation import SimRequest, SimRun, Simulation
+
+
+__all__ = ["SIMULATION", "pick_roots", "synthesized_fmax"]
+
+
+def pick_roots(graph, count: int, seed: int) -> list[int]:
+    """Graph500's roots: distinct vertices with at least one edge out, drawn with ``seed``."""
+    import numpy as np
+    candidates = np.flatnonzero(np.diff(graph.offsets) > 0)
+    if candidates.size == 0:
+        raise ValueError("the graph has no vertex with an edge out to start a search from")
+    rng = np.random.default_rng(seed)
+    chosen = rng.choice(candidates, size=min(count, candidates.size), replace=False)
+    return [int(v) for v in chosen]
+
+
+def synthesized_fmax(config) -> tuple[float | None, str | None]:
+    """The ECP5 Fmax of this configuration's last ``graphgen synth`` run, and its report."""
+    from synth.reports import nextpnr_report
+    report = Path("build") / "synth" / f"bfs-{config.digest()}-ecp5" / "report.json"
+    if not report.exists():
+        return None, None
+    fmax_by_clock, _ = nextpnr_report(report)
+    values = [v for v in fmax_by_clock.values() if v]
+    return (min(values), str(report)) if values else (None, None)
+
+
+def _check(request: SimRequest) -> None:
+    if request.algo != "bfs":
+        raise UsageError(f"the bfs design runs --algo bfs, not {request.algo}")
+    if request.roots is not None and request.root is not None:
+        raise UsageError("give --root N or --roots K, not both")
+    if request.roots is not None and request.roots < 1:
+        raise UsageError(f"--roots must be at least 1, not {request.roots}")
+    if request.clock_mhz is not None and not request.clock_mhz > 0:
+        raise UsageError(f"--clock-mhz must be positive, not {request.clock_mhz}")
+
+
+def _simulate(request: SimRequest) -> SimRun:
+    import numpy as np
+    from golden.bfs import harmonic_mean
+    from sim.bfs.run import simulate
+    graph = request.graph
+    try:
+        roots = pick_roots(graph, request.roots, request.seed) if request.roots else \
+            [request.root or 0]
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    clock, clock_source = request.clock_mhz, "--clock-mhz"
+    if clock is None:
+        clock, clock_source = synthesized_fmax(request.config)
+    runs = [simulate(graph, request.config, root=root, simulator=request.simulator,
+                     memory=request.memory, seed=request.seed, graph_name=request.graph_name,
+                     trace=request.trace if len(roots) == 1 else None, keep=request.keep)
+            for root in roots]
+    teps = [r.figures["component_edges"] / (r.figures["cycles"] / (clock * 1e6))
+            for r in runs] if clock else []
+    bad = [r for r in runs if not r.matches]
+    single = len(runs) == 1
+    levels = runs[0].levels if single else np.stack([r.levels for r in runs])
+    parents = runs[0].parents if single else np.stack([r.parents for r in runs])
+    return SimRun(
+        heading=f"bfs on {request.graph_name}: {graph.num_vertices} vertices, "
+                f"{graph.num_edges} edges",
+        matches=not bad, cycles=sum(r.figures["cycles"] for r in runs),
+        work={"edges": sum(r.figures["component_edges"] for r in runs)},
+        verdict="result: levels match the golden model, parents pass Graph500's validation, "
+                "every level's record matches the golden model's",
+        mismatch=_mismatch(bad[0]) if bad else "", reports=runs,
+        json={"graph": {"source": request.graph_name, "num_vertices": runs[0].num_vertices,
+                        "num_edges": runs[0].num_edges, "roots": roots},
+              "clock_mhz": clock, "clock_source": clock_source,
+              "runs": [{"root": r.root, "figures": r.figures, "matches": r.matches,
+                        "first_mismatch": r.first_mismatch, "parents_error": r.parents_error,
+                        "log_mismatch": r.log_mismatch, "golden_per_level": r.golden_levels_log}
+                       for r in runs],
+              "figures": {"teps": teps,
+                          "harmonic_mean_teps": harmonic_mean(teps) if teps else None}},
+        outputs={"output": (lambda handle: np.save(handle, levels), True),
+                 "parents": (lambda handle: np.save(handle, parents), True)},
+        run_dirs=[r.run_dir for r in runs if r.run_dir])
+
+
+def _mismatch(r) -> str:
+    if not r.levels_match:
+        what = (f"levels differ at vertex {r.first_mismatch['vertex']}: RTL "
+                f"{r.first_mismatch['rtl']}, golden {r.first_mismatch['golden']}")
+    elif not r.parents_valid:
+        what = r.parents_error
+    else:
+        what = (f"level {r.log_mismatch['level']} {r.log_mismatch['field']}: RTL "
+                f"{r.log_mismatch['rtl']}, golden {r.log_mismatch['golden']}")
+    return f" (root {r.root}): {what}"
+
+
+def _report(run: SimRun) -> list[str]:
+    from golden.bfs import harmonic_mean
+    clock, teps = run.json["clock_mhz"], run.json["figures"]["teps"]
+    lines = []
+    for index, report in enumerate(run.reports):
+        f = report.figures
+        reads = f["status_reads"] + f["hub_cache_hits"]
+        share = f["frontier_generation_cycles"] / f["cycles"] if f["cycles"] else 0.0
+        directions = " ".join("B" if d == "bottomup" else "T" for d in f["directions"])
+        lines.append(
+            f"root {report.root}: {f['levels']} levels ({directions}), {f['cycles']} cycles, "
+            f"{f['edges_checked']} edges checked, hub cache {f['hub_cache_hits']}/{reads} "
+            f"({100 * f['hub_cache_hit_rate']:.1f}%), frontier generation "
+            f"{f['frontier_generation_cycles']} cycles ({100 * share:.1f}%), "
+            f"{f['component_edges']} edges in the component, {f['edges_per_cycle']:.3f} per "
+            f"cycle" + (f", {teps[index] / 1e9:.4f} GTEPS" if teps else "")
+            + ("" if report.matches else "  MISMATCH"))
+    if clock:
+        lines.append(f"TEPS at {clock:g} MHz ({run.json['clock_source']}): harmonic mean "
+                     f"{harmonic_mean(teps) / 1e9:.4f} GTEPS over {len(run.reports)} root(s)")
+    else:
+        lines.append("TEPS: no clock (give --clock-mhz, or run graphgen synth --design bfs "
+                     "--target ecp5 with this configuration for its Fmax)")
+    return lines
+
+
+SIMULATION = Simulation(options=("algo", "root", "roots", "parents", "clock_mhz"),
+                        requires=("algo",), check=_check, simulate=_simulate, report=_report)

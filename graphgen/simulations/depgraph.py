@@ -1,0 +1,84 @@
+"""DepGraph on a graph: :func:`sim.depgraph.run.simulate` for a request, and its figures
+(walks, edges, stack, banks, the hub index's shortcuts, queues, memory) as terminal lines."""
+
+from ..simulation import SimRequest, SimRun, Simulation
+from .graphicionado import simulation_speed, vertex_mismatch
+
+
+__all__ = ["SIMULATION"]
+
+
+def _check(request: SimRequest) -> None:
+    """The algorithm is the configuration's to refuse."""
+
+
+def _simulate(request: SimRequest) -> SimRun:
+    import numpy as np
+    from sim.depgraph.run import PAGERANK_ATOL, PAGERANK_RTOL, simulate
+    report = simulate(request.graph, request.algo, request.config, root=request.root,
+                      simulator=request.simulator, memory=request.memory,
+                      graph_name=request.graph_name, seed=request.seed, trace=request.trace,
+                      keep=request.keep)
+    within = "" if request.config.is_min else \
+        f" (within {PAGERANK_ATOL:g} + {PAGERANK_RTOL:g}·|golden| per vertex)"
+    return SimRun(
+        heading=f"depgraph {request.algo} on {request.graph_name}: {report.num_vertices} "
+                f"vertices, {report.num_edges} edges",
+        matches=report.matches, cycles=report.figures["cycles"],
+        work={"edges": report.figures["edges_fetched"]},
+        verdict=f"result: matches the golden model{within}",
+        mismatch=vertex_mismatch(report.first_mismatch), reports=[report],
+        json={"graph": {"source": request.graph_name, "num_vertices": report.num_vertices,
+                        "num_edges": report.num_edges, "root": request.root},
+              "figures": report.figures, "first_mismatch": report.first_mismatch},
+        outputs={"output": (lambda handle: np.save(handle, report.values), True)},
+        run_dirs=[report.run_dir] if report.run_dir else [])
+
+
+def _hub_line(hub: dict | None, gold: dict) -> str:
+    if hub is None:
+        return "none: the hub index is off (hub_index=off)"
+    if not hub["linear"]:
+        return f"none: {hub['reason']}"
+    return (f"{hub['shortcut_uses']} used in {hub['lookups']} lookups, "
+            f"{hub['pseudo_edges']} pseudo-edges; {hub['entries_learnt']} of "
+            f"{hub['entries']} entries learnt from {hub['learner_observations']} "
+            f"observations ({hub['fits_rejected']} fits rejected); index "
+            f"{hub['index_bytes']} bytes, {100 * hub['index_share']:.2f}% of the graph's; "
+            f"golden model {gold['shortcut_uses']} used")
+
+
+def _report(run: SimRun) -> list[str]:
+    figures = run.reports[0].figures
+    phases = figures["phase_cycles"]
+    gold = figures["golden"]
+    bank, queue = figures["bank"], figures["queue"]
+    rows = [
+        ("cycles", f"{figures['cycles']} (load {phases['load']}, run {phases['run']}, "
+                   f"write-back {phases['write']})"),
+        ("updates", f"{figures['vertex_updates']} vertex updates in {figures['walks']} walks, "
+                    f"{figures['stale_visits']} stale visits; golden model "
+                    f"{gold['vertex_updates']}"),
+        ("edges", f"{figures['edges_fetched']} fetched ({figures['edges_per_run_cycle']:.3f} "
+                  f"per run cycle), {figures['scanned_edges']} re-read by the walk's scan; "
+                  f"golden model {gold['edges_fetched']}"),
+        ("stack", f"{figures['stack_overflows']} overflows; golden model "
+                  f"{gold['stack_overflows']}"),
+        ("banks", f"{bank['ops']} ops (updates and visits), {bank['hazard_waits']} "
+                  f"bank-cycles waiting on a hazard, {bank['updates_passed']} updates sent "
+                  f"past an older one (summed over the engines)"),
+        ("shortcuts", _hub_line(figures["hub_index"], gold)),
+        ("queues", f"{queue['pushes']} pushes, {queue['line_writes']} line writes, "
+                   f"{queue['line_reads']} line reads"),
+        ("memory", f"{figures['memory']['reads']} line reads, "
+                   f"{figures['memory']['writes']} line writes"),
+        ("simulation", simulation_speed(figures)),
+    ]
+    return [f"{name:<11} {value}" for name, value in rows]
+
+
+SIMULATION = Simulation(
+    options=("algo", "root"), requires=("algo",), check=_check, simulate=_simulate,
+    report=_report,
+    refusals={"iters": "depgraph runs to convergence: --iters does not apply",
+              "slices": "--slices is graph slicing of graphicionado; depgraph has none"})

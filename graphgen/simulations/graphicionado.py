@@ -1,0 +1,96 @@
+"""Graphicionado on a graph: :func:`sim.graphicionado.run.simulate` for a request, and its
+figures (phases, edges, stalls, streams, crossbar, memory channels) as terminal lines."""
+
+from ..simulation import SimRequest, SimRun, Simulation
+
+
+__all__ = ["SIMULATION", "vertex_mismatch"]
+
+
+def vertex_mismatch(first_mismatch: dict | None) -> str:
+    if first_mismatch is None:
+        return ""
+    return (f" at vertex {first_mismatch['vertex']}: RTL {first_mismatch['rtl']}, golden "
+            f"{first_mismatch['golden']}")
+
+
+def _check(request: SimRequest) -> None:
+    """The algorithm and the slices are the configuration's to refuse."""
+
+
+def _simulate(request: SimRequest) -> SimRun:
+    import numpy as np
+    from sim.graphicionado.run import simulate
+    report = simulate(request.graph, request.algo, request.config, root=request.root,
+                      iters=request.iters, simulator=request.simulator,
+                      memory=request.memory, graph_name=request.graph_name,
+                      seed=request.seed, trace=request.trace, keep=request.keep,
+                      slices=request.slices)
+    within = "" if report.comparison == "exact" else f" ({report.comparison})"
+    return SimRun(
+        heading=f"graphicionado {request.algo} on {request.graph_name}: "
+                f"{report.num_vertices} vertices, {report.num_edges} edges",
+        matches=report.matches, cycles=report.figures["cycles"],
+        work={"edges": report.counters["edges"]},
+        verdict=f"result: matches the golden model{within}",
+        mismatch=vertex_mismatch(report.first_mismatch), reports=[report],
+        json={"graph": {"source": request.graph_name, "num_vertices": report.num_vertices,
+                        "num_edges": report.num_edges, "root": request.root,
+                        "iters": request.iters, "slices": report.slices},
+              "figures": report.figures, "first_mismatch": report.first_mismatch},
+        outputs={"output": (lambda handle: np.save(handle, report.values), True)},
+        run_dirs=[report.run_dir] if report.run_dir else [])
+
+
+def _report(run: SimRun) -> list[str]:
+    figures = run.reports[0].figures
+    phases = figures["phase_cycles"]
+    stalls = ", ".join(f"{name} {value}" for name, value in figures["stalls"].items())
+    slices = figures.get("slices", 1)
+    partitions = figures.get("extended_partitions", 0)
+    sliced = ""
+    if partitions:
+        sliced = (f", extended slicing: {slices} slices of {partitions} partitions of "
+                  f"{figures['slice_vertices']} vertices")
+    elif slices > 1:
+        sliced = f", {slices} graph slices of {figures['slice_vertices']} vertices"
+    crossbar = figures["crossbar"]
+    rows = [
+        ("cycles", f"{figures['cycles']} over {figures['iterations']} iterations" + sliced),
+        ("phases", f"load {phases['load']}, process {phases['process']}, "
+                   f"apply {phases['apply']}"),
+        ("edges", f"{figures['edges_traversed']} traversed, "
+                  f"{figures['edges_per_cycle']:.3f} per cycle, "
+                  f"{figures['edges_per_process_cycle']:.3f} per processing cycle"),
+        ("apply", f"{figures['vertices_per_apply_cycle']:.3f} vertices per apply cycle, "
+                  f"{figures['vertex_updates']} vertex updates"),
+        ("stalls", stalls),
+        ("streams", "edges per source stream " +
+                    "/".join(str(e) for e in figures["streams"]["edges_src"]) +
+                    ", per destination stream " +
+                    "/".join(str(e) for e in figures["streams"]["edges_dst"])),
+        ("crossbar", f"{crossbar['stalls']} input stalls ({100 * crossbar['stall_share']:.1f}% "
+                     f"of input-cycles processing), mean occupancy "
+                     f"{crossbar['mean_occupancy']:.2f} words"),
+        ("memory", f"{figures['memory']['reads']} line reads, "
+                   f"{figures['memory']['writes']} line writes"),
+        *[(f"channel {c}", f"{ch['reads']} reads, {ch['writes']} writes, "
+                           f"utilisation {ch['utilisation'] or 0:.1%}, "
+                           f"refused {ch['refused_share']:.1%} of cycles")
+          for c, ch in enumerate(figures["memory"].get("channels", []))],
+        ("simulation", simulation_speed(figures)),
+    ]
+    return [f"{name:<11} {value}" for name, value in rows]
+
+
+def simulation_speed(figures: dict) -> str:
+    """The simulator's speed and the run's wall-clock phases."""
+    wall = figures["wall_seconds"]
+    rate = figures["simulated_cycles_per_second"] or 0.0
+    build = "cached" if figures["build_cached"] else f"{wall['build']:.1f} s"
+    return (f"{rate:,.0f} cycles/s; build {build}, run {wall['run']:.2f} s, "
+            f"image {wall['image']:.2f} s, read-back {wall['readback']:.2f} s")
+
+
+SIMULATION = Simulation(options=("algo", "root", "iters", "slices"), requires=("algo",),
+                        check=_check, simulate=_simulate, report=_report)
