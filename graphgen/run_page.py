@@ -347,8 +347,8 @@ def _asic_part(path: Path, report: dict, plt) -> tuple[str, int, int]:
             f"{_num(f.get('area_um2', 0) / 1e6)} mm² of standard cells "
             f"({_num(f.get('num_cells'))} cells, {_num(f.get('area_seq_um2', 0) / 1e6)} mm² of "
             f"them flip-flops) and {_num(f.get('area_memory_um2_model', 0) / 1e6)} mm² of "
-            f"SRAM macros by the model ({_num(f.get('memory_bits'))} bits); Yosys "
-            f"{_num(f.get('wall_seconds'))} s (<code>{_e(path.name)}</code>).</p>")
+            f"SRAM macros by the model ({_num(f.get('memory_bits'))} bits); synthesis "
+            f"{_num(f.get('wall_seconds'))} s of wall time (<code>{_e(path.name)}</code>).</p>")
     units = f.get("units") or {}
     tables = plots = 0
     body = lead
@@ -391,7 +391,7 @@ def _ecp5_part(path: Path, report: dict) -> str:
     else:
         text = f"no Fmax recorded; {counts}"
     return (f"<p id=\"fmax\">ECP5: {text}; place and route "
-            f"{_num(f.get('wall_seconds'))} s (<code>{_e(path.name)}</code>).</p>")
+            f"{_num(f.get('wall_seconds'))} s of wall time (<code>{_e(path.name)}</code>).</p>")
 
 
 def _synth_section(run: dict, plt) -> tuple[str, int, int]:
@@ -503,9 +503,13 @@ def write_run_page(folder: Path, output: Path) -> dict:
     all_reports = [sim] + [d for _, d in run["synth"]]
     dates = "; ".join(f"<code>{_e(p.name)}</code> {_e(d.get('date'))}"
                       for p, d in [run["sim"], *run["synth"]])
-    machine = sim.get("machine")
+    machine = sim.get("machine") or {}
+    where = ", ".join(str(machine[k]) for k in ("platform", "processor") if machine.get(k))
+    if machine.get("cpus"):
+        where += f", {machine['cpus']} CPUs"
     footer = versions_footer(_versions(all_reports),
-                             f"<p>Reports: {dates}. Machine: {_e(json.dumps(machine))}.</p>")
+                             f"<p>Reports: {dates}. Machine: {_e(where or 'not recorded')}."
+                             f"</p>")
     text = html_page(f"graphgen run: {title}", page_body, footer)
     atomic_write(Path(output), text)
     return {"reports": len(all_reports), "plots": plots, "tables": text.count("<table"),
