@@ -72,10 +72,8 @@ def svg_of(figure) -> str:
     return text[text.index("<svg"):]
 
 
-
 def figure_html(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
-
 
 
 def versions_footer(versions: dict, extra: str = "") -> str:
@@ -310,13 +308,14 @@ def write_report(folder: Path, output: Path) -> dict:
               "tables.")
     design = html.escape(str(meta.get("design")))
     body = f"""<h1>Sweep of {design}</h1>
-<p>{len(flats)} points ({failed} failed); {html.escape(context)}; scheduler
+<p>{len(flats)} point{'' if len(flats) == 1 else 's'} ({failed} failed); {html.escape(context)}; scheduler
 {html.escape(str(meta.get('scheduler')))}. Every figure was measured by the run this page
 reports; the table is also in <code>table.csv</code> and <code>table.parquet</code>.{single}</p>
 <h2>Points</h2>{_table(flats, rows)}
 {''.join(sections)}"""
-    footer = versions_footer(versions, f"<p>Machine: "
-                                       f"{html.escape(json.dumps(meta.get('machine')))}; "
-                                       f"sweep of {html.escape(str(meta.get('date')))}.</p>")
+    where = [f"machine {json.dumps(meta['machine'])}"] if meta.get("machine") else []
+    where += [f"sweep of {meta['date']}"] if meta.get("date") else []
+    footer = versions_footer(versions, f"<p>{html.escape('; '.join(where))}</p>"
+                             if where else "")
     atomic_write(output, html_page(f"graphgen sweep: {meta.get('design')}", body, footer))
     return {"points": len(flats), "plots": plots, "tables": 1 + tables}

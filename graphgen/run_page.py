@@ -173,10 +173,11 @@ def _check_section(sim: dict) -> tuple[str, bool | None]:
     counts = []
     if compared is not None:
         counts.append(f"{_num(differing)} of {_num(compared)} vertices differ "
-                      f"({_num(compared - differing)} equal), compared {_e(comparison)}")
+                      f"({_num(compared - differing)} equal; the values compared "
+                      f"{_e(comparison)})")
     else:
-        counts.append(f"compared {_e(comparison)}; this report does not record how many "
-                      f"vertices were compared (an older graphgen sim)")
+        counts.append(f"the values compared {_e(comparison)}; this report does not record "
+                      f"how many vertices were compared (an older graphgen sim)")
     if check.get("golden_iterations") is not None:
         counts.append(f"{_num(check['iterations'])} iterations in RTL, "
                       f"{_num(check['golden_iterations'])} in the golden model")
@@ -353,7 +354,8 @@ def _asic_part(path: Path, report: dict, plt) -> tuple[str, int, int]:
     tables = plots = 0
     body = lead
     if units:
-        rows = [[name, _num(u.get("area_um2", 0) / 1e6), _num(u.get("area_memory_um2_model", 0) / 1e6),
+        rows = [[name, _num(u.get("area_um2", 0) / 1e6),
+                 _num(u.get("area_memory_um2_model", 0) / 1e6),
                  _num(u.get("area_total_um2_with_model", 0) / 1e6), _pct(u.get("share")),
                  _num(u.get("num_cells"))] for name, u in units.items()]
         body += _table(["unit", "cells mm²", "SRAM mm² (model)", "total mm²", "share",
