@@ -40,7 +40,8 @@ _STALLS = {
                                 "or the destination property read"),
     "stall_p4": ("destination", "P4 destination property read waiting for Process_Edge"),
     "stall_p5": ("destination", "P5 FIFO (updates) waiting for the atomic update"),
-    "stall_apply": ("destination", "apply phase: the vertex stream waiting (apply phase)"),
+    "stall_apply": ("destination", "Apply waiting on one of its inputs or its output "
+                                   "(apply phase)"),
 }
 
 
