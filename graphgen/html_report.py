@@ -1,8 +1,14 @@
 """``graphgen report DIR -o report.html``: one self-contained HTML page of a sweep (issue 20,
 item 4): the table of every point, and plots (matplotlib, inlined as SVG) of the ASIC area per
 unit, Fmax and utilisation per configuration, throughput (or Fmax) against area with the
-Pareto front marked, and each figure against every numeric parameter swept. Each plot and
-table names the configurations and tool versions that made it.
+Pareto front marked, and each figure against every numeric parameter swept. A plot is drawn
+only when it has two configurations or more to compare: a one-point sweep gets tables (its
+row, and its area by unit) and no chart. Each plot says which configurations made it; the
+tool versions are given once, in the page's footer.
+
+The page of one accelerator run (``graphgen sim`` and ``graphgen synth`` reports in a
+folder, as ``make run`` writes them) is :mod:`graphgen.run_page`; it shares this module's
+style, footer and check script.
 
 A script in the page checks on load that every plot has drawn (a non-empty bounding box) and
 every table has rows, and records the counts in ``<body data-rendered=...>`` (the test reads
@@ -20,12 +26,17 @@ from .reports import atomic_write
 from .sweep import flat_row, load_points
 
 
-__all__ = ["write_report", "pareto_front"]
+__all__ = ["write_report", "pareto_front", "svg_of", "figure_html", "html_page",
+           "versions_footer"]
 
 _STYLE = """body{font-family:sans-serif;margin:2em;max-width:80em}
 table{border-collapse:collapse;font-size:85%}td,th{border:1px solid #bbb;padding:2px 6px}
 th{background:#eee}td.num{text-align:right}figure{margin:1.5em 0}
-figcaption{font-size:85%;color:#333;max-width:60em}.error{color:#a00}"""
+figcaption{font-size:85%;color:#333;max-width:60em}.error{color:#a00}
+footer{margin-top:3em;border-top:1px solid #bbb;padding-top:.5em;font-size:80%;color:#444}
+.ok{color:#060;font-weight:bold}.bad{color:#a00;font-weight:bold}
+table.kv td:first-child{font-family:monospace}.note{font-size:90%;color:#333;max-width:60em}
+.grid{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}"""
 
 _CHECK = """<script>
 window.addEventListener("load", function () {
@@ -51,7 +62,8 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
     return front
 
 
-def _svg(figure) -> str:
+def svg_of(figure) -> str:
+    """A matplotlib figure as inline SVG (closed after)."""
     import matplotlib.pyplot as plt
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight")
@@ -60,8 +72,26 @@ def _svg(figure) -> str:
     return text[text.index("<svg"):]
 
 
-def _figure(svg: str, caption: str) -> str:
+def figure_html(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
+
+
+def versions_footer(versions: dict, extra: str = "") -> str:
+    """The page's footer: the tool versions, once for the whole page."""
+    tools = ", ".join(f"{html.escape(str(k))} {html.escape(str(v))}"
+                      for k, v in sorted(versions.items()) if v is not None)
+    return (f"<footer><p>Tool versions: {tools or 'not recorded'}.</p>"
+            f"{extra}</footer>")
+
+
+def html_page(title: str, body: str, footer: str) -> str:
+    """A whole self-contained page: style, body, footer and the check script."""
+    return f"""<!DOCTYPE html><html><head><meta charset="utf-8">
+<title>{html.escape(title)}</title><style>{_STYLE}</style>
+</head><body>{body}
+{footer}
+{_CHECK}</body></html>
+"""
 
 
 def _label(row: dict) -> str:
@@ -87,7 +117,7 @@ def _unit_plot(rows, plt, target, key, scale, xlabel):
         left = [a + b for a, b in zip(left, widths)]
     axes.set_xlabel(xlabel)
     axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _svg(figure)
+    return svg_of(figure)
 
 
 def _fmax_plot(flats, plt):
@@ -101,7 +131,7 @@ def _fmax_plot(flats, plt):
     axes[1].barh(labels, [100 * (f["ecp5_lut4"] or 0) / 83640 for f in chosen],
                  color="tab:orange")
     axes[1].set_xlabel("LUT4, % of an ECP5-85k (83,640)")
-    return _svg(figure)
+    return svg_of(figure)
 
 
 def _pareto_plot(flats, plt):
@@ -125,7 +155,7 @@ def _pareto_plot(flats, plt):
     axes.set_xlabel("ASIC area, mm²")
     axes.set_ylabel(y_label)
     axes.legend()
-    return _svg(figure)
+    return svg_of(figure)
 
 
 def _scaling_plots(flats, rows, plt):
@@ -163,7 +193,7 @@ def _scaling_plots(flats, rows, plt):
             ax.set_xlabel(key)
             ax.set_ylabel(label)
         axes[0][0].legend(fontsize=7)
-        plots.append((key, _svg(figure), [label for _, label in metrics]))
+        plots.append((key, svg_of(figure), [label for _, label in metrics]))
     return plots
 
 
@@ -203,8 +233,26 @@ def _versions(rows) -> dict:
     return versions
 
 
+def _unit_table(row, target, key, scale, unit_label):
+    """A table of one configuration's ``key`` by top-level unit, with each unit's share."""
+    units = row.get("results", {}).get(target, {}).get("units")
+    if not units:
+        return None
+    total = sum(entry.get(key, 0) for entry in units.values())
+    body = "".join(
+        f"<tr><td>{html.escape(name)}</td>"
+        f'<td class="num">{entry.get(key, 0) / scale:,.4g}</td>'
+        f'<td class="num">{100 * entry.get(key, 0) / total if total else 0:.1f}%</td></tr>'
+        for name, entry in sorted(units.items(), key=lambda item: -item[1].get(key, 0)))
+    return (f"<table><tr><th>unit</th><th>{html.escape(unit_label)}</th><th>share</th></tr>"
+            f"{body}<tr><th>all</th><th class=\"num\">{total / scale:,.4g}</th><th></th></tr>"
+            f"</table>")
+
+
 def write_report(folder: Path, output: Path) -> dict:
-    """The page for the sweep in ``folder``; returns counts of points, plots and tables."""
+    """The page for the sweep in ``folder``; returns counts of points, plots and tables.
+    Plots compare configurations: with fewer than two points to a plot it is left out (the
+    table of points has the figures; the area by unit becomes a table)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -213,45 +261,61 @@ def write_report(folder: Path, output: Path) -> dict:
     flats = [flat_row(r) for r in rows]
     versions = {**meta.get("tool_versions", {}), **_versions(rows)}
     context = (f"design {meta.get('design')}, grid {meta.get('grid')}, targets "
-               f"{', '.join(meta.get('targets') or [])}; tools "
-               + ", ".join(f"{k} {v}" for k, v in sorted(versions.items())))
+               f"{', '.join(meta.get('targets') or [])}")
     if meta.get("algo"):
         context += f"; simulated: {meta['algo']} on {meta['graph']}"
     sections = []
-    plots = 0
-    for title, svg, what in [
-            ("ASIC area by unit",
-             _unit_plot(rows, plt, "asic", "area_total_um2_with_model", 1e6,
-                        "ASIC area, mm² (OSU 0.18 µm; SRAM macros by the model)"),
-             "Each configuration's area split by its top-level units (per-unit synthesis)."),
-            ("ECP5 LUT4 by unit",
-             _unit_plot(rows, plt, "ecp5", "lut4", 1, "LUT4 (synth_ecp5 -noflatten)"),
-             "Each configuration's LUT4 split by its top-level units (no optimisation across "
-             "units)."),
-            ("Fmax and utilisation", _fmax_plot(flats, plt),
+    plots = tables = 0
+    units = [("ASIC area by unit", "asic", "area_total_um2_with_model", 1e6,
+              "ASIC area, mm² (OSU 0.18 µm; SRAM macros by the model)", "mm²",
+              "area split by its top-level units (per-unit synthesis)."),
+             ("ECP5 LUT4 by unit", "ecp5", "lut4", 1, "LUT4 (synth_ecp5 -noflatten)", "LUT4",
+              "LUT4 split by its top-level units (no optimisation across units).")]
+    for title, target, key, scale, xlabel, label, what in units:
+        with_units = [r for r in rows if r.get("results", {}).get(target, {}).get("units")]
+        if len(with_units) == 1:
+            sections.append(f"<h2>{html.escape(title)}</h2>"
+                            f"<p class=\"note\">Point #{with_units[0]['point']}'s {what}</p>"
+                            + _unit_table(with_units[0], target, key, scale, label))
+            tables += 1
+        elif with_units:
+            sections.append(f"<h2>{html.escape(title)}</h2>" + figure_html(
+                _unit_plot(rows, plt, target, key, scale, xlabel),
+                f"Each configuration's {what} {context}."))
+            plots += 1
+    for title, count, draw, what in [
+            ("Fmax and utilisation", sum(f["fmax_mhz"] is not None for f in flats),
+             lambda: _fmax_plot(flats, plt),
              "ECP5-85k place and route per configuration (point numbers as in the table)."),
-            ("Throughput against area", _pareto_plot(flats, plt),
+            ("Throughput against area",
+             sum(1 for f in flats if f["asic_area_mm2"] and
+                 (f["edges_per_second_at_fmax"] or f["fmax_mhz"])),
+             lambda: _pareto_plot(flats, plt),
              "Each point; the red line joins the points no other beats on both.")]:
+        svg = draw() if count >= 2 else None
         if svg is None:
             continue
-        sections.append(f"<h2>{html.escape(title)}</h2>" + _figure(svg, f"{what} {context}"))
+        sections.append(f"<h2>{html.escape(title)}</h2>" + figure_html(svg, f"{what} {context}."))
         plots += 1
     for key, svg, labels in _scaling_plots(flats, rows, plt):
         sections.append(f"<h2>Scaling with {html.escape(key)}</h2>" +
-                        _figure(svg, f"{', '.join(labels)} against {key}, one line per "
-                                     f"setting of the other parameters. {context}"))
+                        figure_html(svg, f"{', '.join(labels)} against {key}, one line per "
+                                     f"setting of the other parameters; {context}."))
         plots += 1
     failed = sum(1 for f in flats if f["error"])
-    page = f"""<!DOCTYPE html><html><head><meta charset="utf-8">
-<title>graphgen sweep: {html.escape(str(meta.get('design')))}</title><style>{_STYLE}</style>
-</head><body><h1>Sweep of {html.escape(str(meta.get('design')))}</h1>
-<p>{len(flats)} points ({failed} failed); {html.escape(context)}; scheduler
-{html.escape(str(meta.get('scheduler')))}; machine {html.escape(json.dumps(meta.get('machine')))}.
-Every figure was measured by the run this page reports; the table is also in
-<code>table.csv</code> and <code>table.parquet</code>.</p>
+    single = ("" if len(flats) != 1 else
+              " One point: no chart (nothing to compare it with); its figures are in the "
+              "tables.")
+    design = html.escape(str(meta.get("design")))
+    body = f"""<h1>Sweep of {design}</h1>
+<p>{len(flats)} point{'' if len(flats) == 1 else 's'} ({failed} failed); {html.escape(context)}; scheduler
+{html.escape(str(meta.get('scheduler')))}. Every figure was measured by the run this page
+reports; the table is also in <code>table.csv</code> and <code>table.parquet</code>.{single}</p>
 <h2>Points</h2>{_table(flats, rows)}
-{''.join(sections)}
-{_CHECK}</body></html>
-"""
-    atomic_write(output, page)
-    return {"points": len(flats), "plots": plots, "tables": 1}
+{''.join(sections)}"""
+    where = [f"machine {json.dumps(meta['machine'])}"] if meta.get("machine") else []
+    where += [f"sweep of {meta['date']}"] if meta.get("date") else []
+    footer = versions_footer(versions, f"<p>{html.escape('; '.join(where))}</p>"
+                             if where else "")
+    atomic_write(output, html_page(f"graphgen sweep: {meta.get('design')}", body, footer))
+    return {"points": len(flats), "plots": plots, "tables": 1 + tables}

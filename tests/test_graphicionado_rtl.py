@@ -79,6 +79,10 @@ def test_rtl_matches_golden(algo, graph_name, run_seeds):
     iters = 3 if algo == "pagerank" else None
     report = simulate(graph, algo, config, root=root, iters=iters, memory=MEMORY, seed=seed)
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
+    # The report's check: every vertex compared, none differing, the iterations of both.
+    assert report.figures["check"] == {
+        "vertices_compared": graph.num_vertices, "vertices_differing": 0,
+        "iterations": report.iterations, "golden_iterations": report.golden_iterations}
     reference = golden.run(algo, graph, root=root, iters=iters)
     assert report.counters["edges"] == reference.counters["edges_processed"]
     assert report.counters["edges"] == report.counters["updates"]
@@ -179,6 +183,10 @@ def test_graph_slicing(algo, slices, memory, run_seeds):
                       slices=slices)
     assert report.slices == slices and report.slice_vertices * slices >= 512
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
+    # The report's check: every vertex compared, none differing, the iterations of both.
+    assert report.figures["check"] == {
+        "vertices_compared": graph.num_vertices, "vertices_differing": 0,
+        "iterations": report.iterations, "golden_iterations": report.golden_iterations}
     reference = golden.run(algo, graph, root=root, iters=iters)
     assert report.counters["edges"] == report.counters["updates"] == \
         reference.counters["edges_processed"]

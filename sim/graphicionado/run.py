@@ -51,6 +51,8 @@ class RunReport:
     slices: int = 1                 # graph slices of the run (§VI.A)
     slice_vertices: int = 0         # destinations per slice (extended: per partition)
     ext_partitions: int = 0         # extended slicing (§VI.B): N partitions, else 0
+    vertices_compared: int = 0      # vertices whose values were compared with the golden model
+    vertices_differing: int = 0     # of them, those that differ (0 when ``matches``)
 
     @property
     def figures(self) -> dict:
@@ -91,8 +93,13 @@ class RunReport:
             "comparison": self.comparison,
             "simulated_cycles_per_second": c["cycles"] / run_seconds if run_seconds else None,
             "wall_seconds": self.wall_seconds,
+            "simulator": self.simulator,
             "build_cached": self.build_cached,
             "matches_golden": self.matches,
+            "check": {"vertices_compared": self.vertices_compared,
+                      "vertices_differing": self.vertices_differing,
+                      "iterations": self.iterations,
+                      "golden_iterations": self.golden_iterations},
         }
 
     def _channel_figures(self) -> list[dict]:
@@ -350,7 +357,8 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
         run_dir=run.run_dir, comparison=reference.comparison,
         crossbar_inputs=config.streams_src * config.source_outputs, memory=memory.as_dict(),
         slices=image.slices, slice_vertices=image.slice_vertices,
-        ext_partitions=image.registers.get("ext_partitions", 0))
+        ext_partitions=image.registers.get("ext_partitions", 0),
+        vertices_compared=int(wrong.shape[0]), vertices_differing=int(differing.size))
 
 
 def _show(word, dtype) -> str:
