@@ -11,7 +11,8 @@ __all__ = ["RunControl"]
 
 
 class RunControl(wiring.Component):
-    """The run's three phases (load, run, write-back) and their cycle counts.
+    """The run's three phases (load, run, write-back) and their cycle counts: what follows
+    the host's ``DEP_configure`` and start (§III-B).
 
     ``start`` starts the vertex loader and resets the engines (the top wires it to them);
     the load ends when the loader is done and the vertex store has been idle for two

@@ -83,11 +83,21 @@ def track_walks(m, engines, walks):
 
 
 class DepGraph(RegisterDesign):
-    """The accelerator of a :class:`DepGraphConfig`: the members of
-    :class:`~hw.lib.registers.design.RegisterDesign`, the registers :func:`registers`, the
-    counters :data:`COUNTERS`, one memory port (tagged with the client's index: reads of
-    different clients may come back in any order); ``error``: a circular queue overflowed
-    (cannot happen with a well-formed image)."""
+    """The DepGraph accelerator (§III-B, figure 6; see the module).
+
+    Parameters
+    ----------
+    config : DepGraphConfig
+    throttle : type or None
+        The stream throttle of stall injection (the simulation top's).
+
+    Members
+    -------
+    The members of :class:`~hw.lib.registers.design.RegisterDesign`: the registers
+    :func:`registers`, the counters :data:`COUNTERS`, one memory port ``mem`` (tagged with
+    the client's index: reads of different clients may come back in any order); ``error``:
+    a circular queue overflowed (cannot happen with a well-formed image).
+    """
 
     def __init__(self, config: DepGraphConfig, *, throttle=None):
         super().__init__(config, registers=registers(config.engines), counters=COUNTERS)
