@@ -27,7 +27,6 @@ def _cases():
     from hw.depgraph.hub_index_learner import HubIndexLearner
     from hw.depgraph.processing_element import ProcessingElement
     from hw.depgraph.range_reader import RangeReader
-    from hw.depgraph.register_block import RegisterBlock
     from hw.depgraph.update_network import UpdateNetwork
     from tests.formal.harnesses.stream_order import MutatedRegisterSlice
     from hw.graphicionado.edge_id_read import EdgeIDRead
@@ -43,6 +42,7 @@ def _cases():
     from hw.graphicionado.scratchpad import TempPropertyStream
     from hw.lib.stream.arbiter import StreamArbiter
     from hw.lib.stream.fifo import StreamFIFO
+    from hw.lib.registers.file import RegisterFile
     byte = unsigned(8)
     return {
         "cam-config": (lambda: AtomicUpdateCAM({"entries": 16}), "needs a CAMConfig"),
@@ -73,7 +73,7 @@ def _cases():
                             "bank_words"),
         "pipeline-config": (lambda: GraphicionadoPipeline(DepGraphConfig()),
                             "needs a GraphicionadoConfig"),
-        "register-block": (lambda: RegisterBlock(engines=0), "engines"),
+        "register-file": (lambda: RegisterFile(()), "distinct names"),
         "update-network-banks": (lambda: UpdateNetwork(sources=2, banks=0), "banks"),
         "update-network-queue": (lambda: UpdateNetwork(sources=2, banks=2, queue_depth=1),
                                  "queue_depth"),

@@ -82,6 +82,39 @@ class CircularQueue(wiring.Component):
         """Ids held at most: ``16 * lines``."""
         return WORDS_PER_LINE * self._lines
 
+    def _request_register(self, m, tail):
+        """One request at a time, its address in a register; a write's data is the tail,
+        which pushes leave alone until it is accepted. Returns the request's valid, write
+        and address registers and whether it is accepted in this cycle."""
+        req_valid = Signal()
+        req_write = Signal()
+        req_addr = Signal(self._addr_width)
+        m.d.comb += [
+            self.mem.req.valid.eq(req_valid),
+            self.mem.req.payload.addr.eq(req_addr),
+            self.mem.req.payload.write.eq(req_write),
+            self.mem.req.payload.wdata.eq(tail),
+            self.mem.req.payload.wmask.eq((1 << LINE_BYTES) - 1),
+        ]
+        accepted = req_valid & self.mem.req.ready
+        with m.If(accepted):
+            m.d.sync += req_valid.eq(0)
+        return req_valid, req_write, req_addr, accepted
+
+    def _count_level(self, m, pushed, popped):
+        """``level``, ``full`` (level == capacity, a register) and ``overflow``. Returns
+        ``full`` and whether a push is kept."""
+        full = Signal()
+        kept = pushed & ~full
+        m.d.sync += self.level.eq(self.level + kept - popped)
+        with m.If(kept & ~popped):
+            m.d.sync += full.eq(self.level == self.capacity - 1)
+        with m.Elif(popped):
+            m.d.sync += full.eq(0)
+        with m.If(pushed & full):
+            m.d.sync += self.overflow.eq(1)
+        return full, kept
+
     def elaborate(self, platform):
         m = Module()
         lines, prefetch = self._lines, self._prefetch_lines
@@ -101,22 +134,8 @@ class CircularQueue(wiring.Component):
         outstanding = Signal(range(prefetch + 1))  # reads requested, response not yet in
         stale = Signal(range(prefetch + 1))  # of which issued before ``start``: dropped
 
-        # One request at a time, its address in a register; a write's data is the tail, which
-        # pushes leave alone until it is accepted.
-        req_valid = Signal()
-        req_write = Signal()
-        req_addr = Signal(self._addr_width)
+        req_valid, req_write, req_addr, accepted = self._request_register(m, tail)
         write_pending = req_valid & req_write
-        m.d.comb += [
-            self.mem.req.valid.eq(req_valid),
-            self.mem.req.payload.addr.eq(req_addr),
-            self.mem.req.payload.write.eq(req_write),
-            self.mem.req.payload.wdata.eq(tail),
-            self.mem.req.payload.wmask.eq((1 << LINE_BYTES) - 1),
-        ]
-        accepted = req_valid & self.mem.req.ready
-        with m.If(accepted):
-            m.d.sync += req_valid.eq(0)
 
         arrived = self.mem.resp.valid & self.mem.resp.ready
         m.d.comb += [
@@ -125,23 +144,15 @@ class CircularQueue(wiring.Component):
             self.mem.resp.ready.eq((stale != 0) | landing.i.ready),
         ]
 
-        full = Signal()                      # level == capacity
         pushed = self.push.valid & self.push.ready
-        kept = pushed & ~full
         popped = self.pop.valid & self.pop.ready
+        full, kept = self._count_level(m, pushed, popped)
         m.d.comb += [
             self.push.ready.eq(~tail_count.is_full & ~write_pending),
             self.pop.valid.eq(~head_count.is_zero),
             self.pop.payload.eq(head[:32]),
             self.busy.eq((self.level != 0) | req_valid | (outstanding != 0)),
         ]
-        m.d.sync += self.level.eq(self.level + kept - popped)
-        with m.If(kept & ~popped):
-            m.d.sync += full.eq(self.level == self.capacity - 1)
-        with m.Elif(popped):
-            m.d.sync += full.eq(0)
-        with m.If(pushed & full):
-            m.d.sync += self.overflow.eq(1)
 
         # Head side: the oldest line read back, else (nothing older in memory or on its way)
         # the tail as it stands.

@@ -138,6 +138,11 @@ class DepGraphConfig(DesignConfig):
                               f"not {self.stall_injection}")
 
     @property
+    def memory_channels(self) -> int:
+        """One memory port, shared by every client through one arbiter."""
+        return 1
+
+    @property
     def is_min(self) -> bool:
         return self.algo in MIN_TYPE
 

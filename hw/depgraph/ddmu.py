@@ -123,21 +123,9 @@ class DDMU(wiring.Component):
             "probes": Out(32),
         })
 
-    def elaborate(self, platform):
-        m = Module()
-        m.submodules.reader = reader = RangeReader(addr_width=self._addr_width, item_words=8)
-
-        root = Signal(32)
-        x = Signal(32)
-        engine = Signal(_SLOT_BITS)
-        slot = Signal(32)
-        line = Signal(data.ArrayLayout(_Slot, 4))
-        begin = Signal(32)
-        end = Signal(32)
-
-        # The probe and the reader take turns on the one port: the reader is idle (no line on
-        # its way) whenever a probe runs.
-        probing = Signal()
+    def _share_port(self, m, reader, probing, slot):
+        """The memory port: the hash table's line of ``slot`` while ``probing``, the range
+        reader's requests and responses otherwise."""
         with m.If(probing):
             m.d.comb += [
                 self.mem.req.payload.addr.eq(self.hash_base + (slot >> 2)),
@@ -153,6 +141,11 @@ class DDMU(wiring.Component):
                 self.mem.resp.ready.eq(reader.mem.resp.ready),
             ]
 
+    def _elaborate_entries(self, m, reader, x, engine):
+        """The entries the range reader brings, sorted: A entries become shortcut values
+        (:class:`ShortcutValue`), N and I entries answers to the walk. Returns the answer
+        FIFO, the shortcut unit, and the counts of entries lent and answered (reset by the
+        caller at each lookup)."""
         # Entries: A go to z (up to ``loans`` for sum type), N and I to the engine (up to
         # ``candidates``), the others are passed over.
         m.submodules.answer_fifo = answer_fifo = StreamFIFO(LookupAnswer, 4)
@@ -197,6 +190,25 @@ class DDMU(wiring.Component):
         wiring.connect(m, answer_fifo.o, wiring.flipped(self.answers))
         with m.If(taken):
             m.d.sync += [self.shortcut_uses.eq(self.shortcut_uses + 1), lent.eq(lent + 1)]
+        return answer_fifo, shortcut, lent, answered
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.reader = reader = RangeReader(addr_width=self._addr_width, item_words=8)
+
+        root = Signal(32)
+        x = Signal(32)
+        engine = Signal(_SLOT_BITS)
+        slot = Signal(32)
+        line = Signal(data.ArrayLayout(_Slot, 4))
+        begin = Signal(32)
+        end = Signal(32)
+
+        # The probe and the reader take turns on the one port: the reader is idle (no line on
+        # its way) whenever a probe runs.
+        probing = Signal()
+        self._share_port(m, reader, probing, slot)
+        answer_fifo, shortcut, lent, answered = self._elaborate_entries(m, reader, x, engine)
 
         mask = Signal(32)
         m.d.comb += mask.eq(self.hash_slots - 1)

@@ -150,17 +150,7 @@ class Engine(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         cfg = self._config
-        walks = cfg.walks
-        hdtls = []
-        for k in range(walks):
-            hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth,
-                        kept_lines=cfg.kept_lines, stack_lines=cfg.stack_lines,
-                        algo=cfg.algo, offsets_on_chip=cfg.offsets_on_chip,
-                        hub_index=cfg.hub_index, track_entries=cfg.track_entries,
-                        engine=self._index * walks + k, walk=k)
-            m.submodules[f"hdtl{k}" if walks > 1 else "hdtl"] = hdtl
-            hdtls.append(hdtl)
-        self.hdtls = hdtls
+        hdtls = self._elaborate_hdtls(m)
         m.submodules.fifo = fifo = FIFOEdgeBuffer(depth=cfg.edge_fifo_depth)
         m.submodules.pe = pe = ProcessingElement(algo=cfg.algo, engine=self._index,
                                                  walk_bits=cfg.walk_bits)
@@ -240,6 +230,28 @@ class Engine(wiring.Component):
             self.store_busy.eq(bank.busy | scheduler_busy),
             self.queue_overflow.eq(queue.overflow),
         ]
+        self._counters(m, hdtls, bank, queue, root_buffer)
+        if cfg.hub_index:
+            self._elaborate_hub_links(m, hdtls, link)
+        return m
+
+    def _elaborate_hdtls(self, m):
+        """The engine's HDTLs, one a walk (walk slot engine × walks + walk)."""
+        cfg = self._config
+        hdtls = []
+        for k in range(cfg.walks):
+            hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth,
+                        kept_lines=cfg.kept_lines, stack_lines=cfg.stack_lines,
+                        algo=cfg.algo, offsets_on_chip=cfg.offsets_on_chip,
+                        hub_index=cfg.hub_index, track_entries=cfg.track_entries,
+                        engine=self._index * cfg.walks + k, walk=k)
+            m.submodules[f"hdtl{k}" if cfg.walks > 1 else "hdtl"] = hdtl
+            hdtls.append(hdtl)
+        self.hdtls = hdtls
+        return hdtls
+
+    def _counters(self, m, hdtls, bank, queue, root_buffer):
+        """The counters: the HDTLs' summed, the bank's and the queue's, the occupancy."""
         for name in ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks"):
             m.d.comb += getattr(self, name).eq(sum(getattr(h, name) for h in hdtls))
         for name in ("vertex_updates", "activations", "pushes", "stack_overflows",
@@ -250,26 +262,28 @@ class Engine(wiring.Component):
                      self.queue_line_writes.eq(queue.line_writes)]
         self._count_waits(m, hdtls, queue, root_buffer)
 
-        if cfg.hub_index:
-            for k, hdtl in enumerate(hdtls):
-                # The pseudo-edge buffer holds what the DDMU lends per root at most, so the
-                # DDMU never waits for a walk to end.
-                suffix = f"{k}" if walks > 1 else ""
-                pending = StreamFIFO(PseudoEdge, cfg.pseudo_edge_buffer)
-                m.submodules[f"pending{suffix}"] = pending
-                link(wiring.flipped(self.pseudo[k]), pending.i,
-                     f"ddmu->pseudo_edge_buffer{suffix}")
-                link(pending.o, hdtl.pending, f"pseudo_edge_buffer{suffix}->hdtl{suffix}")
-                link(hdtl.lookup, wiring.flipped(self.lookup[k]), f"hdtl{suffix}.lookup->ddmu")
-                link(wiring.flipped(self.answers[k]), hdtl.answers,
-                     f"ddmu->hdtl{suffix}.answers")
-                link(hdtl.observe, wiring.flipped(self.observe[k]),
-                     f"hdtl{suffix}.observe->learner")
-                with m.If(pending.level != 0):
-                    m.d.comb += self.busy.eq(1)
-            m.d.comb += [self.observations.eq(sum(h.observations for h in hdtls)),
-                         self.pseudo_edges.eq(sum(h.pseudo_edges for h in hdtls))]
-        return m
+    def _elaborate_hub_links(self, m, hdtls, link):
+        """Each walk's links to the DDMU and the learner, and its pseudo-edge buffer."""
+        cfg = self._config
+        walks = cfg.walks
+        for k, hdtl in enumerate(hdtls):
+            # The pseudo-edge buffer holds what the DDMU lends per root at most, so the
+            # DDMU never waits for a walk to end.
+            suffix = f"{k}" if walks > 1 else ""
+            pending = StreamFIFO(PseudoEdge, cfg.pseudo_edge_buffer)
+            m.submodules[f"pending{suffix}"] = pending
+            link(wiring.flipped(self.pseudo[k]), pending.i,
+                 f"ddmu->pseudo_edge_buffer{suffix}")
+            link(pending.o, hdtl.pending, f"pseudo_edge_buffer{suffix}->hdtl{suffix}")
+            link(hdtl.lookup, wiring.flipped(self.lookup[k]), f"hdtl{suffix}.lookup->ddmu")
+            link(wiring.flipped(self.answers[k]), hdtl.answers,
+                 f"ddmu->hdtl{suffix}.answers")
+            link(hdtl.observe, wiring.flipped(self.observe[k]),
+                 f"hdtl{suffix}.observe->learner")
+            with m.If(pending.level != 0):
+                m.d.comb += self.busy.eq(1)
+        m.d.comb += [self.observations.eq(sum(h.observations for h in hdtls)),
+                     self.pseudo_edges.eq(sum(h.pseudo_edges for h in hdtls))]
 
     def _count_waits(self, m, hdtls, queue, root_buffer):
         """The occupancy counters: walk slots without a walk and cycles without a root, while

@@ -20,9 +20,10 @@ Rule, per observation (x0 = the mu field, y0 = the eps field of an I entry):
   refused: ``rejected`` += 1 and replace (flag stays I). y < x cannot hold for non-negative
   path weights, so it is refused too;
 * sum type (pagerank; FP32): d2 = x - x0, d1 = y - y0, mu' = d1 / d2, eps' = y - mu' · x,
-  each separately rounded to nearest even in this order (as ``np.float32``). d2 = ±0 is an
-  equal x: replace. mu' or eps' not finite: refused as above. Otherwise mu <- mu',
-  eps <- eps', flag <- A, ``learnt`` += 1.
+  each separately rounded to nearest even in this order (as ``np.float32``; the
+  :class:`~hw.depgraph.linear_fit.LinearFit`). d2 = ±0 is an equal x: replace. mu' or eps'
+  not finite: refused as above. Otherwise mu <- mu', eps <- eps', flag <- A, ``learnt``
+  += 1.
 
 Beyond the golden model (float64, equality of numbers): x is compared as bit patterns, with
 ±0 caught by d2; a min-type fit with y < x and a sum-type fit that is not finite are refused
@@ -41,10 +42,10 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError
-from hw.lib.arith.fp32 import FP32Adder, FP32Divider, FP32Multiplier
 from hw.lib.memory.port import MemoryPortSignature
 from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import FLAG_A, FLAG_I, FLAG_N, _Entry
+from .linear_fit import FitOutcome, LinearFit
 
 
 __all__ = ["HubIndexLearner", "ObserveRequest"]
@@ -52,13 +53,8 @@ __all__ = ["HubIndexLearner", "ObserveRequest"]
 ObserveRequest = data.StructLayout({"entry": 32, "x": 32, "y": 32})
 
 _U32 = 0xFFFF_FFFF
-_SIGN = 0x8000_0000
 # Bytes 14 .. 23 of an entry: the flag halfword, mu and eps.
 _ENTRY_WMASK = ((1 << 10) - 1) << 14
-
-
-def _finite(value):
-    return value[23:31] != 0xFF
 
 
 class HubIndexLearner(wiring.Component):
@@ -129,15 +125,8 @@ class HubIndexLearner(wiring.Component):
         reject = self.rejected.eq(self.rejected + 1)
 
         if not self._is_min:
-            m.submodules.add = add = FP32Adder(tag_width=0)
-            m.submodules.mul = mul = FP32Multiplier(tag_width=0)
-            m.submodules.div = div = FP32Divider(tag_width=0)
-            # One operation in flight at a time, so every result can be taken as it comes.
-            m.d.comb += [add.o.ready.eq(1), mul.o.ready.eq(1), div.o.ready.eq(1)]
-            d1 = Signal(32)
-            d2 = Signal(32)
-            slope = Signal(32)
-            product = Signal(32)
+            m.submodules.fit = fit = LinearFit()
+            m.d.comb += [fit.x.eq(x), fit.x0.eq(x0), fit.y.eq(y), fit.y0.eq(y0)]
 
         line_entries = data.ArrayLayout(_Entry, 2)(self.mem.resp.payload.rdata)
         with m.FSM():
@@ -178,63 +167,15 @@ class HubIndexLearner(wiring.Component):
                         with m.If(first):
                             m.next = "WRITE"
                         with m.Else():
-                            m.next = "SUB_X"
+                            m.d.comb += fit.start.eq(1)
+                            m.next = "FIT"
             if not self._is_min:
-                with m.State("SUB_X"):
-                    m.d.comb += [add.i.valid.eq(1), add.i.payload.a.eq(x),
-                                 add.i.payload.b.eq(x0 ^ _SIGN)]
-                    with m.If(add.i.ready):
-                        m.next = "WAIT_X"
-                with m.State("WAIT_X"):
-                    with m.If(add.o.valid):
-                        m.d.sync += d2.eq(add.o.payload.result)
-                        # x - x0 is exact when it is zero: the x are equal as numbers.
-                        with m.If(add.o.payload.result[:31] == 0):
-                            m.next = "WRITE"
-                        with m.Else():
-                            m.next = "SUB_Y"
-                with m.State("SUB_Y"):
-                    m.d.comb += [add.i.valid.eq(1), add.i.payload.a.eq(y),
-                                 add.i.payload.b.eq(y0 ^ _SIGN)]
-                    with m.If(add.i.ready):
-                        m.next = "WAIT_Y"
-                with m.State("WAIT_Y"):
-                    with m.If(add.o.valid):
-                        m.d.sync += d1.eq(add.o.payload.result)
-                        m.next = "DIVIDE"
-                with m.State("DIVIDE"):
-                    m.d.comb += [div.i.valid.eq(1), div.i.payload.a.eq(d1),
-                                 div.i.payload.b.eq(d2)]
-                    with m.If(div.i.ready):
-                        m.next = "WAIT_DIVIDE"
-                with m.State("WAIT_DIVIDE"):
-                    with m.If(div.o.valid):
-                        m.d.sync += slope.eq(div.o.payload.result)
-                        # A slope that is not finite gives an eps that is not finite either.
-                        with m.If(_finite(div.o.payload.result)):
-                            m.next = "MULTIPLY"
-                        with m.Else():
-                            m.d.sync += reject
-                            m.next = "WRITE"
-                with m.State("MULTIPLY"):
-                    m.d.comb += [mul.i.valid.eq(1), mul.i.payload.a.eq(slope),
-                                 mul.i.payload.b.eq(x)]
-                    with m.If(mul.i.ready):
-                        m.next = "WAIT_MULTIPLY"
-                with m.State("WAIT_MULTIPLY"):
-                    with m.If(mul.o.valid):
-                        m.d.sync += product.eq(mul.o.payload.result)
-                        m.next = "SUB_PRODUCT"
-                with m.State("SUB_PRODUCT"):
-                    m.d.comb += [add.i.valid.eq(1), add.i.payload.a.eq(y),
-                                 add.i.payload.b.eq(product ^ _SIGN)]
-                    with m.If(add.i.ready):
-                        m.next = "WAIT_PRODUCT"
-                with m.State("WAIT_PRODUCT"):
-                    with m.If(add.o.valid):
-                        with m.If(_finite(add.o.payload.result)):
-                            m.d.sync += learn(slope, add.o.payload.result)
-                        with m.Else():
+                with m.State("FIT"):
+                    with m.If(fit.done):
+                        # EQUAL keeps the replacement DECIDE chose.
+                        with m.If(fit.outcome == FitOutcome.FIT):
+                            m.d.sync += learn(fit.mu, fit.eps)
+                        with m.Elif(fit.outcome == FitOutcome.REFUSED):
                             m.d.sync += reject
                         m.next = "WRITE"
             with m.State("WRITE"):

@@ -19,10 +19,10 @@ of its updates, the owner of its in-flight count (``drained``) and of ``left``.
 
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
 from hw.lib.memory.arbiter import MemoryArbiter
-from hw.lib.memory.port import MEMORY_TAG_WIDTH, mem_port_signature
+from hw.lib.registers.design import RegisterDesign
+from hw.lib.registers.file import RegisterFile
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.links import StreamLinks
 from hw.depgraph.config import DepGraphConfig
@@ -30,18 +30,33 @@ from hw.depgraph.ddmu import DDMU, LookupRequest
 from hw.depgraph.engine import Engine
 from hw.depgraph.hub_index_learner import HubIndexLearner, ObserveRequest
 from hw.depgraph.layouts import ORIGIN_DDMU
-from hw.depgraph.register_block import RegisterBlock, register_map
+from hw.depgraph.run_control import RunControl
 from hw.depgraph.update_network import UpdateNetwork
 from hw.depgraph.vertex_loader import VertexLoader, VertexWriter
 
 
-__all__ = ["DepGraph", "COUNTERS", "HUB_COUNTERS", "track_walks"]
+__all__ = ["DepGraph", "GLOBAL_REGISTERS", "registers", "COUNTERS", "HUB_COUNTERS",
+           "track_walks"]
+
+# What ``DEP_configure`` passes (§III-B, table I): the line addresses of the memory regions
+# (CSR arrays, vertex data, H'' bitmap, circular queues, hub index), the vertex count and the
+# tolerance (FP32 bits).
+GLOBAL_REGISTERS = ("offsets_base", "edges_base", "state_base", "delta_base", "const_base",
+                    "stop_base", "queue_base", "queue_lines", "hash_base", "hash_slots",
+                    "index_base", "num_vertices", "tolerance")
 
 # Totals over the engines, the hub index's figures (0 without it), then the run's own.
 HUB_COUNTERS = ("lookups", "shortcut_uses", "hash_probes", "learner_observations",
                 "entries_learnt", "fits_rejected")
 COUNTERS = Engine.COUNTERS + HUB_COUNTERS + ("cycles", "load_cycles", "run_cycles",
                                              "write_cycles", "memory_reads", "memory_writes")
+
+
+def registers(engines: int) -> tuple[str, ...]:
+    """The register names in address order: :data:`GLOBAL_REGISTERS`, then ``first<e>`` (the
+    first vertex of engine e's partition; ``first<engines>`` = the vertex count) for
+    e = 0 .. engines."""
+    return GLOBAL_REGISTERS + tuple(f"first{e}" for e in range(engines + 1))
 
 
 def track_walks(m, engines, walks):
@@ -67,84 +82,52 @@ def track_walks(m, engines, walks):
             ]
 
 
-class DepGraph(wiring.Component):
-    """The accelerator of a :class:`DepGraphConfig`.
+class DepGraph(RegisterDesign):
+    """The DepGraph accelerator (§III-B, figure 6; see the module).
+
+    Parameters
+    ----------
+    config : DepGraphConfig
+    throttle : type or None
+        The stream throttle of stall injection (the simulation top's).
 
     Members
     -------
-    reg_addr : ``In(8)``; reg_data : ``In(32)``; reg_write : ``In(1)``
-        The configuration registers' write port (:func:`register_map`).
-    start : ``In(1)``; busy, done : ``Out(1)``
-    error : ``Out(1)``
-        A circular queue overflowed (cannot happen with a well-formed image).
-    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
-        Tagged with the client's index: reads of different clients may come back in any order.
-    stat_<counter> : ``Out(32)`` for every name of :data:`COUNTERS`
+    The members of :class:`~hw.lib.registers.design.RegisterDesign`: the registers
+    :func:`registers`, the counters :data:`COUNTERS`, one memory port ``mem`` (tagged with
+    the client's index: reads of different clients may come back in any order); ``error``:
+    a circular queue overflowed (cannot happen with a well-formed image).
     """
 
     def __init__(self, config: DepGraphConfig, *, throttle=None):
+        super().__init__(config, registers=registers(config.engines), counters=COUNTERS)
         self._throttle = throttle
-        self._config = config
-        members = {
-            "reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
-            "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
-            "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH)),
-        }
-        members.update({f"stat_{name}": Out(32) for name in COUNTERS})
-        if config.stall_injection:
-            members["stall_seed"] = In(32)
-        super().__init__(members)
-        self._links = None
         self._engines = []
 
     @property
     def link_probes(self) -> list:
         """Every stream link of the accelerator and its engines (known once elaborated)."""
-        probes = list(self._links.probes) if self._links else []
+        probes = super().link_probes
         for engine in self._engines:
             probes += engine.link_probes
         return probes
 
-    @property
-    def config(self) -> DepGraphConfig:
-        return self._config
-
-    @property
-    def register_map(self) -> dict[str, int]:
-        return register_map(self._config.engines)
-
     def elaborate(self, platform):
         m = Module()
         cfg = self._config
-        n_eng = cfg.engines
-        m.submodules.registers = regs = RegisterBlock(engines=n_eng)
+        m.submodules.registers = regs = RegisterFile(self._registers)
         m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
                      regs.write.eq(self.reg_write)]
-        firsts = [getattr(regs, f"first{e}") for e in range(n_eng + 1)]
-        bounds = firsts[1:n_eng]            # first vertex of banks 1 .. n - 1
-
+        bounds = [getattr(regs, f"first{e}") for e in range(1, cfg.engines)]
         link = StreamLinks(m, percent=cfg.stall_injection, throttle=self._throttle,
                            seed=self.stall_seed if cfg.stall_injection else None)
         self._links = link
-        engines = []
-        for e in range(n_eng):
-            engine = Engine(cfg, e, throttle=self._throttle)
-            m.submodules[f"engine{e}"] = engine
-            engines.append(engine)
-            if cfg.stall_injection:
-                m.d.comb += engine.stall_seed.eq(self.stall_seed)
-            m.d.comb += [getattr(engine, f"{name}_base").eq(getattr(regs, f"{name}_base"))
-                         for name in engine.memory_ports]
-            m.d.comb += [
-                engine.first.eq(firsts[e]), engine.last.eq(firsts[e + 1]),
-                engine.tolerance.eq(regs.tolerance),
-            ]
+        engines = self._elaborate_engines(m, regs)
 
         hub = cfg.hub_index
-        m.submodules.network = network = UpdateNetwork(sources=n_eng + hub, banks=n_eng)
-        for b, bound in enumerate(bounds):
-            m.d.comb += network.bounds[b].eq(bound)
-        self._engines = engines
+        m.submodules.network = network = UpdateNetwork(sources=cfg.engines + hub,
+                                                        banks=cfg.engines)
+        m.d.comb += [network.bounds[b].eq(bound) for b, bound in enumerate(bounds)]
         for e, engine in enumerate(engines):
             link(engine.updates, network.i[e], f"engine{e}->network")
             link(network.o[e], engine.incoming, f"network->engine{e}")
@@ -154,10 +137,79 @@ class DepGraph(wiring.Component):
             hub_clients, hub_quiet = self._elaborate_hub(m, regs, engines, network, link)
 
         track_walks(m, engines, cfg.walks)
+        loader, writer = self._elaborate_vertex_data(m, regs, bounds, engines)
 
-        m.submodules.loader = loader = VertexLoader(addr_width=cfg.addr_width, banks=n_eng,
+        # (name, port, writes): a client that only reads queues just its line addresses in
+        # the arbiter, not a line of write data (600 bits an entry).
+        clients = []
+        for e, engine in enumerate(engines):
+            clients += [(f"engine{e}.{name}", getattr(engine, f"{name}_mem"), name == "queue")
+                        for name in engine.memory_ports]
+        clients += [(f"loader.{name}", getattr(loader, f"{name}_mem"), False)
+                    for name in loader.arrays]
+        clients += [("writer", writer.mem, True)] + hub_clients
+        # The response buffer and the request slice: the loader's and the engines' ports are
+        # spread over the chip, and without them each one's line-queue write enable decoded
+        # the memory's tag in the same cycle (the two-engine ECP5 build's critical path at
+        # 23d598e), and the queue heads' valids reached the outbox's write enable (6c326d4).
+        m.submodules.arbiter = arbiter = MemoryArbiter(
+            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
+            read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes],
+            response_buffer=True, request_slice=True)
+        for (name, client, _), port in zip(clients, arbiter.clients):
+            link.port(client, port, name)
+        wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
+
+        m.submodules.control = control = RunControl()
+        m.d.comb += [
+            control.start.eq(self.start), self.busy.eq(control.busy),
+            self.done.eq(control.done),
+            loader.start.eq(self.start), writer.start.eq(control.write_start),
+            control.loader_done.eq(loader.done),
+            control.store_idle.eq(~Cat(e.store_busy for e in engines).any() & ~link.busy),
+            control.quiet.eq(~Cat(e.busy for e in engines).any() &
+                             Cat(e.drained.all() for e in engines).all() & ~network.busy &
+                             hub_quiet & ~link.busy),
+            control.written.eq(writer.done & ~arbiter.busy & ~link.busy),
+        ]
+        for e in engines:
+            m.d.comb += [e.start.eq(self.start), e.enable.eq(control.enable)]
+        for name in ("cycles", "load_cycles", "run_cycles", "write_cycles"):
+            m.d.comb += getattr(self, f"stat_{name}").eq(getattr(control, name))
+        for name in Engine.COUNTERS:
+            m.d.comb += getattr(self, f"stat_{name}").eq(sum(getattr(e, name) for e in engines))
+        self._count_memory_requests(m)
+        m.d.comb += self.error.eq(Cat(e.queue_overflow for e in engines).any())
+        return m
+
+    def _elaborate_engines(self, m, regs):
+        """The engines, each on its partition ``first<e>`` .. ``first<e + 1>``."""
+        cfg = self._config
+        engines = []
+        for e in range(cfg.engines):
+            engine = Engine(cfg, e, throttle=self._throttle)
+            m.submodules[f"engine{e}"] = engine
+            engines.append(engine)
+            if cfg.stall_injection:
+                m.d.comb += engine.stall_seed.eq(self.stall_seed)
+            m.d.comb += [getattr(engine, f"{name}_base").eq(getattr(regs, f"{name}_base"))
+                         for name in engine.memory_ports]
+            m.d.comb += [
+                engine.first.eq(getattr(regs, f"first{e}")),
+                engine.last.eq(getattr(regs, f"first{e + 1}")),
+                engine.tolerance.eq(regs.tolerance),
+            ]
+        self._engines = engines
+        return engines
+
+    def _elaborate_vertex_data(self, m, regs, bounds, engines):
+        """The vertex loader and writer, each bank's records routed to and from its engine.
+        Returns them."""
+        cfg = self._config
+        m.submodules.loader = loader = VertexLoader(addr_width=cfg.addr_width,
+                                                    banks=cfg.engines,
                                                     offsets=cfg.offsets_on_chip)
-        m.submodules.writer = writer = VertexWriter(addr_width=cfg.addr_width, banks=n_eng)
+        m.submodules.writer = writer = VertexWriter(addr_width=cfg.addr_width, banks=cfg.engines)
         for part in (loader, writer):
             m.d.comb += part.num_vertices.eq(regs.num_vertices)
             for b, bound in enumerate(bounds):
@@ -181,87 +233,7 @@ class DepGraph(wiring.Component):
                 m.d.comb += [writer.states.valid.eq(engine.dumped.valid),
                              writer.states.payload.eq(engine.dumped.payload),
                              engine.dumped.ready.eq(writer.states.ready)]
-
-        # (name, port, writes): a client that only reads queues just its line addresses in
-        # the arbiter, not a line of write data (600 bits an entry).
-        clients = []
-        for e, engine in enumerate(engines):
-            clients += [(f"engine{e}.{name}", getattr(engine, f"{name}_mem"), name == "queue")
-                        for name in engine.memory_ports]
-        clients += [(f"loader.{name}", getattr(loader, f"{name}_mem"), False)
-                    for name in loader.arrays]
-        clients += [("writer", writer.mem, True)] + hub_clients
-        # The response buffer and the request slice: the loader's and the engines' ports are
-        # spread over the chip, and without them each one's line-queue write enable decoded
-        # the memory's tag in the same cycle (the two-engine ECP5 build's critical path at
-        # 23d598e), and the queue heads' valids reached the outbox's write enable (6c326d4).
-        m.submodules.arbiter = arbiter = MemoryArbiter(
-            ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
-            read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes],
-            response_buffer=True, request_slice=True)
-        for (name, client, _), port in zip(clients, arbiter.clients):
-            link.port(client, port, name)
-        wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
-
-        # Control. The quiet check is registered and must hold for two cycles: a block that
-        # hands work to another shows it busy in the cycle after at the latest.
-        quiet_now = ~Cat(e.busy for e in engines).any() & \
-            Cat(e.drained.all() for e in engines).all() & ~network.busy & hub_quiet & \
-            ~link.busy
-        quiet = Signal()
-        quiet_before = Signal()
-        m.d.sync += [quiet.eq(quiet_now), quiet_before.eq(quiet)]
-        loaded_now = ~Cat(e.store_busy for e in engines).any() & ~link.busy
-        loaded = Signal()
-        loaded_before = Signal()
-        m.d.sync += [loaded.eq(loaded_now), loaded_before.eq(loaded)]
-        enable = Signal()
-        m.d.comb += [e.enable.eq(enable) for e in engines]
-        for e in engines:
-            m.d.comb += e.start.eq(self.start)
-        m.d.comb += [loader.start.eq(self.start)]
-        writer_start = Signal()
-        m.d.comb += writer.start.eq(writer_start)
-        phase_cycles = {name: getattr(self, f"stat_{name}")
-                        for name in ("load_cycles", "run_cycles", "write_cycles")}
-        # run_cycles > 3, as a flag set when run_cycles is 3 (the 32-bit compare stays off
-        # the path to the writer's start).
-        settled = Signal()
-        with m.FSM() as control:
-            with m.State("IDLE"):
-                with m.If(self.start):
-                    m.d.sync += [self.done.eq(0), enable.eq(0), self.stat_cycles.eq(0),
-                                 settled.eq(0)]
-                    m.d.sync += [counter.eq(0) for counter in phase_cycles.values()]
-                    m.next = "LOAD"
-            with m.State("LOAD"):
-                m.d.sync += phase_cycles["load_cycles"].eq(phase_cycles["load_cycles"] + 1)
-                with m.If(loader.done & loaded & loaded_before):
-                    m.d.sync += enable.eq(1)
-                    m.next = "RUN"
-            with m.State("RUN"):
-                m.d.sync += phase_cycles["run_cycles"].eq(phase_cycles["run_cycles"] + 1)
-                with m.If(phase_cycles["run_cycles"] == 3):
-                    m.d.sync += settled.eq(1)
-                # ``quiet`` is two cycles old: wait for both to have seen the engines enabled.
-                with m.If(quiet & quiet_before & settled):
-                    m.d.sync += enable.eq(0)
-                    m.d.comb += writer_start.eq(1)
-                    m.next = "WRITE"
-            with m.State("WRITE"):
-                m.d.sync += phase_cycles["write_cycles"].eq(phase_cycles["write_cycles"] + 1)
-                with m.If(writer.done & ~writer_start & ~arbiter.busy & ~link.busy):
-                    m.d.sync += self.done.eq(1)
-                    m.next = "IDLE"
-        m.d.comb += self.busy.eq(self.start | ~control.ongoing("IDLE"))
-        with m.If(self.busy):
-            m.d.sync += self.stat_cycles.eq(self.stat_cycles + 1)
-
-        for name in Engine.COUNTERS:
-            m.d.comb += getattr(self, f"stat_{name}").eq(sum(getattr(e, name) for e in engines))
-        self._count_memory_requests(m)
-        m.d.comb += self.error.eq(Cat(e.queue_overflow for e in engines).any())
-        return m
+        return loader, writer
 
     def _count_memory_requests(self, m):
         """The memory's reads and writes since ``start`` (``stat_memory_reads``, ``_writes``)."""

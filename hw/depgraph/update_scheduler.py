@@ -75,6 +75,25 @@ class UpdateScheduler(wiring.Component):
             "passed": Out(32),
         })
 
+    def _resent(self, m, entries, pick, key):
+        """Whether each entry's record (and the incoming one's) is the one sent now: from
+        compares between registers, so that the pick only gates them (no compare of the
+        picked entry's record lies after the pick)."""
+        n = self._window
+
+        def same(a, b):
+            return key(a) == key(b)
+
+        resent = Signal(n)                      # entry j's record is sent now
+        for j in range(n):
+            m.d.comb += resent[j].eq(
+                (Cat(pick[k] & same(entries[j], entries[k]) for k in range(n) if k != j)
+                 .any()))
+        incoming_resent = Signal()
+        m.d.comb += incoming_resent.eq(
+            Cat(pick[k] & same(self.i.payload, entries[k]) for k in range(n)).any())
+        return resent, incoming_resent
+
     def elaborate(self, platform):
         m = Module()
         n, spacing, width = self._window, self._spacing, self._index_width
@@ -122,20 +141,7 @@ class UpdateScheduler(wiring.Component):
         for j in range(n):
             m.d.comb += taken_below[j].eq(pick[:j + 1].any())
 
-        # Whether each entry's record (and the incoming one's) is the one sent now: from
-        # compares between registers, so that the pick only gates them (no compare of the
-        # picked entry's record lies after the pick).
-        def same(a, b):
-            return key(a) == key(b)
-
-        resent = Signal(n)                      # entry j's record is sent now
-        for j in range(n):
-            m.d.comb += resent[j].eq(
-                (Cat(pick[k] & same(entries[j], entries[k]) for k in range(n) if k != j)
-                 .any()))
-        incoming_resent = Signal()
-        m.d.comb += incoming_resent.eq(
-            Cat(pick[k] & same(self.i.payload, entries[k]) for k in range(n)).any())
+        resent, incoming_resent = self._resent(m, entries, pick, key)
 
         def waited(hit, wait_now):
             """The wait of an entry next cycle (it may go when it is 0): restarted if its

@@ -495,37 +495,26 @@ class VertexStoreBank(wiring.Component):
                      self.probe_index.eq(probes.addr)]
         return reads, writes, probes
 
-    def elaborate(self, platform):
-        m = Module()
-        is_min = self._is_min
-
-        # ----------------------------------------------------------- inputs and arbitration
+    def _elaborate_inputs(self, m):
+        """The input queues of the loads, visits, updates and dumps, in kind order. (Probes
+        are answered beside the pipeline, by the probe port.)"""
         inputs = [self._fifo_input(m, self.load, "load", lambda p: p.vertex)]
         for kind, port, vertex in (
                 (VISIT, self.visit, lambda p: p.vertex),
                 (UPDATE, self.update, lambda p: p.vertex)):
             inputs.append(self._queued_input(m, port, _KINDS[kind], vertex,
                                              keep_payload=kind in (VISIT, UPDATE)))
-        # (Probes are answered beside the pipeline, by the probe port below.)
         inputs.append(self._queued_input(m, self.dump, _KINDS[DUMP], lambda p: p,
                                          keep_payload=False))
-        mains = [i.payload for i in inputs]
+        return inputs
 
-        # Answer queues with their credits (ops in flight or queued for the output).
-        m.submodules.outputs = outputs = BankOutputs(depth=self._output_depth)
-        for name in OUTPUTS:
-            wiring.connect(m, getattr(outputs, name), wiring.flipped(getattr(self, name)))
+    def _elaborate_picker(self, m, inputs, outputs):
+        """The op picker over the input queues, each kind given room in the answer queue
+        it needs, and the count of the cycles it waited on a hazard. Returns it."""
         room = {name: outputs.room[k] for k, name in enumerate(OUTPUTS)}
         needs = {LOAD: "push", VISIT: "visited", UPDATE: "push", DUMP: "dumped"}
-
-        # The pipeline's stages from A to the compute stage (filled in below): the ops there
-        # that write are the hazards of the pick.
-        hazard_stages = []          # (valid & writes, index) per stage, A first
-        load_stages = []            # valid & load per stage, A first
-        stage_valids = []
-        hazard_count = self.hazard_stages
         m.submodules.picker = picker = OpPicker(index_width=self.index_width,
-                                                stages=hazard_count)
+                                                stages=self.hazard_stages)
         for kind, source in enumerate(inputs):
             m.d.comb += [picker.valid[kind].eq(source.valid),
                          picker.index[kind].eq(source.index),
@@ -534,25 +523,70 @@ class VertexStoreBank(wiring.Component):
             if kind != LOAD:
                 m.d.comb += [picker.head_index[kind].eq(source.q0_index),
                              picker.move[kind].eq(source.move)]
-        grant = picker.grant
-        pick = grant.any()
-        pick_index = picker.pick_index
-        m.d.comb += self.picked.eq(grant)
+        m.d.comb += self.picked.eq(picker.grant)
         with m.If(picker.hazard_wait):
             m.d.sync += self.hazard_waits.eq(self.hazard_waits + 1)
+        return picker
+
+    def _elaborate_record_update(self, m, f_valid, f, accum):
+        """The compute stage: the record's new fields and answers (:class:`RecordUpdate`) from
+        the op and Accum's results, registered into stage W. Returns W's valid and fields."""
+        m.submodules.record = record = RecordUpdate(engine=self._engine,
+                                                    walk_bits=self._walk_bits,
+                                                    identity=self.identity)
+        op = record.op
+        m.d.comb += [
+            op.kind.eq(f["kind"]), op.flags.eq(f["flags"]), op.origin.eq(f["origin"]),
+            op.leave.eq(f["leave"]), op.root.eq(f["root"]),
+            op.load_worth.eq(f["load_worth"]), op.load_stop.eq(f["load_stop"]),
+            op.load_head.eq(f["load_head"]), op.load_leaf.eq(f["load_leaf"]),
+            op.visit_worth.eq(accum.visit_worth), op.update_worth.eq(accum.update_worth),
+            op.load_state.eq(f["s"]), op.load_delta.eq(f["d"]),
+            op.new_state.eq(accum.new_state), op.new_delta.eq(accum.new_delta),
+        ]
+        push_id = Signal(32)
+        m.d.comb += push_id.eq(self.base + f["index"])
+        w_valid, w = self._stage(m, "w", {
+            "kind": f["kind"], "index": f["index"], "origin": f["origin"],
+            "write": record.write, "push_id": push_id,
+            "d": f["d"], "c": f["c"], "s": f["s"],
+        }, f_valid)
+        w.update({name: w["write"][name] for name in RecordWrite.members})
+        return w_valid, w
+
+    def elaborate(self, platform):
+        m = Module()
+        is_min = self._is_min
+
+        inputs = self._elaborate_inputs(m)
+        mains = [i.payload for i in inputs]
+
+        # Answer queues with their credits (ops in flight or queued for the output).
+        m.submodules.outputs = outputs = BankOutputs(depth=self._output_depth)
+        for name in OUTPUTS:
+            wiring.connect(m, getattr(outputs, name), wiring.flipped(getattr(self, name)))
+
+        # The pipeline's stages from A to the compute stage (filled in below): the ops there
+        # that write are the hazards of the pick.
+        hazard_stages = []          # (valid & writes, index) per stage, A first
+        load_stages = []            # valid & load per stage, A first
+        stage_valids = []
+        hazard_count = self.hazard_stages
+        picker = self._elaborate_picker(m, inputs, outputs)
+        grant = picker.grant
 
         # ----------------------------------------------------------------------- stage A
         load_main, visit_main, update_main = mains[LOAD], mains[VISIT], mains[UPDATE]
         a_valid, a = self._stage(m, "a", {
             "kind": grant,
-            "index": pick_index,
+            "index": picker.pick_index,
             "value": update_main.value, "origin": update_main.origin,
             "leave": update_main.leave,
             "root": visit_main.root,
             "load_state": load_main.state, "load_delta": load_main.delta,
             "load_const": load_main.const, "load_stop": load_main.stop,
             "load_head": load_main.head, "load_leaf": load_main.leaf,
-        }, pick)
+        }, grant.any())
 
         reads, writes, probes = self._elaborate_memories(m)
         # The read ports are always enabled (an enable would fan out to every block RAM).
@@ -592,9 +626,6 @@ class VertexStoreBank(wiring.Component):
         c_valid, c = self._stage(m, "c", n, n_valid)
         track(c_valid, c)
         f_valid, f, accum = self._elaborate_accum(m, c_valid, c, track)
-        kind = f["kind"]
-        visit_worth, update_worth = accum.visit_worth, accum.update_worth
-        new_delta, new_state = accum.new_delta, accum.new_state
 
         assert len(hazard_stages) == len(load_stages) == hazard_count
         for stage, ((writer, index), loads) in enumerate(zip(hazard_stages, load_stages)):
@@ -602,28 +633,7 @@ class VertexStoreBank(wiring.Component):
                          picker.stage_index[stage].eq(index),
                          picker.stage_loads[stage].eq(loads)]
 
-        # ------------------------------------------------------------------ compute stage
-        m.submodules.record = record = RecordUpdate(engine=self._engine,
-                                                    walk_bits=self._walk_bits,
-                                                    identity=self.identity)
-        op = record.op
-        m.d.comb += [
-            op.kind.eq(kind), op.flags.eq(f["flags"]), op.origin.eq(f["origin"]),
-            op.leave.eq(f["leave"]), op.root.eq(f["root"]),
-            op.load_worth.eq(f["load_worth"]), op.load_stop.eq(f["load_stop"]),
-            op.load_head.eq(f["load_head"]), op.load_leaf.eq(f["load_leaf"]),
-            op.visit_worth.eq(visit_worth), op.update_worth.eq(update_worth),
-            op.load_state.eq(f["s"]), op.load_delta.eq(f["d"]),
-            op.new_state.eq(new_state), op.new_delta.eq(new_delta),
-        ]
-        push_id = Signal(32)
-        m.d.comb += push_id.eq(self.base + f["index"])
-        w_valid, w = self._stage(m, "w", {
-            "kind": kind, "index": f["index"], "origin": f["origin"],
-            "write": record.write, "push_id": push_id,
-            "d": f["d"], "c": f["c"], "s": f["s"],
-        }, f_valid)
-        w.update({name: w["write"][name] for name in RecordWrite.members})
+        w_valid, w = self._elaborate_record_update(m, f_valid, f, accum)
 
         # ----------------------------------------------------------------------- stage W
         self._elaborate_write(m, w_valid, w, writes, outputs)

@@ -20,7 +20,7 @@ from hw.lib.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
 from hw.depgraph.ddmu import EMPTY_SLOT, ENTRY_WORDS, FLAG_N, SLOT_WORDS
 from hw.depgraph.layouts import STOP_WORD_FIELDS, VERTICES_PER_STOP_WORD
-from hw.depgraph.register_block import register_map
+from hw.depgraph.top import registers
 from sim.dram_image import DRAMImage
 
 
@@ -151,5 +151,5 @@ def build_depgraph_image(graph: Graph, *, algo: str, config: DepGraphConfig,
         values["index_base"] = dram.add("hub_index", entry_words)
         entries, heads = index.num_entries, len(index.table)
     values.update({f"first{e}": int(b) for e, b in enumerate(bounds)})
-    assert set(values) == set(register_map(config.engines))
+    assert set(values) == set(registers(config.engines))
     return DepGraphImage(dram, values, n, m, entries, heads)

@@ -20,8 +20,7 @@ from golden.depgraph import run_depgraph
 from golden.depgraph.hub_index import HubIndex, graph_csr_bytes
 from hw.lib.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
-from hw.depgraph.top import COUNTERS, HUB_COUNTERS
-from hw.depgraph.register_block import register_map
+from hw.depgraph.top import COUNTERS, HUB_COUNTERS, registers
 from sim.depgraph.top import DepGraphSimTop
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.depgraph.image import build_depgraph_image
@@ -133,7 +132,7 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
                                  stop=reference.stop, root=root, tolerance=tolerance,
                                  index=index)
     memory = memory or SimMemoryConfig()
-    addresses = register_map(config.engines)
+    addresses = {name: address for address, name in enumerate(registers(config.engines))}
     run = run_with_dram(lambda: DepGraphSimTop(config, memory), "depgraph_sim",
                         "sim.tb.test_register_run", image.dram,
                         {"registers": [[addresses[name], value]

@@ -1,6 +1,6 @@
-"""The shell of a design run through registers (the BFS engine, the dynamic graph unit): the
-host writes its registers, pulses ``start`` and waits for ``done``, then reads its counters;
-it reaches memory through one port, or one per channel."""
+"""The shell of a design run through registers (DepGraph, the BFS engine, the dynamic graph
+unit): the host writes its registers, pulses ``start`` and waits for ``done``, then reads its
+counters; it reaches memory through one port, or one per channel."""
 
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out

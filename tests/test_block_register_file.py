@@ -1,29 +1,37 @@
-"""DepGraph's register block against a dict: a host write of ``data`` to ``addr`` sets the
-register :func:`register_map` names at that address from the next cycle on and no other; a
-write to an address outside the map, or ``data`` without ``write``, changes nothing. (No
-streams here: a plain write port.)"""
+"""The shared register file against a dict, with DepGraph's registers: a host write of
+``data`` to ``addr`` sets the register named at that address from the next cycle on and no
+other; a write to an address outside the map, or ``data`` without ``write``, changes nothing.
+(No streams here: a plain write port.)"""
 
 import random
 
 import pytest
 from amaranth.sim import Simulator
 
-from hw.depgraph.register_block import GLOBAL_REGISTERS, RegisterBlock, register_map
+from hw.depgraph.top import GLOBAL_REGISTERS, registers
+from hw.lib.config import ConfigError
+from hw.lib.registers.file import RegisterFile
 from tests.stream_drivers import rerun_command
 
 
-def test_register_map_layout():
-    regs = register_map(3)
+def test_depgraph_register_layout():
+    regs = RegisterFile(registers(3)).map
     assert list(regs)[:len(GLOBAL_REGISTERS)] == list(GLOBAL_REGISTERS)
     assert [regs[f"first{e}"] for e in range(4)] == \
         list(range(len(GLOBAL_REGISTERS), len(GLOBAL_REGISTERS) + 4))
     assert sorted(regs.values()) == list(range(len(regs)))
 
 
+@pytest.mark.parametrize("names", [(), ("a", "a"), tuple(f"r{k}" for k in range(257))])
+def test_bad_names_are_refused(names):
+    with pytest.raises(ConfigError):
+        RegisterFile(names)
+
+
 @pytest.mark.parametrize("engines, seed", [(1, 1), (4, 2), (8, 3)])
-def test_register_block(engines, seed):
-    dut = RegisterBlock(engines=engines)
-    regs = register_map(engines)
+def test_register_file(engines, seed):
+    dut = RegisterFile(registers(engines))
+    regs = dut.map
     by_address = {a: n for n, a in regs.items()}
     rng = random.Random(seed)
     model = dict.fromkeys(regs, 0)
