@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from hw.depgraph.ddmu import FLAG_A
+from golden.depgraph import FLAG_A
 from hw.depgraph.ddmu_with_learner import DDMUWithLearner
 from hw.depgraph.layouts import ORIGIN_DDMU
 from sim.amaranth_memory import lines_to_words, words_to_lines

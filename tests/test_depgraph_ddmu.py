@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hw.depgraph.ddmu import DDMU, EMPTY_SLOT, FLAG_A
+from golden.depgraph import FLAG_A, FLAG_I, FLAG_N
+from hw.depgraph.ddmu import DDMU, EMPTY_SLOT, EntryFlag
 from hw.depgraph.layouts import ORIGIN_DDMU
 from sim.amaranth_memory import LineMemoryModel, words_to_lines
 
@@ -204,3 +205,8 @@ def test_ddmu_lookup_and_shortcuts(algo, hash_slots, vertices):
     lookups = 150 if hash_slots > 16 else 40
     run_ddmu(algo, hash_slots=hash_slots, vertices=vertices, lookups=lookups,
              seed=hash_slots + vertices + (algo == "pagerank"))
+
+
+def test_entry_flags_are_the_golden_models():
+    assert [flag.value for flag in EntryFlag] == [FLAG_N, FLAG_I, FLAG_A]
+    assert [flag.name for flag in EntryFlag] == ["N", "I", "A"]

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hw.depgraph.ddmu import FLAG_A
-from hw.depgraph.hub_index_learner import FLAG_I, FLAG_N, HubIndexLearner
+from golden.depgraph import FLAG_A, FLAG_I, FLAG_N
+from hw.depgraph.hub_index_learner import HubIndexLearner
 from sim.amaranth_memory import LineMemoryModel, lines_to_words, words_to_lines
 
 

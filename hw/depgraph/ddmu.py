@@ -23,7 +23,7 @@ ShortcutValue`'s.
 """
 
 from amaranth.hdl import Module, Mux, Signal
-from amaranth.lib import data, stream, wiring
+from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError
@@ -35,8 +35,8 @@ from .range_reader import RangeReader
 from .shortcut_value import SLOT_BITS as _SLOT_BITS, PseudoEdge, ShortcutValue
 
 
-__all__ = ["DDMU", "LookupRequest", "LookupAnswer", "PseudoEdge", "FLAG_N", "FLAG_I",
-           "FLAG_A", "EMPTY_SLOT", "ENTRY_WORDS", "SLOT_WORDS"]
+__all__ = ["DDMU", "LookupRequest", "LookupAnswer", "PseudoEdge", "EntryFlag",
+           "EMPTY_SLOT", "ENTRY_WORDS", "SLOT_WORDS"]
 
 
 # ``engine`` names the walk that looked up: its walk slot (engine × walks + walk), to which the
@@ -49,13 +49,21 @@ LookupRequest = data.StructLayout({"root": 32, "x": 32, "engine": _SLOT_BITS})
 LookupAnswer = data.StructLayout({"engine": _SLOT_BITS, "done": 1, "entry": 32, "second": 32,
                                   "length": 16, "tail": 32})
 
-FLAG_N, FLAG_I, FLAG_A = 0, 1, 2
+
+
+class EntryFlag(enum.Enum, shape=16):
+    """A hub-index entry's state, the halfword above its length in memory: N (nothing learnt
+    yet), I (one observation kept), A (mu and eps learnt: the shortcut applies)."""
+    N = 0
+    I = 1   # noqa: E741 (the paper's name)
+    A = 2
+
 EMPTY_SLOT = 0xFFFF_FFFF
 ENTRY_WORDS = 8
 SLOT_WORDS = 4
 
 _Slot = data.StructLayout({"id": 32, "begin": 32, "end": 32, "pad": 32})
-_Entry = data.StructLayout({"head": 32, "tail": 32, "second": 32, "length": 16, "flag": 16,
+_Entry = data.StructLayout({"head": 32, "tail": 32, "second": 32, "length": 16, "flag": EntryFlag,
                             "mu": 32, "eps": 32, "pad": 64})
 
 
@@ -155,9 +163,9 @@ class DDMU(wiring.Component):
         use = Signal()
         learnable = Signal()
         m.d.comb += [
-            use.eq((entry.flag == FLAG_A) &
+            use.eq((entry.flag == EntryFlag.A) &
                    (1 if self._loans is None else lent < self._loans)),
-            learnable.eq((entry.flag != FLAG_A) & (answered < self._candidates)),
+            learnable.eq((entry.flag != EntryFlag.A) & (answered < self._candidates)),
             answer_fifo.i.payload.engine.eq(engine),
         ]
         with m.If(learnable):

@@ -44,7 +44,7 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.config import ConfigError
 from hw.lib.memory.port import MemoryPortSignature
 from .config import ALGORITHMS, MIN_TYPE
-from .ddmu import FLAG_A, FLAG_I, FLAG_N, _Entry
+from .ddmu import EntryFlag, _Entry
 from .linear_fit import FitOutcome, LinearFit
 
 
@@ -116,10 +116,10 @@ class HubIndexLearner(wiring.Component):
         ]
 
         def replace():
-            return [written.mu.eq(x), written.eps.eq(y), written.flag.eq(FLAG_I)]
+            return [written.mu.eq(x), written.eps.eq(y), written.flag.eq(EntryFlag.I)]
 
         def learn(mu, eps):
-            return [written.mu.eq(mu), written.eps.eq(eps), written.flag.eq(FLAG_A),
+            return [written.mu.eq(mu), written.eps.eq(eps), written.flag.eq(EntryFlag.A),
                     self.learnt.eq(self.learnt + 1)]
 
         reject = self.rejected.eq(self.rejected + 1)
@@ -145,11 +145,11 @@ class HubIndexLearner(wiring.Component):
                     m.d.sync += stored.eq(line_entries[half])
                     m.next = "DECIDE"
             with m.State("DECIDE"):
-                with m.If(stored.flag == FLAG_A):
+                with m.If(stored.flag == EntryFlag.A):
                     m.next = "IDLE"
                 with m.Else():
                     m.d.sync += [self.observations.eq(self.observations + 1), *replace()]
-                    first = (stored.flag == FLAG_N) | (x0 == x)
+                    first = (stored.flag == EntryFlag.N) | (x0 == x)
                     if self._is_min:
                         # Both differences lie in (-2**32, 2**32): 33 bits hold them exactly.
                         fits = ((y - y0)[:33] == (x - x0)[:33]) & (y >= x)

@@ -18,7 +18,7 @@ from golden.depgraph.gas import get_algorithm, source_constants
 from golden.depgraph.hub_index import HubIndex
 from hw.lib.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
-from hw.depgraph.ddmu import EMPTY_SLOT, ENTRY_WORDS, FLAG_N, SLOT_WORDS
+from hw.depgraph.ddmu import EMPTY_SLOT, ENTRY_WORDS, SLOT_WORDS, EntryFlag
 from hw.depgraph.layouts import STOP_WORD_FIELDS, VERTICES_PER_STOP_WORD
 from hw.depgraph.top import registers
 from sim.dram_image import DRAMImage
@@ -63,7 +63,7 @@ def hub_index_words(index: HubIndex) -> tuple[np.ndarray, np.ndarray]:
     entries[:k, 0] = index.head
     entries[:k, 1] = index.tail
     entries[:k, 2] = index.second
-    entries[:k, 3] = index.length | FLAG_N << 16
+    entries[:k, 3] = index.length | EntryFlag.N.value << 16
     return table.reshape(-1), entries.reshape(-1)
 
 def _fp32_bits(values) -> np.ndarray:
