@@ -58,8 +58,8 @@ class RangeStreamer(wiring.Component):
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError(f"RangeStreamer: item_words must be 1, 2, 4, 8 or 16, not "
                               f"{item_words!r}")
-        if window < 2:
-            raise ConfigError(f"RangeStreamer: window must be at least 2, not {window!r}")
+        if window < 1:
+            raise ConfigError(f"RangeStreamer: window must be at least 1, not {window!r}")
         self._addr_width = addr_width
         self._item_words = item_words
         self._ctx_width = ctx_width
