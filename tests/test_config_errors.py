@@ -26,7 +26,7 @@ def _cases():
     from hw.depgraph.hdtl import HDTL
     from hw.depgraph.hub_index_learner import HubIndexLearner
     from hw.depgraph.processing_element import ProcessingElement
-    from hw.depgraph.range_reader import RangeReader
+    from hw.lib.memory.range_reader import RangeReader
     from hw.depgraph.register_block import RegisterBlock
     from hw.depgraph.update_network import UpdateNetwork
     from tests.formal.harnesses.stream_order import MutatedRegisterSlice

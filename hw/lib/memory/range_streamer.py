@@ -1,7 +1,7 @@
 """A reader of many short ranges of an array, back to back: the lines of the next range are
 requested while the previous one's still arrive, so a stream of small ranges (a frontier's
 edge lists, a queue's bins) reads a line a cycle instead of waiting one memory latency per
-range as :class:`hw.depgraph.range_reader.RangeReader` does.
+range as :class:`hw.lib.memory.range_reader.RangeReader` does.
 """
 
 from amaranth.hdl import Module, Signal
