@@ -26,7 +26,7 @@ def _cases():
     from hw.depgraph.hdtl import HDTL
     from hw.depgraph.hub_index_learner import HubIndexLearner
     from hw.depgraph.processing_element import ProcessingElement
-    from hw.depgraph.range_reader import RangeReader
+    from hw.lib.memory.range_reader import RangeReader
     from hw.depgraph.update_network import UpdateNetwork
     from tests.formal.harnesses.stream_order import MutatedRegisterSlice
     from hw.graphicionado.edge_id_read import EdgeIDRead
@@ -43,12 +43,15 @@ def _cases():
     from hw.lib.stream.arbiter import StreamArbiter
     from hw.lib.stream.fifo import StreamFIFO
     from hw.lib.registers.file import RegisterFile
+    from hw.lib.stream.round_robin import RoundRobin
     byte = unsigned(8)
     return {
         "cam-config": (lambda: AtomicUpdateCAM({"entries": 16}), "needs a CAMConfig"),
         "fifo-depth": (lambda: StreamFIFO(byte, 0), "depth"),
         "arbiter-count": (lambda: StreamArbiter(byte, 0), "count"),
         "arbiter-last": (lambda: StreamArbiter(byte, 2, last=3), "last"),
+        "round-robin-count": (lambda: RoundRobin(0), "count"),
+        "round-robin-first": (lambda: RoundRobin(3, first=3), "first"),
         "lanes-op": (lambda: FP32Lanes("div", 8), "op"),
         "lanes-count": (lambda: FP32Lanes("add", 0), "lanes"),
         "tree-lanes": (lambda: FP32TreeSum(6), "lanes"),

@@ -2,16 +2,14 @@
 (sim/dram_image.py): the cocotb testbench on Verilator and Icarus, and unit tests."""
 
 import json
-import random
 import shutil
 import time
 
 import numpy as np
 import pytest
-from amaranth.sim import Simulator
 
 from hw.lib.config import ConfigError
-from sim.gateware.dram_model import DRAMArbiter, DRAMConfig, DRAMTiming, SimDRAM, \
+from sim.gateware.dram_model import DRAMConfig, DRAMTiming, SimDRAM, \
     extra_latency_sequence, jitter_sequence, mem_port_signature, mem_request_layout, \
     mem_response_layout
 from hw.lib.memory.port import MemoryPortSignature, line_request_layout, line_response_layout
@@ -213,88 +211,6 @@ def test_jitter_sequence_range():
     values = [value for value, _ in zip(jitter_sequence(3, 5), range(2000))]
     assert set(values) == set(range(6))
     assert all(value == 0 for value, _ in zip(jitter_sequence(3, 0), range(10)))
-
-
-@pytest.mark.parametrize("tag_width", [0, 3])
-def test_arbiter_routes_responses(tag_width):
-    """Three clients through DRAMArbiter onto a Python memory answering out of order across
-    clients: each client gets its own reads back, in its order, with its tags."""
-    ports = 3
-    arbiter = DRAMArbiter(ports=ports, addr_width=8, tag_width=tag_width)
-    assert arbiter.bus_tag_width == tag_width + 2
-    rng = random.Random(tag_width)
-    plans = [[(rng.randrange(256), rng.random() < 0.3, rng.randrange(1 << tag_width))
-              for _ in range(40)] for _ in range(ports)]
-    received = [[] for _ in range(ports)]
-    seen_on_bus = []
-
-    async def client(ctx, index):
-        port = arbiter.clients[index]
-        for addr, write, tag in plans[index]:
-            ctx.set(port.req.valid, 1)
-            ctx.set(port.req.payload.addr, addr)
-            ctx.set(port.req.payload.write, write)
-            if tag_width:
-                ctx.set(port.req.payload.tag, tag)
-            await ctx.tick().until(port.req.ready)
-            ctx.set(port.req.valid, 0)
-            for _ in range(rng.randrange(3)):
-                await ctx.tick()
-
-    async def sink(ctx, index):
-        port = arbiter.clients[index]
-        expected = sum(1 for _, write, _ in plans[index] if not write)
-        while len(received[index]) < expected:
-            ctx.set(port.resp.ready, rng.random() < 0.7)
-            _, _, valid, ready, rdata, tag = await ctx.tick().sample(
-                port.resp.valid, port.resp.ready, port.resp.payload.rdata,
-                port.resp.payload.tag if tag_width else port.resp.valid)
-            if valid and ready:
-                received[index].append((rdata, tag if tag_width else 0))
-
-    async def memory(ctx):
-        bus = arbiter.bus
-        pending = []     # (data, bus tag); answered in a random order
-        stalled = None
-        while True:
-            ctx.set(bus.req.ready, rng.random() < 0.8)
-            answer = pending[rng.randrange(len(pending))] if pending else None
-            ctx.set(bus.resp.valid, answer is not None)
-            if answer is not None:
-                ctx.set(bus.resp.payload.rdata, answer[0])
-                ctx.set(bus.resp.payload.tag, answer[1])
-            _, _, valid, ready, addr, write, bus_tag, resp_ready = await ctx.tick().sample(
-                bus.req.valid, bus.req.ready, bus.req.payload.addr, bus.req.payload.write,
-                bus.req.payload.tag, bus.resp.ready)
-            if stalled is not None:
-                assert valid and stalled == (addr, write, bus_tag), "offer withdrawn or changed"
-            stalled = (addr, write, bus_tag) if valid and not ready else None
-            if valid and ready:
-                seen_on_bus.append(bus_tag >> tag_width)
-                if not write:
-                    pending.append((addr * 1000 + bus_tag, bus_tag))
-            if answer is not None and resp_ready:
-                pending.remove(answer)
-
-    sim = Simulator(arbiter)
-    sim.add_clock(1e-8)
-
-    def bind(function, index):
-        async def bound(ctx):
-            await function(ctx, index)
-        return bound
-
-    for index in range(ports):
-        sim.add_testbench(bind(client, index))
-        sim.add_testbench(bind(sink, index))
-    sim.add_testbench(memory, background=True)
-    sim.run()
-    assert set(seen_on_bus) == set(range(ports))
-    for index in range(ports):
-        reads = [(addr, tag) for addr, write, tag in plans[index] if not write]
-        got = sorted(received[index])
-        want = sorted((addr * 1000 + (tag | index << tag_width), tag) for addr, tag in reads)
-        assert got == want, f"client {index}"
 
 
 # Host side -----------------------------------------------------------------------------------

@@ -16,8 +16,7 @@ from amaranth.sim import Simulator
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from hw.lib.arith.fp32 import (QNAN, FP32Adder, FP32Comparator, FP32Divider, FP32Maximum, FP32Minimum,
-                     FP32Multiplier)
+from hw.lib.arith.fp32 import QNAN, FP32Adder, FP32Divider, FP32Multiplier
 
 
 F32, U32 = np.float32, np.uint32
@@ -62,21 +61,6 @@ def ref_mul(a, b):
 def ref_div(a, b):
     with np.errstate(all="ignore"):
         return _bits(_f(a) / _f(b))
-
-
-def ref_min(a, b):
-    return _bits(np.minimum(_f(a), _f(b)))
-
-
-def ref_max(a, b):
-    return _bits(np.maximum(_f(a), _f(b)))
-
-
-def ref_compare(a, b):
-    x, y = _f(a), _f(b)
-    return {"less": (x < y).astype(int), "equal": (x == y).astype(int),
-            "greater": (x > y).astype(int), "unordered": (np.isnan(x) | np.isnan(y)).astype(int),
-            "min": ref_min(a, b), "max": ref_max(a, b)}
 
 
 def _is_nan(bits):
@@ -162,20 +146,6 @@ def check_arithmetic(dut, reference, a, b, **kwargs):
     bad = np.flatnonzero(got != want)
     assert bad.size == 0, "\n".join(
         f"{a[k]:08x} {b[k]:08x}: got {got[k]:08x}, want {want[k]:08x}" for k in bad[:20])
-
-
-def check_compare(dut, a, b, **kwargs):
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    got = run_stream(dut, a, b, **kwargs)
-    want = ref_compare(a, b)
-    for name in ("min", "max"):
-        want[name] = np.where(_is_nan(want[name]), QNAN, want[name])
-    for name, values in want.items():
-        bad = np.flatnonzero(got[name] != values)
-        assert bad.size == 0, f"{name}: " + ", ".join(
-            f"{a[k]:08x} {b[k]:08x}: got {got[name][k]:x}, want {values[k]:x}"
-            for k in bad[:20])
 
 
 # ------------------------------------------------------------------------------ operands
@@ -372,16 +342,6 @@ def divider_operands(rng, per_case=30):
     return np.concatenate(a), np.concatenate(b)
 
 
-def compare_operands(rng, n=300):
-    tiny = _pack(rng.integers(0, 2, n), 0, rng.integers(0, 4, n))   # zeros, small subnormals
-    x = np.concatenate([rng.integers(0, 1 << 32, n), tiny])
-    nearby = x + rng.integers(-2, 3, len(x))
-    a = np.concatenate([x, x, x, x ^ NEG, x, rng.integers(0, 1 << 32, n)])
-    b = np.concatenate([x, nearby & 0xFFFF_FFFF, (nearby & 0xFFFF_FFFF) ^ NEG, x, x ^ NEG,
-                        rng.integers(0, 1 << 32, n)])
-    return a, b
-
-
 float_bits = st.floats(width=32).map(lambda v: int(np.float32(v).view(np.uint32)))
 operand = st.one_of(st.integers(0, (1 << 32) - 1), float_bits)
 batches = st.lists(st.tuples(operand, operand), min_size=200, max_size=200)
@@ -449,39 +409,13 @@ def test_divider_hypothesis(pairs):
     check_arithmetic(FP32Divider(TAG_WIDTH), ref_div, *_unzip(pairs), seed=len(pairs))
 
 
-# ------------------------------------------------------------------------------ comparator
-
-def test_comparator_specials():
-    check_compare(FP32Comparator(TAG_WIDTH), *pairs_of_specials(), seed=5)
-
-
-def test_comparator_structured():
-    check_compare(FP32Comparator(TAG_WIDTH), *compare_operands(np.random.default_rng(6)),
-                  seed=6)
-
-
-@batch_settings
-@given(batches)
-def test_comparator_hypothesis(pairs):
-    check_compare(FP32Comparator(TAG_WIDTH), *_unzip(pairs), seed=len(pairs))
-
-
-@pytest.mark.parametrize("unit, reference", [(FP32Minimum, ref_min), (FP32Maximum, ref_max)])
-def test_minimum_maximum(unit, reference):
-    a, b = pairs_of_specials()
-    a2, b2 = compare_operands(np.random.default_rng(7), n=100)
-    check_arithmetic(unit(TAG_WIDTH), reference, np.concatenate([a, a2]),
-                     np.concatenate([b, b2]), seed=7)
-
-
 # ------------------------------------------------------------------------------ pipeline
 
 def _six_stage_adder(tag_width):
     return FP32Adder(tag_width, lzc_stage=True)
 
 
-UNITS = [FP32Adder, _six_stage_adder, FP32Multiplier, FP32Divider, FP32Comparator,
-         FP32Minimum, FP32Maximum]
+UNITS = [FP32Adder, _six_stage_adder, FP32Multiplier, FP32Divider]
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda u: u.__name__)

@@ -13,8 +13,8 @@ whatever its degree, so a high-degree vertex holds its lane while the others run
 also how bottom-up vertices are dealt: a search stops at its first parent, so it cannot be
 cut.
 
-A piece goes to the first lane at or after the round-robin pointer that has room, one piece
-a cycle; each lane has a small queue of pieces.
+A piece goes to the first lane with room at or after the one after the lane served last
+(round robin), one piece a cycle; each lane has a small queue of pieces.
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
@@ -23,6 +23,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError, is_power_of_two
 from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.round_robin import RoundRobin
 from .layouts import LaneEntry
 
 
@@ -94,26 +95,20 @@ class ExpandDispatch(wiring.Component):
         else:
             piece = current.entry.count
 
-        # The first lane with room at or after the pointer (lanes is a power of two, so the
-        # lane numbers wrap by truncation).
-        pointer = Signal(range(lanes))
+        # The first lane with room at or after the one after the lane served last.
+        m.submodules.turn = turn = RoundRobin(lanes)
         room = Cat(queue.i.ready for queue in queues)
-        doubled = Signal(2 * lanes)
-        m.d.comb += doubled.eq(Cat(room, room) >> pointer)
-        target = Signal(range(lanes))
-        for offset in reversed(range(lanes)):
-            with m.If(doubled[offset]):
-                m.d.comb += target.eq(pointer + offset)
         send = have & room.any()
         last = piece == current.entry.count
+        m.d.comb += [turn.requests.eq(room),
+                     turn.served.eq(turn.grant & send.replicate(lanes))]
         for lane, queue in enumerate(queues):
-            m.d.comb += [queue.i.valid.eq(send & (target == lane)),
+            m.d.comb += [queue.i.valid.eq(send & turn.grant[lane]),
                          queue.i.payload.eq(current),
                          queue.i.payload.entry.count.eq(piece)]
         with m.If(send):
             m.d.sync += [current.entry.first.eq(current.entry.first + piece),
-                         current.entry.count.eq(current.entry.count - piece),
-                         pointer.eq(target + 1)]
+                         current.entry.count.eq(current.entry.count - piece)]
 
         # The next vertex is taken as the last piece leaves. A vertex without edges goes on
         # as one empty piece: bottom-up, it is a survivor.

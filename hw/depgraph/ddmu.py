@@ -31,7 +31,7 @@ from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
 from .layouts import VertexUpdate
-from .range_reader import RangeReader
+from hw.lib.memory.range_reader import RangeReader
 from .shortcut_value import SLOT_BITS as _SLOT_BITS, PseudoEdge, ShortcutValue
 
 

@@ -45,7 +45,7 @@ from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
 from .hub_tracker import HubTracker, edge_value
 from .layouts import EDGES_PER_LINE, WALK_BITS, EdgeTask, ProbeResult, VisitRequest, VisitResult
-from .range_reader import RangeReader
+from hw.lib.memory.range_reader import RangeReader
 from .walk_scanner import WalkScanner
 from .walk_stack import WalkStack, stack_entry_layout
 

@@ -18,6 +18,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.stream.round_robin import RoundRobin
 from .record_update import LOAD, OP_KINDS, UPDATE, VISIT
 
 
@@ -82,19 +83,9 @@ class OpPicker(wiring.Component):
             blocked = 0 if kind == LOAD else hazards[kind] | load_barrier
             m.d.comb += ok[kind].eq(self.valid[kind] & self.room[kind] & ~blocked)
 
-        last = Signal(range(_KINDS))
-        with m.Switch(last):
-            for previous in range(_KINDS):
-                with m.Case(previous):
-                    order = [(previous + 1 + i) % _KINDS for i in range(_KINDS)]
-                    with m.If(ok[order[0]]):
-                        m.d.comb += grant.eq(1 << order[0])
-                    for kind in order[1:]:
-                        with m.Elif(ok[kind]):
-                            m.d.comb += grant.eq(1 << kind)
-        for kind in range(_KINDS):
-            with m.If(grant[kind]):
-                m.d.sync += last.eq(kind)
+        # As if loads (kind 0) had been picked last: visits come first after reset.
+        m.submodules.turn = turn = RoundRobin(_KINDS, first=1)
+        m.d.comb += [turn.requests.eq(ok), grant.eq(turn.grant), turn.served.eq(grant)]
         m.d.comb += self.pick_index.eq(
             or_reduce([Mux(grant[k], self.index[k], 0) for k in range(_KINDS)]))
         m.d.comb += self.hazard_wait.eq(~grant.any() & or_reduce(

@@ -7,12 +7,13 @@ register stage of its own; each bank takes one update per cycle from the sources
 it, round robin, through a small queue registered at its output.
 """
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError
 from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.round_robin import RoundRobin
 from .layouts import VertexUpdate
 
 
@@ -84,19 +85,13 @@ class UpdateNetwork(wiring.Component):
             wiring.connect(m, queue.o, wiring.flipped(out))
             levels.append(queue.level)
             wants = Cat(h.valid & (h.payload.bank == b) for h in heads)
-            priority = Signal(range(n_src), name=f"bank{b}_priority")
-            grant = Signal(n_src, name=f"bank{b}_grant")
-            with m.Switch(priority):
-                for first in range(n_src):
-                    with m.Case(first):
-                        for s in reversed([(first + k) % n_src for k in range(n_src)]):
-                            with m.If(wants[s]):
-                                m.d.comb += grant.eq(1 << s)
+            m.submodules[f"bank{b}_turn"] = turn = RoundRobin(n_src)
+            grant = turn.grant
+            m.d.comb += [turn.requests.eq(wants),
+                         turn.served.eq(grant & queue.i.ready.replicate(n_src))]
             for s, head in enumerate(heads):
                 with m.If(grant[s]):
                     m.d.comb += queue.i.payload.eq(head.payload.update)
-                    with m.If(queue.i.ready):
-                        m.d.sync += priority.eq((s + 1) % n_src)
                 readies[s].append(grant[s] & queue.i.ready)
             m.d.comb += queue.i.valid.eq(wants.any())
         for s, head in enumerate(heads):

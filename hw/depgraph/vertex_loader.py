@@ -15,7 +15,7 @@ from hw.lib.memory.port import LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import STOP_BITS_PER_VERTEX, STOP_WORD_FIELDS, VERTICES_PER_STOP_WORD, LoadRecord
-from .range_reader import RangeReader
+from hw.lib.memory.range_reader import RangeReader
 
 
 __all__ = ["VertexLoader", "VertexWriter", "banked_layout"]

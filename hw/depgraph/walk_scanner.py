@@ -24,7 +24,7 @@ from hw.lib.config import ConfigError
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import EDGES_PER_LINE, ProbeResult
-from .range_reader import range_command_layout, range_item_layout
+from hw.lib.memory.range_reader import range_command_layout, range_item_layout
 
 
 __all__ = ["WalkScanner", "ScanRequest", "ScanResult", "MAX_LEVELS"]

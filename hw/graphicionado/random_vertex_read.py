@@ -4,6 +4,13 @@ The optional stage between Edge Read and Process_Edge: for each edge it reads
 ``VProperty[edge.dst]`` from memory, one 64-byte line per edge, and hands the edge on with
 that property. The reads are random, so nothing is prefetched or shared between edges; the
 edges wait in a queue deep enough to cover the memory latency while their lines are in flight.
+
+Beside :class:`hw.lib.memory.word_lookup.WordLookup`, which reads single words the same way:
+this reader takes a response only when its registered output queue has room (Process_Edge
+never waits on memory, so the memory's response channel may wait on it), where that one
+takes every response the cycle it comes into a queue of its own; the output here is
+registered, a cycle later than that one's for up to 16 reads in flight; the address is
+VProperty's, partitioned; and the whole edge rides along, not a few bits of context.
 """
 
 from amaranth.hdl import Module

@@ -3,6 +3,12 @@
 Packs a stream of fixed-size items into a 64-byte line buffer and writes each line to memory
 once it is full; a flush writes the last, partial line with a byte mask. Used for VProperty
 (A4) and for the ActiveVertex list (A5).
+
+Beside :class:`hw.lib.memory.line_writer.SequentialLineWriter`, which packs lines too: this
+writer keeps taking items while a full line waits for the memory (only the item that would
+complete the next line waits), where that one takes no item while its line waits; the list
+ends with a ``flush`` pulse, not a ``last`` flag on an item; and ``first`` appends to items
+already in the array.
 """
 
 from amaranth.hdl import Const, Module, Signal

@@ -20,7 +20,7 @@ Simulating the Verilog: pass ``SimDRAM.VERILOG_SOURCE`` in ``extra_sources`` of
 import dataclasses
 from pathlib import Path
 
-from amaranth.hdl import C, Cat, ClockSignal, Instance, Module, Mux, ResetSignal, Signal
+from amaranth.hdl import C, Cat, ClockSignal, Instance, Module, ResetSignal, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -31,7 +31,7 @@ from hw.lib.memory.port import LINE_BITS, LINE_BYTES, mem_port_signature, mem_re
 
 MAX_CHANNELS = 16
 
-__all__ = ["MAX_CHANNELS", "DRAMConfig", "DRAMTiming", "SimDRAM", "DRAMArbiter", "mem_request_layout",
+__all__ = ["MAX_CHANNELS", "DRAMConfig", "DRAMTiming", "SimDRAM", "mem_request_layout",
            "mem_response_layout", "mem_port_signature", "dram_channel_signature", "jitter_sequence",
            "extra_latency_sequence", "VERILOG_SOURCE"]
 
@@ -335,98 +335,3 @@ def dram_channel_signature(addr_width: int, tag_width: int) -> wiring.Signature:
         "req": In(stream.Signature(mem_request_layout(addr_width, tag_width))),
         "resp": Out(stream.Signature(mem_response_layout(tag_width))),
     })
-
-
-class DRAMArbiter(wiring.Component):
-    """``ports`` tagged client ports in, one tagged memory port out, round robin.
-
-    A granted request goes out with the client's index in the high bits of its tag
-    (``bus tag = client tag | index << tag_width``); a response goes back to the client named
-    by those bits, with its own tag restored. Responses need not come back in any order across
-    clients; each client sees its own in the order the memory returns them. Once a request is
-    offered on ``bus.req`` the grant holds until it is taken, so the payload is stable.
-
-    Parameters
-    ----------
-    ports : int
-    addr_width : int
-    tag_width : int
-        Tag width of each client (0: untagged :class:`hw.lib.memory.port.MemoryPortSignature`).
-
-    Members
-    -------
-    clients : ``In(mem_port_signature(addr_width, tag_width)).array(ports)``
-    bus : ``Out(mem_port_signature(addr_width, tag_width + port_bits))``
-        ``port_bits = ceil(log2(ports))``; connect to a :class:`SimDRAM` with that tag width.
-    """
-
-    def __init__(self, *, ports: int, addr_width: int, tag_width: int = 0):
-        if ports < 1:
-            raise ConfigError(f"ports must be at least 1, not {ports}")
-        self._ports = ports
-        self._tag_width = tag_width
-        self._port_bits = (ports - 1).bit_length()
-        if tag_width + self._port_bits == 0:
-            raise ConfigError("a single untagged port needs no arbiter")
-        super().__init__({
-            "clients": In(mem_port_signature(addr_width, tag_width)).array(ports),
-            "bus": Out(mem_port_signature(addr_width, self.bus_tag_width)),
-        })
-
-    @property
-    def bus_tag_width(self) -> int:
-        return self._tag_width + self._port_bits
-
-    def elaborate(self, platform):
-        m = Module()
-        n, tw = self._ports, self._tag_width
-        valid = Cat(client.req.valid for client in self.clients)
-
-        # Round robin: the first valid client at or after `priority`; held while not taken.
-        priority = Signal(range(n))
-        held = Signal()
-        held_grant = Signal(range(n))
-        choice = Signal(range(n))
-        with m.Switch(priority):
-            for first in range(n):
-                with m.Case(first):
-                    for index in reversed([(first + k) % n for k in range(n)]):
-                        with m.If(valid[index]):
-                            m.d.comb += choice.eq(index)
-        grant = Signal(range(n))
-        m.d.comb += grant.eq(choice)
-        with m.If(held):
-            m.d.comb += grant.eq(held_grant)
-
-        bus_req = self.bus.req
-        for index, client in enumerate(self.clients):
-            with m.If(grant == index):
-                payload = client.req.payload
-                m.d.comb += [
-                    bus_req.payload.addr.eq(payload.addr),
-                    bus_req.payload.write.eq(payload.write),
-                    bus_req.payload.wdata.eq(payload.wdata),
-                    bus_req.payload.wmask.eq(payload.wmask),
-                    bus_req.valid.eq(client.req.valid),
-                    client.req.ready.eq(bus_req.ready),
-                ]
-                own_tag = [payload.tag] if tw else []
-                m.d.comb += bus_req.payload.tag.eq(Cat(*own_tag, C(index, self._port_bits)))
-        with m.If(bus_req.valid & bus_req.ready):
-            m.d.sync += [priority.eq(Mux(grant == n - 1, 0, grant + 1)), held.eq(0)]
-        with m.Elif(bus_req.valid):
-            m.d.sync += [held.eq(1), held_grant.eq(grant)]
-        with m.Else():
-            m.d.sync += held.eq(0)      # (a client withdrew its request: not to deadlock)
-
-        bus_resp = self.bus.resp
-        port = bus_resp.payload.tag[tw:] if self._port_bits else C(0, 1)
-        for index, client in enumerate(self.clients):
-            m.d.comb += client.resp.payload.rdata.eq(bus_resp.payload.rdata)
-            if tw:
-                m.d.comb += client.resp.payload.tag.eq(bus_resp.payload.tag[:tw])
-            m.d.comb += client.resp.valid.eq(bus_resp.valid & (port == index))
-            with m.If(port == index):
-                m.d.comb += bus_resp.ready.eq(client.resp.ready)
-        return m
-

@@ -30,16 +30,14 @@ backpressure the units take and deliver one operation per cycle.
 from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
-from amaranth.lib import data, stream, wiring
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.arith.integer import binary_op_layout, result_layout
 
 
 __all__ = [
-    "QNAN", "SIGN_BIT", "float32_bits", "compare_layout",
-    "FP32Adder", "FP32Multiplier", "FP32Divider",
-    "FP32Comparator", "FP32Minimum", "FP32Maximum",
+    "QNAN", "SIGN_BIT", "float32_bits", "FP32Adder", "FP32Multiplier", "FP32Divider",
 ]
 
 
@@ -57,15 +55,6 @@ def float32_bits(value: float) -> int:
     return int(np.float32(value).view(np.uint32))
 
 _INF = 0x7F80_0000
-
-
-def compare_layout(tag_width: int) -> data.StructLayout:
-    """The payload of :class:`FP32Comparator`'s ``o`` (see there)."""
-    return data.StructLayout({
-        "less": 1, "equal": 1, "greater": 1, "unordered": 1,
-        "min": 32, "max": 32,
-        "tag": tag_width,
-    })
 
 
 class _Stages:
@@ -177,7 +166,7 @@ def _special_or(m, name, packed, *, sign, nan, inf, zero, zero_sign=None):
 
 class _FP32Unit(wiring.Component):
     """Common part of the units: stream handshake, valid and tag pipelines. Subclasses set
-    ``latency``, ``_output_layout`` and ``_datapath``, which builds the pipeline with exactly
+    ``latency`` and ``_datapath``, which builds the pipeline with exactly
     ``latency`` calls of ``stage`` and returns a dict of output payload fields."""
 
     latency: int
@@ -188,16 +177,12 @@ class _FP32Unit(wiring.Component):
         self._tag_width = tag_width
         super().__init__({
             "i": In(stream.Signature(binary_op_layout(tag_width))),
-            "o": Out(stream.Signature(self._output_layout(tag_width))),
+            "o": Out(stream.Signature(result_layout(tag_width))),
         })
 
     @property
     def tag_width(self) -> int:
         return self._tag_width
-
-    @staticmethod
-    def _output_layout(tag_width):
-        return result_layout(tag_width)
 
     def _datapath(self, m, stage, a, b):
         raise NotImplementedError
@@ -587,123 +572,3 @@ class FP32Divider(_FP32Unit):
                              inf=s29.inf | s29.overflow, zero=s29.zero)
         s30 = stage(result=result)
         return {"result": s30.result}
-
-
-def _compare(m, a, b):
-    """IEEE 754 comparison of two binary32 bit patterns and NumPy's minimum and maximum."""
-    x, y = _unpack(m, a, "s1_a"), _unpack(m, b, "s1_b")
-    unordered = x.nan | y.nan
-    both_zero = x.zero & y.zero
-    magnitude_lt = a[0:31] < b[0:31]
-    magnitude_gt = a[0:31] > b[0:31]
-    # Sign-magnitude order: a negative number is below a positive one, and the magnitude
-    # order reverses for two negative numbers. Comparing ±0 with ±0 is handled by both_zero.
-    signed_lt = Mux(x.sign ^ y.sign, x.sign, Mux(x.sign, magnitude_gt, magnitude_lt))
-    signed_gt = Mux(x.sign ^ y.sign, y.sign, Mux(x.sign, magnitude_lt, magnitude_gt))
-    lt = ~unordered & ~both_zero & signed_lt
-    gt = ~unordered & ~both_zero & signed_gt
-    eq = ~unordered & ((a == b) | both_zero)
-    return SimpleNamespace(
-        less=lt, equal=eq, greater=gt, unordered=unordered,
-        # np.minimum(a, b) is a if a < b else b (so b when a == b, e.g. for +0 and -0), NaN
-        # when either is NaN; likewise np.maximum with a > b.
-        min=Mux(unordered, QNAN, Mux(lt, a, b)),
-        max=Mux(unordered, QNAN, Mux(gt, a, b)),
-    )
-
-
-class FP32Comparator(_FP32Unit):
-    """IEEE 754 comparison of ``a`` and ``b`` with their minimum and maximum, in one
-    pipeline stage.
-
-    ``-0 == +0``; a NaN operand makes the pair unordered (``less``, ``equal``, ``greater``
-    all 0).
-    ``min`` and ``max`` follow ``np.minimum`` and ``np.maximum`` bit for bit: ``a`` if
-    ``a < b`` (``a > b``) else ``b``, so for ``+0`` and ``-0`` the result is ``b`` whatever
-    its sign; a NaN operand gives a NaN, here always :data:`QNAN` (NumPy propagates the
-    operand's payload).
-
-    Parameters
-    ----------
-    tag_width : int
-        Width of the tag carried from ``i`` to ``o`` with each operation.
-
-    Attributes
-    ----------
-    latency : int
-        Cycles from taking an operation on ``i`` to offering its result on ``o`` (1) when
-        ``o`` is not stalled.
-
-    Members
-    -------
-    i : ``In(stream.Signature(binary_op_layout(tag_width)))``
-        Operands ``a``, ``b`` (binary32 bit patterns) and ``tag``.
-    o : ``Out(stream.Signature(compare_layout(tag_width)))``
-        ``less``, ``equal``, ``greater``, ``unordered`` (exactly one is 1: ``a < b``,
-        ``a == b``, ``a > b``, either is NaN), ``min``, ``max`` (binary32 bit patterns) and the
-        operation's ``tag``.
-    """
-
-    latency = 1
-
-    @staticmethod
-    def _output_layout(tag_width):
-        return compare_layout(tag_width)
-
-    def _datapath(self, m, stage, a, b):
-        c = _compare(m, a, b)
-        s1 = stage(less=c.less, equal=c.equal, greater=c.greater, unordered=c.unordered,
-                   min=c.min, max=c.max)
-        return vars(s1)
-
-
-class FP32Minimum(_FP32Unit):
-    """``np.minimum(a, b)`` in binary32 (see :class:`FP32Comparator`) with the payload of the
-    other arithmetic units, e.g. as a Reduce unit; one pipeline stage.
-
-    Parameters
-    ----------
-    tag_width : int
-        Width of the tag carried from ``i`` to ``o`` with each operation.
-
-    Attributes
-    ----------
-    latency : int
-        1.
-
-    Members
-    -------
-    i : ``In(stream.Signature(binary_op_layout(tag_width)))``
-    o : ``Out(stream.Signature(result_layout(tag_width)))``
-    """
-
-    latency = 1
-
-    def _datapath(self, m, stage, a, b):
-        return {"result": stage(result=_compare(m, a, b).min).result}
-
-
-class FP32Maximum(_FP32Unit):
-    """``np.maximum(a, b)`` in binary32 (see :class:`FP32Comparator`) with the payload of the
-    other arithmetic units; one pipeline stage.
-
-    Parameters
-    ----------
-    tag_width : int
-        Width of the tag carried from ``i`` to ``o`` with each operation.
-
-    Attributes
-    ----------
-    latency : int
-        1.
-
-    Members
-    -------
-    i : ``In(stream.Signature(binary_op_layout(tag_width)))``
-    o : ``Out(stream.Signature(result_layout(tag_width)))``
-    """
-
-    latency = 1
-
-    def _datapath(self, m, stage, a, b):
-        return {"result": stage(result=_compare(m, a, b).max).result}

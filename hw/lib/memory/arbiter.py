@@ -14,6 +14,7 @@ from hw.lib.memory.port import (MEMORY_TAG_WIDTH, MemoryPortSignature, line_resp
                           mem_port_signature)
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.memory.response_router import ResponseRouter
+from hw.lib.stream.round_robin import above, first_request
 
 
 __all__ = ["MemoryArbiter"]
@@ -180,17 +181,15 @@ class MemoryArbiter(wiring.Component):
         # client 0 would give).
         at_or_after = Signal(n)
         above_granted = Signal(n)
-        m.d.comb += above_granted.eq(Cat(grant[:index].any() for index in range(n)))
+        m.d.comb += above_granted.eq(above(grant))
         with m.If(sending):
             m.d.sync += at_or_after.eq(above_granted)
         # Whether a request goes this cycle comes from the queue heads' valid, the last thing
         # known: both grants, as if one goes and as if none does, are worked out from
         # registers alone, and ``sending`` only chooses between them.
-        if_sent = self._round_robin(m, Cat(level > grant[index]
-                                           for index, level in enumerate(levels)),
-                                    above_granted, "if_sent")
-        if_idle = self._round_robin(m, Cat(level != 0 for level in levels), at_or_after,
-                                    "if_idle")
+        if_sent = first_request(m, Cat(level > grant[index] for index, level in enumerate(levels)),
+                                above_granted, "if_sent")
+        if_idle = first_request(m, Cat(level != 0 for level in levels), at_or_after, "if_idle")
         m.d.sync += grant.eq(Mux(sending, if_sent, if_idle))
         # Reads in flight: sent to the outbox and not yet answered. At most one read is sent
         # a cycle, so a read may go next cycle if the count with this cycle's read is below
@@ -232,16 +231,3 @@ class MemoryArbiter(wiring.Component):
             with m.If(mine[index]):
                 m.d.comb += resp.ready.eq(client.resp.ready)
         return m
-
-    def _round_robin(self, m, candidates, mask, name):
-        """One-hot: the lowest candidate in ``mask``, else the lowest candidate. Both lowest
-        candidates are found at once (x & -x each, linear in the clients: a case per
-        priority would be quadratic, which at 48 clients is a quarter million lines)."""
-        n = self._ports
-        masked = Signal(n, name=f"{name}_masked")
-        m.d.comb += masked.eq(candidates & mask)
-        lowest_masked = Signal(n, name=f"{name}_lowest_masked")
-        lowest = Signal(n, name=f"{name}_lowest")
-        m.d.comb += [lowest_masked.eq(masked & (~masked + 1)[:n]),
-                     lowest.eq(candidates & (~candidates + 1)[:n])]
-        return Mux(masked.any(), lowest_masked, lowest)

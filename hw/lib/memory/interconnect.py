@@ -14,7 +14,7 @@ between clients per channel, the reads in flight of the channel limited, request
 the client's index). With one channel the interconnect is that arbiter alone.
 """
 
-from amaranth.hdl import C, Cat, Module, Mux, Signal
+from amaranth.hdl import C, Cat, Module, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -22,6 +22,7 @@ from hw.lib.config import ConfigError, is_power_of_two
 from hw.lib.memory.arbiter import MemoryArbiter
 from hw.lib.memory.port import LINE_BITS, MEMORY_TAG_WIDTH, MemoryPortSignature, mem_port_signature
 from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.round_robin import RoundRobin
 
 
 __all__ = ["MAX_CHANNELS", "MemoryInterconnect", "ReorderBuffer"]
@@ -124,16 +125,15 @@ class ReorderBuffer(wiring.Component):
                 m.d.comb += req.ready.eq(port.req.ready & allowed)
         m.d.sync += alloc.eq(alloc + (req.valid & req.ready & ~is_write))
 
-        # A signal, not an expression: the round robin below reads its bits n * n times.
-        offered = Signal(n)
-        m.d.comb += offered.eq(Cat(port.resp.valid & queue.o.valid
-                                   for port, queue in zip(self.channels, queues)))
-        chosen = _round_robin(m, offered)
+        m.submodules.response_turn = turn = RoundRobin(n)
+        offered = Cat(port.resp.valid & queue.o.valid
+                      for port, queue in zip(self.channels, queues))
+        chosen = turn.grant
+        m.d.comb += [turn.requests.eq(offered), turn.served.eq(chosen)]
         writing = offered.any()
         for c, (port, queue) in enumerate(zip(self.channels, queues)):
-            taken = writing & (chosen == c)
-            m.d.comb += [port.resp.ready.eq(taken), queue.o.ready.eq(taken)]
-            with m.If(chosen == c):
+            m.d.comb += [port.resp.ready.eq(chosen[c]), queue.o.ready.eq(chosen[c])]
+            with m.If(chosen[c]):
                 m.d.comb += [write.addr.eq(queue.o.payload),
                              write.data.eq(port.resp.payload.rdata)]
         m.d.comb += write.en.eq(writing)
@@ -162,23 +162,6 @@ class ReorderBuffer(wiring.Component):
         with m.Elif(resp.ready):
             m.d.sync += resp.valid.eq(0)
         return clear_bits
-
-
-def _round_robin(m, offered):
-    """The first bit of ``offered`` at or after a rotating priority (the one after the last
-    chosen, when something was offered); 0 when none is."""
-    n = len(offered)
-    priority = Signal(range(n))
-    chosen = Signal(range(n))
-    with m.Switch(priority):
-        for first in range(n):
-            with m.Case(first):
-                for c in reversed([(first + k) % n for k in range(n)]):
-                    with m.If(offered[c]):
-                        m.d.comb += chosen.eq(c)
-    with m.If(offered.any()):
-        m.d.sync += priority.eq(Mux(chosen == n - 1, 0, chosen + 1))
-    return chosen
 
 
 class MemoryInterconnect(wiring.Component):

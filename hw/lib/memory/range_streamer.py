@@ -1,7 +1,7 @@
 """A reader of many short ranges of an array, back to back: the lines of the next range are
 requested while the previous one's still arrive, so a stream of small ranges (a frontier's
 edge lists, a queue's bins) reads a line a cycle instead of waiting one memory latency per
-range as :class:`hw.depgraph.range_reader.RangeReader` does.
+range as :class:`hw.lib.memory.range_reader.RangeReader` does.
 """
 
 from amaranth.hdl import Module, Signal
@@ -58,8 +58,8 @@ class RangeStreamer(wiring.Component):
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError(f"RangeStreamer: item_words must be 1, 2, 4, 8 or 16, not "
                               f"{item_words!r}")
-        if window < 2:
-            raise ConfigError(f"RangeStreamer: window must be at least 2, not {window!r}")
+        if window < 1:
+            raise ConfigError(f"RangeStreamer: window must be at least 1, not {window!r}")
         self._addr_width = addr_width
         self._item_words = item_words
         self._ctx_width = ctx_width

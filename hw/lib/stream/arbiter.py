@@ -6,6 +6,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError
+from hw.lib.stream.round_robin import RoundRobin
 
 
 __all__ = ["StreamArbiter"]
@@ -49,16 +50,11 @@ class StreamArbiter(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n = self._count
-        last = Signal(range(n))
+        # As if source 0 had been served last: source 1 comes first after reset.
+        m.submodules.round_robin = round_robin = RoundRobin(n, first=1 % n)
         grant = Signal(n)
         wants = Cat(source.valid for source in self.i)
-        with m.Switch(last):
-            for served in range(n):
-                with m.Case(served):
-                    # Lowest priority to the source served last: later ifs override.
-                    for s in reversed([(served + 1 + k) % n for k in range(n)]):
-                        with m.If(wants[s]):
-                            m.d.comb += grant.eq(1 << s)
+        m.d.comb += [round_robin.requests.eq(wants), grant.eq(round_robin.grant)]
         held = Signal()
         held_grant = Signal(n)
         with m.If(held):
@@ -74,8 +70,7 @@ class StreamArbiter(wiring.Component):
         for s, source in enumerate(self.i):
             with m.If(grant[s]):
                 m.d.comb += self.o.payload.eq(source.payload)
-                with m.If(self.o.ready):
-                    m.d.sync += last.eq(s)
             m.d.comb += source.ready.eq(grant[s] & self.o.ready)
-        m.d.comb += self.o.valid.eq((grant & wants).any())
+        m.d.comb += [round_robin.served.eq(grant & self.o.ready.replicate(n)),
+                     self.o.valid.eq((grant & wants).any())]
         return m

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from hw.depgraph.range_reader import RangeReader
+from hw.lib.memory.range_reader import RangeReader
 from sim.amaranth_memory import LineMemoryModel, words_to_lines
 
 

@@ -6,6 +6,12 @@ A command names an array (its first line), the first item and the number of item
 reader requests the lines that hold them, up to ``window`` lines ahead of the hand-out, and
 hands the items out in order. ``abort`` ends a command early: nothing more is handed out and
 the lines still on their way are dropped as they arrive.
+
+Beside :class:`hw.lib.memory.range_streamer.RangeStreamer`, which reads the same ranges: this
+reader takes a command only once the last one's lines are all handed out or dropped, spends
+a cycle with the command in registers before its first request (the streamer requests the
+cycle after it takes a command, and takes the next once the last one's lines are requested),
+can abort, and carries no context.
 """
 
 from amaranth.hdl import Module, Signal
