@@ -153,7 +153,7 @@ def run_register_design(make_top, top_name: str, config, memory, dram: DRAMImage
                                         for name, value in registers.items()],
                           "counters": list(counters), "max_cycles": max_cycles},
                          depth_lines=memory.depth_lines,
-                         digest=f"{config.digest()}-{memory.build_digest()}",
+                         digest=f"{config.run_digest()}-{memory.build_digest()}",
                          plusargs=memory.plusargs(), watchdog=config.watchdog, **options)
 
 

@@ -42,13 +42,24 @@ def add_parser(commands) -> None:
     command.set_defaults(run=run)
 
 
+def _design_alone(args):
+    """The design and its configuration without the run settings (stall injection, the
+    watchdog): synthesis builds the hardware alone."""
+    design, config = design_and_config(args)
+    ignored = config.run_settings()
+    if ignored:
+        print(f"synthesis leaves out the simulation settings "
+              f"{', '.join(f'{k}={v}' for k, v in ignored.items())}")
+    return design, config.design_only()
+
+
 def run(args) -> int:
     from synth import format_table, synthesize
     if (args.target is None) == (args.board is None):
         raise UsageError("synth needs --target or --board (one of them)")
     if args.board is not None:
         return _synth_board(args)
-    design, config = design_and_config(args)
+    design, config = _design_alone(args)
     # Checked here as well as in synthesize(): before the design is emitted and its build
     # folder made.
     _check_target_options(args)
@@ -120,7 +131,7 @@ def _synth_board(args) -> int:
     for option in ("liberty", "per_unit", "jobs", "scale_to"):
         if getattr(args, option):
             raise UsageError(f"--{option.replace('_', '-')} is not for --board")
-    design, config = design_and_config(args)
+    design, config = _design_alone(args)
     build_dir = Path("build") / "synth" / f"{design.name}-{config.digest()}-{args.board}"
     figures = build_for_board(design.build(config), args.board, build_dir)
     used = {bel: u for bel, u in figures["utilisation"].items() if u["used"]}

@@ -73,6 +73,8 @@ class BfsConfig(DesignConfig):
         Percentage of cycles each stream link stalls at random (verification; 0: none).
     """
 
+    RUN_SETTINGS = ("stall_injection", "watchdog")
+
     lanes: int = 4
     expand_lanes: int = 1
     dispatch: str = "classes"

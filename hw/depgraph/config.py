@@ -79,6 +79,9 @@ class DepGraphConfig(DesignConfig):
         stop a run whose stream links have not moved for this many cycles and report every
         link's state. 0 = off.
     """
+
+    RUN_SETTINGS = ("stall_injection", "watchdog")
+
     algo: str = "bfs"
     engines: int = 4
     stack_depth: int = 10

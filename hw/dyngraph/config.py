@@ -54,6 +54,9 @@ class DynGraphConfig(DesignConfig):
     stall_injection : int
         Percentage of cycles each stream link stalls at random (verification; 0: none).
     """
+
+    RUN_SETTINGS = ("stall_injection", "watchdog")
+
     max_vertices: int = 1 << 16
     slots: int = 16
     lock_ways: int = 8

@@ -102,6 +102,9 @@ class GraphicionadoConfig(DesignConfig):
         stop a run whose stream links have not moved for this many cycles and report every
         link's state. 0 = off.
     """
+
+    RUN_SETTINGS = ("stall_injection", "watchdog")
+
     algo: str = "bfs"
     property_bytes: int = 0
     streams_src: int = 1

@@ -29,7 +29,15 @@ class DesignConfig:
 
     Subclasses declare their fields with defaults and check them in ``validate``; the checks
     run on construction so that an invalid configuration never reaches elaboration.
+
+    Fields named in ``RUN_SETTINGS`` (stall injection, the watchdog) are settings of a
+    simulation run, not of the hardware: :meth:`digest` leaves them out, so they key no
+    synthesis build, and :meth:`design_only` sets them back to their defaults.
+    :meth:`run_digest` covers them too, for simulation builds (stall injection puts
+    throttles into the simulated Verilog).
     """
+
+    RUN_SETTINGS: typing.ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self):
         for field in dataclasses.fields(self):
@@ -48,9 +56,28 @@ class DesignConfig:
         return dataclasses.asdict(self)
 
     def digest(self) -> str:
-        """A short hash of the class name and every parameter, for build caches."""
-        text = json.dumps([type(self).__qualname__, self.as_dict()], sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        """A short hash of the class name and every design parameter (not the run settings),
+        for synthesis build caches and reports."""
+        design = {key: value for key, value in self.as_dict().items()
+                  if key not in self.RUN_SETTINGS}
+        return _hash([type(self).__qualname__, design])
+
+    def run_digest(self) -> str:
+        """A short hash of the class name and every field, run settings included, for
+        simulation builds."""
+        return _hash([type(self).__qualname__, self.as_dict()])
+
+    def run_settings(self) -> dict:
+        """The run settings that differ from their defaults."""
+        defaults = type(self)()
+        return {name: getattr(self, name) for name in self.RUN_SETTINGS
+                if getattr(self, name) != getattr(defaults, name)}
+
+    def design_only(self) -> "DesignConfig":
+        """This configuration with its run settings at their defaults: the hardware alone."""
+        defaults = type(self)()
+        return dataclasses.replace(self, **{name: getattr(defaults, name)
+                                            for name in self.RUN_SETTINGS})
 
     @classmethod
     def field_names(cls) -> list[str]:
@@ -66,6 +93,11 @@ class DesignConfig:
                                   f"valid: {', '.join(cls.field_names())}")
             values[key] = parse_value(_field_type(cls, key), key, text)
         return cls(**values)
+
+
+def _hash(value) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _field_type(cls, name: str) -> type:
