@@ -219,8 +219,8 @@ class _CountWithFlags:
     """A counter whose comparisons with 0, 1, ``top - 1`` and ``top`` are registers, worked
     out from its next value: the queue's line registers (512 bits each) are clocked on
     decisions made from these, and a compare of the count itself took two LUT levels more on
-    the way to a clock enable spread across the chip (the two-engine ECP5 build's critical
-    path at ae85eb8). Assign ``next`` in the comb domain; it holds otherwise."""
+    the way to a clock enable spread across the chip (once the two-engine ECP5 build's
+    critical path: docs/results.md). Assign ``next`` in the comb domain; it holds otherwise."""
 
     def __init__(self, m, name, top):
         self.value = Signal(range(top + 1), name=name)
@@ -238,7 +238,7 @@ class _CountWithFlags:
     def step(self, m, *, up, down, clear):
         """Count ``up`` and ``down`` (0 on ``clear``), with ``is_zero`` worked out from the
         count and the steps, not through the adder: the adder's carry chain then the compare
-        were the next critical path (0e46fde, 79.1 MHz at the better seed). This rule
+        were the next critical path (docs/results.md). This rule
         replaces the one ``__init__`` gives ``is_zero`` (the later assignment wins); the other
         flags still follow ``next``."""
         with m.If(clear):

@@ -168,7 +168,7 @@ class Engine(wiring.Component):
 
         # Roots pass a two-entry FIFO: its ``ready`` is a register, so the HDTLs' state does
         # not reach the queue's head and tail lines, whose 512-bit clock enables it drove
-        # (the two-engine ECP5 build's critical path at 2dacbc3). They reach the HDTLs only
+        # (once the two-engine ECP5 build's critical path). They reach the HDTLs only
         # once the vertex store is loaded.
         root_buffer = StreamFIFO(queue.pop.payload.shape(), 2)
         self.root_buffer = root_buffer

@@ -150,8 +150,8 @@ class DepGraph(RegisterDesign):
         clients += [("writer", writer.mem, True)] + hub_clients
         # The response buffer and the request slice: the loader's and the engines' ports are
         # spread over the chip, and without them each one's line-queue write enable decoded
-        # the memory's tag in the same cycle (the two-engine ECP5 build's critical path at
-        # 23d598e), and the queue heads' valids reached the outbox's write enable (6c326d4).
+        # the memory's tag in the same cycle, and the queue heads' valids reached the outbox's
+        # write enable (each once the two-engine ECP5 build's critical path: docs/results.md).
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
             read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes],

@@ -141,7 +141,7 @@ class WalkScanner(wiring.Component):
             with m.State("IDLE"):
                 # The request is registered before its line's bounds are worked out: it comes
                 # from the stack's asynchronous read, and the two in one cycle were the
-                # accelerator's critical path on ECP5 (58 MHz with two engines).
+                # accelerator's critical path on ECP5 (docs/results.md).
                 m.d.comb += self.request.ready.eq(1)
                 with m.If(self.request.valid):
                     m.d.sync += entry.eq(self.request.payload)
@@ -260,8 +260,8 @@ class WalkScanner(wiring.Component):
                          line.end.eq(self.batch_first), line_level.eq(self.batch_level)]
         # The edge is written a cycle after it goes out, from registers: its handshake (the
         # FIFO edge buffer's ready and the HDTL's state) then reaches one flip-flop, not the
-        # write enable of a distributed RAM (the two-engine DepGraph's critical path at
-        # 63660be, seed 2). A scan reads the lines two cycles after the batch's last edge at
+        # write enable of a distributed RAM (once the two-engine DepGraph's critical path on
+        # ECP5: docs/results.md). A scan reads the lines two cycles after the batch's last edge at
         # the earliest (BATCH_DONE comes between), when the last write has landed.
         write_en = Signal()
         write_addr = Signal.like(write.addr)

@@ -49,7 +49,7 @@ class MemoryArbiter(wiring.Component):
         decoded in the same cycle nor one shared read pointer's choice, and the memory's
         ``ready`` is a register. Not a register slice: its output line is clocked on the
         clients' ``ready``, a clock enable spread over 520 flip-flops that every client reads
-        (the two-engine ECP5 build's critical path at 2dacbc3); the router's two lines are
+        (once the two-engine DepGraph's critical path on ECP5); the router's two lines are
         loaded only by the memory's handshake. One cycle more per read and two lines of
         flip-flops; for a design whose clients are spread over the chip.
 
@@ -160,8 +160,8 @@ class MemoryArbiter(wiring.Component):
             # The granted request is taken into a register every cycle, sent or not (no
             # clock enable), and ``sending`` into its valid: the queue heads' valids, which
             # sit with their clients across the chip, then reach one flip-flop and not the
-            # write enable of the outbox's wide distributed RAM (the two-engine DepGraph's
-            # critical path at 6c326d4, seed 2).
+            # write enable of the outbox's wide distributed RAM (once the two-engine
+            # DepGraph's critical path on ECP5).
             staged = Signal.like(granted)
             staged_valid = Signal()
             m.d.sync += [staged.eq(granted), staged_valid.eq(sending)]

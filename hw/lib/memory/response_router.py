@@ -25,7 +25,7 @@ class ResponseRouter(wiring.Component):
     own, worked out a cycle ahead from the entry that will be at the head: a shared read
     pointer choosing every client's valid was one flip-flop fanned out to clients placed
     across the chip, and at some placements the critical path of a two-engine DepGraph on
-    ECP5 (62.8 MHz at seed 1). ``o[k].payload`` is still the read pointer's choice of the two
+    ECP5. ``o[k].payload`` is still the read pointer's choice of the two
     entries' data: data goes into the clients' queues, not into their control.
 
     Parameters
