@@ -14,7 +14,9 @@ partitions it owns. The controller loads each source stream's EdgeIDTable slice,
 VTempProperty, then alternates the phases until no vertex is active or ``max_iterations``
 is reached. All memory traffic leaves through a :class:`hw.lib.memory.interconnect.
 MemoryInterconnect`: ``memory_channels`` tagged ports, lines interleaved across them, each
-behind a round-robin arbiter.
+behind a round-robin arbiter. The host writes the run's registers
+(:mod:`hw.graphicionado.registers`) into a register file before ``start``, as it does the
+other designs'.
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
@@ -52,8 +54,9 @@ class GraphicionadoPipeline(RegisterDesign):
     :func:`~hw.graphicionado.registers.counter_names`:
 
     mem
-        Memory channel ``c`` serves the lines with ``addr % memory_channels == c``. Tagged
-        with the client's index: reads of different clients may come back in any order.
+        One port, or with ``memory_channels`` > 1 an array of them, channel ``c`` serving
+        the lines with ``addr % memory_channels == c``. Tagged with the client's index: reads
+        of different clients may come back in any order.
     start : ``In(1)``
         Pulse: run with the values of the registers.
     busy, done : ``Out(1)``
