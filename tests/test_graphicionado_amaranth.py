@@ -287,6 +287,21 @@ def test_graph_slicing(algo, streams, slice_vertices):
     assert stats["edges"] == stats["updates"] == expected.edges_processed
 
 
+def test_register_map():
+    """The registers at consecutive addresses in :func:`registers` order; full edge access
+    keeps max_slices x L x edge_readers + 1 edge ranges among them, and a configuration
+    needing more than the register file's 256 is refused with one line."""
+    from hw.graphicionado.registers import BASE_REGISTERS, registers
+    config = GraphicionadoConfig(algo="pagerank", max_slices=59, streams_src=4)
+    pipeline = GraphicionadoPipeline(config)
+    pipeline._MustUse__silence = True     # its ports only, never elaborated
+    regs = pipeline.register_map
+    assert list(regs) == list(registers(config)) and len(regs) == 14 + 59 * 4 + 1
+    assert [regs[name] for name in BASE_REGISTERS] == list(range(len(BASE_REGISTERS)))
+    with pytest.raises(ConfigError, match="271 registers, more than the register file's 256"):
+        GraphicionadoConfig(algo="pagerank", max_slices=64, streams_src=4)
+
+
 def test_slicing_refuses_what_cannot_run():
     from sim.graphicionado.run import check_graph, plan_slices
     n, src, dst, weight = small_graph(seed=1, n=100, m=300)
