@@ -142,19 +142,24 @@ def memory_for(config, memory, what: str):
 
 def run_register_design(make_top, top_name: str, config, memory, dram: DRAMImage,
                         registers: dict[str, int], register_names, counters, *,
-                        max_cycles: int, **options) -> DRAMRun:
+                        max_cycles: int, watchdog: int | None = None,
+                        top_digest: str | None = None, **options) -> DRAMRun:
     """:func:`run_with_dram` for a design run through registers
     (:class:`sim.gateware.register_top.RegisterSimTop`): ``registers`` (name to value) written at
     the addresses of ``register_names``, ``counters`` read at the end; the build keyed by the
-    configuration's and the memory's digests."""
+    configuration's and the memory's digests, and ``top_digest`` when the top adds something
+    of its own (a synthesized netlist). ``watchdog``: the hang limit, if not the
+    configuration's."""
     addresses = {name: address for address, name in enumerate(register_names)}
     return run_with_dram(make_top, top_name, "sim.tb.test_register_run", dram,
                          {"registers": [[addresses[name], value]
                                         for name, value in registers.items()],
                           "counters": list(counters), "max_cycles": max_cycles},
                          depth_lines=memory.depth_lines,
-                         digest=f"{config.run_digest()}-{memory.build_digest()}",
-                         plusargs=memory.plusargs(), watchdog=config.watchdog, **options)
+                         digest="-".join(filter(None, [config.run_digest(), memory.build_digest(),
+                                                       top_digest])),
+                         plusargs=memory.plusargs(),
+                         watchdog=config.watchdog if watchdog is None else watchdog, **options)
 
 
 IDLE_HANG = "none waiting on a sink (every link idle: a stage waits for input that never comes)"

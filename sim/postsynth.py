@@ -3,9 +3,11 @@ testbenches, with Yosys's ECP5 cell models, in Verilator.
 
 * the CAM: its own testbench (``sim.tb.test_cam``) on the netlist of ``cam``;
 * the Graphicionado pipeline: :class:`NetlistSimTop` is :class:`GraphicionadoSimTop` with the
-  synthesized netlist of :class:`GraphicionadoPipeline` (an ``Instance`` with the same port
-  names) in place of the pipeline, beside the DRAM model; the run and its check against the
-  golden model are :func:`sim.graphicionado.run.simulate`'s. The watchdog sees only the
+  synthesized netlist of :class:`~hw.graphicionado.top.GraphicionadoPipeline` (an
+  ``Instance`` with the same port names: the register file's write port, ``start``, the
+  status and ``stat_*`` counters, the memory ports) in place of the pipeline, beside the
+  DRAM model; the run and its check against the golden model are
+  :func:`sim.graphicionado.run.simulate`'s. The watchdog sees only the
   memory ports (the stream links inside the pipeline are gone in the netlist).
 """
 
@@ -18,7 +20,6 @@ from amaranth.lib.wiring import Flow, In, Out
 
 from graphgen.designs import get_design
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.graphicionado.top import GraphicionadoPipeline
 from sim.graphicionado.top import GraphicionadoSimTop
 from sim.gateware.sim_watch import memory_probes
 from sim.harness import run_cocotb
@@ -40,14 +41,13 @@ class NetlistSimTop(GraphicionadoSimTop):
         self._cell_models = list(cell_models)
         super().__init__(config, memory)
 
-    def _make_pipeline(self, config):
-        pipeline = GraphicionadoPipeline(config)   # for its ports only, never elaborated
+    def _place(self, pipeline):
         signature = pipeline.signature
-        pipeline._MustUse__silence = True
+        pipeline._MustUse__silence = True     # for its ports only, never elaborated
         ports = signature.create(path=("pipeline",))
         # Amaranth names a top's ports by their member paths joined with "__"
-        # (``mem__0__req__valid`` for channel 0 of the memory ports); Yosys keeps them, as
-        # well as ``clk`` and ``rst``.
+        # (``mem__0__req__valid`` for channel 0 of several memory ports); Yosys keeps them,
+        # as well as ``clk`` and ``rst``.
         connections = {"i_clk": ClockSignal(), "i_rst": ResetSignal()}
         for path, member, value in signature.flatten(ports):
             name = "__".join(str(part) for part in path)

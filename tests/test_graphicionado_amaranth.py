@@ -14,7 +14,8 @@ import golden
 from golden import Graph
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.graphicionado.top import GraphicionadoPipeline, counter_names
+from hw.graphicionado.registers import counter_names
+from hw.graphicionado.top import GraphicionadoPipeline
 from sim.amaranth_memory import LineMemoryModel, lines_to_words, serve_ports, words_to_lines
 from sim.graphicionado.image import build_image
 from sim.gateware.stream_throttle import StreamThrottle
@@ -46,11 +47,15 @@ def run_pipeline(config, image, *, jitter=3, stall=0.1, seed=1, limit=100_000,
     result = {}
 
     async def memory_process(ctx):
-        await serve_ports(ctx, list(zip(memories, dut.mem)))
+        await serve_ports(ctx, list(zip(memories, dut.memory_ports)))
 
     async def testbench(ctx):
+        ctx.set(dut.reg_write, 1)
         for name, value in image.registers.items():
-            ctx.set(getattr(dut, name), value)
+            ctx.set(dut.reg_addr, dut.register_map[name])
+            ctx.set(dut.reg_data, value)
+            await ctx.tick()
+        ctx.set(dut.reg_write, 0)
         ctx.set(dut.start, 1)
         await ctx.tick()
         ctx.set(dut.start, 0)
@@ -61,7 +66,7 @@ def run_pipeline(config, image, *, jitter=3, stall=0.1, seed=1, limit=100_000,
         else:
             stats = {name: ctx.get(getattr(dut, f"stat_{name}")) for name in counters}
             raise AssertionError(f"the pipeline did not finish: {stats}")
-        result["iterations"] = ctx.get(dut.iterations)
+        result["iterations"] = ctx.get(dut.stat_iterations)
         result["stats"] = {name: ctx.get(getattr(dut, f"stat_{name}")) for name in counters}
         assert not ctx.get(dut.error)
 
@@ -134,8 +139,9 @@ def test_memory_channels(algo, channels):
     assert values.tolist() == reference(algo, n, src, dst, weight).tolist()
     stats = result["stats"]
     for kind in ("reads", "writes"):
-        assert sum(stats[f"mem{c}_{kind}"] for c in range(channels)) == stats[f"mem_{kind}"]
-    assert all(stats[f"mem{c}_reads"] > 0 for c in range(channels))
+        assert sum(stats[f"memory{c}_{kind}"] for c in range(channels)) == \
+            stats[f"memory_{kind}"]
+    assert all(stats[f"memory{c}_reads"] > 0 for c in range(channels))
 
 
 @pytest.mark.parametrize("stall_injection", [0, 40])
@@ -169,7 +175,7 @@ def test_destination_property_read(algo, stall_injection):
         stats[p4] = result["stats"]
     assert stats[True]["edges"] == stats[True]["updates"] == stats[False]["edges"] > 0
     # P4 reads one line for every edge that reaches Process_Edge; the rest reads the same.
-    assert stats[True]["mem_reads"] - stats[False]["mem_reads"] == stats[True]["edges"]
+    assert stats[True]["memory_reads"] - stats[False]["memory_reads"] == stats[True]["edges"]
     assert stats[False]["stall_p4"] == 0
     if stall_injection:
         assert stats[True]["stall_p4"] > 0
@@ -279,6 +285,21 @@ def test_graph_slicing(algo, streams, slice_vertices):
     stats = result["stats"]
     assert result["iterations"] == expected.iterations
     assert stats["edges"] == stats["updates"] == expected.edges_processed
+
+
+def test_register_map():
+    """The registers at consecutive addresses in :func:`registers` order; full edge access
+    keeps max_slices x L x edge_readers + 1 edge ranges among them, and a configuration
+    needing more than the register file's 256 is refused with one line."""
+    from hw.graphicionado.registers import BASE_REGISTERS, registers
+    config = GraphicionadoConfig(algo="pagerank", max_slices=59, streams_src=4)
+    pipeline = GraphicionadoPipeline(config)
+    pipeline._MustUse__silence = True     # its ports only, never elaborated
+    regs = pipeline.register_map
+    assert list(regs) == list(registers(config)) and len(regs) == 14 + 59 * 4 + 1
+    assert [regs[name] for name in BASE_REGISTERS] == list(range(len(BASE_REGISTERS)))
+    with pytest.raises(ConfigError, match="271 registers, more than the register file's 256"):
+        GraphicionadoConfig(algo="pagerank", max_slices=64, streams_src=4)
 
 
 def test_slicing_refuses_what_cannot_run():
@@ -471,4 +492,4 @@ def test_extended_slicing(streams):
     # Region B goes to memory after each of the three slices below the diagonal: a
     # partition's K-word temporaries, size * K / 16 lines, each time (VProperty's writes,
     # the rest, are fewer: 34 m vertices of K words an iteration).
-    assert stats["mem_writes"] >= 2 * 3 * size * K // 16
+    assert stats["memory_writes"] >= 2 * 3 * size * K // 16

@@ -146,7 +146,7 @@ def test_destination_property_read(run_seeds):
     reference = golden.run("sssp", graph, root=root)
     assert report.counters["edges"] == reference.counters["edges_processed"]
     assert report.counters["edges"] == report.counters["updates"]
-    assert report.counters["mem_reads"] > report.counters["edges"]
+    assert report.counters["memory_reads"] > report.counters["edges"]
     assert report.counters["stall_p4"] > 0
 
 
@@ -252,8 +252,8 @@ def test_two_memory_channels(run_seeds):
     c = report.counters
     assert c["edges"] == golden.run("bfs", graph, root=best_root(graph)) \
         .counters["edges_processed"]
-    assert c["mem0_reads"] + c["mem1_reads"] == c["mem_reads"]
-    assert c["mem0_writes"] + c["mem1_writes"] == c["mem_writes"]
+    assert c["memory0_reads"] + c["memory1_reads"] == c["memory_reads"]
+    assert c["memory0_writes"] + c["memory1_writes"] == c["memory_writes"]
     channels = report.figures["memory"]["channels"]
     assert len(channels) == 2 and all(ch["reads"] > 0 for ch in channels)
     assert all(0 < ch["utilisation"] <= 1 and 0 < ch["refused_share"] < 1

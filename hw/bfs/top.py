@@ -40,21 +40,12 @@ from hw.bfs.level_controller import LevelController
 from hw.bfs.level_log import LevelLog
 from hw.bfs.offset_lines import OffsetLines, OffsetPairs
 from hw.bfs.queue_reader import QueueReader
+from hw.bfs.registers import COUNTERS, REGISTERS
 from hw.bfs.top_down_check import TopDownCheck
 from hw.bfs.expand_dispatch import ExpandDispatch
 
 
 __all__ = ["BfsEngine", "REGISTERS", "COUNTERS"]
-
-# The host's registers: line addresses of the arrays, then the run's numbers.
-REGISTERS = ("out_offsets_base", "out_edges_base", "in_offsets_base", "in_edges_base",
-             "levels_base", "parents_base", "queue_base", "bin_shift", "block_shift",
-             "log_base", "max_levels", "num_vertices", "root", "tail_limit")
-
-COUNTERS = ("cycles", "levels", "hubs", "edges_checked", "status_reads", "cache_hits",
-            "discoveries", "hubs_found", "bu_edge_lines", "queue_stalls", "memory_reads",
-            "memory_writes")
-
 
 class BfsEngine(RegisterDesign):
     """The members of :class:`~hw.lib.registers.design.RegisterDesign`: the registers
@@ -284,7 +275,10 @@ class BfsEngine(RegisterDesign):
                      for bus in interconnect.channels]
         write_sent = [bus.req.valid & bus.req.ready & bus.req.payload.write
                       for bus in interconnect.channels]
-        m.d.sync += [reads.eq(reads + sum(read_sent)), writes.eq(writes + sum(write_sent))]
+        with m.If(self.start):
+            m.d.sync += [reads.eq(0), writes.eq(0)]
+        with m.Else():
+            m.d.sync += [reads.eq(reads + sum(read_sent)), writes.eq(writes + sum(write_sent))]
         td_edges = Signal(32)
         m.d.comb += td_edges.eq(sum(check.edges_checked for check in b["top_down"]))
         bu = {name: Signal(32, name=f"bu_{name}")

@@ -33,6 +33,7 @@ from hw.dyngraph.op_issue import OpIssue
 from hw.dyngraph.op_step import OpStep
 from hw.dyngraph.pool_sweep import PoolSweep
 from hw.dyngraph.presence_bitmap import PresenceBitmap
+from hw.dyngraph.registers import COUNTERS, REGISTERS
 from hw.dyngraph.retire import Retire
 from hw.dyngraph.run_control import RunControl
 from hw.dyngraph.slab_allocator import SlabAllocator
@@ -45,20 +46,6 @@ from hw.dyngraph.vertex_table import VertexTable, table_answer_layout, table_req
 
 
 __all__ = ["UpdateUnit", "REGISTERS", "COUNTERS"]
-
-REGISTERS = ("ops_base", "ops_count", "batch_size", "vertices_base", "present_base",
-             "present_lines", "pool_base", "pool_slabs", "stack_base", "stack_top",
-             "answers_base", "compact_vertices", "edges_base", "table_base", "vconst_base")
-
-COUNTERS = ("cycles", "load_cycles", "issued", "batches", *OUTCOMES,
-            "vertices_inserted", "vertex_insert_present", "vertices_deleted",
-            "vertex_delete_absent", "in_edges_removed", "walk_slab_reads", "free_slab_reads",
-            "sweeps", "sweep_slab_reads", "allocations", "allocation_failures", "slabs_freed",
-            "stack_top", "lock_waits", "port_waits", "slot_waits",
-            "deferred", "slab_reads", "slab_writes",
-            "memory_reads", "memory_writes", "compact_cycles", "compacted_edges",
-            "compact_slab_reads", "compact_chain_reads")
-
 
 class UpdateUnit(RegisterDesign):
     """The members of :class:`~hw.lib.registers.design.RegisterDesign`: the registers
@@ -282,7 +269,10 @@ class UpdateUnit(RegisterDesign):
                      for bus in interconnect.channels]
         write_sent = [bus.req.valid & bus.req.ready & bus.req.payload.write
                       for bus in interconnect.channels]
-        m.d.sync += [reads.eq(reads + sum(read_sent)), writes.eq(writes + sum(write_sent))]
+        with m.If(self.start):
+            m.d.sync += [reads.eq(0), writes.eq(0)]
+        with m.Else():
+            m.d.sync += [reads.eq(reads + sum(read_sent)), writes.eq(writes + sum(write_sent))]
         control, issue, retire = b["control"], b["issue"], b["retire"]
         vertex_ops, allocator, sweep = b["vertex_ops"], b["allocator"], b["sweep"]
         sources = {

@@ -199,6 +199,12 @@ class GraphicionadoConfig(DesignConfig):
                               f"not {self.stall_injection}")
         from hw.lib.cam import CAMConfig
         CAMConfig(entries=self.cam_entries, ways=self.cam_ways, id_width=self.index_width + 1)
+        from hw.graphicionado.registers import registers
+        if len(registers(self)) > 256:
+            raise ConfigError(f"{len(registers(self))} registers, more than the register "
+                              f"file's 256: full edge access has max_slices x partitions x "
+                              f"edge_readers + 1 edge ranges ({self.max_slices} x "
+                              f"{self.partitions} x {self.edge_readers} + 1)")
 
     @property
     def algorithm(self):

@@ -14,135 +14,69 @@ partitions it owns. The controller loads each source stream's EdgeIDTable slice,
 VTempProperty, then alternates the phases until no vertex is active or ``max_iterations``
 is reached. All memory traffic leaves through a :class:`hw.lib.memory.interconnect.
 MemoryInterconnect`: ``memory_channels`` tagged ports, lines interleaved across them, each
-behind a round-robin arbiter.
+behind a round-robin arbiter. The host writes the run's registers
+(:mod:`hw.graphicionado.registers`) into a register file before ``start``, as it does the
+other designs'.
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError
 from hw.lib.stream.crossbar import Crossbar
 from hw.lib.memory.interconnect import MemoryInterconnect
-from hw.lib.memory.port import MEMORY_TAG_WIDTH, mem_port_signature
+from hw.lib.registers.design import RegisterDesign
+from hw.lib.registers.file import RegisterFile
 from hw.lib.stream.links import StreamLinks
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.destination_stream import DestinationStream
 from hw.graphicionado.layouts import update_flit
 from hw.graphicionado.phase_controller import PhaseController
+from hw.graphicionado.registers import counter_names, registers
 from hw.graphicionado.source_stream import SourceStream
 
 
-__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "EXTENDED_REGISTERS", "BASE_COUNTERS",
-           "CHANNEL_COUNTERS", "registers", "counter_names", "GraphicionadoPipeline"]
-
-# Configuration registers the host sets before ``start`` (memory-mapped registers in the
-# paper; here plain inputs). Bases are 64-byte line addresses.
-BASE_REGISTERS = ("num_vertices", "num_edges", "part_lines", "vprop_base", "vconst_base",
-                  "edge_base", "table_base", "table_count", "active_base_a", "active_base_b",
-                  "max_iterations", "num_slices", "slice_vertices", "vprop_next_base")
-
-# CF's Apply constants, gamma and lambda (binary32).
-CF_REGISTERS = ("cf_gamma", "cf_lam")
-
-# Extended slicing (§VI.B): the partitions N (of ``slice_vertices`` ids each) and the line
-# address of the VTempProperty partitions written back between slices.
-EXTENDED_REGISTERS = ("ext_partitions", "temp_base")
-
-# Status counters readable at the end of a run.
-BASE_COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edges",
-                 "updates", "vertex_updates", "cam_stalls", "mem_reads", "mem_writes",
-                 "stall_p1", "stall_p2", "stall_p3", "stall_p4", "stall_p5", "stall_apply",
-                 "xbar_stalls", "xbar_occupancy")
-# Per memory channel c: requests taken (``mem{c}_reads``, ``mem{c}_writes``) and cycles a
-# request waited at the channel, not taken (``mem{c}_refused``).
-CHANNEL_COUNTERS = ("reads", "writes", "refused")
+__all__ = ["GraphicionadoPipeline"]
 
 
-def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
-    """The registers of a configuration: :data:`BASE_REGISTERS`, and per partition l the
-    initial ActiveVertex count ``active_count_<l>`` (frontier algorithms) or, for full edge
-    access, the first edge id ``edge_part_<(s * L + l) * r + k>`` of reader k's edges in
-    partition l of slice s (r edge readers; the last, ``edge_part_<max_slices * L * r>``, is
-    the edge count).
-
-    Graph slicing (§VI.A): ``num_slices`` slices (1 to ``max_slices``) of ``slice_vertices``
-    destinations each (a multiple of 16 L). Full edge access reads VProperty at
-    ``vprop_base`` in even iterations and at ``vprop_next_base`` in odd ones, and apply
-    writes the other: with slices, a later slice must still read the values the iteration
-    started with (the host sets both bases equal when unsliced). CF adds
-    :data:`CF_REGISTERS`."""
-    if cfg.algorithm.full_edge_access:
-        groups = cfg.max_slices * cfg.partitions * cfg.edge_readers
-        extra = tuple(f"edge_part_{i}" for i in range(groups + 1))
-    else:
-        extra = tuple(f"active_count_{l}" for l in range(cfg.partitions))
-    if cfg.algorithm.large_property:
-        extra += CF_REGISTERS
-    if cfg.extended_slicing:
-        extra += EXTENDED_REGISTERS
-    return BASE_REGISTERS + extra
-
-
-def counter_names(cfg: GraphicionadoConfig) -> tuple[str, ...]:
-    """:data:`BASE_COUNTERS`, the edges each stream handed on (``edges_src<s>``) and took
-    (``edges_dst<d>``), and ``mem<c>_<name>`` for each memory channel and name of
-    :data:`CHANNEL_COUNTERS`."""
-    return (BASE_COUNTERS + tuple(f"edges_src{s}" for s in range(cfg.streams_src)) +
-            tuple(f"edges_dst{d}" for d in range(cfg.streams_dst)) +
-            tuple(f"mem{c}_{name}" for c in range(cfg.memory_channels)
-                  for name in CHANNEL_COUNTERS))
-
-
-class GraphicionadoPipeline(wiring.Component):
+class GraphicionadoPipeline(RegisterDesign):
     """Graphicionado for one algorithm, ``streams_src`` × ``streams_dst`` streams.
 
     Parameters
     ----------
     config : :class:`GraphicionadoConfig`
+    throttle : the stream throttle class for stall injection (simulation only)
 
     Members
     -------
-    mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH)).array(memory_channels)``
-        Memory channel ``c`` serves the lines with ``addr % memory_channels == c``. Tagged
-        with the client's index: reads of different clients may come back in any order.
+    The members of :class:`~hw.lib.registers.design.RegisterDesign`, with the registers of
+    :func:`~hw.graphicionado.registers.registers` and the counters of
+    :func:`~hw.graphicionado.registers.counter_names`:
+
+    mem
+        One port, or with ``memory_channels`` > 1 an array of them, channel ``c`` serving
+        the lines with ``addr % memory_channels == c``. Tagged with the client's index: reads
+        of different clients may come back in any order.
     start : ``In(1)``
         Pulse: run with the values of the registers.
-    <register> : ``In(32)`` for each name of :func:`registers`
     busy, done : ``Out(1)``
         ``done`` rises when the run ends and stays high until the next ``start``.
-    iterations : ``Out(32)``
-    active_count_out : ``Out(32)``
+    stat_iterations : ``Out(32)``
+        Iterations run.
+    stat_active_count : ``Out(32)``
         Active vertices left after the last iteration.
-    stat_<counter> : ``Out(32)`` for each name of :func:`counters`
     error : ``Out(1)``
         The graph image broke an invariant (an edge out of source order).
-    stall_seed : ``In(32)`` with stall injection.
     """
 
     def __init__(self, config: GraphicionadoConfig, *, throttle=None):
-        self._throttle = throttle
         if not isinstance(config, GraphicionadoConfig):
             raise ConfigError("GraphicionadoPipeline needs a GraphicionadoConfig, not "
                               f"{type(config).__name__}")
-        self._config = config
-        members = {
-            "mem": Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))
-            .array(config.memory_channels),
-            "start": In(1), "busy": Out(1), "done": Out(1),
-            "iterations": Out(32), "active_count_out": Out(32), "error": Out(1),
-        }
-        members.update({name: In(32) for name in registers(config)})
-        members.update({f"stat_{name}": Out(32) for name in counter_names(config)})
-        if config.stall_injection:
-            members["stall_seed"] = In(32)
-        super().__init__(members)
+        super().__init__(config, registers=registers(config), counters=counter_names(config))
+        self._throttle = throttle
         self._streams = []
         self._own_probes = []
-
-    @property
-    def config(self) -> GraphicionadoConfig:
-        return self._config
 
     @property
     def link_probes(self):
@@ -177,8 +111,11 @@ class GraphicionadoPipeline(wiring.Component):
         if cfg.stall_injection:
             m.d.comb += [stream_.stall_seed.eq(self.stall_seed) for stream_ in self._streams]
 
+        m.submodules.registers = regs = RegisterFile(self._registers)
+        m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
+                     regs.write.eq(self.reg_write)]
         m.submodules.control = control = PhaseController(cfg)
-        self._wire_control(m, control, sources, destinations, crossbar, link)
+        self._wire_control(m, control, regs, sources, destinations, crossbar, link)
         if network is not None:
             m.d.comb += control.network_idle.eq(~network.busy)
 
@@ -191,7 +128,7 @@ class GraphicionadoPipeline(wiring.Component):
             outstanding=cfg.memory_outstanding)
         for (name, client), port in zip(clients, interconnect.clients):
             link.port(client, port, name, "interconnect")
-        for channel, mem in zip(interconnect.channels, self.mem):
+        for channel, mem in zip(interconnect.channels, self.memory_ports):
             wiring.connect(m, channel, wiring.flipped(mem))
         m.d.comb += control.memory_idle.eq(~interconnect.busy & ~link.busy)
         self._counters(m, control, sources, destinations, crossbar)
@@ -215,10 +152,10 @@ class GraphicionadoPipeline(wiring.Component):
             link(network.o[d], destination.updates_i, f"update_network->dst{d}")
         return network
 
-    def _wire_control(self, m, control, sources, destinations, crossbar, link):
+    def _wire_control(self, m, control, register_file, sources, destinations, crossbar, link):
         cfg = self._config
         full = cfg.algorithm.full_edge_access
-        regs = {name: getattr(self, name) for name in registers(cfg)}
+        regs = {name: getattr(register_file, name) for name in self._registers}
         # The current slice's vertex range, registered from the slice number: valid the cycle
         # a slice's processing starts; only the destination streams' apply, clear and
         # Process_Edge (an edge comes a memory latency later) use it.
@@ -237,8 +174,8 @@ class GraphicionadoPipeline(wiring.Component):
               if cfg.extended_slicing else []),
             control.max_iterations.eq(regs["max_iterations"]),
             self.busy.eq(control.busy), self.done.eq(control.done),
-            self.iterations.eq(control.iterations),
-            self.active_count_out.eq(control.active_total),
+            self.stat_iterations.eq(control.iterations),
+            self.stat_active_count.eq(control.active_total),
             self.error.eq(Cat(source.error for source in sources).any()),
             control.loaded.eq(~Cat(source.loading for source in sources).any() & ~link.busy),
             control.cleared.eq(~Cat(d.clearing for d in destinations).any()),
@@ -346,12 +283,13 @@ class GraphicionadoPipeline(wiring.Component):
         total = lambda signals: sum(signals)  # noqa: E731
         process = control.in_process
         channel_events = {}
-        for c, mem in enumerate(self.mem):
+        channels = self.memory_ports
+        for c, mem in enumerate(channels):
             taken = mem.req.valid & mem.req.ready
             channel_events.update({
-                f"mem{c}_reads": taken & ~mem.req.payload.write,
-                f"mem{c}_writes": taken & mem.req.payload.write,
-                f"mem{c}_refused": mem.req.valid & ~mem.req.ready,
+                f"memory{c}_reads": taken & ~mem.req.payload.write,
+                f"memory{c}_writes": taken & mem.req.payload.write,
+                f"memory{c}_refused": mem.req.valid & ~mem.req.ready,
             })
         events = {
             "cycles": self.busy,
@@ -362,8 +300,10 @@ class GraphicionadoPipeline(wiring.Component):
             "updates": total(d.update_written for d in destinations),
             "vertex_updates": total(d.vertex_updated for d in destinations),
             "cam_stalls": total(d.cam_stall & process for d in destinations),
-            "mem_reads": total(channel_events[f"mem{c}_reads"] for c in range(len(self.mem))),
-            "mem_writes": total(channel_events[f"mem{c}_writes"] for c in range(len(self.mem))),
+            "memory_reads": total(channel_events[f"memory{c}_reads"]
+                                  for c in range(len(channels))),
+            "memory_writes": total(channel_events[f"memory{c}_writes"]
+                                   for c in range(len(channels))),
             "stall_p1": total(s.stall_p1 for s in sources),
             "stall_p2": total(s.stall_p2 for s in sources),
             "stall_p3": total(d.stall_p3 for d in destinations),
@@ -385,9 +325,9 @@ class GraphicionadoPipeline(wiring.Component):
         # register, not the start input and the busy decode on the way to every bit).
         restart = Signal()
         m.d.sync += restart.eq(self.start & ~self.busy)
-        for name in counter_names(cfg):
+        for name, event in events.items():
             counter = getattr(self, f"stat_{name}")
             with m.If(restart):
-                m.d.sync += counter.eq(events[name])
+                m.d.sync += counter.eq(event)
             with m.Else():
-                m.d.sync += counter.eq(counter + events[name])
+                m.d.sync += counter.eq(counter + event)

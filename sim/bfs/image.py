@@ -8,7 +8,7 @@ import numpy as np
 
 from golden import Graph
 from golden.bfs import in_edges
-from hw.bfs.top import REGISTERS
+from hw.bfs.registers import REGISTERS
 from hw.bfs.bin_writer import CLASSES
 from hw.bfs.config import BfsConfig
 from hw.bfs.layouts import ENTRIES_PER_LINE, UNVISITED

@@ -16,7 +16,7 @@ import numpy as np
 
 import golden
 from golden.bfs import ValidationError, component_edges, run_bfs, validate_parents
-from hw.bfs.top import COUNTERS, REGISTERS
+from hw.bfs.registers import COUNTERS, REGISTERS
 from hw.bfs.config import BfsConfig
 from hw.bfs.layouts import BU, LOG_WORDS, UNVISITED
 from sim.bfs.top import BfsSimTop

@@ -4,7 +4,8 @@ simulations. Never synthesized; ``graphgen synth`` takes :class:`BfsEngine` alon
 from sim.gateware.register_top import RegisterSimTop
 from sim.gateware.stream_throttle import StreamThrottle
 from sim.gateware.sim_memory import SimMemoryConfig
-from hw.bfs.top import COUNTERS, BfsEngine
+from hw.bfs.registers import COUNTERS
+from hw.bfs.top import BfsEngine
 from hw.bfs.config import BfsConfig
 
 

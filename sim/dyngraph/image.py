@@ -13,7 +13,7 @@ from hw.lib.config import ConfigError
 from hw.dyngraph.config import DynGraphConfig
 from hw.dyngraph.compact_index import RECORD_WORDS
 from hw.dyngraph.layouts import ANSWER_WORDS, OP_WORDS
-from hw.dyngraph.top import REGISTERS
+from hw.dyngraph.registers import REGISTERS
 from sim.dram_image import DRAMImage
 
 

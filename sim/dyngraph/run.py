@@ -20,7 +20,7 @@ from golden.dyngraph.compaction import CompactedGraph, compact
 from hw.lib.config import ConfigError
 from hw.dyngraph.config import DynGraphConfig
 from sim.dyngraph.top import DynGraphSimTop
-from hw.dyngraph.top import COUNTERS, REGISTERS
+from hw.dyngraph.registers import COUNTERS, REGISTERS
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dram_run import memory_for, run_register_design
 from sim.dyngraph.image import answers_from_words, build_dyngraph_image, state_from_image

@@ -5,7 +5,8 @@ from sim.gateware.register_top import RegisterSimTop
 from sim.gateware.stream_throttle import StreamThrottle
 from sim.gateware.sim_memory import SimMemoryConfig
 from hw.dyngraph.config import DynGraphConfig
-from hw.dyngraph.top import COUNTERS, UpdateUnit
+from hw.dyngraph.registers import COUNTERS
+from hw.dyngraph.top import UpdateUnit
 
 
 __all__ = ["DynGraphSimTop"]

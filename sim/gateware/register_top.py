@@ -1,6 +1,6 @@
-"""The simulation top of a design run through registers (DepGraph, the BFS engine): the
-design with the simulation-only DRAM model beside it and a watchdog. Never synthesized;
-``graphgen synth`` takes the design alone."""
+"""The simulation top of a design run through registers (Graphicionado, DepGraph, the BFS
+engine, the dynamic graph unit): the design with the simulation-only DRAM model beside it
+and a watchdog. Never synthesized; ``graphgen synth`` takes the design alone."""
 
 from amaranth.hdl import Module
 from amaranth.lib import wiring
@@ -37,14 +37,12 @@ class RegisterSimTop(wiring.Component):
 
     def __init__(self, design, *, name: str, counters, memory: SimMemoryConfig,
                  addr_width: int, stalls: bool):
-        self._design = design
         self._name = name
         self._counters = tuple(counters)
         self._memory = memory
         self._addr_width = addr_width
         self._stalls = stalls
-        self._fragment = elaborated(design)
-        self._probes = design.link_probes + memory_probes(design.mem)
+        self._design, self._fragment, self._probes = self._place(design)
         members = {
             "reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
             "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
@@ -53,6 +51,12 @@ class RegisterSimTop(wiring.Component):
         members.update({f"stat_{counter}": Out(32) for counter in self._counters})
         members.update(watch_members(len(self._probes), stalls))
         super().__init__(members)
+
+    def _place(self, design):
+        """What stands in the design's place: an object with its ports, the fragment added
+        as submodule ``name`` and the links the watchdog watches. Post-synthesis simulation
+        (:mod:`sim.postsynth`) puts a synthesized netlist there."""
+        return design, elaborated(design), design.link_probes + memory_probes(design.mem)
 
     @property
     def extra_sources(self):

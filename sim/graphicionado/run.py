@@ -2,8 +2,9 @@
 
 The host side of ``graphgen sim --design graphicionado``: checks that the graph fits the
 configuration (a clear error before any simulation), lays out the memory image, emits the
-Verilog of the pipeline with the DRAM model beside it, runs the cocotb testbench (which only
-starts the run and waits for ``done``), reads the memory back and compares the vertex
+Verilog of the pipeline with the DRAM model beside it, runs the cocotb testbench of the
+designs run through registers (which only writes the registers, starts the run and waits for
+``done``), reads the memory back and compares the vertex
 properties with the golden model: exactly for integers, bit for bit for PageRank.
 """
 
@@ -17,9 +18,9 @@ import golden
 from golden.graphicionado import stored_edges
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.graphicionado.top import counter_names
+from hw.graphicionado.registers import counter_names, registers
 from sim.graphicionado.top import GraphicionadoSimTop, SimMemoryConfig
-from sim.dram_run import RunFailure, memory_for, run_with_dram
+from sim.dram_run import RunFailure, memory_for, run_register_design
 from sim.graphicionado.check import expected_values
 from sim.graphicionado.image import build_image
 from sim.harness import DEFAULT_BUILD_ROOT
@@ -77,7 +78,7 @@ class RunReport:
             "stalls": {name: c[name] for name in ("cam_stalls", "stall_p1", "stall_p2",
                                                    "stall_p3", "stall_p4", "stall_p5",
                                                    "stall_apply")},
-            "memory": {"reads": c["mem_reads"], "writes": c["mem_writes"],
+            "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"],
                        "channels": self._channel_figures()},
             "streams": {
                 "edges_src": _per_stream(c, "edges_src"),
@@ -111,13 +112,13 @@ class RunReport:
         per_channel = (self.memory or {}).get("bytes_per_cycle")
         figures = []
         index = 0
-        while f"mem{index}_reads" in c:
-            lines = c[f"mem{index}_reads"] + c[f"mem{index}_writes"]
+        while f"memory{index}_reads" in c:
+            lines = c[f"memory{index}_reads"] + c[f"memory{index}_writes"]
             figures.append({
-                "reads": c[f"mem{index}_reads"], "writes": c[f"mem{index}_writes"],
+                "reads": c[f"memory{index}_reads"], "writes": c[f"memory{index}_writes"],
                 "utilisation": lines * 64 / (per_channel * cycles)
                 if per_channel and cycles else None,
-                "refused_share": c[f"mem{index}_refused"] / cycles if cycles else 0.0,
+                "refused_share": c[f"memory{index}_refused"] / cycles if cycles else 0.0,
             })
             index += 1
         return figures
@@ -302,23 +303,19 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     memory = memory or SimMemoryConfig(channels=config.memory_channels)
     check_memory(config, memory)
     make_top, top_digest = sim_top or (GraphicionadoSimTop, None)
-    run = run_with_dram(lambda: make_top(config, memory),
-                        "graphicionado_sim", "sim.tb.test_graphicionado", image.dram,
-                        {"registers": image.registers, "counters": list(counter_names(config)),
-                         "max_cycles": max_cycles},
-                        depth_lines=memory.depth_lines,
-                        digest="-".join(filter(None, [config.run_digest(), memory.build_digest(),
-                                                      top_digest])),
-                        plusargs=memory.plusargs(),
-                        read_region=image.result_region(reference.iterations),
-                        simulator=simulator, seed=seed,
-                        build_root=build_root, watchdog=_watchdog(config), trace=trace,
-                        error_text="an edge out of source order in the graph image",
-                        keep=keep)
-    outcome, values = run.outcome, image.vertex_values(run.words)
-    if image.double_vprop and outcome["iterations"] != reference.iterations:
+    run = run_register_design(lambda: make_top(config, memory), "graphicionado_sim", config,
+                              memory, image.dram, image.registers, registers(config),
+                              counter_names(config), max_cycles=max_cycles,
+                              watchdog=_watchdog(config), top_digest=top_digest,
+                              read_region=image.result_region(reference.iterations),
+                              simulator=simulator, seed=seed, build_root=build_root,
+                              trace=trace, keep=keep,
+                              error_text="an edge out of source order in the graph image")
+    values = image.vertex_values(run.words)
+    iterations = run.outcome["counters"]["iterations"]
+    if image.double_vprop and iterations != reference.iterations:
         # The result's VProperty array was chosen by the golden model's iteration count.
-        raise RunFailure(f"the pipeline ran {outcome['iterations']} iterations, the golden "
+        raise RunFailure(f"the pipeline ran {iterations} iterations, the golden "
                          f"model {reference.iterations}: VProperty alternates between two "
                          f"arrays, so the values read back would be the wrong ones")
 
@@ -347,12 +344,13 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
     rtl_values = values.view(np.float32) if expected.dtype == np.float32 else values
     return RunReport(
         algo=algo, graph=graph_name, num_vertices=graph.num_vertices,
-        num_edges=run_graph.num_edges, iterations=outcome["iterations"],
-        counters=outcome["counters"], golden_iterations=reference.iterations,
+        num_edges=run_graph.num_edges, iterations=iterations,
+        counters=run.outcome["counters"], golden_iterations=reference.iterations,
         matches=first is None, first_mismatch=first,
         wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
                       "build": run.result.build_seconds, "simulation": run.result.run_seconds,
-                      "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
+                      "run": run.outcome["run_wall_seconds"],
+                      "readback": run.readback_seconds},
         simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy(),
         run_dir=run.run_dir, comparison=reference.comparison,
         crossbar_inputs=config.streams_src * config.source_outputs, memory=memory.as_dict(),

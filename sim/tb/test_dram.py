@@ -261,7 +261,7 @@ class DRAMTB:
 
     async def dump_and_check(self, write: Request | None = None):
         """Pulse ``dump`` (with ``write`` offered in the same cycle), wait for ``dump_done``
-        as ``test_graphicionado`` does, and compare the file with the model."""
+        as ``test_register_run`` does, and compare the file with the model."""
         dut = self.dut
         dumps = {kind: cocotb.plusargs.get(kind) for kind in ("dram_dump", "dram_dump_bin")
                  if isinstance(cocotb.plusargs.get(kind), str)}

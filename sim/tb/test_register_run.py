@@ -1,5 +1,5 @@
-"""cocotb testbench of a whole run of a design configured through registers (DepGraph, the BFS
-engine) on the emitted Verilog.
+"""cocotb testbench of a whole run of a design configured through registers (Graphicionado,
+DepGraph, the BFS engine, the dynamic graph unit) on the emitted Verilog.
 
 The host has laid the graph into the DRAM model's image (``+dram_init_bin``); this test
 writes the configuration registers through the register block's write port (what

@@ -50,6 +50,11 @@ class RegisterDesign(wiring.Component):
         return {name: address for address, name in enumerate(self._registers)}
 
     @property
+    def memory_ports(self) -> list:
+        """``mem`` as a list of channel ports, whatever the number of channels."""
+        return [self.mem] if self._config.memory_channels == 1 else list(self.mem)
+
+    @property
     def link_probes(self) -> list:
         """The stream links, for the simulation watchdog (after elaboration)."""
         return list(self._links.probes) if self._links else []

@@ -1,0 +1,23 @@
+"""The dynamic graph unit's register map and status counters: the registers the host writes
+through the register file's port before ``start``, in address order, and the
+``stat_<counter>`` outputs it reads after ``done``."""
+
+from hw.dyngraph.layouts import OUTCOMES
+
+
+__all__ = ["REGISTERS", "COUNTERS"]
+
+REGISTERS = ("ops_base", "ops_count", "batch_size", "vertices_base", "present_base",
+             "present_lines", "pool_base", "pool_slabs", "stack_base", "stack_top",
+             "answers_base", "compact_vertices", "edges_base", "table_base", "vconst_base")
+
+# ``memory_reads`` and ``memory_writes`` (the requests the memory took) count from the cycle
+# after ``start``, as in every design.
+COUNTERS = ("cycles", "load_cycles", "issued", "batches", *OUTCOMES,
+            "vertices_inserted", "vertex_insert_present", "vertices_deleted",
+            "vertex_delete_absent", "in_edges_removed", "walk_slab_reads", "free_slab_reads",
+            "sweeps", "sweep_slab_reads", "allocations", "allocation_failures", "slabs_freed",
+            "stack_top", "lock_waits", "port_waits", "slot_waits",
+            "deferred", "slab_reads", "slab_writes",
+            "memory_reads", "memory_writes", "compact_cycles", "compacted_edges",
+            "compact_slab_reads", "compact_chain_reads")
