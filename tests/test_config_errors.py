@@ -82,6 +82,22 @@ def _cases():
     from hw.lib.registers.design import RegisterDesign
     from hw.lib.stream.crossbar import VirtualOutputQueues
     from hw.lib.stream.ordered_merge import MemoryPortMerge
+    from hw.bfs.expand_dispatch import ExpandDispatch
+    from hw.bfs.hub_cache import HubCache
+    from hw.bfs.search_lines import SearchLines
+    from hw.depgraph.probe_port import ProbePort
+    from hw.dyngraph.slab_port import SlabPort
+    from hw.dyngraph.slab_ports import SlabPorts
+    from hw.graphicionado.parallel_edge_read import ParallelEdgeRead
+    from hw.graphicionado.parallel_random_vertex_read import ParallelRandomVertexRead
+    from hw.graphicionado.source_merge import SourceMerge
+    from hw.lib.memory.arbiter import MemoryArbiter
+    from hw.lib.memory.interconnect import ReorderBuffer
+    from hw.lib.memory.line_writer import SequentialLineWriter
+    from hw.lib.memory.range_streamer import RangeStreamer
+    from hw.lib.memory.word_lookup import WordLookup
+    from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
+    from hw.lib.stream.select import StreamDemux
     byte = unsigned(8)
     return {
         "cam-config": (lambda: AtomicUpdateCAM({"entries": 16}), "needs a CAMConfig"),
@@ -204,6 +220,46 @@ def _cases():
                                                     depth=2), "outputs"),
         "port-merge-count": (lambda: MemoryPortMerge(addr_width=16, count=0, outstanding=4),
                              "count"),
+        "rvr-partitions": (lambda: RandomVertexRead(addr_width=26, partitions=3), "partitions"),
+        "parallel-rvr-partitions": (lambda: ParallelRandomVertexRead(readers=2, addr_width=26,
+                                                                     partitions=6),
+                                    "partitions"),
+        "parallel-edge-prefetch": (lambda: ParallelEdgeRead(readers=2, addr_width=26,
+                                                            prefetch_lines=0),
+                                   "prefetch_lines"),
+        "source-merge-depth": (lambda: SourceMerge(depth="4"), "depth"),
+        "packet-merge-depth": (lambda: PacketSourceMerge(lanes=2, flits=2, depth=0), "depth"),
+        "edge-id-shift": (lambda: EdgeIDRead(table_addr_width=10, id_shift=-1), "id_shift"),
+        "large-p4-addr": (lambda: LargeRandomVertexRead(addr_width=0, lanes=4, flits=1),
+                          "addr_width"),
+        "svr-index-shift": (lambda: SequentialVertexRead(item_words=1, addr_width=26,
+                                                         index_shift=-1), "index_shift"),
+        "svw-addr": (lambda: SequentialVertexWrite(item_words=1, addr_width=33), "addr_width"),
+        "temp-stream-index": (lambda: TempPropertyStream(index_width=0), "index_width"),
+        "expand-queue": (lambda: ExpandDispatch(lanes=2, queue_depth=0), "queue_depth"),
+        "hub-cache-ctx": (lambda: HubCache(entries=4, ctx_width=-1), "ctx_width"),
+        "search-lines-ctx": (lambda: SearchLines(slots=2, ctx_width=-1), "ctx_width"),
+        "ddmu-learner-candidates": (lambda: DDMUWithLearner(algo="bfs", addr_width=26,
+                                                            candidates=0), "candidates"),
+        "ddmu-addr": (lambda: DDMU(algo="bfs", addr_width=0), "addr_width"),
+        "hdtl-kept": (lambda: HDTL(addr_width=26, stack_depth=4, kept_lines=0), "kept_lines"),
+        "learner-addr": (lambda: HubIndexLearner(algo="bfs", addr_width=0), "addr_width"),
+        "queue-addr": (lambda: CircularQueue(addr_width=0, lines=4), "addr_width"),
+        "scanner-addr": (lambda: WalkScanner(addr_width=0), "addr_width"),
+        "probe-port-index": (lambda: ProbePort(index_width=0), "index_width"),
+        "slab-ports-depth": (lambda: SlabPorts(ports=2, addr_width=26, depth=0), "depth"),
+        "slab-port-addr": (lambda: SlabPort(addr_width=0, ctx_shape=SlabCtx), "addr_width"),
+        "range-reader-addr": (lambda: RangeReader(addr_width=0, item_words=1), "addr_width"),
+        "range-streamer-ctx": (lambda: RangeStreamer(addr_width=26, ctx_width=-1), "ctx_width"),
+        "word-lookup-ctx": (lambda: WordLookup(addr_width=26, ctx_width=-1), "ctx_width"),
+        "line-writer-addr": (lambda: SequentialLineWriter(addr_width=0, item_words=1),
+                             "addr_width"),
+        "reorder-addr": (lambda: ReorderBuffer(channels=2, addr_width=0, depth=4),
+                         "addr_width"),
+        "arbiter-addr": (lambda: MemoryArbiter(ports=2, addr_width=0), "addr_width"),
+        "lowest-occupancy-level": (lambda: LowestOccupancyDispatch(byte, 2, level_width=0),
+                                   "level_width"),
+        "demux-route": (lambda: StreamDemux(byte, 2, route=3), "route"),
     }
 
 
