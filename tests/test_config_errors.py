@@ -44,6 +44,60 @@ def _cases():
     from hw.lib.stream.fifo import StreamFIFO
     from hw.lib.registers.file import RegisterFile
     from hw.lib.stream.round_robin import RoundRobin
+    from hw.bfs.bin_writer import BinWriter
+    from hw.bfs.config import BfsConfig
+    from hw.bfs.discovery_writer import DiscoveryWriter
+    from hw.bfs.hub_pass import HubPass
+    from hw.bfs.level_log import LevelLog
+    from hw.bfs.queue_reader import QueueReader
+    from hw.bfs.top import BfsEngine
+    from hw.bfs.top_down_check import TopDownCheck
+    from hw.depgraph.bank_outputs import BankOutputs
+    from hw.depgraph.op_picker import OpPicker
+    from hw.depgraph.record_update import RecordUpdate
+    from hw.depgraph.top import DepGraph
+    from hw.depgraph.vertex_loader import VertexLoader, VertexWriter
+    from hw.depgraph.vertex_store import VertexStoreBank
+    from hw.dyngraph.bucket_hash import BucketHash
+    from hw.dyngraph.compact_walk import CompactWalk
+    from hw.dyngraph.layouts import SlabCtx, TableCtx
+    from hw.dyngraph.lock_issue import LockIssue
+    from hw.dyngraph.op_issue import OpIssue
+    from hw.dyngraph.pool_sweep import PoolSweep
+    from hw.dyngraph.retire import Retire
+    from hw.dyngraph.run_control import RunControl as DynRunControl
+    from hw.dyngraph.slab_compactor import SlabCompactor
+    from hw.dyngraph.slab_compare import SlabCompare
+    from hw.dyngraph.top import UpdateUnit
+    from hw.dyngraph.vertex_table import VertexTable
+    from hw.graphicionado.apply import ApplyPageRank
+    from hw.graphicionado.cf_datapath import CFDatapath
+    from hw.graphicionado.config import GraphicionadoConfig
+    from hw.graphicionado.scratchpad_spill import ScratchpadSpill
+    from hw.graphicionado.source_stream import SourceStream
+    from hw.lib.arith.fp32 import FP32Adder, FP32Multiplier
+    from hw.lib.arith.fp32_vector import FP32PairSum
+    from hw.lib.arith.integer import Minimum
+    from hw.lib.memory.port import MemoryPortSignature
+    from hw.lib.registers.design import RegisterDesign
+    from hw.lib.stream.crossbar import VirtualOutputQueues
+    from hw.lib.stream.ordered_merge import MemoryPortMerge
+    from hw.bfs.expand_dispatch import ExpandDispatch
+    from hw.bfs.hub_cache import HubCache
+    from hw.bfs.search_lines import SearchLines
+    from hw.depgraph.probe_port import ProbePort
+    from hw.dyngraph.slab_port import SlabPort
+    from hw.dyngraph.slab_ports import SlabPorts
+    from hw.graphicionado.parallel_edge_read import ParallelEdgeRead
+    from hw.graphicionado.parallel_random_vertex_read import ParallelRandomVertexRead
+    from hw.graphicionado.source_merge import SourceMerge
+    from hw.lib.memory.arbiter import MemoryArbiter
+    from hw.lib.memory.interconnect import ReorderBuffer
+    from hw.lib.memory.line_writer import SequentialLineWriter
+    from hw.lib.memory.range_streamer import RangeStreamer
+    from hw.lib.memory.word_lookup import WordLookup
+    from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
+    from hw.lib.stream.select import StreamDemux
     byte = unsigned(8)
     return {
         "cam-config": (lambda: AtomicUpdateCAM({"entries": 16}), "needs a CAMConfig"),
@@ -113,6 +167,99 @@ def _cases():
         "mutated-slice-bug": (lambda: MutatedRegisterSlice(byte, "no_such_bug"), "bug"),
         "range-reader-window": (lambda: RangeReader(addr_width=26, item_words=2, window=0),
                                 "window"),
+        "bin-writer-lane": (lambda: BinWriter(addr_width=16, lane=2, lanes=2), "lane"),
+        "discovery-writer-addr": (lambda: DiscoveryWriter(addr_width=0), "addr_width"),
+        "hub-pass-tau": (lambda: HubPass(tau=-1), "tau"),
+        "level-log-addr": (lambda: LevelLog(addr_width=40), "addr_width"),
+        "queue-reader-window": (lambda: QueueReader(addr_width=16, lanes=2, window=0), "window"),
+        "top-down-outstanding": (lambda: TopDownCheck(addr_width=16, outstanding=0),
+                                 "outstanding"),
+        "bfs-config": (lambda: BfsEngine(DepGraphConfig()), "needs a BfsConfig"),
+        "bank-outputs-depth": (lambda: BankOutputs(depth=0), "depth"),
+        "op-picker-stages": (lambda: OpPicker(index_width=3, stages=1), "stages"),
+        "record-update-engine": (lambda: RecordUpdate(engine=64, walk_bits=2, identity=0),
+                                 "engine"),
+        "depgraph-config": (lambda: DepGraph(BfsConfig()), "needs a DepGraphConfig"),
+        "vertex-loader-banks": (lambda: VertexLoader(addr_width=16, banks=0), "banks"),
+        "vertex-writer-addr": (lambda: VertexWriter(addr_width=0, banks=2), "addr_width"),
+        "vertex-store-words": (lambda: VertexStoreBank(algo="bfs", words=6, engine=0), "words"),
+        "bucket-hash-bits": (lambda: BucketHash(slab_index_bits=32), "slab_index_bits"),
+        "compact-walk-bits": (lambda: CompactWalk(slab_index_bits=0), "slab_index_bits"),
+        "lock-issue-waiting": (lambda: LockIssue(slots=4, waiting=0), "waiting"),
+        "op-issue-group": (lambda: OpIssue(sweep_group=0), "sweep_group"),
+        "pool-sweep-group": (lambda: PoolSweep(group=0), "group"),
+        "retire-addr": (lambda: Retire(addr_width=0), "addr_width"),
+        "dyn-run-control-addr": (lambda: DynRunControl(addr_width="26"), "addr_width"),
+        "compactor-window": (lambda: SlabCompactor(addr_width=16, slab_index_bits=16,
+                                                   read_window=0), "read_window"),
+        "slab-compare-key": (lambda: SlabCompare(ctx_shape=SlabCtx, key_of=None), "key_of"),
+        "update-unit-config": (lambda: UpdateUnit(BfsConfig()), "needs a DynGraphConfig"),
+        "vertex-table-depth": (lambda: VertexTable(addr_width=16, ctx_shape=TableCtx, depth=0),
+                               "depth"),
+        "apply-pagerank-alpha": (lambda: ApplyPageRank(multiplier=FP32Multiplier(1),
+                                                       adder=FP32Adder(1), alpha=-1,
+                                                       one_minus_alpha=0), "alpha"),
+        "apply-pagerank-unit": (lambda: ApplyPageRank(multiplier=None, adder=FP32Adder(1),
+                                                      alpha=0, one_minus_alpha=0),
+                                "multiplier"),
+        "cf-datapath-config": (lambda: CFDatapath(GraphicionadoConfig()),
+                               "needs a CFDatapathConfig"),
+        "spill-flits": (lambda: ScratchpadSpill(index_width=8, flits=3), "flits"),
+        "spill-word-width": (lambda: ScratchpadSpill(index_width=8, word_width=96),
+                             "word_width"),
+        "source-stream-index": (lambda: SourceStream(GraphicionadoConfig(), 1), "index"),
+        "fp32-tag": (lambda: FP32Adder(tag_width=-1), "tag_width"),
+        "tree-tag": (lambda: FP32TreeSum(4, tag_width=-1), "tag_width"),
+        "pair-sum-tag": (lambda: FP32PairSum(tag_width=1.5), "tag_width"),
+        "minimum-tag": (lambda: Minimum(tag_width=-1), "tag_width"),
+        "mem-port-addr": (lambda: MemoryPortSignature(0), "addr_width"),
+        "register-design-config": (lambda: RegisterDesign({"addr_width": 26}, registers=(),
+                                                          counters=()),
+                                   "needs a DesignConfig"),
+        "voq-outputs": (lambda: VirtualOutputQueues(byte, outputs=3, route=lambda p: p,
+                                                    depth=2), "outputs"),
+        "port-merge-count": (lambda: MemoryPortMerge(addr_width=16, count=0, outstanding=4),
+                             "count"),
+        "rvr-partitions": (lambda: RandomVertexRead(addr_width=26, partitions=3), "partitions"),
+        "parallel-rvr-partitions": (lambda: ParallelRandomVertexRead(readers=2, addr_width=26,
+                                                                     partitions=6),
+                                    "partitions"),
+        "parallel-edge-prefetch": (lambda: ParallelEdgeRead(readers=2, addr_width=26,
+                                                            prefetch_lines=0),
+                                   "prefetch_lines"),
+        "source-merge-depth": (lambda: SourceMerge(depth="4"), "depth"),
+        "packet-merge-depth": (lambda: PacketSourceMerge(lanes=2, flits=2, depth=0), "depth"),
+        "edge-id-shift": (lambda: EdgeIDRead(table_addr_width=10, id_shift=-1), "id_shift"),
+        "large-p4-addr": (lambda: LargeRandomVertexRead(addr_width=0, lanes=4, flits=1),
+                          "addr_width"),
+        "svr-index-shift": (lambda: SequentialVertexRead(item_words=1, addr_width=26,
+                                                         index_shift=-1), "index_shift"),
+        "svw-addr": (lambda: SequentialVertexWrite(item_words=1, addr_width=33), "addr_width"),
+        "temp-stream-index": (lambda: TempPropertyStream(index_width=0), "index_width"),
+        "expand-queue": (lambda: ExpandDispatch(lanes=2, queue_depth=0), "queue_depth"),
+        "hub-cache-ctx": (lambda: HubCache(entries=4, ctx_width=-1), "ctx_width"),
+        "search-lines-ctx": (lambda: SearchLines(slots=2, ctx_width=-1), "ctx_width"),
+        "ddmu-learner-candidates": (lambda: DDMUWithLearner(algo="bfs", addr_width=26,
+                                                            candidates=0), "candidates"),
+        "ddmu-addr": (lambda: DDMU(algo="bfs", addr_width=0), "addr_width"),
+        "hdtl-kept": (lambda: HDTL(addr_width=26, stack_depth=4, kept_lines=0), "kept_lines"),
+        "learner-addr": (lambda: HubIndexLearner(algo="bfs", addr_width=0), "addr_width"),
+        "queue-addr": (lambda: CircularQueue(addr_width=0, lines=4), "addr_width"),
+        "scanner-addr": (lambda: WalkScanner(addr_width=0), "addr_width"),
+        "probe-port-index": (lambda: ProbePort(index_width=0), "index_width"),
+        "slab-ports-depth": (lambda: SlabPorts(ports=2, addr_width=26, depth=0), "depth"),
+        "slab-port-addr": (lambda: SlabPort(addr_width=0, ctx_shape=SlabCtx), "addr_width"),
+        "range-reader-addr": (lambda: RangeReader(addr_width=0, item_words=1), "addr_width"),
+        "range-streamer-ctx": (lambda: RangeStreamer(addr_width=26, ctx_width=-1), "ctx_width"),
+        "word-lookup-ctx": (lambda: WordLookup(addr_width=26, ctx_width=-1), "ctx_width"),
+        "line-writer-addr": (lambda: SequentialLineWriter(addr_width=0, item_words=1),
+                             "addr_width"),
+        "reorder-addr": (lambda: ReorderBuffer(channels=2, addr_width=0, depth=4),
+                         "addr_width"),
+        "arbiter-addr": (lambda: MemoryArbiter(ports=2, addr_width=0), "addr_width"),
+        "lowest-occupancy-level": (lambda: LowestOccupancyDispatch(byte, 2, level_width=0),
+                                   "level_width"),
+        "demux-route": (lambda: StreamDemux(byte, 2, route=3), "route"),
     }
 
 

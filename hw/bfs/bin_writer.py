@@ -11,6 +11,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.port import LINE_BYTES, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import CLASS_BITS, ENTRIES_PER_LINE, LaneEntry, QueueEntry
@@ -49,6 +50,9 @@ class BinWriter(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, lane: int, lanes: int):
+        check_int("BinWriter", "addr_width", addr_width, high=32)
+        check_int("BinWriter", "lanes", lanes)
+        check_int("BinWriter", "lane", lane, low=0, high=lanes - 1)
         self._addr_width = addr_width
         self._lane = lane
         self._lanes = lanes

@@ -8,6 +8,7 @@ from amaranth.hdl import C, Cat, Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.port import LINE_BITS, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from .hub_bitmap import ClaimedDiscovery
@@ -36,6 +37,7 @@ class DiscoveryWriter(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int):
+        check_int("DiscoveryWriter", "addr_width", addr_width, high=32)
         self._addr_width = addr_width
         super().__init__({
             "level": In(32),

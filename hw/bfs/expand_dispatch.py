@@ -21,7 +21,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.config import ConfigError, is_power_of_two, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.round_robin import RoundRobin
 from .layouts import LaneEntry
@@ -53,6 +53,7 @@ class ExpandDispatch(wiring.Component):
     """
 
     def __init__(self, *, lanes: int, classified: bool = True, queue_depth: int = 4):
+        check_int("ExpandDispatch", "queue_depth", queue_depth)
         if not (is_power_of_two(lanes) and 1 <= lanes <= 16):
             raise ConfigError(f"ExpandDispatch: lanes must be a power of two from 1 to 16, "
                               f"not {lanes!r}")

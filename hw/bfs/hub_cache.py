@@ -21,7 +21,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.config import ConfigError, is_power_of_two, check_int
 
 
 __all__ = ["HubCache", "NO_LEVEL", "cache_lookup_layout", "cache_answer_layout"]
@@ -64,6 +64,7 @@ class HubCache(wiring.Component):
     """
 
     def __init__(self, *, entries: int, ctx_width: int = 1):
+        check_int("HubCache", "ctx_width", ctx_width, low=0)
         if entries and not is_power_of_two(entries):
             raise ConfigError(f"HubCache: entries must be a power of two, not {entries!r}")
         self._entries = entries

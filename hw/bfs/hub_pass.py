@@ -7,6 +7,7 @@ from amaranth.hdl import C, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.port import WORDS_PER_LINE
 from .hub_bitmap import BitmapFill
 from .offset_lines import OffsetPairs
@@ -35,6 +36,7 @@ class HubPass(wiring.Component):
     """
 
     def __init__(self, *, tau: int):
+        check_int("HubPass", "tau", tau, low=0, high=2**32 - 1)
         self._tau = tau
         super().__init__({
             "num_vertices": In(32),

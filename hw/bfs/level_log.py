@@ -8,6 +8,7 @@ from amaranth.hdl import Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.port import LINE_BYTES, MemoryPortSignature
 from .layouts import LOG_WORDS
 
@@ -27,6 +28,7 @@ class LevelLog(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int):
+        check_int("LevelLog", "addr_width", addr_width, high=32)
         super().__init__({
             "log_base": In(addr_width),
             "records": In(stream.Signature(LogRecord)),

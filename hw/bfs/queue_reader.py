@@ -7,6 +7,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.memory.range_streamer import RangeStreamer
 from .bin_writer import CLASSES
@@ -37,6 +38,9 @@ class QueueReader(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, lanes: int, window: int = 32):
+        check_int("QueueReader", "addr_width", addr_width, high=32)
+        check_int("QueueReader", "lanes", lanes)
+        check_int("QueueReader", "window", window)
         self._addr_width = addr_width
         self._lanes = lanes
         self._window = window

@@ -11,7 +11,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE
 from .hub_cache import cache_lookup_layout
 
@@ -49,6 +49,7 @@ class SearchLines(wiring.Component):
     """
 
     def __init__(self, *, slots: int, ctx_width: int):
+        check_int("SearchLines", "ctx_width", ctx_width, low=0)
         if slots < 1:
             raise ConfigError(f"SearchLines: slots must be at least 1, not {slots!r}")
         self._slots = slots

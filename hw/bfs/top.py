@@ -18,6 +18,7 @@ is a memory read, which is what the hub cache saves.
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 
+from hw.lib.config import ConfigError
 from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.memory.port import WORDS_PER_LINE
 from hw.lib.memory.range_streamer import RangeStreamer
@@ -52,6 +53,8 @@ class BfsEngine(RegisterDesign):
     :data:`REGISTERS`, the counters :data:`COUNTERS`."""
 
     def __init__(self, config: BfsConfig, *, throttle=None):
+        if not isinstance(config, BfsConfig):
+            raise ConfigError(f"BfsEngine needs a BfsConfig, not {type(config).__name__}")
         super().__init__(config, registers=REGISTERS, counters=COUNTERS)
         self._throttle = throttle
 

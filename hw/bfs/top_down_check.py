@@ -12,6 +12,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.memory.range_streamer import RangeStreamer
 from hw.lib.memory.word_lookup import WordLookup
@@ -43,6 +44,9 @@ class TopDownCheck(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, window: int = 32, outstanding: int = 128):
+        check_int("TopDownCheck", "addr_width", addr_width, high=32)
+        check_int("TopDownCheck", "window", window)
+        check_int("TopDownCheck", "outstanding", outstanding)
         self._addr_width = addr_width
         self._window = window
         self._outstanding = outstanding

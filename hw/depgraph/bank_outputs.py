@@ -13,6 +13,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import VisitResult
 
@@ -46,6 +47,7 @@ class BankOutputs(wiring.Component):
     """
 
     def __init__(self, *, depth: int):
+        check_int("BankOutputs", "depth", depth)
         self._depth = depth
         members = {}
         for name in OUTPUTS:

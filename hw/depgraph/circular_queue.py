@@ -12,7 +12,7 @@ from amaranth.hdl import Module, Mux, ResetInserter, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 
@@ -56,6 +56,7 @@ class CircularQueue(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, lines: int, prefetch_lines: int = 2):
+        check_int("CircularQueue", "addr_width", addr_width, high=32)
         if lines < 2:
             raise ConfigError(f"CircularQueue: lines must be at least 2, not {lines!r}")
         if prefetch_lines < 1:

@@ -26,7 +26,7 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
@@ -105,6 +105,7 @@ class DDMU(wiring.Component):
 
     def __init__(self, *, algo: str, addr_width: int, candidates: int = 8,
                  loans: int | None = None):
+        check_int("DDMU", "addr_width", addr_width, high=32)
         if algo not in ALGORITHMS:
             raise ConfigError(f"DDMU: algo must be one of {', '.join(ALGORITHMS)}, not {algo!r}")
         if candidates < 1:

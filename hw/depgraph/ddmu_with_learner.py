@@ -10,7 +10,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import DDMU, LookupAnswer, LookupRequest, PseudoEdge
@@ -57,6 +57,8 @@ class DDMUWithLearner(wiring.Component):
 
     def __init__(self, *, algo: str, addr_width: int, candidates: int = 8,
                  loans: int | None = None):
+        check_int("DDMUWithLearner", "addr_width", addr_width, high=32)
+        check_int("DDMUWithLearner", "candidates", candidates)
         if algo not in ALGORITHMS:
             raise ConfigError(f"DDMUWithLearner: algo must be one of {', '.join(ALGORITHMS)}, not "
                               f"{algo!r}")

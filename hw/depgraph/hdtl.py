@@ -38,7 +38,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
@@ -132,6 +132,8 @@ class HDTL(wiring.Component):
                  offsets_on_chip: bool = False,
                  algo: str = "bfs", hub_index: bool = False, track_entries: int = 8,
                  engine: int = 0, walk: int = 0):
+        check_int("HDTL", "addr_width", addr_width, high=32)
+        check_int("HDTL", "kept_lines", kept_lines)
         if stack_depth < 1 or edge_window < 1:
             raise ConfigError("HDTL: stack_depth and edge_window must be at least 1, not "
                               f"{stack_depth!r} and {edge_window!r}")

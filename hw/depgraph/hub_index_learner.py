@@ -41,7 +41,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from .config import ALGORITHMS, MIN_TYPE
 from .ddmu import EntryFlag, _Entry
@@ -84,6 +84,7 @@ class HubIndexLearner(wiring.Component):
     """
 
     def __init__(self, *, algo: str, addr_width: int):
+        check_int("HubIndexLearner", "addr_width", addr_width, high=32)
         if algo not in ALGORITHMS:
             raise ConfigError(f"HubIndexLearner: algo must be one of {', '.join(ALGORITHMS)}, not "
                               f"{algo!r}")

@@ -18,6 +18,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.stream.round_robin import RoundRobin
 from .record_update import LOAD, OP_KINDS, UPDATE, VISIT
 
@@ -55,6 +56,8 @@ class OpPicker(wiring.Component):
     """
 
     def __init__(self, *, index_width: int, stages: int):
+        check_int("OpPicker", "index_width", index_width)
+        check_int("OpPicker", "stages", stages, low=2)
         self._stages = stages
         super().__init__({
             "valid": In(_KINDS), "index": In(index_width).array(_KINDS),

@@ -18,7 +18,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import ProbeResult
 from .record_update import ACTIVE, FLAG_BITS, STOP
@@ -52,6 +52,7 @@ class ProbePort(wiring.Component):
     """
 
     def __init__(self, *, index_width: int, depth: int = 16):
+        check_int("ProbePort", "index_width", index_width)
         if depth < 2:
             raise ConfigError(f"ProbePort: depth must be at least 2, not {depth!r}")
         self._depth = depth

@@ -16,6 +16,7 @@ from amaranth.hdl import Cat, Const, Module
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from .layouts import ORIGIN_BITS
 
 
@@ -74,6 +75,10 @@ class RecordUpdate(wiring.Component):
     """
 
     def __init__(self, *, engine: int, walk_bits: int, identity: int):
+        check_int("RecordUpdate", "walk_bits", walk_bits, low=0, high=ORIGIN_BITS - 1)
+        check_int("RecordUpdate", "engine", engine, low=0,
+                  high=(1 << (ORIGIN_BITS - walk_bits)) - 1)
+        check_int("RecordUpdate", "identity", identity, low=0, high=2**32 - 1)
         self._engine = engine
         self._walk_bits = walk_bits
         self._identity = identity

@@ -11,6 +11,7 @@ from amaranth.utils import exact_log2
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.port import LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
@@ -82,6 +83,8 @@ class VertexLoader(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, banks: int, offsets: bool = False):
+        check_int("VertexLoader", "addr_width", addr_width, high=32)
+        check_int("VertexLoader", "banks", banks)
         self._addr_width = addr_width
         self._banks = banks
         # The arrays read, each a base and a port.
@@ -211,6 +214,8 @@ class VertexWriter(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, banks: int):
+        check_int("VertexWriter", "addr_width", addr_width, high=32)
+        check_int("VertexWriter", "banks", banks)
         self._addr_width = addr_width
         self._banks = banks
         super().__init__({

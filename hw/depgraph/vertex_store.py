@@ -93,6 +93,7 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.arith.fp32 import FP32Adder
+from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from .config import ALGORITHMS, MIN_TYPE
 from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitRequest,
@@ -182,15 +183,13 @@ class VertexStoreBank(wiring.Component):
     def __init__(self, *, algo: str, words: int, engine: int, output_depth: int = 16,
                  walk_bits: int = 0, offsets: bool = False):
         if algo not in ALGORITHMS:
-            raise ValueError(f"algo must be one of {', '.join(ALGORITHMS)}, not {algo!r}")
-        if not isinstance(words, int) or words < 2 or words & (words - 1):
-            raise ValueError(f"words must be a power of two of at least 2, not {words!r}")
-        if not 0 <= walk_bits < ORIGIN_BITS or \
-                not 0 <= engine < 1 << (ORIGIN_BITS - walk_bits):
-            raise ValueError(f"engine and walk_bits must fit {ORIGIN_BITS} bits, not "
-                             f"{engine!r} and {walk_bits!r}")
-        if output_depth < 2:
-            raise ValueError(f"output_depth must be at least 2, not {output_depth!r}")
+            raise ConfigError(f"VertexStoreBank: algo must be one of {', '.join(ALGORITHMS)}, "
+                              f"not {algo!r}")
+        check_int("VertexStoreBank", "words", words, low=2, power_of_two=True)
+        check_int("VertexStoreBank", "walk_bits", walk_bits, low=0, high=ORIGIN_BITS - 1)
+        check_int("VertexStoreBank", "engine", engine, low=0,
+                  high=(1 << (ORIGIN_BITS - walk_bits)) - 1)
+        check_int("VertexStoreBank", "output_depth", output_depth, low=2)
         self._algo = algo
         self._is_min = algo in MIN_TYPE
         self._words = words

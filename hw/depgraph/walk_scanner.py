@@ -20,7 +20,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import EDGES_PER_LINE, ProbeResult
@@ -97,6 +97,7 @@ class WalkScanner(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, kept_lines: int = 1, levels: int = 1):
+        check_int("WalkScanner", "addr_width", addr_width, high=32)
         if kept_lines < 1:
             raise ConfigError(f"WalkScanner: kept_lines must be at least 1, not {kept_lines!r}")
         if not 1 <= levels <= MAX_LEVELS:

@@ -10,6 +10,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring, stream
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from .layouts import HASH_MULTIPLIER, EdgeOp, SlabPurpose, SlabCtx, TableCtx, vertex_word_layout
 from .slab_port import slab_read_layout
 from .vertex_table import table_answer_layout
@@ -38,6 +39,7 @@ class BucketHash(wiring.Component):
     """
 
     def __init__(self, *, slab_index_bits: int):
+        check_int("BucketHash", "slab_index_bits", slab_index_bits, high=31)
         self._word = vertex_word_layout(slab_index_bits)
         super().__init__({
             "i": In(stream.Signature(table_answer_layout(TableCtx))),

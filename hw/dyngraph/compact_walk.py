@@ -6,6 +6,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.range_streamer import range_out_layout
 from .layouts import CompactCtx, vertex_word_layout
 from .slab_port import slab_read_layout
@@ -32,6 +33,7 @@ class CompactWalk(wiring.Component):
     """
 
     def __init__(self, *, slab_index_bits: int):
+        check_int("CompactWalk", "slab_index_bits", slab_index_bits, high=31)
         self._bits = slab_index_bits
         super().__init__({
             "vertices": In(stream.Signature(range_out_layout(1, 1))),

@@ -20,6 +20,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import LOCK_BITS, SlabCtx
@@ -63,6 +64,8 @@ class LockIssue(wiring.Component):
     """
 
     def __init__(self, *, slots: int, waiting: int = 16):
+        check_int("LockIssue", "slots", slots)
+        check_int("LockIssue", "waiting", waiting)
         self._slots = slots
         self._waiting = waiting
         super().__init__({

@@ -12,6 +12,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.range_streamer import range_out_layout
 from .layouts import OpKind, Outcome, OpWords, Retire, TablePurpose, \
     TableCtx, VertexOp
@@ -50,6 +51,7 @@ class OpIssue(wiring.Component):
     """
 
     def __init__(self, *, sweep_group: int):
+        check_int("OpIssue", "sweep_group", sweep_group)
         self._sweep_group = sweep_group
         super().__init__({
             "go": In(1),

@@ -10,6 +10,7 @@ from amaranth.hdl import C, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from .layouts import FREE_OWNER, SLAB_PAIRS, TOMBSTONE_KEY, SlabPurpose, SlabCtx, SlabWrite
 from .slab_port import slab_out_layout, slab_read_layout
 
@@ -38,6 +39,7 @@ class PoolSweep(wiring.Component):
     """
 
     def __init__(self, *, group: int):
+        check_int("PoolSweep", "group", group)
         self._group = group
         super().__init__({
             "start": In(1),

@@ -7,6 +7,7 @@ from amaranth.hdl import C, Cat, Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.port import LINE_BITS, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import ANSWER_WORDS, OUTCOMES, Outcome, Retire as RetireRecord, SlabWrite
@@ -30,6 +31,7 @@ class Retire(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int):
+        check_int("Retire", "addr_width", addr_width, high=32)
         self._addr_width = addr_width
         members = {
             "answers_base": In(addr_width),

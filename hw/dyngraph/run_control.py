@@ -6,6 +6,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.range_streamer import range_cmd_layout
 
 
@@ -35,6 +36,7 @@ class RunControl(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int):
+        check_int("RunControl", "addr_width", addr_width, high=32)
         super().__init__({
             "start": In(1), "busy": Out(1), "done": Out(1), "restart": Out(1),
             "present_base": In(addr_width), "present_lines": In(32),

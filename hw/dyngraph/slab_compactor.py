@@ -14,6 +14,7 @@ from amaranth.hdl import Cat, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.arith.fp32_reciprocal import Reciprocal
 from hw.lib.memory.line_writer import SequentialLineWriter, line_item_layout
 from hw.lib.memory.port import MemoryPortSignature, line_request_layout
@@ -60,6 +61,10 @@ class SlabCompactor(wiring.Component):
 
     def __init__(self, *, addr_width: int, slab_index_bits: int, depth: int = 32,
                  read_window: int = 16):
+        check_int("SlabCompactor", "addr_width", addr_width, high=32)
+        check_int("SlabCompactor", "slab_index_bits", slab_index_bits, high=31)
+        check_int("SlabCompactor", "depth", depth)
+        check_int("SlabCompactor", "read_window", read_window)
         self._aw = addr_width
         self._bits = slab_index_bits
         self._depth = depth

@@ -8,6 +8,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import ConfigError
 from .layouts import EMPTY_KEY, SLAB_PAIRS, TOMBSTONE_KEY
 from .slab_port import slab_out_layout
 
@@ -56,6 +57,9 @@ class SlabCompare(wiring.Component):
     """
 
     def __init__(self, *, ctx_shape, key_of):
+        if not callable(key_of):
+            raise ConfigError(f"SlabCompare: key_of must be a callable from ctx to key, "
+                              f"not {key_of!r}")
         self._key_of = key_of
         super().__init__({
             "i": In(stream.Signature(slab_out_layout(ctx_shape))),

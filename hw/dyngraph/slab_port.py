@@ -14,7 +14,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, MemoryPortSignature, line_request_layout
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import SLAB_LINES, Slab, SlabWrite
@@ -66,6 +66,7 @@ class SlabPort(wiring.Component):
 
     def __init__(self, *, addr_width: int, ctx_shape, depth: int = 32,
                  read_only: bool = False):
+        check_int("SlabPort", "addr_width", addr_width, high=32)
         if depth < 1:
             raise ConfigError(f"SlabPort: depth must be at least 1, not {depth!r}")
         self._addr_width = addr_width

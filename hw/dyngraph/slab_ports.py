@@ -10,7 +10,7 @@ from amaranth.hdl import Cat, Module, Mux
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.fifo import StreamFIFO
@@ -47,6 +47,8 @@ class SlabPorts(wiring.Component):
     """
 
     def __init__(self, *, ports: int, addr_width: int, depth: int):
+        check_int("SlabPorts", "addr_width", addr_width, high=32)
+        check_int("SlabPorts", "depth", depth)
         if ports not in (1, 2, 4):
             raise ConfigError(f"SlabPorts: ports must be 1, 2 or 4, not {ports!r}")
         self._ports = ports

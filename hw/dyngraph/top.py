@@ -15,6 +15,7 @@ as Graphicionado's edge list. :mod:`hw.dyngraph.layouts` gives the memory image.
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 
+from hw.lib.config import ConfigError
 from hw.lib.cam import AtomicUpdateCAM, CAMConfig
 from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.memory.range_streamer import RangeStreamer
@@ -52,6 +53,8 @@ class UpdateUnit(RegisterDesign):
     :data:`REGISTERS`, the counters :data:`COUNTERS`."""
 
     def __init__(self, config: DynGraphConfig, *, throttle=None):
+        if not isinstance(config, DynGraphConfig):
+            raise ConfigError(f"UpdateUnit needs a DynGraphConfig, not {type(config).__name__}")
         super().__init__(config, registers=REGISTERS, counters=COUNTERS)
         self._throttle = throttle
 

@@ -8,6 +8,7 @@ from amaranth.hdl import C, Cat, Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature, line_request_layout
 from hw.lib.stream.fifo import StreamFIFO
 
@@ -48,6 +49,8 @@ class VertexTable(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, ctx_shape, depth: int = 32):
+        check_int("VertexTable", "addr_width", addr_width, high=32)
+        check_int("VertexTable", "depth", depth)
         self._addr_width = addr_width
         self._ctx_shape = ctx_shape
         self._depth = depth

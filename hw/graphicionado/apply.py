@@ -6,6 +6,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import ConfigError, check_int
 from hw.lib.arith.fp32 import SIGN_BIT
 from hw.lib.arith.fp32_vector import FP32Lanes, check_lanes
 from .layouts import ActiveVertex
@@ -85,6 +86,13 @@ class ApplyPageRank(wiring.Component):
     """
 
     def __init__(self, *, multiplier, adder, alpha: int, one_minus_alpha: int):
+        for name, unit in (("multiplier", multiplier), ("adder", adder)):
+            if not isinstance(unit, wiring.Component) or \
+                    not {"i", "o"} <= set(unit.signature.members.keys()):
+                raise ConfigError(f"ApplyPageRank: {name} must be an FP32 stream unit (a "
+                                  f"Component with i and o), not {unit!r}")
+        check_int("ApplyPageRank", "alpha", alpha, low=0, high=2**32 - 1)
+        check_int("ApplyPageRank", "one_minus_alpha", one_minus_alpha, low=0, high=2**32 - 1)
         self._multiplier = multiplier
         self._adder = adder
         self._alpha = alpha

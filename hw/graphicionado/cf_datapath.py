@@ -87,6 +87,9 @@ class CFDatapath(wiring.Component):
     """
 
     def __init__(self, config: CFDatapathConfig):
+        if not isinstance(config, CFDatapathConfig):
+            raise ConfigError(f"CFDatapath needs a CFDatapathConfig, not "
+                              f"{type(config).__name__}")
         self._config = config
         lanes, flits = config.lanes, config.flits
         self._process = CFProcessEdge(lanes=lanes, flits=flits)

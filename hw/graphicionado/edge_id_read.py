@@ -11,7 +11,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.config import ConfigError, is_power_of_two, check_int
 from .layouts import ActiveVertex, EdgeJob
 
 
@@ -44,6 +44,8 @@ class EdgeIDRead(wiring.Component):
     """
 
     def __init__(self, *, table_addr_width: int, coarsening: int = 1, id_shift: int = 0):
+        check_int("EdgeIDRead", "table_addr_width", table_addr_width)
+        check_int("EdgeIDRead", "id_shift", id_shift, low=0)
         if not is_power_of_two(coarsening):
             raise ConfigError(f"EdgeIDRead: coarsening must be a power of two, not {coarsening!r}")
         self._table_addr_width = table_addr_width

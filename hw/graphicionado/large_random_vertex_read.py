@@ -12,7 +12,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.config import ConfigError, is_power_of_two, check_int
 from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import edge_flit
@@ -52,6 +52,7 @@ class LargeRandomVertexRead(wiring.Component):
 
     def __init__(self, *, addr_width: int, lanes: int, flits: int, outstanding: int = 128,
                  partitions: int = 1):
+        check_int("LargeRandomVertexRead", "addr_width", addr_width, high=32)
         if not (is_power_of_two(lanes) and lanes <= WORDS_PER_LINE):
             raise ConfigError(f"LargeRandomVertexRead: lanes must be a power of two up to "
                               f"{WORDS_PER_LINE}, not {lanes!r}")

@@ -12,7 +12,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.arith.fp32_vector import check_lanes
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import SourcedEdge, edge_flit, flit_index_width
@@ -50,6 +50,7 @@ class PacketSourceMerge(wiring.Component):
 
     def __init__(self, *, lanes: int, flits: int, depth: int = 4, const_words: int = 2,
                  degree_word: int = 1):
+        check_int("PacketSourceMerge", "depth", depth)
         for name, value in (("lanes", lanes), ("flits", flits)):
             check_lanes("PacketSourceMerge", value, name=name, power_of_two=True)
         if not 1 <= degree_word < const_words:

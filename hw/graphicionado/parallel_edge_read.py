@@ -11,7 +11,7 @@ from amaranth.hdl import Cat, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.arbiter import StreamArbiter
@@ -47,6 +47,9 @@ class ParallelEdgeRead(wiring.Component):
 
     def __init__(self, *, readers: int, addr_width: int, prefetch_lines: int = 4,
                  job_depth: int = 4, queue_depth: int = 4):
+        check_int("ParallelEdgeRead", "addr_width", addr_width, high=32)
+        check_int("ParallelEdgeRead", "prefetch_lines", prefetch_lines)
+        check_int("ParallelEdgeRead", "job_depth", job_depth)
         if readers < 2:
             raise ConfigError(f"ParallelEdgeRead: readers must be at least 2, not {readers!r}")
         if queue_depth < 1:

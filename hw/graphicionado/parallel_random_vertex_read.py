@@ -9,7 +9,7 @@ from amaranth.hdl import Cat, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.arbiter import StreamArbiter
@@ -41,6 +41,9 @@ class ParallelRandomVertexRead(wiring.Component):
 
     def __init__(self, *, readers: int, addr_width: int, outstanding: int = 128,
                  partitions: int = 1):
+        check_int("ParallelRandomVertexRead", "addr_width", addr_width, high=32)
+        check_int("ParallelRandomVertexRead", "outstanding", outstanding)
+        check_int("ParallelRandomVertexRead", "partitions", partitions, power_of_two=True)
         if readers < 2:
             raise ConfigError(f"ParallelRandomVertexRead: readers must be at least 2, "
                               f"not {readers!r}")

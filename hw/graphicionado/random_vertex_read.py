@@ -17,7 +17,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import DestinedEdge, SourcedEdge
@@ -64,6 +64,8 @@ class RandomVertexRead(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, outstanding: int = 128, partitions: int = 1):
+        check_int("RandomVertexRead", "addr_width", addr_width, high=32)
+        check_int("RandomVertexRead", "partitions", partitions, power_of_two=True)
         if outstanding < 1:
             raise ConfigError("RandomVertexRead: outstanding must be at least 1, not "
                               f"{outstanding!r}")

@@ -7,7 +7,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.config import ConfigError, is_power_of_two, check_int
 from hw.lib.stream.fifo import StreamFIFO
 
 
@@ -202,6 +202,7 @@ class TempPropertyStream(wiring.Component):
 
     def __init__(self, *, index_width: int, stride: int = 1, id_shift: int = 0,
                  id_low: int = 0, flits: int = 1, word_width: int = 32):
+        check_int("TempPropertyStream", "index_width", index_width)
         check_word_width("TempPropertyStream", "word_width", word_width)
         if not is_power_of_two(stride):
             raise ConfigError(f"TempPropertyStream: stride must be a power of two, not {stride!r}")

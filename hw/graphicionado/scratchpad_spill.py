@@ -11,6 +11,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from .scratchpad import TempPropertyStream, check_word_width
 from .sequential_vertex_read import SequentialVertexRead
@@ -53,6 +54,13 @@ class ScratchpadSpill(wiring.Component):
     def __init__(self, *, index_width: int, word_width: int = 32, flits: int = 1,
                  addr_width: int = 26, prefetch_lines: int = 4):
         check_word_width("ScratchpadSpill", "word_width", word_width)
+        if word_width // 32 not in (1, 2, 4, 8, 16):
+            raise ConfigError(f"ScratchpadSpill: word_width must be 1, 2, 4, 8 or 16 lanes of 32 "
+                              f"bits, not {word_width!r}")
+        check_int("ScratchpadSpill", "index_width", index_width)
+        check_int("ScratchpadSpill", "flits", flits, power_of_two=True)
+        check_int("ScratchpadSpill", "addr_width", addr_width, high=32)
+        check_int("ScratchpadSpill", "prefetch_lines", prefetch_lines)
         self._index_width = index_width
         self._word_width = word_width
         self._flits = flits

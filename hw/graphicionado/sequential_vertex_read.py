@@ -11,7 +11,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.memory.range_streamer import RangeStreamer
 
@@ -58,6 +58,8 @@ class SequentialVertexRead(wiring.Component):
 
     def __init__(self, *, item_words: int, addr_width: int, prefetch_lines: int = 4,
                  index_shift: int = 0):
+        check_int("SequentialVertexRead", "addr_width", addr_width, high=32)
+        check_int("SequentialVertexRead", "index_shift", index_shift, low=0)
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError("SequentialVertexRead: item_words must be 1, 2, 4, 8 or 16, not "
                               f"{item_words!r}")

@@ -15,7 +15,7 @@ from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 
 
@@ -56,6 +56,7 @@ class SequentialVertexWrite(wiring.Component):
     """
 
     def __init__(self, *, item_words: int, addr_width: int):
+        check_int("SequentialVertexWrite", "addr_width", addr_width, high=32)
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError("SequentialVertexWrite: item_words must be 1, 2, 4, 8 or 16, not "
                               f"{item_words!r}")

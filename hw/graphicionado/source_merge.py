@@ -13,7 +13,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import SourcedEdge
 from .sequential_vertex_read import item_layout
@@ -54,6 +54,7 @@ class SourceMerge(wiring.Component):
     """
 
     def __init__(self, *, depth: int = 4, const_words: int = 2, degree_word: int = 1):
+        check_int("SourceMerge", "depth", depth)
         if not 1 <= degree_word < const_words:
             raise ConfigError(f"SourceMerge: degree_word must be between 1 and {const_words - 1},"
                               f" not {degree_word!r}")

@@ -20,6 +20,7 @@ from amaranth.hdl import Array, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.broadcast import StreamBroadcast
 from hw.lib.stream.fifo import StreamFIFO
@@ -86,6 +87,10 @@ class SourceStream(wiring.Component):
     """
 
     def __init__(self, config: GraphicionadoConfig, index: int, *, throttle=None):
+        if not isinstance(config, GraphicionadoConfig):
+            raise ConfigError(f"SourceStream needs a GraphicionadoConfig, not "
+                              f"{type(config).__name__}")
+        check_int("SourceStream", "index", index, low=0, high=config.streams_src - 1)
         self._throttle = throttle
         self._config = config
         self._index = index

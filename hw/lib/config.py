@@ -12,7 +12,7 @@ import json
 import typing
 
 
-__all__ = ["ConfigError", "DesignConfig", "is_power_of_two", "parse_value"]
+__all__ = ["ConfigError", "DesignConfig", "is_power_of_two", "check_int", "parse_value"]
 
 
 class ConfigError(ValueError):
@@ -21,6 +21,19 @@ class ConfigError(ValueError):
 
 def is_power_of_two(value: int) -> bool:
     return value > 0 and value & (value - 1) == 0
+
+
+def check_int(owner: str, name: str, value, *, low: int = 1, high: int | None = None,
+              power_of_two: bool = False) -> None:
+    """Refuse ``value`` unless it is an ``int`` (not a ``bool``) from ``low`` to ``high`` (no
+    upper bound when None), and a power of two when asked: :class:`ConfigError` naming
+    ``owner`` (the class) and ``name`` (the parameter), one line."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or \
+            (high is not None and value > high) or \
+            (power_of_two and not is_power_of_two(value)):
+        kind = "a power of two" if power_of_two else "an integer"
+        span = f"from {low}" if high is None else f"from {low} to {high}"
+        raise ConfigError(f"{owner}: {name} must be {kind} {span}, not {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -34,6 +34,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.arith.integer import binary_op_layout, result_layout
+from hw.lib.config import check_int
 
 
 __all__ = [
@@ -172,8 +173,7 @@ class _FP32Unit(wiring.Component):
     latency: int
 
     def __init__(self, tag_width: int = 32):
-        if not isinstance(tag_width, int) or tag_width < 0:
-            raise TypeError(f"tag_width must be a non-negative integer, not {tag_width!r}")
+        check_int(type(self).__name__, "tag_width", tag_width, low=0)
         self._tag_width = tag_width
         super().__init__({
             "i": In(stream.Signature(binary_op_layout(tag_width))),

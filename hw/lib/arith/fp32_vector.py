@@ -16,7 +16,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.config import ConfigError, is_power_of_two, check_int
 from hw.lib.arith.fp32 import FP32Adder, FP32Multiplier
 
 
@@ -115,6 +115,7 @@ class FP32TreeSum(wiring.Component):
 
     def __init__(self, lanes: int, tag_width: int = 0):
         check_lanes("FP32TreeSum", lanes, power_of_two=True)
+        check_int("FP32TreeSum", "tag_width", tag_width, low=0)
         self._lanes = lanes
         self._tag_width = tag_width
         self.latency = (lanes.bit_length() - 1) * FP32Adder.latency
@@ -172,6 +173,7 @@ class FP32PairSum(wiring.Component):
     """
 
     def __init__(self, tag_width: int = 0):
+        check_int("FP32PairSum", "tag_width", tag_width, low=0)
         self._tag_width = tag_width
         self.latency = FP32Adder.latency
         super().__init__({

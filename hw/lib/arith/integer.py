@@ -7,6 +7,8 @@ from amaranth.hdl import Module, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
+
 
 __all__ = ["binary_op_layout", "result_layout", "saturating_add", "SaturatingAdd", "Minimum"]
 
@@ -34,6 +36,7 @@ class _OneStageUnit(wiring.Component):
     latency = 1
 
     def __init__(self, tag_width: int = 32):
+        check_int(type(self).__name__, "tag_width", tag_width, low=0)
         self._tag_width = tag_width
         super().__init__({
             "i": In(stream.Signature(binary_op_layout(tag_width))),

@@ -9,7 +9,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import (MEMORY_TAG_WIDTH, MemoryPortSignature, line_response_layout,
                           mem_port_signature)
 from hw.lib.stream.fifo import StreamFIFO
@@ -78,6 +78,7 @@ class MemoryArbiter(wiring.Component):
     def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128,
                  queue_depth: int = 3, tag_width: int = MEMORY_TAG_WIDTH,
                  read_only=(), response_buffer: bool = False, request_slice: bool = False):
+        check_int("MemoryArbiter", "addr_width", addr_width, high=32)
         if ports < 1:
             raise ConfigError(f"ports must be at least 1, not {ports}")
         if outstanding < 2:

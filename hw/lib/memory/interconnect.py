@@ -18,7 +18,7 @@ from amaranth.hdl import C, Cat, Module, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.config import ConfigError, is_power_of_two, check_int
 from hw.lib.memory.arbiter import MemoryArbiter
 from hw.lib.memory.port import LINE_BITS, MEMORY_TAG_WIDTH, MemoryPortSignature, mem_port_signature
 from hw.lib.stream.fifo import StreamFIFO
@@ -70,6 +70,7 @@ class ReorderBuffer(wiring.Component):
     """
 
     def __init__(self, *, channels: int, addr_width: int, depth: int):
+        check_int("ReorderBuffer", "addr_width", addr_width, high=32)
         _check_channels(channels)
         if not (is_power_of_two(depth) and depth >= 2):
             raise ConfigError(f"reorder depth must be a power of two of at least 2, not {depth}")

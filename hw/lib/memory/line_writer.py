@@ -6,7 +6,7 @@ from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, line_request_layout
 
 
@@ -45,6 +45,7 @@ class SequentialLineWriter(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, item_words: int):
+        check_int("SequentialLineWriter", "addr_width", addr_width, high=32)
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError(f"SequentialLineWriter: item_words must be 1, 2, 4, 8 or 16, "
                               f"not {item_words!r}")

@@ -14,6 +14,8 @@ semantics), reads with the same tag in request order.
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
+
 
 __all__ = ["LINE_BYTES", "LINE_BITS", "WORDS_PER_LINE", "MEMORY_TAG_WIDTH",
            "line_request_layout", "line_response_layout", "MemoryPortSignature",
@@ -49,6 +51,7 @@ class MemoryPortSignature(wiring.Signature):
     """
 
     def __init__(self, addr_width: int):
+        check_int("MemoryPortSignature", "addr_width", addr_width, high=32)
         self._addr_width = addr_width
         super().__init__({
             "req": Out(stream.Signature(line_request_layout(addr_width))),

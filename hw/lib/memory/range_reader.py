@@ -18,7 +18,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 
@@ -60,6 +60,7 @@ class RangeReader(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, item_words: int, window: int = 4):
+        check_int("RangeReader", "addr_width", addr_width, high=32)
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError("RangeReader: item_words must be 1, 2, 4, 8 or 16, not "
                               f"{item_words!r}")

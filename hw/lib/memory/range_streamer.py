@@ -8,7 +8,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 
@@ -55,6 +55,8 @@ class RangeStreamer(wiring.Component):
 
     def __init__(self, *, addr_width: int, item_words: int = 1, ctx_width: int = 1,
                  window: int = 32):
+        check_int("RangeStreamer", "addr_width", addr_width, high=32)
+        check_int("RangeStreamer", "ctx_width", ctx_width, low=0)
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError(f"RangeStreamer: item_words must be 1, 2, 4, 8 or 16, not "
                               f"{item_words!r}")

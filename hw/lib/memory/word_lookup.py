@@ -8,7 +8,7 @@ from amaranth.hdl import Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 
@@ -56,6 +56,8 @@ class WordLookup(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, ctx_width: int = 1, outstanding: int = 128):
+        check_int("WordLookup", "addr_width", addr_width, high=32)
+        check_int("WordLookup", "ctx_width", ctx_width, low=0)
         if outstanding < 1:
             raise ConfigError(f"WordLookup: outstanding must be at least 1, not "
                               f"{outstanding!r}")

@@ -5,6 +5,7 @@ counters; it reaches memory through one port, or one per channel."""
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import ConfigError, DesignConfig
 from hw.lib.memory.port import MEMORY_TAG_WIDTH, mem_port_signature
 
 
@@ -28,6 +29,9 @@ class RegisterDesign(wiring.Component):
     """
 
     def __init__(self, config, *, registers, counters):
+        if not isinstance(config, DesignConfig):
+            raise ConfigError(f"{type(self).__name__} needs a DesignConfig, not "
+                              f"{type(config).__name__}")
         self._config = config
         self._registers = tuple(registers)
         self._links = None

@@ -7,7 +7,7 @@ from amaranth.hdl import Cat, Const, Module, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError, is_power_of_two
+from hw.lib.config import ConfigError, is_power_of_two, check_int
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.fifo import StreamFIFO
 
@@ -50,6 +50,11 @@ class VirtualOutputQueues(wiring.Component):
     """
 
     def __init__(self, payload_shape, *, outputs: int, route, depth: int):
+        check_int("VirtualOutputQueues", "outputs", outputs, high=16, power_of_two=True)
+        check_int("VirtualOutputQueues", "depth", depth)
+        if not callable(route):
+            raise ConfigError(f"VirtualOutputQueues: route must be a callable from payload to "
+                              f"output number, not {route!r}")
         self._shape = payload_shape
         self._outputs = outputs
         self._route = route

@@ -6,7 +6,7 @@ from amaranth.hdl import C, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 
 
 __all__ = ["LowestOccupancyDispatch"]
@@ -34,6 +34,7 @@ class LowestOccupancyDispatch(wiring.Component):
     """
 
     def __init__(self, shape, count: int, *, level_width: int):
+        check_int("LowestOccupancyDispatch", "level_width", level_width)
         if count < 2:
             raise ConfigError(f"LowestOccupancyDispatch: count must be at least 2, not {count!r}")
         self._count = count

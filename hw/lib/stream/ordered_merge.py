@@ -12,7 +12,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature, line_request_layout, line_response_layout
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.fifo import StreamFIFO
@@ -111,6 +111,9 @@ class MemoryPortMerge(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, count: int, outstanding: int):
+        check_int("MemoryPortMerge", "addr_width", addr_width, high=32)
+        check_int("MemoryPortMerge", "count", count)
+        check_int("MemoryPortMerge", "outstanding", outstanding)
         self._addr_width = addr_width
         self._count = count
         self._outstanding = outstanding

@@ -32,6 +32,9 @@ class StreamDemux(wiring.Component):
     """
 
     def __init__(self, shape, count: int, *, route=None):
+        if route is not None and not callable(route):
+            raise ConfigError(f"StreamDemux: route must be None or a callable from payload to "
+                              f"output number, not {route!r}")
         if count < 1:
             raise ConfigError(f"StreamDemux: count must be at least 1, not {count!r}")
         self._count = count
