@@ -23,8 +23,8 @@ from tests.stream_drivers import PAUSES, Bench, serve_memory
 CONFIG = DynGraphConfig(max_vertices=32, slots=4, lock_ways=4, slab_ports=2, sweep_group=3,
                         slab_index_bits=12, load_factor_percent=100, addr_width=16,
                         memory_outstanding=16, read_window=4)
-MIX = "mix:ops=70,insert=40,delete=15,search=25,vinsert=8,vdelete=12,hit=50,seed=4"
-BATCH = 24
+MIX = "mix:ops=45,insert=40,delete=15,search=25,vinsert=8,vdelete=12,hit=50,seed=4"
+BATCH = 16
 
 
 def _lines(array):
@@ -32,10 +32,12 @@ def _lines(array):
             for k, row in enumerate(array)}
 
 
-@pytest.mark.parametrize("pause", PAUSES)
+# Two of the three PAUSES: the unit is large for the Python simulator (about half a minute a
+# run); STREAM_PAUSE_SEEDS sweeps more seeds.
+@pytest.mark.parametrize("pause", PAUSES[:2])
 def test_a_batch_and_its_compaction_equal_the_golden_model(pause):
     CONFIG.validate()
-    graph = golden.generators.uniform(28, 120, seed=5, weights="1:50")
+    graph = golden.generators.uniform(24, 90, seed=5, weights="1:50")
     updates = generate_updates(MIX, graph, CONFIG.max_vertices)
     options = SlabOptions(**CONFIG.golden_options())
     state = SlabGraph.build(graph, options)
