@@ -57,7 +57,7 @@ def _state(seed):
 def test_compacted_lists_equal_the_golden_compaction(pause, num_vertices):
     state = _state(3)
     want = compact(state, num_vertices)
-    assert int((np.diff(want.src) >= 0).all()) and want.num_edges > 0 or num_vertices == 1
+    assert (np.diff(want.src) >= 0).all() and (want.num_edges > 0 or num_vertices == 1)
     chained = (state.pool[:, 31] != 0xFFFF_FFFF).sum()
     assert chained > 0, "the test graph has no chains"
     words = np.where(state.present, state.base.astype(np.uint64) |

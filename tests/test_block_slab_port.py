@@ -12,8 +12,7 @@ import pytest
 
 from hw.dyngraph.slab_port import SlabPort
 from hw.lib.config import ConfigError
-from sim.amaranth_memory import LineMemoryModel
-from tests.stream_drivers import PAUSES, Bench, serve_memory, to_py
+from tests.stream_drivers import PAUSES, Bench, serve_memory
 
 POOL_BASE = 64
 SLABS = 12
