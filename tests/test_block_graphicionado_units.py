@@ -7,6 +7,7 @@ pauses."""
 
 import numpy as np
 import pytest
+from amaranth.hdl import Fragment
 
 from golden.algorithms import PAGERANK, SSSP
 from hw.graphicionado.config import GraphicionadoConfig
@@ -18,8 +19,11 @@ INDEX_WIDTH = 8
 
 
 def _units(algo, **extra):
-    return compute_units(GraphicionadoConfig(algo=algo, max_vertices=64, **extra),
-                         index_width=INDEX_WIDTH)
+    units = compute_units(GraphicionadoConfig(algo=algo, max_vertices=64, **extra),
+                          index_width=INDEX_WIDTH)
+    for unit in units.values():         # elaborated: each a real, buildable unit
+        Fragment.get(unit, None)
+    return units
 
 
 def test_unit_sets():
@@ -78,6 +82,7 @@ def test_cf_reduce_adds_lane_by_lane(pause):
     config = GraphicionadoConfig(algo="cf", max_vertices=64)
     lanes = config.lanes
     unit = compute_units(config, index_width=INDEX_WIDTH)["reduce"]
+    Fragment.get(unit, None)
     rng = np.random.default_rng(3)
     a = (rng.standard_normal((40, lanes)) * 5).astype(np.float32)
     b = (rng.standard_normal((40, lanes)) * 5).astype(np.float32)

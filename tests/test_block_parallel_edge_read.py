@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """Parallel edge readers (Graphicionado §V.B, figure 9a) in Amaranth's simulator, each reader
 with its own memory model holding the edge array of a random sorted graph: every active
 vertex's job yields exactly its edges (a NumPy slice of the CSR arrays), in order within the

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """Parallel destination-property readers (Graphicionado §V.C) in Amaranth's simulator, each
 reader with its own memory model: every edge comes out once with ``dst_prop`` =
 VProperty[dst] (NumPy indexing), fields unchanged; readers interleave, so the order is

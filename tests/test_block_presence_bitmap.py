@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The presence bitmap in Amaranth's simulator: loaded from the ``present`` region's lines,
 then random reads of two bits and updates (set or clear a bit), against a Python set; each
 read right after an update sees it; sizes of one row narrower than a line and of several

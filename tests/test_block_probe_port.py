@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """DepGraph's probe port in Amaranth's simulator, with a model of the bank's flags memory
 (a synchronous read port: the flags of the address at the last clock edge): random probes of
 a partition's vertices answered in order, walkable exactly when the record is active and not

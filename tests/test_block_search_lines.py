@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The bottom-up search lines in Amaranth's simulator: random line writes to random slots
 (every cycle some) and random word lookups; each answer is the word of the slot's line as it
 stood when the lookup was taken (a write of the same cycle already counts), with the lookup's

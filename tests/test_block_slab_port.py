@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The slab port in Amaranth's simulator: random slab reads and line writes (some only
 releasing a lock) through one memory client. The model replays the reads and writes in the
 order the port took them (a monitor records each transfer): every slab read returns both

@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """Several slab ports in Amaranth's simulator: reads routed by the operation's vertex (the
 sweep's by the slab), writes by the slab's owner, each port its own memory (a model each).
 Checked against a Python routing model: every slab comes back with its ctx and contents, each

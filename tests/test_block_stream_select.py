@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The stream demultiplexer and multiplexer in Amaranth's simulator. The demultiplexer by a
 payload field: each output gets exactly its items, in order; by ``select``: every item to the
 chosen output. The multiplexer: with ``select`` on input k, exactly input k's items pass, in
