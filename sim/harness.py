@@ -28,7 +28,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BUILD_ROOT = REPO_ROOT / "build" / "sim"
 # Icarus needs a timescale since Amaranth emits none; Verilator is given the same one.
 TIMESCALE = ("1ns", "1ps")
-# Verilator's lint waivers, the same for lint (tests/test_lint.py) and simulation builds, whose
+# Verilator's lint waivers, the same for lint (tests/tools/test_lint.py) and simulation builds, whose
 # warnings are otherwise fatal.
 LINT_WAIVERS = REPO_ROOT / "sim" / "lint_waivers.vlt"
 

@@ -10,7 +10,7 @@ bounded part of the design: the WebAssembly Yosys stops at 4 GB, which a flat sy
 
 Synthesizing parts apart gives up optimisation across their boundaries (a constant input is
 not propagated into a unit, an unused output's logic is not removed), so the sum is an upper
-bound of a flat synthesis; ``tests/test_synth_units.py`` measures the difference on a design
+bound of a flat synthesis; ``tests/tools/test_synth_units.py`` measures the difference on a design
 small enough for both.
 """
 

@@ -39,7 +39,7 @@ from amaranth.hdl import ClockDomain, Elaboratable, Module
 
 __all__ = ["ProofResult", "FormalError", "run_proof", "emit_rtlil", "tool_versions"]
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BUILD_ROOT = REPO_ROOT / "build" / "formal"
 MODES = ("bmc", "prove", "cover")
 

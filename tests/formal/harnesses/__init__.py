@@ -1,5 +1,5 @@
 """Formal proof harnesses (verification only; run by ``tests/formal/runner.py``, tests in
-``tests/test_formal.py``).
+``tests/formal/test_formal.py``).
 
 Each harness is an Amaranth elaboratable that drives one design from ``AnySeq``/``AnyConst``
 values, models what the design must do, and states it with ``Assert``. Each also has broken

@@ -99,7 +99,7 @@ class CAMHarness(Elaboratable):
         return m
 
 
-# Broken variants: each must make the proof fail (tests/test_formal.py).
+# Broken variants: each must make the proof fail (tests/formal/test_formal.py).
 
 class _BrokenCAM(wiring.Component):
     """A CAM of the same interface around a real one (``inner``)."""
@@ -132,7 +132,7 @@ class _BrokenCAM(wiring.Component):
 
 class CAMTakesHeldId(_BrokenCAM):
     """Reports an insert of a held id as taken (``ready`` even on a conflict), as
-    ``tests/test_cam.py``'s broken CAM: the id is then in flight twice."""
+    ``tests/hw/lib/test_cam.py``'s broken CAM: the id is then in flight twice."""
 
     def elaborate(self, platform):
         m = Module()

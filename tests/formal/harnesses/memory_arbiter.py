@@ -195,7 +195,7 @@ class ArbiterHarness(Elaboratable):
         return m
 
 
-# Broken variants: each must make the proof fail (tests/test_formal.py).
+# Broken variants: each must make the proof fail (tests/formal/test_formal.py).
 
 class _WrappedArbiter(wiring.Component):
     def __init__(self, ports, addr_width, outstanding):

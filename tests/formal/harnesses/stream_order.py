@@ -131,7 +131,7 @@ def slice_harness(width, bound, dut=None, only=None, skid=True):
                               max_held=held, has_level=False, only=only)
 
 
-# Broken variants: each must make the proof fail (tests/test_formal.py).
+# Broken variants: each must make the proof fail (tests/formal/test_formal.py).
 
 class _Wrapped(wiring.Component):
     """A stream buffer with the interface of ``inner`` around it, broken from outside."""

@@ -1,0 +1,85 @@
+"""StreamArbiter against a round-robin model: every item of every source comes out once, each
+source's items in order, and in each transfer the source served is the first valid one after
+the source served last (so none waits more than ``count - 1`` transfers of others), unless an
+offer on ``o`` was left waiting: it keeps its grant until taken (stream rule 2, checked by the
+second test)."""
+
+import random
+
+import pytest
+from amaranth.lib import data
+
+from hw.lib.stream.arbiter import StreamArbiter
+from tests.support.stream_drivers import PAUSES, Bench
+
+Item = data.StructLayout({"source": 3, "seq": 10, "data": 11})
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+@pytest.mark.parametrize("count", [1, 3, 4])
+def test_stream_arbiter(count, pause):
+    run(count, pause, check_protocol=False)
+
+
+@pytest.mark.parametrize("pause", [1, 2])
+@pytest.mark.parametrize("count", [3, 4])
+def test_stream_arbiter_holds_its_offer(count, pause):
+    run(count, pause, check_protocol=True)
+
+
+def run(count, pause, *, check_protocol):
+    dut = StreamArbiter(Item, count)
+    rng = random.Random(f"items/{count}")
+    items = [[{"source": s, "seq": k, "data": rng.randrange(1 << 11)}
+              for k in range(rng.randrange(60, 160))] for s in range(count)]
+    bench = Bench(dut, f"StreamArbiter(count={count})", pause=pause,
+                  check_protocol=check_protocol)
+    for s in range(count):
+        bench.source(f"i[{s}]", dut.i[s], items[s])
+    total = sum(map(len, items))
+    bench.sink("o", dut.o, total)
+    waits = [0] * count
+
+    async def round_robin_model(ctx):
+        last = 0
+        offered = None          # the source whose offer on o waits since the last cycle
+        signals = [dut.o.valid, dut.o.ready, dut.o.payload.as_value()]
+        for source in dut.i:
+            signals += [source.valid, source.ready, source.payload.as_value()]
+        async for _, _, ov, ordy, opay, *ins in ctx.tick().sample(*signals):
+            valid = [ins[3 * s] for s in range(count)]
+            ready = [ins[3 * s + 1] for s in range(count)]
+            if ov != any(valid):
+                bench.fail(f"o.valid={ov} with sources valid {valid} (cycle {bench.cycle})")
+            if ov:
+                want = offered if offered is not None else \
+                    next(s % count for s in range(last + 1, last + 1 + count)
+                         if valid[s % count])
+            if not (ov and ordy):
+                if any(ready[s] and valid[s] for s in range(count)):
+                    bench.fail(f"a source's item taken with no output transfer "
+                               f"(cycle {bench.cycle})")
+                offered = want if ov else None
+                continue
+            offered = None
+            taken = [s for s in range(count) if valid[s] and ready[s]]
+            if taken != [want]:
+                bench.fail(f"sources {taken} taken, round robin after {last} with valid "
+                           f"{valid} grants {want} (cycle {bench.cycle})")
+            if opay != ins[3 * want + 2]:
+                bench.fail(f"output payload {opay:#x} is not source {want}'s "
+                           f"{ins[3 * want + 2]:#x} (cycle {bench.cycle})")
+            for s in range(count):
+                waits[s] = waits[s] + 1 if valid[s] and s != want else 0
+                if waits[s] >= count:
+                    bench.fail(f"source {s} waited {waits[s]} transfers")
+            last = want
+
+    bench.add_process(round_robin_model)
+    cycles = bench.run()
+    got = bench.received["o"]
+    for s in range(count):
+        bench.check_equal([item for item in got if item["source"] == s], items[s],
+                          f"source {s}'s items")
+    if pause is None and cycles > total + 30:
+        bench.fail(f"{cycles} cycles for {total} items without pauses")

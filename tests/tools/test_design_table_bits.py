@@ -1,0 +1,49 @@
+"""The design table: DepGraph's buffer sizes from the hardware's own layouts and the
+configuration (the FIFO edge buffer's default is sized to the paper's 4.8 Kbit); the Fmax
+cell of a default that does not fit the device."""
+
+import sys
+from pathlib import Path
+
+from tests.support import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "bench"))
+
+from bench_design_table import _fmax_cell, depgraph_core_bits  # noqa: E402
+
+
+def test_default_fifo_is_the_papers_size():
+    bits = depgraph_core_bits({})
+    assert abs(bits["fifo_bits"] - 4800) / 4800 < 0.05, bits
+    assert bits["fifo_bits"] == bits["fifo_entries"] * bits["fifo_entry_bits"]
+
+
+def test_stack_grows_with_walks_depth_and_the_hub_index():
+    one = depgraph_core_bits({})
+    assert one["stack_bits"] == 10 * one["stack_entry_bits"]
+    four = depgraph_core_bits({"walks": "4", "stack_depth": "20"})
+    assert four["stack_bits"] == 4 * 20 * one["stack_entry_bits"]
+    hub = depgraph_core_bits({"hub_index": "on"})
+    assert hub["stack_entry_bits"] == one["stack_entry_bits"] + 32
+
+
+def test_stack_with_its_lines_is_the_papers_size():
+    """With ``stack_lines`` each entry keeps a 64-byte line of edges beside its three words:
+    6.08 Kbit at depth 10, the paper's 6.1."""
+    one = depgraph_core_bits({})
+    lines = depgraph_core_bits({"stack_lines": "on"})
+    assert lines["stack_entry_bits"] == one["stack_entry_bits"] + 512
+    assert abs(lines["stack_bits"] - 6100) / 6100 < 0.01, lines
+
+
+def test_a_default_that_does_not_fit_says_what_overflows():
+    assert _fmax_cell({"ecp5_overflow": "DP16KD 392 of 208", "fmax_mhz": None}) == \
+        "does not fit: DP16KD 392 of 208"
+    assert _fmax_cell({"ecp5_overflow": None, "fmax_mhz": 93.21}) == "93.2"
+
+
+def test_a_default_that_nextpnr_did_not_finish_says_how_far_it_got():
+    stopped = ("stopped at the time limit while routing (placement's estimate 14.9 MHz; "
+               "223,505 of 296,446 arcs left)")
+    assert _fmax_cell({"ecp5_overflow": None, "ecp5_stopped": stopped, "fmax_mhz": None}) == \
+        f"no Fmax: nextpnr {stopped}"

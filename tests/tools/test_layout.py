@@ -1,0 +1,130 @@
+"""The layout rule of the tree (docs/architecture.md), checked on the import graph.
+
+- Nothing under ``hw/`` imports simulation-only gateware (``sim/``), the tools (``graphgen/``,
+  ``synth/``), the golden models or the tests: a design's synthesizable top reaches only
+  ``hw/``. The import graph is read from the source (every ``import``, at any depth of a
+  module), so an import inside a function counts too.
+- ``hw/lib/`` is shared: no module of it imports a design folder.
+- ``golden/`` never imports ``hw/``: the specification does not depend on the hardware.
+- Every design's ``elaborate`` is short enough to hold (warned above 100 lines, refused
+  above 150).
+"""
+
+import ast
+import functools
+import warnings
+from pathlib import Path
+
+import pytest
+from tests.support import REPO_ROOT
+
+ROOT = REPO_ROOT
+PACKAGES = ("hw", "sim", "graphgen", "synth", "golden", "tests")
+DESIGNS = ("bfs", "depgraph", "dyngraph", "graphicionado")
+ELABORATE_WARN, ELABORATE_LIMIT = 100, 150
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_path(name: str) -> Path | None:
+    base = ROOT.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+@functools.cache
+def imports_of(name: str) -> frozenset[str]:
+    """The project modules ``name`` imports, resolved to modules that exist."""
+    path = module_path(name)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            if target.split(".")[0] in PACKAGES and module_path(target):
+                found.add(target)
+    return frozenset(found)
+
+
+def reachable(start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(imports_of(name))
+    return seen
+
+
+def modules_under(folder: str) -> list[str]:
+    return sorted(module_name(path) for path in (ROOT / folder).rglob("*.py"))
+
+
+def test_the_import_graph_sees_imports():
+    """The walker itself: the BFS top reaches the shared stream FIFO and its config, and
+    the Graphicionado simulation top reaches the simulation-only DRAM model."""
+    assert {"hw.lib.stream.fifo", "hw.bfs.config"} <= reachable("hw.bfs.top")
+    assert "sim.gateware.dram_model" in reachable("sim.graphicionado.top")
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_synthesizable_top_reaches_only_hw(design):
+    outside = sorted(name for name in reachable(f"hw.{design}.top")
+                     if not name.startswith("hw."))
+    assert not outside, f"hw.{design}.top reaches {outside}"
+
+
+def test_hw_imports_nothing_outside_hw():
+    offenders = {name: sorted(target for target in imports_of(name)
+                              if not target.startswith("hw."))
+                 for name in modules_under("hw")}
+    offenders = {name: targets for name, targets in offenders.items() if targets}
+    assert not offenders, offenders
+
+
+def test_shared_library_imports_no_design():
+    offenders = {name: sorted(target for target in imports_of(name)
+                              if target.split(".")[:2] != ["hw", "lib"])
+                 for name in modules_under("hw/lib")}
+    offenders = {name: targets for name, targets in offenders.items() if targets}
+    assert not offenders, offenders
+
+
+def test_golden_models_do_not_import_hardware():
+    offenders = sorted(name for name in modules_under("golden")
+                       if any(target.startswith("hw") for target in imports_of(name)))
+    assert not offenders, offenders
+
+
+def elaborate_lengths() -> dict[str, int]:
+    lengths = {}
+    for path in sorted((ROOT / "hw").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and node.name == "elaborate":
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                lengths[where] = node.end_lineno - node.lineno + 1
+    return lengths
+
+
+def test_elaborate_methods_are_short():
+    lengths = elaborate_lengths()
+    assert lengths, "no elaborate found under hw/"
+    long = {where: n for where, n in lengths.items() if n > ELABORATE_WARN}
+    if long:
+        warnings.warn(f"elaborate over {ELABORATE_WARN} lines (a block hides in it): {long}")
+    too_long = {where: n for where, n in long.items() if n > ELABORATE_LIMIT}
+    assert not too_long, f"elaborate over {ELABORATE_LIMIT} lines: {too_long}"
