@@ -98,7 +98,7 @@ class BottomUpCheck(wiring.Component):
         survives at once."""
         entry = self.entries.payload
         no_edges = entry.entry.count == 0
-        room = pool.alloc.valid
+        room = pool.room
         m.d.comb += [
             started.valid.eq(self.entries.valid & ~no_edges & room),
             started.payload.vertex.eq(entry.entry.vertex),
@@ -107,8 +107,8 @@ class BottomUpCheck(wiring.Component):
             started.payload.pos.eq(0),
             started.payload.cls.eq(entry.cls),
             started.payload.lane.eq(entry.lane),
-            started.payload.slot.eq(pool.alloc.payload),
-            pool.alloc.ready.eq(started.valid & started.ready),
+            started.payload.slot.eq(pool.offer),
+            pool.take.eq(started.valid & started.ready),
             left.valid.eq(self.entries.valid & no_edges),
             left.payload.eq(entry),
         ]

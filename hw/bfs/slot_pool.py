@@ -17,8 +17,10 @@ class SlotPool(wiring.Component):
     """A pool of ``slots`` slot numbers: the lowest free one is offered, and any number of
     slots come back in a cycle.
 
-    A slot taken is offered again from the cycle after it comes back; a slot given back and
-    another taken in one cycle are both seen at the next edge.
+    The offer is not a stream: a slot that comes back below the one offered replaces it in
+    the next cycle, so the taker takes the slot offered in the cycle it takes it (a search
+    does not care which slot it gets). A slot taken and another given back in one cycle are
+    both seen at the clock edge.
 
     Parameters
     ----------
@@ -29,8 +31,12 @@ class SlotPool(wiring.Component):
 
     Members
     -------
-    alloc : ``Out(stream.Signature(range(slots)))``
-        The lowest free slot, valid while any is free; a transfer takes it.
+    room : ``Out(1)``
+        Some slot is free.
+    offer : ``Out(range(slots))``
+        The lowest free slot (while ``room``).
+    take : ``In(1)``
+        The slot offered is taken (only while ``room``).
     release : ``In(stream.Signature(range(slots), always_ready=True)).array(releases)``
         Slots given back (each taken before).
     busy : ``Out(1)``
@@ -44,7 +50,7 @@ class SlotPool(wiring.Component):
             raise ConfigError(f"SlotPool: releases must be at least 1, not {releases!r}")
         self._slots = slots
         super().__init__({
-            "alloc": Out(stream.Signature(range(slots))),
+            "room": Out(1), "offer": Out(range(slots)), "take": In(1),
             "release": In(stream.Signature(range(slots), always_ready=True)).array(releases),
             "busy": Out(1),
         })
@@ -55,13 +61,13 @@ class SlotPool(wiring.Component):
         free = Signal(slots, init=(1 << slots) - 1)
         for index in reversed(range(slots)):
             with m.If(free[index]):
-                m.d.comb += self.alloc.payload.eq(index)
-        m.d.comb += [self.alloc.valid.eq(free.any()), self.busy.eq(~free.all())]
+                m.d.comb += self.offer.eq(index)
+        m.d.comb += [self.room.eq(free.any()), self.busy.eq(~free.all())]
         freed, taken = Signal(slots), Signal(slots)
         for port in self.release:
             with m.If(port.valid):
                 m.d.comb += freed.bit_select(port.payload, 1).eq(1)
-        with m.If(self.alloc.valid & self.alloc.ready):
-            m.d.comb += taken.bit_select(self.alloc.payload, 1).eq(1)
+        with m.If(self.take):
+            m.d.comb += taken.bit_select(self.offer, 1).eq(1)
         m.d.sync += free.eq((free & ~taken) | freed)
         return m
