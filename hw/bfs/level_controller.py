@@ -221,14 +221,20 @@ class LevelController(wiring.Component):
         ]
 
     def _registers(self):
-        self._offsets = Signal(self._addr_width)
-        self._cur = Signal()                   # the buffer the level expanding reads
-        self._count_from = Signal(2)           # how GENERATED finds the visited count
-        self._record = Signal(LogRecord)
-        self._hubs, self._reached, self._previous_visited = Signal(32), Signal(32), Signal(32)
-        self._switched_back, self._stop_after = Signal(), Signal()
-        self._next_scanned, self._generate_cycles = Signal(32), Signal(32)
-        self._status_sent, self._offsets_sent = Signal(), Signal()
+        """The loop's state, named as in the waveform."""
+        self._offsets = Signal(self._addr_width, name="offsets")
+        self._cur = Signal(name="cur")         # the buffer the level expanding reads
+        self._count_from = Signal(2, name="count_from")    # how GENERATED finds visited
+        self._record = Signal(LogRecord, name="record")
+        self._hubs = Signal(32, name="hubs")
+        self._reached = Signal(32, name="reached")
+        self._previous_visited = Signal(32, name="previous_visited")
+        self._switched_back = Signal(name="switched_back")
+        self._stop_after = Signal(name="stop_after")
+        self._next_scanned = Signal(32, name="next_scanned")
+        self._generate_cycles = Signal(32, name="generate_cycles")
+        self._status_sent = Signal(name="status_sent")
+        self._offsets_sent = Signal(name="offsets_sent")
 
     def elaborate(self, platform):
         m = Module()
