@@ -142,7 +142,7 @@ class PhaseController(wiring.Component):
         full = cfg.algorithm.full_edge_access
         ext = cfg.extended_slicing
         m = Module()
-        self._settle = settle = Signal(3)
+        settle = self._settle = Signal(3, name="settle")
         settled = settle == 7
         stop = Signal()
         sliced = Signal()
