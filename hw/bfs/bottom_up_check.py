@@ -13,7 +13,7 @@ survivor: it goes to the next level's bottom-up queue, the previous queue minus 
 vertices just visited (Enterprise §4.1, figure 7 (c)).
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -25,6 +25,7 @@ from hw.lib.memory.word_lookup import WordLookup
 from .hub_cache import cache_answer_layout, cache_lookup_layout
 from .layouts import CLASS_BITS, Discovery, LaneEntry
 from .search_lines import SearchLines
+from .slot_pool import SlotPool
 
 
 __all__ = ["BottomUpCheck", "SearchState", "CheckItem"]
@@ -92,9 +93,136 @@ class BottomUpCheck(wiring.Component):
             "status_mem": Out(MemoryPortSignature(addr_width)),
         })
 
+    def _start(self, m, pool, started, left):
+        """New searches, while a slot is free (the lowest); a vertex without in-edges
+        survives at once."""
+        entry = self.entries.payload
+        no_edges = entry.entry.count == 0
+        room = pool.room
+        m.d.comb += [
+            started.valid.eq(self.entries.valid & ~no_edges & room),
+            started.payload.vertex.eq(entry.entry.vertex),
+            started.payload.first.eq(entry.entry.first),
+            started.payload.count.eq(entry.entry.count),
+            started.payload.pos.eq(0),
+            started.payload.cls.eq(entry.cls),
+            started.payload.lane.eq(entry.lane),
+            started.payload.slot.eq(pool.offer),
+            pool.take.eq(started.valid & started.ready),
+            left.valid.eq(self.entries.valid & no_edges),
+            left.payload.eq(entry),
+        ]
+        with m.If(no_edges):
+            m.d.comb += self.entries.ready.eq(left.ready)
+        with m.Else():
+            m.d.comb += self.entries.ready.eq(started.ready & room)
+
+    def _fetch(self, m, fetch_arbiter, fetch, arrived_check, lines):
+        """Line fetches: the line of neighbour ``first + pos``, into the search's slot; the
+        search goes on to check that neighbour."""
+        fetching = fetch_arbiter.o.payload
+        arrived = SearchState(fetch.items.payload.ctx)
+        m.d.comb += [
+            fetch.cmd.valid.eq(fetch_arbiter.o.valid),
+            fetch.cmd.payload.base.eq(self.edges_base),
+            fetch.cmd.payload.first.eq((fetching.first + fetching.pos) >> 4),
+            fetch.cmd.payload.count.eq(1),
+            fetch.cmd.payload.ctx.eq(fetching),
+            fetch_arbiter.o.ready.eq(fetch.cmd.ready),
+            arrived_check.valid.eq(fetch.items.valid),
+            arrived_check.payload.state.eq(arrived),
+            fetch.items.ready.eq(arrived_check.ready),
+            lines.write.slot.eq(arrived.slot),
+            lines.write.line.eq(fetch.items.payload.data),
+            lines.write_en.eq(fetch.items.valid & fetch.items.ready),
+        ]
+
+    def _look_up(self, m, check_arbiter, lines):
+        """The neighbour to look at, read from the slot's line, goes to the hub cache with
+        its search."""
+        checking = check_arbiter.o.payload
+        wiring.connect(m, lines.neighbour, wiring.flipped(self.cache_lookup))
+        m.d.comb += [
+            lines.lookup.valid.eq(check_arbiter.o.valid),
+            lines.lookup.payload.slot.eq(checking.state.slot),
+            lines.lookup.payload.word.eq((checking.state.first + checking.state.pos)[:4]),
+            lines.lookup.payload.ctx.eq(checking),
+            check_arbiter.o.ready.eq(lines.lookup.ready),
+        ]
+
+    def _cache_answer(self, m, found, status, release):
+        """A hit is the parent (the search ends, its slot comes back); a miss reads the
+        neighbour's status. Returns whether a hit was taken this cycle."""
+        answer = self.cache_answer.payload
+        answered = CheckItem(answer.ctx)
+        hit = answer.hit
+        m.d.comb += [
+            found.valid.eq(self.cache_answer.valid & hit),
+            found.payload.vertex.eq(answered.state.vertex),
+            found.payload.parent.eq(answer.vertex),
+            status.i.valid.eq(self.cache_answer.valid & ~hit),
+            status.i.payload.index.eq(answer.vertex),
+            status.i.payload.ctx.eq(answer.ctx),
+        ]
+        with m.If(hit):
+            m.d.comb += self.cache_answer.ready.eq(found.ready)
+        with m.Else():
+            m.d.comb += self.cache_answer.ready.eq(status.i.ready)
+        hit_taken = self.cache_answer.valid & self.cache_answer.ready & hit
+        m.d.comb += [release.valid.eq(hit_taken), release.payload.eq(answered.state.slot)]
+        return hit_taken
+
+    def _status_answer(self, m, status, found, left, fetch_next, check_next, release):
+        """A neighbour at the level before is the parent; else the search goes on, within
+        the line, from the next line, or ends with no parent. Ending, it gives its slot
+        back. Returns whether a status was taken this cycle."""
+        read = status.o.payload
+        item = CheckItem(read.ctx)
+        state = item.state
+        parent = read.word == self.level - 1
+        next_pos = state.pos + 1
+        exhausted = next_pos == state.count
+        new_line = (state.first + next_pos)[:4] == 0
+        route_found = parent
+        route_left = ~parent & exhausted
+        route_fetch = ~parent & ~exhausted & new_line
+        route_check = ~parent & ~exhausted & ~new_line
+        m.d.comb += [
+            found.valid.eq(status.o.valid & route_found),
+            found.payload.vertex.eq(state.vertex),
+            found.payload.parent.eq(read.index),
+            left.valid.eq(status.o.valid & route_left),
+            left.payload.entry.vertex.eq(state.vertex),
+            left.payload.entry.first.eq(state.first),
+            left.payload.entry.count.eq(state.count),
+            left.payload.cls.eq(state.cls),
+            left.payload.lane.eq(state.lane),
+            fetch_next.valid.eq(status.o.valid & route_fetch),
+            fetch_next.payload.eq(state),
+            fetch_next.payload.pos.eq(next_pos),
+            check_next.valid.eq(status.o.valid & route_check),
+            check_next.payload.eq(item),
+            check_next.payload.state.pos.eq(next_pos),
+        ]
+        with m.If(route_found):
+            m.d.comb += status.o.ready.eq(found.ready)
+        with m.Elif(route_left):
+            m.d.comb += status.o.ready.eq(left.ready)
+        with m.Elif(route_fetch):
+            m.d.comb += status.o.ready.eq(fetch_next.ready)
+        with m.Else():
+            m.d.comb += status.o.ready.eq(check_next.ready)
+        read_taken = status.o.valid & status.o.ready
+        m.d.comb += [release.valid.eq(read_taken & (route_found | route_left)),
+                     release.payload.eq(state.slot)]
+        return read_taken
+
     def elaborate(self, platform):
         m = Module()
         slots = self._slots
+        # A search can end at the hub cache and another at its status read in one cycle;
+        # each gives its slot back.
+        m.submodules.slots = pool = SlotPool(slots=slots, releases=2)
         # Fetches of a search's next line: continuing searches (0) and new ones (1).
         m.submodules.fetch_arbiter = fetch_arbiter = StreamArbiter(SearchState, 2)
         m.submodules.fetch = fetch = RangeStreamer(
@@ -114,136 +242,17 @@ class BottomUpCheck(wiring.Component):
         wiring.connect(m, left.o, wiring.flipped(self.survivors))
         m.d.comb += [status.base.eq(self.levels_base), self.edge_lines.eq(fetch.lines_read)]
 
-        # New searches, while a slot is free (the lowest); a vertex without in-edges
-        # survives at once.
-        free = Signal(slots, init=(1 << slots) - 1)
-        free_slot = Signal(range(slots))
-        for index in reversed(range(slots)):
-            with m.If(free[index]):
-                m.d.comb += free_slot.eq(index)
-        entry = self.entries.payload
-        no_edges = entry.entry.count == 0
-        room = free.any()
-        started = fetch_arbiter.i[1]
-        m.d.comb += [
-            started.valid.eq(self.entries.valid & ~no_edges & room),
-            started.payload.vertex.eq(entry.entry.vertex),
-            started.payload.first.eq(entry.entry.first),
-            started.payload.count.eq(entry.entry.count),
-            started.payload.pos.eq(0),
-            started.payload.cls.eq(entry.cls),
-            started.payload.lane.eq(entry.lane),
-            started.payload.slot.eq(free_slot),
-            left.i[1].valid.eq(self.entries.valid & no_edges),
-            left.i[1].payload.eq(entry),
-        ]
-        with m.If(no_edges):
-            m.d.comb += self.entries.ready.eq(left.i[1].ready)
-        with m.Else():
-            m.d.comb += self.entries.ready.eq(started.ready & room)
-
-        # Line fetches: the line of neighbour ``first + pos``, into the search's slot.
-        fetching = fetch_arbiter.o.payload
-        arrived = SearchState(fetch.items.payload.ctx)
-        m.d.comb += [
-            fetch.cmd.valid.eq(fetch_arbiter.o.valid),
-            fetch.cmd.payload.base.eq(self.edges_base),
-            fetch.cmd.payload.first.eq((fetching.first + fetching.pos) >> 4),
-            fetch.cmd.payload.count.eq(1),
-            fetch.cmd.payload.ctx.eq(fetching),
-            fetch_arbiter.o.ready.eq(fetch.cmd.ready),
-            check_arbiter.i[0].valid.eq(fetch.items.valid),
-            check_arbiter.i[0].payload.state.eq(arrived),
-            fetch.items.ready.eq(check_arbiter.i[0].ready),
-            lines.write.slot.eq(arrived.slot),
-            lines.write.line.eq(fetch.items.payload.data),
-            lines.write_en.eq(fetch.items.valid & fetch.items.ready),
-        ]
-
-        # The neighbour to look at, read from the slot's line, goes to the hub cache with
-        # its search.
-        checking = check_arbiter.o.payload
-        wiring.connect(m, lines.neighbour, wiring.flipped(self.cache_lookup))
-        m.d.comb += [
-            lines.lookup.valid.eq(check_arbiter.o.valid),
-            lines.lookup.payload.slot.eq(checking.state.slot),
-            lines.lookup.payload.word.eq((checking.state.first + checking.state.pos)[:4]),
-            lines.lookup.payload.ctx.eq(checking),
-            check_arbiter.o.ready.eq(lines.lookup.ready),
-        ]
-
-        # A hit is the parent; a miss reads the neighbour's status.
-        answer = self.cache_answer.payload
-        answered = CheckItem(answer.ctx)
-        hit = answer.hit
-        m.d.comb += [
-            found.i[0].valid.eq(self.cache_answer.valid & hit),
-            found.i[0].payload.vertex.eq(answered.state.vertex),
-            found.i[0].payload.parent.eq(answer.vertex),
-            status.i.valid.eq(self.cache_answer.valid & ~hit),
-            status.i.payload.index.eq(answer.vertex),
-            status.i.payload.ctx.eq(answer.ctx),
-        ]
-        with m.If(hit):
-            m.d.comb += self.cache_answer.ready.eq(found.i[0].ready)
-        with m.Else():
-            m.d.comb += self.cache_answer.ready.eq(status.i.ready)
-        hit_taken = self.cache_answer.valid & self.cache_answer.ready & hit
-
-        # A neighbour at the level before is the parent; else the search goes on, within
-        # the line, from the next line, or ends with no parent.
-        read = status.o.payload
-        item = CheckItem(read.ctx)
-        state = item.state
-        parent = read.word == self.level - 1
-        next_pos = state.pos + 1
-        exhausted = next_pos == state.count
-        new_line = (state.first + next_pos)[:4] == 0
-        route_found = parent
-        route_left = ~parent & exhausted
-        route_fetch = ~parent & ~exhausted & new_line
-        route_check = ~parent & ~exhausted & ~new_line
-        m.d.comb += [
-            found.i[1].valid.eq(status.o.valid & route_found),
-            found.i[1].payload.vertex.eq(state.vertex),
-            found.i[1].payload.parent.eq(read.index),
-            left.i[0].valid.eq(status.o.valid & route_left),
-            left.i[0].payload.entry.vertex.eq(state.vertex),
-            left.i[0].payload.entry.first.eq(state.first),
-            left.i[0].payload.entry.count.eq(state.count),
-            left.i[0].payload.cls.eq(state.cls),
-            left.i[0].payload.lane.eq(state.lane),
-            fetch_arbiter.i[0].valid.eq(status.o.valid & route_fetch),
-            fetch_arbiter.i[0].payload.eq(state),
-            fetch_arbiter.i[0].payload.pos.eq(next_pos),
-            check_arbiter.i[1].valid.eq(status.o.valid & route_check),
-            check_arbiter.i[1].payload.eq(item),
-            check_arbiter.i[1].payload.state.pos.eq(next_pos),
-        ]
-        with m.If(route_found):
-            m.d.comb += status.o.ready.eq(found.i[1].ready)
-        with m.Elif(route_left):
-            m.d.comb += status.o.ready.eq(left.i[0].ready)
-        with m.Elif(route_fetch):
-            m.d.comb += status.o.ready.eq(fetch_arbiter.i[0].ready)
-        with m.Else():
-            m.d.comb += status.o.ready.eq(check_arbiter.i[1].ready)
-        read_taken = status.o.valid & status.o.ready
-        # A search can end at the hub cache and another at its status read in one cycle;
-        # each frees its slot.
-        freed = Signal(slots)
-        started_mask = Signal(slots)
-        with m.If(hit_taken):
-            m.d.comb += freed.bit_select(answered.state.slot, 1).eq(1)
-        with m.If(read_taken & (route_found | route_left)):
-            m.d.comb += freed.bit_select(state.slot, 1).eq(1)
-        with m.If(started.valid & started.ready):
-            m.d.comb += started_mask.bit_select(free_slot, 1).eq(1)
-        m.d.sync += free.eq((free & ~started_mask) | freed)
+        self._start(m, pool, fetch_arbiter.i[1], left.i[1])
+        self._fetch(m, fetch_arbiter, fetch, check_arbiter.i[0], lines)
+        self._look_up(m, check_arbiter, lines)
+        hit_taken = self._cache_answer(m, found.i[0], status, pool.release[0])
+        read_taken = self._status_answer(m, status, found.i[1], left.i[0],
+                                         fetch_arbiter.i[0], check_arbiter.i[1],
+                                         pool.release[1])
         m.d.sync += [
             self.edges_checked.eq(self.edges_checked + hit_taken + read_taken),
             self.cache_hits.eq(self.cache_hits + hit_taken),
             self.status_reads.eq(self.status_reads + read_taken),
         ]
-        m.d.comb += self.busy.eq(~free.all() | self.entries.valid)
+        m.d.comb += self.busy.eq(pool.busy | self.entries.valid)
         return m

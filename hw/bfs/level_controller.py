@@ -1,23 +1,26 @@
 """The BFS engine's level loop (Enterprise §4, figure 2): the hub count, the root, and then per
 level the expand-and-check in its direction followed by the next frontier queue's generation,
 the direction decided between the two by Enterprise's gamma (equation 1) going down and
-Beamer's beta rule for the tail.
+Beamer's beta rule for the tail (:class:`~hw.bfs.direction_policy.DirectionPolicy`).
 
 Each step waits until the whole engine is quiet (every block idle, every request taken by
 the memory), so a level's status writes are in memory before the next scan or check reads
 them. A level's record goes to the level log once its visited count is known: from its
 discoveries bottom-up, from the scan that follows it top-down (a top-down level may find a
-vertex twice; the scan counts it once).
+vertex twice; the scan counts it once). Its edges, reads and hubs are the blocks' counters'
+increase over the level (:class:`~hw.bfs.level_statistics.LevelStatistics`).
 """
 
 from amaranth.hdl import Module, Signal
-from amaranth.lib import data, stream, wiring
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.memory.range_streamer import range_cmd_layout
 from .bin_writer import CLASSES
+from .direction_policy import DirectionPolicy
 from .layouts import BU, TD, UNVISITED, Discovery
 from .level_log import LogRecord
+from .level_statistics import LevelStatistics
 
 
 __all__ = ["LevelController", "COUNTER_INPUTS"]
@@ -105,29 +108,148 @@ class LevelController(wiring.Component):
                      self.buffer.eq(~self._cur), self._offsets.eq(offsets_base)]
         m.d.comb += [self.bins_clear.eq(1), self.scan_clear.eq(1)]
 
+    def _class_sums(self):
+        return [sum(self.counts[c * self._lanes + lane] for lane in range(self._lanes))
+                for c in range(CLASSES)]
+
+    def _first_scan(self, m):
+        """ROOT_WRITTEN: level 1's queue comes from a scan, in the first level's direction."""
+        m.d.sync += [self._reached.eq(1), self._previous_visited.eq(1),
+                     self._next_scanned.eq(self.num_vertices), self._generate_cycles.eq(0),
+                     self.to_scan.eq(1), self._status_sent.eq(0), self._offsets_sent.eq(0)]
+        if self._direction == "bottomup":
+            self._scan(m, GEN_BLOCKED, self.in_offsets_base)
+            m.d.sync += self.direction.eq(BU)
+        else:
+            self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
+            m.d.sync += self.direction.eq(TD)
+
+    def _generated(self, m):
+        """GENERATED: the level just expanded (if any) now knows its visited count."""
+        with m.If(self.level != 0):
+            visited = Signal(32)
+            with m.If(self._count_from == COUNT_HITS):
+                m.d.comb += visited.eq(self.scan_hits)
+            with m.Else():
+                m.d.comb += visited.eq(self.num_vertices - self._reached - self.scan_hits)
+            with m.If(self._count_from != COUNT_KNOWN):
+                m.d.sync += [self._record.visited.eq(visited),
+                             self._reached.eq(self._reached + visited)]
+            m.next = "LOG"
+        with m.Else():
+            m.next = "NEXT"
+
+    def _next_level(self, m, statistics):
+        """NEXT: the queue just made is the next level's frontier, or there is none."""
+        class_sums = self._class_sums()
+        frontier = sum(class_sums)
+        record = self._record
+        with m.If(frontier == 0):
+            m.next = "FINISH"
+        with m.Elif(self.level + 1 >= self.max_levels):
+            m.d.sync += self.error.eq(1)
+            m.next = "FINISH"
+        with m.Else():
+            m.d.sync += [
+                self.level.eq(self.level + 1), self._cur.eq(self.buffer),
+                record.level.eq(self.level + 1), record.direction.eq(self.direction),
+                record.frontier.eq(frontier), record.scanned.eq(self._next_scanned),
+                record.generate_cycles.eq(self._generate_cycles), record.expand_cycles.eq(0),
+                record.small.eq(class_sums[0]), record.middle.eq(class_sums[1]),
+                record.large.eq(class_sums[2]), record.extreme.eq(class_sums[3]),
+                self._generate_cycles.eq(0),
+            ]
+            m.d.comb += [statistics.begin.eq(1), self.read_start.eq(1)]
+            with m.If(self.direction == BU):
+                # Survivors go to the other buffer, counted from zero.
+                m.d.comb += self.bins_clear.eq(1)
+                m.d.sync += self.buffer.eq(~self.buffer)
+            m.next = "EXPAND"
+
+    def _decide(self, m, statistics, policy):
+        """DECIDE: the level's figures go to its record, and the next queue's scan starts in
+        the direction the policy gives (or, bottom-up, the survivors are the next queue)."""
+        figures, record, n = statistics.level, self._record, self.num_vertices
+        m.d.sync += [
+            record.edges_checked.eq(figures.td_edges + figures.bu_edges),
+            record.hubs_visited.eq(figures.hubs_found),
+            record.status_reads.eq(figures.td_edges + figures.bu_reads),
+            record.hub_cache_hits.eq(figures.cache_hits),
+            record.reads_issued.eq(figures.reads_issued),
+            self._status_sent.eq(0), self._offsets_sent.eq(0), self._generate_cycles.eq(0),
+        ]
+        with m.If(self.direction == TD):
+            with m.If(policy.to_bottom_up):
+                self._scan(m, GEN_BLOCKED, self.in_offsets_base)
+                m.d.sync += [self._count_from.eq(COUNT_UNVISITED), self.direction.eq(BU)]
+            with m.Else():
+                self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
+                m.d.sync += self._count_from.eq(COUNT_HITS)
+            m.d.sync += self._next_scanned.eq(n)
+            m.next = "SCAN"
+        with m.Else():
+            visited = figures.written
+            m.d.sync += [record.visited.eq(visited), self._reached.eq(self._reached + visited),
+                         self._count_from.eq(COUNT_KNOWN)]
+            with m.If(visited == 0):
+                m.d.sync += self._stop_after.eq(1)
+                m.next = "LOG"
+            with m.Elif(policy.to_top_down):
+                self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
+                m.d.sync += [self.direction.eq(TD), self._switched_back.eq(1),
+                             self._next_scanned.eq(n)]
+                m.next = "SCAN"
+            with m.Else():
+                m.d.sync += self._next_scanned.eq(0)
+                m.next = "LOG"
+
+    def _start(self, m):
+        """IDLE, on ``start``: a run begins with the hub count, from the out-offsets."""
+        m.d.comb += [self.cache_clear.eq(1), self.hubs_clear.eq(1)]
+        m.d.sync += [self.done.eq(0), self.error.eq(0), self._offsets.eq(self.out_offsets_base),
+                     self._offsets_sent.eq(0), self.to_scan.eq(0), self.levels_done.eq(0),
+                     self.level.eq(0), self._switched_back.eq(0), self._stop_after.eq(0),
+                     self._cur.eq(1), self._count_from.eq(COUNT_KNOWN)]
+
+    def _connect(self, m, statistics, policy):
+        m.d.comb += [statistics.totals[name].eq(getattr(self, name)) for name in COUNTER_INPUTS]
+        m.d.comb += [
+            policy.hubs.eq(self._hubs), policy.hubs_found.eq(statistics.level.hubs_found),
+            policy.switched_back.eq(self._switched_back), policy.tail_limit.eq(self.tail_limit),
+            policy.visited.eq(statistics.level.written),
+            policy.previous_visited.eq(self._previous_visited),
+        ]
+
+    def _registers(self):
+        """The loop's state, named as in the waveform."""
+        self._offsets = Signal(self._addr_width, name="offsets")
+        self._cur = Signal(name="cur")         # the buffer the level expanding reads
+        self._count_from = Signal(2, name="count_from")    # how GENERATED finds visited
+        self._record = Signal(LogRecord, name="record")
+        self._hubs = Signal(32, name="hubs")
+        self._reached = Signal(32, name="reached")
+        self._previous_visited = Signal(32, name="previous_visited")
+        self._switched_back = Signal(name="switched_back")
+        self._stop_after = Signal(name="stop_after")
+        self._next_scanned = Signal(32, name="next_scanned")
+        self._generate_cycles = Signal(32, name="generate_cycles")
+        self._status_sent = Signal(name="status_sent")
+        self._offsets_sent = Signal(name="offsets_sent")
+
     def elaborate(self, platform):
         m = Module()
-        n = self.num_vertices
-        self._offsets = offsets = Signal(self._addr_width)
-        self._cur = cur = Signal()             # the buffer the level expanding reads
-        count_from = Signal(2)                 # how GENERATED finds the visited count
-        record = Signal(LogRecord)
-        snapshot = Signal(data.StructLayout({name: 32 for name in COUNTER_INPUTS}))
-        hubs, reached, previous_visited = Signal(32), Signal(32), Signal(32)
-        switched_back, stop_after = Signal(), Signal()
-        next_scanned, generate_cycles = Signal(32), Signal(32)
+        m.submodules.statistics = statistics = LevelStatistics(counters=COUNTER_INPUTS)
+        m.submodules.policy = policy = DirectionPolicy(direction=self._direction,
+                                                       gamma_percent=self._gamma)
+        self._registers()
+        n, offsets, record = self.num_vertices, self._offsets, self._record
+        status_sent, offsets_sent = self._status_sent, self._offsets_sent
+        generate_cycles = self._generate_cycles
         quiet = Signal()                       # quiet for two cycles running
         quiet_before = Signal()
         m.d.sync += quiet_before.eq(self.quiet)
         m.d.comb += quiet.eq(self.quiet & quiet_before)
-        status_sent, offsets_sent = Signal(), Signal()
-        auto = self._direction == "auto"
-
-        def delta(name):
-            return (getattr(self, name) - getattr(snapshot, name))[:32]
-
-        class_sums = [sum(self.counts[c * self._lanes + lane] for lane in range(self._lanes))
-                      for c in range(CLASSES)]
+        self._connect(m, statistics, policy)
         m.d.comb += [
             self.status_cmd.payload.base.eq(self.levels_base),
             self.status_cmd.payload.count.eq((n + 15) >> 4),
@@ -145,16 +267,12 @@ class LevelController(wiring.Component):
         with m.FSM() as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):
-                    m.d.comb += [self.cache_clear.eq(1), self.hubs_clear.eq(1)]
-                    m.d.sync += [self.done.eq(0), self.error.eq(0), offsets.eq(
-                        self.out_offsets_base), offsets_sent.eq(0), self.to_scan.eq(0),
-                        self.levels_done.eq(0), self.level.eq(0), switched_back.eq(0),
-                        stop_after.eq(0), cur.eq(1), count_from.eq(COUNT_KNOWN)]
+                    self._start(m)
                     m.next = "HUB_COUNT"
             with m.State("HUB_COUNT"):
                 m.d.comb += self.offsets_cmd.valid.eq(~offsets_sent)
                 with m.If(offsets_sent & quiet):
-                    m.d.sync += hubs.eq(self.hubs_total)
+                    m.d.sync += self._hubs.eq(self.hubs_total)
                     m.next = "ROOT"
             with m.State("ROOT"):
                 m.d.comb += self.root_discovery.valid.eq(1)
@@ -162,15 +280,7 @@ class LevelController(wiring.Component):
                     m.next = "ROOT_WRITTEN"
             with m.State("ROOT_WRITTEN"):
                 with m.If(quiet):
-                    m.d.sync += [reached.eq(1), previous_visited.eq(1), next_scanned.eq(n),
-                                 generate_cycles.eq(0), self.to_scan.eq(1),
-                                 status_sent.eq(0), offsets_sent.eq(0)]
-                    if self._direction == "bottomup":
-                        self._scan(m, GEN_BLOCKED, self.in_offsets_base)
-                        m.d.sync += self.direction.eq(BU)
-                    else:
-                        self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
-                        m.d.sync += self.direction.eq(TD)
+                    self._first_scan(m)
                     m.next = "SCAN"
             with m.State("SCAN"):
                 m.d.sync += generate_cycles.eq(generate_cycles + 1)
@@ -184,55 +294,20 @@ class LevelController(wiring.Component):
                 with m.If(quiet):
                     m.next = "GENERATED"
             with m.State("GENERATED"):
-                # The level just expanded (if any) now knows its visited count.
-                with m.If(self.level != 0):
-                    visited = Signal(32)
-                    with m.If(count_from == COUNT_HITS):
-                        m.d.comb += visited.eq(self.scan_hits)
-                    with m.Else():
-                        m.d.comb += visited.eq(n - reached - self.scan_hits)
-                    with m.If(count_from != COUNT_KNOWN):
-                        m.d.sync += [record.visited.eq(visited),
-                                     reached.eq(reached + visited)]
-                    m.next = "LOG"
-                with m.Else():
-                    m.next = "NEXT"
+                self._generated(m)
             with m.State("LOG"):
                 m.d.comb += self.log.valid.eq(1)
                 with m.If(self.log.ready):
-                    m.d.sync += [previous_visited.eq(record.visited),
+                    m.d.sync += [self._previous_visited.eq(record.visited),
                                  self.levels_done.eq(self.levels_done + 1)]
                     m.next = "AFTER_LOG"
             with m.State("AFTER_LOG"):
-                with m.If(stop_after):
+                with m.If(self._stop_after):
                     m.next = "FINISH"
                 with m.Else():
                     m.next = "NEXT"
             with m.State("NEXT"):
-                frontier = sum(class_sums)
-                with m.If(frontier == 0):
-                    m.next = "FINISH"
-                with m.Elif(self.level + 1 >= self.max_levels):
-                    m.d.sync += self.error.eq(1)
-                    m.next = "FINISH"
-                with m.Else():
-                    m.d.sync += [
-                        self.level.eq(self.level + 1), cur.eq(self.buffer),
-                        record.level.eq(self.level + 1), record.direction.eq(self.direction),
-                        record.frontier.eq(frontier), record.scanned.eq(next_scanned),
-                        record.generate_cycles.eq(generate_cycles), record.expand_cycles.eq(0),
-                        record.small.eq(class_sums[0]), record.middle.eq(class_sums[1]),
-                        record.large.eq(class_sums[2]), record.extreme.eq(class_sums[3]),
-                        generate_cycles.eq(0),
-                    ]
-                    m.d.sync += [getattr(snapshot, name).eq(getattr(self, name))
-                                 for name in COUNTER_INPUTS]
-                    m.d.comb += self.read_start.eq(1)
-                    with m.If(self.direction == BU):
-                        # Survivors go to the other buffer, counted from zero.
-                        m.d.comb += self.bins_clear.eq(1)
-                        m.d.sync += self.buffer.eq(~self.buffer)
-                    m.next = "EXPAND"
+                self._next_level(m, statistics)
             with m.State("EXPAND"):
                 m.d.sync += record.expand_cycles.eq(record.expand_cycles + 1)
                 with m.If(quiet):
@@ -243,43 +318,7 @@ class LevelController(wiring.Component):
                 with m.If(quiet):
                     m.next = "DECIDE"
             with m.State("DECIDE"):
-                checked = delta("td_edges") + delta("bu_edges")
-                found = delta("hubs_found")
-                m.d.sync += [
-                    record.edges_checked.eq(checked), record.hubs_visited.eq(found),
-                    record.status_reads.eq(delta("td_edges") + delta("bu_reads")),
-                    record.hub_cache_hits.eq(delta("cache_hits")),
-                    record.reads_issued.eq(delta("reads_issued")),
-                    status_sent.eq(0), offsets_sent.eq(0), generate_cycles.eq(0),
-                ]
-                with m.If(self.direction == TD):
-                    switch = (self._gamma * hubs < 100 * found) & (hubs != 0) & \
-                        ~switched_back if auto else 0
-                    with m.If(switch):
-                        self._scan(m, GEN_BLOCKED, self.in_offsets_base)
-                        m.d.sync += [count_from.eq(COUNT_UNVISITED), self.direction.eq(BU)]
-                    with m.Else():
-                        self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
-                        m.d.sync += count_from.eq(COUNT_HITS)
-                    m.d.sync += next_scanned.eq(n)
-                    m.next = "SCAN"
-                with m.Else():
-                    visited = delta("written")
-                    m.d.sync += [record.visited.eq(visited), reached.eq(reached + visited),
-                                 count_from.eq(COUNT_KNOWN)]
-                    tail = (visited < self.tail_limit) & (visited < previous_visited) \
-                        if auto else 0
-                    with m.If(visited == 0):
-                        m.d.sync += stop_after.eq(1)
-                        m.next = "LOG"
-                    with m.Elif(tail):
-                        self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
-                        m.d.sync += [self.direction.eq(TD), switched_back.eq(1),
-                                     next_scanned.eq(n)]
-                        m.next = "SCAN"
-                    with m.Else():
-                        m.d.sync += next_scanned.eq(0)
-                        m.next = "LOG"
+                self._decide(m, statistics, policy)
             with m.State("FINISH"):
                 with m.If(quiet):
                     # The hub cache empties itself while the engine is idle.

@@ -66,17 +66,13 @@ class SlabAllocator(wiring.Component):
             "mem": Out(MemoryPortSignature(addr_width)),
         })
 
-    def elaborate(self, platform):
-        m = Module()
+    def _stack_line(self, index):
+        return self.stack_base + (index >> WORD_SHIFT)[:self._addr_width]
+
+    def _payloads(self, m, slab, ok):
+        """The outputs' payloads; returns the new slab's two lines (cell 0 the pair of an
+        edge insert, the owner and a null link in the last cell)."""
         request = self.requests.payload
-        slab = Signal(32)
-        ok = Signal()
-        with m.If(self.restart):
-            m.d.sync += self.top.eq(self.start_top)
-
-        def stack_line(index):
-            return self.stack_base + (index >> WORD_SHIFT)[:self._addr_width]
-
         empty_pair = Cat(C(EMPTY_KEY, 32), C(0, 32))
         line0 = Signal(512)
         line1 = Signal(512)
@@ -96,31 +92,47 @@ class SlabAllocator(wiring.Component):
         m.d.comb += [outcome.outcome.eq(Mux(ok, Outcome.INSERTED, Outcome.REFUSED_INSERTS)),
                      outcome.answer.index.eq(request.answer)]
         m.d.comb += [self.granted.payload.ok.eq(ok), self.granted.payload.slab.eq(slab)]
+        return line0, line1
+
+    def _idle(self, m, ok):
+        """IDLE: a freed slab is pushed first; a request pops, or is refused on an empty
+        stack."""
+        with m.If(self.frees.valid):
+            m.d.comb += [
+                self.mem.req.valid.eq(1),
+                self.mem.req.payload.addr.eq(self._stack_line(self.top)),
+                self.mem.req.payload.write.eq(1),
+                self.mem.req.payload.wdata.eq(Cat(*[self.frees.payload] * 16)),
+                self.mem.req.payload.wmask.eq(
+                    (C(0xF, 4) << (self.top[:WORD_SHIFT] << 2))[:64]),
+                self.frees.ready.eq(self.mem.req.ready),
+            ]
+            with m.If(self.mem.req.ready):
+                m.d.sync += [self.top.eq(self.top + 1),
+                             self.pushes.eq(self.pushes + 1)]
+        with m.Elif(self.requests.valid & (self.top == 0)):
+            m.d.sync += [ok.eq(0), self.failures.eq(self.failures + 1)]
+            m.next = "RELEASE"
+        with m.Elif(self.requests.valid):
+            m.d.comb += [self.mem.req.valid.eq(1),
+                         self.mem.req.payload.addr.eq(self._stack_line(self.top - 1))]
+            with m.If(self.mem.req.ready):
+                m.d.sync += self.top.eq(self.top - 1)
+                m.next = "POP"
+
+    def elaborate(self, platform):
+        m = Module()
+        request = self.requests.payload
+        slab = Signal(32)
+        ok = Signal()
+        with m.If(self.restart):
+            m.d.sync += self.top.eq(self.start_top)
+        line0, line1 = self._payloads(m, slab, ok)
+        write = self.writes.payload
 
         with m.FSM():
             with m.State("IDLE"):
-                with m.If(self.frees.valid):
-                    m.d.comb += [
-                        self.mem.req.valid.eq(1),
-                        self.mem.req.payload.addr.eq(stack_line(self.top)),
-                        self.mem.req.payload.write.eq(1),
-                        self.mem.req.payload.wdata.eq(Cat(*[self.frees.payload] * 16)),
-                        self.mem.req.payload.wmask.eq(
-                            (C(0xF, 4) << (self.top[:WORD_SHIFT] << 2))[:64]),
-                        self.frees.ready.eq(self.mem.req.ready),
-                    ]
-                    with m.If(self.mem.req.ready):
-                        m.d.sync += [self.top.eq(self.top + 1),
-                                     self.pushes.eq(self.pushes + 1)]
-                with m.Elif(self.requests.valid & (self.top == 0)):
-                    m.d.sync += [ok.eq(0), self.failures.eq(self.failures + 1)]
-                    m.next = "RELEASE"
-                with m.Elif(self.requests.valid):
-                    m.d.comb += [self.mem.req.valid.eq(1),
-                                 self.mem.req.payload.addr.eq(stack_line(self.top - 1))]
-                    with m.If(self.mem.req.ready):
-                        m.d.sync += self.top.eq(self.top - 1)
-                        m.next = "POP"
+                self._idle(m, ok)
             with m.State("POP"):
                 m.d.comb += self.mem.resp.ready.eq(1)
                 with m.If(self.mem.resp.valid):

@@ -76,15 +76,9 @@ class VertexOps(wiring.Component):
             "busy": Out(1),
         })
 
-    def elaborate(self, platform):
-        m = Module()
+    def _payloads(self, m, word, slab, table_write):
+        """The outputs' payloads and the ready of every answer stream."""
         op = self.op.payload
-        word = Signal(self._word)
-        bucket = Signal(32)
-        slab = Signal(32)
-        following = Signal(32)
-        count = self.sweep_count
-        table_write = Signal()
         m.d.comb += [
             self.table.payload.vertex.eq(op.u),
             self.table.payload.write.eq(table_write),
@@ -108,6 +102,86 @@ class VertexOps(wiring.Component):
                      write.data.eq(Cat(*[C(FREE_OWNER, 32)] * 16)),
                      write.mask.eq(C(0xF << 56, 64))]
 
+    def _insertion(self, m, word, table_write):
+        """The states of an insertion (and the end of a deletion: its word written, its
+        presence bit cleared)."""
+        op, count = self.op.payload, self.sweep_count
+        with m.State("ALLOCATE"):
+            # The allocator takes the request the cycle it grants it.
+            m.d.comb += self.alloc.valid.eq(1)
+            with m.If(self.granted.valid & self.granted.payload.ok):
+                m.d.sync += [word.base.eq(self.granted.payload.slab), word.buckets.eq(1)]
+                m.next = "WRITE_WORD"
+            with m.Elif(self.granted.valid):
+                m.next = "ACK"
+        with m.State("WRITE_WORD"):
+            m.d.comb += [self.table.valid.eq(1), table_write.eq(1)]
+            with m.If(self.table.ready):
+                m.next = "PRESENCE"
+        with m.State("PRESENCE"):
+            m.d.comb += self.presence.valid.eq(1)
+            with m.If(self.presence.ready):
+                with m.If(op.insert):
+                    m.d.sync += self.inserted.eq(self.inserted + 1)
+                    m.next = "ACK"
+                with m.Else():
+                    m.d.sync += [self.deleted.eq(self.deleted + 1), count.eq(count + 1)]
+                    with m.Switch(count):
+                        for k in range(self._group):
+                            with m.Case(k):
+                                m.d.sync += self.sweep_ids[k].eq(op.u)
+                    m.next = "GROUP_END"
+
+    def _deletion(self, m, word, bucket, slab, following):
+        """The states of a deletion: the chains of every bucket freed."""
+        with m.State("READ_WORD"):
+            m.d.comb += self.table.valid.eq(1)
+            with m.If(self.table.ready):
+                m.next = "WORD"
+        with m.State("WORD"):
+            with m.If(self.table_answers.valid):
+                m.d.sync += [word.eq(self.table_answers.payload.word), bucket.eq(0)]
+                m.next = "BUCKET"
+        with m.State("BUCKET"):
+            with m.If(bucket == word.buckets):
+                m.d.sync += word.eq(0)
+                m.next = "WRITE_WORD"
+            with m.Else():
+                m.d.sync += [slab.eq(word.base + bucket), bucket.eq(bucket + 1)]
+                m.next = "READ_SLAB"
+        with m.State("READ_SLAB"):
+            m.d.comb += self.reads.valid.eq(1)
+            with m.If(self.reads.ready):
+                m.next = "SLAB"
+        with m.State("SLAB"):
+            with m.If(self.slabs.valid):
+                m.d.sync += [following.eq(self.slabs.payload.slab.next),
+                             self.free_reads.eq(self.free_reads + 1)]
+                m.next = "MARK"
+        with m.State("MARK"):
+            m.d.comb += self.writes.valid.eq(1)
+            with m.If(self.writes.ready):
+                m.next = "PUSH"
+        with m.State("PUSH"):
+            m.d.comb += self.frees.valid.eq(1)
+            with m.If(self.frees.ready):
+                m.d.sync += slab.eq(following)
+                with m.If(following == NULL_SLAB):
+                    m.next = "BUCKET"
+                with m.Else():
+                    m.next = "READ_SLAB"
+
+    def elaborate(self, platform):
+        m = Module()
+        op = self.op.payload
+        word = Signal(self._word)
+        bucket = Signal(32)
+        slab = Signal(32)
+        following = Signal(32)
+        count = self.sweep_count
+        table_write = Signal()
+        self._payloads(m, word, slab, table_write)
+
         with m.FSM():
             with m.State("IDLE"):
                 with m.If(self.op.valid & op.insert & op.present):
@@ -120,69 +194,8 @@ class VertexOps(wiring.Component):
                 with m.Elif(self.op.valid):
                     m.d.sync += self.delete_absent.eq(self.delete_absent + 1)
                     m.next = "GROUP_END"
-            # Insertion.
-            with m.State("ALLOCATE"):
-                # The allocator takes the request the cycle it grants it.
-                m.d.comb += self.alloc.valid.eq(1)
-                with m.If(self.granted.valid & self.granted.payload.ok):
-                    m.d.sync += [word.base.eq(self.granted.payload.slab), word.buckets.eq(1)]
-                    m.next = "WRITE_WORD"
-                with m.Elif(self.granted.valid):
-                    m.next = "ACK"
-            with m.State("WRITE_WORD"):
-                m.d.comb += [self.table.valid.eq(1), table_write.eq(1)]
-                with m.If(self.table.ready):
-                    m.next = "PRESENCE"
-            with m.State("PRESENCE"):
-                m.d.comb += self.presence.valid.eq(1)
-                with m.If(self.presence.ready):
-                    with m.If(op.insert):
-                        m.d.sync += self.inserted.eq(self.inserted + 1)
-                        m.next = "ACK"
-                    with m.Else():
-                        m.d.sync += [self.deleted.eq(self.deleted + 1), count.eq(count + 1)]
-                        with m.Switch(count):
-                            for k in range(self._group):
-                                with m.Case(k):
-                                    m.d.sync += self.sweep_ids[k].eq(op.u)
-                        m.next = "GROUP_END"
-            # Deletion: the chains of every bucket freed.
-            with m.State("READ_WORD"):
-                m.d.comb += self.table.valid.eq(1)
-                with m.If(self.table.ready):
-                    m.next = "WORD"
-            with m.State("WORD"):
-                with m.If(self.table_answers.valid):
-                    m.d.sync += [word.eq(self.table_answers.payload.word), bucket.eq(0)]
-                    m.next = "BUCKET"
-            with m.State("BUCKET"):
-                with m.If(bucket == word.buckets):
-                    m.d.sync += word.eq(0)
-                    m.next = "WRITE_WORD"
-                with m.Else():
-                    m.d.sync += [slab.eq(word.base + bucket), bucket.eq(bucket + 1)]
-                    m.next = "READ_SLAB"
-            with m.State("READ_SLAB"):
-                m.d.comb += self.reads.valid.eq(1)
-                with m.If(self.reads.ready):
-                    m.next = "SLAB"
-            with m.State("SLAB"):
-                with m.If(self.slabs.valid):
-                    m.d.sync += [following.eq(self.slabs.payload.slab.next),
-                                 self.free_reads.eq(self.free_reads + 1)]
-                    m.next = "MARK"
-            with m.State("MARK"):
-                m.d.comb += self.writes.valid.eq(1)
-                with m.If(self.writes.ready):
-                    m.next = "PUSH"
-            with m.State("PUSH"):
-                m.d.comb += self.frees.valid.eq(1)
-                with m.If(self.frees.ready):
-                    m.d.sync += slab.eq(following)
-                    with m.If(following == NULL_SLAB):
-                        m.next = "BUCKET"
-                    with m.Else():
-                        m.next = "READ_SLAB"
+            self._insertion(m, word, table_write)
+            self._deletion(m, word, bucket, slab, following)
             # After a run's last deletion, the sweep for the deleted vertices.
             # The sweep reads every slab through the port of its index, not of its vertex:
             # the memory takes every earlier write first, and the next operation waits for

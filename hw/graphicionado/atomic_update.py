@@ -80,11 +80,9 @@ class AtomicUpdate(wiring.Component):
             "cam_stall": Out(1),
         })
 
-    def elaborate(self, platform):
-        m = Module()
-        m.submodules.cam = cam = AtomicUpdateCAM(self._cam_config, insert_checked=False)
-        m.submodules.reduce = reduce = self._reduce
-
+    def _p6(self, m, cam):
+        """P6: the update waiting for the CAM; returns it and whether it is issued this
+        cycle."""
         # P6 holds one update in a register together with whether its id is in the CAM. That
         # bit is worked out a cycle ahead, for the update that will sit here next cycle (the
         # one here now, or the one offered), from the CAM's probe and this cycle's insert and
@@ -116,8 +114,11 @@ class AtomicUpdate(wiring.Component):
                          held_hit.eq(offered_hit)]
         with m.Else():
             m.d.sync += held_hit.eq(held_hit & ~removing_held)
-        taken = issue
+        return held_valid, held, issue
 
+    def _issued(self, m, taken, held):
+        """The updates issued in the last cycles: ``valid[k]``, ``dst[k]``, ``value[k]`` for
+        the one taken k cycles ago."""
         # An update read at cycle t has its scratchpad data at t + TEMP_READ_LATENCY, where
         # the operand is chosen and registered (the data comes from block RAMs all over the
         # chip), enters the Reduce unit a cycle later and is written back ``latency`` cycles
@@ -128,7 +129,6 @@ class AtomicUpdate(wiring.Component):
         # the one offered now, instead of the scratchpad's data. The vertex's updates follow
         # each other every latency + 1 cycles.
         read_latency, latency = TEMP_READ_LATENCY, self._reduce.latency
-        window = TEMP_READ_LATENCY + TEMP_WRITE_LATENCY
         valid = [taken]   # valid[k]: the update taken k cycles ago
         dst = [held.dst]
         value = [held.value]
@@ -142,7 +142,12 @@ class AtomicUpdate(wiring.Component):
             if k <= read_latency + 1:
                 value.append(Signal(self._value_width, name=f"issued{k}_value"))
                 m.d.sync += value[k].eq(value[k - 1])
+        return valid, dst, value
 
+    def _operand(self, m, reduce, dst):
+        """P7's operand: the scratchpad's data, or the newest write-back of the vertex."""
+        read_latency = TEMP_READ_LATENCY
+        window = TEMP_READ_LATENCY + TEMP_WRITE_LATENCY
         # The write-backs of the last ``window`` cycles, newest first, and whether each is of
         # the vertex whose data arrives now, worked out a cycle ahead; the one offered now is
         # compared in this cycle (its tag and the update's id are registers nearby).
@@ -164,6 +169,17 @@ class AtomicUpdate(wiring.Component):
         choice = Mux(forward_now, reduce.o.payload.result, choice)
         operand = Signal(self._value_width, name="operand")
         m.d.sync += operand.eq(choice)
+        return operand
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.cam = cam = AtomicUpdateCAM(self._cam_config, insert_checked=False)
+        m.submodules.reduce = reduce = self._reduce
+
+        held_valid, held, taken = self._p6(m, cam)
+        valid, dst, value = self._issued(m, taken, held)
+        operand = self._operand(m, reduce, dst)
+        read_latency, latency = TEMP_READ_LATENCY, self._reduce.latency
 
         # P8: Reduce(VTempProperty[dst], value).
         m.d.comb += [

@@ -168,6 +168,20 @@ class DestinationStream(wiring.Component):
             vertices=cfg.destination_slice_vertices * cfg.flits, table_entries=0,
             word_width=word_width)
         units = compute_units(cfg, index_width=pad.index_width)
+        fifo_p3, process, fifo_p5, atomic, p4_busy = self._processing(m, link, units, pad,
+                                                                      dst_shift)
+        walk, temp_stream = self._apply(m, link, units, pad, dst_shift, flit_shift)
+        spill = self._spill(m, pad) if cfg.extended_slicing else None
+        self._scratchpad_ports(m, pad, atomic, temp_stream, spill)
+        self._drained(m, link, fifo_p3, process, fifo_p5, atomic, walk, p4_busy, flit_shift)
+        return m
+
+    def _processing(self, m, link, units, pad, dst_shift):
+        """The processing phase's stages from P3 (the edges' queue) to P6 (Atomic Update's
+        CAM), through P4 when configured, Process Edge and, with the update network, the
+        other streams."""
+        cfg = self._config
+        word_width = 32 * cfg.lanes
         m.submodules.fifo_p3 = fifo_p3 = StreamFIFO(cfg.edge_payload, cfg.fifo_depth,
                                                     buffered=True)
         if cfg.algorithm.large_property:
@@ -205,7 +219,13 @@ class DestinationStream(wiring.Component):
              "updates_i->fifo_p5" if cfg.update_network else "process_edge->fifo_p5")
         link(fifo_p5.o, slice_p6.i, "fifo_p5->slice_p6")
         link(slice_p6.o, atomic.i, "slice_p6->atomic_update")
+        return fifo_p3, process, fifo_p5, atomic, p4_busy
 
+    def _apply(self, m, link, units, pad, dst_shift, flit_shift):
+        """The apply phase: the partition walk over this stream's segments, the temporary
+        properties streamed through Apply and written to VProperty."""
+        cfg = self._config
+        word_width = 32 * cfg.lanes
         m.submodules.walk = walk = PartitionWalk(
             segments=cfg.destination_segments, first=self._index, step=cfg.streams_dst,
             partitions=cfg.partitions)
@@ -240,9 +260,12 @@ class DestinationStream(wiring.Component):
                              (vprop_write.written == (walk.size << flit_shift))),
             walk.seg_drained.eq(writers_idle & ~vprop_write.busy),
         ]
-        spill = self._spill(m, pad) if cfg.extended_slicing else None
-        self._scratchpad_ports(m, pad, atomic, temp_stream, spill)
+        return walk, temp_stream
 
+    def _drained(self, m, link, fifo_p3, process, fifo_p5, atomic, walk, p4_busy,
+                 flit_shift):
+        """``drained`` and the stage events and stalls."""
+        cfg = self._config
         # Drained: as many updates reduced as edges taken, nothing waiting in front (with
         # large properties, as many update flits as edge flits; the events count edges).
         flits_in = Signal(32)
@@ -272,7 +295,6 @@ class DestinationStream(wiring.Component):
             self.stall_p3.eq(fifo_p3.o.valid & ~fifo_p3.o.ready),
             self.stall_p5.eq(fifo_p5.o.valid & ~fifo_p5.o.ready),
         ]
-        return m
 
     def _destination_property_read(self, m, link, fifo_p3, process):
         """P4 when configured: VProperty[dst] read from memory for each edge. Returns its

@@ -12,19 +12,229 @@ from amaranth.hdl import Module, Signal, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import (LINE_BITS, WORDS_PER_LINE, MemoryPortSignature,
+                                line_request_layout)
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import EDGE_WORDS, Edge, EdgeJob, SourcedEdge
 
 
-__all__ = ["EdgeRead"]
+__all__ = ["EdgeRead", "EdgeLineRequests", "EdgeHandout"]
 
 EDGES_PER_LINE = WORDS_PER_LINE // EDGE_WORDS
 EDGE_SHIFT = EDGES_PER_LINE.bit_length() - 1
 
 # An edge of the range with whether its srcid is the job's source.
 HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": 1})
+
+
+# The request side needs a job's lines only: its first and last line, and how many more lines
+# it spans, worked out on the way in, so decoding a job is left with one comparison (is the
+# first line the one the last job ended on?) and no subtraction.
+LineJob = data.StructLayout({"first": 32, "last": 32, "span": 32})
+
+
+class EdgeLineRequests(wiring.Component):
+    """Edge Read's request side: the edge lines of each job, requested up to
+    ``prefetch_lines`` ahead of the hand-out, a line shared with the job before not again.
+
+    Parameters
+    ----------
+    addr_width : int
+    prefetch_lines : int
+        Lines requested and not yet handed on, at most.
+    job_depth : int
+        Depth of the queue of jobs (at least 3).
+
+    Members
+    -------
+    start : ``In(1)``
+        Pulse at the start of a phase, while idle: forget the last line read.
+    edge_base : ``In(addr_width)``
+        Line address of edge 0.
+    jobs : ``In(stream.Signature(EdgeJob))``
+    req : ``Out(stream.Signature(line_request_layout(addr_width)))``
+        Line reads (the memory port's requests).
+    released : ``In(1)``
+        The hand-out took a line this cycle.
+    busy : ``Out(1)``
+        Jobs queued or in hand, or lines outstanding.
+    """
+
+    def __init__(self, *, addr_width: int, prefetch_lines: int, job_depth: int):
+        if prefetch_lines < 1:
+            raise ConfigError(f"EdgeLineRequests: prefetch_lines must be at least 1, "
+                              f"not {prefetch_lines!r}")
+        if job_depth < 3:
+            raise ConfigError(f"EdgeLineRequests: job_depth must be at least 3, "
+                              f"not {job_depth!r}")
+        self._addr_width = addr_width
+        self._prefetch_lines = prefetch_lines
+        self._job_depth = job_depth
+        super().__init__({
+            "start": In(1), "edge_base": In(addr_width),
+            "jobs": In(stream.Signature(EdgeJob)),
+            "req": Out(stream.Signature(line_request_layout(addr_width))),
+            "released": In(1), "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        # A registered output: decoding a job starts from flip-flops.
+        m.submodules.jobs = jobs = StreamFIFO(LineJob, self._job_depth, buffered=True)
+        first_line = self.jobs.payload.start >> EDGE_SHIFT
+        last_line = (self.jobs.payload.end - 1) >> EDGE_SHIFT
+        m.d.comb += [
+            jobs.i.payload.first.eq(first_line),
+            jobs.i.payload.last.eq(last_line),
+            jobs.i.payload.span.eq(last_line - first_line),
+            jobs.i.valid.eq(self.jobs.valid),
+            self.jobs.ready.eq(jobs.i.ready),
+        ]
+
+        # Lines requested and not yet handed on. A release is counted a cycle late, from a
+        # register: the hand-out's decision sits far across the chip from the request side
+        # (the line queue is 512 bits wide). The count is at most one too high, for a cycle,
+        # which can only hold a request back.
+        outstanding = Signal(range(self._prefetch_lines + 1))
+        requested = Signal()
+        released_late = Signal()
+        m.d.sync += [released_late.eq(self.released),
+                     outstanding.eq(outstanding + requested - released_late)]
+
+        # A job's lines are worked out in a register stage first (where its first line is
+        # dropped if the previous job read it), so a request needs only a register, an
+        # increment and a zero test.
+        job = jobs.o.payload
+        decoded_valid = Signal()
+        line = Signal(self._addr_width)      # next line to request, absolute
+        remaining = Signal(self._addr_width) # lines of the job after ``line``
+        empty = Signal()                     # every line of the job was read for the last job
+        prev_last = Signal(32)               # line index of the previous job's last edge
+        prev_valid = Signal()
+        decoded_done = Signal()
+        take = jobs.o.valid & (~decoded_valid | decoded_done)
+        m.d.comb += jobs.o.ready.eq(take)
+        with m.If(requested):
+            m.d.sync += [line.eq(line + 1), remaining.eq(remaining - 1)]
+        with m.If(take):         # after the line above: a new job's first line wins
+            skip = prev_valid & (job.first == prev_last)
+            m.d.sync += [decoded_valid.eq(1), prev_valid.eq(1), prev_last.eq(job.last),
+                         line.eq(Mux(skip, self.edge_base + job.first + 1,
+                                     self.edge_base + job.first)),
+                         remaining.eq(Mux(skip, job.span - 1, job.span)),
+                         empty.eq(skip & (job.span == 0))]
+        with m.Elif(decoded_done):
+            m.d.sync += decoded_valid.eq(0)
+
+        m.d.comb += [
+            self.req.valid.eq(decoded_valid & ~empty & (outstanding < self._prefetch_lines)),
+            self.req.payload.addr.eq(line),
+            self.req.payload.write.eq(0),
+            requested.eq(self.req.valid & self.req.ready),
+            decoded_done.eq(decoded_valid & (empty | (requested & (remaining == 0)))),
+            self.busy.eq((jobs.level != 0) | decoded_valid | (outstanding != 0)),
+        ]
+        with m.If(self.start):
+            m.d.sync += prev_valid.eq(0)
+        return m
+
+
+class EdgeHandout(wiring.Component):
+    """Edge Read's hand-out side: one edge a cycle of each job's range, from the lines in
+    request order, with the job's source property and constant; only those whose srcid is
+    the job's source (all with ``match_any``) come out.
+
+    The job in hand lives in registers: whether its next edge sits in the held line, its
+    slot in the line and the edges left are all known a cycle ahead, so handing out an edge
+    depends on no payload. Every edge of the range goes into the output queue with its srcid
+    match; the queue's far end drops the others.
+
+    Parameters
+    ----------
+    job_depth : int
+        Depth of the queue of jobs (at least 3).
+
+    Members
+    -------
+    start : ``In(1)``
+        Pulse at the start of a phase, while idle: forget the line held.
+    match_any : ``In(1)``
+    jobs : ``In(stream.Signature(EdgeJob))``
+    lines : ``In(stream.Signature(LINE_BITS))``
+        The lines the request side asked for, in order; a line the job before ended on is
+        not among them (it is held).
+    o : ``Out(stream.Signature(SourcedEdge))``
+    busy : ``Out(1)``
+        Jobs queued or in hand, or edges in the output queue.
+    """
+
+    def __init__(self, *, job_depth: int):
+        if job_depth < 3:
+            raise ConfigError(f"EdgeHandout: job_depth must be at least 3, not {job_depth!r}")
+        self._job_depth = job_depth
+        super().__init__({
+            "start": In(1), "match_any": In(1),
+            "jobs": In(stream.Signature(EdgeJob)),
+            "lines": In(stream.Signature(LINE_BITS)),
+            "o": Out(stream.Signature(SourcedEdge)),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        # A registered output: decoding a job starts from flip-flops.
+        m.submodules.jobs = jobs = StreamFIFO(EdgeJob, self._job_depth, buffered=True)
+        wiring.connect(m, wiring.flipped(self.jobs), jobs.i)
+        m.submodules.out = out = StreamFIFO(HandedEdge, 3, buffered=True)
+        job = jobs.o.payload
+        current = Signal(EdgeJob)
+        current_valid = Signal()
+        slot = Signal(EDGE_SHIFT)
+        left = Signal(32)                    # edges of the job after this one
+        use_held = Signal()                  # this edge is in ``held``
+        held = Signal(LINE_BITS)
+        held_line = Signal(32)               # the previous job's last line, held
+        held_valid = Signal()
+
+        has_data = current_valid & (use_held | self.lines.valid)
+        advance = has_data & out.i.ready
+        line_data = Mux(use_held, held, self.lines.payload)
+        edge = Signal(Edge)
+        m.d.comb += [
+            edge.eq(line_data.word_select(slot, 32 * EDGE_WORDS)),
+            out.i.valid.eq(has_data),
+            out.i.payload.edge.edge.eq(edge),
+            out.i.payload.edge.prop.eq(current.prop),
+            out.i.payload.edge.const.eq(current.const),
+            out.i.payload.match.eq(self.match_any | (edge.src == current.src)),
+            self.lines.ready.eq(advance & ~use_held),
+        ]
+        with m.If(self.lines.ready):
+            m.d.sync += held.eq(self.lines.payload)
+        with m.If(advance):
+            m.d.sync += [slot.eq(slot + 1), left.eq(left - 1),
+                         use_held.eq(slot != EDGES_PER_LINE - 1)]
+        load = jobs.o.valid & (~current_valid | (advance & (left == 0)))
+        m.d.comb += jobs.o.ready.eq(load)
+        with m.If(load):
+            first_line = job.start >> EDGE_SHIFT
+            m.d.sync += [current.eq(job), slot.eq(job.start[:EDGE_SHIFT]),
+                         left.eq(job.end - 1 - job.start),
+                         use_held.eq(held_valid & (first_line == held_line)),
+                         held_line.eq((job.end - 1) >> EDGE_SHIFT), held_valid.eq(1)]
+        m.d.sync += current_valid.eq(Mux(load, 1, current_valid & ~(advance & (left == 0))))
+
+        m.d.comb += [
+            self.o.valid.eq(out.o.valid & out.o.payload.match),
+            self.o.payload.eq(out.o.payload.edge),
+            out.o.ready.eq(self.o.ready | ~out.o.payload.match),
+            self.busy.eq((jobs.level != 0) | current_valid | (out.level != 0)),
+        ]
+        with m.If(self.start):
+            m.d.sync += held_valid.eq(0)
+        return m
 
 
 class EdgeRead(wiring.Component):
@@ -69,134 +279,34 @@ class EdgeRead(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        # Registered outputs: both sides start decoding a job from flip-flops.
         job_depth = max(3, self._job_depth)
-        # The request side needs a job's lines only: its first and last line, and how many
-        # more lines it spans, worked out on the way in, so decoding a job is left with one
-        # comparison (is the first line the one the last job ended on?) and no subtraction.
-        line_job = data.StructLayout({"first": 32, "last": 32, "span": 32})
-        m.submodules.request_jobs = request_jobs = StreamFIFO(line_job, job_depth,
-                                                              buffered=True)
-        m.submodules.handout_jobs = handout_jobs = StreamFIFO(EdgeJob, job_depth, buffered=True)
+        m.submodules.requests = requests = EdgeLineRequests(
+            addr_width=self._addr_width, prefetch_lines=self._prefetch_lines,
+            job_depth=job_depth)
+        m.submodules.handout = handout = EdgeHandout(job_depth=job_depth)
         m.submodules.line_queue = line_queue = StreamFIFO(LINE_BITS, self._prefetch_lines)
         wiring.connect(m, wiring.flipped(self.mem.resp), line_queue.i)
         # The queue of lines is wide and spread out: a register slice drives its read enable
-        # from a flip-flop, rather than from the hand-out's decision below, and registers its
+        # from a flip-flop, rather than from the hand-out's decision, and registers its
         # output (so the queue itself needs no output register, nor the logic that keeps it
         # filled). The slice holds lines already counted as outstanding: the queue never
         # fills.
         m.submodules.lines = lines = StreamRegisterSlice(LINE_BITS)
         wiring.connect(m, line_queue.o, lines.i)
+        wiring.connect(m, lines.o, handout.lines)
+        wiring.connect(m, requests.req, wiring.flipped(self.mem.req))
+        wiring.connect(m, handout.o, wiring.flipped(self.o))
 
         # Each job goes to both sides at once.
-        first_line = self.i.payload.start >> EDGE_SHIFT
-        last_line = (self.i.payload.end - 1) >> EDGE_SHIFT
         m.d.comb += [
-            request_jobs.i.payload.first.eq(first_line),
-            request_jobs.i.payload.last.eq(last_line),
-            request_jobs.i.payload.span.eq(last_line - first_line),
-            handout_jobs.i.payload.eq(self.i.payload),
-            request_jobs.i.valid.eq(self.i.valid & handout_jobs.i.ready),
-            handout_jobs.i.valid.eq(self.i.valid & request_jobs.i.ready),
-            self.i.ready.eq(request_jobs.i.ready & handout_jobs.i.ready),
+            requests.jobs.payload.eq(self.i.payload),
+            handout.jobs.payload.eq(self.i.payload),
+            requests.jobs.valid.eq(self.i.valid & handout.jobs.ready),
+            handout.jobs.valid.eq(self.i.valid & requests.jobs.ready),
+            self.i.ready.eq(requests.jobs.ready & handout.jobs.ready),
+            requests.released.eq(lines.o.valid & lines.o.ready),
+            requests.start.eq(self.start), handout.start.eq(self.start),
+            requests.edge_base.eq(self.edge_base), handout.match_any.eq(self.match_any),
+            self.busy.eq(requests.busy | handout.busy),
         ]
-
-        # Lines requested and not yet handed on. A release is counted a cycle late, from a
-        # register: the hand-out's decision sits far across the chip from the request side
-        # (the line queue is 512 bits wide). The count is at most one too high, for a cycle,
-        # which can only hold a request back.
-        outstanding = Signal(range(self._prefetch_lines + 1))
-        requested = Signal()
-        released = Signal()
-        released_late = Signal()
-        m.d.sync += [released_late.eq(released),
-                     outstanding.eq(outstanding + requested - released_late)]
-
-        # Request side. A job's lines are worked out in a register stage first (where its first
-        # line is dropped if the previous job read it), so a request needs only a register, an
-        # increment and a zero test.
-        job = request_jobs.o.payload
-        decoded_valid = Signal()
-        line = Signal(self._addr_width)      # next line to request, absolute
-        remaining = Signal(self._addr_width) # lines of the job after ``line``
-        empty = Signal()                     # every line of the job was read for the last job
-        prev_last = Signal(32)               # line index of the previous job's last edge
-        prev_valid = Signal()
-        decoded_done = Signal()
-        take = request_jobs.o.valid & (~decoded_valid | decoded_done)
-        m.d.comb += request_jobs.o.ready.eq(take)
-        with m.If(requested):
-            m.d.sync += [line.eq(line + 1), remaining.eq(remaining - 1)]
-        with m.If(take):         # after the line above: a new job's first line wins
-            skip = prev_valid & (job.first == prev_last)
-            m.d.sync += [decoded_valid.eq(1), prev_valid.eq(1), prev_last.eq(job.last),
-                         line.eq(Mux(skip, self.edge_base + job.first + 1,
-                                     self.edge_base + job.first)),
-                         remaining.eq(Mux(skip, job.span - 1, job.span)),
-                         empty.eq(skip & (job.span == 0))]
-        with m.Elif(decoded_done):
-            m.d.sync += decoded_valid.eq(0)
-
-        m.d.comb += [
-            self.mem.req.valid.eq(decoded_valid & ~empty &
-                                  (outstanding < self._prefetch_lines)),
-            self.mem.req.payload.addr.eq(line),
-            self.mem.req.payload.write.eq(0),
-            requested.eq(self.mem.req.valid & self.mem.req.ready),
-            decoded_done.eq(decoded_valid & (empty | (requested & (remaining == 0)))),
-        ]
-        # Hand-out side. The job in hand lives in registers: whether its next edge sits in the
-        # held line, its slot in the line and the edges left are all known a cycle ahead, so
-        # handing out an edge depends on no payload. Every edge of the range goes into the
-        # output queue with its srcid match; the queue's far end drops the others.
-        job = handout_jobs.o.payload
-        current = Signal(EdgeJob)
-        current_valid = Signal()
-        slot = Signal(EDGE_SHIFT)
-        left = Signal(32)                    # edges of the job after this one
-        use_held = Signal()                  # this edge is in ``held``
-        held = Signal(LINE_BITS)
-        held_line = Signal(32)               # the previous job's last line, held
-        held_valid = Signal()
-        m.submodules.out = out = StreamFIFO(HandedEdge, 3, buffered=True)
-
-        has_data = current_valid & (use_held | lines.o.valid)
-        advance = has_data & out.i.ready
-        line_data = Mux(use_held, held, lines.o.payload)
-        edge = Signal(Edge)
-        m.d.comb += [
-            edge.eq(line_data.word_select(slot, 32 * EDGE_WORDS)),
-            out.i.valid.eq(has_data),
-            out.i.payload.edge.edge.eq(edge),
-            out.i.payload.edge.prop.eq(current.prop),
-            out.i.payload.edge.const.eq(current.const),
-            out.i.payload.match.eq(self.match_any | (edge.src == current.src)),
-            released.eq(advance & ~use_held),
-            lines.o.ready.eq(released),
-        ]
-        with m.If(released):
-            m.d.sync += held.eq(lines.o.payload)
-        with m.If(advance):
-            m.d.sync += [slot.eq(slot + 1), left.eq(left - 1),
-                         use_held.eq(slot != EDGES_PER_LINE - 1)]
-        load = handout_jobs.o.valid & (~current_valid | (advance & (left == 0)))
-        m.d.comb += handout_jobs.o.ready.eq(load)
-        with m.If(load):
-            first_line = job.start >> EDGE_SHIFT
-            m.d.sync += [current.eq(job), slot.eq(job.start[:EDGE_SHIFT]),
-                         left.eq(job.end - 1 - job.start),
-                         use_held.eq(held_valid & (first_line == held_line)),
-                         held_line.eq((job.end - 1) >> EDGE_SHIFT), held_valid.eq(1)]
-        m.d.sync += current_valid.eq(Mux(load, 1, current_valid & ~(advance & (left == 0))))
-
-        m.d.comb += [
-            self.o.valid.eq(out.o.valid & out.o.payload.match),
-            self.o.payload.eq(out.o.payload.edge),
-            out.o.ready.eq(self.o.ready | ~out.o.payload.match),
-        ]
-        m.d.comb += self.busy.eq((request_jobs.level != 0) | decoded_valid |
-                                 (handout_jobs.level != 0) | current_valid | (out.level != 0) |
-                                 (outstanding != 0))
-        with m.If(self.start):
-            m.d.sync += [prev_valid.eq(0), held_valid.eq(0)]
         return m

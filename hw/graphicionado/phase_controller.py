@@ -57,12 +57,92 @@ class PhaseController(wiring.Component):
             })
         super().__init__(members)
 
+    def _start_run(self, m):
+        """IDLE, on ``start``: counts from the initial frontier, then the EdgeIDTable loaded
+        (unsliced frontier algorithms) or the scratchpad cleared."""
+        full = self._cfg.algorithm.full_edge_access
+        m.d.sync += [self.done.eq(0), self.iterations.eq(0), self.parity.eq(0),
+                     self._settle.eq(0)]
+        if self._cfg.extended_slicing:
+            m.d.comb += self._sched.restart.eq(1)
+        else:
+            m.d.sync += self.slice.eq(0)
+        m.d.sync += [count.eq(0 if full else initial)
+                     for count, initial in zip(self.counts, self.initial_counts)]
+        # A sliced run loads each slice's EdgeIDTable before its processing.
+        with m.If(self._load_once):
+            m.d.sync += self.load.eq(1)
+            m.next = "LOAD"
+        with m.Else():
+            m.d.sync += self.clear.eq(1)
+            m.next = "CLEAR"
+
+    def _begin_slice(self, m):
+        m.d.sync += self._settle.eq(0)
+        if self._cfg.extended_slicing:
+            # Extended slicing: the arriving partition is cleared or loaded first.
+            with m.If(self._sched.clear):
+                m.d.sync += self.clear.eq(1)
+            with m.Else():
+                m.d.sync += self.spill_load.eq(1)
+            m.next = "PREPARE"
+            return
+        with m.If(self._load_each):
+            m.d.sync += self.load.eq(1)
+            m.next = "LOAD_SLICE"
+        with m.Else():
+            m.d.sync += self.start_process.eq(1)
+            m.next = "PROCESS"
+
+    def _end_process(self, m):
+        """After a slice's processing: write region B back, apply, or go on."""
+        m.d.sync += self._settle.eq(0)
+        if not self._cfg.extended_slicing:
+            m.d.sync += self.start_apply.eq(1)
+            m.next = "APPLY"
+            return
+        with m.If(self._sched.store):
+            m.d.sync += self.spill_store.eq(1)
+            m.next = "STORE"
+        with m.Else():
+            self._after_store(m)
+
+    def _after_store(self, m):
+        m.d.sync += self._settle.eq(0)
+        with m.If(self._sched.apply):
+            m.d.sync += self.start_apply.eq(1)
+            m.next = "APPLY"
+        with m.Else():
+            m.d.comb += self._sched.advance.eq(1)
+            m.next = "SLICE"
+
+    def _end_apply(self, m, last_slice):
+        """After a slice's apply: the next slice, or the iteration's end (the new counts)."""
+        ext = self._cfg.extended_slicing
+        with m.If(self._sched.last if ext else last_slice):
+            m.d.sync += [self.iterations.eq(self.iterations + 1),
+                         self.parity.eq(~self.parity)]
+            if ext:
+                m.d.comb += self._sched.restart.eq(1)
+            else:
+                m.d.sync += self.slice.eq(0)
+            if not self._cfg.algorithm.full_edge_access:
+                m.d.sync += [count.eq(new) for count, new in zip(self.counts,
+                                                                 self.new_counts)]
+            m.next = "NEXT"
+        with m.Else():
+            if ext:
+                m.d.comb += self._sched.advance.eq(1)
+            else:
+                m.d.sync += self.slice.eq(self.slice + 1)
+            m.next = "SLICE"
+
     def elaborate(self, platform):
         cfg = self._cfg
         full = cfg.algorithm.full_edge_access
         ext = cfg.extended_slicing
         m = Module()
-        settle = Signal(3)
+        settle = self._settle = Signal(3, name="settle")
         settled = settle == 7
         stop = Signal()
         sliced = Signal()
@@ -71,7 +151,7 @@ class PhaseController(wiring.Component):
                                                                 "applied", "spilled")}
         m.d.sync += [settle.eq(settle + ~settled), self.load.eq(0), self.clear.eq(0),
                      self.start_process.eq(0), self.start_apply.eq(0)]
-        schedule = self._schedule(m) if ext else None
+        self._sched = self._schedule(m) if ext else None
         m.d.sync += [ready[name].eq(getattr(self, name) & self.memory_idle) for name in ready]
         # A slice count past the design's max_slices ends at its last slice.
         m.d.sync += [sliced.eq(self.num_slices > 1),
@@ -79,78 +159,13 @@ class PhaseController(wiring.Component):
                                    (self.slice == cfg.max_slices - 1))]
         m.d.comb += self.active_total.eq(sum(self.counts))
         # Frontier algorithms load the EdgeIDTable once, or per slice when sliced.
-        load_once = Const(0) if full else self.num_slices <= 1
-        load_each = Const(0) if full else sliced
-
-        def begin_slice():
-            m.d.sync += settle.eq(0)
-            if ext:
-                # Extended slicing: the arriving partition is cleared or loaded first.
-                with m.If(schedule.clear):
-                    m.d.sync += self.clear.eq(1)
-                with m.Else():
-                    m.d.sync += self.spill_load.eq(1)
-                m.next = "PREPARE"
-                return
-            with m.If(load_each):
-                m.d.sync += self.load.eq(1)
-                m.next = "LOAD_SLICE"
-            with m.Else():
-                m.d.sync += self.start_process.eq(1)
-                m.next = "PROCESS"
-
-        def end_process():
-            """After a slice's processing: write region B back, apply, or go on."""
-            m.d.sync += settle.eq(0)
-            if not ext:
-                m.d.sync += self.start_apply.eq(1)
-                m.next = "APPLY"
-                return
-            with m.If(schedule.store):
-                m.d.sync += self.spill_store.eq(1)
-                m.next = "STORE"
-            with m.Else():
-                after_store()
-
-        def after_store():
-            m.d.sync += settle.eq(0)
-            with m.If(schedule.apply):
-                m.d.sync += self.start_apply.eq(1)
-                m.next = "APPLY"
-            with m.Else():
-                m.d.comb += schedule.advance.eq(1)
-                m.next = "SLICE"
-
-        def end_iteration():
-            m.d.sync += [self.iterations.eq(self.iterations + 1),
-                         self.parity.eq(~self.parity)]
-            if ext:
-                m.d.comb += schedule.restart.eq(1)
-            else:
-                m.d.sync += self.slice.eq(0)
-            if not full:
-                m.d.sync += [count.eq(new) for count, new in zip(self.counts,
-                                                                 self.new_counts)]
-            m.next = "NEXT"
+        self._load_once = Const(0) if full else self.num_slices <= 1
+        self._load_each = Const(0) if full else sliced
 
         with m.FSM(name="control") as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):
-                    m.d.sync += [self.done.eq(0), self.iterations.eq(0), self.parity.eq(0),
-                                 settle.eq(0)]
-                    if ext:
-                        m.d.comb += schedule.restart.eq(1)
-                    else:
-                        m.d.sync += self.slice.eq(0)
-                    m.d.sync += [count.eq(0 if full else initial)
-                                 for count, initial in zip(self.counts, self.initial_counts)]
-                    # A sliced run loads each slice's EdgeIDTable before its processing.
-                    with m.If(load_once):
-                        m.d.sync += self.load.eq(1)
-                        m.next = "LOAD"
-                    with m.Else():
-                        m.d.sync += self.clear.eq(1)
-                        m.next = "CLEAR"
+                    self._start_run(m)
             with m.State("LOAD"):
                 m.d.comb += self.in_load.eq(1)
                 with m.If(settled & ready["loaded"]):
@@ -169,10 +184,10 @@ class PhaseController(wiring.Component):
                     m.d.sync += self.done.eq(1)
                     m.next = "IDLE"
                 with m.Else():
-                    begin_slice()
+                    self._begin_slice(m)
             with m.State("SLICE"):
                 # The next slice, a cycle after its number changed.
-                begin_slice()
+                self._begin_slice(m)
             if ext:
                 with m.State("PREPARE"):
                     m.d.comb += self.in_load.eq(1)
@@ -182,7 +197,7 @@ class PhaseController(wiring.Component):
                 with m.State("STORE"):
                     m.d.comb += self.in_load.eq(1)
                     with m.If(settled & ready["spilled"]):
-                        after_store()
+                        self._after_store(m)
             with m.State("LOAD_SLICE"):
                 m.d.comb += self.in_load.eq(1)
                 with m.If(settled & ready["loaded"]):
@@ -191,18 +206,11 @@ class PhaseController(wiring.Component):
             with m.State("PROCESS"):
                 m.d.comb += self.in_process.eq(1)
                 with m.If(settled & ready["drained"]):
-                    end_process()
+                    self._end_process(m)
             with m.State("APPLY"):
                 m.d.comb += self.in_apply.eq(1)
                 with m.If(settled & ready["applied"]):
-                    with m.If(schedule.last if ext else last_slice):
-                        end_iteration()
-                    with m.Else():
-                        if ext:
-                            m.d.comb += schedule.advance.eq(1)
-                        else:
-                            m.d.sync += self.slice.eq(self.slice + 1)
-                        m.next = "SLICE"
+                    self._end_apply(m, last_slice)
         m.d.comb += self.busy.eq(~self.done & ~fsm.ongoing("IDLE"))
         return m
 
