@@ -418,7 +418,7 @@ def test_ecp5_flow_absorbs_bram_register(tmp_path):
 
 # DepGraph's paper units synthesized alone (``graphgen synth --design depgraph-hdtl`` and
 # ``depgraph-ddmu``): elaboration of each for both kinds of Accum, one generic synthesis of the
-# smallest (a few seconds); their ECP5 and ASIC figures are in docs/depgraph-hardware.md.
+# smallest (a few seconds); their ECP5 and ASIC figures are in docs/results.md.
 
 def _depgraph_unit(name: str, **overrides):
     from graphgen.designs import get_design
