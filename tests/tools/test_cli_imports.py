@@ -3,44 +3,15 @@ source with ``ast`` (every ``import`` at any depth of a module, so one inside a 
 counts too), has no cycle, and the subcommands reach the shared helpers without going
 through ``graphgen.cli``."""
 
-import ast
-import functools
-from pathlib import Path
 from tests.support import REPO_ROOT
+from tests.support.imports import imports_of as project_imports_of, module_name
 
-ROOT = REPO_ROOT
-PACKAGE = ROOT / "graphgen"
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+MODULES = {module_name(path): path for path in sorted((REPO_ROOT / "graphgen").rglob("*.py"))}
 
 
-MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
-
-
-@functools.cache
 def imports_of(name: str) -> frozenset[str]:
-    """The graphgen modules ``name`` imports (``from .x import y`` counts ``x`` and, when it
-    is a module, ``x.y``)."""
-    path = MODULES[name]
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                anchor = parts[:len(parts) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
-        else:
-            continue
-        found.update(target for target in targets if target in MODULES and target != name)
-    return frozenset(found)
+    """The graphgen modules ``name`` imports."""
+    return frozenset(target for target in project_imports_of(name) if target in MODULES)
 
 
 def find_cycle(imports=imports_of) -> list[str] | None:

@@ -11,67 +11,16 @@
 """
 
 import ast
-import functools
 import warnings
-from pathlib import Path
 
 import pytest
+
 from tests.support import REPO_ROOT
+from tests.support.imports import imports_of, modules_under, reachable
 
 ROOT = REPO_ROOT
-PACKAGES = ("hw", "sim", "graphgen", "synth", "golden", "tests")
 DESIGNS = ("bfs", "depgraph", "dyngraph", "graphicionado")
 ELABORATE_WARN, ELABORATE_LIMIT = 100, 150
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def module_path(name: str) -> Path | None:
-    base = ROOT.joinpath(*name.split("."))
-    for path in (base.with_suffix(".py"), base / "__init__.py"):
-        if path.is_file():
-            return path
-    return None
-
-
-@functools.cache
-def imports_of(name: str) -> frozenset[str]:
-    """The project modules ``name`` imports, resolved to modules that exist."""
-    path = module_path(name)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
-        else:
-            continue
-        for target in targets:
-            if target.split(".")[0] in PACKAGES and module_path(target):
-                found.add(target)
-    return frozenset(found)
-
-
-def reachable(start: str) -> set[str]:
-    seen, todo = set(), [start]
-    while todo:
-        name = todo.pop()
-        if name not in seen:
-            seen.add(name)
-            todo.extend(imports_of(name))
-    return seen
-
-
-def modules_under(folder: str) -> list[str]:
-    return sorted(module_name(path) for path in (ROOT / folder).rglob("*.py"))
 
 
 def test_the_import_graph_sees_imports():
