@@ -24,12 +24,11 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.config import ConfigError, is_power_of_two, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.round_robin import RoundRobin
-from .layouts import LaneEntry
+from .layouts import DegreeClass, LaneEntry
 
 
-__all__ = ["ExpandDispatch", "SMALL", "EXTREME"]
+__all__ = ["ExpandDispatch"]
 
-SMALL, EXTREME = 0, 3
 LINE_EDGES = 16
 
 
@@ -86,9 +85,9 @@ class ExpandDispatch(wiring.Component):
             first_line_left = LINE_EDGES - current.entry.first[:4]
             size = Signal(32)
             with m.Switch(current.cls):
-                with m.Case(SMALL):
+                with m.Case(DegreeClass.SMALL):
                     m.d.comb += size.eq(current.entry.count)
-                with m.Case(EXTREME):
+                with m.Case(DegreeClass.EXTREME):
                     m.d.comb += size.eq(extreme_piece)
                 with m.Default():
                     m.d.comb += size.eq(first_line_left)

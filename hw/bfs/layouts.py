@@ -14,11 +14,11 @@ by the register block; ``n`` vertices, ``m`` edges):
 * ``level_log``: a line per level (:data:`LOG_WORDS`).
 """
 
-from amaranth.lib import data
+from amaranth.lib import data, enum
 
 
 __all__ = ["UNVISITED", "CLASS_BITS", "ENTRY_WORDS", "ENTRIES_PER_LINE", "QueueEntry",
-           "LaneEntry", "Discovery", "LOG_WORDS", "TD", "BU"]
+           "LaneEntry", "Discovery", "LOG_WORDS", "DegreeClass", "Direction"]
 
 UNVISITED = 0xFFFF_FFFF
 CLASS_BITS = 2
@@ -29,13 +29,30 @@ ENTRIES_PER_LINE = 16 // ENTRY_WORDS
 # holds (word 3 is unused), so the next level needs no offsets read.
 QueueEntry = data.StructLayout({"vertex": 32, "first": 32, "count": 32, "spare": 32})
 
+
+
+class DegreeClass(enum.IntEnum, shape=CLASS_BITS):
+    """A frontier vertex's degree class (Luo et al.'s small, middle and large queues,
+    Enterprise's extreme one): an ordinal, so the bins are indexed by it."""
+    SMALL = 0
+    MIDDLE = 1
+    LARGE = 2
+    EXTREME = 3
+
+
+class Direction(enum.Enum, shape=1):
+    """A level's direction: top-down expansion of the frontier, or the bottom-up check of the
+    unvisited (Beamer's direction-optimising BFS, Enterprise §4.3)."""
+    TOP_DOWN = 0
+    BOTTOM_UP = 1
+
+
 # A frontier-queue entry on its way through the engine with its bin: degree class and lane.
-LaneEntry = data.StructLayout({"entry": QueueEntry, "cls": CLASS_BITS, "lane": 4})
+LaneEntry = data.StructLayout({"entry": QueueEntry, "cls": DegreeClass, "lane": 4})
 
 # A vertex found at the current level and the parent it was found from.
 Discovery = data.StructLayout({"vertex": 32, "parent": 32})
 
-TD, BU = 0, 1
 
 # The words of a level's log line.
 LOG_WORDS = ("level", "direction", "frontier", "small", "middle", "large", "extreme",

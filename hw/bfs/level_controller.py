@@ -12,13 +12,13 @@ increase over the level (:class:`~hw.bfs.level_statistics.LevelStatistics`).
 """
 
 from amaranth.hdl import Module, Signal
-from amaranth.lib import stream, wiring
+from amaranth.lib import enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.memory.range_streamer import range_cmd_layout
 from .bin_writer import CLASSES
 from .direction_policy import DirectionPolicy
-from .layouts import BU, TD, UNVISITED, Discovery
+from .layouts import UNVISITED, Direction, Discovery
 from .level_log import LogRecord
 from .level_statistics import LevelStatistics
 
@@ -31,9 +31,14 @@ COUNTER_INPUTS = ("td_edges", "bu_edges", "bu_reads", "cache_hits", "written", "
 
 # The next queue's scan: for the level just done (top-down) or for the unvisited (blocked).
 GEN_INTERLEAVED, GEN_BLOCKED = 0, 1
-# Where a level's visited count comes from: its discoveries (bottom-up: already known), the
-# hits of the scan after it, or the unvisited that scan did not find (the switch).
-COUNT_KNOWN, COUNT_HITS, COUNT_UNVISITED = 0, 1, 2
+
+
+class CountFrom(enum.Enum, shape=2):
+    """Where a level's visited count comes from: its discoveries (bottom-up: already known),
+    the hits of the scan after it, or the unvisited that scan did not find (the switch)."""
+    KNOWN = 0
+    HITS = 1
+    UNVISITED = 2
 
 
 class LevelController(wiring.Component):
@@ -69,7 +74,7 @@ class LevelController(wiring.Component):
     read_start : ``Out(1)``; read_buffer : ``Out(1)``
         The queue reader starts on the buffer the bin writers have just filled.
     direction : ``Out(1)``
-        TD or BU: where the queue's entries go.
+        A :class:`Direction`: where the queue's entries go.
     level : ``Out(32)``
     cache_clear, hubs_clear : ``Out(1)``
     root_discovery : ``Out(stream.Signature(Discovery))``
@@ -119,20 +124,20 @@ class LevelController(wiring.Component):
                      self.to_scan.eq(1), self._status_sent.eq(0), self._offsets_sent.eq(0)]
         if self._direction == "bottomup":
             self._scan(m, GEN_BLOCKED, self.in_offsets_base)
-            m.d.sync += self.direction.eq(BU)
+            m.d.sync += self.direction.eq(Direction.BOTTOM_UP)
         else:
             self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
-            m.d.sync += self.direction.eq(TD)
+            m.d.sync += self.direction.eq(Direction.TOP_DOWN)
 
     def _generated(self, m):
         """GENERATED: the level just expanded (if any) now knows its visited count."""
         with m.If(self.level != 0):
             visited = Signal(32)
-            with m.If(self._count_from == COUNT_HITS):
+            with m.If(self._count_from == CountFrom.HITS):
                 m.d.comb += visited.eq(self.scan_hits)
             with m.Else():
                 m.d.comb += visited.eq(self.num_vertices - self._reached - self.scan_hits)
-            with m.If(self._count_from != COUNT_KNOWN):
+            with m.If(self._count_from != CountFrom.KNOWN):
                 m.d.sync += [self._record.visited.eq(visited),
                              self._reached.eq(self._reached + visited)]
             m.next = "LOG"
@@ -160,7 +165,7 @@ class LevelController(wiring.Component):
                 self._generate_cycles.eq(0),
             ]
             m.d.comb += [statistics.begin.eq(1), self.read_start.eq(1)]
-            with m.If(self.direction == BU):
+            with m.If(self.direction == Direction.BOTTOM_UP):
                 # Survivors go to the other buffer, counted from zero.
                 m.d.comb += self.bins_clear.eq(1)
                 m.d.sync += self.buffer.eq(~self.buffer)
@@ -178,25 +183,26 @@ class LevelController(wiring.Component):
             record.reads_issued.eq(figures.reads_issued),
             self._status_sent.eq(0), self._offsets_sent.eq(0), self._generate_cycles.eq(0),
         ]
-        with m.If(self.direction == TD):
+        with m.If(self.direction == Direction.TOP_DOWN):
             with m.If(policy.to_bottom_up):
                 self._scan(m, GEN_BLOCKED, self.in_offsets_base)
-                m.d.sync += [self._count_from.eq(COUNT_UNVISITED), self.direction.eq(BU)]
+                m.d.sync += [self._count_from.eq(CountFrom.UNVISITED),
+                             self.direction.eq(Direction.BOTTOM_UP)]
             with m.Else():
                 self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
-                m.d.sync += self._count_from.eq(COUNT_HITS)
+                m.d.sync += self._count_from.eq(CountFrom.HITS)
             m.d.sync += self._next_scanned.eq(n)
             m.next = "SCAN"
         with m.Else():
             visited = figures.written
             m.d.sync += [record.visited.eq(visited), self._reached.eq(self._reached + visited),
-                         self._count_from.eq(COUNT_KNOWN)]
+                         self._count_from.eq(CountFrom.KNOWN)]
             with m.If(visited == 0):
                 m.d.sync += self._stop_after.eq(1)
                 m.next = "LOG"
             with m.Elif(policy.to_top_down):
                 self._scan(m, GEN_INTERLEAVED, self.out_offsets_base)
-                m.d.sync += [self.direction.eq(TD), self._switched_back.eq(1),
+                m.d.sync += [self.direction.eq(Direction.TOP_DOWN), self._switched_back.eq(1),
                              self._next_scanned.eq(n)]
                 m.next = "SCAN"
             with m.Else():
@@ -209,7 +215,7 @@ class LevelController(wiring.Component):
         m.d.sync += [self.done.eq(0), self.error.eq(0), self._offsets.eq(self.out_offsets_base),
                      self._offsets_sent.eq(0), self.to_scan.eq(0), self.levels_done.eq(0),
                      self.level.eq(0), self._switched_back.eq(0), self._stop_after.eq(0),
-                     self._cur.eq(1), self._count_from.eq(COUNT_KNOWN)]
+                     self._cur.eq(1), self._count_from.eq(CountFrom.KNOWN)]
 
     def _connect(self, m, statistics, policy):
         m.d.comb += [statistics.totals[name].eq(getattr(self, name)) for name in COUNTER_INPUTS]
@@ -224,7 +230,7 @@ class LevelController(wiring.Component):
         """The loop's state, named as in the waveform."""
         self._offsets = Signal(self._addr_width, name="offsets")
         self._cur = Signal(name="cur")         # the buffer the level expanding reads
-        self._count_from = Signal(2, name="count_from")    # how GENERATED finds visited
+        self._count_from = Signal(CountFrom, name="count_from")    # how GENERATED finds visited
         self._record = Signal(LogRecord, name="record")
         self._hubs = Signal(32, name="hubs")
         self._reached = Signal(32, name="reached")
@@ -311,7 +317,7 @@ class LevelController(wiring.Component):
             with m.State("EXPAND"):
                 m.d.sync += record.expand_cycles.eq(record.expand_cycles + 1)
                 with m.If(quiet):
-                    with m.If(self.direction == BU):
+                    with m.If(self.direction == Direction.BOTTOM_UP):
                         m.d.comb += self.bins_flush.eq(1)
                     m.next = "EXPANDED"
             with m.State("EXPANDED"):

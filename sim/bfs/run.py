@@ -18,7 +18,7 @@ import golden
 from golden.bfs import ValidationError, component_edges, run_bfs, validate_parents
 from hw.bfs.registers import COUNTERS, REGISTERS
 from hw.bfs.config import BfsConfig
-from hw.bfs.layouts import BU, LOG_WORDS, UNVISITED
+from hw.bfs.layouts import LOG_WORDS, UNVISITED, Direction
 from sim.bfs.top import BfsSimTop
 from hw.lib.config import ConfigError
 from sim.gateware.sim_memory import SimMemoryConfig
@@ -67,7 +67,7 @@ class BfsReport:
         generate = sum(r["generate_cycles"] for r in self.levels_log)
         return {
             "cycles": c["cycles"], "levels": c["levels"],
-            "directions": ["bottomup" if r["direction"] == BU else "topdown"
+            "directions": ["bottomup" if r["direction"] == Direction.BOTTOM_UP.value else "topdown"
                            for r in self.levels_log],
             "edges_checked": c["edges_checked"], "status_reads": c["status_reads"],
             "hub_cache_hits": c["cache_hits"],
@@ -87,7 +87,7 @@ class BfsReport:
 def _golden_log(result) -> list[dict]:
     records = []
     for r in result.records:
-        records.append({"direction": BU if r.direction == "bottomup" else 0,
+        records.append({"direction": Direction.BOTTOM_UP.value if r.direction == "bottomup" else Direction.TOP_DOWN.value,
                         "frontier": r.frontier, **r.classes, "scanned": r.scanned,
                         "edges_checked": r.edges_checked, "status_reads": r.status_reads,
                         "hub_cache_hits": r.hub_cache_hits, "visited": r.visited,
