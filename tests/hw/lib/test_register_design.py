@@ -11,13 +11,16 @@ from amaranth.hdl import Fragment, Module, Shape
 from amaranth.lib import stream
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import DesignConfig
 from hw.lib.memory.port import MEMORY_TAG_WIDTH, mem_port_signature
 from hw.lib.registers.design import RegisterDesign
 from hw.lib.stream.links import StreamLinks
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(DesignConfig):
+    RUN_SETTINGS = ("stall_injection",)
+
     addr_width: int = 20
     memory_channels: int = 1
     stall_injection: int = 0
