@@ -116,24 +116,7 @@ class MemoryArbiter(wiring.Component):
                                                   4 if self._request_slice else 3)
         wiring.connect(m, outbox.o, wiring.flipped(self.bus.req))
 
-        heads, levels, requests = [], [], []
-        for index, client in enumerate(self.clients):
-            if index in self._read_only:
-                queue = StreamFIFO(client.req.payload.addr.shape(), self._queue_depth,
-                                   buffered=True)
-                m.d.comb += [queue.i.payload.eq(client.req.payload.addr),
-                             queue.i.valid.eq(client.req.valid),
-                             client.req.ready.eq(queue.i.ready)]
-                request = Signal(client.req.payload.shape())
-                m.d.comb += request.addr.eq(queue.o.payload)
-            else:
-                queue = StreamFIFO(client.req.payload.shape(), self._queue_depth, buffered=True)
-                wiring.connect(m, wiring.flipped(client.req), queue.i)
-                request = queue.o.payload
-            m.submodules[f"queue{index}"] = queue
-            heads.append(queue.o)
-            levels.append(queue.level)
-            requests.append(request)
+        heads, levels, requests = self._client_queues(m)
 
         # ``grant`` (one-hot) and ``go`` are registers: the client that may send this cycle,
         # and whether the outbox has room and the reads in flight are below the limit.
@@ -210,8 +193,35 @@ class MemoryArbiter(wiring.Component):
         m.d.comb += self.busy.eq(outbox.o.valid | staged_valid |
                                  Cat(level != 0 for level in levels).any())
 
-        # Responses go back to the client their tag names (answered above counts them as
-        # the memory hands them over, before the router if there is one).
+        self._responses(m)
+        return m
+
+    def _client_queues(self, m):
+        """Each client's request queue (a read-only client's holds addresses alone): their
+        heads, levels and the requests at their heads."""
+        heads, levels, requests = [], [], []
+        for index, client in enumerate(self.clients):
+            if index in self._read_only:
+                queue = StreamFIFO(client.req.payload.addr.shape(), self._queue_depth,
+                                   buffered=True)
+                m.d.comb += [queue.i.payload.eq(client.req.payload.addr),
+                             queue.i.valid.eq(client.req.valid),
+                             client.req.ready.eq(queue.i.ready)]
+                request = Signal(client.req.payload.shape())
+                m.d.comb += request.addr.eq(queue.o.payload)
+            else:
+                queue = StreamFIFO(client.req.payload.shape(), self._queue_depth, buffered=True)
+                wiring.connect(m, wiring.flipped(client.req), queue.i)
+                request = queue.o.payload
+            m.submodules[f"queue{index}"] = queue
+            heads.append(queue.o)
+            levels.append(queue.level)
+            requests.append(request)
+        return heads, levels, requests
+
+    def _responses(self, m):
+        """Responses go back to the client their tag names (``answered`` counts them as the
+        memory hands them over, before the router if there is one)."""
         n = self._ports
         resp = self.bus.resp
         mine = Cat(resp.payload.tag == index for index in range(n))
@@ -225,10 +235,9 @@ class MemoryArbiter(wiring.Component):
                          resp.ready.eq(router.i.ready)]
             for index, client in enumerate(self.clients):
                 wiring.connect(m, router.o[index], wiring.flipped(client.resp))
-            return m
+            return
         for index, client in enumerate(self.clients):
             m.d.comb += [client.resp.payload.rdata.eq(resp.payload.rdata),
                          client.resp.valid.eq(resp.valid & mine[index])]
             with m.If(mine[index]):
                 m.d.comb += resp.ready.eq(client.resp.ready)
-        return m
