@@ -18,7 +18,6 @@ is a memory read, which is what the hub cache saves.
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 
-from hw.lib.config import ConfigError
 from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.memory.port import WORDS_PER_LINE
 from hw.lib.memory.range_streamer import RangeStreamer
@@ -48,15 +47,15 @@ from hw.bfs.expand_dispatch import ExpandDispatch
 
 __all__ = ["BfsEngine", "REGISTERS", "COUNTERS"]
 
+
 class BfsEngine(RegisterDesign):
     """The members of :class:`~hw.lib.registers.design.RegisterDesign`: the registers
     :data:`REGISTERS`, the counters :data:`COUNTERS`."""
 
+    CONFIG = BfsConfig
+
     def __init__(self, config: BfsConfig, *, throttle=None):
-        if not isinstance(config, BfsConfig):
-            raise ConfigError(f"BfsEngine needs a BfsConfig, not {type(config).__name__}")
-        super().__init__(config, registers=REGISTERS, counters=COUNTERS)
-        self._throttle = throttle
+        super().__init__(config, registers=REGISTERS, counters=COUNTERS, throttle=throttle)
 
     def _blocks(self, m):
         cfg = self._config

@@ -100,11 +100,13 @@ class DepGraph(RegisterDesign):
     a circular queue overflowed (cannot happen with a well-formed image).
     """
 
+    CONFIG = DepGraphConfig
+
     def __init__(self, config: DepGraphConfig, *, throttle=None):
         if not isinstance(config, DepGraphConfig):
             raise ConfigError(f"DepGraph needs a DepGraphConfig, not {type(config).__name__}")
-        super().__init__(config, registers=registers(config.engines), counters=COUNTERS)
-        self._throttle = throttle
+        super().__init__(config, registers=registers(config.engines), counters=COUNTERS,
+                         throttle=throttle)
         self._engines = []
 
     @property

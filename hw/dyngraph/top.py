@@ -15,7 +15,6 @@ as Graphicionado's edge list. :mod:`hw.dyngraph.layouts` gives the memory image.
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 
-from hw.lib.config import ConfigError
 from hw.lib.cam import AtomicUpdateCAM, CAMConfig
 from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.memory.range_streamer import RangeStreamer
@@ -48,15 +47,15 @@ from hw.dyngraph.vertex_table import VertexTable, table_answer_layout, table_req
 
 __all__ = ["UpdateUnit", "REGISTERS", "COUNTERS"]
 
+
 class UpdateUnit(RegisterDesign):
     """The members of :class:`~hw.lib.registers.design.RegisterDesign`: the registers
     :data:`REGISTERS`, the counters :data:`COUNTERS`."""
 
+    CONFIG = DynGraphConfig
+
     def __init__(self, config: DynGraphConfig, *, throttle=None):
-        if not isinstance(config, DynGraphConfig):
-            raise ConfigError(f"UpdateUnit needs a DynGraphConfig, not {type(config).__name__}")
-        super().__init__(config, registers=REGISTERS, counters=COUNTERS)
-        self._throttle = throttle
+        super().__init__(config, registers=REGISTERS, counters=COUNTERS, throttle=throttle)
 
     def _blocks(self, m):
         cfg = self._config

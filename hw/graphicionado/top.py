@@ -69,12 +69,14 @@ class GraphicionadoPipeline(RegisterDesign):
         The graph image broke an invariant (an edge out of source order).
     """
 
+    CONFIG = GraphicionadoConfig
+
     def __init__(self, config: GraphicionadoConfig, *, throttle=None):
         if not isinstance(config, GraphicionadoConfig):
             raise ConfigError("GraphicionadoPipeline needs a GraphicionadoConfig, not "
                               f"{type(config).__name__}")
-        super().__init__(config, registers=registers(config), counters=counter_names(config))
-        self._throttle = throttle
+        super().__init__(config, registers=registers(config), counters=counter_names(config),
+                         throttle=throttle)
         self._streams = []
         self._own_probes = []
 

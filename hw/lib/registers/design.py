@@ -24,15 +24,20 @@ class RegisterDesign(wiring.Component):
         serving the lines with ``addr % memory_channels == c``.
     stall_seed : ``In(32)`` with ``config.stall_injection``
 
-    A subclass records its stream links in ``self._links`` (a
-    :class:`~hw.lib.stream.links.StreamLinks`) while it elaborates.
+    A subclass names its configuration class in ``CONFIG``, records its stream links in
+    ``self._links`` (a :class:`~hw.lib.stream.links.StreamLinks`) while it elaborates, and
+    hands ``self._throttle`` to them: the stream throttle class a simulation top passes in
+    for stall injection (simulation-only gateware; None for the hardware alone).
     """
 
-    def __init__(self, config, *, registers, counters):
-        if not isinstance(config, DesignConfig):
-            raise ConfigError(f"{type(self).__name__} needs a DesignConfig, not "
+    CONFIG = DesignConfig
+
+    def __init__(self, config, *, registers, counters, throttle=None):
+        if not isinstance(config, self.CONFIG):
+            raise ConfigError(f"{type(self).__name__} needs a {self.CONFIG.__name__}, not "
                               f"{type(config).__name__}")
         self._config = config
+        self._throttle = throttle
         self._registers = tuple(registers)
         self._links = None
         port = Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))
