@@ -20,7 +20,6 @@ of its updates, the owner of its in-flight count (``drained``) and of ``left``.
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 
-from hw.lib.config import ConfigError
 from hw.lib.memory.arbiter import MemoryArbiter
 from hw.lib.registers.design import RegisterDesign
 from hw.lib.registers.file import RegisterFile
@@ -103,8 +102,7 @@ class DepGraph(RegisterDesign):
     CONFIG = DepGraphConfig
 
     def __init__(self, config: DepGraphConfig, *, throttle=None):
-        if not isinstance(config, DepGraphConfig):
-            raise ConfigError(f"DepGraph needs a DepGraphConfig, not {type(config).__name__}")
+        self.check_config(config)
         super().__init__(config, registers=registers(config.engines), counters=COUNTERS,
                          throttle=throttle)
         self._engines = []

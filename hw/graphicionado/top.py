@@ -22,7 +22,6 @@ other designs'.
 from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 
-from hw.lib.config import ConfigError
 from hw.lib.stream.crossbar import Crossbar
 from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.registers.design import RegisterDesign
@@ -72,9 +71,7 @@ class GraphicionadoPipeline(RegisterDesign):
     CONFIG = GraphicionadoConfig
 
     def __init__(self, config: GraphicionadoConfig, *, throttle=None):
-        if not isinstance(config, GraphicionadoConfig):
-            raise ConfigError("GraphicionadoPipeline needs a GraphicionadoConfig, not "
-                              f"{type(config).__name__}")
+        self.check_config(config)
         super().__init__(config, registers=registers(config), counters=counter_names(config),
                          throttle=throttle)
         self._streams = []

@@ -33,9 +33,7 @@ class RegisterDesign(wiring.Component):
     CONFIG = DesignConfig
 
     def __init__(self, config, *, registers, counters, throttle=None):
-        if not isinstance(config, self.CONFIG):
-            raise ConfigError(f"{type(self).__name__} needs a {self.CONFIG.__name__}, not "
-                              f"{type(config).__name__}")
+        self.check_config(config)
         self._config = config
         self._throttle = throttle
         self._registers = tuple(registers)
@@ -49,6 +47,14 @@ class RegisterDesign(wiring.Component):
         if config.stall_injection:
             members["stall_seed"] = In(32)
         super().__init__(members)
+
+    @classmethod
+    def check_config(cls, config):
+        """ConfigError unless ``config`` is a ``CONFIG`` (a subclass that derives its
+        registers from the configuration calls this first)."""
+        if not isinstance(config, cls.CONFIG):
+            raise ConfigError(f"{cls.__name__} needs a {cls.CONFIG.__name__}, not "
+                              f"{type(config).__name__}")
 
     @property
     def config(self):
