@@ -15,9 +15,10 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.range_streamer import range_cmd_layout
 from .bin_writer import CLASSES
-from .direction_policy import DirectionPolicy
+from .direction_policy import DIRECTIONS, DirectionPolicy
 from .layouts import UNVISITED, Direction, Discovery
 from .level_log import LogRecord
 from .level_statistics import LevelStatistics
@@ -83,6 +84,12 @@ class LevelController(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, lanes: int, direction: str, gamma_percent: int):
+        check_int("LevelController", "addr_width", addr_width, high=32)
+        check_int("LevelController", "lanes", lanes)
+        if direction not in DIRECTIONS:
+            raise ConfigError(f"LevelController: direction must be one of "
+                              f"{', '.join(DIRECTIONS)}, not {direction!r}")
+        check_int("LevelController", "gamma_percent", gamma_percent, low=0, high=100)
         self._addr_width = addr_width
         self._lanes = lanes
         self._direction = direction

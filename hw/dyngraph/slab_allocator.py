@@ -11,6 +11,7 @@ from amaranth.hdl import C, Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature
 from .layouts import EMPTY_KEY, NULL_SLAB, AllocRequest, Outcome, Retire, SlabWrite
 
@@ -48,6 +49,7 @@ class SlabAllocator(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int):
+        check_int("SlabAllocator", "addr_width", addr_width, high=32)
         self._addr_width = addr_width
         super().__init__({
             "stack_base": In(addr_width),

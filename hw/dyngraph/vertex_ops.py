@@ -14,6 +14,7 @@ from amaranth.hdl import C, Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import check_int
 from .layouts import (FREE_OWNER, NULL_SLAB, AllocRequest, SlabCtx, SlabPurpose, SlabWrite,
                       TableCtx, TablePurpose, VertexOp, vertex_word_layout)
 from .slab_allocator import Grant
@@ -53,6 +54,8 @@ class VertexOps(wiring.Component):
     """
 
     def __init__(self, *, slab_index_bits: int, group: int):
+        check_int("VertexOps", "slab_index_bits", slab_index_bits, high=31)
+        check_int("VertexOps", "group", group)
         self._word = vertex_word_layout(slab_index_bits)
         self._group = group
         super().__init__({

@@ -13,6 +13,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.cam import AtomicUpdateCAM, CAMConfig
+from hw.lib.config import ConfigError, check_int
 from .layouts import Update
 from .scratchpad import TEMP_READ_LATENCY, TEMP_WRITE_LATENCY, check_word_width
 
@@ -65,6 +66,14 @@ class AtomicUpdate(wiring.Component):
 
     def __init__(self, *, reduce_unit, cam: CAMConfig, index_width: int, value_width: int = 32):
         check_word_width("AtomicUpdate", "value_width", value_width)
+        if not isinstance(reduce_unit, wiring.Component) or \
+                not {"i", "o"} <= set(reduce_unit.signature.members.keys()) or \
+                not isinstance(getattr(reduce_unit, "latency", None), int):
+            raise ConfigError(f"AtomicUpdate: reduce_unit must be a stream unit (a Component "
+                              f"with i, o and a latency), not {reduce_unit!r}")
+        if not isinstance(cam, CAMConfig):
+            raise ConfigError(f"AtomicUpdate needs a CAMConfig, not {type(cam).__name__}")
+        check_int("AtomicUpdate", "index_width", index_width, high=32)
         self._reduce = reduce_unit
         self._cam_config = cam
         self._index_width = index_width

@@ -16,6 +16,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.cam import CAMConfig
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
@@ -105,6 +106,10 @@ class DestinationStream(wiring.Component):
     """
 
     def __init__(self, config: GraphicionadoConfig, index: int, *, throttle=None):
+        if not isinstance(config, GraphicionadoConfig):
+            raise ConfigError(f"DestinationStream needs a GraphicionadoConfig, not "
+                              f"{type(config).__name__}")
+        check_int("DestinationStream", "index", index, low=0, high=config.streams_dst - 1)
         self._throttle = throttle
         self._config = config
         self._index = index

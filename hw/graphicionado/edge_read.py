@@ -12,7 +12,7 @@ from amaranth.hdl import Module, Signal, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import (LINE_BITS, WORDS_PER_LINE, MemoryPortSignature,
                                 line_request_layout)
 from hw.lib.stream.fifo import StreamFIFO
@@ -264,6 +264,9 @@ class EdgeRead(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, prefetch_lines: int = 4, job_depth: int = 4):
+        check_int("EdgeRead", "addr_width", addr_width, high=32)
+        check_int("EdgeRead", "prefetch_lines", prefetch_lines)
+        check_int("EdgeRead", "job_depth", job_depth)
         self._addr_width = addr_width
         self._prefetch_lines = prefetch_lines
         self._job_depth = job_depth

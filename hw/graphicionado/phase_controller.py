@@ -6,6 +6,7 @@ from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import ConfigError
 from .config import GraphicionadoConfig
 from .extended_schedule import ExtendedSchedule, max_partitions
 
@@ -34,6 +35,9 @@ class PhaseController(wiring.Component):
     """
 
     def __init__(self, cfg: GraphicionadoConfig):
+        if not isinstance(cfg, GraphicionadoConfig):
+            raise ConfigError(f"PhaseController needs a GraphicionadoConfig, not "
+                              f"{type(cfg).__name__}")
         self._cfg = cfg
         parts = cfg.partitions
         members = {

@@ -99,6 +99,16 @@ def _cases():
     from hw.lib.memory.word_lookup import WordLookup
     from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
     from hw.lib.stream.select import StreamDemux
+    from hw.bfs.level_controller import LevelController
+    from hw.dyngraph.slab_allocator import SlabAllocator
+    from hw.dyngraph.vertex_ops import VertexOps
+    from hw.graphicionado.atomic_update import AtomicUpdate
+    from hw.graphicionado.destination_stream import DestinationStream
+    from hw.graphicionado.edge_read import EdgeRead
+    from hw.graphicionado.phase_controller import PhaseController
+    from hw.lib.arith.integer import SaturatingAdd
+    from hw.lib.cam import CAMConfig
+    from hw.lib.stream.register_slice import StreamRegisterSlice
     byte = unsigned(8)
     return {
         "cam-config": (lambda: AtomicUpdateCAM({"entries": 16}), "needs a CAMConfig"),
@@ -261,6 +271,39 @@ def _cases():
         "lowest-occupancy-level": (lambda: LowestOccupancyDispatch(byte, 2, level_width=0),
                                    "level_width"),
         "demux-route": (lambda: StreamDemux(byte, 2, route=3), "route"),
+        "level-controller-addr": (lambda: LevelController(addr_width=33, lanes=2,
+                                                          direction="auto", gamma_percent=30),
+                                  "addr_width"),
+        "level-controller-lanes": (lambda: LevelController(addr_width=16, lanes=0,
+                                                           direction="auto", gamma_percent=30),
+                                   "lanes"),
+        "level-controller-direction": (lambda: LevelController(
+            addr_width=16, lanes=2, direction="sideways", gamma_percent=30), "direction"),
+        "level-controller-gamma": (lambda: LevelController(addr_width=16, lanes=2,
+                                                           direction="auto", gamma_percent=101),
+                                   "gamma_percent"),
+        "edge-read-addr": (lambda: EdgeRead(addr_width=0), "addr_width"),
+        "edge-read-prefetch": (lambda: EdgeRead(addr_width=16, prefetch_lines=0),
+                               "prefetch_lines"),
+        "edge-read-jobs": (lambda: EdgeRead(addr_width=16, job_depth=2.5), "job_depth"),
+        "phase-controller-config": (lambda: PhaseController(DepGraphConfig()),
+                                    "needs a GraphicionadoConfig"),
+        "destination-stream-config": (lambda: DestinationStream(BfsConfig(), 0),
+                                      "needs a GraphicionadoConfig"),
+        "destination-stream-index": (lambda: DestinationStream(
+            GraphicionadoConfig(), GraphicionadoConfig().streams_dst), "index"),
+        "atomic-update-unit": (lambda: AtomicUpdate(reduce_unit=None, cam=CAMConfig(entries=16, ways=4, id_width=8),
+                                                    index_width=8), "reduce_unit"),
+        "atomic-update-cam": (lambda: AtomicUpdate(reduce_unit=SaturatingAdd(tag_width=8),
+                                                   cam={"entries": 16}, index_width=8),
+                              "needs a CAMConfig"),
+        "atomic-update-index": (lambda: AtomicUpdate(reduce_unit=SaturatingAdd(tag_width=8),
+                                                     cam=CAMConfig(entries=16, ways=4, id_width=8), index_width=0),
+                                "index_width"),
+        "vertex-ops-bits": (lambda: VertexOps(slab_index_bits=32, group=4), "slab_index_bits"),
+        "vertex-ops-group": (lambda: VertexOps(slab_index_bits=16, group=0), "group"),
+        "slab-allocator-addr": (lambda: SlabAllocator(addr_width=33), "addr_width"),
+        "register-slice-skid": (lambda: StreamRegisterSlice(byte, skid="no"), "skid"),
     }
 
 

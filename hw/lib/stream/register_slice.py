@@ -10,6 +10,8 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.config import ConfigError
+
 
 __all__ = ["StreamRegisterSlice"]
 
@@ -37,6 +39,8 @@ class StreamRegisterSlice(wiring.Component):
     """
 
     def __init__(self, shape, *, skid: bool = True):
+        if not isinstance(skid, bool):
+            raise ConfigError(f"StreamRegisterSlice: skid must be True or False, not {skid!r}")
         self._shape = shape
         self._skid = skid
         super().__init__({
