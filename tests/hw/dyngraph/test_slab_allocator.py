@@ -114,7 +114,7 @@ def test_slabs_are_distinct_refused_when_out_and_reused_after_a_free(pause):
     # Phase 1: the pool and two more; phase 2: three slabs freed; phase 3: four requests.
     first = [request(rng, k, pair=k % 2) for k in range(pool + 2)]
     freed = rng.sample(range(20_000, 30_000), 3)
-    third = [request(rng, 100 + k, pair=k % 2 == 0) for k in range(4)]
+    third = [request(rng, 100 + k, pair=int(k % 2 == 0)) for k in range(4)]
 
     def answered():
         return len(bench.received["retire"]) + len(bench.received["granted"])
