@@ -20,17 +20,17 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import check_int
 from hw.lib.stream.round_robin import RoundRobin
-from .record_update import LOAD, OP_KINDS, UPDATE, VISIT
+from .record_update import OpKind
 
 
 __all__ = ["OpPicker", "or_reduce"]
 
-_KINDS = len(OP_KINDS)
+_KINDS = len(OpKind)
 
 
 class OpPicker(wiring.Component):
     """The pick of a bank whose pipeline holds ``stages`` stages from A to the compute
-    stage. ``kinds`` below is the number of op kinds, ``len(OP_KINDS)``: load, visit,
+    stage. ``kinds`` below is the number of op kinds, ``len(OpKind)``: load, visit,
     update and dump.
 
     Members
@@ -76,14 +76,14 @@ class OpPicker(wiring.Component):
         # matches[k]: which stages hold a writer of k's main register's record (worked out
         # the cycle before; none for loads), hazards[k] their OR, registered as well; a load
         # anywhere in the stages holds up every other op (load_barrier, registered too).
-        matches = [None] + [Signal(stages, name=f"{OP_KINDS[k]}_matches")
+        matches = [None] + [Signal(stages, name=f"{OpKind(k).name.lower()}_matches")
                             for k in range(1, _KINDS)]
-        hazards = [Const(0, 1)] + [Signal(name=f"{OP_KINDS[k]}_hazard")
+        hazards = [Const(0, 1)] + [Signal(name=f"{OpKind(k).name.lower()}_hazard")
                                    for k in range(1, _KINDS)]
         load_barrier = Signal()
         ok = Signal(_KINDS)
         for kind in range(_KINDS):
-            blocked = 0 if kind == LOAD else hazards[kind] | load_barrier
+            blocked = 0 if kind == OpKind.LOAD else hazards[kind] | load_barrier
             m.d.comb += ok[kind].eq(self.valid[kind] & self.room[kind] & ~blocked)
 
         # As if loads (kind 0) had been picked last: visits come first after reset.
@@ -92,22 +92,23 @@ class OpPicker(wiring.Component):
         m.d.comb += self.pick_index.eq(
             or_reduce([Mux(grant[k], self.index[k], 0) for k in range(_KINDS)]))
         m.d.comb += self.hazard_wait.eq(~grant.any() & or_reduce(
-            [self.valid[k] & self.room[k] & hazards[k] for k in (VISIT, UPDATE)]))
+            [self.valid[k] & self.room[k] & hazards[k] for k in (OpKind.VISIT, OpKind.UPDATE)]))
 
         # Next cycle's hazards: the stages then are the op picked now (entering A) and the
         # ops now in A .. the stage before the compute stage, one further.
-        m.d.sync += load_barrier.eq(grant[LOAD] | self.stage_loads[:-1].any())
+        m.d.sync += load_barrier.eq(grant[OpKind.LOAD] | self.stage_loads[:-1].any())
 
         def picked_writer_of(index):
-            return or_reduce([grant[j] & (self.index[j] == index) for j in (VISIT, UPDATE)])
+            return or_reduce([grant[j] & (self.index[j] == index)
+                              for j in (OpKind.VISIT, OpKind.UPDATE)])
 
         for k in range(1, _KINDS):
-            head_matches = Signal(stages - 1, name=f"{OP_KINDS[k]}_head_matches")
+            head_matches = Signal(stages - 1, name=f"{OpKind(k).name.lower()}_head_matches")
             m.d.comb += head_matches.eq(Cat(
                 self.stage_writes[s] & (self.stage_index[s] == self.head_index[k])
                 for s in range(stages - 1)))
-            head_picked = Signal(name=f"{OP_KINDS[k]}_head_picked")
-            main_picked = Signal(name=f"{OP_KINDS[k]}_main_picked")
+            head_picked = Signal(name=f"{OpKind(k).name.lower()}_head_picked")
+            main_picked = Signal(name=f"{OpKind(k).name.lower()}_main_picked")
             m.d.comb += [head_picked.eq(picked_writer_of(self.head_index[k])),
                          main_picked.eq(picked_writer_of(self.index[k]))]
             with m.If(self.move[k]):

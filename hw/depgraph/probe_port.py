@@ -21,7 +21,7 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import ProbeResult
-from .record_update import ACTIVE, FLAG_BITS, STOP
+from .record_update import RecordFlag
 
 
 __all__ = ["ProbePort"]
@@ -43,7 +43,7 @@ class ProbePort(wiring.Component):
     base : ``In(32)``
         The partition's first vertex id.
     probe : ``In(stream.Signature(32))``; probed : ``Out(stream.Signature(ProbeResult))``
-    addr : ``Out(index_width)``; flags : ``In(len(FLAG_BITS))``
+    addr : ``Out(index_width)``; flags : ``In(len(RecordFlag))``
         The flags read port: address, and the flags read at the last clock edge.
     read : ``Out(1)``
         Verification: the flags of ``addr`` are read at this cycle's clock edge.
@@ -60,7 +60,7 @@ class ProbePort(wiring.Component):
             "base": In(32),
             "probe": In(stream.Signature(32)),
             "probed": Out(stream.Signature(ProbeResult)),
-            "addr": Out(index_width), "flags": In(len(FLAG_BITS)),
+            "addr": Out(index_width), "flags": In(len(RecordFlag)),
             "read": Out(1), "busy": Out(1),
         })
 
@@ -83,7 +83,7 @@ class ProbePort(wiring.Component):
         # (no output register) into the queue across the chip was the two-engine build's
         # critical path (issue 17, item 5). It costs a probe one cycle.
         m.d.sync += [reading.eq(take), answering.eq(reading), answered.eq(answering),
-                     walkable.eq(self.flags[ACTIVE] & ~self.flags[STOP])]
+                     walkable.eq(self.flags[RecordFlag.ACTIVE] & ~self.flags[RecordFlag.STOP])]
         with m.If(take):
             m.d.sync += self.addr.eq(self.probe.payload - self.base)
         m.d.comb += [

@@ -13,27 +13,37 @@ clock: it only chooses among values its pipeline worked out.
 """
 
 from amaranth.hdl import Cat, Const, Module
-from amaranth.lib import data, wiring
+from amaranth.lib import data, enum, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import check_int
 from .layouts import ORIGIN_BITS
 
 
-__all__ = ["RecordUpdate", "RecordOp", "RecordWrite", "OP_KINDS", "LOAD", "VISIT", "UPDATE",
-           "DUMP", "FLAG_BITS", "ACTIVE", "QUEUED", "STOP", "HEAD", "LEAF"]
+__all__ = ["RecordUpdate", "RecordOp", "RecordWrite", "OpKind", "RecordFlag"]
 
-# The op kinds, one-hot in ``kind``, in the order of the bank's arbiter (probes are answered
-# beside its pipeline, by :mod:`.probe_port`).
-OP_KINDS = ("load", "visit", "update", "dump")
-LOAD, VISIT, UPDATE, DUMP = range(4)
-# Bits of a record's flags.
-FLAG_BITS = ("active", "queued", "stop", "head", "leaf")
-ACTIVE, QUEUED, STOP, HEAD, LEAF = range(5)
+
+class OpKind(enum.IntEnum, shape=2):
+    """The op kinds of a bank, in the order of its arbiter (probes are answered beside its
+    pipeline, by :mod:`.probe_port`); an op's ``kind`` is one-hot, bit ``OpKind.X`` for X."""
+    LOAD = 0
+    VISIT = 1
+    UPDATE = 2
+    DUMP = 3
+
+
+class RecordFlag(enum.IntEnum, shape=3):
+    """The bits of a record's flags: ``flags[RecordFlag.X]``. The flags from the host (stop,
+    head, leaf, and any added after them) come last."""
+    ACTIVE = 0
+    QUEUED = 1
+    STOP = 2
+    HEAD = 3
+    LEAF = 4
 
 RecordOp = data.StructLayout({
-    "kind": len(OP_KINDS),
-    "flags": len(FLAG_BITS),        # as read
+    "kind": len(OpKind),
+    "flags": len(RecordFlag),       # as read
     "origin": ORIGIN_BITS, "leave": 1, "root": 1,
     "load_worth": 1, "load_stop": 1, "load_head": 1, "load_leaf": 1,
     "visit_worth": 1,               # the delta read is worth folding
@@ -45,7 +55,7 @@ RecordOp = data.StructLayout({
 
 RecordWrite = data.StructLayout({
     "worth": 1,
-    "flags": len(FLAG_BITS), "flags_en": 1,
+    "flags": len(RecordFlag), "flags_en": 1,
     "state": 32, "state_en": 1,
     "delta": 32, "delta_en": 1,
     "pushes": 1,                    # the record's id goes to the queue
@@ -88,31 +98,33 @@ class RecordUpdate(wiring.Component):
         m = Module()
         op, out = self.op, self.write
         kind, flags = op.kind, op.flags
-        active, queued, stop = flags[ACTIVE], flags[QUEUED], flags[STOP]
+        load, visit, update = kind[OpKind.LOAD], kind[OpKind.VISIT], kind[OpKind.UPDATE]
+        active, queued, stop = (flags[RecordFlag.ACTIVE], flags[RecordFlag.QUEUED],
+                                flags[RecordFlag.STOP])
         # The flags from the host (stop, head, leaf, and any added after them) only a load
         # writes; a visit and an update carry them as read.
-        carried = flags[STOP:]
+        carried = flags[RecordFlag.STOP:]
         own_walk = op.origin[self._walk_bits:] == self._engine
         newly = op.update_worth & ~active
         left_for_walk = op.leave & own_walk & ~stop
         push_update = newly & ~left_for_walk & ~queued
         m.d.comb += [
-            out.worth.eq((kind[LOAD] & op.load_worth) | (kind[VISIT] & op.visit_worth) |
-                         (kind[UPDATE] & op.update_worth)),
-            out.flags_en.eq(kind[LOAD] | kind[VISIT] | kind[UPDATE]),
-            out.pushes.eq((kind[LOAD] & op.load_worth) | (kind[UPDATE] & push_update)),
-            out.activates.eq((kind[LOAD] & op.load_worth) | (kind[UPDATE] & newly)),
-            out.left.eq(kind[UPDATE] & newly & left_for_walk),
-            out.overflows.eq(kind[UPDATE] & newly & own_walk & ~stop & ~op.leave),
+            out.worth.eq((load & op.load_worth) | (visit & op.visit_worth) |
+                         (update & op.update_worth)),
+            out.flags_en.eq(load | visit | update),
+            out.pushes.eq((load & op.load_worth) | (update & push_update)),
+            out.activates.eq((load & op.load_worth) | (update & newly)),
+            out.left.eq(update & newly & left_for_walk),
+            out.overflows.eq(update & newly & own_walk & ~stop & ~op.leave),
         ]
-        with m.If(kind[LOAD]):
+        with m.If(load):
             m.d.comb += [
                 out.flags.eq(Cat(op.load_worth, op.load_worth, op.load_stop, op.load_head,
                                  op.load_leaf)),
                 out.state_en.eq(1), out.state.eq(op.load_state),
                 out.delta_en.eq(1), out.delta.eq(op.load_delta),
             ]
-        with m.Elif(kind[VISIT]):
+        with m.Elif(visit):
             m.d.comb += [
                 out.flags.eq(Cat(Const(0, 1), queued & ~op.root, carried)),
                 out.state_en.eq(op.visit_worth), out.state.eq(op.new_state),
@@ -121,6 +133,6 @@ class RecordUpdate(wiring.Component):
         with m.Else():
             m.d.comb += [
                 out.flags.eq(Cat(active | newly, queued | push_update, carried)),
-                out.delta_en.eq(kind[UPDATE]), out.delta.eq(op.new_delta),
+                out.delta_en.eq(update), out.delta.eq(op.new_delta),
             ]
         return m

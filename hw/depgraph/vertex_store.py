@@ -101,16 +101,13 @@ from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitR
 from .bank_outputs import OUTPUTS, BankOutputs
 from .op_picker import OpPicker, or_reduce
 from .probe_port import ProbePort
-from .record_update import (DUMP, FLAG_BITS, HEAD, LEAF, LOAD, OP_KINDS, UPDATE, VISIT,
-                            RecordUpdate, RecordWrite)
+from .record_update import OpKind, RecordFlag, RecordUpdate, RecordWrite
 
 
 __all__ = ["VertexStoreBank", "MIN_IDENTITY", "SUM_IDENTITY"]
 
 MIN_IDENTITY = 0xFFFF_FFFF
 SUM_IDENTITY = 0x0000_0000           # +0.0
-
-_KINDS = OP_KINDS
 
 _INF = 0x7F80_0000
 
@@ -199,7 +196,7 @@ class VertexStoreBank(wiring.Component):
         self._offsets = offsets
         self.index_width = (words - 1).bit_length()
         self.latency = 6 if self._is_min else 12
-        self.picked = Signal(len(OP_KINDS), name="picked")
+        self.picked = Signal(len(OpKind), name="picked")
         self.probe_read = Signal(name="probe_read")
         self.probe_index = Signal(self.index_width, name="probe_index")
         super().__init__({
@@ -354,9 +351,9 @@ class VertexStoreBank(wiring.Component):
                 "leave": c["leave"], "root": c["root"], "flags": rd_flags,
                 "load_worth": c["load_worth"], "load_stop": c["load_stop"],
                 "load_head": c["load_head"], "load_leaf": c["load_leaf"],
-                "s": Mux(kind[LOAD], c["load_state"], rd_state),
-                "d": Mux(kind[LOAD], c["load_delta"], rd_delta),
-                "c": Mux(kind[LOAD], c["load_const"], rd_const),
+                "s": Mux(kind[OpKind.LOAD], c["load_state"], rd_state),
+                "d": Mux(kind[OpKind.LOAD], c["load_delta"], rd_delta),
+                "c": Mux(kind[OpKind.LOAD], c["load_const"], rd_const),
             }
             visit_worth = lt_ds
             update_worth = lt_ds | lt_vs
@@ -371,10 +368,10 @@ class VertexStoreBank(wiring.Component):
                 "load_worth": c["load_worth"], "load_stop": c["load_stop"],
                 "load_head": c["load_head"], "load_leaf": c["load_leaf"],
                 "visit_worth": self._worth_sum(m, rd_delta, "c_visit_worth"),
-                "s": Mux(kind[LOAD], c["load_state"], rd_state),
-                "d": Mux(kind[LOAD], c["load_delta"], rd_delta),
-                "c": Mux(kind[LOAD], c["load_const"], rd_const),
-                "operand": Mux(kind[VISIT], rd_state, c["value"]),
+                "s": Mux(kind[OpKind.LOAD], c["load_state"], rd_state),
+                "d": Mux(kind[OpKind.LOAD], c["load_delta"], rd_delta),
+                "c": Mux(kind[OpKind.LOAD], c["load_const"], rd_const),
+                "operand": Mux(kind[OpKind.VISIT], rd_state, c["value"]),
             }
             m.submodules.adder = adder = FP32Adder(tag_width=0)
             assert adder.latency == 5
@@ -384,8 +381,8 @@ class VertexStoreBank(wiring.Component):
                 track(valid, carried)
                 if name == "d0":
                     m.d.comb += [
-                        adder.i.valid.eq(valid & (carried["kind"][VISIT] |
-                                                  carried["kind"][UPDATE])),
+                        adder.i.valid.eq(valid & (carried["kind"][OpKind.VISIT] |
+                                                  carried["kind"][OpKind.UPDATE])),
                         adder.i.payload.a.eq(carried.pop("operand")),
                         adder.i.payload.b.eq(carried["d"]),
                         adder.o.ready.eq(1),
@@ -418,27 +415,27 @@ class VertexStoreBank(wiring.Component):
         ]
         if not self._is_min:
             m.d.comb += [writes["const"].data.eq(w["c"]),
-                         writes["const"].en.eq(w_valid & wk[LOAD])]
+                         writes["const"].en.eq(w_valid & wk[OpKind.LOAD])]
 
         m.d.comb += [
-            outputs.visited_in.valid.eq(w_valid & wk[VISIT]),
+            outputs.visited_in.valid.eq(w_valid & wk[OpKind.VISIT]),
             outputs.visited_in.payload.worth.eq(w["worth"]),
             outputs.visited_in.payload.x.eq(w["d"]),
             outputs.visited_in.payload.const.eq(w["c"]),
-            outputs.visited_in.payload.head.eq(w["flags"][HEAD]),
-            outputs.visited_in.payload.leaf.eq(w["flags"][LEAF]),
-            outputs.dumped_in.valid.eq(w_valid & wk[DUMP]),
+            outputs.visited_in.payload.head.eq(w["flags"][RecordFlag.HEAD]),
+            outputs.visited_in.payload.leaf.eq(w["flags"][RecordFlag.LEAF]),
+            outputs.dumped_in.valid.eq(w_valid & wk[OpKind.DUMP]),
             outputs.dumped_in.payload.eq(w["s"]),
             outputs.push_in.valid.eq(w_valid & w["pushes"]),
             outputs.push_in.payload.eq(w["push_id"]),
-            self.ack.eq(w_valid & wk[UPDATE]),
+            self.ack.eq(w_valid & wk[OpKind.UPDATE]),
             self.ack_origin.eq(w["origin"]),
             self.ack_left.eq(w_valid & w["left"]),
         ]
         with m.If(w_valid):
             m.d.sync += [
-                self.vertex_updates.eq(self.vertex_updates + (wk[VISIT] & w["worth"])),
-                self.updates.eq(self.updates + wk[UPDATE]),
+                self.vertex_updates.eq(self.vertex_updates + (wk[OpKind.VISIT] & w["worth"])),
+                self.updates.eq(self.updates + wk[OpKind.UPDATE]),
                 self.activations.eq(self.activations + w["activates"]),
                 self.pushes.eq(self.pushes + w["pushes"]),
                 self.stack_overflows.eq(self.stack_overflows + w["overflows"]),
@@ -455,13 +452,14 @@ class VertexStoreBank(wiring.Component):
         loaded = Signal(64)
         m.d.sync += loaded.eq(Cat(load.lo, load.hi))        # registered with stage A
         m.d.comb += [write.addr.eq(a_index), write.data.eq(loaded),
-                     write.en.eq(a_valid & a_kind[LOAD]), read.addr.eq(a_index)]
+                     write.en.eq(a_valid & a_kind[OpKind.LOAD]), read.addr.eq(a_index)]
         # It holds the ranges of the visits in stages N to W (one op a stage: latency - 3 of
         # them), and takes the next one's, from B, in the same cycle as W's is taken: the
         # queue accepts an entry only when not full, so one more.
         m.submodules.edge_range_queue = queue = StreamFIFO(64, self.latency - 2)
-        m.d.comb += [queue.i.valid.eq(b_valid & b_kind[VISIT]), queue.i.payload.eq(read.data),
-                     queue.o.ready.eq(w_valid & w_kind[VISIT]),
+        m.d.comb += [queue.i.valid.eq(b_valid & b_kind[OpKind.VISIT]),
+                     queue.i.payload.eq(read.data),
+                     queue.o.ready.eq(w_valid & w_kind[OpKind.VISIT]),
                      outputs.visited_in.payload.lo.eq(queue.o.payload[:32]),
                      outputs.visited_in.payload.hi.eq(queue.o.payload[32:])]
 
@@ -472,7 +470,7 @@ class VertexStoreBank(wiring.Component):
         a write port each, and the probes' own read port of the flags."""
         m.submodules.state = state_mem = memory.Memory(shape=32, depth=self._words, init=[])
         m.submodules.delta = delta_mem = memory.Memory(shape=32, depth=self._words, init=[])
-        m.submodules.flags = flags_mem = memory.Memory(shape=len(FLAG_BITS), depth=self._words,
+        m.submodules.flags = flags_mem = memory.Memory(shape=len(RecordFlag), depth=self._words,
                                                        init=[])
         mems = {"state": state_mem, "delta": delta_mem, "flags": flags_mem}
         if not self._is_min:
@@ -499,11 +497,11 @@ class VertexStoreBank(wiring.Component):
         are answered beside the pipeline, by the probe port.)"""
         inputs = [self._fifo_input(m, self.load, "load", lambda p: p.vertex)]
         for kind, port, vertex in (
-                (VISIT, self.visit, lambda p: p.vertex),
-                (UPDATE, self.update, lambda p: p.vertex)):
-            inputs.append(self._queued_input(m, port, _KINDS[kind], vertex,
-                                             keep_payload=kind in (VISIT, UPDATE)))
-        inputs.append(self._queued_input(m, self.dump, _KINDS[DUMP], lambda p: p,
+                (OpKind.VISIT, self.visit, lambda p: p.vertex),
+                (OpKind.UPDATE, self.update, lambda p: p.vertex)):
+            inputs.append(self._queued_input(m, port, kind.name.lower(), vertex,
+                                             keep_payload=kind in (OpKind.VISIT, OpKind.UPDATE)))
+        inputs.append(self._queued_input(m, self.dump, OpKind.DUMP.name.lower(), lambda p: p,
                                          keep_payload=False))
         return inputs
 
@@ -511,7 +509,8 @@ class VertexStoreBank(wiring.Component):
         """The op picker over the input queues, each kind given room in the answer queue
         it needs, and the count of the cycles it waited on a hazard. Returns it."""
         room = {name: outputs.room[k] for k, name in enumerate(OUTPUTS)}
-        needs = {LOAD: "push", VISIT: "visited", UPDATE: "push", DUMP: "dumped"}
+        needs = {OpKind.LOAD: "push", OpKind.VISIT: "visited", OpKind.UPDATE: "push",
+                 OpKind.DUMP: "dumped"}
         m.submodules.picker = picker = OpPicker(index_width=self.index_width,
                                                 stages=self.hazard_stages)
         for kind, source in enumerate(inputs):
@@ -519,7 +518,7 @@ class VertexStoreBank(wiring.Component):
                          picker.index[kind].eq(source.index),
                          picker.room[kind].eq(room[needs[kind]]),
                          source.take.eq(picker.grant[kind])]
-            if kind != LOAD:
+            if kind != OpKind.LOAD:
                 m.d.comb += [picker.head_index[kind].eq(source.q0_index),
                              picker.move[kind].eq(source.move)]
         m.d.comb += self.picked.eq(picker.grant)
@@ -575,7 +574,8 @@ class VertexStoreBank(wiring.Component):
         grant = picker.grant
 
         # ----------------------------------------------------------------------- stage A
-        load_main, visit_main, update_main = mains[LOAD], mains[VISIT], mains[UPDATE]
+        load_main, visit_main, update_main = (mains[OpKind.LOAD], mains[OpKind.VISIT],
+                                              mains[OpKind.UPDATE])
         a_valid, a = self._stage(m, "a", {
             "kind": grant,
             "index": picker.pick_index,
@@ -601,8 +601,9 @@ class VertexStoreBank(wiring.Component):
         def track(valid, fields):
             """A stage from A to the compute stage: its op's hazards for the pick."""
             kind = fields["kind"]
-            hazard_stages.append((valid & (kind[VISIT] | kind[UPDATE]), fields["index"]))
-            load_stages.append(valid & kind[LOAD])
+            hazard_stages.append((valid & (kind[OpKind.VISIT] | kind[OpKind.UPDATE]),
+                                  fields["index"]))
+            load_stages.append(valid & kind[OpKind.LOAD])
             stage_valids.append(valid)
 
         track(a_valid, a)
@@ -643,8 +644,9 @@ class VertexStoreBank(wiring.Component):
 
         # ------------------------------------------------------------------------ credits
         m.d.comb += [
-            outputs.gain.eq(Cat(grant[VISIT], grant[DUMP], grant[LOAD] | grant[UPDATE])),
-            outputs.unused_push.eq(w_valid & (wk[LOAD] | wk[UPDATE]) & ~w["pushes"]),
+            outputs.gain.eq(Cat(grant[OpKind.VISIT], grant[OpKind.DUMP],
+                                grant[OpKind.LOAD] | grant[OpKind.UPDATE])),
+            outputs.unused_push.eq(w_valid & (wk[OpKind.LOAD] | wk[OpKind.UPDATE]) & ~w["pushes"]),
         ]
 
         stage_valids.append(w_valid)

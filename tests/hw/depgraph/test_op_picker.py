@@ -13,10 +13,11 @@ import pytest
 from amaranth.sim import Simulator
 
 from hw.depgraph.op_picker import OpPicker
-from hw.depgraph.record_update import LOAD, OP_KINDS, UPDATE, VISIT
+from hw.depgraph.record_update import OpKind
 from tests.support.stream_drivers import rerun_command
 
-KINDS = len(OP_KINDS)
+KINDS = len(OpKind)
+LOAD, VISIT, UPDATE = OpKind.LOAD, OpKind.VISIT, OpKind.UPDATE
 
 
 @pytest.mark.parametrize("stages, seed", [(4, 1), (10, 2)])

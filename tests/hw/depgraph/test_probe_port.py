@@ -11,7 +11,7 @@ import random
 import pytest
 
 from hw.depgraph.probe_port import ProbePort
-from hw.depgraph.record_update import ACTIVE, FLAG_BITS, STOP
+from hw.depgraph.record_update import RecordFlag
 from hw.lib.config import ConfigError
 from tests.support.stream_drivers import PAUSES, Bench
 
@@ -28,7 +28,7 @@ def test_depth_is_checked():
 @pytest.mark.parametrize("pause", PAUSES)
 def test_probes_answer_active_and_not_stopped(pause, depth):
     rng = random.Random(f"probe/{pause}/{depth}")
-    flags = [rng.randrange(1 << len(FLAG_BITS)) for _ in range(RECORDS)]
+    flags = [rng.randrange(1 << len(RecordFlag)) for _ in range(RECORDS)]
     probes = [BASE + rng.randrange(RECORDS) for _ in range(300)]
     dut = ProbePort(index_width=6, depth=depth)
     bench = Bench(dut, "ProbePort", pause=pause, p_pause=0.5)
@@ -43,10 +43,11 @@ def test_probes_answer_active_and_not_stopped(pause, depth):
             if read:
                 reads.append(addr)
                 f = flags[addr]
-                expected.append({"walkable": int(bool(f >> ACTIVE & 1) and not f >> STOP & 1)})
+                walkable = f >> RecordFlag.ACTIVE & 1 and not f >> RecordFlag.STOP & 1
+                expected.append({"walkable": int(bool(walkable))})
             # A write of the bank, now and then, to a record not being read.
             if rng.random() < 0.2:
-                flags[rng.randrange(RECORDS)] = rng.randrange(1 << len(FLAG_BITS))
+                flags[rng.randrange(RECORDS)] = rng.randrange(1 << len(RecordFlag))
 
     bench.add_process(bank)
     bench.run()
