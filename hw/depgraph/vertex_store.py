@@ -574,8 +574,7 @@ class VertexStoreBank(wiring.Component):
         grant = picker.grant
 
         # ----------------------------------------------------------------------- stage A
-        load_main, visit_main, update_main = (mains[OpKind.LOAD], mains[OpKind.VISIT],
-                                              mains[OpKind.UPDATE])
+        load_main, visit_main, update_main, _ = mains        # in OpKind order
         a_valid, a = self._stage(m, "a", {
             "kind": grant,
             "index": picker.pick_index,
@@ -600,9 +599,8 @@ class VertexStoreBank(wiring.Component):
 
         def track(valid, fields):
             """A stage from A to the compute stage: its op's hazards for the pick."""
-            kind = fields["kind"]
-            hazard_stages.append((valid & (kind[OpKind.VISIT] | kind[OpKind.UPDATE]),
-                                  fields["index"]))
+            kind, index = fields["kind"], fields["index"]
+            hazard_stages.append((valid & (kind[OpKind.VISIT] | kind[OpKind.UPDATE]), index))
             load_stages.append(valid & kind[OpKind.LOAD])
             stage_valids.append(valid)
 

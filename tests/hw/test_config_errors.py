@@ -110,6 +110,7 @@ def _cases():
     from hw.lib.cam import CAMConfig
     from hw.lib.stream.register_slice import StreamRegisterSlice
     byte = unsigned(8)
+    cam = CAMConfig(entries=16, ways=4, id_width=8)
     return {
         "cam-config": (lambda: AtomicUpdateCAM({"entries": 16}), "needs a CAMConfig"),
         "fifo-depth": (lambda: StreamFIFO(byte, 0), "depth"),
@@ -292,14 +293,13 @@ def _cases():
                                       "needs a GraphicionadoConfig"),
         "destination-stream-index": (lambda: DestinationStream(
             GraphicionadoConfig(), GraphicionadoConfig().streams_dst), "index"),
-        "atomic-update-unit": (lambda: AtomicUpdate(reduce_unit=None, cam=CAMConfig(entries=16, ways=4, id_width=8),
-                                                    index_width=8), "reduce_unit"),
+        "atomic-update-unit": (lambda: AtomicUpdate(reduce_unit=None, cam=cam, index_width=8),
+                               "reduce_unit"),
         "atomic-update-cam": (lambda: AtomicUpdate(reduce_unit=SaturatingAdd(tag_width=8),
                                                    cam={"entries": 16}, index_width=8),
                               "needs a CAMConfig"),
         "atomic-update-index": (lambda: AtomicUpdate(reduce_unit=SaturatingAdd(tag_width=8),
-                                                     cam=CAMConfig(entries=16, ways=4, id_width=8), index_width=0),
-                                "index_width"),
+                                                     cam=cam, index_width=0), "index_width"),
         "vertex-ops-bits": (lambda: VertexOps(slab_index_bits=32, group=4), "slab_index_bits"),
         "vertex-ops-group": (lambda: VertexOps(slab_index_bits=16, group=0), "group"),
         "slab-allocator-addr": (lambda: SlabAllocator(addr_width=33), "addr_width"),

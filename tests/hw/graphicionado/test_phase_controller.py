@@ -1,10 +1,11 @@
 """PhaseController in Amaranth's simulator, the rest of the pipeline played by a testbench:
 each start pulse reaches its phase within a few cycles and makes it busy for a random while
-(its idle input low, then the memory busy a little longer). The pulses must come in the order of Graphicionado's loop (§III: the
-EdgeIDTable loaded and the scratchpad cleared, then processing and apply per slice, §VI.A, or
-per step of the extended schedule, §VI.B, golden.graphicionado.extended_slicing), each only
-once the phase before it has drained, and the run must end when the frontier is empty or
-after ``max_iterations``, with the iteration count, parity and ActiveVertex counts to match.
+(its idle input low, then the memory busy a little longer). The pulses must come in the order
+of Graphicionado's loop (§III: the EdgeIDTable loaded and the scratchpad cleared, then
+processing and apply per slice, §VI.A, or per step of the extended schedule, §VI.B,
+golden.graphicionado.extended_slicing), each only once the phase before it has drained, and
+the run must end when the frontier is empty or after ``max_iterations``, with the iteration
+count, parity and ActiveVertex counts to match.
 """
 
 import random
