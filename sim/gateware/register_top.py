@@ -22,8 +22,8 @@ class RegisterSimTop(wiring.Component):
     ----------
     design : wiring.Component
         With the members of a :class:`~hw.lib.registers.design.RegisterDesign`: ``regs``,
-        ``control``, ``counters`` (``counters`` its names), a memory port ``mem``,
-        ``link_probes`` and, if ``stalls``, ``stall_seed``.
+        ``control``, ``counters`` (one output a name of ``counters``), a memory port
+        ``mem``, ``link_probes`` and, if ``stalls``, ``stall_seed``.
     name : str
         The design's instance name in the Verilog.
 

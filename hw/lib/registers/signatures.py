@@ -43,9 +43,9 @@ class RegisterWriteSignature(wiring.Signature):
 
 
 class RunControlSignature(wiring.Signature):
-    """A run, seen from the host: a one-cycle pulse on ``start`` begins it (the registers
-    written before); the design holds ``busy`` while it runs, then ``done`` until the next
-    ``start``; ``error`` reports a fault of the run.
+    """A run, seen from the host: a one-cycle pulse on ``start`` begins it with the values
+    of the registers; ``busy`` is high while it runs, ``done`` rises when it has ended,
+    ``error`` reports a fault of the run.
 
     Members
     -------
