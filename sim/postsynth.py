@@ -4,8 +4,8 @@ testbenches, with Yosys's ECP5 cell models, in Verilator.
 * the CAM: its own testbench (``sim.tb.test_cam``) on the netlist of ``cam``;
 * the Graphicionado pipeline: :class:`NetlistSimTop` is :class:`GraphicionadoSimTop` with the
   synthesized netlist of :class:`~hw.graphicionado.top.GraphicionadoPipeline` (an
-  ``Instance`` with the same port names: the register file's write port, ``start``, the
-  status and ``stat_*`` counters, the memory ports) in place of the pipeline, beside the
+  ``Instance`` with the same port names: ``regs__addr``, ``control__start``,
+  ``counters__cycles``, ``mem__req__valid``, ...) in place of the pipeline, beside the
   DRAM model; the run and its check against the golden model are
   :func:`sim.graphicionado.run.simulate`'s. The watchdog sees only the
   memory ports (the stream links inside the pipeline are gone in the netlist).
@@ -46,8 +46,8 @@ class NetlistSimTop(GraphicionadoSimTop):
         pipeline._MustUse__silence = True     # for its ports only, never elaborated
         ports = signature.create(path=("pipeline",))
         # Amaranth names a top's ports by their member paths joined with "__"
-        # (``mem__0__req__valid`` for channel 0 of several memory ports); Yosys keeps them,
-        # as well as ``clk`` and ``rst``.
+        # (``control__start``, ``mem__0__req__valid`` for channel 0 of several memory
+        # ports); Yosys keeps them, as well as ``clk`` and ``rst``.
         connections = {"i_clk": ClockSignal(), "i_rst": ResetSignal()}
         for path, member, value in signature.flatten(ports):
             name = "__".join(str(part) for part in path)

@@ -1,6 +1,6 @@
 """The BFS engine's register map and status counters: the registers the host writes through
-the register file's port before ``start``, in address order, and the ``stat_<counter>``
-outputs it reads after ``done``."""
+the register file's port before ``start``, in address order, and the ``counters``
+(one output a counter) it reads after ``done``."""
 
 
 __all__ = ["REGISTERS", "COUNTERS"]

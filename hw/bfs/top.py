@@ -120,8 +120,8 @@ class BfsEngine(RegisterDesign):
         cfg = self._config
         b = self._blocks(m)
         regs, control = b["regs"], b["control"]
-        m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
-                     regs.write.eq(self.reg_write)]
+        m.d.comb += [regs.addr.eq(self.regs.addr), regs.data.eq(self.regs.data),
+                     regs.write.eq(self.regs.write)]
         link = StreamLinks(m, percent=cfg.stall_injection, throttle=self._throttle,
                            seed=self.stall_seed if cfg.stall_injection else None)
         self._links = link
@@ -147,8 +147,8 @@ class BfsEngine(RegisterDesign):
         if "dispatch" in b:
             busy += [b["dispatch"].busy, b["bu_dispatch"].busy]
         m.d.comb += control.quiet.eq(~Cat(*busy).any() & ~interconnect.busy & ~link.busy)
-        m.d.comb += [control.start.eq(self.start), self.busy.eq(control.busy),
-                     self.done.eq(control.done), self.error.eq(control.error)]
+        m.d.comb += [control.start.eq(self.control.start), self.control.busy.eq(control.busy),
+                     self.control.done.eq(control.done), self.control.error.eq(control.error)]
         self._counters(m, b, interconnect)
         return m
 
@@ -277,7 +277,7 @@ class BfsEngine(RegisterDesign):
                      for bus in interconnect.channels]
         write_sent = [bus.req.valid & bus.req.ready & bus.req.payload.write
                       for bus in interconnect.channels]
-        with m.If(self.start):
+        with m.If(self.control.start):
             m.d.sync += [reads.eq(0), writes.eq(0)]
         with m.Else():
             m.d.sync += [reads.eq(reads + sum(read_sent)), writes.eq(writes + sum(write_sent))]
@@ -293,7 +293,7 @@ class BfsEngine(RegisterDesign):
                    "reads_issued": reads}
         m.d.comb += [getattr(control, name).eq(value) for name, value in sources.items()]
         cycles = Signal(32)
-        with m.If(self.start):
+        with m.If(self.control.start):
             m.d.sync += cycles.eq(0)
         with m.Elif(control.busy):
             m.d.sync += cycles.eq(cycles + 1)
@@ -304,4 +304,4 @@ class BfsEngine(RegisterDesign):
                  "hubs_found": writer.hubs, "bu_edge_lines": bu["edge_lines"],
                  "queue_stalls": b["generator"].stalls,
                  "memory_reads": reads, "memory_writes": writes}
-        m.d.comb += [getattr(self, f"stat_{name}").eq(value) for name, value in stats.items()]
+        m.d.comb += [getattr(self.counters, name).eq(value) for name, value in stats.items()]

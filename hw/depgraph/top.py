@@ -95,8 +95,8 @@ class DepGraph(RegisterDesign):
     -------
     The members of :class:`~hw.lib.registers.design.RegisterDesign`: the registers
     :func:`registers`, the counters :data:`COUNTERS`, one memory port ``mem`` (tagged with
-    the client's index: reads of different clients may come back in any order); ``error``:
-    a circular queue overflowed (cannot happen with a well-formed image).
+    the client's index: reads of different clients may come back in any order);
+    ``control.error``: a circular queue overflowed (cannot happen with a well-formed image).
     """
 
     CONFIG = DepGraphConfig
@@ -119,8 +119,8 @@ class DepGraph(RegisterDesign):
         m = Module()
         cfg = self._config
         m.submodules.registers = regs = RegisterFile(self._registers)
-        m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
-                     regs.write.eq(self.reg_write)]
+        m.d.comb += [regs.addr.eq(self.regs.addr), regs.data.eq(self.regs.data),
+                     regs.write.eq(self.regs.write)]
         bounds = [getattr(regs, f"first{e}") for e in range(1, cfg.engines)]
         link = StreamLinks(m, percent=cfg.stall_injection, throttle=self._throttle,
                            seed=self.stall_seed if cfg.stall_injection else None)
@@ -165,9 +165,9 @@ class DepGraph(RegisterDesign):
 
         m.submodules.control = control = RunControl()
         m.d.comb += [
-            control.start.eq(self.start), self.busy.eq(control.busy),
-            self.done.eq(control.done),
-            loader.start.eq(self.start), writer.start.eq(control.write_start),
+            control.start.eq(self.control.start), self.control.busy.eq(control.busy),
+            self.control.done.eq(control.done),
+            loader.start.eq(self.control.start), writer.start.eq(control.write_start),
             control.loader_done.eq(loader.done),
             control.store_idle.eq(~Cat(e.store_busy for e in engines).any() & ~link.busy),
             control.quiet.eq(~Cat(e.busy for e in engines).any() &
@@ -176,13 +176,13 @@ class DepGraph(RegisterDesign):
             control.written.eq(writer.done & ~arbiter.busy & ~link.busy),
         ]
         for e in engines:
-            m.d.comb += [e.start.eq(self.start), e.enable.eq(control.enable)]
+            m.d.comb += [e.start.eq(self.control.start), e.enable.eq(control.enable)]
         for name in ("cycles", "load_cycles", "run_cycles", "write_cycles"):
-            m.d.comb += getattr(self, f"stat_{name}").eq(getattr(control, name))
+            m.d.comb += getattr(self.counters, name).eq(getattr(control, name))
         for name in Engine.COUNTERS:
-            m.d.comb += getattr(self, f"stat_{name}").eq(sum(getattr(e, name) for e in engines))
+            m.d.comb += getattr(self.counters, name).eq(sum(getattr(e, name) for e in engines))
         self._count_memory_requests(m)
-        m.d.comb += self.error.eq(Cat(e.queue_overflow for e in engines).any())
+        m.d.comb += self.control.error.eq(Cat(e.queue_overflow for e in engines).any())
         return m
 
     def _elaborate_engines(self, m, regs):
@@ -239,7 +239,8 @@ class DepGraph(RegisterDesign):
         return loader, writer
 
     def _count_memory_requests(self, m):
-        """The memory's reads and writes since ``start`` (``stat_memory_reads``, ``_writes``)."""
+        """The memory's reads and writes since ``start`` (``counters.memory_reads``,
+        ``counters.memory_writes``)."""
         reads = Signal(32)
         writes = Signal(32)
         with m.If(self.mem.req.valid & self.mem.req.ready):
@@ -247,9 +248,9 @@ class DepGraph(RegisterDesign):
                 m.d.sync += writes.eq(writes + 1)
             with m.Else():
                 m.d.sync += reads.eq(reads + 1)
-        with m.If(self.start):
+        with m.If(self.control.start):
             m.d.sync += [reads.eq(0), writes.eq(0)]
-        m.d.comb += [self.stat_memory_reads.eq(reads), self.stat_memory_writes.eq(writes)]
+        m.d.comb += [self.counters.memory_reads.eq(reads), self.counters.memory_writes.eq(writes)]
 
     def _elaborate_hub(self, m, regs, engines, network, link):
         """The DDMU and the learner, shared by the engines. Returns their memory ports and
@@ -293,6 +294,6 @@ class DepGraph(RegisterDesign):
                             ("learner_observations", learner.observations),
                             ("entries_learnt", learner.learnt),
                             ("fits_rejected", learner.rejected)):
-            m.d.comb += getattr(self, f"stat_{name}").eq(value)
+            m.d.comb += getattr(self.counters, name).eq(value)
         return [("ddmu", ddmu.mem, False), ("learner", learner.mem, True)], \
             ~ddmu.busy & ~learner.busy & (in_flight == 0)

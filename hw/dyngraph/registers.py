@@ -1,6 +1,6 @@
 """The dynamic graph unit's register map and status counters: the registers the host writes
 through the register file's port before ``start``, in address order, and the
-``stat_<counter>`` outputs it reads after ``done``."""
+``counters`` (one output a counter) it reads after ``done``."""
 
 from hw.dyngraph.layouts import OUTCOMES
 

@@ -108,8 +108,8 @@ class UpdateUnit(RegisterDesign):
         b = self._blocks(m)
         memory_busy = Signal()        # the interconnect's, made below
         regs = b["regs"]
-        m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
-                     regs.write.eq(self.reg_write)]
+        m.d.comb += [regs.addr.eq(self.regs.addr), regs.data.eq(self.regs.data),
+                     regs.write.eq(self.regs.write)]
         link = StreamLinks(m, percent=cfg.stall_injection, throttle=self._throttle,
                            seed=self.stall_seed if cfg.stall_injection else None)
         self._links = link
@@ -142,8 +142,9 @@ class UpdateUnit(RegisterDesign):
         busy.append(b["lock"].remove.valid)
         control = b["control"]
         m.d.comb += [control.quiet.eq(~Cat(*busy).any() & ~interconnect.busy & ~link.busy),
-                     control.start.eq(self.start), self.busy.eq(control.busy),
-                     self.done.eq(control.done), self.error.eq(b["lock"].remove_miss)]
+                     control.start.eq(self.control.start), self.control.busy.eq(control.busy),
+                     self.control.done.eq(control.done),
+                     self.control.error.eq(b["lock"].remove_miss)]
         self._counters(m, b, interconnect)
         return m
 
@@ -271,7 +272,7 @@ class UpdateUnit(RegisterDesign):
                      for bus in interconnect.channels]
         write_sent = [bus.req.valid & bus.req.ready & bus.req.payload.write
                       for bus in interconnect.channels]
-        with m.If(self.start):
+        with m.If(self.control.start):
             m.d.sync += [reads.eq(0), writes.eq(0)]
         with m.Else():
             m.d.sync += [reads.eq(reads + sum(read_sent)), writes.eq(writes + sum(write_sent))]
@@ -299,4 +300,4 @@ class UpdateUnit(RegisterDesign):
             "compact_slab_reads": b["compactor"].slab_reads,
             "compact_chain_reads": b["compactor"].chain_reads,
         }
-        m.d.comb += [getattr(self, f"stat_{name}").eq(value) for name, value in sources.items()]
+        m.d.comb += [getattr(self.counters, name).eq(value) for name, value in sources.items()]

@@ -1,6 +1,6 @@
 """Graphicionado's register map and status counters: the registers the host writes through
 the register file's port before ``start`` (the paper's memory-mapped registers), in address
-order, and the ``stat_<counter>`` outputs it reads after ``done``."""
+order, and the ``counters`` (one output a counter) it reads after ``done``."""
 
 from __future__ import annotations
 

@@ -56,16 +56,16 @@ class GraphicionadoPipeline(RegisterDesign):
         One port, or with ``memory_channels`` > 1 an array of them, channel ``c`` serving
         the lines with ``addr % memory_channels == c``. Tagged with the client's index: reads
         of different clients may come back in any order.
-    start : ``In(1)``
+    control.start : ``In(1)``
         Pulse: run with the values of the registers.
-    busy, done : ``Out(1)``
+    control.busy, control.done : ``Out(1)``
         ``done`` rises when the run ends and stays high until the next ``start``.
-    stat_iterations : ``Out(32)``
-        Iterations run.
-    stat_active_count : ``Out(32)``
-        Active vertices left after the last iteration.
-    error : ``Out(1)``
+    control.error : ``Out(1)``
         The graph image broke an invariant (an edge out of source order).
+    counters.iterations : ``Out(32)``
+        Iterations run.
+    counters.active_count : ``Out(32)``
+        Active vertices left after the last iteration.
     """
 
     CONFIG = GraphicionadoConfig
@@ -111,8 +111,8 @@ class GraphicionadoPipeline(RegisterDesign):
             m.d.comb += [stream_.stall_seed.eq(self.stall_seed) for stream_ in self._streams]
 
         m.submodules.registers = regs = RegisterFile(self._registers)
-        m.d.comb += [regs.addr.eq(self.reg_addr), regs.data.eq(self.reg_data),
-                     regs.write.eq(self.reg_write)]
+        m.d.comb += [regs.addr.eq(self.regs.addr), regs.data.eq(self.regs.data),
+                     regs.write.eq(self.regs.write)]
         m.submodules.control = control = PhaseController(cfg)
         self._wire_control(m, control, regs, sources, destinations, crossbar, link)
         if network is not None:
@@ -166,16 +166,16 @@ class GraphicionadoPipeline(RegisterDesign):
         write_prop = Mux(control.parity, regs["vprop_base"], regs["vprop_next_base"]) \
             if full else regs["vprop_base"]
         m.d.comb += [
-            control.start.eq(self.start),
+            control.start.eq(self.control.start),
             control.num_slices.eq(regs["num_slices"]),
             control.num_vertices.eq(regs["num_vertices"]),
             *([control.ext_partitions.eq(regs["ext_partitions"])]
               if cfg.extended_slicing else []),
             control.max_iterations.eq(regs["max_iterations"]),
-            self.busy.eq(control.busy), self.done.eq(control.done),
-            self.stat_iterations.eq(control.iterations),
-            self.stat_active_count.eq(control.active_total),
-            self.error.eq(Cat(source.error for source in sources).any()),
+            self.control.busy.eq(control.busy), self.control.done.eq(control.done),
+            self.counters.iterations.eq(control.iterations),
+            self.counters.active_count.eq(control.active_total),
+            self.control.error.eq(Cat(source.error for source in sources).any()),
             control.loaded.eq(~Cat(source.loading for source in sources).any() & ~link.busy),
             control.cleared.eq(~Cat(d.clearing for d in destinations).any()),
             control.drained.eq(~Cat(source.busy for source in sources).any() &
@@ -291,7 +291,7 @@ class GraphicionadoPipeline(RegisterDesign):
                 f"memory{c}_refused": mem.req.valid & ~mem.req.ready,
             })
         events = {
-            "cycles": self.busy,
+            "cycles": self.control.busy,
             "cycles_load": control.in_load,
             "cycles_process": process,
             "cycles_apply": control.in_apply,
@@ -323,9 +323,9 @@ class GraphicionadoPipeline(RegisterDesign):
         # The counters restart the cycle after a run starts, from that cycle's event (a
         # register, not the start input and the busy decode on the way to every bit).
         restart = Signal()
-        m.d.sync += restart.eq(self.start & ~self.busy)
+        m.d.sync += restart.eq(self.control.start & ~self.control.busy)
         for name, event in events.items():
-            counter = getattr(self, f"stat_{name}")
+            counter = getattr(self.counters, name)
             with m.If(restart):
                 m.d.sync += counter.eq(event)
             with m.Else():

@@ -21,14 +21,18 @@ class RegisterSimTop(wiring.Component):
     Parameters
     ----------
     design : wiring.Component
-        With the register write port (``reg_addr``, ``reg_data``, ``reg_write``), ``start``,
-        ``busy``, ``done``, ``error``, ``stat_<counter>`` for each of ``counters``, a memory
-        port ``mem``, ``link_probes`` and, if ``stalls``, ``stall_seed``.
+        With the members of a :class:`~hw.lib.registers.design.RegisterDesign`: ``regs``,
+        ``control``, ``counters`` (one output a name of ``counters``), a memory port
+        ``mem``, ``link_probes`` and, if ``stalls``, ``stall_seed``.
     name : str
         The design's instance name in the Verilog.
 
-    Members: the design's register port, ``start``, ``busy``, ``done``, ``error``, the
-    ``stat_*`` counters, the DRAM's ``dump`` and ``dump_done``, the watchdog's ports
+    Members
+    -------
+    The testbench's flat ports (``sim.tb.test_register_run``), one a signal of the design's
+    groups: ``reg_addr``, ``reg_data``, ``reg_write`` (``regs``); ``start``, ``busy``,
+    ``done``, ``error`` (``control``; ``error`` also the DRAM's); ``stat_<counter>``
+    (``counters.<counter>``). Then the DRAM's ``dump`` and ``dump_done``, the watchdog's ports
     (``watchdog_limit``, ``hang``, ``quiet_cycles``, ``link_valid``, ``link_ready``, one bit
     per name of :attr:`link_names`) and ``stall_seed`` when the design injects stalls. The
     design takes its reset and inputs one cycle after the top
@@ -70,14 +74,16 @@ class RegisterSimTop(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         design = self._design
-        inputs = ["reg_addr", "reg_data", "reg_write", "start"] + (
-            ["stall_seed"] if self._stalls else [])
+        regs, control = design.regs, design.control
+        inputs = [(regs.addr, self.reg_addr), (regs.data, self.reg_data),
+                  (regs.write, self.reg_write), (control.start, self.start)]
+        if self._stalls:
+            inputs.append((design.stall_seed, self.stall_seed))
         dram = add_design_and_dram(m, self, self._fragment, self._name, design, self._memory,
                                    self._addr_width, inputs)
-        m.d.comb += self.error.eq(design.error | dram.error)
-        for signal in ("busy", "done"):
-            m.d.comb += getattr(self, signal).eq(getattr(design, signal))
+        m.d.comb += [self.error.eq(control.error | dram.error), self.busy.eq(control.busy),
+                     self.done.eq(control.done)]
         for counter in self._counters:
-            m.d.comb += getattr(self, f"stat_{counter}").eq(getattr(design, f"stat_{counter}"))
-        attach_watchdog(m, self, self._probes, design.busy)
+            m.d.comb += getattr(self, f"stat_{counter}").eq(getattr(design.counters, counter))
+        attach_watchdog(m, self, self._probes, control.busy)
         return m

@@ -87,16 +87,16 @@ def drive_registered(m, target, source):
 
 
 def add_design_and_dram(m, top, fragment, name: str, design, memory, addr_width: int,
-                        inputs: list[str]):
-    """What both sim tops build: ``fragment`` (``design``, elaborated) as submodule ``name``
+                        inputs):
+    """What the sim top builds: ``fragment`` (``design``, elaborated) as submodule ``name``
     behind registers, a simulated DRAM with ``memory``'s settings on ``design.mem``, the top's
-    ``dump``/``dump_done`` wired to the DRAM, and each of the design's ``inputs`` (names of
-    ports of both ``top`` and ``design``) driven from the top's port one cycle later. Returns
-    the DRAM, whose ``error`` the caller combines with the design's."""
+    ``dump``/``dump_done`` wired to the DRAM, and for each ``(target, source)`` of ``inputs``
+    the design's input ``target`` driven from the top's port ``source`` one cycle later.
+    Returns the DRAM, whose ``error`` the caller combines with the design's."""
     add_behind_registers(m, fragment, name)
     dram = attach_sim_dram(m, design.mem, memory, addr_width, domain=CORE)
     m.d.comb += top.dump_done.eq(dram.dump_done)
     drive_registered(m, dram.dump, top.dump)
-    for port in inputs:
-        drive_registered(m, getattr(design, port), getattr(top, port))
+    for target, source in inputs:
+        drive_registered(m, target, source)
     return dram

@@ -81,6 +81,7 @@ def _cases():
     from hw.lib.arith.integer import Minimum
     from hw.lib.memory.port import MemoryPortSignature
     from hw.lib.registers.design import RegisterDesign
+    from hw.lib.registers.signatures import CountersSignature
     from hw.lib.stream.crossbar import VirtualOutputQueues
     from hw.lib.stream.ordered_merge import MemoryPortMerge
     from hw.bfs.expand_dispatch import ExpandDispatch
@@ -228,6 +229,8 @@ def _cases():
         "register-design-config": (lambda: RegisterDesign({"addr_width": 26}, registers=(),
                                                           counters=()),
                                    "needs a DesignConfig"),
+        "counters-signature-names": (lambda: CountersSignature(("cycles", "cycles")),
+                                     "distinct identifiers"),
         "voq-outputs": (lambda: VirtualOutputQueues(byte, outputs=3, route=lambda p: p,
                                                     depth=2), "outputs"),
         "port-merge-count": (lambda: MemoryPortMerge(addr_width=16, count=0, outstanding=4),

@@ -1,12 +1,15 @@
-"""The shell of a design run through registers (DepGraph, the BFS engine, the dynamic graph
-unit): the host writes its registers, pulses ``start`` and waits for ``done``, then reads its
-counters; it reaches memory through one port, or one per channel."""
+"""The shell of a design run through registers (Graphicionado, DepGraph, the BFS engine, the
+dynamic graph unit): the host writes its registers, pulses ``control.start`` and waits for
+``control.done``, then reads its ``counters``; it reaches memory through one port, or one per
+channel."""
 
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError, DesignConfig
 from hw.lib.memory.port import MEMORY_TAG_WIDTH, mem_port_signature
+from hw.lib.registers.signatures import (CountersSignature, RegisterWriteSignature,
+                                         RunControlSignature)
 
 
 __all__ = ["RegisterDesign"]
@@ -15,14 +18,20 @@ __all__ = ["RegisterDesign"]
 class RegisterDesign(wiring.Component):
     """Members
     -------
-    reg_addr : ``In(8)``; reg_data : ``In(32)``; reg_write : ``In(1)``
-        The register file's write port (``registers``, in that order).
-    start : ``In(1)``; busy : ``Out(1)``; done : ``Out(1)``; error : ``Out(1)``
-    stat_<counter> : ``Out(32)`` for every name of ``counters``
+    regs : ``In(RegisterWriteSignature())``
+        The register file's write port (``addr``, ``data``, ``write``); register ``k`` is
+        ``registers[k]``.
+    control : ``In(RunControlSignature())``
+        ``start`` in; ``busy``, ``done``, ``error`` out.
     mem : ``Out(mem_port_signature(addr_width, MEMORY_TAG_WIDTH))``
         With ``config.memory_channels`` > 1 an array of that many ports, channel ``c``
         serving the lines with ``addr % memory_channels == c``.
+    counters : ``Out(CountersSignature(counters))``
+        One 32-bit output a name of ``counters``.
     stall_seed : ``In(32)`` with ``config.stall_injection``
+
+    In the emitted Verilog each signal of a group is a port of its own, named by its path:
+    ``regs__addr``, ``control__start``, ``counters__cycles``, ``mem__req__valid``.
 
     A subclass names its configuration class in ``CONFIG``, records its stream links in
     ``self._links`` (a :class:`~hw.lib.stream.links.StreamLinks`) while it elaborates, and
@@ -39,11 +48,10 @@ class RegisterDesign(wiring.Component):
         self._registers = tuple(registers)
         self._links = None
         port = Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))
-        members = {"reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
-                   "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
+        members = {"regs": In(RegisterWriteSignature()), "control": In(RunControlSignature()),
                    "mem": port if config.memory_channels == 1 else
-                   port.array(config.memory_channels)}
-        members.update({f"stat_{name}": Out(32) for name in counters})
+                   port.array(config.memory_channels),
+                   "counters": Out(CountersSignature(counters))}
         if config.stall_injection:
             members["stall_seed"] = In(32)
         super().__init__(members)

@@ -53,19 +53,19 @@ def test_a_batch_and_its_compaction_equal_the_golden_model(pause):
 
     async def host(ctx):
         for address, name in enumerate(REGISTERS):
-            ctx.set(dut.reg_addr, address)
-            ctx.set(dut.reg_data, image.registers[name])
-            ctx.set(dut.reg_write, 1)
+            ctx.set(dut.regs.addr, address)
+            ctx.set(dut.regs.data, image.registers[name])
+            ctx.set(dut.regs.write, 1)
             await ctx.tick()
-        ctx.set(dut.reg_write, 0)
-        ctx.set(dut.start, 1)
+        ctx.set(dut.regs.write, 0)
+        ctx.set(dut.control.start, 1)
         await ctx.tick()
-        ctx.set(dut.start, 0)
-        while not ctx.get(dut.done):
-            if ctx.get(dut.error):
+        ctx.set(dut.control.start, 0)
+        while not ctx.get(dut.control.done):
+            if ctx.get(dut.control.error):
                 bench.fail("the unit raised its error output")
             await ctx.tick()
-        stats.update({name: ctx.get(getattr(dut, f"stat_{name}")) for name in COUNTERS})
+        stats.update({name: ctx.get(getattr(dut.counters, name)) for name in COUNTERS})
 
     bench.add_process(host)
     bench.until(lambda: bool(stats))

@@ -50,25 +50,25 @@ def run_pipeline(config, image, *, jitter=3, stall=0.1, seed=1, limit=100_000,
         await serve_ports(ctx, list(zip(memories, dut.memory_ports)))
 
     async def testbench(ctx):
-        ctx.set(dut.reg_write, 1)
+        ctx.set(dut.regs.write, 1)
         for name, value in image.registers.items():
-            ctx.set(dut.reg_addr, dut.register_map[name])
-            ctx.set(dut.reg_data, value)
+            ctx.set(dut.regs.addr, dut.register_map[name])
+            ctx.set(dut.regs.data, value)
             await ctx.tick()
-        ctx.set(dut.reg_write, 0)
-        ctx.set(dut.start, 1)
+        ctx.set(dut.regs.write, 0)
+        ctx.set(dut.control.start, 1)
         await ctx.tick()
-        ctx.set(dut.start, 0)
+        ctx.set(dut.control.start, 0)
         for _ in range(limit):
-            if ctx.get(dut.done):
+            if ctx.get(dut.control.done):
                 break
             await ctx.tick()
         else:
-            stats = {name: ctx.get(getattr(dut, f"stat_{name}")) for name in counters}
+            stats = {name: ctx.get(getattr(dut.counters, name)) for name in counters}
             raise AssertionError(f"the pipeline did not finish: {stats}")
-        result["iterations"] = ctx.get(dut.stat_iterations)
-        result["stats"] = {name: ctx.get(getattr(dut, f"stat_{name}")) for name in counters}
-        assert not ctx.get(dut.error)
+        result["iterations"] = ctx.get(dut.counters.iterations)
+        result["stats"] = {name: ctx.get(getattr(dut.counters, name)) for name in counters}
+        assert not ctx.get(dut.control.error)
 
     sim = Simulator(dut)
     sim.add_clock(1e-8)
