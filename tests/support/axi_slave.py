@@ -21,8 +21,10 @@ a memory of 64-byte lines (``{line address: 512-bit int}``, byte ``i`` of a line
   INCR bursts of the bus's full width, aligned, at most 256 beats, never across a 4 KiB
   boundary; ``wlast`` on a burst's last beat and nowhere else (W beats = ``awlen + 1``).
 
-``log`` records what was seen: every burst (``("aw"|"ar", id, addr, len)``), the most reads
-and writes in flight, and how many R beats overtook an older burst of another ID.
+``log`` records what was seen: every burst (``bursts``: ``("aw"|"ar", id, addr, len)``, and
+in ``cycles`` the cycle it was taken), every error response taken (``errors``: ``(cycle,
+"r"|"b", burst address, response)``), the most reads and writes in flight, how many R beats
+overtook an older burst of another ID and how many came while another burst was half sent.
 """
 
 import collections
@@ -53,8 +55,8 @@ class AXI4SlaveModel:
         self.b = []                         # bursts waiting for their B
         self.r = []                         # read bursts being answered, oldest first
         self.r_offer = self.b_offer = None
-        self.log = {"bursts": [], "max_reads": 0, "max_writes": 0, "overtakes": 0,
-                    "interleaved": 0}
+        self.log = {"bursts": [], "cycles": [], "errors": [], "max_reads": 0,
+                    "max_writes": 0, "overtakes": 0, "interleaved": 0}
         self._held = {}
         self._last_r = None
 
@@ -132,6 +134,7 @@ class AXI4SlaveModel:
             self._check_burst("AW", addr, length, ctx.get(axi.awsize),
                               _int(ctx.get(axi.awburst)))
             self.log["bursts"].append(("aw", ident, addr, length))
+            self.log["cycles"].append(self.cycle)
             self.aw.append({"id": ident, "addr": addr, "len": length, "beats": [],
                             "late": self.rng.random() < 0.5,
                             "resp": self.errors(True, addr, length)})
@@ -167,6 +170,7 @@ class AXI4SlaveModel:
             self._check_burst("AR", addr, length, ctx.get(axi.arsize),
                               _int(ctx.get(axi.arburst)))
             self.log["bursts"].append(("ar", ident, addr, length))
+            self.log["cycles"].append(self.cycle)
             burst = {"id": ident, "addr": addr, "len": length, "sent": 0, "due": self._due(),
                      "resp": self.errors(False, addr, length), "data": None}
             if self.rng.random() < 0.5:
@@ -216,6 +220,8 @@ class AXI4SlaveModel:
                 self._last_r in self.r:
             self.log["interleaved"] += 1
         self._last_r = burst
+        if burst["resp"] != OKAY:
+            self.log["errors"].append((self.cycle, "r", burst["addr"], burst["resp"]))
         burst["sent"] += 1
         if burst["sent"] > burst["len"]:
             self.r.remove(burst)
@@ -235,6 +241,8 @@ class AXI4SlaveModel:
         burst = self.b_offer
         if burst is None or not ctx.get(self.axi.bready):
             return
+        if burst["resp"] != OKAY:
+            self.log["errors"].append((self.cycle, "b", burst["addr"], burst["resp"]))
         if burst["late"] and burst["resp"] == OKAY:
             for index, (data, strb) in enumerate(burst["beats"]):
                 self.write_beat(burst["addr"] + index * self.bytes, data, strb)

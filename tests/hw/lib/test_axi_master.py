@@ -12,6 +12,10 @@ the writes left it. The slave model checks the bursts (INCR, at most 256 beats, 
 import random
 
 import pytest
+from amaranth.back import verilog
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
 
 from hw.lib.axi.master import AXI4Master
 from hw.lib.axi.signature import AXIResp, AXI4LiteSignature, AXI4Signature
@@ -56,10 +60,13 @@ def program(rng, count, *, tags, lines=512, write_share=0.4):
 
 def run_master(*, data_width, id_width, pause, count=200, seed=1, tags=None, errors=None,
                settle=20, **params):
+    """Run ``count`` random requests through an AXI4Master and the slave model; ``errors``,
+    if given, makes the slave's ``errors`` function from the requests."""
     rng = random.Random(f"{seed}/{data_width}/{id_width}")
     tags = tags if tags is not None else min(2 << id_width, 12)
     image, requests, expected, memory = program(rng, count, tags=tags)
     if errors is not None:
+        errors = errors(requests)
         expected = None
     dut = AXI4Master(addr_width=ADDR_WIDTH, data_width=data_width, id_width=id_width, **params)
     bench = Bench(dut, f"AXI4Master dw={data_width} id={id_width}", pause=pause, watchdog=3000)
@@ -102,7 +109,7 @@ def run_master(*, data_width, id_width, pause, count=200, seed=1, tags=None, err
                                                   (512, 3), (512, 8)])
 def test_master_matches_memory(data_width, id_width, pause):
     """Every tag's reads in order with the data they must see; the memory as written."""
-    run = run_master(data_width=data_width, id_width=id_width, pause=pause)
+    run = run_master(data_width=data_width, id_width=id_width, pause=pause, count=300)
     bench, slave = run["bench"], run["slave"]
     for tag in sorted(run["expected"]):
         bench.check_equal(run["got"].get(tag, []), run["expected"][tag], f"reads of tag {tag}")
@@ -151,3 +158,90 @@ def test_master_bursts_are_capped():
     run = run_master(data_width=512, id_width=2, pause=None, write_buffer=3, count=150)
     writes = [length + 1 for kind, _, _, length in run["slave"].log["bursts"] if kind == "aw"]
     assert max(writes) == 3
+
+
+def erring_at(line, write, resp, data_width):
+    """The slave's ``errors``: ``resp`` for the bursts of kind ``write`` that cover ``line``."""
+    def errors(is_write, addr, length):
+        covered = addr <= line * 64 < addr + (length + 1) * data_width // 8
+        return resp.value if is_write == write and covered else AXIResp.OKAY.value
+    return errors
+
+
+@pytest.mark.parametrize("pause", BACK_PRESSURE)
+@pytest.mark.parametrize("write, resp, data_width", [(False, AXIResp.SLVERR, 64),
+                                                     (True, AXIResp.DECERR, 128),
+                                                     (False, AXIResp.DECERR, 512),
+                                                     (True, AXIResp.SLVERR, 512)])
+def test_master_stops_on_an_error_response(write, resp, data_width, pause):
+    """The first SLVERR or DECERR sets ``error`` with its cause (kind, response, the failing
+    burst's address); no burst is sent after it but the two already in the address
+    registers; everything sent is answered and the master comes to ``idle``."""
+    rng = random.Random(f"error/{write}")
+
+    def errors(requests):
+        line = rng.choice([r["addr"] for r in requests[100:200] if r["write"] == write])
+        return erring_at(line, write, resp, data_width)
+
+    run = run_master(data_width=data_width, id_width=3, pause=pause, count=300, errors=errors)
+    errors = run["slave"].log["errors"]
+    assert errors, "no error response was given"
+    first_cycle, kind, addr, _ = errors[0]
+    outputs = run["outputs"]
+    assert outputs["error"] == 1 and outputs["idle"] == 1 and outputs["writes_pending"] == 0
+    assert outputs["cause"] == {"write": int(write), "resp": resp, "addr": addr}
+    later = [burst for burst, cycle in zip(run["slave"].log["bursts"], run["slave"].log["cycles"])
+             if cycle > first_cycle]
+    assert len([b for b in later if b[0] == "ar"]) <= 1
+    assert len([b for b in later if b[0] == "aw"]) <= 1
+    # The slave saw far fewer requests than were sent: the rest were dropped.
+    lines = sum((length + 1) * data_width // 512 for *_, length in run["slave"].log["bursts"])
+    assert lines < len(run["requests"])
+
+
+def test_master_refuses_bad_parameters():
+    with pytest.raises(ConfigError, match="data_width must be a power of two from 64 to 512"):
+        AXI4Master(addr_width=10, data_width=32)
+    with pytest.raises(ConfigError, match="max_burst_beats must be a power of two from 8"):
+        AXI4Master(addr_width=10, data_width=64, max_burst_beats=4)
+    with pytest.raises(ConfigError, match="axi_addr_width must be at least"):
+        AXI4Master(addr_width=20, axi_addr_width=24)
+    with pytest.raises(ConfigError, match="id_width must be an integer from 1 to 16"):
+        AXI4Master(addr_width=10, id_width=0)
+    with pytest.raises(ConfigError, match="write_id must be an integer from 0 to 3"):
+        AXI4Master(addr_width=10, id_width=2, write_id=4)
+    with pytest.raises(ConfigError, match="read_outstanding|outstanding must be"):
+        AXI4Master(addr_width=10, read_outstanding=0)
+
+
+def test_signatures_flatten_to_axi_names():
+    """A component member ``m_axi`` flattens to ``m_axi__awaddr`` …, the AXI names."""
+    axi = AXI4Signature(addr_width=32, data_width=128, id_width=4)
+    members = axi.members
+    assert [name for name in members if name.startswith("aw")] == [
+        "awid", "awaddr", "awlen", "awsize", "awburst", "awlock", "awcache", "awprot",
+        "awqos", "awvalid", "awready"]
+    assert members["wdata"].shape == 128 and members["wstrb"].shape == 16
+    assert members["rid"].shape == 4 and members["rready"].flow.name == "Out"
+    assert members["bresp"].flow.name == "In"
+    lite = AXI4LiteSignature(addr_width=12)
+    assert set(lite.members) == {
+        "awaddr", "awprot", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready",
+        "bresp", "bvalid", "bready", "araddr", "arprot", "arvalid", "arready", "rdata",
+        "rresp", "rvalid", "rready"}
+    assert AXI4Signature(addr_width=32, data_width=128, id_width=4) == axi
+    with pytest.raises(ConfigError, match="data_width must be a power of two from 32 to 64"):
+        AXI4LiteSignature(addr_width=12, data_width=128)
+
+    class Top(wiring.Component):
+        m_axi: Out(axi)
+        s_axil: In(lite)
+
+        def elaborate(self, platform):
+            return Module()
+
+    text = verilog.convert(Top(), name="top")
+    for port in ("output [31:0] m_axi__awaddr", "input m_axi__awready",
+                 "output [15:0] m_axi__wstrb", "input [3:0] m_axi__rid",
+                 "input [11:0] s_axil__awaddr", "output [1:0] s_axil__rresp"):
+        assert port in text, port
