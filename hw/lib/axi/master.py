@@ -109,17 +109,13 @@ class AXI4Master(wiring.Component):
             raise ConfigError(f"AXI4Master: max_burst_beats must be a power of two from "
                               f"{beats} to {MAX_BURST_BEATS}, not {max_burst_beats!r}")
         check_int("AXI4Master", "write_buffer", write_buffer, high=PAGE_LINES)
+        check_int("AXI4Master", "read_outstanding", read_outstanding, high=64)
+        check_int("AXI4Master", "write_outstanding", write_outstanding, high=64)
+        check_int("AXI4Master", "write_id", write_id, low=0, high=(1 << id_width) - 1)
+        self._addr_width, self._tag_width = addr_width, tag_width
         self._max_lines = min(max_burst_beats // beats, PAGE_LINES)
-        self._parts = dict(
-            merger=BurstMerger(addr_width=addr_width, tag_width=tag_width,
-                               max_lines=self._max_lines,
-                               max_write_lines=min(write_buffer, self._max_lines)),
-            reads=ReadPath(addr_width=addr_width, tag_width=tag_width, axi=self.axi_signature,
-                           max_lines=self._max_lines, outstanding=read_outstanding),
-            writes=WritePath(addr_width=addr_width, axi=self.axi_signature,
-                             max_lines=self._max_lines, outstanding=write_outstanding,
-                             write_id=write_id),
-            lines=StreamFIFO(write_line_layout(), write_buffer))
+        self._read_outstanding, self._write_outstanding = read_outstanding, write_outstanding
+        self._write_buffer, self._write_id = write_buffer, write_id
         super().__init__({
             "mem": In(mem_port_signature(addr_width, tag_width)),
             "axi": Out(self.axi_signature),
@@ -136,10 +132,17 @@ class AXI4Master(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        for name, part in self._parts.items():
-            m.submodules[name] = part
-        merger, reads, writes, lines = (self._parts[name] for name in
-                                        ("merger", "reads", "writes", "lines"))
+        common = dict(addr_width=self._addr_width, max_lines=self._max_lines)
+        m.submodules.merger = merger = BurstMerger(
+            tag_width=self._tag_width, max_write_lines=min(self._write_buffer, self._max_lines),
+            **common)
+        m.submodules.reads = reads = ReadPath(
+            tag_width=self._tag_width, axi=self.axi_signature,
+            outstanding=self._read_outstanding, **common)
+        m.submodules.writes = writes = WritePath(
+            axi=self.axi_signature, outstanding=self._write_outstanding,
+            write_id=self._write_id, **common)
+        m.submodules.lines = lines = StreamFIFO(write_line_layout(), self._write_buffer)
         wiring.connect(m, wiring.flipped(self.mem.req), merger.i)
         wiring.connect(m, merger.lines, lines.i)
         wiring.connect(m, lines.o, writes.lines)

@@ -17,8 +17,7 @@ from hw.lib.config import ConfigError, check_int
 
 
 __all__ = ["AXIBurst", "AXIResp", "AXI4Signature", "AXI4LiteSignature", "axi4_channels",
-           "channel_of", "MAX_BURST_BEATS",
-           "PAGE_BYTES"]
+           "channel_of", "MAX_BURST_BEATS", "PAGE_BYTES"]
 
 MAX_BURST_BEATS = 256       # an INCR burst's longest (AxLEN + 1)
 PAGE_BYTES = 4096           # no burst may cross a 4 KiB boundary
