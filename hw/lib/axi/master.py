@@ -187,7 +187,7 @@ class AXI4Master(wiring.Component):
                              self.error_cause.resp.eq(writes.fault_resp),
                              self.error_cause.addr.eq(writes.fault_addr)]
         m.d.comb += [
-            self.writes_pending.eq(lines.o.valid | (lines.level != 0) | writes.pending |
+            self.writes_pending.eq((lines.level != 0) | writes.pending |
                                    (merger.busy & burst.write)),
             self.idle.eq(~merger.busy & ~reads.busy & ~writes.pending & (lines.level == 0) &
                          ~reads.resp.valid),

@@ -78,7 +78,7 @@ class ReadPath(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n = self._slots
-        self.s = s = {
+        s = {      # the slots, each field a list (or a bit vector) over them
             "used": Signal(n), "head": Signal(n), "tail": Signal(n), "linked": Signal(n),
             "next": [Signal(range(n), name=f"next{i}") for i in range(n)],
             "id": [Signal(self._axi.id_width, name=f"id{i}") for i in range(n)],
@@ -94,14 +94,14 @@ class ReadPath(wiring.Component):
                                   (self.probe_first <= s["last"][i])
                                   for i in range(n)).any()),
         ]
-        done, done_slot = self._beats_in(m)
-        self._issue(m, done, done_slot)
+        done, done_slot = self._beats_in(m, s)
+        self._issue(m, s, done, done_slot)
         return m
 
-    def _issue(self, m, done, done_slot):
+    def _issue(self, m, s, done, done_slot):
         """Bursts taken into the AR register, each into a free slot at the tail of its ID's
         queue (the slot finishing this cycle, ``done_slot`` when ``done``, is no tail)."""
-        s, n, axi, burst = self.s, self._slots, self.axi, self.bursts.payload
+        n, axi, burst = self._slots, self.axi, self.bursts.payload
         ar_full = Signal()
         free = Signal(range(n))
         for i in reversed(range(n)):
@@ -112,6 +112,7 @@ class ReadPath(wiring.Component):
             self.bursts.ready.eq(~s["used"].all() & (~ar_full | axi.arready)),
             take.eq(self.bursts.valid & self.bursts.ready),
         ]
+        # The tag folded onto the ID: tags that share their low bits share an ID's queue.
         ident = burst.tag[:self._axi.id_width] if self._tag_width >= self._axi.id_width \
             else burst.tag
         size = (self._axi.data_width // 8).bit_length() - 1
@@ -140,11 +141,11 @@ class ReadPath(wiring.Component):
                     m.d.sync += [s["tail"][i].eq(0), s["linked"][i].eq(1),
                                  s["next"][i].eq(free)]
 
-    def _beats_in(self, m):
+    def _beats_in(self, m, s):
         """R beats into their slot's line (the one at the head of the beat's ID); a line's
         last beat sends the line on, a burst's last frees its slot and makes the next of its
         ID the head. Returns (a burst finishes this cycle, its slot)."""
-        s, n, axi, beats = self.s, self._slots, self.axi, self._beats
+        n, axi, beats = self._slots, self.axi, self._beats
         m.submodules.out = out = StreamFIFO(self.resp.payload.shape(), 2)
         wiring.connect(m, out.o, wiring.flipped(self.resp))
         hits = Cat(s["used"][i] & s["head"][i] & (s["id"][i] == axi.rid) for i in range(n))
@@ -182,14 +183,15 @@ class ReadPath(wiring.Component):
                     m.d.sync += [s["beat"][i].eq(0), s["left"][i].eq(left - 1)]
                 with m.Else():
                     m.d.sync += s["beat"][i].eq(beat + 1)
-        self._finish(m, done, slot)
+        self._finish(m, s, done, slot)
         bad = (axi.rresp == AXIResp.SLVERR) | (axi.rresp == AXIResp.DECERR)
         m.d.comb += [self.fault.eq(arrived & bad), self.fault_resp.eq(axi.rresp),
                      self.fault_addr.eq(Cat(Const(0, 6), first))]
         return done, slot
 
-    def _finish(self, m, done, slot):
-        s, n = self.s, self._slots
+    def _finish(self, m, s, done, slot):
+        """The slot whose burst is done is freed, and the next of its ID becomes the head."""
+        n = self._slots
         for i in range(n):
             with m.If(done & (slot == i)):
                 m.d.sync += [s["used"][i].eq(0), s["head"][i].eq(0)]
