@@ -69,7 +69,8 @@ class AXI4Master(wiring.Component):
         Beats in a burst at most: a power of two from one line's beats to 256.
     write_buffer : int
         Lines of write data held (1 to 64): a write burst's lines wait there until its
-        address goes out, so no write burst is longer than this.
+        address goes out. A write burst is at most half of it (one line if it holds one),
+        so the next burst gathers while one is sent.
     write_id : int
         The ID of every write burst.
 
@@ -90,8 +91,8 @@ class AXI4Master(wiring.Component):
 
     def __init__(self, *, addr_width: int, tag_width: int = MEMORY_TAG_WIDTH,
                  data_width: int = 64, id_width: int = 4, axi_addr_width: int | None = None,
-                 read_outstanding: int = 8, write_outstanding: int = 4,
-                 max_burst_beats: int = MAX_BURST_BEATS, write_buffer: int = 8,
+                 read_outstanding: int = 8, write_outstanding: int = 8,
+                 max_burst_beats: int = MAX_BURST_BEATS, write_buffer: int = 16,
                  write_id: int = 0):
         check_int("AXI4Master", "addr_width", addr_width, high=32)
         check_int("AXI4Master", "tag_width", tag_width, high=16)
@@ -134,7 +135,7 @@ class AXI4Master(wiring.Component):
         m = Module()
         common = dict(addr_width=self._addr_width, max_lines=self._max_lines)
         m.submodules.merger = merger = BurstMerger(
-            tag_width=self._tag_width, max_write_lines=min(self._write_buffer, self._max_lines),
+            tag_width=self._tag_width, max_write_lines=min(max(self._write_buffer // 2, 1), self._max_lines),
             **common)
         m.submodules.reads = reads = ReadPath(
             tag_width=self._tag_width, axi=self.axi_signature,

@@ -154,10 +154,10 @@ def test_master_keeps_reads_in_flight_within_limit(outstanding):
 
 def test_master_bursts_are_capped():
     """With ``max_burst_beats`` 16 on a 64-bit bus a burst holds two lines at most, and a
-    write burst no more lines than the write buffer."""
+    write burst no more lines than half the write buffer."""
     run = run_master(data_width=64, id_width=2, pause=None, max_burst_beats=16, count=150)
     assert max(length + 1 for _, _, _, length in run["slave"].log["bursts"]) == 16
-    run = run_master(data_width=512, id_width=2, pause=None, write_buffer=3, count=150)
+    run = run_master(data_width=512, id_width=2, pause=None, write_buffer=6, count=150)
     writes = [length + 1 for kind, _, _, length in run["slave"].log["bursts"] if kind == "aw"]
     assert max(writes) == 3
 
@@ -247,3 +247,36 @@ def test_signatures_flatten_to_axi_names():
                  "output [15:0] m_axi__wstrb", "input [3:0] m_axi__rid",
                  "input [11:0] s_axil__awaddr", "output [1:0] s_axil__rresp"):
         assert port in text, port
+
+
+def stream_through(data_width, write, lines, latency=30):
+    """``lines`` consecutive reads or writes of one tag, back to back, through the master and
+    a slave at a fixed latency and never pausing: (cycles taken, beats on the bus)."""
+    dut = AXI4Master(addr_width=ADDR_WIDTH, data_width=data_width, id_width=4)
+    bench = Bench(dut, f"AXI4Master dw={data_width} streaming", pause=None)
+    slave = AXI4SlaveModel(dut.axi, data_width=data_width, latency=(latency, latency))
+    state = {"idle": False}
+
+    async def serve(ctx):
+        await slave.serve(ctx)
+
+    async def watch_idle(ctx):
+        async for _, _, idle in ctx.tick().sample(dut.idle):
+            state["idle"] = bool(idle)
+
+    bench.add_process(serve)
+    bench.add_process(watch_idle)
+    bench.source("req", dut.mem.req, [{"addr": line, "write": write, "wdata": line,
+                                       "wmask": FULL_MASK, "tag": 0} for line in range(lines)])
+    bench.sink("resp", dut.mem.resp, 0 if write else lines)
+    bench.until(lambda: bench.sent["req"] == lines and state["idle"] and slave.idle())
+    return bench.run(settle=1), lines * 512 // data_width
+
+
+@pytest.mark.parametrize("write", [0, 1], ids=["reads", "writes"])
+@pytest.mark.parametrize("data_width, lines, rate", [(64, 256, 0.95), (512, 512, 0.8)])
+def test_master_keeps_the_bus_busy(data_width, lines, write, rate):
+    """Consecutive lines of one client keep a beat on the bus nearly every cycle, 30 cycles
+    of latency away (the rest: the latency, and the first burst's gathering of its lines)."""
+    cycles, beats = stream_through(data_width, write, lines)
+    assert beats / cycles >= rate, f"{beats} beats in {cycles} cycles"
