@@ -20,6 +20,7 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.axi.master import AXI4Master
 from hw.lib.axi.signature import AXIResp, AXI4LiteSignature, AXI4Signature
 from hw.lib.config import ConfigError
+from tests.formal.harnesses import axi_master as broken
 from tests.support.axi_slave import AXI4SlaveModel
 from tests.support.stream_drivers import Bench
 
@@ -59,16 +60,18 @@ def program(rng, count, *, tags, lines=512, write_share=0.4):
 
 
 def run_master(*, data_width, id_width, pause, count=200, seed=1, tags=None, errors=None,
-               settle=20, **params):
-    """Run ``count`` random requests through an AXI4Master and the slave model; ``errors``,
-    if given, makes the slave's ``errors`` function from the requests."""
+               settle=20, dut=None, lines=512, **params):
+    """Run ``count`` random requests through an AXI4Master (or ``dut``) and the slave model;
+    ``errors``, if given, makes the slave's ``errors`` function from the requests."""
     rng = random.Random(f"{seed}/{data_width}/{id_width}")
     tags = tags if tags is not None else min(2 << id_width, 12)
-    image, requests, expected, memory = program(rng, count, tags=tags)
+    image, requests, expected, memory = program(rng, count, tags=tags, lines=lines)
     if errors is not None:
         errors = errors(requests)
         expected = None
-    dut = AXI4Master(addr_width=ADDR_WIDTH, data_width=data_width, id_width=id_width, **params)
+    if dut is None:
+        dut = AXI4Master(addr_width=ADDR_WIDTH, data_width=data_width, id_width=id_width,
+                         **params)
     bench = Bench(dut, f"AXI4Master dw={data_width} id={id_width}", pause=pause, watchdog=3000)
     slave = AXI4SlaveModel(dut.axi, data_width=data_width, lines=image, pause=pause,
                            errors=errors)
@@ -280,3 +283,14 @@ def test_master_keeps_the_bus_busy(data_width, lines, write, rate):
     of latency away (the rest: the latency, and the first burst's gathering of its lines)."""
     cycles, beats = stream_through(data_width, write, lines)
     assert beats / cycles >= rate, f"{beats} beats in {cycles} cycles"
+
+
+@pytest.mark.parametrize("mutant, rule", [
+    (broken.MasterWithEarlyWlast, "wlast=1 on beat 0"),
+    (broken.MasterWithdrawsAW, "AW offered .* withdrew valid"),
+    (broken.MasterShiftsReads, "crosses 4 KiB"),
+])
+def test_slave_model_catches_broken_masters(mutant, rule):
+    """The slave model's checks fire, on the broken masters the formal proof catches."""
+    with pytest.raises(AssertionError, match=rule):
+        run_master(data_width=256, id_width=1, pause=1, dut=mutant(), lines=256, tags=4)
