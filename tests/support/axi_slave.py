@@ -12,8 +12,9 @@ a memory of 64-byte lines (``{line address: 512-bit int}``, byte ``i`` of a line
   random;
 * each read burst takes its data from memory either when its address is taken or when its
   first beat is sent, and each write burst lands either beat by beat as its data is taken
-  or all at once when its response is sent (a random choice per burst), so a master that
-  lets a read and an overlapping write pass each other is caught either way;
+  or all at once when its response is sent (a random choice per burst; one ID's writes land
+  in the order sent, as AXI orders them), so a master that lets a read and an overlapping
+  write pass each other is caught either way;
 * ``errors(write, addr, length)`` may answer a burst with SLVERR or DECERR (on every beat of
   a read; a write's data is then not written);
 * it checks the master's side of the protocol and fails (``AssertionError`` naming the rule
@@ -157,6 +158,10 @@ class AXI4SlaveModel:
                           f"beats at {burst['addr']:#x}")
             burst["beats"].append((data, strb))
             if not burst["late"] and burst["resp"] == OKAY:
+                # AXI keeps one ID's writes in order: older ones land first.
+                for older in self.b:
+                    if older["id"] == burst["id"]:
+                        self._land(older)
                 self.write_beat(burst["addr"] + index * self.bytes, data, strb)
             if last:
                 self.aw.popleft()
@@ -243,11 +248,16 @@ class AXI4SlaveModel:
             return
         if burst["resp"] != OKAY:
             self.log["errors"].append((self.cycle, "b", burst["addr"], burst["resp"]))
+        self._land(burst)
+        self.b.remove(burst)
+        self.b_offer = None
+
+    def _land(self, burst):
+        """A late write burst's data lands (once)."""
         if burst["late"] and burst["resp"] == OKAY:
             for index, (data, strb) in enumerate(burst["beats"]):
                 self.write_beat(burst["addr"] + index * self.bytes, data, strb)
-        self.b.remove(burst)
-        self.b_offer = None
+        burst["late"] = False
 
     def idle(self):
         return not (self.aw or self.w or self.b or self.r)
