@@ -143,3 +143,13 @@ def test_crossbar_lints_clean(tmp_path, inputs, outputs):
     out = tmp_path / "crossbar.v"
     out.write_text(emit_verilog(top, "crossbar"))
     lint(out)
+
+
+@pytest.mark.parametrize("data_width", [64, 512])
+def test_axi_master_lints_clean(tmp_path, data_width):
+    from hw.lib.axi.master import AXI4Master
+    from sim.harness import emit_verilog
+    top = AXI4Master(addr_width=20, data_width=data_width, id_width=4)
+    out = tmp_path / "axi4_master.v"
+    out.write_text(emit_verilog(top, "axi4_master"))
+    lint(out)

@@ -16,4 +16,6 @@ to fire.
   unbounded.
 - ``memory_arbiter.ArbiterHarness`` (``MemoryArbiter``, bounded): every read answered
   exactly once, to its requester, in its order.
+- ``axi_master.AXIMasterHarness`` (``AXI4Master``, bounded): valid held and payload stable
+  on AW, W and AR; no burst across 4 KiB; W beats per burst = ``awlen + 1``.
 """
