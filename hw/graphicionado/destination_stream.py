@@ -16,6 +16,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.cam import CAMConfig
+from hw.lib.memory.line_writer import SequentialLineWriter
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
@@ -34,7 +35,6 @@ from .random_vertex_read import RandomVertexRead
 from .scratchpad import Scratchpad, TempPropertyStream
 from .scratchpad_spill import ScratchpadSpill
 from .sequential_vertex_read import SequentialVertexRead
-from .sequential_vertex_write import SequentialVertexWrite
 from .units import compute_units
 
 
@@ -232,11 +232,11 @@ class DestinationStream(wiring.Component):
         m.submodules.temp_stream = temp_stream = TempPropertyStream(
             index_width=pad.index_width, stride=cfg.destination_segments,
             id_shift=dst_shift, id_low=self._index, flits=cfg.flits, word_width=word_width)
-        m.submodules.vprop_write = vprop_write = SequentialVertexWrite(
-            item_words=cfg.lanes, addr_width=cfg.addr_width)
+        m.submodules.vprop_write = vprop_write = SequentialLineWriter(
+            item_words=cfg.lanes, addr_width=cfg.addr_width, marked=False)
         m.submodules.fifo_a4 = fifo_a4 = StreamFIFO(word_width, cfg.fifo_depth)
         wiring.connect(m, vprop_write.mem, wiring.flipped(self.vprop_write_mem))
-        link(fifo_a4.o, vprop_write.i, "fifo_a4->vprop_write")
+        link(fifo_a4.o, vprop_write.items, "fifo_a4->vprop_write")
         m.d.comb += [
             walk.start.eq(self.start_apply), walk.num_vertices.eq(self.num_vertices),
             walk.part_lines.eq(self.part_lines), walk.range_first.eq(self.slice_first),
@@ -467,8 +467,8 @@ class DestinationStream(wiring.Component):
                                                     cfg.fifo_depth)
         m.submodules.apply = apply = ApplyMin()
         m.submodules.fifo_a5 = fifo_a5 = StreamFIFO(ActiveVertex, cfg.fifo_depth)
-        m.submodules.active_write = active_write = SequentialVertexWrite(
-            item_words=2, addr_width=cfg.addr_width)
+        m.submodules.active_write = active_write = SequentialLineWriter(
+            item_words=2, addr_width=cfg.addr_width, marked=False)
         wiring.connect(m, vprop_read.mem, wiring.flipped(self.vprop_read_mem))
         wiring.connect(m, active_write.mem, wiring.flipped(self.active_write_mem))
         link(vprop_read.o, fifo_a1.i, "vprop_read->fifo_a1")
@@ -476,7 +476,7 @@ class DestinationStream(wiring.Component):
         link(fifo_a1.o, apply.prop, "fifo_a1->apply")
         link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
         link(apply.o_active, fifo_a5.i, "apply.o_active->fifo_a5")
-        link(fifo_a5.o, active_write.i, "fifo_a5->active_write")
+        link(fifo_a5.o, active_write.items, "fifo_a5->active_write")
         # Slices after the first append to the lists (§VI.A).
         counts = Array(self.active_counts)
         listed = Signal(32)
