@@ -10,10 +10,11 @@ degrees' reciprocals come from :class:`hw.lib.arith.fp32_reciprocal.Reciprocal`;
 :class:`hw.lib.memory.line_writer.SequentialLineWriter` share one write client.
 """
 
-from amaranth.hdl import Cat, Module
+from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import check_int
 from hw.lib.arith.fp32_reciprocal import Reciprocal
 from hw.lib.memory.line_writer import SequentialLineWriter, line_item_layout
@@ -149,5 +150,5 @@ class SlabCompactor(wiring.Component):
                 b["chain_port"].busy, b["chains"].following, b["serialize"].busy,
                 b["edge_fifo"].o.valid, b["index"].busy, b["reciprocal"].busy,
                 *(w.busy for w in writers)]
-        m.d.comb += self.busy.eq(Cat(*busy).any())
+        m.d.comb += self.busy.eq(any_busy(busy))
         return m

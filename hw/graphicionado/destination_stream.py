@@ -15,6 +15,7 @@ from amaranth.hdl import Array, Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.cam import CAMConfig
 from hw.lib.memory.line_writer import SequentialLineWriter
 from hw.lib.memory.port import MemoryPortSignature
@@ -287,8 +288,8 @@ class DestinationStream(wiring.Component):
             m.d.sync += [flits_in.eq(flits_in + flit_counted),
                          flits_reduced.eq(flits_reduced + flit_written)]
         m.d.comb += [
-            self.drained.eq((flits_in == flits_reduced) & (fifo_p3.level == 0) & ~p4_busy &
-                            ~process_busy & ~link.busy),
+            self.drained.eq((flits_in == flits_reduced) &
+                            ~any_busy(fifo_p3.level, p4_busy, process_busy, link.busy)),
             self.edge_taken.eq(edge_taken),
             self.update_written.eq(update_written),
             self.cam_stall.eq(atomic.cam_stall),
@@ -498,5 +499,5 @@ class DestinationStream(wiring.Component):
                 for j, count in enumerate(self.active_counts):
                     with m.Case(j):
                         m.d.sync += count.eq(listed + active_write.written)
-        idle = ~temp_stream.busy & ~vprop_read.busy & ~fifo_a1.o.valid & ~fifo_a5.o.valid
+        idle = ~any_busy(temp_stream.busy, vprop_read.busy, fifo_a1.o.valid, fifo_a5.o.valid)
         return idle, ~active_write.busy

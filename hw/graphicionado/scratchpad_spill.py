@@ -11,6 +11,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.line_writer import SequentialLineWriter
 from hw.lib.memory.port import MemoryPortSignature
@@ -118,5 +119,5 @@ class ScratchpadSpill(wiring.Component):
         with m.Else():
             m.d.comb += [self.write_addr.eq(out.write_addr),
                          self.write_data.eq(out.write_data), self.write_en.eq(out.write_en)]
-        m.d.comb += self.busy.eq(out.busy | writer.busy | flush_pending | reader.busy)
+        m.d.comb += self.busy.eq(any_busy(out.busy, writer.busy, flush_pending, reader.busy))
         return m
