@@ -253,6 +253,8 @@ def _cases():
         "word-lookup-ctx": (lambda: WordLookup(addr_width=26, ctx_width=-1), "ctx_width"),
         "line-writer-addr": (lambda: SequentialLineWriter(addr_width=0, item_words=1),
                              "addr_width"),
+        "line-writer-marked": (lambda: SequentialLineWriter(addr_width=26, item_words=1,
+                                                            marked=1), "marked"),
         "reorder-addr": (lambda: ReorderBuffer(channels=2, addr_width=0, depth=4),
                          "addr_width"),
         "arbiter-addr": (lambda: MemoryArbiter(ports=2, addr_width=0), "addr_width"),

@@ -69,6 +69,9 @@ class SequentialLineWriter(wiring.Component):
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError(f"SequentialLineWriter: item_words must be 1, 2, 4, 8 or 16, "
                               f"not {item_words!r}")
+        if not isinstance(marked, bool):
+            raise ConfigError(f"SequentialLineWriter: marked must be True or False, not "
+                              f"{marked!r}")
         self._item_words = item_words
         self._addr_width = addr_width
         self._marked = marked
