@@ -8,6 +8,7 @@ from amaranth.hdl import C, Cat, Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import check_int
 from hw.lib.memory.port import LINE_BITS, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
@@ -99,7 +100,7 @@ class DiscoveryWriter(wiring.Component):
         ]
         with m.If(go):
             m.d.sync += [self.written.eq(self.written + 1), self.hubs.eq(self.hubs + hub)]
-        m.d.comb += self.busy.eq(self.discoveries.valid | self.claimed.valid |
-                                 queues["levels"].o.valid | queues["parents"].o.valid |
-                                 inserts.o.valid)
+        m.d.comb += self.busy.eq(any_busy(self.discoveries.valid, self.claimed.valid,
+                                          queues["levels"].o.valid, queues["parents"].o.valid,
+                                          inserts.o.valid))
         return m

@@ -21,6 +21,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, is_power_of_two, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.round_robin import RoundRobin
@@ -121,5 +122,5 @@ class ExpandDispatch(wiring.Component):
                 # ceil(count / lanes), rounded up to whole lines.
                 m.d.sync += extreme_piece.eq(
                     ((entry.entry.count + (lanes * LINE_EDGES - 1)) >> shift) << 4)
-        m.d.comb += self.busy.eq(have | Cat(q.o.valid for q in queues).any())
+        m.d.comb += self.busy.eq(any_busy(have, (q.o.valid for q in queues)))
         return m

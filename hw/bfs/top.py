@@ -15,9 +15,10 @@ The status array is in memory, as Enterprise's is in GPU global memory: every st
 is a memory read, which is what the hub cache saves.
 """
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 
+from hw.lib.busy import any_busy
 from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.memory.port import WORDS_PER_LINE
 from hw.lib.memory.range_streamer import RangeStreamer
@@ -146,7 +147,7 @@ class BfsEngine(RegisterDesign):
                  b["bins"] + b["top_down"] + b["bottom_up"] + b["cache"]]
         if "dispatch" in b:
             busy += [b["dispatch"].busy, b["bu_dispatch"].busy]
-        m.d.comb += control.quiet.eq(~Cat(*busy).any() & ~interconnect.busy & ~link.busy)
+        m.d.comb += control.quiet.eq(~any_busy(busy, interconnect.busy, link.busy))
         m.d.comb += [control.start.eq(self.control.start), self.control.busy.eq(control.busy),
                      self.control.done.eq(control.done), self.control.error.eq(control.error)]
         self._counters(m, b, interconnect)

@@ -9,10 +9,11 @@ op is picked and given back when its answer leaves the queue. Loads and updates 
 unused credit is given back.
 """
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import check_int
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import VisitResult
@@ -71,6 +72,6 @@ class BankOutputs(wiring.Component):
             returned = self.unused_push if name == "push" else 0
             m.d.sync += used.eq(used + self.gain[k] - released - returned)
             m.d.comb += self.room[k].eq(used != depth)
-            levels.append(queue.level != 0)
-        m.d.comb += self.busy.eq(Cat(*levels).any())
+            levels.append(queue.level)
+        m.d.comb += self.busy.eq(any_busy(levels))
         return m

@@ -12,6 +12,7 @@ from amaranth.hdl import Module, Mux, ResetInserter, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
@@ -152,7 +153,7 @@ class CircularQueue(wiring.Component):
             self.push.ready.eq(~tail_count.is_full & ~write_pending),
             self.pop.valid.eq(~head_count.is_zero),
             self.pop.payload.eq(head[:32]),
-            self.busy.eq((self.level != 0) | req_valid | (outstanding != 0)),
+            self.busy.eq(any_busy(self.level, req_valid, outstanding)),
         ]
 
         # Head side: the oldest line read back, else (nothing older in memory or on its way)

@@ -26,6 +26,7 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
@@ -273,5 +274,5 @@ class DDMU(wiring.Component):
                              answer_fifo.i.payload.entry.eq(0 if self._is_min else lent)]
                 with m.If(answer_fifo.i.ready):
                     m.next = "IDLE"
-        m.d.comb += self.busy.eq(~self.lookup.ready | (answer_fifo.level != 0))
+        m.d.comb += self.busy.eq(any_busy(~self.lookup.ready, answer_fifo.level))
         return m

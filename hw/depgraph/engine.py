@@ -15,10 +15,11 @@ edges', and the offsets' when they are not on chip);
 each edge carries its walk's number, so updates, acks, ``drained`` and ``left`` are per walk.
 """
 
-from amaranth.hdl import Cat, Module, ResetInserter
+from amaranth.hdl import Module, ResetInserter
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError
 from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
 from hw.lib.memory.port import MemoryPortSignature
@@ -224,9 +225,9 @@ class Engine(wiring.Component):
             bank.base.eq(self.first), bank.tolerance.eq(self.tolerance),
             self.ack.eq(bank.ack), self.ack_origin.eq(bank.ack_origin),
             self.ack_left.eq(bank.ack_left),
-            self.busy.eq(Cat(h.busy for h in hdtls).any() | shared["busy"] | queue.busy |
-                         (root_buffer.level != 0) |
-                         bank.busy | scheduler_busy | push_slice.o.valid | link.busy),
+            self.busy.eq(any_busy((h.busy for h in hdtls), shared["busy"], queue.busy,
+                                  root_buffer.level, bank.busy, scheduler_busy,
+                                  push_slice.o.valid, link.busy)),
             self.store_busy.eq(bank.busy | scheduler_busy),
             self.queue_overflow.eq(queue.overflow),
         ]

@@ -18,6 +18,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import ProbeResult
@@ -90,6 +91,6 @@ class ProbePort(wiring.Component):
             self.read.eq(reading),
             answers.i.valid.eq(answered),
             answers.i.payload.walkable.eq(walkable),
-            self.busy.eq(reading | answering | answered | (answers.level != 0)),
+            self.busy.eq(any_busy(reading, answering, answered, answers.level)),
         ]
         return m

@@ -14,6 +14,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError
 from hw.lib.arith.fp32 import FP32Adder, FP32Multiplier
 from hw.lib.arith.integer import saturating_add
@@ -119,6 +120,5 @@ class ShortcutValue(wiring.Component):
         in_flight = Signal(4)
         taken = self.i.valid & self.i.ready
         m.d.sync += in_flight.eq(in_flight + taken - (add.o.valid & both_ready))
-        m.d.comb += self.busy.eq((in_flight != 0) | (update_fifo.level != 0) |
-                                 (pseudo_fifo.level != 0))
+        m.d.comb += self.busy.eq(any_busy(in_flight, update_fifo.level, pseudo_fifo.level))
         return m

@@ -20,6 +20,7 @@ of its updates, the owner of its in-flight count (``drained``) and of ``left``.
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 
+from hw.lib.busy import any_busy
 from hw.lib.memory.arbiter import MemoryArbiter
 from hw.lib.registers.design import RegisterDesign
 from hw.lib.registers.file import RegisterFile
@@ -169,10 +170,9 @@ class DepGraph(RegisterDesign):
             self.control.done.eq(control.done),
             loader.start.eq(self.control.start), writer.start.eq(control.write_start),
             control.loader_done.eq(loader.done),
-            control.store_idle.eq(~Cat(e.store_busy for e in engines).any() & ~link.busy),
-            control.quiet.eq(~Cat(e.busy for e in engines).any() &
-                             Cat(e.drained.all() for e in engines).all() & ~network.busy &
-                             hub_quiet & ~link.busy),
+            control.store_idle.eq(~any_busy((e.store_busy for e in engines), link.busy)),
+            control.quiet.eq(~any_busy((e.busy for e in engines), network.busy, link.busy) &
+                             Cat(e.drained.all() for e in engines).all() & hub_quiet),
             control.written.eq(writer.done & ~arbiter.busy & ~link.busy),
         ]
         for e in engines:

@@ -11,6 +11,7 @@ from amaranth.hdl import Cat, Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.round_robin import RoundRobin
@@ -96,5 +97,5 @@ class UpdateNetwork(wiring.Component):
             m.d.comb += queue.i.valid.eq(wants.any())
         for s, head in enumerate(heads):
             m.d.comb += head.ready.eq(Cat(readies[s]).any())
-        m.d.comb += self.busy.eq(Cat(level != 0 for level in levels).any())
+        m.d.comb += self.busy.eq(any_busy(levels))
         return m

@@ -10,10 +10,11 @@ degrees' reciprocals come from :class:`hw.lib.arith.fp32_reciprocal.Reciprocal`;
 :class:`hw.lib.memory.line_writer.SequentialLineWriter` share one write client.
 """
 
-from amaranth.hdl import Cat, Module
+from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import check_int
 from hw.lib.arith.fp32_reciprocal import Reciprocal
 from hw.lib.memory.line_writer import SequentialLineWriter, line_item_layout
@@ -117,7 +118,7 @@ class SlabCompactor(wiring.Component):
         connect(m, b["index"].degrees, b["reciprocal"].i)
         connect(m, b["reciprocal"].o, b["vconst_writer"].items)
         for k, name in enumerate(("record_writer", "table_writer", "vconst_writer")):
-            connect(m, b[name].req, b["writes"].i[k])
+            connect(m, b[name].mem.req, b["writes"].i[k])
         for client, mem in zip((reader.mem, b["base_port"].mem, b["chain_port"].mem),
                                self.mem[:3]):
             connect(m, client, wiring.flipped(mem))
@@ -139,7 +140,7 @@ class SlabCompactor(wiring.Component):
             b["chain_port"].pool_base.eq(self.pool_base),
             writers[0].base.eq(self.edges_base), writers[1].base.eq(self.table_base),
             writers[2].base.eq(self.vconst_base),
-            *(writer.restart.eq(self.start) for writer in writers),
+            *(writer.start.eq(self.start) for writer in writers),
             self.done.eq(writers[0].done & writers[1].done & writers[2].done),
             self.edges.eq(b["index"].edge_count),
             self.chain_reads.eq(b["chain_port"].reads_done),
@@ -148,6 +149,6 @@ class SlabCompactor(wiring.Component):
         busy = [command.valid, reader.busy, b["walk"].busy, b["base_port"].busy,
                 b["chain_port"].busy, b["chains"].following, b["serialize"].busy,
                 b["edge_fifo"].o.valid, b["index"].busy, b["reciprocal"].busy,
-                *(w.req.valid for w in writers)]
-        m.d.comb += self.busy.eq(Cat(*busy).any())
+                *(w.busy for w in writers)]
+        m.d.comb += self.busy.eq(any_busy(busy))
         return m

@@ -14,6 +14,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, MemoryPortSignature, line_request_layout
 from hw.lib.stream.fifo import StreamFIFO
@@ -155,7 +156,7 @@ class SlabPort(wiring.Component):
             m.d.sync += [low.eq(landing.o.payload), low_valid.eq(1)]
         with m.Elif(out.valid & out.ready):
             m.d.sync += low_valid.eq(0)
-        m.d.comb += self.busy.eq(second | in_flight.o.valid | requests.o.valid | low_valid)
+        m.d.comb += self.busy.eq(any_busy(second, in_flight.o.valid, requests.o.valid, low_valid))
         return m
 
     def _write(self, m, requests, address, line_address):

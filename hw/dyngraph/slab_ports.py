@@ -6,10 +6,11 @@ operation a cycle. Each vertex's slabs are read and written through one port, in
 ``s mod ports`` (the vertex operations wait for the memory to be quiet around it).
 """
 
-from amaranth.hdl import Cat, Module, Mux
+from amaranth.hdl import Module, Mux
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.arbiter import StreamArbiter
@@ -111,7 +112,7 @@ class SlabPorts(wiring.Component):
         m.d.comb += [
             self.reads_done.eq(sum(port.reads_done for port in ports)),
             self.writes_done.eq(sum(port.writes_done for port in ports)),
-            self.busy.eq(Cat(*(port.busy for port in ports),
-                             *(queue.o.valid for queue in queues)).any()),
+            self.busy.eq(any_busy((port.busy for port in ports),
+                                  (queue.o.valid for queue in queues))),
         ]
         return m

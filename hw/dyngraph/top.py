@@ -12,9 +12,10 @@ deleted vertices). After the operations, :class:`SlabCompactor` can write the up
 as Graphicionado's edge list. :mod:`hw.dyngraph.layouts` gives the memory image.
 """
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 
+from hw.lib.busy import any_busy
 from hw.lib.cam import AtomicUpdateCAM, CAMConfig
 from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.memory.range_streamer import RangeStreamer
@@ -141,10 +142,9 @@ class UpdateUnit(RegisterDesign):
         busy.append(~b["lock_issue"].idle)
         busy.append(b["lock"].remove.valid)
         control = b["control"]
-        m.d.comb += [control.quiet.eq(~Cat(*busy).any() & ~interconnect.busy & ~link.busy),
+        m.d.comb += [control.quiet.eq(~any_busy(busy, interconnect.busy, link.busy)),
                      control.start.eq(self.control.start), self.control.busy.eq(control.busy),
-                     self.control.done.eq(control.done),
-                     self.control.error.eq(b["lock"].remove_miss)]
+                     self.control.done.eq(control.done), self.control.error.eq(b["lock"].remove_miss)]
         self._counters(m, b, interconnect)
         return m
 

@@ -12,6 +12,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.cam import AtomicUpdateCAM, CAMConfig
 from hw.lib.config import ConfigError, check_int
 from .layouts import Update
@@ -206,6 +207,6 @@ class AtomicUpdate(wiring.Component):
             self.temp_write_data.eq(reduce.o.payload.result),
             cam.remove.valid.eq(valid[latency]),
             cam.remove.payload.eq(dst[latency]),
-            self.busy.eq(held_valid | Cat(valid[1:]).any()),
+            self.busy.eq(any_busy(held_valid, valid[1:])),
         ]
         return m

@@ -15,8 +15,10 @@ from amaranth.hdl import Array, Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.cam import CAMConfig
 from hw.lib.config import ConfigError, check_int
+from hw.lib.memory.line_writer import SequentialLineWriter
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
@@ -35,7 +37,6 @@ from .random_vertex_read import RandomVertexRead
 from .scratchpad import Scratchpad, TempPropertyStream
 from .scratchpad_spill import ScratchpadSpill
 from .sequential_vertex_read import SequentialVertexRead
-from .sequential_vertex_write import SequentialVertexWrite
 from .units import compute_units
 
 
@@ -237,11 +238,11 @@ class DestinationStream(wiring.Component):
         m.submodules.temp_stream = temp_stream = TempPropertyStream(
             index_width=pad.index_width, stride=cfg.destination_segments,
             id_shift=dst_shift, id_low=self._index, flits=cfg.flits, word_width=word_width)
-        m.submodules.vprop_write = vprop_write = SequentialVertexWrite(
-            item_words=cfg.lanes, addr_width=cfg.addr_width)
+        m.submodules.vprop_write = vprop_write = SequentialLineWriter(
+            item_words=cfg.lanes, addr_width=cfg.addr_width, marked=False)
         m.submodules.fifo_a4 = fifo_a4 = StreamFIFO(word_width, cfg.fifo_depth)
         wiring.connect(m, vprop_write.mem, wiring.flipped(self.vprop_write_mem))
-        link(fifo_a4.o, vprop_write.i, "fifo_a4->vprop_write")
+        link(fifo_a4.o, vprop_write.items, "fifo_a4->vprop_write")
         m.d.comb += [
             walk.start.eq(self.start_apply), walk.num_vertices.eq(self.num_vertices),
             walk.part_lines.eq(self.part_lines), walk.range_first.eq(self.slice_first),
@@ -292,8 +293,8 @@ class DestinationStream(wiring.Component):
             m.d.sync += [flits_in.eq(flits_in + flit_counted),
                          flits_reduced.eq(flits_reduced + flit_written)]
         m.d.comb += [
-            self.drained.eq((flits_in == flits_reduced) & (fifo_p3.level == 0) & ~p4_busy &
-                            ~process_busy & ~link.busy),
+            self.drained.eq((flits_in == flits_reduced) &
+                            ~any_busy(fifo_p3.level, p4_busy, process_busy, link.busy)),
             self.edge_taken.eq(edge_taken),
             self.update_written.eq(update_written),
             self.cam_stall.eq(atomic.cam_stall),
@@ -472,8 +473,8 @@ class DestinationStream(wiring.Component):
                                                     cfg.fifo_depth)
         m.submodules.apply = apply = ApplyMin()
         m.submodules.fifo_a5 = fifo_a5 = StreamFIFO(ActiveVertex, cfg.fifo_depth)
-        m.submodules.active_write = active_write = SequentialVertexWrite(
-            item_words=2, addr_width=cfg.addr_width)
+        m.submodules.active_write = active_write = SequentialLineWriter(
+            item_words=2, addr_width=cfg.addr_width, marked=False)
         wiring.connect(m, vprop_read.mem, wiring.flipped(self.vprop_read_mem))
         wiring.connect(m, active_write.mem, wiring.flipped(self.active_write_mem))
         link(vprop_read.o, fifo_a1.i, "vprop_read->fifo_a1")
@@ -481,7 +482,7 @@ class DestinationStream(wiring.Component):
         link(fifo_a1.o, apply.prop, "fifo_a1->apply")
         link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
         link(apply.o_active, fifo_a5.i, "apply.o_active->fifo_a5")
-        link(fifo_a5.o, active_write.i, "fifo_a5->active_write")
+        link(fifo_a5.o, active_write.items, "fifo_a5->active_write")
         # Slices after the first append to the lists (§VI.A).
         counts = Array(self.active_counts)
         listed = Signal(32)
@@ -503,5 +504,5 @@ class DestinationStream(wiring.Component):
                 for j, count in enumerate(self.active_counts):
                     with m.Case(j):
                         m.d.sync += count.eq(listed + active_write.written)
-        idle = ~temp_stream.busy & ~vprop_read.busy & ~fifo_a1.o.valid & ~fifo_a5.o.valid
+        idle = ~any_busy(temp_stream.busy, vprop_read.busy, fifo_a1.o.valid, fifo_a5.o.valid)
         return idle, ~active_write.busy

@@ -12,6 +12,7 @@ from amaranth.hdl import Module, Signal, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import (LINE_BITS, WORDS_PER_LINE, MemoryPortSignature,
                                 line_request_layout)
@@ -134,7 +135,7 @@ class EdgeLineRequests(wiring.Component):
             self.req.payload.write.eq(0),
             requested.eq(self.req.valid & self.req.ready),
             decoded_done.eq(decoded_valid & (empty | (requested & (remaining == 0)))),
-            self.busy.eq((jobs.level != 0) | decoded_valid | (outstanding != 0)),
+            self.busy.eq(any_busy(jobs.level, decoded_valid, outstanding)),
         ]
         with m.If(self.start):
             m.d.sync += prev_valid.eq(0)
@@ -230,7 +231,7 @@ class EdgeHandout(wiring.Component):
             self.o.valid.eq(out.o.valid & out.o.payload.match),
             self.o.payload.eq(out.o.payload.edge),
             out.o.ready.eq(self.o.ready | ~out.o.payload.match),
-            self.busy.eq((jobs.level != 0) | current_valid | (out.level != 0)),
+            self.busy.eq(any_busy(jobs.level, current_valid, out.level)),
         ]
         with m.If(self.start):
             m.d.sync += held_valid.eq(0)

@@ -12,6 +12,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, is_power_of_two, check_int
 from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
@@ -140,6 +141,5 @@ class LargeRandomVertexRead(wiring.Component):
             lines.o.ready.eq(out.i.ready & in_flight.o.valid & line_done),
         ]
         wiring.connect(m, out.o, wiring.flipped(self.o))
-        m.d.comb += self.busy.eq((in_flight.level != 0) | (out.level != 0) |
-                                 (lines.level != 0))
+        m.d.comb += self.busy.eq(any_busy(in_flight.level, out.level, lines.level))
         return m

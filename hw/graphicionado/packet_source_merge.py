@@ -12,6 +12,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.arith.fp32_vector import check_lanes
 from hw.lib.stream.fifo import StreamFIFO
@@ -136,8 +137,8 @@ class PacketSourceMerge(wiring.Component):
             m.d.sync += current_valid.eq(0)
         with m.Elif(edge_done):
             m.d.sync += left.eq(left - 1)
-        m.d.comb += self.busy.eq((prop_in.level != 0) | (const_in.level != 0) |
-                                 (count != 0) | (vertices.level != 0) | current_valid)
+        m.d.comb += self.busy.eq(any_busy(prop_in.level, const_in.level, count,
+                                          vertices.level, current_valid))
         with m.If(fire & (self.edges.payload.edge.src != current.id)):
             m.d.sync += self.mismatch.eq(1)
         return m

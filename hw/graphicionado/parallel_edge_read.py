@@ -7,10 +7,11 @@ merged round robin on their way to the crossbar. A vertex's edges stay in order 
 reads them); edges of different vertices interleave.
 """
 
-from amaranth.hdl import Cat, Module
+from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
 from hw.lib.memory.port import MemoryPortSignature
@@ -95,6 +96,6 @@ class ParallelEdgeRead(wiring.Component):
         for k, queue in enumerate(queues):
             wiring.connect(m, dispatch.o[k], queue.i)
             m.d.comb += dispatch.levels[k].eq(queue.level)
-        m.d.comb += self.busy.eq(Cat(busy).any())
+        m.d.comb += self.busy.eq(any_busy(busy))
         return m
 

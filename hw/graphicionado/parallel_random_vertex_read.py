@@ -5,10 +5,11 @@ Several Random Vertex Reads side by side: each edge goes to the one holding the 
 and their outputs are merged round robin into one edge a cycle.
 """
 
-from amaranth.hdl import Cat, Module
+from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
 from hw.lib.memory.port import MemoryPortSignature
@@ -72,5 +73,5 @@ class ParallelRandomVertexRead(wiring.Component):
             wiring.connect(m, unit.mem, wiring.flipped(self.mem[k]))
             m.d.comb += [unit.vprop_base.eq(self.vprop_base), unit.part_lines.eq(self.part_lines),
                          dispatch.levels[k].eq(unit.level)]
-        m.d.comb += self.busy.eq(Cat(unit.busy for unit in units).any())
+        m.d.comb += self.busy.eq(any_busy(unit.busy for unit in units))
         return m

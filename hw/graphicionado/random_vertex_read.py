@@ -17,6 +17,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
@@ -125,6 +126,6 @@ class RandomVertexRead(wiring.Component):
         ]
         wiring.connect(m, out.o, wiring.flipped(self.o))
         # Every request is in ``in_flight`` too, so the two levels cover all the block holds.
-        m.d.comb += [self.busy.eq((in_flight.level != 0) | (out.level != 0)),
+        m.d.comb += [self.busy.eq(any_busy(in_flight.level, out.level)),
                      self.level.eq(in_flight.level + out.level)]
         return m

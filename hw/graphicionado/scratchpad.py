@@ -7,6 +7,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, is_power_of_two, check_int
 from hw.lib.stream.fifo import StreamFIFO
 
@@ -268,7 +269,7 @@ class TempPropertyStream(wiring.Component):
             self.write_en.eq(read_valid),
             self.write_addr.eq(read_index),
             self.write_data.eq(self.identity.replicate(lanes)),
-            self.busy.eq((left != 0) | Cat(in_flight).any() | queue.o.valid),
+            self.busy.eq(any_busy(left, in_flight, queue.o.valid)),
         ]
         wiring.connect(m, queue.o, wiring.flipped(self.o))
         with m.If(self.start):

@@ -11,11 +11,12 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
+from hw.lib.memory.line_writer import SequentialLineWriter
 from hw.lib.memory.port import MemoryPortSignature
 from .scratchpad import TempPropertyStream, check_word_width
 from .sequential_vertex_read import SequentialVertexRead
-from .sequential_vertex_write import SequentialVertexWrite
 
 
 __all__ = ["ScratchpadSpill"]
@@ -81,8 +82,9 @@ class ScratchpadSpill(wiring.Component):
         flit_shift = self._flits.bit_length() - 1
         m.submodules.out = out = TempPropertyStream(
             index_width=self._index_width, flits=self._flits, word_width=self._word_width)
-        m.submodules.writer = writer = SequentialVertexWrite(item_words=lanes,
-                                                             addr_width=self._addr_width)
+        m.submodules.writer = writer = SequentialLineWriter(item_words=lanes,
+                                                            addr_width=self._addr_width,
+                                                            marked=False)
         m.submodules.reader = reader = SequentialVertexRead(
             item_words=lanes, addr_width=self._addr_width, prefetch_lines=self._prefetch_lines)
         wiring.connect(m, writer.mem, wiring.flipped(self.write_mem))
@@ -100,8 +102,8 @@ class ScratchpadSpill(wiring.Component):
             out.identity.eq(self.identity), out.id_base.eq(0),
             out.read_data.eq(self.read_data),
             writer.start.eq(self.store), writer.base.eq(self.base), writer.first.eq(0),
-            writer.i.valid.eq(out.o.valid), writer.i.payload.eq(out.o.payload.temp),
-            out.o.ready.eq(writer.i.ready),
+            writer.items.valid.eq(out.o.valid), writer.items.payload.eq(out.o.payload.temp),
+            out.o.ready.eq(writer.items.ready),
             writer.flush.eq(flush_pending & ~out.busy & (writer.written == words)),
         ]
         # Load: each word to its place, as it comes.
@@ -117,5 +119,5 @@ class ScratchpadSpill(wiring.Component):
         with m.Else():
             m.d.comb += [self.write_addr.eq(out.write_addr),
                          self.write_data.eq(out.write_data), self.write_en.eq(out.write_en)]
-        m.d.comb += self.busy.eq(out.busy | writer.busy | flush_pending | reader.busy)
+        m.d.comb += self.busy.eq(any_busy(out.busy, writer.busy, flush_pending, reader.busy))
         return m

@@ -13,6 +13,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import SourcedEdge
@@ -133,8 +134,8 @@ class SourceMerge(wiring.Component):
             m.d.sync += [left.eq(left - 1), last.eq(left == 2)]
         # Levels, not the queues' valid: a registered queue's output is not yet valid in the
         # cycle after it took an item.
-        m.d.comb += self.busy.eq((prop_in.level != 0) | (const_in.level != 0) | zipped_valid |
-                                 (vertices.level != 0) | current_valid)
+        m.d.comb += self.busy.eq(any_busy(prop_in.level, const_in.level, zipped_valid,
+                                          vertices.level, current_valid))
         with m.If(fire & (self.edges.payload.edge.src != current.id)):
             m.d.sync += self.mismatch.eq(1)
         return m

@@ -20,6 +20,7 @@ from amaranth.hdl import Array, Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.broadcast import StreamBroadcast
@@ -298,7 +299,7 @@ class SourceStream(wiring.Component):
             if k == 0:
                 m.d.comb += self.stall_p2.eq(edge_read.i.valid & ~edge_read.i.ready)
         m.d.comb += [
-            walk.seg_idle.eq(~src_prop.busy & ~src_const.busy & ~Cat(pending).any()),
+            walk.seg_idle.eq(~any_busy(src_prop.busy, src_const.busy, pending)),
             self.error.eq(Cat(errors).any()),
             self.stall_p1.eq(src_prop.o.valid & ~src_prop.o.ready),
         ]

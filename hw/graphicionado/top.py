@@ -22,6 +22,7 @@ other designs'.
 from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 
+from hw.lib.busy import any_busy
 from hw.lib.stream.crossbar import Crossbar
 from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.registers.design import RegisterDesign
@@ -178,8 +179,8 @@ class GraphicionadoPipeline(RegisterDesign):
             self.control.error.eq(Cat(source.error for source in sources).any()),
             control.loaded.eq(~Cat(source.loading for source in sources).any() & ~link.busy),
             control.cleared.eq(~Cat(d.clearing for d in destinations).any()),
-            control.drained.eq(~Cat(source.busy for source in sources).any() &
-                               ~crossbar.busy & ~link.busy & control.network_idle &
+            control.drained.eq(~any_busy((source.busy for source in sources),
+                                         crossbar.busy, link.busy) & control.network_idle &
                                Cat(d.drained for d in destinations).all()),
             control.applied.eq(~Cat(d.applying for d in destinations).any()),
             control.spilled.eq(~Cat(d.spilling for d in destinations).any()),

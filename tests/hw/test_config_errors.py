@@ -36,7 +36,6 @@ def _cases():
     from hw.graphicionado.random_vertex_read import RandomVertexRead
     from hw.graphicionado.scratchpad import Scratchpad
     from hw.graphicionado.sequential_vertex_read import SequentialVertexRead
-    from hw.graphicionado.sequential_vertex_write import SequentialVertexWrite
     from hw.lib.arith.fp32_vector import FP32Lanes, FP32TreeSum
     from hw.graphicionado.large_random_vertex_read import LargeRandomVertexRead
     from hw.graphicionado.packet_source_merge import PacketSourceMerge
@@ -126,8 +125,8 @@ def _cases():
         "large-p4-lanes": (lambda: LargeRandomVertexRead(addr_width=26, lanes=32, flits=1),
                            "lanes"),
         "temp-stream-flits": (lambda: TempPropertyStream(index_width=8, flits=3), "flits"),
-        "svw-item-words": (lambda: SequentialVertexWrite(item_words=3, addr_width=26),
-                           "item_words"),
+        "line-writer-item-words": (lambda: SequentialLineWriter(item_words=3, addr_width=26),
+                                   "item_words"),
         "edge-id-coarsening": (lambda: EdgeIDRead(table_addr_width=10, coarsening=3),
                                "coarsening"),
         "svr-item-words": (lambda: SequentialVertexRead(item_words=5, addr_width=26),
@@ -249,7 +248,6 @@ def _cases():
                           "addr_width"),
         "svr-index-shift": (lambda: SequentialVertexRead(item_words=1, addr_width=26,
                                                          index_shift=-1), "index_shift"),
-        "svw-addr": (lambda: SequentialVertexWrite(item_words=1, addr_width=33), "addr_width"),
         "temp-stream-index": (lambda: TempPropertyStream(index_width=0), "index_width"),
         "expand-queue": (lambda: ExpandDispatch(lanes=2, queue_depth=0), "queue_depth"),
         "hub-cache-ctx": (lambda: HubCache(entries=4, ctx_width=-1), "ctx_width"),
@@ -269,6 +267,8 @@ def _cases():
         "word-lookup-ctx": (lambda: WordLookup(addr_width=26, ctx_width=-1), "ctx_width"),
         "line-writer-addr": (lambda: SequentialLineWriter(addr_width=0, item_words=1),
                              "addr_width"),
+        "line-writer-marked": (lambda: SequentialLineWriter(addr_width=26, item_words=1,
+                                                            marked=1), "marked"),
         "reorder-addr": (lambda: ReorderBuffer(channels=2, addr_width=0, depth=4),
                          "addr_width"),
         "arbiter-addr": (lambda: MemoryArbiter(ports=2, addr_width=0), "addr_width"),

@@ -1,13 +1,15 @@
-"""An array written from its first line on, items packed into 64-byte lines: how a unit that
-produces a list in order (the dynamic graph's compactor: edge records, EdgeIDTable entries,
-PageRank's VConst) stores it without read-modify-write."""
+"""An array written in order, items packed into 64-byte lines, each line written once it is
+full and the last, partial one with a byte mask, so nothing is read back: Graphicionado's
+Sequential Vertex Write (§3.2 stages A4 and A5: VProperty and the ActiveVertex list; the
+scratchpad's spill) and the dynamic graph's compactor (edge records, EdgeIDTable entries,
+PageRank's VConst)."""
 
 from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError, check_int
-from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, line_request_layout
+from hw.lib.memory.port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 
 
 __all__ = ["SequentialLineWriter", "line_item_layout"]
@@ -20,88 +22,144 @@ def line_item_layout(item_words: int) -> data.StructLayout:
 
 
 class SequentialLineWriter(wiring.Component):
-    """Items to consecutive slots of the array at line ``base``, a line write when a line is
-    full or the list ends (byte enables cover the items written, so the words after the list
-    keep their contents).
+    """Items to consecutive slots of the array at line ``base`` from slot ``first`` on.
+
+    A complete line moves to a one-line write buffer, so items keep flowing at one a cycle
+    while the previous line waits for the memory; only the item that would complete the next
+    line waits. The list ends with an item marked ``last`` or with a ``flush`` pulse: the
+    partial line, if any, is written with byte enables for its items only, so the words
+    before ``first`` and after the list keep their contents.
 
     Parameters
     ----------
     addr_width : int
     item_words : int
-        Words per item, a power of two dividing a line.
+        Words per item (1, 2, 4, 8 or 16).
+    marked : bool
+        Items come as ``line_item_layout(item_words)``, ``last`` ending the list; without
+        marks, as their ``32 * item_words`` bits alone, and only ``flush`` ends the list.
 
     Members
     -------
+    start : ``In(1)``
+        Pulse: the next item goes to slot ``first`` of the array at ``base``; clears
+        ``written`` and ``done``.
     base : ``In(addr_width)``
-    restart : ``In(1)``
-        Back to slot 0, ``done`` cleared.
+    first : ``In(32)``
+        Items already in the array: the writes append after them, the first line's earlier
+        items left alone by the byte mask (graph slicing appends each slice's ActiveVertex
+        entries to one list).
     items : ``In(stream.Signature(line_item_layout(item_words)))``
-    req : ``Out(stream.Signature(line_request_layout(addr_width)))``
-        Writes only.
+        (``In(stream.Signature(32 * item_words))`` unmarked.)
+    flush : ``In(1)``
+        Pulse after the last item, for a list without a ``last`` item: write the partial
+        line, if any.
+    busy : ``Out(1)``
+        A line is waiting for the memory or a flush is under way.
     done : ``Out(1)``
-        The last item's line has left.
+        The list has ended (``last`` or ``flush``) and its last line has left.
     written : ``Out(32)``
-        Items written since ``restart``.
+        Items taken since ``start`` (``empty`` ones aside).
+    mem : ``Out(MemoryPortSignature(addr_width))``
+        Write requests only; ``mem.resp`` is never used.
     """
 
-    def __init__(self, *, addr_width: int, item_words: int):
+    def __init__(self, *, addr_width: int, item_words: int, marked: bool = True):
         check_int("SequentialLineWriter", "addr_width", addr_width, high=32)
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError(f"SequentialLineWriter: item_words must be 1, 2, 4, 8 or 16, "
                               f"not {item_words!r}")
+        if not isinstance(marked, bool):
+            raise ConfigError(f"SequentialLineWriter: marked must be True or False, not "
+                              f"{marked!r}")
         self._item_words = item_words
+        self._addr_width = addr_width
+        self._marked = marked
         super().__init__({
+            "start": In(1),
             "base": In(addr_width),
-            "restart": In(1),
-            "items": In(stream.Signature(line_item_layout(item_words))),
-            "req": Out(stream.Signature(line_request_layout(addr_width))),
+            "first": In(32),
+            "items": In(stream.Signature(line_item_layout(item_words) if marked
+                                         else 32 * item_words)),
+            "flush": In(1),
+            "busy": Out(1),
             "done": Out(1),
             "written": Out(32),
+            "mem": Out(MemoryPortSignature(addr_width)),
         })
 
     def elaborate(self, platform):
         m = Module()
-        per_line = WORDS_PER_LINE // self._item_words
+        items_per_line = WORDS_PER_LINE // self._item_words
         item_bits = 32 * self._item_words
         item_bytes = 4 * self._item_words
+
         line = Signal(LINE_BITS)
-        mask = Signal(64)
-        slot = Signal(range(per_line))
-        line_index = Signal(32)
-        finishing = Signal()
-        item = self.items.payload
+        mask = Signal(LINE_BYTES)
+        slot = Signal(range(items_per_line))
+        line_addr = Signal(self._addr_width)
+        flush_pending = Signal()
+        ended = Signal()
+        # ``mask != 0`` as a register: the flush's decision, which loads the wide output
+        # registers by the memory arbiter, then waits on no 64-bit test.
+        partial = Signal()
 
-        free = ~self.req.valid | self.req.ready
-        m.d.comb += [self.items.ready.eq(free & ~finishing),
-                     self.req.payload.write.eq(1)]
-        with m.If(self.req.valid & self.req.ready):
-            m.d.sync += self.req.valid.eq(0)
-        with m.If(finishing & free):
-            m.d.sync += [finishing.eq(0), self.done.eq(1)]
+        out_valid = Signal()
+        out_line = Signal(LINE_BITS)
+        out_mask = Signal(LINE_BYTES)
+        out_addr = Signal(self._addr_width)
+        m.d.comb += [
+            self.mem.req.valid.eq(out_valid),
+            self.mem.req.payload.addr.eq(out_addr),
+            self.mem.req.payload.write.eq(1),
+            self.mem.req.payload.wdata.eq(out_line),
+            self.mem.req.payload.wmask.eq(out_mask),
+            self.mem.resp.ready.eq(1),
+        ]
+        out_free = ~out_valid | self.mem.req.ready
+        with m.If(self.mem.req.ready):
+            m.d.sync += out_valid.eq(0)
 
-        filled = Signal(LINE_BITS)
-        filled_mask = Signal(64)
-        full = Signal()
-        m.d.comb += [filled.eq(line), filled_mask.eq(mask)]
-        with m.If(~item.empty):
-            for k in range(per_line):
-                with m.If(slot == k):
-                    m.d.comb += [filled.word_select(k, item_bits).eq(item.data),
-                                 filled_mask.word_select(k, item_bytes).eq(
-                                     Const((1 << item_bytes) - 1, item_bytes))]
-            m.d.comb += full.eq(slot == per_line - 1)
-        flush = full | (item.last & (filled_mask != 0))
-        with m.If(self.items.valid & self.items.ready):
-            m.d.sync += [line.eq(filled), mask.eq(filled_mask),
-                         finishing.eq(item.last)]
-            with m.If(~item.empty):
-                m.d.sync += [slot.eq(slot + 1), self.written.eq(self.written + 1)]
-            with m.If(flush):
-                m.d.sync += [self.req.valid.eq(1), self.req.payload.wdata.eq(filled),
-                             self.req.payload.wmask.eq(filled_mask),
-                             self.req.payload.addr.eq(self.base + line_index),
-                             line_index.eq(line_index + 1), slot.eq(0), mask.eq(0)]
-        with m.If(self.restart):
-            m.d.sync += [slot.eq(0), mask.eq(0), line_index.eq(0), finishing.eq(0),
-                         self.done.eq(0), self.written.eq(0)]
+        if self._marked:
+            item_data, empty, last = (self.items.payload.data, self.items.payload.empty,
+                                      self.items.payload.last)
+        else:
+            item_data, empty, last = self.items.payload, Const(0), Const(0)
+        completes_line = ~empty & (slot == items_per_line - 1)
+        m.d.comb += [
+            self.items.ready.eq(~flush_pending & (~completes_line | out_free)),
+            self.busy.eq(out_valid | flush_pending),
+            self.done.eq(ended & ~out_valid & ~flush_pending),
+        ]
+        item_mask = Const((1 << item_bytes) - 1, LINE_BYTES)
+        new_line = Signal(LINE_BITS)
+        new_mask = Signal(LINE_BYTES)
+        m.d.comb += [
+            new_line.eq(line),
+            new_line.word_select(slot, item_bits).eq(item_data),
+            new_mask.eq(mask | (item_mask << (slot * item_bytes))),
+        ]
+        taken = self.items.valid & self.items.ready
+        with m.If(taken & ~empty):
+            m.d.sync += [line.eq(new_line), mask.eq(new_mask), slot.eq(slot + 1),
+                         self.written.eq(self.written + 1), partial.eq(1)]
+            with m.If(completes_line):
+                m.d.sync += [out_valid.eq(1), out_line.eq(new_line), out_mask.eq(new_mask),
+                             out_addr.eq(line_addr), line_addr.eq(line_addr + 1),
+                             slot.eq(0), mask.eq(0), partial.eq(0)]
+
+        with m.If(self.flush | (taken & last)):
+            m.d.sync += flush_pending.eq(1)
+        with m.If(flush_pending & out_free):
+            m.d.sync += [flush_pending.eq(0), ended.eq(1)]
+            with m.If(partial):
+                m.d.sync += [out_valid.eq(1), out_line.eq(line), out_mask.eq(mask),
+                             out_addr.eq(line_addr), line_addr.eq(line_addr + 1),
+                             slot.eq(0), mask.eq(0), partial.eq(0)]
+
+        slot_bits = (items_per_line - 1).bit_length()
+        with m.If(self.start):
+            m.d.sync += [line_addr.eq(self.base + (self.first >> slot_bits)),
+                         slot.eq(self.first[:slot_bits] if slot_bits else 0), mask.eq(0),
+                         partial.eq(0), ended.eq(0), self.written.eq(0)]
         return m

@@ -18,6 +18,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
@@ -159,5 +160,5 @@ class RangeReader(wiring.Component):
             m.d.sync += [setup.eq(0), active.eq(~self.abort), next_line.eq(index >> shift),
                          lines_left.eq(spanned), have_lines.eq(spanned != 0),
                          have_items.eq(items_left != 0), final_item.eq(items_left == 1)]
-        m.d.comb += self.busy.eq(~idle | (in_flight != 0))
+        m.d.comb += self.busy.eq(any_busy(~idle, in_flight))
         return m

@@ -8,6 +8,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
@@ -153,5 +154,5 @@ class RangeStreamer(wiring.Component):
         with m.Elif(handed):
             m.d.sync += offset.eq(offset + 1)
         m.d.sync += in_flight.eq(in_flight + requested - popped)
-        m.d.comb += self.busy.eq(have | (in_flight != 0))
+        m.d.comb += self.busy.eq(any_busy(have, in_flight))
         return m

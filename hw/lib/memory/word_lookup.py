@@ -8,6 +8,7 @@ from amaranth.hdl import Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
@@ -119,5 +120,5 @@ class WordLookup(wiring.Component):
             in_flight.o.ready.eq(self.o.ready & words.o.valid),
             words.o.ready.eq(self.o.ready & in_flight.o.valid),
         ]
-        m.d.comb += self.busy.eq(in_flight.level != 0)
+        m.d.comb += self.busy.eq(any_busy(in_flight.level))
         return m

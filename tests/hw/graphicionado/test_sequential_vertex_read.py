@@ -1,4 +1,4 @@
-"""Sequential Vertex Read and Write against a line memory model, in Amaranth's simulator."""
+"""Sequential Vertex Read against a line memory model, in Amaranth's simulator."""
 
 import random
 
@@ -87,60 +87,3 @@ def test_prefetch_hides_latency():
     sim.run_until(1e-8 * 5000)
     # 4 lines of 16 items cover 20 cycles of latency: close to one item per cycle.
     assert finished and finished[0] < count * 1.1 + 40, finished
-
-
-@pytest.mark.parametrize("item_words", [1, 2])
-@pytest.mark.parametrize("count", [1, 16, 37])
-@pytest.mark.parametrize("backpressure", [False, True])
-@pytest.mark.parametrize("first", [0, 5])
-def test_sequential_vertex_write(item_words, count, backpressure, first):
-    """Items land from position ``first`` on (a later graph slice appending to a list): the
-    items before it and after the last stay as they were, though they share lines."""
-    from hw.graphicionado.sequential_vertex_write import SequentialVertexWrite
-    from sim.amaranth_memory import lines_to_words
-    rng = np.random.default_rng(count + item_words)
-    words = rng.integers(0, 2**32, size=count * item_words, dtype=np.uint32)
-    base = 3
-    sentinel = words_to_lines(np.full(128, 0xDEADBEEF, dtype=np.uint32), base)
-    memory = LineMemoryModel(sentinel, latency=3,
-                             stall_probability=0.5 if backpressure else 0.0)
-    dut = SequentialVertexWrite(item_words=item_words, addr_width=16)
-    pause = random.Random(5)
-
-    async def memory_process(ctx):
-        await memory.serve(ctx, dut.mem)
-
-    async def testbench(ctx):
-        ctx.set(dut.base, base)
-        ctx.set(dut.first, first)
-        ctx.set(dut.start, 1)
-        await ctx.tick()
-        ctx.set(dut.start, 0)
-        sent = 0
-        while sent < count:
-            valid = not backpressure or pause.random() < 0.6
-            ctx.set(dut.i.valid, valid)
-            item = int.from_bytes(words[sent * item_words:(sent + 1) * item_words].tobytes(),
-                                  "little")
-            ctx.set(dut.i.payload, item)
-            fired = valid and ctx.get(dut.i.ready)
-            await ctx.tick()
-            sent += fired
-        ctx.set(dut.i.valid, 0)
-        ctx.set(dut.flush, 1)
-        await ctx.tick()
-        ctx.set(dut.flush, 0)
-        while ctx.get(dut.busy):
-            await ctx.tick()
-        assert ctx.get(dut.written) == count
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(memory_process, background=True)
-    sim.add_testbench(testbench)
-    sim.run()
-    got = lines_to_words(memory.lines, base, 128)
-    start, end = first * item_words, (first + count) * item_words
-    assert got[start:end].tolist() == words.tolist()
-    assert (got[:start] == 0xDEADBEEF).all(), "wrote before the first item"
-    assert (got[end:] == 0xDEADBEEF).all(), "wrote past the last item"
