@@ -7,11 +7,13 @@ random back-pressure), the AXI4 masters reach the memory image the host code lay
 across IDs, back-pressure on all five channels), and the result equals the golden model's.
 """
 
+import dataclasses
 import re
 import types
 
 import numpy as np
 import pytest
+from amaranth.hdl import Module, Signal
 from amaranth.sim import Simulator
 
 import golden
@@ -21,7 +23,9 @@ from hw.graphicionado.top import GraphicionadoPipeline
 from hw.lib.axi.address_map import CONTROL_BITS
 from hw.lib.axi.signature import AXI4LiteSignature, AXI4Signature, AXIResp
 from hw.lib.axi.top import AXITop
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, DesignConfig
+from hw.lib.registers.design import RegisterDesign
+from hw.lib.registers.file import RegisterFile
 from sim.amaranth_memory import lines_to_words, words_to_lines
 from sim.graphicionado.check import expected_values
 from sim.graphicionado.image import build_image
@@ -164,3 +168,168 @@ def test_graphicionado_bfs_through_the_axi_top(channels, data_width, pause):
         # Consecutive reads of one stream were merged into bursts.
         assert max(length + 1 for *_, length in bursts) > 512 // data_width
     assert counters["memory_reads"] > 0 and counters["memory_writes"] > 0
+
+
+@dataclasses.dataclass(frozen=True)
+class CopyConfig(DesignConfig):
+    addr_width: int = 12
+    memory_channels: int = 1
+    stall_injection: int = 0
+
+
+class Copier(RegisterDesign):
+    """A small design run through registers: on ``start`` it copies ``count`` lines from
+    line ``src`` to line ``dst``, one at a time, line ``k`` through channel ``k % channels``
+    (read, then write what came back), counting the lines in ``copied``."""
+
+    CONFIG = CopyConfig
+
+    def __init__(self, config):
+        super().__init__(config, registers=("src", "dst", "count"),
+                         counters=("copied", "cycles"))
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.file = file = RegisterFile(["src", "dst", "count"])
+        m.d.comb += [file.addr.eq(self.regs.addr), file.data.eq(self.regs.data),
+                     file.write.eq(self.regs.write)]
+        ports, channels = self.memory_ports, self._config.memory_channels
+        index, data = Signal(32), Signal(512)
+        source, target = file.src + index, file.dst + index
+        m.d.comb += self.counters.copied.eq(index)
+        with m.FSM():
+            with m.State("IDLE"):
+                with m.If(self.control.start):
+                    m.d.sync += [index.eq(0), self.control.done.eq(0),
+                                 self.counters.cycles.eq(0)]
+                    m.next = "NEXT"
+            with m.State("NEXT"):
+                m.d.sync += self.counters.cycles.eq(self.counters.cycles + 1)
+                with m.If(index == file.count):
+                    m.d.sync += self.control.done.eq(1)
+                    m.next = "IDLE"
+                with m.Else():
+                    m.next = "READ"
+            for state, line, write in (("READ", source, 0), ("WRITE", target, 1)):
+                with m.State(state):
+                    m.d.sync += self.counters.cycles.eq(self.counters.cycles + 1)
+                    for c, port in enumerate(ports):
+                        with m.If(line % channels == c):
+                            m.d.comb += [port.req.valid.eq(1), port.req.payload.addr.eq(line),
+                                         port.req.payload.write.eq(write),
+                                         port.req.payload.wdata.eq(data),
+                                         port.req.payload.wmask.eq(-1)]
+                            with m.If(port.req.ready):
+                                m.next = "WAIT" if not write else "NEXT"
+                                if write:
+                                    m.d.sync += index.eq(index + 1)
+            with m.State("WAIT"):
+                m.d.sync += self.counters.cycles.eq(self.counters.cycles + 1)
+                for c, port in enumerate(ports):
+                    m.d.comb += port.resp.ready.eq(1)
+                    with m.If(port.resp.valid):
+                        m.d.sync += data.eq(port.resp.payload.rdata)
+                        m.next = "WRITE"
+        m.d.comb += self.control.busy.eq(~self.control.done & (index != 0))
+        return m
+
+
+def run_copier(channels, *, errors=None, pause=1, count=12):
+    """Copy ``count`` lines from line 0 to line 64 through the Copier's AXI top; the slaves'
+    ``errors(write, addr, length)`` answer by channel (a list, one function a channel)."""
+    rng = np.random.default_rng(channels)
+    lines = {k: int(rng.integers(1 << 62)) << 400 | k for k in range(count)}
+    top = AXITop(Copier(CopyConfig(memory_channels=channels)), data_width=128, id_width=2)
+    offsets = {entry.name: entry.offset for entry in top.address_map}
+    host = AXI4LiteMasterModel(bus(top, "s_axil", LITE_MEMBERS), pause=pause)
+    slaves = [AXI4SlaveModel(bus(top, prefix, AXI4_MEMBERS), data_width=128, lines=lines,
+                             pause=pause, name=prefix,
+                             errors=None if errors is None else errors[c])
+              for c, prefix in enumerate(top.master_prefixes)]
+    out = {}
+
+    async def clock(ctx):
+        while True:
+            ctx.set(top.aclk, 0)
+            await ctx.delay(5e-9)
+            ctx.set(top.aclk, 1)
+            await ctx.delay(5e-9)
+
+    def serve(slave):
+        async def process(ctx):
+            await slave.serve(ctx)
+        return process
+
+    async def testbench(ctx):
+        ctx.set(top.aresetn, 1)
+        for name, value in (("src", 0), ("dst", 64), ("count", count)):
+            assert await host.write(ctx, offsets[f"reg_{name}"], value) == AXIResp.OKAY
+        assert await host.write(ctx, offsets["control"], 1) == AXIResp.OKAY
+        # The host waits for DONE or ERROR; then for the buses to fall quiet.
+        stop = 1 << CONTROL_BITS["done"] | 1 << CONTROL_BITS["error"]
+        for _ in range(2000):
+            status, _ = await host.read(ctx, offsets["control"])
+            if status & stop:
+                break
+        else:
+            raise AssertionError("the copy neither finished nor failed")
+        for _ in range(200):
+            if all(slave.idle() for slave in slaves):
+                break
+            await ctx.tick()
+        status, _ = await host.read(ctx, offsets["control"])
+        out["status"] = status
+        out["idle"] = all(slave.idle() for slave in slaves)
+        for name in ("error_cause", "error_addr_lo", "error_addr_hi", "stat_copied"):
+            out[name], resp = await host.read(ctx, offsets[name])
+            assert resp == AXIResp.OKAY
+
+    sim = Simulator(top)
+    sim.add_process(clock)
+    for slave in slaves:
+        sim.add_testbench(serve(slave), background=True)
+    sim.add_testbench(testbench)
+    sim.run()
+    out["memory"] = {addr: line for c, slave in enumerate(slaves)
+                     for addr, line in slave.lines.items() if addr % channels == c}
+    return out, lines
+
+
+@pytest.mark.parametrize("channels", [1, 2])
+def test_copier_reaches_done_after_its_writes(channels):
+    out, lines = run_copier(channels)
+    assert out["status"] == 1 << CONTROL_BITS["done"]
+    assert out["idle"] and out["stat_copied"] == len(lines)
+    assert out["error_cause"] == out["error_addr_lo"] == out["error_addr_hi"] == 0
+    assert all(out["memory"].get(64 + k) == line for k, line in lines.items())
+
+
+def fail_at(line, write, resp):
+    def errors(is_write, addr, length):
+        return resp.value if is_write == write and addr == line * 64 else AXIResp.OKAY.value
+    return errors
+
+
+@pytest.mark.parametrize("channels, line, write, resp", [
+    (1, 64 + 5, True, AXIResp.SLVERR), (2, 3, False, AXIResp.DECERR),
+    (2, 64 + 6, True, AXIResp.SLVERR)])
+def test_an_error_response_is_reported_with_its_cause(channels, line, write, resp):
+    """The master's error reaches ERROR and the error-cause registers say which channel,
+    which kind, which response and which address; every burst sent is answered (the buses
+    fall quiet). The run does not end: the master drops the requests after the error, so
+    the design waits for a read forever, and only a reset starts it again."""
+    okay = fail_at(-1, False, AXIResp.OKAY)
+    errors = [fail_at(line, write, resp) if c == line % channels else okay
+              for c in range(channels)]
+    out, lines = run_copier(channels, errors=errors)
+    assert out["status"] & (1 << CONTROL_BITS["error"] | 1 << CONTROL_BITS["done"]) == \
+        1 << CONTROL_BITS["error"]
+    assert out["idle"]
+    cause = 1 | int(write) << 1 | resp.value << 2 | (line % channels) << 8
+    assert out["error_cause"] == cause
+    assert (out["error_addr_hi"] << 32 | out["error_addr_lo"]) == line * 64
+    # The lines before the failing one were copied, the failing one was not.
+    failing = line - 64 if write else line
+    assert all(out["memory"].get(64 + k) == lines[k] for k in range(failing))
+    assert out["memory"].get(64 + failing) != lines[failing]
+    assert out["stat_copied"] < len(lines)
