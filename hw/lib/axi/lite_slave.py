@@ -11,19 +11,22 @@ time:
 * the two low address bits are ignored (a register is one 32-bit word) and ``awprot`` and
   ``arprot`` are not checked;
 * a configuration register keeps a shadow of what was written (the design's register file
-  has no read port): a write merges the bytes ``wstrb`` enables into the shadow and sends
-  the merged word to the design's register file; a write with no byte enabled changes
-  nothing;
+  has no read port), in a small memory (LUT RAM) by register address: a write merges the
+  bytes ``wstrb`` enables into the shadow and sends the merged word to the design's
+  register file; a write with no byte enabled changes nothing. After reset the slave
+  clears the shadow (one register a cycle), as the register file clears itself, and takes
+  no address meanwhile;
 * the control register's START bit starts a run when byte 0 is enabled and bit 0 is 1;
 * an address outside the map is answered SLVERR (a read with data 0), and so is a write to a
   read-only register, which changes nothing.
 """
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib.memory import Memory
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.axi.address_map import CONTROL_BITS, check_address_map
+from hw.lib.axi.address_map import CONTROL_BITS, KINDS, check_address_map
 from hw.lib.axi.signature import AXI4LiteSignature, AXIResp
 from hw.lib.config import ConfigError, check_int
 from hw.lib.registers.signatures import (CountersSignature, RegisterWriteSignature,
@@ -65,6 +68,9 @@ class AXI4LiteRegisterSlave(wiring.Component):
             raise ConfigError(f"AXI4LiteRegisterSlave: the map reaches {end:#x}, past a "
                               f"{addr_width}-bit address")
         self._entries = entries
+        self._readable = [entry for entry in entries if entry.kind != "config"]
+        self._depth = max([entry.index for entry in entries if entry.kind == "config"],
+                          default=0) + 1
         counters = [entry.field for entry in entries if entry.kind == "counter"]
         members = {"axil": In(AXI4LiteSignature(addr_width=addr_width, data_width=32)),
                    "regs": Out(RegisterWriteSignature()),
@@ -78,68 +84,104 @@ class AXI4LiteRegisterSlave(wiring.Component):
     def entries(self) -> list:
         return list(self._entries)
 
-    def _source(self, entry):
-        """What a read of ``entry`` returns (a config entry's shadow is added by the caller)."""
-        if entry.kind == "control":
-            bits = [Const(0, 1)] * (max(CONTROL_BITS.values()) + 1)
-            for name in ("busy", "done", "error"):
-                bits[CONTROL_BITS[name]] = getattr(self.control, name)
-            return Cat(*bits)
-        if entry.kind == "counter":
-            return getattr(self.counters, entry.field)
-        return getattr(self, entry.field)
+    def _decode(self, m, word, name):
+        """Signals decoding byte address bits ``word`` (the address without its two low
+        bits): ``kind`` (the entry's position in :data:`KINDS`, or ``len(KINDS)`` unmapped),
+        ``index`` (a config entry's register address), ``value`` (the position of a readable
+        non-config entry in :meth:`_values`)."""
+        kind = Signal(range(len(KINDS) + 1), name=f"{name}_kind", init=len(KINDS))
+        index = Signal(range(self._depth), name=f"{name}_index")
+        value = Signal(range(max(len(self._readable), 1)), name=f"{name}_value")
+        with m.Switch(word):
+            for entry in self._entries:
+                with m.Case(entry.offset >> 2):
+                    m.d.comb += kind.eq(KINDS.index(entry.kind))
+                    if entry.kind == "config":
+                        m.d.comb += index.eq(entry.index)
+                    else:
+                        m.d.comb += value.eq(self._readable.index(entry))
+        return kind, index, value
+
+    def _values(self):
+        """What a read of each entry of ``self._readable`` returns."""
+        values = []
+        for entry in self._readable:
+            if entry.kind == "control":
+                bits = [Const(0, 1)] * (max(CONTROL_BITS.values()) + 1)
+                for name in ("busy", "done", "error"):
+                    bits[CONTROL_BITS[name]] = getattr(self.control, name)
+                values.append(Cat(*bits))
+            elif entry.kind == "counter":
+                values.append(getattr(self.counters, entry.field))
+            else:
+                values.append(getattr(self, entry.field))
+        return values
 
     def elaborate(self, platform):
         m = Module()
         axil = self.axil
-        shadows = {entry.name: Signal(32, name=f"shadow_{entry.name}")
-                   for entry in self._entries if entry.kind == "config"}
         okay, slverr = AXIResp.OKAY, AXIResp.SLVERR
+        config = KINDS.index("config")
+        # The shadow of the configuration registers, by register address, cleared after
+        # reset (as the design's register file is) while the slave waits.
+        m.submodules.shadow = shadow = Memory(shape=32, depth=self._depth, init=[])
+        store = shadow.write_port(granularity=8)
+        old, peek = shadow.read_port(domain="comb"), shadow.read_port(domain="comb")
+        clearing, clear_addr = Signal(init=1), Signal(range(self._depth))
+        with m.If(clearing):
+            m.d.comb += [store.addr.eq(clear_addr), store.data.eq(0), store.en.eq(0b1111)]
+            m.d.sync += clear_addr.eq(clear_addr + 1)
+            with m.If(clear_addr == self._depth - 1):
+                m.d.sync += clearing.eq(0)
 
         # Writes: AW and W held until both are in and the last B is taken.
         aw_full, w_full = Signal(), Signal()
         aw_word = Signal(len(axil.awaddr) - 2)
         w_data, w_strb = Signal(32), Signal(4)
-        m.d.comb += [axil.awready.eq(~aw_full), axil.wready.eq(~w_full)]
-        with m.If(axil.awvalid & ~aw_full):
+        m.d.comb += [axil.awready.eq(~aw_full & ~clearing), axil.wready.eq(~w_full)]
+        with m.If(axil.awready & axil.awvalid):
             m.d.sync += [aw_full.eq(1), aw_word.eq(axil.awaddr[2:])]
         with m.If(axil.wvalid & ~w_full):
             m.d.sync += [w_full.eq(1), w_data.eq(axil.wdata), w_strb.eq(axil.wstrb)]
         with m.If(axil.bready):
             m.d.sync += axil.bvalid.eq(0)
+        kind, index, _ = self._decode(m, aw_word, "write")
+        m.d.comb += old.addr.eq(index)
+        merged = Cat(*(Mux(w_strb[b], w_data.word_select(b, 8), old.data.word_select(b, 8))
+                       for b in range(4)))
         m.d.sync += [self.regs.write.eq(0), self.control.start.eq(0)]
         with m.If(aw_full & w_full & ~axil.bvalid):
-            m.d.sync += [aw_full.eq(0), w_full.eq(0), axil.bvalid.eq(1), axil.bresp.eq(okay)]
-            with m.Switch(aw_word):
-                for entry in self._entries:
-                    with m.Case(entry.offset >> 2):
-                        if entry.kind == "control":
-                            m.d.sync += self.control.start.eq(
-                                w_strb[0] & w_data[CONTROL_BITS["start"]])
-                        elif entry.kind == "config":
-                            shadow = shadows[entry.name]
-                            merged = Cat(*(Mux(w_strb[b], w_data.word_select(b, 8),
-                                               shadow.word_select(b, 8)) for b in range(4)))
-                            m.d.sync += [shadow.eq(merged), self.regs.addr.eq(entry.index),
-                                         self.regs.data.eq(merged),
-                                         self.regs.write.eq(w_strb != 0)]
-                        else:
-                            m.d.sync += axil.bresp.eq(slverr)
-                with m.Default():
-                    m.d.sync += axil.bresp.eq(slverr)
+            m.d.sync += [aw_full.eq(0), w_full.eq(0), axil.bvalid.eq(1),
+                         axil.bresp.eq(Mux((kind == config) | (kind == KINDS.index("control")),
+                                           okay, slverr))]
+            with m.If(kind == KINDS.index("control")):
+                m.d.sync += self.control.start.eq(w_strb[0] & w_data[CONTROL_BITS["start"]])
+            with m.If(kind == config):
+                m.d.comb += [store.addr.eq(index), store.data.eq(w_data), store.en.eq(w_strb)]
+                m.d.sync += [self.regs.addr.eq(index), self.regs.data.eq(merged),
+                             self.regs.write.eq(w_strb != 0)]
 
         # Reads: the word is picked as the address is taken, and held until rready.
-        m.d.comb += axil.arready.eq(~axil.rvalid)
+        kind, index, value = self._decode(m, axil.araddr[2:], "read")
+        m.d.comb += [peek.addr.eq(index), axil.arready.eq(~axil.rvalid & ~clearing)]
         with m.If(axil.rready):
             m.d.sync += axil.rvalid.eq(0)
-        with m.If(axil.arvalid & ~axil.rvalid):
-            m.d.sync += [axil.rvalid.eq(1), axil.rresp.eq(okay), axil.rdata.eq(0)]
-            with m.Switch(axil.araddr[2:]):
-                for entry in self._entries:
-                    with m.Case(entry.offset >> 2):
-                        source = shadows[entry.name] if entry.kind == "config" else \
-                            self._source(entry)
-                        m.d.sync += axil.rdata.eq(source)
-                with m.Default():
-                    m.d.sync += axil.rresp.eq(slverr)
+        with m.If(axil.arvalid & axil.arready):
+            values = _mux_tree(self._values(), value)
+            m.d.sync += [
+                axil.rvalid.eq(1),
+                axil.rresp.eq(Mux(kind == len(KINDS), slverr, okay)),
+                axil.rdata.eq(Mux(kind == config, peek.data,
+                                  Mux(kind == len(KINDS), 0, values))),
+            ]
         return m
+
+
+def _mux_tree(values, select):
+    """``values[select]`` as a balanced tree of two-way multiplexers on ``select``'s bits
+    (``select`` below ``len(values)``)."""
+    level = list(values)
+    for bit in range(len(select)):
+        level = [Mux(select[bit], level[k + 1], level[k]) if k + 1 < len(level) else level[k]
+                 for k in range(0, len(level), 2)]
+    return level[0]

@@ -14,6 +14,7 @@ SLVERR and change nothing.
 import random
 
 import pytest
+from amaranth.hdl import ResetInserter, Signal
 from amaranth.sim import Simulator
 
 from hw.lib.axi.address_map import (COUNTER_BASE, REGISTER_BASE, MapEntry, check_address_map,
@@ -33,10 +34,11 @@ OKAY, SLVERR = AXIResp.OKAY, AXIResp.SLVERR
 def run_slave(host, *, pause, limit=20_000, beside=None):
     """Run ``host(ctx, dut, master, log)`` against a slave of the test map (and
     ``beside(ctx, dut, master)`` at the same time, if given); ``log`` gets every register
-    write (``"regs"``) and the cycle of every start pulse (``"starts"``)."""
+    write (``"regs"``) and the cycle of every start pulse (``"starts"``), and holds the
+    slave's reset (``"reset"``)."""
     dut = AXI4LiteRegisterSlave(design_address_map(REGISTERS, COUNTERS))
     master = AXI4LiteMasterModel(dut.axil, pause=pause)
-    log = {"regs": [], "starts": [], "cycle": 0}
+    log = {"regs": [], "starts": [], "cycle": 0, "reset": Signal()}
 
     async def monitor(ctx):
         async for _, _, write, addr, data, start in ctx.tick().sample(
@@ -55,7 +57,7 @@ def run_slave(host, *, pause, limit=20_000, beside=None):
     async def other(ctx):
         await beside(ctx, dut, master)
 
-    sim = Simulator(dut)
+    sim = Simulator(ResetInserter(log["reset"])(dut))
     sim.add_clock(1e-8)
     sim.add_process(monitor)
     if beside is not None:
@@ -216,3 +218,19 @@ def test_bad_maps_and_parameters():
     with pytest.raises(ConfigError, match="past a 12-bit address"):
         AXI4LiteRegisterSlave(far)
     AXI4LiteRegisterSlave(far, addr_width=13)
+
+
+def test_reset_clears_the_shadow():
+    """After a reset the configuration registers read 0, as the design's register file
+    holds after its reset."""
+    async def host(ctx, dut, master, log):
+        for k in range(len(REGISTERS)):
+            assert await master.write(ctx, REGISTER_BASE + 4 * k, 0xA0 + k) == OKAY
+        assert await master.read(ctx, REGISTER_BASE + 4) == (0xA1, OKAY)
+        ctx.set(log["reset"], 1)
+        await ctx.tick()
+        ctx.set(log["reset"], 0)
+        for k in range(len(REGISTERS)):
+            assert await master.read(ctx, REGISTER_BASE + 4 * k) == (0, OKAY)
+
+    run_slave(host, pause=1)
