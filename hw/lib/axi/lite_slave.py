@@ -7,7 +7,8 @@ time:
 
 * a write waits until both its address (AW) and its data (W) are in, takes effect, and is
   answered on B; AW and W are taken in either order, the next of each once B is sent;
-* a read is answered on R the cycle after its address is taken, then waits for ``rready``;
+* a read is answered on R two cycles after its address is taken (the address is decoded
+  into registers first), then waits for ``rready``;
 * the two low address bits are ignored (a register is one 32-bit word) and ``awprot`` and
   ``arprot`` are not checked;
 * a configuration register keeps a shadow of what was written (the design's register file
@@ -84,22 +85,25 @@ class AXI4LiteRegisterSlave(wiring.Component):
     def entries(self) -> list:
         return list(self._entries)
 
-    def _decode(self, m, word, name):
-        """Signals decoding byte address bits ``word`` (the address without its two low
-        bits): ``kind`` (the entry's position in :data:`KINDS`, or ``len(KINDS)`` unmapped),
-        ``index`` (a config entry's register address), ``value`` (the position of a readable
-        non-config entry in :meth:`_values`)."""
+    def _decode(self, m, word, name, load):
+        """Registers decoding address bits ``word`` (the byte address without its two low
+        bits), loaded when ``load``: ``kind`` (the entry's position in :data:`KINDS`, or
+        ``len(KINDS)`` unmapped), ``index`` (a config entry's register address), ``value``
+        (the position of a readable non-config entry in :meth:`_values`). Registered, so
+        the multiplexers behind them see a plain select."""
         kind = Signal(range(len(KINDS) + 1), name=f"{name}_kind", init=len(KINDS))
         index = Signal(range(self._depth), name=f"{name}_index")
         value = Signal(range(max(len(self._readable), 1)), name=f"{name}_value")
-        with m.Switch(word):
-            for entry in self._entries:
-                with m.Case(entry.offset >> 2):
-                    m.d.comb += kind.eq(KINDS.index(entry.kind))
-                    if entry.kind == "config":
-                        m.d.comb += index.eq(entry.index)
-                    else:
-                        m.d.comb += value.eq(self._readable.index(entry))
+        with m.If(load):
+            m.d.sync += kind.eq(len(KINDS))
+            with m.Switch(word):
+                for entry in self._entries:
+                    with m.Case(entry.offset >> 2):
+                        m.d.sync += kind.eq(KINDS.index(entry.kind))
+                        if entry.kind == "config":
+                            m.d.sync += index.eq(entry.index)
+                        else:
+                            m.d.sync += value.eq(self._readable.index(entry))
         return kind, index, value
 
     def _values(self):
@@ -134,18 +138,18 @@ class AXI4LiteRegisterSlave(wiring.Component):
             with m.If(clear_addr == self._depth - 1):
                 m.d.sync += clearing.eq(0)
 
-        # Writes: AW and W held until both are in and the last B is taken.
+        # Writes: AW (decoded as it is taken) and W held until both are in and the last B
+        # is taken.
         aw_full, w_full = Signal(), Signal()
-        aw_word = Signal(len(axil.awaddr) - 2)
         w_data, w_strb = Signal(32), Signal(4)
         m.d.comb += [axil.awready.eq(~aw_full & ~clearing), axil.wready.eq(~w_full)]
+        kind, index, _ = self._decode(m, axil.awaddr[2:], "aw", axil.awready & axil.awvalid)
         with m.If(axil.awready & axil.awvalid):
-            m.d.sync += [aw_full.eq(1), aw_word.eq(axil.awaddr[2:])]
+            m.d.sync += aw_full.eq(1)
         with m.If(axil.wvalid & ~w_full):
             m.d.sync += [w_full.eq(1), w_data.eq(axil.wdata), w_strb.eq(axil.wstrb)]
         with m.If(axil.bready):
             m.d.sync += axil.bvalid.eq(0)
-        kind, index, _ = self._decode(m, aw_word, "write")
         m.d.comb += old.addr.eq(index)
         merged = Cat(*(Mux(w_strb[b], w_data.word_select(b, 8), old.data.word_select(b, 8))
                        for b in range(4)))
@@ -161,18 +165,23 @@ class AXI4LiteRegisterSlave(wiring.Component):
                 m.d.sync += [self.regs.addr.eq(index), self.regs.data.eq(merged),
                              self.regs.write.eq(w_strb != 0)]
 
-        # Reads: the word is picked as the address is taken, and held until rready.
-        kind, index, value = self._decode(m, axil.araddr[2:], "read")
-        m.d.comb += [peek.addr.eq(index), axil.arready.eq(~axil.rvalid & ~clearing)]
+        # Reads: the address is decoded as it is taken, the word picked the next cycle and
+        # held until rready.
+        picking = Signal()
+        take = axil.arvalid & axil.arready
+        kind, index, value = self._decode(m, axil.araddr[2:], "ar", take)
+        m.d.comb += [peek.addr.eq(index),
+                     axil.arready.eq(~axil.rvalid & ~picking & ~clearing)]
+        m.d.sync += picking.eq(take)
         with m.If(axil.rready):
             m.d.sync += axil.rvalid.eq(0)
-        with m.If(axil.arvalid & axil.arready):
-            values = _mux_tree(self._values(), value)
+        with m.If(picking):
             m.d.sync += [
                 axil.rvalid.eq(1),
                 axil.rresp.eq(Mux(kind == len(KINDS), slverr, okay)),
                 axil.rdata.eq(Mux(kind == config, peek.data,
-                                  Mux(kind == len(KINDS), 0, values))),
+                                  Mux(kind == len(KINDS), 0,
+                                      _mux_tree(self._values(), value)))),
             ]
         return m
 
