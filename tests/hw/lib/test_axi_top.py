@@ -265,7 +265,7 @@ def run_copier(channels, *, errors=None, pause=1, count=12):
         for name, value in (("src", 0), ("dst", 64), ("count", count)):
             assert await host.write(ctx, offsets[f"reg_{name}"], value) == AXIResp.OKAY
         assert await host.write(ctx, offsets["control"], 1) == AXIResp.OKAY
-        # The host waits for DONE or ERROR; then for the buses to fall quiet.
+        # The host waits for DONE or ERROR; then for the buses to stay quiet a while.
         stop = 1 << CONTROL_BITS["done"] | 1 << CONTROL_BITS["error"]
         for _ in range(2000):
             status, _ = await host.read(ctx, offsets["control"])
@@ -273,8 +273,10 @@ def run_copier(channels, *, errors=None, pause=1, count=12):
                 break
         else:
             raise AssertionError("the copy neither finished nor failed")
-        for _ in range(200):
-            if all(slave.idle() for slave in slaves):
+        quiet = 0
+        for _ in range(3000):
+            quiet = quiet + 1 if all(slave.idle() for slave in slaves) else 0
+            if quiet == 100:
                 break
             await ctx.tick()
         status, _ = await host.read(ctx, offsets["control"])
