@@ -11,8 +11,9 @@ interconnect outside joins the masters onto one memory holding the image the hos
 (a channel's lines are never consecutive, so with several channels every burst is one
 line).
 
-``done`` reaches the host only when the design is done and no master has a write
-unanswered (a run's results are in memory when the host sees DONE); BUSY holds until then.
+``done`` reaches the host only when the design is done, no master has a write unanswered and
+no request waits at a master (a run's results are in memory when the host sees DONE); BUSY
+holds until then.
 ERROR is the design's own error or a master's SLVERR/DECERR; the first master to take one
 (the lowest channel if several in one cycle) is kept in the error-cause registers.
 
@@ -130,7 +131,10 @@ class AXITop(wiring.Component):
         m.d.comb += [slave.error_cause.eq(cause), slave.error_addr_lo.eq(addr[:32]),
                      slave.error_addr_hi.eq(addr[32:])]
 
-        pending = Cat(master.writes_pending for master in self._masters).any()
+        # A request offered in the cycle the design raises done is not yet pending in its
+        # master: it holds DONE back too.
+        pending = Cat(*(master.writes_pending for master in self._masters),
+                      *(port.req.valid for port in design.memory_ports)).any()
         bus_error = Cat(master.error for master in self._masters).any()
         m.d.comb += [
             design.control.start.eq(slave.control.start),
