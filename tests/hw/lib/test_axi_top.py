@@ -14,6 +14,8 @@ import types
 import numpy as np
 import pytest
 from amaranth.hdl import Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 import golden
@@ -21,6 +23,7 @@ from graphgen.designs import get_design
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.top import GraphicionadoPipeline
 from hw.lib.axi.address_map import CONTROL_BITS
+from hw.lib.axi.flat import flat_members
 from hw.lib.axi.signature import AXI4LiteSignature, AXI4Signature, AXIResp
 from hw.lib.axi.top import AXITop
 from hw.lib.config import ConfigError, DesignConfig
@@ -74,6 +77,17 @@ def test_refuses_a_design_not_run_through_registers():
     design = get_design("bfs")
     with pytest.raises(ConfigError, match="data_width"):
         AXITop(design.build(design.config()), data_width=32)
+
+
+def test_flat_members_name_ports_by_prefix():
+    lite = AXI4LiteSignature(addr_width=12)
+    flat = flat_members(lite, "s_axil", flipped=True)
+    assert list(flat) == [f"s_axil_{name}" for name in lite.members]
+    assert flat["s_axil_awaddr"].flow == In and flat["s_axil_rdata"].flow == Out
+    assert flat_members(lite, "m")["m_awaddr"].flow == Out
+    nested = wiring.Signature({"axi": Out(lite)})
+    with pytest.raises(ConfigError, match="axi of .* is not a port"):
+        flat_members(nested, "x")
 
 
 def bus(top, prefix, members):
