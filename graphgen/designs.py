@@ -30,7 +30,7 @@ from .simulations import bfs, depgraph, dyngraph, graphicionado
 
 
 __all__ = ["Design", "DESIGNS", "get_design", "design_and_config", "simulated_designs",
-           "check_sim_options", "ConfigError"]
+           "register_designs", "check_sim_options", "ConfigError"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,14 +49,30 @@ class Design:
     def config(self, overrides: dict[str, str] | None = None) -> DesignConfig:
         return self.config_class.from_overrides(overrides or {})
 
-    def top(self, config: DesignConfig) -> str:
+    def top(self, config: DesignConfig, bus: str = "native") -> str:
         """Module name of the emitted Verilog: the design name, ``-`` made ``_`` (one per
-        configuration file)."""
-        return self.name.replace("-", "_")
+        configuration file), with ``_axi`` for its AXI top."""
+        name = self.name.replace("-", "_")
+        return name if bus == "native" else f"{name}_{bus}"
 
-    def verilog(self, config: DesignConfig, component=None) -> str:
+    def axi_top(self, config: DesignConfig, **options):
+        """The design in an :class:`~hw.lib.axi.top.AXITop` with ``options`` (its
+        parameters); ConfigError for a design not run through registers."""
+        from hw.lib.axi.top import AXITop
+        from hw.lib.registers.design import RegisterDesign
+        component = self.build(config)
+        if not isinstance(component, RegisterDesign):
+            raise ConfigError(f"{self.name} has no AXI top: it is not run through registers "
+                              f"(those that are: {', '.join(register_designs())})")
+        return AXITop(component, **options)
+
+    def verilog(self, config: DesignConfig, component=None, *, bus: str = "native") -> str:
+        """The Verilog of ``component`` (by default the design, or with ``bus="axi"`` its
+        AXI top with the default parameters)."""
         from sim.harness import emit_verilog
-        return emit_verilog(component or self.build(config), self.top(config))
+        if component is None:
+            component = self.axi_top(config) if bus == "axi" else self.build(config)
+        return emit_verilog(component, self.top(config, bus))
 
     def run_test(self, config: DesignConfig, *, simulator: str = "verilator", seed: int = 1,
                  options: dict | None = None, component=None, trace=None,
@@ -152,6 +168,13 @@ def design_and_config(args) -> tuple[Design, DesignConfig]:
     """A command's ``--design`` and its configuration from ``--set``."""
     design = get_design(args.design)
     return design, design.config(parse_sets(args.set))
+
+
+def register_designs() -> list[str]:
+    """The designs run through registers (their testbench is the register run): those with
+    an AXI top."""
+    return [name for name, design in DESIGNS.items()
+            if design.testbench == "sim.tb.test_register_run"]
 
 
 def simulated_designs() -> list[str]:

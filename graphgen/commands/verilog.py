@@ -1,27 +1,64 @@
-"""``graphgen verilog``: a design's Verilog, headed by its configuration."""
+"""``graphgen verilog``: a design's Verilog, headed by its configuration; with ``--bus axi``
+its AXI top (AXI4 masters, an AXI4-Lite register slave), headed also by the register map."""
 
 import json
 from pathlib import Path
 
-from ..common import add_design_options
+from ..common import UsageError, add_design_options, parse_sets
 from ..designs import DESIGNS, design_and_config
 from ..reports import atomic_write
 
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "AXI_OPTIONS"]
+
+BUSES = ("native", "axi")
+# AXITop's parameters, all integers (hw/lib/axi/top.py).
+AXI_OPTIONS = ("data_width", "id_width", "axi_addr_width", "read_outstanding",
+               "write_outstanding", "max_burst_beats", "write_buffer", "lite_addr_width")
 
 
 def add_parser(commands) -> None:
     command = commands.add_parser("verilog", help="emit the Verilog of a design")
     add_design_options(command, DESIGNS)
+    command.add_argument("--bus", choices=BUSES, default="native",
+                         help="native: the design's own ports (default); axi: its AXI top, "
+                              "AXI4 masters (m_axi_*) and an AXI4-Lite register slave "
+                              "(s_axil_*), for the designs run through registers")
+    command.add_argument("--axi", action="append", metavar="KEY=VALUE",
+                         help=f"a parameter of the AXI top (--bus axi): "
+                              f"{', '.join(AXI_OPTIONS)}")
     command.add_argument("-o", "--output", required=True, metavar="FILE.v")
     command.set_defaults(run=run)
 
 
+def axi_options(args) -> dict[str, int]:
+    """``--axi`` pairs checked: known keys, integer values; only with ``--bus axi``."""
+    pairs = parse_sets(args.axi, "--axi")
+    if pairs and args.bus != "axi":
+        raise UsageError("--axi sets parameters of the AXI top: give --bus axi")
+    options = {}
+    for key, value in pairs.items():
+        if key not in AXI_OPTIONS:
+            raise UsageError(f"--axi {key}: unknown parameter; valid: {', '.join(AXI_OPTIONS)}")
+        try:
+            options[key] = int(value, 0)
+        except ValueError:
+            raise UsageError(f"--axi {key} expects an integer, got {value!r}") from None
+    return options
+
+
 def run(args) -> int:
     design, config = design_and_config(args)
-    text = design.verilog(config)
+    options = axi_options(args)
     header = f"// graphgen design {design.name}: {json.dumps(config.as_dict())}\n"
+    component = None
+    if args.bus == "axi":
+        component = design.axi_top(config, **options)
+        header += f"// bus axi: {json.dumps(options)}; AXI4-Lite register map:\n" + "".join(
+            f"//   {entry.offset:#05x} {entry.name} ({entry.access}): {entry.description}\n"
+            for entry in component.address_map)
+    text = design.verilog(config, component, bus=args.bus)
     atomic_write(Path(args.output), header + text)
-    print(f"wrote {args.output}: module {design.top(config)}, {text.count(chr(10))} lines")
+    print(f"wrote {args.output}: module {design.top(config, args.bus)}, "
+          f"{text.count(chr(10))} lines")
     return 0

@@ -1,0 +1,145 @@
+"""A design run through registers, as drop-in IP: AXI4 masters for its memory and an
+AXI4-Lite slave for its registers, with the port names Vivado and FuseSoC users expect.
+
+:class:`AXITop` puts an :class:`~hw.lib.axi.master.AXI4Master` behind each of the design's
+memory channels and an :class:`~hw.lib.axi.lite_slave.AXI4LiteRegisterSlave` in front of its
+registers, run control and counters (map: :func:`~hw.lib.axi.address_map.design_address_map`).
+
+Every channel's master is a port of its own and sends the design's global byte address
+(``line * 64``): channel ``c`` carries the lines with ``line % channels == c``, so an
+interconnect outside joins the masters onto one memory holding the image the host laid out
+(a channel's lines are never consecutive, so with several channels every burst is one
+line).
+
+``done`` reaches the host only when the design is done, no master has a write unanswered and
+no request waits at a master (a run's results are in memory when the host sees DONE); BUSY
+holds until then.
+ERROR is the design's own error or a master's SLVERR/DECERR; the first master to take one
+(the lowest channel if several in one cycle) is kept in the error-cause registers.
+
+The clock and reset are AXI's: ``aclk``, and ``aresetn`` active low and synchronous.
+"""
+
+from amaranth.hdl import Cat, ClockDomain, Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from hw.lib.axi.address_map import ERROR_CAUSE_FIELDS, design_address_map
+from hw.lib.axi.flat import connect_flat, flat_members
+from hw.lib.axi.lite_slave import AXI4LiteRegisterSlave
+from hw.lib.axi.master import AXI4Master
+from hw.lib.config import ConfigError
+from hw.lib.memory.port import MEMORY_TAG_WIDTH
+from hw.lib.registers.design import RegisterDesign
+
+
+__all__ = ["AXITop"]
+
+
+class AXITop(wiring.Component):
+    """``design`` with AXI4 masters and an AXI4-Lite register slave.
+
+    Parameters
+    ----------
+    design : RegisterDesign
+    data_width, id_width, axi_addr_width, read_outstanding, write_outstanding,
+    max_burst_beats, write_buffer :
+        Each master's parameters (:class:`~hw.lib.axi.master.AXI4Master`, its defaults).
+    lite_addr_width : int
+        The AXI4-Lite address width (12: a 4 KiB window).
+
+    Members
+    -------
+    aclk : ``In(1)``; aresetn : ``In(1)``
+    s_axil_<member> : the AXI4-Lite slave's ports (``s_axil_awaddr`` ... ``s_axil_rready``)
+    m_axi_<member> : the AXI4 master's ports; with several memory channels ``m_axi<c>_...``
+        for channel ``c``
+    stall_seed : ``In(32)`` when the design injects stalls (a simulation build)
+    """
+
+    def __init__(self, design, *, data_width: int = 64, id_width: int = 4,
+                 axi_addr_width: int | None = None, lite_addr_width: int = 12,
+                 **master_options):
+        if not isinstance(design, RegisterDesign):
+            raise ConfigError(f"AXITop needs a design run through registers (a "
+                              f"RegisterDesign), not {type(design).__name__}")
+        self._design = design
+        config = design.config
+        self._masters = [
+            AXI4Master(addr_width=config.addr_width, tag_width=MEMORY_TAG_WIDTH,
+                       data_width=data_width, id_width=id_width,
+                       axi_addr_width=axi_addr_width, **master_options)
+            for _ in range(config.memory_channels)]
+        counters = design.signature.members["counters"].signature.names
+        self._map = design_address_map(design.register_map, counters)
+        self._slave = AXI4LiteRegisterSlave(self._map, addr_width=lite_addr_width)
+        members = {"aclk": In(1), "aresetn": In(1)}
+        members.update(flat_members(self._slave.axil.signature.flip(), "s_axil", flipped=True))
+        for prefix, master in zip(self.master_prefixes, self._masters):
+            members.update(flat_members(master.axi_signature, prefix))
+        if "stall_seed" in design.signature.members:
+            members["stall_seed"] = In(32)
+        super().__init__(members)
+
+    @property
+    def design(self) -> RegisterDesign:
+        return self._design
+
+    @property
+    def address_map(self) -> list:
+        """The register slave's map (:class:`~hw.lib.axi.address_map.MapEntry` list)."""
+        return self._slave.entries
+
+    @property
+    def master_prefixes(self) -> list[str]:
+        """Each memory channel's port prefix: ``m_axi``, or ``m_axi0``, ``m_axi1``, ..."""
+        count = len(self._masters)
+        return ["m_axi"] if count == 1 else [f"m_axi{c}" for c in range(count)]
+
+    def elaborate(self, platform):
+        m = Module()
+        m.domains.sync = domain = ClockDomain("sync", local=True)
+        m.d.comb += [domain.clk.eq(self.aclk), domain.rst.eq(~self.aresetn)]
+        design, slave = self._design, self._slave
+        m.submodules.design = design
+        m.submodules.regs = slave
+        connect_flat(m, self, "s_axil", slave.axil)
+        wiring.connect(m, slave.regs, design.regs)
+        wiring.connect(m, design.counters, slave.counters)
+        if "stall_seed" in design.signature.members:
+            m.d.comb += design.stall_seed.eq(self.stall_seed)
+
+        for c, (prefix, master, port) in enumerate(zip(self.master_prefixes, self._masters,
+                                                       design.memory_ports)):
+            m.submodules[f"master{c}" if len(self._masters) > 1 else "master"] = master
+            wiring.connect(m, port, master.mem)
+            connect_flat(m, self, prefix, master.axi)
+
+        # The first master's error response is kept; the lowest channel wins a tie.
+        kept, write, resp, channel = Signal(), Signal(), Signal(2), Signal(8)
+        addr = Signal(64)
+        with m.If(~kept):
+            for c, master in reversed(list(enumerate(self._masters))):
+                with m.If(master.error):
+                    m.d.sync += [kept.eq(1), write.eq(master.error_cause.write),
+                                 resp.eq(master.error_cause.resp), channel.eq(c),
+                                 addr.eq(master.error_cause.addr)]
+        fields = {"valid": kept, "write": write, "resp": resp, "channel": channel}
+        cause = Signal(32)
+        for name, (low, width) in ERROR_CAUSE_FIELDS.items():
+            m.d.comb += cause[low:low + width].eq(fields[name])
+        m.d.comb += [slave.error_cause.eq(cause), slave.error_addr_lo.eq(addr[:32]),
+                     slave.error_addr_hi.eq(addr[32:])]
+
+        # A request offered in the cycle the design raises done is not yet pending in its
+        # master: it holds DONE back too.
+        pending = Cat(*(master.writes_pending for master in self._masters),
+                      *(port.req.valid for port in design.memory_ports)).any()
+        bus_error = Cat(master.error for master in self._masters).any()
+        m.d.comb += [
+            design.control.start.eq(slave.control.start),
+            slave.control.busy.eq(design.control.busy | pending),
+            slave.control.done.eq(design.control.done & ~pending),
+            slave.control.error.eq(design.control.error | bus_error),
+        ]
+        return m

@@ -1,0 +1,351 @@
+# amaranth: UnusedElaboratable=no
+"""AXITop (hw/lib/axi/top.py): every design's AXI top emits Verilog with Vivado-style port
+names, and Graphicionado's BFS runs through it end to end in Amaranth's simulator: the host
+programs the registers and starts the run through the AXI4-Lite slave (a master model with
+random back-pressure), the AXI4 masters reach the memory image the host code lays out
+(``sim/graphicionado/image.py``) through the AXI4 slave model (random latency, reordering
+across IDs, back-pressure on all five channels), and the result equals the golden model's.
+"""
+
+import dataclasses
+import re
+import types
+
+import numpy as np
+import pytest
+from amaranth.hdl import Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.sim import Simulator
+
+import golden
+from graphgen.designs import get_design
+from hw.graphicionado.config import GraphicionadoConfig
+from hw.graphicionado.top import GraphicionadoPipeline
+from hw.lib.axi.address_map import CONTROL_BITS
+from hw.lib.axi.flat import flat_members
+from hw.lib.axi.signature import AXI4LiteSignature, AXI4Signature, AXIResp
+from hw.lib.axi.top import AXITop
+from hw.lib.config import ConfigError, DesignConfig
+from hw.lib.registers.design import RegisterDesign
+from hw.lib.registers.file import RegisterFile
+from sim.amaranth_memory import lines_to_words, words_to_lines
+from sim.graphicionado.check import expected_values
+from sim.graphicionado.image import build_image
+from sim.graphicionado.run import check_graph
+from sim.harness import emit_verilog
+from tests.support.axi_slave import AXI4SlaveModel
+from tests.support.axil_master import AXI4LiteMasterModel
+
+AXI4_MEMBERS = AXI4Signature(addr_width=32, data_width=64, id_width=4).members
+LITE_MEMBERS = AXI4LiteSignature(addr_width=12).members
+
+
+def ports(verilog: str, module: str) -> set[str]:
+    header = re.search(rf"module {module}\((.*?)\);", verilog, re.S).group(1)
+    return {name.strip() for name in header.split(",")}
+
+
+@pytest.mark.parametrize("name", ["graphicionado", "depgraph", "bfs", "dyngraph"])
+def test_every_design_emits_vivado_port_names(name):
+    design = get_design(name)
+    top = AXITop(design.build(design.config()))
+    verilog = emit_verilog(top, f"{name}_axi")
+    expected = {"aclk", "aresetn"} | {f"s_axil_{member}" for member in LITE_MEMBERS} | \
+        {f"m_axi_{member}" for member in AXI4_MEMBERS}
+    assert ports(verilog, f"{name}_axi") == expected
+    assert re.search(r"input \[11:0\] s_axil_awaddr;", verilog)
+    assert re.search(r"output \[63:0\] m_axi_wdata;", verilog)
+    assert [entry.name for entry in top.address_map][:4] == \
+        ["control", "error_cause", "error_addr_lo", "error_addr_hi"]
+
+
+def test_several_channels_have_a_master_each():
+    config = GraphicionadoConfig(max_vertices=64, memory_channels=2)
+    top = AXITop(GraphicionadoPipeline(config), data_width=128, id_width=2)
+    assert top.master_prefixes == ["m_axi0", "m_axi1"]
+    members = top.signature.members
+    for prefix in top.master_prefixes:
+        assert all(f"{prefix}_{member}" in members for member in AXI4_MEMBERS)
+        assert members[f"{prefix}_wdata"].shape == 128
+    assert not any(name.startswith("m_axi_") for name in members)
+
+
+def test_refuses_a_design_not_run_through_registers():
+    with pytest.raises(ConfigError, match="AXITop needs a design run through registers"):
+        AXITop(get_design("cam").build(get_design("cam").config()))
+    design = get_design("bfs")
+    with pytest.raises(ConfigError, match="data_width"):
+        AXITop(design.build(design.config()), data_width=32)
+
+
+def test_flat_members_name_ports_by_prefix():
+    lite = AXI4LiteSignature(addr_width=12)
+    flat = flat_members(lite, "s_axil", flipped=True)
+    assert list(flat) == [f"s_axil_{name}" for name in lite.members]
+    assert flat["s_axil_awaddr"].flow == In and flat["s_axil_rdata"].flow == Out
+    assert flat_members(lite, "m")["m_awaddr"].flow == Out
+    nested = wiring.Signature({"axi": Out(lite)})
+    with pytest.raises(ConfigError, match="axi of .* is not a port"):
+        flat_members(nested, "x")
+
+
+def bus(top, prefix, members):
+    """The flat ports ``<prefix>_<member>`` as an object with the members as attributes."""
+    return types.SimpleNamespace(**{name: getattr(top, f"{prefix}_{name}")
+                                    for name in members})
+
+
+def small_graph(seed=3, n=40, m=160):
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    order = np.lexsort((dst, src))
+    return golden.Graph.from_edges(n, src[order], dst[order], rng.integers(1, 9, m)[order])
+
+
+@pytest.mark.parametrize("channels, data_width, pause", [(1, 64, 1), (2, 128, 2)])
+def test_graphicionado_bfs_through_the_axi_top(channels, data_width, pause):
+    graph = small_graph()
+    config = GraphicionadoConfig(algo="bfs", max_vertices=64, edge_prefetch_lines=8,
+                                 memory_channels=channels)
+    slice_vertices = check_graph(graph, "bfs", config)
+    reference = expected_values(graph, "bfs", root=0, iters=None,
+                                streams_src=config.streams_src,
+                                streams_dst=config.streams_dst,
+                                partition_vertices=slice_vertices)
+    image = build_image(graph, algo="bfs", root=0, coarsening=config.coarsening)
+    lines = words_to_lines(image.dram.to_lines().reshape(-1))
+
+    top = AXITop(GraphicionadoPipeline(config), data_width=data_width, id_width=3)
+    offsets = {entry.name: entry.offset for entry in top.address_map}
+    host = AXI4LiteMasterModel(bus(top, "s_axil", LITE_MEMBERS), pause=pause)
+    # Channel c's slave holds the whole image but only ever sees the lines of channel c.
+    slaves = [AXI4SlaveModel(bus(top, prefix, AXI4_MEMBERS), data_width=data_width,
+                             lines=lines, pause=pause, name=prefix)
+              for prefix in top.master_prefixes]
+    result = {}
+
+    async def clock(ctx):
+        while True:
+            ctx.set(top.aclk, 0)
+            await ctx.delay(5e-9)
+            ctx.set(top.aclk, 1)
+            await ctx.delay(5e-9)
+
+    def serve(slave):
+        async def process(ctx):
+            await slave.serve(ctx)
+        return process
+
+    async def testbench(ctx):
+        ctx.set(top.aresetn, 0)
+        await ctx.tick()
+        ctx.set(top.aresetn, 1)
+        for name, value in image.registers.items():
+            assert await host.write(ctx, offsets[f"reg_{name}"], value) == AXIResp.OKAY
+        assert await host.read(ctx, offsets["control"]) == (0, AXIResp.OKAY)
+        assert await host.write(ctx, offsets["control"], 1 << CONTROL_BITS["start"]) == \
+            AXIResp.OKAY
+        for _ in range(20_000):
+            status, _ = await host.read(ctx, offsets["control"])
+            if status >> CONTROL_BITS["done"] & 1:
+                break
+        else:
+            raise AssertionError("the run did not finish through the AXI top")
+        assert status >> CONTROL_BITS["busy"] & 1 == 0
+        assert status >> CONTROL_BITS["error"] & 1 == 0
+        assert all(slave.idle() for slave in slaves)
+        result["counters"] = {}
+        for name in ("iterations", "edges", "memory_reads", "memory_writes"):
+            value, resp = await host.read(ctx, offsets[f"stat_{name}"])
+            assert resp == AXIResp.OKAY
+            result["counters"][name] = value
+        assert await host.read(ctx, offsets["error_cause"]) == (0, AXIResp.OKAY)
+
+    sim = Simulator(top)
+    sim.add_process(clock)
+    for slave in slaves:
+        sim.add_testbench(serve(slave), background=True)
+    sim.add_testbench(testbench)
+    sim.run()
+
+    counters = result["counters"]
+    assert counters["iterations"] == reference.iterations
+    merged = {addr: line for c, slave in enumerate(slaves)
+              for addr, line in slave.lines.items() if addr % channels == c}
+    base, count = image.dram.region(image.result_region(counters["iterations"]))
+    values = image.vertex_values(lines_to_words(merged, base, count))
+    assert values.tolist() == np.asarray(reference.values).astype(np.uint32).tolist()
+    bursts = [burst for slave in slaves for burst in slave.log["bursts"]]
+    assert sum(1 for kind, *_ in bursts if kind == "aw") > 0
+    if channels == 1:
+        # Consecutive reads of one stream were merged into bursts.
+        assert max(length + 1 for *_, length in bursts) > 512 // data_width
+    assert counters["memory_reads"] > 0 and counters["memory_writes"] > 0
+
+
+@dataclasses.dataclass(frozen=True)
+class CopyConfig(DesignConfig):
+    addr_width: int = 12
+    memory_channels: int = 1
+    stall_injection: int = 0
+
+
+class Copier(RegisterDesign):
+    """A small design run through registers: on ``start`` it copies ``count`` lines from
+    line ``src`` to line ``dst``, one at a time, line ``k`` through channel ``k % channels``
+    (read, then write what came back), counting the lines in ``copied``."""
+
+    CONFIG = CopyConfig
+
+    def __init__(self, config):
+        super().__init__(config, registers=("src", "dst", "count"),
+                         counters=("copied", "cycles"))
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.file = file = RegisterFile(["src", "dst", "count"])
+        m.d.comb += [file.addr.eq(self.regs.addr), file.data.eq(self.regs.data),
+                     file.write.eq(self.regs.write)]
+        ports, channels = self.memory_ports, self._config.memory_channels
+        index, data = Signal(32), Signal(512)
+        source, target = file.src + index, file.dst + index
+        m.d.comb += self.counters.copied.eq(index)
+        with m.FSM():
+            with m.State("IDLE"):
+                with m.If(self.control.start):
+                    m.d.sync += [index.eq(0), self.control.done.eq(0),
+                                 self.counters.cycles.eq(0)]
+                    m.next = "NEXT"
+            with m.State("NEXT"):
+                m.d.sync += self.counters.cycles.eq(self.counters.cycles + 1)
+                with m.If(index == file.count):
+                    m.d.sync += self.control.done.eq(1)
+                    m.next = "IDLE"
+                with m.Else():
+                    m.next = "READ"
+            for state, line, write in (("READ", source, 0), ("WRITE", target, 1)):
+                with m.State(state):
+                    m.d.sync += self.counters.cycles.eq(self.counters.cycles + 1)
+                    for c, port in enumerate(ports):
+                        with m.If(line % channels == c):
+                            m.d.comb += [port.req.valid.eq(1), port.req.payload.addr.eq(line),
+                                         port.req.payload.write.eq(write),
+                                         port.req.payload.wdata.eq(data),
+                                         port.req.payload.wmask.eq(-1)]
+                            with m.If(port.req.ready):
+                                m.next = "WAIT" if not write else "NEXT"
+                                if write:
+                                    m.d.sync += index.eq(index + 1)
+            with m.State("WAIT"):
+                m.d.sync += self.counters.cycles.eq(self.counters.cycles + 1)
+                for c, port in enumerate(ports):
+                    m.d.comb += port.resp.ready.eq(1)
+                    with m.If(port.resp.valid):
+                        m.d.sync += data.eq(port.resp.payload.rdata)
+                        m.next = "WRITE"
+        m.d.comb += self.control.busy.eq(~self.control.done & (index != 0))
+        return m
+
+
+def run_copier(channels, *, errors=None, pause=1, count=12):
+    """Copy ``count`` lines from line 0 to line 64 through the Copier's AXI top; the slaves'
+    ``errors(write, addr, length)`` answer by channel (a list, one function a channel)."""
+    rng = np.random.default_rng(channels)
+    lines = {k: int(rng.integers(1 << 62)) << 400 | k for k in range(count)}
+    top = AXITop(Copier(CopyConfig(memory_channels=channels)), data_width=128, id_width=2)
+    offsets = {entry.name: entry.offset for entry in top.address_map}
+    host = AXI4LiteMasterModel(bus(top, "s_axil", LITE_MEMBERS), pause=pause)
+    slaves = [AXI4SlaveModel(bus(top, prefix, AXI4_MEMBERS), data_width=128, lines=lines,
+                             pause=pause, name=prefix,
+                             errors=None if errors is None else errors[c])
+              for c, prefix in enumerate(top.master_prefixes)]
+    out = {}
+
+    async def clock(ctx):
+        while True:
+            ctx.set(top.aclk, 0)
+            await ctx.delay(5e-9)
+            ctx.set(top.aclk, 1)
+            await ctx.delay(5e-9)
+
+    def serve(slave):
+        async def process(ctx):
+            await slave.serve(ctx)
+        return process
+
+    async def testbench(ctx):
+        ctx.set(top.aresetn, 1)
+        for name, value in (("src", 0), ("dst", 64), ("count", count)):
+            assert await host.write(ctx, offsets[f"reg_{name}"], value) == AXIResp.OKAY
+        assert await host.write(ctx, offsets["control"], 1) == AXIResp.OKAY
+        # The host waits for DONE or ERROR; then for the buses to stay quiet a while.
+        stop = 1 << CONTROL_BITS["done"] | 1 << CONTROL_BITS["error"]
+        for _ in range(2000):
+            status, _ = await host.read(ctx, offsets["control"])
+            if status & stop:
+                break
+        else:
+            raise AssertionError("the copy neither finished nor failed")
+        quiet = 0
+        for _ in range(3000):
+            quiet = quiet + 1 if all(slave.idle() for slave in slaves) else 0
+            if quiet == 100:
+                break
+            await ctx.tick()
+        status, _ = await host.read(ctx, offsets["control"])
+        out["status"] = status
+        out["idle"] = all(slave.idle() for slave in slaves)
+        for name in ("error_cause", "error_addr_lo", "error_addr_hi", "stat_copied"):
+            out[name], resp = await host.read(ctx, offsets[name])
+            assert resp == AXIResp.OKAY
+
+    sim = Simulator(top)
+    sim.add_process(clock)
+    for slave in slaves:
+        sim.add_testbench(serve(slave), background=True)
+    sim.add_testbench(testbench)
+    sim.run()
+    out["memory"] = {addr: line for c, slave in enumerate(slaves)
+                     for addr, line in slave.lines.items() if addr % channels == c}
+    return out, lines
+
+
+@pytest.mark.parametrize("channels", [1, 2])
+def test_copier_reaches_done_after_its_writes(channels):
+    out, lines = run_copier(channels)
+    assert out["status"] == 1 << CONTROL_BITS["done"]
+    assert out["idle"] and out["stat_copied"] == len(lines)
+    assert out["error_cause"] == out["error_addr_lo"] == out["error_addr_hi"] == 0
+    assert all(out["memory"].get(64 + k) == line for k, line in lines.items())
+
+
+def fail_at(line, write, resp):
+    def errors(is_write, addr, length):
+        return resp.value if is_write == write and addr == line * 64 else AXIResp.OKAY.value
+    return errors
+
+
+@pytest.mark.parametrize("channels, line, write, resp", [
+    (1, 64 + 5, True, AXIResp.SLVERR), (2, 3, False, AXIResp.DECERR),
+    (2, 64 + 6, True, AXIResp.SLVERR)])
+def test_an_error_response_is_reported_with_its_cause(channels, line, write, resp):
+    """The master's error reaches ERROR and the error-cause registers say which channel,
+    which kind, which response and which address; every burst sent is answered (the buses
+    fall quiet). The run does not end: the master drops the requests after the error, so
+    the design waits for a read forever, and only a reset starts it again."""
+    okay = fail_at(-1, False, AXIResp.OKAY)
+    errors = [fail_at(line, write, resp) if c == line % channels else okay
+              for c in range(channels)]
+    out, lines = run_copier(channels, errors=errors)
+    assert out["status"] & (1 << CONTROL_BITS["error"] | 1 << CONTROL_BITS["done"]) == \
+        1 << CONTROL_BITS["error"]
+    assert out["idle"]
+    cause = 1 | int(write) << 1 | resp.value << 2 | (line % channels) << 8
+    assert out["error_cause"] == cause
+    assert (out["error_addr_hi"] << 32 | out["error_addr_lo"]) == line * 64
+    # The lines before the failing one were copied, the failing one was not.
+    failing = line - 64 if write else line
+    assert all(out["memory"].get(64 + k) == lines[k] for k in range(failing))
+    assert out["memory"].get(64 + failing) != lines[failing]
+    assert out["stat_copied"] < len(lines)
