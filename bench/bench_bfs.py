@@ -41,6 +41,7 @@ from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.graphicionado import run as graphicionado_run  # noqa: E402
 from sim.bfs import run as bfs_run  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "bfs.json"
 MEMORY = SimMemoryConfig(latency=100, jitter=0, outstanding=128, depth_lines=1 << 19)
@@ -83,8 +84,9 @@ def bfs_rtl(graph, root, **settings):
     config = BfsConfig(max_vertices=max(16, 1 << (graph.num_vertices - 1).bit_length()),
                        **settings)
     start = time.perf_counter()
-    report = bfs_run.simulate(graph, config, root=root,
-                              memory=dataclasses.replace(MEMORY, channels=config.memory_channels))
+    report = bfs_run.simulate(graph, config,
+                              dataclasses.replace(MEMORY, channels=config.memory_channels),
+                              RunSettings(root=root))
     if not report.matches:
         raise SystemExit(f"bfs {settings} root {root}: {report.first_mismatch} "
                          f"{report.parents_error} {report.log_mismatch}")
@@ -103,8 +105,9 @@ def bfs_rtl(graph, root, **settings):
 def graphicionado_rtl(graph, root, streams=1):
     config = GraphicionadoConfig(algo="bfs", streams_src=streams, streams_dst=streams,
                                  memory_channels=streams)
-    report = graphicionado_run.simulate(graph, "bfs", config, root=root,
-                                        memory=dataclasses.replace(MEMORY, channels=streams))
+    report = graphicionado_run.simulate(graph, config,
+                                        dataclasses.replace(MEMORY, channels=streams),
+                                        RunSettings(algo="bfs", root=root))
     if not report.matches:
         raise SystemExit(f"graphicionado bfs root {root}: {report.first_mismatch}")
     f = report.figures

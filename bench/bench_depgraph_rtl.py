@@ -30,6 +30,7 @@ from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.depgraph import run as depgraph_run  # noqa: E402
 from sim.graphicionado import run as graphicionado_run  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "depgraph_rtl.json"
 MEMORY = SimMemoryConfig(latency=100, jitter=0, outstanding=128, depth_lines=1 << 19)
@@ -38,8 +39,8 @@ MEMORY = SimMemoryConfig(latency=100, jitter=0, outstanding=128, depth_lines=1 <
 def depgraph(graph, algo, root, tolerance, **settings):
     config = DepGraphConfig(algo=algo, **settings)
     start = time.perf_counter()
-    report = depgraph_run.simulate(graph, algo, config, root=root, tolerance=tolerance,
-                                   memory=MEMORY)
+    report = depgraph_run.simulate(graph, config, MEMORY,
+                                   RunSettings(algo=algo, root=root, tolerance=tolerance))
     wall = time.perf_counter() - start
     if not report.matches:
         raise SystemExit(f"depgraph {algo}: RTL differs from golden at {report.first_mismatch}")
@@ -55,8 +56,8 @@ def graphicionado(graph, algo, root, iters, streams):
     config = GraphicionadoConfig(algo=algo, max_vertices=_pow2(graph.num_vertices),
                                  streams_src=streams, streams_dst=streams)
     start = time.perf_counter()
-    report = graphicionado_run.simulate(graph, algo, config, root=root, iters=iters,
-                                        memory=MEMORY)
+    report = graphicionado_run.simulate(graph, config, MEMORY,
+                                        RunSettings(algo=algo, root=root, iters=iters))
     wall = time.perf_counter() - start
     if not report.matches:
         raise SystemExit(f"graphicionado {algo}: RTL differs from golden at "

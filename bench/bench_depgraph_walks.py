@@ -23,6 +23,7 @@ from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.depgraph.config import DepGraphConfig  # noqa: E402
 from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.depgraph import run as depgraph_run  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / \
     "depgraph-walks.json"
@@ -57,8 +58,9 @@ def main():
             memory = SimMemoryConfig(latency=latency, jitter=0, outstanding=128,
                                      depth_lines=1 << 19)
             start = time.perf_counter()
-            report = depgraph_run.simulate(graph, "pagerank", config, memory=memory,
-                                           tolerance=args.tolerance)
+            report = depgraph_run.simulate(graph, config, memory,
+                                           RunSettings(algo="pagerank",
+                                                       tolerance=args.tolerance))
             wall = time.perf_counter() - start
             if not report.matches:
                 raise SystemExit(f"{spec}, walks {walks}, latency {latency}: RTL differs from "

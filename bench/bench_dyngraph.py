@@ -37,6 +37,7 @@ from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.dyngraph.analytics import analytics_config, run_analytics  # noqa: E402
 from sim.dyngraph.run import simulate  # noqa: E402
 from sim.graphicionado.run import simulate as simulate_graphicionado  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "dyngraph.json"
 KINDS = {"insert": "insert=100,hit=0", "delete": "delete=100,hit=100",
@@ -74,8 +75,8 @@ def rtl_part(graph, args):
             updates = generate_updates(f"mix:ops={batch},{mix},seed={batch}", graph,
                                        config.max_vertices)
             start = time.perf_counter()
-            report = simulate(graph, updates, config, memory=memory,
-                              graph_name=f"kron{args.scale}")
+            report = simulate(graph, config, memory,
+                              RunSettings(updates=updates, graph_name=f"kron{args.scale}"))
             wall = time.perf_counter() - start
             f = report.figures
             rows.append({"kind": kind, "batch": batch, "figures": f,
@@ -95,8 +96,9 @@ def in_a_row_part(graph, config, memory, args):
             count = args.in_a_row * batch
             updates = generate_updates(f"mix:ops={count},{mix},seed={batch}", graph,
                                        config.max_vertices)
-            report = simulate(graph, updates, config, batch=batch, memory=memory,
-                              graph_name=f"kron{args.scale}")
+            report = simulate(graph, config, memory,
+                              RunSettings(updates=updates, batch=batch,
+                                          graph_name=f"kron{args.scale}"))
             f = report.figures
             rows.append({"kind": kind, "batch": batch, "batches": args.in_a_row,
                          "figures": f, "matches": report.matches})
@@ -119,8 +121,9 @@ def analytics_part(args):
     print(f"  configuration {config.as_dict()}")
     print(f"  memory {memory.as_dict()} (Graphicionado: one channel of it)")
     start = time.perf_counter()
-    report = simulate(graph, updates, config, memory=memory, compact_vertices=n,
-                      graph_name=f"kron{args.analytics_scale}")
+    report = simulate(graph, config, memory,
+                      RunSettings(updates=updates, compact_vertices=n,
+                                  graph_name=f"kron{args.analytics_scale}"))
     c = report.compaction
     row = {"update_figures": report.figures, "compaction": c, "matches": report.matches,
            "wall_seconds": time.perf_counter() - start, "algorithms": []}
@@ -136,9 +139,10 @@ def analytics_part(args):
         pipeline = analytics_config(algo, n)
         root = int(report.compacted_reference.src[0]) if algo == "bfs" else None
         start = time.perf_counter()
-        after = run_analytics(report, algo, pipeline, memory=one, root=root)
-        before = simulate_graphicionado(built, algo, pipeline, memory=one, root=root,
-                                        graph_name="as built")
+        after = run_analytics(report, pipeline, one, RunSettings(algo=algo, root=root))
+        before = simulate_graphicionado(built, pipeline, one,
+                                        RunSettings(algo=algo, root=root,
+                                                    graph_name="as built"))
         entry = {"algo": algo, "root": root, "configuration": pipeline.as_dict(),
                  "updated": after.figures, "built": before.figures,
                  "matches": after.matches and before.matches,

@@ -27,13 +27,15 @@ from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from sim.graphicionado.top import SimMemoryConfig  # noqa: E402
 from sim.graphicionado.run import simulate  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
 
 
 def run(graph, algo, memory, *, root=None, iters=None, build_root=None, **overrides):
     config = GraphicionadoConfig(algo=algo, **overrides)
-    kwargs = {"build_root": build_root} if build_root else {}
+    settings = RunSettings(algo=algo, root=root, iters=iters,
+                           **({"build_root": build_root} if build_root else {}))
     start = time.perf_counter()
-    report = simulate(graph, algo, config, root=root, iters=iters, memory=memory, **kwargs)
+    report = simulate(graph, config, memory, settings)
     wall = time.perf_counter() - start
     if not report.matches:
         raise SystemExit(f"{algo}: RTL differs from golden at {report.first_mismatch}")

@@ -21,6 +21,7 @@ from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.graphicionado.run import simulate  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
 
 FLIT_BOUND = 0.25       # edges per cycle per stream: four flits an edge, one flit a cycle
 
@@ -33,7 +34,7 @@ def run(graph, streams, *, iters, max_vertices, symmetric=False):
     memory = SimMemoryConfig(latency=100, outstanding=128, depth_lines=1 << 21,
                              channels=streams, bytes_per_cycle=64.0)
     start = time.perf_counter()
-    report = simulate(graph, "cf", config, iters=iters, memory=memory)
+    report = simulate(graph, config, memory, RunSettings(algo="cf", iters=iters))
     wall = time.perf_counter() - start
     if not report.matches:
         raise SystemExit(f"cf {streams} streams{' symmetric' * symmetric}: RTL differs from "

@@ -24,6 +24,7 @@ from bench.bench_graphicionado_cf import write_report  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.graphicionado.run import simulate  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
 
 
 def run(graph, *, streams, max_vertices, extended, iters):
@@ -40,7 +41,7 @@ def run(graph, *, streams, max_vertices, extended, iters):
     memory = SimMemoryConfig(latency=100, outstanding=128, depth_lines=1 << 21,
                              channels=streams, bytes_per_cycle=64.0)
     start = time.perf_counter()
-    report = simulate(graph, "cf", config, iters=iters, memory=memory)
+    report = simulate(graph, config, memory, RunSettings(algo="cf", iters=iters))
     wall = time.perf_counter() - start
     mode = "extended" if extended else "plain"
     if not report.matches:

@@ -25,6 +25,7 @@ from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.graphicionado.run import simulate  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
 
 
 def run(graph, algo, streams, *, scratchpad, max_slices, root, iters):
@@ -36,7 +37,7 @@ def run(graph, algo, streams, *, scratchpad, max_slices, root, iters):
     memory = SimMemoryConfig(latency=100, outstanding=128, depth_lines=1 << 21,
                              channels=streams, bytes_per_cycle=64.0)
     start = time.perf_counter()
-    report = simulate(graph, algo, config, root=root, iters=iters, memory=memory)
+    report = simulate(graph, config, memory, RunSettings(algo=algo, root=root, iters=iters))
     wall = time.perf_counter() - start
     if not report.matches:
         raise SystemExit(f"{algo} {streams} streams, scratchpad {scratchpad}: RTL differs "

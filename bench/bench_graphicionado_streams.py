@@ -34,6 +34,7 @@ from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.graphicionado.run import simulate  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
 
 CHANNELS = 8
 
@@ -48,7 +49,7 @@ def run(graph, algo, streams, mem, *, root=None, iters=None, max_vertices, edge_
                                  memory_channels=CHANNELS, max_vertices=max_vertices,
                                  edge_readers=edge_readers)
     start = time.perf_counter()
-    report = simulate(graph, algo, config, root=root, iters=iters, memory=mem)
+    report = simulate(graph, config, mem, RunSettings(algo=algo, root=root, iters=iters))
     wall = time.perf_counter() - start
     if not report.matches:
         raise SystemExit(f"{algo} n=m={streams}: RTL differs from golden at "

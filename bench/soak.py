@@ -28,6 +28,7 @@ from sim.depgraph import run as depgraph_run  # noqa: E402
 from sim.bfs import run as bfs_run  # noqa: E402
 from sim.dram_run import RunFailure  # noqa: E402
 from sim.graphicionado.run import simulate  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
 
 def random_memory(rng: random.Random, channels: int = 1) -> SimMemoryConfig:
     """A memory drawn for one run: push-back, reordering, latency spread and bandwidth vary
@@ -93,8 +94,8 @@ def draw_dyngraph(rng: random.Random, graph, channels: int, memory, seed: int):
             f"hit={rng.choice([10, 50, 90])},seed={seed}")
     batch = rng.choice([None, 1, 17, 100])
     updates = generate_updates(spec, graph, config.max_vertices)
-    run = lambda: dyngraph_run.simulate(graph, updates, config, batch=batch,  # noqa: E731
-                                        memory=memory, seed=seed)
+    run = lambda: dyngraph_run.simulate(  # noqa: E731
+        graph, config, memory, RunSettings(updates=updates, batch=batch, seed=seed))
     label = (f"dyngraph s{slots} p{config.slab_ports} c{channels} g{config.sweep_group} "
              f"pool {config.pool_slabs or 'auto'}")
     return config, spec, batch, run, label
@@ -143,8 +144,8 @@ def main():
                                hub_cache_entries=rng.choice([4, 64, 1024]),
                                bu_slots=rng.choice([2, 8, 64]), max_vertices=4096,
                                stall_injection=30)
-            run = lambda: bfs_run.simulate(graph, config, root=root,  # noqa: E731
-                                           memory=memory, seed=seed)
+            run = lambda: bfs_run.simulate(  # noqa: E731
+                graph, config, memory, RunSettings(root=root, seed=seed))
             design, iters = "bfs", None
             label = (f"bfs l{config.lanes} x{config.expand_lanes} {config.dispatch} "
                      f"c{channels} {config.direction} {config.queues} "
@@ -161,8 +162,8 @@ def main():
                                     hub_index=hub, bank_vertices=2048, stall_injection=30,
                                     offsets_on_chip=onchip, update_window=window,
                                     kept_lines=kept, stack_lines=lines)
-            run = lambda: depgraph_run.simulate(graph, algo, config, root=root,  # noqa: E731
-                                                memory=memory, seed=seed)
+            run = lambda: depgraph_run.simulate(  # noqa: E731
+                graph, config, memory, RunSettings(algo=algo, root=root, seed=seed))
             design, iters = "depgraph", None
             label = (f"depgraph e{engines} d{depth} w{walks} hub {'on' if hub else 'off'} "
                      f"offsets {'on chip' if onchip else 'in memory'} update window {window} "
@@ -186,8 +187,9 @@ def main():
                 align = 16 * max(n, m)
                 size = -(-(-(-graph.num_vertices // asked)) // align) * align
                 slices = -(-graph.num_vertices // size)
-            run = lambda: simulate(graph, algo, config, root=root, iters=iters,  # noqa: E731
-                                   memory=memory, seed=seed, slices=slices)
+            run = lambda: simulate(  # noqa: E731
+                graph, config, memory,
+                RunSettings(algo=algo, root=root, iters=iters, seed=seed, slices=slices))
             design = "graphicionado"
             label = (f"graphicionado {n}x{m} r{readers} c{channels} s{slices or 1}"
                      f"{' sym' if symmetric else ''}")

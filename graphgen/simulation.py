@@ -41,6 +41,14 @@ class SimRequest:
     trace: Path | None = None
     keep: bool = False
 
+    def run_settings(self, **settings):
+        """The host's :class:`sim.run_settings.RunSettings` of this request: how it is
+        simulated (simulator, seed, trace, keep, the graph's name) and ``settings``, what the
+        design computes (``algo``, ``root``, ...)."""
+        from sim.run_settings import RunSettings
+        return RunSettings(simulator=self.simulator, seed=self.seed, trace=self.trace,
+                           keep=self.keep, graph_name=self.graph_name, **settings)
+
 
 @dataclasses.dataclass
 class SimRun:

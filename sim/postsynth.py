@@ -11,6 +11,7 @@ testbenches, with Yosys's ECP5 cell models, in Verilator.
   memory ports (the stream links inside the pipeline are gone in the netlist).
 """
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from hw.graphicionado.config import GraphicionadoConfig
 from sim.graphicionado.top import GraphicionadoSimTop
 from sim.gateware.sim_watch import memory_probes
 from sim.harness import run_cocotb
+from sim.run_settings import RunSettings
 from synth.postsynth import DEFAULT_BUILD_ROOT, PostSynthNetlist, ecp5_cell_models, ecp5_netlist
 
 
@@ -85,17 +87,18 @@ def graphicionado_netlist(config: GraphicionadoConfig, *, rewrite=None,
                         build_root=build_root)
 
 
-def simulate_graphicionado_netlist(graph, algo: str, config: GraphicionadoConfig, *,
-                                   rewrite=None, build_root: Path = DEFAULT_BUILD_ROOT,
-                                   **simulate_args):
-    """:func:`sim.graphicionado.run.simulate` on the pipeline's ECP5 netlist; returns
-    ``(RunReport, PostSynthNetlist)``."""
+def simulate_graphicionado_netlist(graph, config: GraphicionadoConfig, memory=None,
+                                   run: RunSettings = RunSettings(), *, rewrite=None,
+                                   build_root: Path = DEFAULT_BUILD_ROOT):
+    """:func:`sim.graphicionado.run.simulate` (``memory``, ``run``: its own) on the
+    pipeline's ECP5 netlist, the netlist and the cell models built under ``build_root``;
+    returns ``(GraphicionadoReport, PostSynthNetlist)``."""
     from sim.graphicionado.run import simulate
     netlist = graphicionado_netlist(config, rewrite=rewrite, build_root=build_root)
-    models = ecp5_cell_models(build_root, simulate_args.get("simulator", "verilator"))
-    report = simulate(graph, algo, config, sim_top=(
+    models = ecp5_cell_models(build_root, run.simulator)
+    report = simulate(graph, config, memory, dataclasses.replace(run, sim_top=(
         lambda cfg, memory: NetlistSimTop(cfg, memory, netlist, models),
-        f"ecp5-{netlist.build_dir.parent.name}-{netlist.build_dir.name}"), **simulate_args)
+        f"ecp5-{netlist.build_dir.parent.name}-{netlist.build_dir.name}")))
     return report, netlist
 
 

@@ -8,6 +8,7 @@ ecp5`` measured for this very configuration (its report in the build folder); wi
 edges per cycle are reported and TEPS are not.
 """
 
+import dataclasses
 from pathlib import Path
 
 from ..common import UsageError
@@ -63,9 +64,11 @@ def _simulate(request: SimRequest) -> SimRun:
     clock, clock_source = request.clock_mhz, "--clock-mhz"
     if clock is None:
         clock, clock_source = synthesized_fmax(request.config)
-    runs = [simulate(graph, request.config, root=root, simulator=request.simulator,
-                     memory=request.memory, seed=request.seed, graph_name=request.graph_name,
-                     trace=request.trace if len(roots) == 1 else None, keep=request.keep)
+    settings = request.run_settings(algo=request.algo)
+    if len(roots) > 1:
+        settings = dataclasses.replace(settings, trace=None)
+    runs = [simulate(graph, request.config, request.memory,
+                     dataclasses.replace(settings, root=root))
             for root in roots]
     teps = [r.figures["component_edges"] / (r.figures["cycles"] / (clock * 1e6))
             for r in runs] if clock else []
@@ -76,7 +79,7 @@ def _simulate(request: SimRequest) -> SimRun:
     return SimRun(
         heading=f"bfs on {request.graph_name}: {graph.num_vertices} vertices, "
                 f"{graph.num_edges} edges",
-        matches=not bad, cycles=sum(r.figures["cycles"] for r in runs),
+        matches=not bad, cycles=sum(r.cycles for r in runs),
         work={"edges": sum(r.figures["component_edges"] for r in runs)},
         verdict="result: levels match the golden model, parents pass Graph500's validation, "
                 "every level's record matches the golden model's",

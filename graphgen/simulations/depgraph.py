@@ -15,16 +15,14 @@ def _check(request: SimRequest) -> None:
 def _simulate(request: SimRequest) -> SimRun:
     import numpy as np
     from sim.depgraph.run import PAGERANK_ATOL, PAGERANK_RTOL, simulate
-    report = simulate(request.graph, request.algo, request.config, root=request.root,
-                      simulator=request.simulator, memory=request.memory,
-                      graph_name=request.graph_name, seed=request.seed, trace=request.trace,
-                      keep=request.keep)
+    report = simulate(request.graph, request.config, request.memory,
+                      request.run_settings(algo=request.algo, root=request.root))
     within = "" if request.config.is_min else \
         f" (within {PAGERANK_ATOL:g} + {PAGERANK_RTOL:g}·|golden| per vertex)"
     return SimRun(
         heading=f"depgraph {request.algo} on {request.graph_name}: {report.num_vertices} "
                 f"vertices, {report.num_edges} edges",
-        matches=report.matches, cycles=report.figures["cycles"],
+        matches=report.matches, cycles=report.cycles,
         work={"edges": report.figures["edges_fetched"]},
         verdict=f"result: matches the golden model{within}",
         mismatch=vertex_mismatch(report.first_mismatch), reports=[report],

@@ -38,10 +38,9 @@ def _simulate(request: SimRequest) -> SimRun:
     if request.root is not None and not 0 <= request.root < max(compact_vertices, 1):
         raise UsageError(f"--root {request.root} is not a vertex of the updated graph "
                          f"(0..{compact_vertices - 1})")
-    report = simulate(graph, updates, request.config, batch=request.batch,
-                      simulator=request.simulator, memory=request.memory, seed=request.seed,
-                      graph_name=request.graph_name, trace=request.trace, keep=request.keep,
-                      compact_vertices=compact_vertices)
+    report = simulate(graph, request.config, request.memory,
+                      request.run_settings(updates=updates, batch=request.batch,
+                                           compact_vertices=compact_vertices))
     analytics = _analytics(request, report) if report.compaction and report.matches else None
     outputs = {}
     if report.matches:
@@ -66,7 +65,7 @@ def _simulate(request: SimRequest) -> SimRun:
         heading=f"dyngraph on {request.graph_name} with {request.updates}: "
                 f"{graph.num_vertices} vertices, {graph.num_edges} edges, {len(updates)} "
                 f"operations in {len(batches)} batch{'es' if len(batches) != 1 else ''}",
-        matches=report.matches and not analytics_differ, cycles=report.figures["cycles"],
+        matches=report.matches and not analytics_differ, cycles=report.cycles,
         work={"operations": len(updates)},
         verdict="result: the state keeps the slab hash's invariants; edges, weights, answers "
                 "and every counter match the golden model",
@@ -88,11 +87,13 @@ def _mismatch(report) -> str:
 def _analytics(request: SimRequest, report):
     """The algorithm in Graphicionado's RTL on the compactor's words."""
     from sim.dyngraph.analytics import analytics_config, run_analytics
+    from sim.run_settings import RunSettings
     config = analytics_config(request.algo, report.compaction["vertices"])
     one_channel = dataclasses.replace(request.memory, channels=1)
-    result = run_analytics(report, request.algo, config, root=request.root,
-                           iters=request.iters, simulator=request.simulator,
-                           memory=one_channel, seed=request.seed)
+    result = run_analytics(report, config, one_channel,
+                           RunSettings(algo=request.algo, root=request.root,
+                                       iters=request.iters, simulator=request.simulator,
+                                       seed=request.seed))
     return result, config
 
 

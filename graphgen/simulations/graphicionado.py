@@ -21,16 +21,14 @@ def _check(request: SimRequest) -> None:
 def _simulate(request: SimRequest) -> SimRun:
     import numpy as np
     from sim.graphicionado.run import simulate
-    report = simulate(request.graph, request.algo, request.config, root=request.root,
-                      iters=request.iters, simulator=request.simulator,
-                      memory=request.memory, graph_name=request.graph_name,
-                      seed=request.seed, trace=request.trace, keep=request.keep,
-                      slices=request.slices)
+    report = simulate(request.graph, request.config, request.memory,
+                      request.run_settings(algo=request.algo, root=request.root,
+                                           iters=request.iters, slices=request.slices))
     within = "" if report.comparison == "exact" else f" ({report.comparison})"
     return SimRun(
         heading=f"graphicionado {request.algo} on {request.graph_name}: "
                 f"{report.num_vertices} vertices, {report.num_edges} edges",
-        matches=report.matches, cycles=report.figures["cycles"],
+        matches=report.matches, cycles=report.cycles,
         work={"edges": report.counters["edges"]},
         verdict=f"result: matches the golden model{within}",
         mismatch=vertex_mismatch(report.first_mismatch), reports=[report],

@@ -10,7 +10,6 @@ checked, status reads, hub-cache hits, vertices and hubs visited) equals the gol
 
 import dataclasses
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -24,7 +23,8 @@ from hw.lib.config import ConfigError
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.bfs.image import build_bfs_image
 from sim.dram_run import memory_for, run_register_design
-from sim.harness import DEFAULT_BUILD_ROOT
+from sim.report import SimReport
+from sim.run_settings import RunSettings
 
 
 __all__ = ["BfsReport", "simulate", "COMPARED"]
@@ -34,28 +34,20 @@ COMPARED = ("direction", "frontier", "small", "middle", "large", "extreme", "sca
             "edges_checked", "status_reads", "hub_cache_hits", "visited", "hubs_visited")
 
 
-@dataclasses.dataclass
-class BfsReport:
-    graph: str
+@dataclasses.dataclass(kw_only=True)
+class BfsReport(SimReport):
+    """A BFS run: the levels, the parents and the level log read back, and their checks."""
     root: int
-    num_vertices: int
-    num_edges: int
-    counters: dict
     levels_log: list                 # one dict per level, the RTL's level log
     golden_levels_log: list          # the golden model's records, the same keys
     levels_match: bool
-    first_mismatch: dict | None
     parents_valid: bool
     parents_error: str | None
     log_match: bool
     log_mismatch: dict | None
     component_edges: int
-    wall_seconds: dict
-    simulator: str
-    build_cached: bool
     levels: np.ndarray = dataclasses.field(repr=False)
     parents: np.ndarray = dataclasses.field(repr=False)
-    run_dir: Path | None = None
 
     @property
     def matches(self) -> bool:
@@ -105,11 +97,14 @@ def check_graph(graph: golden.Graph, config: BfsConfig, root: int):
                           f"covers {config.max_vertices} (set max_vertices)")
 
 
-def simulate(graph: golden.Graph, config: BfsConfig, *, root: int = 0,
-             simulator: str = "verilator", memory: SimMemoryConfig | None = None,
-             seed: int = 1, build_root: Path = DEFAULT_BUILD_ROOT,
-             max_cycles: int = 2_000_000_000, graph_name: str = "",
-             trace: Path | None = None, keep: bool = False) -> BfsReport:
+def simulate(graph: golden.Graph, config: BfsConfig, memory: SimMemoryConfig | None = None,
+             run: RunSettings = RunSettings()) -> BfsReport:
+    """Search ``graph`` from ``run.root`` (None: 0) on the engine's Verilog beside
+    ``memory`` and check the levels, the parents and the level log."""
+    run.check("bfs")
+    if run.algo not in (None, "bfs"):
+        raise ConfigError(f"the bfs design runs bfs, not {run.algo}")
+    root = run.root or 0
     check_graph(graph, config, root)
     started = time.perf_counter()
     reference = run_bfs(graph, root, **config.golden_options())
@@ -117,14 +112,15 @@ def simulate(graph: golden.Graph, config: BfsConfig, *, root: int = 0,
     max_levels = len(reference.records) + 2
     image = build_bfs_image(graph, config, root=root, max_levels=max_levels)
     memory = memory_for(config, memory, "the engine")
-    run = run_register_design(lambda: BfsSimTop(config, memory), "bfs_sim", config, memory,
-                              image.dram, image.registers, REGISTERS, COUNTERS,
-                              max_cycles=max_cycles, read_region="levels",
-                              also_read=("parents", "level_log"), simulator=simulator,
-                              seed=seed, build_root=build_root, trace=trace,
-                              error_text="the levels outgrew the level log", keep=keep)
-    levels = run.words.astype(np.uint32)
-    raw_parents = run.extra["parents"]
+    dram_run = run_register_design(lambda: BfsSimTop(config, memory), "bfs_sim", config,
+                                   memory, image.dram, image.registers, REGISTERS, COUNTERS,
+                                   max_cycles=run.max_cycles, read_region="levels",
+                                   also_read=("parents", "level_log"), simulator=run.simulator,
+                                   seed=run.seed, build_root=run.build_root, trace=run.trace,
+                                   error_text="the levels outgrew the level log",
+                                   keep=run.keep)
+    levels = dram_run.words.astype(np.uint32)
+    raw_parents = dram_run.extra["parents"]
     parents = np.where(raw_parents == UNVISITED, -1, raw_parents.astype(np.int64))
 
     differing = np.flatnonzero(levels != reference.levels)
@@ -138,8 +134,8 @@ def simulate(graph: golden.Graph, config: BfsConfig, *, root: int = 0,
     except ValidationError as error:
         parents_error = str(error)
 
-    counters = run.outcome["counters"]
-    log = run.extra["level_log"].reshape(-1, 16)[1:counters["levels"] + 1]
+    counters = dram_run.outcome["counters"]
+    log = dram_run.extra["level_log"].reshape(-1, 16)[1:counters["levels"] + 1]
     rtl_log = [dict(zip(LOG_WORDS, (int(x) for x in row))) for row in log]
     golden_log = _golden_log(reference)
     log_mismatch = None
@@ -155,15 +151,16 @@ def simulate(graph: golden.Graph, config: BfsConfig, *, root: int = 0,
         log_mismatch = {"level": min(len(rtl_log), len(golden_log)) + 1, "field": "levels",
                         "rtl": len(rtl_log), "golden": len(golden_log)}
     return BfsReport(
-        graph=graph_name, root=root, num_vertices=graph.num_vertices,
+        graph=run.graph_name, root=root, num_vertices=graph.num_vertices,
         num_edges=graph.num_edges, counters=counters, levels_log=rtl_log,
         golden_levels_log=golden_log, levels_match=first is None, first_mismatch=first,
         parents_valid=parents_error is None, parents_error=parents_error,
         log_match=log_mismatch is None, log_mismatch=log_mismatch,
         component_edges=component_edges(graph, levels != UNVISITED),
-        wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
-                      "build": run.result.build_seconds, "simulation": run.result.run_seconds,
-                      "run": run.outcome["run_wall_seconds"],
-                      "readback": run.readback_seconds},
-        simulator=simulator, build_cached=run.result.cached, levels=levels, parents=parents,
-        run_dir=run.run_dir)
+        wall_seconds={"golden": golden_seconds, "image": dram_run.image_seconds,
+                      "build": dram_run.result.build_seconds,
+                      "simulation": dram_run.result.run_seconds,
+                      "run": dram_run.outcome["run_wall_seconds"],
+                      "readback": dram_run.readback_seconds},
+        simulator=run.simulator, build_cached=dram_run.result.cached, levels=levels,
+        parents=parents, run_dir=dram_run.run_dir)

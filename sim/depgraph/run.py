@@ -11,7 +11,6 @@ its own order while the golden model sums in float64.
 
 import dataclasses
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -25,7 +24,8 @@ from sim.depgraph.top import DepGraphSimTop
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.depgraph.image import build_depgraph_image
 from sim.dram_run import run_with_dram
-from sim.harness import DEFAULT_BUILD_ROOT
+from sim.report import SimReport
+from sim.run_settings import RunSettings
 
 
 __all__ = ["DepGraphReport", "check_graph", "simulate", "PAGERANK_RTOL", "PAGERANK_ATOL"]
@@ -35,22 +35,17 @@ PAGERANK_RTOL = 1e-3
 PAGERANK_ATOL = 1e-3
 
 
-@dataclasses.dataclass
-class DepGraphReport:
+@dataclasses.dataclass(kw_only=True)
+class DepGraphReport(SimReport):
+    """A DepGraph run: the vertex states read back and the golden model's counters."""
     algo: str
-    graph: str
-    num_vertices: int
-    num_edges: int
-    counters: dict
     golden_counters: dict
-    matches: bool
-    first_mismatch: dict | None
-    wall_seconds: dict
-    simulator: str
-    build_cached: bool
     values: np.ndarray = dataclasses.field(repr=False)
     hub: dict | None = None         # the hub index's figures; None when it is off
-    run_dir: Path | None = None     # the run's folder, if kept (``keep``)
+
+    @property
+    def matches(self) -> bool:
+        return self.first_mismatch is None
 
     @property
     def figures(self) -> dict:
@@ -104,24 +99,23 @@ def check_graph(graph: golden.Graph, algo: str, config: DepGraphConfig):
         graph.require_nonnegative_integer_weights()
 
 
-def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
-             root: int | None = None, tolerance: float = 1e-6, simulator: str = "verilator",
-             memory: SimMemoryConfig | None = None, seed: int = 1,
-             build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
-             graph_name: str = "", trace: Path | None = None,
-             keep: bool = False, lam: float = 0.005,
-             hub_sample_min: int = 1024) -> DepGraphReport:
-    """Run ``graph`` on the design's Verilog and compare with the golden model; ``lam`` and
-    ``hub_sample_min`` choose the hubs (the host's pre-processing, as
-    :func:`golden.depgraph.run_depgraph`)."""
+def simulate(graph: golden.Graph, config: DepGraphConfig,
+             memory: SimMemoryConfig | None = None,
+             run: RunSettings = RunSettings()) -> DepGraphReport:
+    """Run ``graph`` on the design's Verilog beside ``memory`` and compare with the golden
+    model; ``run.hub_lam`` and ``run.hub_sample_min`` choose the hubs (the host's
+    pre-processing, as :func:`golden.depgraph.run_depgraph`)."""
+    run.check("depgraph")
+    algo = run.algo or config.algo
     check_graph(graph, algo, config)
     needs_root = algo in ("bfs", "sssp")
-    root = (root or 0) if needs_root else None
+    root = (run.root or 0) if needs_root else None
     started = time.perf_counter()
     reference = run_depgraph(algo, graph, root=root, engines=config.engines,
                              stack_depth=config.stack_depth, walks=config.walks,
                              hub_index=config.hub_index,
-                             tolerance=tolerance, lam=lam, hub_sample_min=hub_sample_min)
+                             tolerance=run.tolerance, lam=run.hub_lam,
+                             hub_sample_min=run.hub_sample_min)
     golden_seconds = time.perf_counter() - started
 
     run_graph = graph.symmetrized() if algo == "cc" else graph
@@ -129,22 +123,23 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
     index = HubIndex.from_core(reference.core, config.is_min, ~reference.stop) \
         if config.hub_index and reference.shortcuts else None
     image = build_depgraph_image(run_graph, algo=algo, config=config, bounds=reference.bounds,
-                                 stop=reference.stop, root=root, tolerance=tolerance,
+                                 stop=reference.stop, root=root, tolerance=run.tolerance,
                                  index=index)
     memory = memory or SimMemoryConfig()
     addresses = {name: address for address, name in enumerate(registers(config.engines))}
-    run = run_with_dram(lambda: DepGraphSimTop(config, memory), "depgraph_sim",
-                        "sim.tb.test_register_run", image.dram,
-                        {"registers": [[addresses[name], value]
-                                       for name, value in image.registers.items()],
-                         "counters": list(COUNTERS), "max_cycles": max_cycles},
-                        depth_lines=memory.depth_lines,
-                        digest=f"{config.run_digest()}-{memory.build_digest()}",
-                        plusargs=memory.plusargs(),
-                        read_region="state", simulator=simulator, seed=seed,
-                        build_root=build_root, watchdog=config.watchdog, trace=trace,
-                        error_text="a circular queue overflowed", keep=keep)
-    outcome, words = run.outcome, run.words
+    dram_run = run_with_dram(lambda: DepGraphSimTop(config, memory), "depgraph_sim",
+                             "sim.tb.test_register_run", image.dram,
+                             {"registers": [[addresses[name], value]
+                                            for name, value in image.registers.items()],
+                              "counters": list(COUNTERS), "max_cycles": run.max_cycles},
+                             depth_lines=memory.depth_lines,
+                             digest=f"{config.run_digest()}-{memory.build_digest()}",
+                             plusargs=memory.plusargs(),
+                             read_region="state", simulator=run.simulator, seed=run.seed,
+                             build_root=run.build_root, watchdog=config.watchdog,
+                             trace=run.trace, error_text="a circular queue overflowed",
+                             keep=run.keep)
+    outcome, words = dram_run.outcome, dram_run.words
 
     expected = np.asarray(reference.states)
     if expected.dtype.kind == "f":
@@ -169,12 +164,14 @@ def simulate(graph: golden.Graph, algo: str, config: DepGraphConfig, *,
                **{name: c[name] for name in HUB_COUNTERS},
                "observations_sent": c["observations"], "pseudo_edges": c["pseudo_edges"]}
     return DepGraphReport(
-        algo=algo, graph=graph_name, hub=hub, num_vertices=graph.num_vertices,
+        algo=algo, graph=run.graph_name, hub=hub, num_vertices=graph.num_vertices,
         num_edges=run_graph.num_edges, counters=outcome["counters"],
         golden_counters=dataclasses.asdict(reference.counters),
-        matches=first is None, first_mismatch=first,
-        wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
-                      "build": run.result.build_seconds, "simulation": run.result.run_seconds,
-                      "run": outcome["run_wall_seconds"], "readback": run.readback_seconds},
-        simulator=simulator, build_cached=run.result.cached, values=values.copy(),
-        run_dir=run.run_dir)
+        first_mismatch=first,
+        wall_seconds={"golden": golden_seconds, "image": dram_run.image_seconds,
+                      "build": dram_run.result.build_seconds,
+                      "simulation": dram_run.result.run_seconds,
+                      "run": outcome["run_wall_seconds"],
+                      "readback": dram_run.readback_seconds},
+        simulator=run.simulator, build_cached=dram_run.result.cached, values=values.copy(),
+        run_dir=dram_run.run_dir)

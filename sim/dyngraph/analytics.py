@@ -9,12 +9,16 @@ compactor's. The compacted list is the one-stream layout (sources ascending, one
 reader), so the pipeline has one source and one destination stream.
 """
 
+import dataclasses
+
 import numpy as np
 
 import golden
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
-from sim.graphicionado.run import RunReport, simulate as simulate_graphicionado
+from sim.gateware.sim_memory import SimMemoryConfig
+from sim.graphicionado.run import GraphicionadoReport, simulate as simulate_graphicionado
+from sim.run_settings import RunSettings
 
 
 __all__ = ["ANALYTICS", "analytics_config", "run_analytics"]
@@ -48,11 +52,15 @@ def _check(algo: str, config: GraphicionadoConfig, num_vertices: int):
                           f"Graphicionado build's max_vertices ({config.max_vertices})")
 
 
-def run_analytics(dyn_report, algo: str, config: GraphicionadoConfig, *,
-                  root: int | None = None, **run_options) -> RunReport:
-    """Run ``algo`` in Graphicionado's RTL on the lists a compacting dynamic-graph run
-    (``dyn_report``, from :func:`sim.dyngraph.run.simulate` with ``compact_vertices``) wrote;
-    ``run_options`` go to :func:`sim.graphicionado.run.simulate` (memory, seed, ...)."""
+def run_analytics(dyn_report, config: GraphicionadoConfig,
+                  memory: SimMemoryConfig | None = None,
+                  run: RunSettings = RunSettings()) -> GraphicionadoReport:
+    """Run the configuration's algorithm (``run.algo``, if given, must be it) in
+    Graphicionado's RTL on the lists a compacting dynamic-graph run (``dyn_report``, from
+    :func:`sim.dyngraph.run.simulate` with ``compact_vertices``) wrote: Graphicionado's
+    :func:`~sim.graphicionado.run.simulate` with ``memory`` and ``run``, the compactor's words
+    as its ``overlay``, the graph named ``dyngraph-compacted``; BFS and SSSP start from
+    ``run.root``, or else the vertex with the most edges out."""
     compaction, reference = dyn_report.compaction, dyn_report.compacted_reference
     if compaction is None:
         raise ConfigError("the dynamic graph run did not compact its graph "
@@ -60,6 +68,10 @@ def run_analytics(dyn_report, algo: str, config: GraphicionadoConfig, *,
     if not compaction["matches_golden"]:
         raise ConfigError(f"the compactor's lists differ from the golden model's: "
                           f"{compaction['first_mismatch']}")
+    if run.overlay is not None:
+        raise ConfigError("the analytics run's overlay is the compactor's words, not one "
+                          "of its own")
+    algo = run.algo or config.algo
     n, m = reference.num_vertices, reference.num_edges
     _check(algo, config, n)
     graph = golden.Graph.from_edges(n, reference.src, reference.dst, reference.weight,
@@ -68,7 +80,9 @@ def run_analytics(dyn_report, algo: str, config: GraphicionadoConfig, *,
     lengths = {"edges": 4 * m, "table": n + 1, "vconst": 2 * n}
     overlay = {name: np.asarray(words[name][:lengths[name]], dtype=np.uint32)
                for name in _READS[algo]}
+    root = run.root
     if algo in ("bfs", "sssp") and root is None:
         root = int(np.argmax(graph.out_degree))
-    return simulate_graphicionado(graph, algo, config, root=root, overlay=overlay,
-                                  graph_name="dyngraph-compacted", **run_options)
+    return simulate_graphicionado(graph, config, memory, dataclasses.replace(
+        run, algo=algo, root=root, overlay=overlay,
+        graph_name="dyngraph-compacted"))

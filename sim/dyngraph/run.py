@@ -10,7 +10,6 @@ model's, and so does every counter the rules define.
 
 import dataclasses
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -24,7 +23,8 @@ from hw.dyngraph.registers import COUNTERS, REGISTERS
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dram_run import memory_for, run_register_design
 from sim.dyngraph.image import answers_from_words, build_dyngraph_image, state_from_image
-from sim.harness import DEFAULT_BUILD_ROOT
+from sim.report import SimReport
+from sim.run_settings import RunSettings
 
 
 __all__ = ["DynGraphReport", "simulate", "COMPARED", "COMPACTED", "compacted_words"]
@@ -40,28 +40,20 @@ COMPARED = ("inserted", "replaced", "deleted", "delete_misses", "search_hits",
             "allocation_failures", "slabs_freed", "batches")
 
 
-@dataclasses.dataclass
-class DynGraphReport:
-    graph: str
-    num_vertices: int
-    num_edges: int
+@dataclasses.dataclass(kw_only=True)
+class DynGraphReport(SimReport):
+    """A dynamic graph run: the state and the answers read back, and their checks."""
     operations: int
-    counters: dict
     golden_counters: dict
     figures_after: dict              # the golden model's state figures after the updates
     structure_error: str | None
     edges_match: bool
     answers_match: bool
     counter_mismatch: dict | None
-    first_mismatch: dict | None
-    wall_seconds: dict
-    simulator: str
-    build_cached: bool
     compaction: dict | None          # the compactor's figures and check (runs that ask for it)
     state: SlabGraph = dataclasses.field(repr=False)
     found: np.ndarray = dataclasses.field(repr=False)
     weights: np.ndarray = dataclasses.field(repr=False)
-    run_dir: Path | None = None
     compacted: dict | None = dataclasses.field(default=None, repr=False)   # its regions' words
     compacted_reference: CompactedGraph | None = dataclasses.field(default=None, repr=False)
 
@@ -135,16 +127,21 @@ def golden_counters(counters: DynCounters, batches: int) -> dict:
     return {**values, "batches": batches}
 
 
-def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
-             batch: int | None = None, simulator: str = "verilator",
-             memory: SimMemoryConfig | None = None, seed: int = 1,
-             build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
-             graph_name: str = "", trace: Path | None = None,
-             keep: bool = False, compact_vertices: int = 0) -> DynGraphReport:
-    """``compact_vertices`` > 0: after the operations the compactor writes vertices
+def simulate(graph: golden.Graph, config: DynGraphConfig,
+             memory: SimMemoryConfig | None = None,
+             run: RunSettings = RunSettings()) -> DynGraphReport:
+    """Apply ``run.updates`` to ``graph`` in batches of ``run.batch`` on the unit's Verilog
+    beside ``memory`` and check the state, the answers and the counters.
+
+    ``run.compact_vertices`` > 0: after the operations the compactor writes vertices
     ``0 .. compact_vertices - 1`` out as Graphicionado's edge list, checked word for word
     against :func:`golden.dyngraph.compaction.compact` (``report.compacted`` holds the words,
     for :mod:`sim.dyngraph.analytics`)."""
+    run.check("dyngraph")
+    updates, batch, compact_vertices = run.updates, run.batch, run.compact_vertices
+    if not isinstance(updates, Updates):
+        raise ConfigError("the dyngraph simulation needs its operations: "
+                          "RunSettings(updates=golden.dyngraph.Updates)")
     graph.validate_for_hardware(id_width=32)
     if graph.num_vertices > config.max_vertices:
         raise ConfigError(f"the graph has {graph.num_vertices} vertices, more than "
@@ -160,16 +157,18 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
     golden_seconds = time.perf_counter() - started
 
     memory = memory_for(config, memory, "the unit")
-    run = run_register_design(lambda: DynGraphSimTop(config, memory), "dyngraph_sim", config,
-                              memory, image.dram, image.registers, REGISTERS, COUNTERS,
-                              max_cycles=max_cycles, read_region="pool",
-                              also_read=("vertices", "stack", "answers",
-                                         *(COMPACTED if compact_vertices else ())),
-                              simulator=simulator,
-                              seed=seed, build_root=build_root, trace=trace,
-                              error_text="a vertex lock was released twice", keep=keep)
-    rtl = run.outcome["counters"]
-    result = state_from_image(run.words, run.extra["vertices"], run.extra["stack"],
+    dram_run = run_register_design(lambda: DynGraphSimTop(config, memory), "dyngraph_sim",
+                                   config, memory, image.dram, image.registers, REGISTERS,
+                                   COUNTERS, max_cycles=run.max_cycles, read_region="pool",
+                                   also_read=("vertices", "stack", "answers",
+                                              *(COMPACTED if compact_vertices else ())),
+                                   simulator=run.simulator, seed=run.seed,
+                                   build_root=run.build_root, trace=run.trace,
+                                   error_text="a vertex lock was released twice",
+                                   keep=run.keep)
+    rtl = dram_run.outcome["counters"]
+    result = state_from_image(dram_run.words, dram_run.extra["vertices"],
+                              dram_run.extra["stack"],
                               rtl["stack_top"], options, config.slab_index_bits)
     structure_error = None
     try:
@@ -185,7 +184,7 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
         extra = sorted(got_set - want_set)[:1]
         missing = sorted(want_set - got_set)[:1]
         first = {"rtl_only": extra, "golden_only": missing}
-    rtl_found, rtl_weights = answers_from_words(run.extra["answers"], image.searches)
+    rtl_found, rtl_weights = answers_from_words(dram_run.extra["answers"], image.searches)
     answers_match = bool(np.array_equal(rtl_found, want_found) and
                          np.array_equal(rtl_weights[want_found], want_weights[want_found]))
     if not answers_match and first is None:
@@ -203,19 +202,20 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
         counter_mismatch = {"counter": "issued", "rtl": rtl["issued"], "golden": len(updates)}
     compaction = compacted = reference = None
     if compact_vertices:
-        compacted = {name: run.extra[name] for name in COMPACTED}
+        compacted = {name: dram_run.extra[name] for name in COMPACTED}
         reference = compact(state, compact_vertices)
         compaction = check_compaction(compacted, reference, rtl)
     return DynGraphReport(
         compaction=compaction, compacted=compacted, compacted_reference=reference,
-        graph=graph_name, num_vertices=graph.num_vertices, num_edges=graph.num_edges,
+        graph=run.graph_name, num_vertices=graph.num_vertices, num_edges=graph.num_edges,
         operations=len(updates), counters=rtl, golden_counters=expected,
         figures_after=state.figures(), structure_error=structure_error,
         edges_match=edges_match, answers_match=answers_match,
         counter_mismatch=counter_mismatch, first_mismatch=first,
-        wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
-                      "build": run.result.build_seconds, "simulation": run.result.run_seconds,
-                      "run": run.outcome["run_wall_seconds"],
-                      "readback": run.readback_seconds},
-        simulator=simulator, build_cached=run.result.cached, state=result,
-        found=rtl_found, weights=rtl_weights, run_dir=run.run_dir)
+        wall_seconds={"golden": golden_seconds, "image": dram_run.image_seconds,
+                      "build": dram_run.result.build_seconds,
+                      "simulation": dram_run.result.run_seconds,
+                      "run": dram_run.outcome["run_wall_seconds"],
+                      "readback": dram_run.readback_seconds},
+        simulator=run.simulator, build_cached=dram_run.result.cached, state=result,
+        found=rtl_found, weights=rtl_weights, run_dir=dram_run.run_dir)

@@ -10,7 +10,6 @@ properties with the golden model: exactly for integers, bit for bit for PageRank
 
 import dataclasses
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -23,29 +22,21 @@ from sim.graphicionado.top import GraphicionadoSimTop, SimMemoryConfig
 from sim.dram_run import RunFailure, memory_for, run_register_design
 from sim.graphicionado.check import expected_values
 from sim.graphicionado.image import build_image
-from sim.harness import DEFAULT_BUILD_ROOT
+from sim.report import SimReport
+from sim.run_settings import RunSettings
 
 
-__all__ = ["RunReport", "plan_slices", "plan_partitions", "check_graph", "stored_graph",
-           "check_memory", "simulate"]
+__all__ = ["GraphicionadoReport", "plan_slices", "plan_partitions", "check_graph",
+           "stored_graph", "check_memory", "simulate"]
 
 
-@dataclasses.dataclass
-class RunReport:
+@dataclasses.dataclass(kw_only=True)
+class GraphicionadoReport(SimReport):
+    """A Graphicionado run: the vertex properties read back and how they compared."""
     algo: str
-    graph: str
-    num_vertices: int
-    num_edges: int
     iterations: int
-    counters: dict
     golden_iterations: int
-    matches: bool
-    first_mismatch: dict | None
-    wall_seconds: dict
-    simulator: str
-    build_cached: bool
     values: np.ndarray = dataclasses.field(repr=False)
-    run_dir: Path | None = None     # the run's folder, if kept (``keep``)
     comparison: str = "exact"       # how the values were compared with the golden model
     crossbar_inputs: int = 1
     memory: dict | None = None      # the simulated memory's settings (SimMemoryConfig.as_dict)
@@ -54,6 +45,10 @@ class RunReport:
     ext_partitions: int = 0         # extended slicing (§VI.B): N partitions, else 0
     vertices_compared: int = 0      # vertices whose values were compared with the golden model
     vertices_differing: int = 0     # of them, those that differ (0 when ``matches``)
+
+    @property
+    def matches(self) -> bool:
+        return self.first_mismatch is None
 
     @property
     def figures(self) -> dict:
@@ -255,30 +250,21 @@ def check_memory(config: GraphicionadoConfig, memory: SimMemoryConfig):
     memory_for(config, memory, "the pipeline")
 
 
-def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
-             root: int | None = None, iters: int | None = None, simulator: str = "verilator",
-             memory: SimMemoryConfig | None = None, seed: int = 1,
-             build_root: Path = DEFAULT_BUILD_ROOT, max_cycles: int = 2_000_000_000,
-             graph_name: str = "", trace: Path | None = None,
-             keep: bool = False, sim_top=None, slices: int | None = None,
-             cf: dict | None = None, overlay: dict | None = None) -> RunReport:
-    """Run ``graph`` through the pipeline beside the DRAM model and check the result.
+def simulate(graph: golden.Graph, config: GraphicionadoConfig,
+             memory: SimMemoryConfig | None = None,
+             run: RunSettings = RunSettings()) -> GraphicionadoReport:
+    """Run ``graph`` through the pipeline beside the DRAM model (``memory``; None: the default
+    one with the configuration's channels) and check the result.
 
-    ``sim_top``: ``(make_top, digest)``, a function of ``(config, memory)`` building the sim
-    top in place of :class:`GraphicionadoSimTop` and a digest naming what it adds (the
-    post-synthesis run of :mod:`sim.postsynth` passes a top around the ECP5 netlist).
-
-    ``slices``: run in that many graph slices (§VI.A); None: as many as the scratchpad needs
-    (one when the graph fits).
-
-    ``cf``: CF's parameters (``golden.cf_program``'s gamma, lam, seed, init_scale; K is the
-    configuration's ``property_bytes / 4``). PageRank and CF run 10 iterations unless
-    ``iters`` says otherwise, as the golden model.
-
-    ``overlay``: region name to uint32 words another unit wrote (the dynamic graph's
-    compactor: ``edges``, ``table``, ``vconst``), put over the regions the host laid out from
-    ``graph``, so the pipeline reads that unit's lists."""
-    slice_vertices = check_graph(graph, algo, config, slices)
+    ``run`` (:class:`sim.run_settings.RunSettings`): ``algo`` (None: the configuration's),
+    ``root``, ``iters`` (PageRank and CF run 10 unless it says otherwise, as the golden
+    model), ``slices`` (graph slices, §VI.A; None: as many as the scratchpad needs), ``cf``
+    (CF's parameters), ``overlay`` (regions another unit wrote, put over the host's) and
+    ``sim_top`` (a top in place of :class:`GraphicionadoSimTop`, as :mod:`sim.postsynth`'s
+    around the ECP5 netlist)."""
+    run.check("graphicionado")
+    algo, root, iters, cf = run.algo or config.algo, run.root, run.iters, run.cf
+    slice_vertices = check_graph(graph, algo, config, run.slices)
     if algo in ("pagerank", "cf") and iters is None:
         iters = 10
     if algo == "cf":
@@ -298,21 +284,23 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
                         streams_dst=config.streams_dst, edge_readers=config.edge_readers,
                         slice_vertices=slice_vertices, max_slices=config.max_slices, cf=cf,
                         extended=config.extended_slicing)
-    for name, words in (overlay or {}).items():
+    for name, words in (run.overlay or {}).items():
         image.dram.overwrite(name, words)
     memory = memory or SimMemoryConfig(channels=config.memory_channels)
     check_memory(config, memory)
-    make_top, top_digest = sim_top or (GraphicionadoSimTop, None)
-    run = run_register_design(lambda: make_top(config, memory), "graphicionado_sim", config,
-                              memory, image.dram, image.registers, registers(config),
-                              counter_names(config), max_cycles=max_cycles,
-                              watchdog=_watchdog(config), top_digest=top_digest,
-                              read_region=image.result_region(reference.iterations),
-                              simulator=simulator, seed=seed, build_root=build_root,
-                              trace=trace, keep=keep,
-                              error_text="an edge out of source order in the graph image")
-    values = image.vertex_values(run.words)
-    iterations = run.outcome["counters"]["iterations"]
+    make_top, top_digest = run.sim_top or (GraphicionadoSimTop, None)
+    dram_run = run_register_design(lambda: make_top(config, memory), "graphicionado_sim",
+                                   config, memory, image.dram, image.registers,
+                                   registers(config), counter_names(config),
+                                   max_cycles=run.max_cycles, watchdog=_watchdog(config),
+                                   top_digest=top_digest,
+                                   read_region=image.result_region(reference.iterations),
+                                   simulator=run.simulator, seed=run.seed,
+                                   build_root=run.build_root, trace=run.trace, keep=run.keep,
+                                   error_text="an edge out of source order in the graph "
+                                              "image")
+    values = image.vertex_values(dram_run.words)
+    iterations = dram_run.outcome["counters"]["iterations"]
     if image.double_vprop and iterations != reference.iterations:
         # The result's VProperty array was chosen by the golden model's iteration count.
         raise RunFailure(f"the pipeline ran {iterations} iterations, the golden "
@@ -342,17 +330,18 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
         if values.ndim == 2:
             first["feature"] = k
     rtl_values = values.view(np.float32) if expected.dtype == np.float32 else values
-    return RunReport(
-        algo=algo, graph=graph_name, num_vertices=graph.num_vertices,
+    return GraphicionadoReport(
+        algo=algo, graph=run.graph_name, num_vertices=graph.num_vertices,
         num_edges=run_graph.num_edges, iterations=iterations,
-        counters=run.outcome["counters"], golden_iterations=reference.iterations,
-        matches=first is None, first_mismatch=first,
-        wall_seconds={"golden": golden_seconds, "image": run.image_seconds,
-                      "build": run.result.build_seconds, "simulation": run.result.run_seconds,
-                      "run": run.outcome["run_wall_seconds"],
-                      "readback": run.readback_seconds},
-        simulator=simulator, build_cached=run.result.cached, values=rtl_values.copy(),
-        run_dir=run.run_dir, comparison=reference.comparison,
+        counters=dram_run.outcome["counters"], golden_iterations=reference.iterations,
+        first_mismatch=first,
+        wall_seconds={"golden": golden_seconds, "image": dram_run.image_seconds,
+                      "build": dram_run.result.build_seconds,
+                      "simulation": dram_run.result.run_seconds,
+                      "run": dram_run.outcome["run_wall_seconds"],
+                      "readback": dram_run.readback_seconds},
+        simulator=run.simulator, build_cached=dram_run.result.cached,
+        values=rtl_values.copy(), run_dir=dram_run.run_dir, comparison=reference.comparison,
         crossbar_inputs=config.streams_src * config.source_outputs, memory=memory.as_dict(),
         slices=image.slices, slice_vertices=image.slice_vertices,
         ext_partitions=image.registers.get("ext_partitions", 0),

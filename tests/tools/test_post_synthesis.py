@@ -17,6 +17,7 @@ from hw.graphicionado.config import GraphicionadoConfig
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dram_run import RunFailure
 from sim.postsynth import cam_netlist_test, outreg_ram_test, simulate_graphicionado_netlist
+from sim.run_settings import RunSettings
 from synth.ecp5_outreg import absorb_output_registers
 
 GRAPH = "kron:scale=5,ef=8,seed=2"
@@ -45,8 +46,9 @@ def test_graphicionado_netlist(algo, run_seeds):
     config = GraphicionadoConfig(algo=algo, max_vertices=256)
     seed = run_seeds.get(0)
     report, netlist = simulate_graphicionado_netlist(
-        golden.from_spec(GRAPH), algo, config, root=0, iters=2 if algo == "pagerank" else None,
-        seed=seed, simulator=PIPELINE_SIMULATOR, memory=MEMORY)
+        golden.from_spec(GRAPH), config, MEMORY,
+        RunSettings(root=0, iters=2 if algo == "pagerank" else None, seed=seed,
+                    simulator=PIPELINE_SIMULATOR))
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
     assert report.counters["edges"] > 0
     # The netlist holds block RAMs whose output registers took flip-flops over: the rewrite
@@ -97,9 +99,10 @@ def test_broken_rewrite_is_caught(run_seeds):
     config = GraphicionadoConfig(algo="bfs", max_vertices=256)
     try:
         report, netlist = simulate_graphicionado_netlist(
-            golden.from_spec(GRAPH), "bfs", config, root=0, seed=run_seeds.get(0),
-            rewrite=_rewrite_dropping_the_register, max_cycles=5_000_000,
-            simulator=PIPELINE_SIMULATOR, memory=MEMORY)
+            golden.from_spec(GRAPH), config, MEMORY,
+            RunSettings(root=0, seed=run_seeds.get(0), max_cycles=5_000_000,
+                        simulator=PIPELINE_SIMULATOR),
+            rewrite=_rewrite_dropping_the_register)
     except RunFailure:
         return   # hung or raised its error flag: caught
     assert netlist.absorbed > 0

@@ -19,6 +19,7 @@ from hw.bfs.config import BfsConfig
 from hw.lib.config import ConfigError
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.bfs.run import simulate
+from sim.run_settings import RunSettings
 
 MEMORY = SimMemoryConfig(latency=40, latency_dist="uniform", jitter=16, outstanding=64,
                          depth_lines=1 << 15)
@@ -82,8 +83,8 @@ def test_rtl_matches_golden(name, settings, graphs, run_seeds):
     for graph_name, root, seed, memory in runs:
         memory = dataclasses.replace(memory, channels=config.memory_channels)
         graph = golden.load_graph(GRAPHS[graph_name])
-        report = simulate(graph, config, root=root, memory=memory, seed=seed,
-                          graph_name=graph_name)
+        report = simulate(graph, config, memory,
+                          RunSettings(root=root, seed=seed, graph_name=graph_name))
         where = (graph_name, root, run_seeds.hint(seed))
         assert report.levels_match, (*where, report.first_mismatch)
         assert report.parents_valid, (*where, report.parents_error)
@@ -104,8 +105,9 @@ def test_counters_add_up_and_unreached_stay_unreached(run_seeds):
     graph = golden.load_graph(GRAPHS["kron7"])
     config = BfsConfig(max_vertices=512, **CASES[0].values[1])     # the first case's build
     root = int(np.flatnonzero(graph.out_degree == 1)[0])
-    report = simulate(graph, config, root=root, seed=run_seeds.get(),
-                      memory=dataclasses.replace(MEMORY, channels=config.memory_channels))
+    report = simulate(graph, config,
+                      dataclasses.replace(MEMORY, channels=config.memory_channels),
+                      RunSettings(root=root, seed=run_seeds.get()))
     assert report.matches
     reference = run_bfs(graph, root, **config.golden_options())
     unreached = reference.levels == 2**32 - 1
@@ -121,14 +123,14 @@ def test_counters_add_up_and_unreached_stay_unreached(run_seeds):
 def test_bad_input_is_refused():
     graph = golden.load_graph(GRAPHS["grid"])
     with pytest.raises(ConfigError, match="hub bitmap covers 16"):
-        simulate(graph, BfsConfig(max_vertices=16), root=0)
+        simulate(graph, BfsConfig(max_vertices=16), run=RunSettings(root=0))
     with pytest.raises(ConfigError, match="root 500 is not a vertex"):
-        simulate(graph, BfsConfig(max_vertices=512), root=500)
+        simulate(graph, BfsConfig(max_vertices=512), run=RunSettings(root=500))
     with pytest.raises(ConfigError, match="lanes must be a power of two"):
         BfsConfig(lanes=3)
     with pytest.raises(ConfigError, match="memory_channels=2 but the simulated memory has "
                                           "channels=1"):
-        simulate(graph, BfsConfig(max_vertices=512, memory_channels=2), root=0, memory=MEMORY)
+        simulate(graph, BfsConfig(max_vertices=512, memory_channels=2), MEMORY)
     with pytest.raises(ConfigError, match="dispatch must be one of classes, vertex"):
         BfsConfig(dispatch="warp")
 
@@ -141,8 +143,9 @@ def test_the_checks_fire(monkeypatch, run_seeds):
     options = config.golden_options()
     monkeypatch.setattr(BfsConfig, "golden_options",
                         lambda self: {**options, "hub_cache": False})
-    report = simulate(graph, config, root=roots_of(graph)[0], seed=run_seeds.get(),
-                      memory=dataclasses.replace(MEMORY, channels=config.memory_channels))
+    report = simulate(graph, config,
+                      dataclasses.replace(MEMORY, channels=config.memory_channels),
+                      RunSettings(root=roots_of(graph)[0], seed=run_seeds.get()))
     assert report.levels_match and report.parents_valid
     assert not report.log_match and not report.matches
     assert report.log_mismatch["field"] in ("status_reads", "hub_cache_hits")

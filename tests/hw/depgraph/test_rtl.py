@@ -15,6 +15,7 @@ from hw.lib.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.depgraph.run import simulate
+from sim.run_settings import RunSettings
 from tests.support.graphs import networkx_graph
 
 MEMORY = SimMemoryConfig(latency=40, latency_dist="uniform", jitter=16, outstanding=64,
@@ -77,8 +78,9 @@ def test_rtl_matches_golden(algo, engines, depth, walks, hub, stalls, graphs, on
         root = best_root(graph) if algo in ("bfs", "sssp") else None
         # Graphs this small hold no hub at the paper's lam over a full sample; an unfloored
         # sample (of one vertex) makes many, which exercises the hub index.
-        report = simulate(graph, algo, config, root=root, memory=memory, graph_name=name,
-                          seed=seed, hub_sample_min=1)
+        report = simulate(graph, config, memory,
+                          RunSettings(algo=algo, root=root, graph_name=name, seed=seed,
+                                      hub_sample_min=1))
         assert report.matches, (name, report.first_mismatch, run_seeds.hint(seed))
         c = report.counters
         # Every edge, shortcut and pseudo-edge sent was applied; every folding visit is a
@@ -116,7 +118,7 @@ def test_pagerank_against_networkx_fixpoint():
     config = DepGraphConfig(algo="pagerank", engines=2, stack_depth=10, walks=2,
                             hub_index=True, bank_vertices=256, stall_injection=20,
                             stack_lines=True)
-    report = simulate(graph, "pagerank", config, memory=MEMORY)
+    report = simulate(graph, config, MEMORY)
     g = nx.DiGraph()
     g.add_nodes_from(range(graph.num_vertices))
     g.add_edges_from(zip(graph.src.tolist(), graph.dst.tolist()))
@@ -129,9 +131,9 @@ def test_pagerank_against_networkx_fixpoint():
 def test_bad_input_is_refused():
     graph = GRAPHS["kron8"]()
     with pytest.raises(ConfigError, match="bank"):
-        simulate(graph, "bfs", DepGraphConfig(algo="bfs", engines=1, bank_vertices=64),
-                 memory=MEMORY)
+        simulate(graph, DepGraphConfig(algo="bfs", engines=1, bank_vertices=64), MEMORY)
     with pytest.raises(ConfigError, match="configured for"):
-        simulate(graph, "sssp", DepGraphConfig(algo="bfs", bank_vertices=256), memory=MEMORY)
+        simulate(graph, DepGraphConfig(algo="bfs", bank_vertices=256), MEMORY,
+                 RunSettings(algo="sssp"))
     with pytest.raises(ConfigError, match="track_entries"):
         DepGraphConfig(hub_index=True, track_entries=0)

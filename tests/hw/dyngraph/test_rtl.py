@@ -17,6 +17,7 @@ from hw.dyngraph.config import DynGraphConfig
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dyngraph.analytics import analytics_config, run_analytics
 from sim.dyngraph.run import simulate
+from sim.run_settings import RunSettings
 
 MEMORY = SimMemoryConfig(latency=40, latency_dist="uniform", jitter=16, outstanding=64,
                          depth_lines=1 << 15)
@@ -65,9 +66,9 @@ def test_rtl_matches_golden(name, settings, runs, run_seeds):
             config = dataclasses.replace(config, pool_slabs=built.slabs_in_use() + spare)
         seed = run_seeds.get(index)
         updates = generate_updates(f"mix:ops={count},{mix},seed={seed}", graph, 256)
-        report = simulate(graph, updates, config, batch=batch, seed=seed,
-                          memory=_memory(memory, config.memory_channels),
-                          compact_vertices=256)
+        report = simulate(graph, config, _memory(memory, config.memory_channels),
+                          RunSettings(updates=updates, batch=batch, seed=seed,
+                                      compact_vertices=256))
         assert report.structure_error is None, report.structure_error
         assert report.edges_match, report.first_mismatch
         assert report.answers_match, report.first_mismatch
@@ -96,7 +97,8 @@ def _check_analytics(report, algo, seed):
     pipeline = analytics_config(algo, 256, stall_injection=20)
     u = int(report.compacted_reference.src[0])        # the first vertex with out-edges
     root = u if algo == "bfs" else None
-    result = run_analytics(report, algo, pipeline, memory=memory, seed=seed, root=root)
+    settings = RunSettings(algo=algo, root=root, seed=seed)
+    result = run_analytics(report, pipeline, memory, settings)
     assert result.matches, (algo, result.first_mismatch)
     assert result.comparison == "exact"
     # u's first edge moved to the farthest vertex from u (BFS: its level becomes 1; PageRank:
@@ -106,7 +108,7 @@ def _check_analytics(report, algo, seed):
     edges[4 * first + 1] = int(np.argmax(result.values)) if algo == "bfs" else \
         (int(edges[4 * first + 1]) + 1) % 256
     moved = dataclasses.replace(report, compacted={**report.compacted, "edges": edges})
-    broken = run_analytics(moved, algo, pipeline, memory=memory, seed=seed, root=root)
+    broken = run_analytics(moved, pipeline, memory, settings)
     assert not broken.matches
 
 
@@ -119,7 +121,7 @@ def test_bfs_on_the_compacted_graph(run_seeds):
                             slab_ports=2, memory_channels=2, sweep_group=3, stall_injection=20)
     seed = run_seeds.get(0)
     updates = generate_updates(f"mix:ops=200,{MIXED},seed={seed}", graph, 256)
-    report = simulate(graph, updates, config, batch=64, seed=seed,
-                      memory=_memory("memory", 2), compact_vertices=256)
+    report = simulate(graph, config, _memory("memory", 2),
+                      RunSettings(updates=updates, batch=64, seed=seed, compact_vertices=256))
     assert report.matches, (report.compaction, report.first_mismatch)
     _check_analytics(report, "bfs", seed)

@@ -16,6 +16,7 @@ from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from sim.graphicionado.top import SimMemoryConfig
 from sim.graphicionado.run import _watchdog, simulate
+from sim.run_settings import RunSettings
 from tests.support.graphs import networkx_graph
 
 MEMORY = SimMemoryConfig(latency=60, latency_dist="uniform", jitter=24, outstanding=96,
@@ -77,7 +78,8 @@ def test_rtl_matches_golden(algo, graph_name, run_seeds):
     config = matrix_config(algo)
     root = best_root(graph) if algo in ("bfs", "sssp") else None
     iters = 3 if algo == "pagerank" else None
-    report = simulate(graph, algo, config, root=root, iters=iters, memory=MEMORY, seed=seed)
+    report = simulate(graph, config, MEMORY,
+                      RunSettings(algo=algo, root=root, iters=iters, seed=seed))
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
     # The report's check: every vertex compared, none differing, the iterations of both.
     assert report.figures["check"] == {
@@ -108,9 +110,10 @@ def test_rtl_under_hostile_memory(algo):
     config = matrix_config(algo)
     root = best_root(graph) if algo == "bfs" else None
     iters = 2 if algo == "pagerank" else None
-    report = simulate(graph, algo, config, root=root, iters=iters, memory=HOSTILE)
+    settings = RunSettings(algo=algo, root=root, iters=iters)
+    report = simulate(graph, config, HOSTILE, settings)
     assert report.matches, report.first_mismatch
-    calm = simulate(graph, algo, config, root=root, iters=iters, memory=MEMORY)
+    calm = simulate(graph, config, MEMORY, settings)
     assert calm.matches, calm.first_mismatch
     assert calm.build_cached, "a memory setting changed the build"
     assert report.counters["cycles"] > calm.counters["cycles"]
@@ -127,7 +130,8 @@ TWO_CHANNEL_MEMORY = dataclasses.replace(MEMORY, channels=2)
 def test_coarsened_edge_id_table():
     graph = GRAPHS["rmat9"]()
     config = GraphicionadoConfig(**TWO_CHANNEL_BFS)
-    report = simulate(graph, "bfs", config, root=best_root(graph), memory=TWO_CHANNEL_MEMORY)
+    report = simulate(graph, config, TWO_CHANNEL_MEMORY,
+                      RunSettings(algo="bfs", root=best_root(graph)))
     assert report.matches, report.first_mismatch
 
 
@@ -141,7 +145,7 @@ def test_destination_property_read(run_seeds):
         "stall_injection": "25", "dst_property_read": "1", "streams_dst": "2"})
     root = best_root(graph)
     seed = run_seeds.get(7)
-    report = simulate(graph, "sssp", config, root=root, memory=MEMORY, seed=seed)
+    report = simulate(graph, config, MEMORY, RunSettings(algo="sssp", root=root, seed=seed))
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
     reference = golden.run("sssp", graph, root=root)
     assert report.counters["edges"] == reference.counters["edges_processed"]
@@ -158,7 +162,7 @@ def test_destination_property_read(run_seeds):
 def test_graph_too_large_is_refused_before_simulation(change, message):
     graph = GRAPHS["kron9"]()
     with pytest.raises(ConfigError, match=message):
-        simulate(graph, "bfs", GraphicionadoConfig(algo="bfs", **change), memory=MEMORY)
+        simulate(graph, GraphicionadoConfig(algo="bfs", **change), MEMORY)
 
 
 # Graph slicing (§VI.A) on Kronecker 9 (512 vertices), on the matrix's builds (the slice
@@ -179,8 +183,8 @@ def test_graph_slicing(algo, slices, memory, run_seeds):
     root = best_root(graph) if algo in ("bfs", "sssp") else None
     iters = 3 if algo == "pagerank" else None
     seed = run_seeds.get(11)
-    report = simulate(graph, algo, config, root=root, iters=iters, memory=memory, seed=seed,
-                      slices=slices)
+    report = simulate(graph, config, memory,
+                      RunSettings(algo=algo, root=root, iters=iters, seed=seed, slices=slices))
     assert report.slices == slices and report.slice_vertices * slices >= 512
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
     # The report's check: every vertex compared, none differing, the iterations of both.
@@ -199,8 +203,7 @@ def test_bad_sssp_weights_are_refused():
     fractional = golden.Graph.from_edges(3, [0, 1], [1, 2],
                                          np.array([1.0, 2.5], dtype=np.float32))
     with pytest.raises(golden.GraphError):
-        simulate(fractional, "sssp", GraphicionadoConfig(algo="sssp", max_vertices=16),
-                 memory=MEMORY)
+        simulate(fractional, GraphicionadoConfig(algo="sssp", max_vertices=16), MEMORY)
 
 
 # One source stream, two destination streams, no injected stalls (they would hide the
@@ -212,8 +215,8 @@ ONE_SOURCE_PAGERANK = dict(algo="pagerank", max_vertices=1024, streams_dst=2)
 def test_memory_bandwidth_bounds_the_edge_rate():
     graph = GRAPHS["kron9"]()
     memory = SimMemoryConfig(latency=50, depth_lines=1 << 15, bytes_per_cycle=8)
-    report = simulate(graph, "pagerank", GraphicionadoConfig(**ONE_SOURCE_PAGERANK),
-                      iters=1, memory=memory)
+    report = simulate(graph, GraphicionadoConfig(**ONE_SOURCE_PAGERANK), memory,
+                      RunSettings(algo="pagerank", iters=1))
     assert report.matches, report.first_mismatch
     assert report.comparison == "exact (partition order)"
     # A 16-byte edge at 8 bytes per cycle: at most half an edge per cycle.
@@ -229,7 +232,7 @@ def test_one_source_stream_pagerank_is_bit_exact_in_partition_order():
     # seven slices).
     graph = GRAPHS["rmat9"]()
     config = GraphicionadoConfig(**ONE_SOURCE_PAGERANK)
-    report = simulate(graph, "pagerank", config, iters=2, memory=HOSTILE)
+    report = simulate(graph, config, HOSTILE, RunSettings(algo="pagerank", iters=2))
     assert report.comparison == "exact (partition order)"
     assert report.matches, report.first_mismatch
     check_stream_counters(report, graph, config)
@@ -247,7 +250,8 @@ def test_two_memory_channels(run_seeds):
                              reorder=True, pushback=10, bytes_per_cycle=12,
                              depth_lines=1 << 15, channels=2)
     seed = run_seeds.get(5)
-    report = simulate(graph, "bfs", config, root=best_root(graph), memory=memory, seed=seed)
+    report = simulate(graph, config, memory,
+                      RunSettings(algo="bfs", root=best_root(graph), seed=seed))
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
     c = report.counters
     assert c["edges"] == golden.run("bfs", graph, root=best_root(graph)) \
@@ -264,8 +268,8 @@ def test_memory_channels_must_match():
     graph = GRAPHS["karate"]()
     with pytest.raises(ConfigError, match="memory_channels=2 but the simulated memory has "
                                           "channels=1"):
-        simulate(graph, "bfs", GraphicionadoConfig(algo="bfs", max_vertices=64,
-                                                   memory_channels=2), memory=MEMORY)
+        simulate(graph, GraphicionadoConfig(algo="bfs", max_vertices=64, memory_channels=2),
+                 MEMORY)
 
 
 def test_hang_limit_covers_the_clear_phase():
@@ -291,8 +295,8 @@ def test_collaborative_filtering_on_the_verilog(run_seeds):
     config = GraphicionadoConfig(algo="cf", max_vertices=64, edge_prefetch_lines=8,
                                  stall_injection=25)
     seed = run_seeds.get(3)
-    report = simulate(graph, "cf", config, iters=3, memory=HOSTILE, seed=seed,
-                      cf={"gamma": 0.01})
+    report = simulate(graph, config, HOSTILE,
+                      RunSettings(algo="cf", iters=3, seed=seed, cf={"gamma": 0.01}))
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
     assert report.comparison == "exact" and report.values.shape == (34, 32)
     assert report.counters["edges"] == report.counters["updates"] == 3 * graph.num_edges
@@ -311,8 +315,8 @@ def test_symmetric_extended_slicing_four_streams_on_the_verilog(run_seeds):
                                  streams_src=4, streams_dst=4, edge_prefetch_lines=8,
                                  symmetric=True, stall_injection=25)
     seed = run_seeds.get(3)
-    report = simulate(graph, "cf", config, iters=2, memory=HOSTILE, seed=seed,
-                      cf={"gamma": 0.01})
+    report = simulate(graph, config, HOSTILE,
+                      RunSettings(algo="cf", iters=2, seed=seed, cf={"gamma": 0.01}))
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
     assert report.ext_partitions == 3 and report.slices == 6
     assert report.comparison.startswith("within")

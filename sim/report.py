@@ -1,0 +1,43 @@
+"""What every design's RTL run reports: the base of the four ``<Design>Report`` classes that
+``sim/<design>/run.py``'s ``simulate`` returns."""
+
+import abc
+import dataclasses
+from pathlib import Path
+
+
+__all__ = ["SimReport"]
+
+
+@dataclasses.dataclass(kw_only=True)
+class SimReport(abc.ABC):
+    """One checked run: the graph's name and size, the RTL's counters (``cycles`` among them),
+    the first difference from the golden model (None when the result matches), the wall-clock
+    phases (``golden``, ``image``, ``build``, ``simulation``, ``run``, ``readback``
+    seconds), the simulator and whether its build came from the cache, and the run's folder
+    when kept. A design adds its result and its own checks; ``matches`` is the verdict over
+    all of them and ``figures`` the design's figures as ``--json`` reports them."""
+    graph: str
+    num_vertices: int
+    num_edges: int
+    counters: dict
+    first_mismatch: dict | None
+    wall_seconds: dict
+    simulator: str
+    build_cached: bool
+    run_dir: Path | None = None
+
+    @property
+    def cycles(self) -> int:
+        """The run's clock cycles, from start to done."""
+        return self.counters["cycles"]
+
+    @property
+    @abc.abstractmethod
+    def matches(self) -> bool:
+        """Every check of the run passed."""
+
+    @property
+    @abc.abstractmethod
+    def figures(self) -> dict:
+        """The run's figures (``cycles`` and ``matches_golden`` among them)."""
