@@ -5,7 +5,7 @@ The folder holds one ``graphgen sim --json`` report and any number of ``graphgen
 --json`` reports (every ``*.json`` whose ``command`` is ``sim`` or ``synth``). The page is
 about that run: the design and its configuration (key/value tables), the result's check
 against the golden model (vertices compared and differing, iterations), cycles by phase and
-edges per cycle, each memory channel's utilisation, the stall counters, and, from the
+edges per cycle, the same per iteration, each memory channel's utilisation, the stall counters, and, from the
 synthesis reports of the same configuration (the same ``config_digest``), the ASIC area by
 unit and the ECP5 Fmax. A synthesis report of another design or configuration is left out
 (the page names it). Nothing is shown that the reports do not record: a figure no report
@@ -247,13 +247,69 @@ def _cycles_section(sim: dict, plt) -> tuple[str, int]:
         body += figure_html(chart, f"Cycles by phase, summed over the {iterations} "
                                    f"iterations ({_num(cycles)} in all).")
         plots += 1
-    body += (f"<p class=\"note\">Per iteration: the run's counters are totals over its "
-             f"{_num(iterations)} iterations (the pipeline keeps no per-iteration counters and "
-             f"the report records none), so there is no per-iteration breakdown; the mean is "
-             f"{_num(cycles / iterations if cycles and iterations else None)} cycles and "
-             f"{_num(f.get('edges_traversed', 0) / iterations if iterations else None)} edges "
-             f"an iteration.</p>")
+    per_iteration = f.get("per_iteration") or {}
+    if per_iteration.get("rows"):
+        part, p = _iterations_part(per_iteration, plt)
+        body += part
+        plots += p
+    else:
+        body += (f"<p class=\"note\" id=\"per-iteration\">No per-iteration breakdown: "
+                 f"the report records no counters at iteration ends (a report from before "
+                 f"the testbench took them); the mean is "
+                 f"{_num(cycles / iterations if cycles and iterations else None)} cycles and "
+                 f"{_num(f.get('edges_traversed', 0) / iterations if iterations else None)} "
+                 f"edges an iteration.</p>")
     return body, plots
+
+
+def _iterations_chart(rows: list[dict], plt) -> str:
+    figure, cycles_axes = plt.subplots(figsize=(7, 3.2))
+    numbers = [row["iteration"] for row in rows]
+    cycles_axes.bar(numbers, [row["cycles"] for row in rows], color="tab:blue",
+                    label="cycles")
+    cycles_axes.set_xlabel("iteration")
+    cycles_axes.set_ylabel("cycles", color="tab:blue")
+    cycles_axes.set_xticks(numbers)
+    rate_axes = cycles_axes.twinx()
+    rate_axes.plot(numbers, [row["edges_per_cycle"] or 0.0 for row in rows], color="tab:red",
+                   marker="o", label="edges per cycle")
+    rate_axes.set_ylabel("edges per cycle", color="tab:red")
+    rate_axes.set_ylim(bottom=0)
+    return svg_of(figure)
+
+
+def _iterations_part(per_iteration: dict, plt) -> tuple[str, int]:
+    """The per-iteration table (from the counters the testbench took at each iteration's end)
+    and its chart: cycles and edges per cycle by iteration."""
+    rows = per_iteration["rows"]
+    finish = per_iteration["finish"]
+    total = per_iteration.get("total_cycles")
+    table_rows = [[row["iteration"], _num(row["cycles"]), _pct(row["cycles"] / total
+                                                               if total else None),
+                   _num(row["edges"]), _num(row["edges_per_cycle"]),
+                   _num(row["memory_reads"]), _num(row["memory_writes"])] for row in rows]
+    table_rows.append(["finish", _num(finish["cycles"]),
+                       _pct(finish["cycles"] / total if total else None),
+                       _num(finish["edges"]), _num(finish["edges_per_cycle"]),
+                       _num(finish["memory_reads"]), _num(finish["memory_writes"])])
+    summed = sum(row["cycles"] for row in rows) + finish["cycles"]
+    table_rows.append(["all", _num(summed), _pct(summed / total if total else None),
+                       _num(sum(row["edges"] or 0 for row in rows) + (finish["edges"] or 0)),
+                       _num(None),
+                       _num(sum(row["memory_reads"] for row in rows) + finish["memory_reads"]),
+                       _num(sum(row["memory_writes"] for row in rows)
+                            + finish["memory_writes"])])
+    body = ("<h3>Per iteration</h3><div id=\"per-iteration\">"
+            + _table(["iteration", "cycles", "share", "edges", "edges per cycle",
+                      "line reads", "line writes"], table_rows)
+            + "</div><p class=\"note\">From the counters the testbench read each time the "
+              "iteration counter stepped (it only watches; the hardware is the same). The "
+              "first iteration includes the start (loading or clearing before the first "
+              "processing phase); <i>finish</i> is what follows the last iteration's end "
+              "until <code>done</code>.</p>")
+    body += figure_html(_iterations_chart(rows, plt),
+                        "Cycles (bars) and edges per cycle (line) of each iteration.")
+    return body, 1
 
 
 def _memory_section(sim: dict) -> str:

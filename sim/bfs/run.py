@@ -16,7 +16,7 @@ import numpy as np
 
 import golden
 from golden.bfs import ValidationError, component_edges, run_bfs, validate_parents
-from hw.bfs.registers import COUNTERS, REGISTERS
+from hw.bfs.registers import COUNTERS, ITERATION_COUNTER, REGISTERS
 from hw.bfs.config import BfsConfig
 from hw.bfs.layouts import LOG_WORDS, UNVISITED, Direction
 from sim.bfs.top import BfsSimTop
@@ -25,6 +25,7 @@ from sim.gateware.sim_memory import SimMemoryConfig
 from sim.bfs.image import build_bfs_image
 from sim.dram_run import memory_for, run_register_design
 from sim.harness import DEFAULT_BUILD_ROOT
+from sim.iterations import per_iteration
 
 
 __all__ = ["BfsReport", "simulate", "COMPARED"]
@@ -56,6 +57,8 @@ class BfsReport:
     levels: np.ndarray = dataclasses.field(repr=False)
     parents: np.ndarray = dataclasses.field(repr=False)
     run_dir: Path | None = None
+    # The counters at each level's end (the testbench's snapshots, sim.iterations).
+    snapshots: list = dataclasses.field(default_factory=list, repr=False)
 
     @property
     def matches(self) -> bool:
@@ -78,6 +81,7 @@ class BfsReport:
             "edges_per_cycle": self.component_edges / c["cycles"] if c["cycles"] else 0.0,
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
             "per_level": self.levels_log,
+            "per_iteration": per_iteration(self.snapshots, c, edges="edges_checked"),
             "wall_seconds": self.wall_seconds, "build_cached": self.build_cached,
             "matches_golden": self.levels_match and self.log_match,
             "parents_valid": self.parents_valid,
@@ -122,7 +126,8 @@ def simulate(graph: golden.Graph, config: BfsConfig, *, root: int = 0,
                               max_cycles=max_cycles, read_region="levels",
                               also_read=("parents", "level_log"), simulator=simulator,
                               seed=seed, build_root=build_root, trace=trace,
-                              error_text="the levels outgrew the level log", keep=keep)
+                              error_text="the levels outgrew the level log", keep=keep,
+                              iteration_counter=ITERATION_COUNTER)
     levels = run.words.astype(np.uint32)
     raw_parents = run.extra["parents"]
     parents = np.where(raw_parents == UNVISITED, -1, raw_parents.astype(np.int64))
@@ -166,4 +171,4 @@ def simulate(graph: golden.Graph, config: BfsConfig, *, root: int = 0,
                       "run": run.outcome["run_wall_seconds"],
                       "readback": run.readback_seconds},
         simulator=simulator, build_cached=run.result.cached, levels=levels, parents=parents,
-        run_dir=run.run_dir)
+        run_dir=run.run_dir, snapshots=run.outcome.get("iterations", []))

@@ -20,11 +20,12 @@ from golden.dyngraph.compaction import CompactedGraph, compact
 from hw.lib.config import ConfigError
 from hw.dyngraph.config import DynGraphConfig
 from sim.dyngraph.top import DynGraphSimTop
-from hw.dyngraph.registers import COUNTERS, REGISTERS
+from hw.dyngraph.registers import COUNTERS, ITERATION_COUNTER, REGISTERS
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dram_run import memory_for, run_register_design
 from sim.dyngraph.image import answers_from_words, build_dyngraph_image, state_from_image
 from sim.harness import DEFAULT_BUILD_ROOT
+from sim.iterations import per_iteration
 
 
 __all__ = ["DynGraphReport", "simulate", "COMPARED", "COMPACTED", "compacted_words"]
@@ -64,6 +65,8 @@ class DynGraphReport:
     run_dir: Path | None = None
     compacted: dict | None = dataclasses.field(default=None, repr=False)   # its regions' words
     compacted_reference: CompactedGraph | None = dataclasses.field(default=None, repr=False)
+    # The counters at each batch's end (the testbench's snapshots, sim.iterations).
+    snapshots: list = dataclasses.field(default_factory=list, repr=False)
 
     @property
     def matches(self) -> bool:
@@ -86,6 +89,7 @@ class DynGraphReport:
             "slab_reads": c["slab_reads"], "slab_writes": c["slab_writes"],
             "free_slabs": c["stack_top"],
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
+            "per_batch": per_iteration(self.snapshots, c, edges=None, also=("issued",)),
             **self.figures_after,
             "wall_seconds": self.wall_seconds, "build_cached": self.build_cached,
             **({"compaction": self.compaction} if self.compaction else {}),
@@ -167,7 +171,8 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
                                          *(COMPACTED if compact_vertices else ())),
                               simulator=simulator,
                               seed=seed, build_root=build_root, trace=trace,
-                              error_text="a vertex lock was released twice", keep=keep)
+                              error_text="a vertex lock was released twice", keep=keep,
+                              iteration_counter=ITERATION_COUNTER)
     rtl = run.outcome["counters"]
     result = state_from_image(run.words, run.extra["vertices"], run.extra["stack"],
                               rtl["stack_top"], options, config.slab_index_bits)
@@ -218,4 +223,5 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
                       "run": run.outcome["run_wall_seconds"],
                       "readback": run.readback_seconds},
         simulator=simulator, build_cached=run.result.cached, state=result,
-        found=rtl_found, weights=rtl_weights, run_dir=run.run_dir)
+        found=rtl_found, weights=rtl_weights, run_dir=run.run_dir,
+        snapshots=run.outcome.get("iterations", []))

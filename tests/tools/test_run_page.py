@@ -3,7 +3,9 @@ sweep's page: tables, no chart.
 
 The run's reports in tests/data/run/ are make run's, as written by graphgen sim --json and
 graphgen synth --target asic --per-unit --json on 2026-11-28 (Graphicionado, BFS on
-data/kron11.mtx, 2 x 2 streams, two memory channels); the tests copy and edit them."""
+data/kron11.mtx, 2 x 2 streams, two memory channels); the simulation report's
+``per_iteration`` is from a later graphgen sim of the same configuration, whose every other
+figure was the same. The tests copy and edit them."""
 
 import json
 import shutil
@@ -66,10 +68,36 @@ def test_run_page_is_about_the_run(tmp_path, capsys):
     # No ECP5 report in the folder: no Fmax figure, and the page says so.
     assert "No Fmax: this run did not place and route" in text and "MHz</b>" not in text
     assert text.count("Tool versions:") == 1
+    # Per iteration: a table row and a chart; the rows and the finish add up to the run.
+    per_iteration = figures["per_iteration"]
+    assert "No per-iteration breakdown" not in text
+    assert "Cycles (bars) and edges per cycle (line) of each iteration." in text
     dom = _dom(page)
     assert _rendered(dom) == {"plots": text.count("<figure>"), "tables": text.count("<table")}
     assert "graphicionado: BFS on data/kron11.mtx" in dom and "MATCHES the golden model" in dom
     assert f"{figures['cycles']:,}" in dom
+    table = dom.split('<div id="per-iteration">', 1)[1].split("</table>", 1)[0]
+    cells = [[cell.split(">", 1)[1] for cell in row.split("</td>")[:-1]]
+             for row in table.split("<tr>")[2:]]
+    assert [row[0] for row in cells] == \
+        [str(r["iteration"]) for r in per_iteration["rows"]] + ["finish", "all"]
+    for row, want in zip(cells, per_iteration["rows"]):
+        assert row[1] == f"{want['cycles']:,}" and row[3] == f"{want['edges']:,}"
+        assert row[4] == f"{want['edges_per_cycle']:.4g}"
+    assert cells[-1][1] == f"{figures['cycles']:,}" and cells[-1][2] == "100.0%"
+    assert cells[-1][3] == f"{figures['edges_traversed']:,}"
+
+
+def test_run_page_without_per_iteration_figures_says_so(tmp_path):
+    folder = _run_folder(tmp_path)
+    sim = json.loads((folder / "sim-bfs.json").read_text())
+    del sim["figures"]["per_iteration"]
+    (folder / "sim-bfs.json").write_text(json.dumps(sim))
+    page = tmp_path / "page.html"
+    assert main(["report", str(folder), "-o", str(page)]) == 0
+    text = page.read_text()
+    assert "No per-iteration breakdown" in text and 'id="per-iteration"' in text
+    assert "of each iteration." not in text
 
 
 def test_run_page_shows_a_mismatch_and_leaves_out_other_configurations(tmp_path, capsys):
