@@ -5,12 +5,13 @@ The folder holds one ``graphgen sim --json`` report and any number of ``graphgen
 --json`` reports (every ``*.json`` whose ``command`` is ``sim`` or ``synth``). The page is
 about that run: the design and its configuration (key/value tables), the result's check
 against the golden model (vertices compared and differing, iterations), cycles by phase and
-edges per cycle, the same per iteration, each memory channel's utilisation, the stall counters, and, from the
-synthesis reports of the same configuration (the same ``config_digest``), the ASIC area by
-unit and the ECP5 Fmax. A synthesis report of another design or configuration is left out
-(the page names it). Nothing is shown that the reports do not record: a figure no report
-holds is said to be missing, with the command that measures it. The tool versions are given
-once, in the footer.
+edges per cycle, cycles and edges per cycle of each iteration (from the counters the
+testbench read at each iteration's end), each memory channel's utilisation, the stall
+counters, and, from the synthesis reports of the same configuration (the same
+``config_digest``), the ASIC area by unit and the ECP5 Fmax. A synthesis report of another
+design or configuration is left out (the page names it). Nothing is shown that the reports
+do not record: a figure no report holds is said to be missing, with the command that
+measures it. The tool versions are given once, in the footer.
 
 Graphicionado's reports get every section; another design's simulation figures are shown as
 a key/value table of what its report records.
@@ -472,18 +473,43 @@ def _synth_section(run: dict, plt) -> tuple[str, int, int]:
     if ecp5:
         body += "".join(_ecp5_part(path, report) for path, report in ecp5)
     else:
-        body += ("<p class=\"note\" id=\"fmax\">No Fmax: this run did not place and route "
-                 "the configuration on ECP5 (<code>make run</code> leaves it out to stay "
-                 "short). <code>graphgen synth --design " + _e(sim_design) + " --set ... "
-                 "--target ecp5 --json FILE.json</code> with the run's settings measures it; "
-                 "its report in this folder joins this page. <code>make bench</code> "
-                 "measures the ECP5 Fmax of other configurations (for Graphicionado, PageRank "
-                 "with 2 × 2 streams and the 64K-vertex scratchpad), not this one.</p>")
+        command = _synth_command(run["sim"][1], "ecp5")
+        body += ("<p class=\"note\" id=\"fmax\">No Fmax: this folder holds no ECP5 place "
+                 "and route of this configuration (<code>make run</code> leaves it out: on a "
+                 "shared two-core machine it takes longer than the rest of the run). The "
+                 "Fmax of this configuration comes from <code>" + _e(command) + "</code> "
+                 "(Yosys and nextpnr); its report in this folder joins this page at the "
+                 "next <code>graphgen report</code>. <code>make bench</code> measures the "
+                 "ECP5 Fmax of other configurations (for Graphicionado, PageRank with 2 × 2 "
+                 "streams and the 64K-vertex scratchpad), not this one.</p>")
     if run["left_out"]:
         body += ("<p class=\"note\">Left out (not this run's configuration): "
                  + "; ".join(f"<code>{_e(p.name)}</code>: {_e(why)}"
                              for p, why in run["left_out"]) + ".</p>")
     return body, plots, tables
+
+
+def _synth_command(sim: dict, target: str) -> str:
+    """The ``graphgen synth`` command of the run's configuration: its design parameters that
+    differ from the design's defaults (the algorithm always), as ``--set``."""
+    design = sim.get("design") or "?"
+    config = sim.get("configuration") or {}
+    try:
+        from .designs import DESIGNS
+        defaults = DESIGNS[design].config_class()
+        base, skip = defaults.as_dict(), set(defaults.RUN_SETTINGS)
+    except (ImportError, KeyError):
+        base, skip = {}, set()
+    sets = [f"--set {key}={_setting(value)}" for key, value in config.items()
+            if key not in skip and (key == "algo" or base.get(key, object()) != value)]
+    return " ".join([f"graphgen synth --design {design}", *sets, f"--target {target}",
+                     f"--json synth-{target}.json"])
+
+
+def _setting(value) -> str:
+    if isinstance(value, bool):
+        return str(int(value))
+    return str(value)
 
 
 def _simulation_section(sim: dict) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from graphgen.cli import main
+from graphgen.designs import DESIGNS
 from graphgen.html_report import write_report
 from tests.support import REPO_ROOT
 
@@ -65,8 +66,18 @@ def test_run_page_is_about_the_run(tmp_path, capsys):
         assert f"{100 * channel['utilisation']:.1f}%" in text
     for unit in asic["figures"]["units"]:
         assert f"<td>{unit}</td>" in text
-    # No ECP5 report in the folder: no Fmax figure, and the page says so.
-    assert "No Fmax: this run did not place and route" in text and "MHz</b>" not in text
+    # No ECP5 report in the folder: no Fmax figure; the page gives the command that measures
+    # it, whose settings make the run's configuration.
+    assert "No Fmax: this folder holds no ECP5 place and route" in text
+    assert "MHz</b>" not in text
+    command = text.split('id="fmax">', 1)[1].split("comes from <code>", 1)[1].split("</code>")[0]
+    assert command.startswith("graphgen synth --design graphicionado --set algo=bfs ")
+    assert command.endswith(" --target ecp5 --json synth-ecp5.json")
+    overrides = dict(item.split("=", 1) for item in command.split(" --set ")[1:])
+    overrides[list(overrides)[-1]] = overrides[list(overrides)[-1]].split(" ")[0]
+    config = DESIGNS["graphicionado"].config(overrides)
+    assert config.digest() == type(config).from_overrides(
+        {k: str(v) for k, v in sim["configuration"].items()}).digest()
     assert text.count("Tool versions:") == 1
     # Per iteration: a table row and a chart; the rows and the finish add up to the run.
     per_iteration = figures["per_iteration"]
