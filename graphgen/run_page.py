@@ -526,17 +526,23 @@ def _simulation_section(sim: dict) -> str:
     return "<h2>Simulation</h2>" + _kv_table(pairs, keys="figure")
 
 
-# Another design's per-iteration figures in its report, and what its iteration is.
-_PER_ITERATION = {"bfs": ("per_iteration", "level"), "dyngraph": ("per_batch", "batch")}
+def _other_per_iteration(sim: dict) -> tuple[dict | None, str]:
+    """Another design's per-iteration figures and what its iteration is: the BFS engine's
+    levels (a run from one root), the dynamic graph unit's batches."""
+    design = sim.get("design")
+    if design == "bfs" and len(sim.get("runs") or []) == 1:
+        return sim["runs"][0].get("figures", {}).get("per_iteration"), "level"
+    if design == "dyngraph":
+        return sim.get("figures", {}).get("per_batch"), "batch"
+    return None, ""
 
 
 def _other_figures_section(sim: dict, plt) -> tuple[str, int]:
     """The report's figures as a key/value table, and the per-iteration ones as a table and
     a chart."""
-    figures = dict(sim.get("figures", {}))
-    key, unit = _PER_ITERATION.get(sim.get("design"), (None, None))
-    per_iteration = figures.pop(key, None) if key else None
+    figures = {k: v for k, v in sim.get("figures", {}).items() if k != "per_batch"}
     body = "<h2>Figures of the run</h2>" + _kv_table(list(_scalars("", figures)))
+    per_iteration, unit = _other_per_iteration(sim)
     if per_iteration and per_iteration.get("rows"):
         part, plots = _iterations_part(per_iteration, plt, unit)
         return body + part, plots
