@@ -296,9 +296,9 @@ def _iterations_part(per_iteration: dict, plt, unit: str = "iteration") -> tuple
 
     table_rows = [cells(row["iteration"], row) for row in rows] + [cells("finish", finish)]
     every = rows + [finish]
+    cycles, edges = sum(row["cycles"] for row in every), sum(row["edges"] or 0 for row in every)
     table_rows.append(cells("all", {
-        "cycles": sum(row["cycles"] for row in every),
-        "edges": sum(row["edges"] or 0 for row in every), "edges_per_cycle": None,
+        "cycles": cycles, "edges": edges, "edges_per_cycle": edges / cycles if cycles else None,
         "memory_reads": sum(row["memory_reads"] for row in every),
         "memory_writes": sum(row["memory_writes"] for row in every)}))
     columns = [unit, "cycles", "share", *(["edges", "edges per cycle"] if has_edges else []),

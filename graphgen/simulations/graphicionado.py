@@ -78,10 +78,10 @@ def _report(run: SimRun) -> list[str]:
                            f"utilisation {ch['utilisation'] or 0:.1%}, "
                            f"refused {ch['refused_share']:.1%} of cycles")
           for c, ch in enumerate(figures["memory"].get("channels", []))],
-        ("simulation", simulation_speed(figures)),
     ]
-    return [f"{name:<11} {value}" for name, value in rows] + \
-        iteration_lines(figures.get("per_iteration") or {})
+    return ([f"{name:<11} {value}" for name, value in rows]
+            + iteration_lines(figures.get("per_iteration") or {})
+            + [f"{'simulation':<11} {simulation_speed(figures)}"])
 
 
 def iteration_lines(per_iteration: dict) -> list[str]:

@@ -97,6 +97,7 @@ def test_run_page_is_about_the_run(tmp_path, capsys):
         assert row[4] == f"{want['edges_per_cycle']:.4g}"
     assert cells[-1][1] == f"{figures['cycles']:,}" and cells[-1][2] == "100.0%"
     assert cells[-1][3] == f"{figures['edges_traversed']:,}"
+    assert cells[-1][4] == f"{figures['edges_per_cycle']:.4g}"
 
 
 def test_run_page_without_per_iteration_figures_says_so(tmp_path):
