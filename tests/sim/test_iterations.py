@@ -69,3 +69,26 @@ def test_graphicionado_bfs_iterations_match_the_golden_levels():
     assert all(row["cycles"] > 0 for row in rows)
     cycles = [snapshot["sim_cycle"] for snapshot in report.snapshots]
     assert cycles == sorted(cycles) and len(set(cycles)) == len(cycles)
+
+
+def test_dyngraph_batches_add_up_to_the_operations():
+    """A real run of the dynamic graph unit, 200 operations in batches of 64: a batch's
+    counters are read when its operations have ended, so the batches issue 64, 64, 64 and 8
+    operations and their cycles and the finish add up to the run's."""
+    from golden.dyngraph import generate_updates
+    from hw.dyngraph.config import DynGraphConfig
+    from sim.dyngraph.run import simulate
+    from tests.hw.dyngraph.test_rtl import CASES, GRAPH, MIXED, _memory
+    config = DynGraphConfig(max_vertices=256, load_factor_percent=90, **CASES[0].values[1])
+    graph = golden.from_spec(GRAPH)
+    updates = generate_updates(f"mix:ops=200,{MIXED},seed=3", graph, 256)
+    report = simulate(graph, updates, config, batch=64, seed=3,
+                      memory=_memory("memory", config.memory_channels))
+    assert report.matches
+    figures = report.figures["per_batch"]
+    rows = figures["rows"]
+    assert [row["iteration"] for row in rows] == [1, 2, 3, 4] and report.counters["batches"] == 4
+    assert [row["issued"] for row in rows] == [64, 64, 64, 8]
+    assert figures["finish"]["issued"] == 0
+    assert sum(row["cycles"] for row in rows) + figures["finish"]["cycles"] == \
+        report.counters["cycles"]
