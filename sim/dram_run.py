@@ -151,8 +151,8 @@ def run_register_design(make_top, top_name: str, config, memory, dram: DRAMImage
     configuration's and the memory's digests, and ``top_digest`` when the top adds something
     of its own (a synthesized netlist). ``watchdog``: the hang limit, if not the
     configuration's. ``iteration_counter``: the counter (one of ``counters``) that marks an
-    iteration's end; the outcome's ``iterations`` then holds the counters at each of its
-    changes (:func:`sim.iterations.per_iteration` makes figures of them)."""
+    iteration's end; the outcome's ``iteration_snapshots`` then holds the counters at each of
+    its changes (:func:`sim.iterations.per_iteration` makes figures of them)."""
     addresses = {name: address for address, name in enumerate(register_names)}
     return run_with_dram(make_top, top_name, "sim.tb.test_register_run", dram,
                          {"registers": [[addresses[name], value]

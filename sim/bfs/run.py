@@ -171,4 +171,4 @@ def simulate(graph: golden.Graph, config: BfsConfig, *, root: int = 0,
                       "run": run.outcome["run_wall_seconds"],
                       "readback": run.readback_seconds},
         simulator=simulator, build_cached=run.result.cached, levels=levels, parents=parents,
-        run_dir=run.run_dir, snapshots=run.outcome.get("iterations", []))
+        run_dir=run.run_dir, snapshots=run.outcome.get("iteration_snapshots", []))

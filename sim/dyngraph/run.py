@@ -224,4 +224,4 @@ def simulate(graph: golden.Graph, updates: Updates, config: DynGraphConfig, *,
                       "readback": run.readback_seconds},
         simulator=simulator, build_cached=run.result.cached, state=result,
         found=rtl_found, weights=rtl_weights, run_dir=run.run_dir,
-        snapshots=run.outcome.get("iterations", []))
+        snapshots=run.outcome.get("iteration_snapshots", []))

@@ -362,7 +362,7 @@ def simulate(graph: golden.Graph, algo: str, config: GraphicionadoConfig, *,
         slices=image.slices, slice_vertices=image.slice_vertices,
         ext_partitions=image.registers.get("ext_partitions", 0),
         vertices_compared=int(wrong.shape[0]), vertices_differing=int(differing.size),
-        snapshots=run.outcome.get("iterations", []))
+        snapshots=run.outcome.get("iteration_snapshots", []))
 
 
 def _show(word, dtype) -> str:

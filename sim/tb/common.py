@@ -96,9 +96,10 @@ async def run_to_done(dut, run: dict, read_status):
     ``run["result_path"]``. The host judges the outcome: this test fails only if it could not
     write it.
 
-    With ``run["iteration_counter"]`` (a counter's name), the result's ``iterations`` lists
-    a snapshot of the counters at each change of that counter (:func:`_watch_iterations`);
-    one that changed on the cycle the run ended is taken from the final counters."""
+    With ``run["iteration_counter"]`` (a counter's name), the result's
+    ``iteration_snapshots`` lists the counters at each change of that counter
+    (:func:`_watch_iterations`); one that changed on the cycle the run ended is taken from
+    the final counters."""
     snapshots = []
     watcher = None
     if run.get("iteration_counter"):
@@ -132,7 +133,7 @@ async def run_to_done(dut, run: dict, read_status):
         "links": _link_states(dut, run.get("link_names", [])) if not finished else [],
     }
     if watcher is not None:
-        result["iterations"] = snapshots
+        result["iteration_snapshots"] = snapshots
     if finished:
         await RisingEdge(dut.clk)
         dut.dump.value = 1
