@@ -14,7 +14,8 @@ do not record: a figure no report holds is said to be missing, with the command 
 measures it. The tool versions are given once, in the footer.
 
 Graphicionado's reports get every section; another design's simulation figures are shown as
-a key/value table of what its report records.
+a key/value table of what its report records, and the BFS engine's per-level and the dynamic
+graph unit's per-batch figures as a table and a chart.
 """
 
 from __future__ import annotations
@@ -458,7 +459,6 @@ def _ecp5_part(path: Path, report: dict) -> str:
 
 def _synth_section(run: dict, plt) -> tuple[str, int, int]:
     synth = run["synth"]
-    sim_design = run["sim"][1].get("design", "")
     asic = [(p, d) for p, d in synth if d["figures"].get("target") == "asic"]
     ecp5 = [(p, d) for p, d in synth if d["figures"].get("target") == "ecp5"]
     body = "<h2>Area and clock of this configuration</h2>"
