@@ -84,13 +84,13 @@ def _report(run: SimRun) -> list[str]:
             + [f"{'simulation':<11} {simulation_speed(figures)}"])
 
 
-def iteration_lines(per_iteration: dict) -> list[str]:
+def iteration_lines(per_iteration: dict, unit: str = "iteration") -> list[str]:
     """The per-iteration figures (:func:`sim.iterations.per_iteration`) as a small table:
-    cycles, edges, edges per cycle and line reads and writes of each iteration and of the
-    finish after the last one."""
+    cycles, edges, edges per cycle and line reads and writes of each iteration (``unit``:
+    what the design's iteration is) and of the finish after the last one."""
     if not per_iteration.get("rows"):
         return []
-    lines = [f"{'iteration':<11} {'cycles':>9} {'edges':>9} {'edges/cyc':>9} "
+    lines = [f"{unit:<11} {'cycles':>9} {'edges':>9} {'edges/cyc':>9} "
              f"{'reads':>8} {'writes':>8}"]
     for label, row in [*((str(r["iteration"]), r) for r in per_iteration["rows"]),
                        ("finish", per_iteration["finish"])]:
