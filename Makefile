@@ -43,8 +43,8 @@ system-deps:
 # (configuration, the check, cycles, edges per cycle, the same per iteration from the counters
 # the testbench read at each iteration's end, memory channels, stalls, area by unit).
 # ECP5 place and route of this configuration is left out to keep this target short (it fills
-# 94% of an LFE5U-85F's LUT4s; on a shared two-core machine Yosys alone took 20 minutes and
-# nextpnr's placement more): a report of
+# 94% of an LFE5U-85F's LUT4s; on a shared two-core machine Yosys and nextpnr had not routed
+# it after 58 minutes, 29 of them CPU time): a report of
 # `graphgen synth --design graphicionado $(RUN_SETS) --target ecp5 --json build/run/synth-ecp5.json`
 # put in build/run/ joins the page (its Fmax); `make bench` measures other configurations' Fmax.
 RUN_GRAPH := data/kron11.mtx
