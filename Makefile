@@ -40,10 +40,13 @@ system-deps:
 # The main job on an embedded default: the accelerator's Verilog, BFS on the bundled graph in
 # RTL simulation checked against the golden model, the same configuration's ASIC area by unit
 # (OSU 0.18 um, one Yosys run per unit), and build/run/report.html: the page of that run
-# (configuration, the check, cycles, edges per cycle, memory channels, stalls, area by unit).
-# ECP5 place and route of this configuration is left out to keep this target short: a
-# `graphgen synth $(RUN_SETS) --target ecp5 --json build/run/synth-ecp5.json` report put in
-# build/run/ joins the page (its Fmax); `make bench` measures other configurations' Fmax.
+# (configuration, the check, cycles, edges per cycle, the same per iteration from the counters
+# the testbench read at each iteration's end, memory channels, stalls, area by unit).
+# ECP5 place and route of this configuration is left out to keep this target short (it fills
+# 94% of an LFE5U-85F's LUT4s; on a shared two-core machine Yosys and nextpnr had not routed
+# it after 58 minutes, 29 of them CPU time): a report of
+# `graphgen synth --design graphicionado $(RUN_SETS) --target ecp5 --json build/run/synth-ecp5.json`
+# put in build/run/ joins the page (its Fmax); `make bench` measures other configurations' Fmax.
 RUN_GRAPH := data/kron11.mtx
 RUN_ROOT := 10
 RUN_SETS := --set algo=bfs --set max_vertices=4096 --set streams_src=2 --set streams_dst=2 \

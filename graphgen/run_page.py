@@ -5,15 +5,17 @@ The folder holds one ``graphgen sim --json`` report and any number of ``graphgen
 --json`` reports (every ``*.json`` whose ``command`` is ``sim`` or ``synth``). The page is
 about that run: the design and its configuration (key/value tables), the result's check
 against the golden model (vertices compared and differing, iterations), cycles by phase and
-edges per cycle, each memory channel's utilisation, the stall counters, and, from the
-synthesis reports of the same configuration (the same ``config_digest``), the ASIC area by
-unit and the ECP5 Fmax. A synthesis report of another design or configuration is left out
-(the page names it). Nothing is shown that the reports do not record: a figure no report
-holds is said to be missing, with the command that measures it. The tool versions are given
-once, in the footer.
+edges per cycle, cycles and edges per cycle of each iteration (from the counters the
+testbench read at each iteration's end), each memory channel's utilisation, the stall
+counters, and, from the synthesis reports of the same configuration (the same
+``config_digest``), the ASIC area by unit and the ECP5 Fmax. A synthesis report of another
+design or configuration is left out (the page names it). Nothing is shown that the reports
+do not record: a figure no report holds is said to be missing, with the command that
+measures it. The tool versions are given once, in the footer.
 
 Graphicionado's reports get every section; another design's simulation figures are shown as
-a key/value table of what its report records.
+a key/value table of what its report records, and the BFS engine's per-level and the dynamic
+graph unit's per-batch figures as a table and a chart.
 """
 
 from __future__ import annotations
@@ -247,13 +249,71 @@ def _cycles_section(sim: dict, plt) -> tuple[str, int]:
         body += figure_html(chart, f"Cycles by phase, summed over the {iterations} "
                                    f"iterations ({_num(cycles)} in all).")
         plots += 1
-    body += (f"<p class=\"note\">Per iteration: the run's counters are totals over its "
-             f"{_num(iterations)} iterations (the pipeline keeps no per-iteration counters and "
-             f"the report records none), so there is no per-iteration breakdown; the mean is "
-             f"{_num(cycles / iterations if cycles and iterations else None)} cycles and "
-             f"{_num(f.get('edges_traversed', 0) / iterations if iterations else None)} edges "
-             f"an iteration.</p>")
+    per_iteration = f.get("per_iteration") or {}
+    if per_iteration.get("rows"):
+        part, p = _iterations_part(per_iteration, plt)
+        body += part
+        plots += p
+    else:
+        body += (f"<p class=\"note\" id=\"per-iteration\">No per-iteration breakdown: "
+                 f"the report records no counters at iteration ends (a report from before "
+                 f"the testbench took them); the mean is "
+                 f"{_num(cycles / iterations if cycles and iterations else None)} cycles and "
+                 f"{_num(f.get('edges_traversed', 0) / iterations if iterations else None)} "
+                 f"edges an iteration.</p>")
     return body, plots
+
+
+def _iterations_chart(rows: list[dict], unit: str, plt) -> str:
+    figure, cycles_axes = plt.subplots(figsize=(7, 3.2))
+    numbers = [row["iteration"] for row in rows]
+    cycles_axes.bar(numbers, [row["cycles"] for row in rows], color="tab:blue")
+    cycles_axes.set_xlabel(unit)
+    cycles_axes.set_ylabel("cycles", color="tab:blue")
+    if len(numbers) <= 30:
+        cycles_axes.set_xticks(numbers)
+    if any(row["edges_per_cycle"] is not None for row in rows):
+        rate_axes = cycles_axes.twinx()
+        rate_axes.plot(numbers, [row["edges_per_cycle"] or 0.0 for row in rows],
+                       color="tab:red", marker="o")
+        rate_axes.set_ylabel("edges per cycle", color="tab:red")
+        rate_axes.set_ylim(bottom=0)
+    return svg_of(figure)
+
+
+def _iterations_part(per_iteration: dict, plt, unit: str = "iteration") -> tuple[str, int]:
+    """The table of each iteration (``unit``: what the design's iteration counter counts:
+    iteration, level, batch), from the counters the testbench read at each one's end, and
+    its chart: cycles and, where the design counts edges, edges per cycle."""
+    rows = per_iteration["rows"]
+    finish = per_iteration["finish"]
+    total = per_iteration.get("total_cycles")
+    has_edges = any(row["edges"] is not None for row in rows)
+
+    def cells(label, row):
+        return [label, _num(row["cycles"]), _pct(row["cycles"] / total if total else None),
+                *([_num(row["edges"]), _num(row["edges_per_cycle"])] if has_edges else []),
+                _num(row["memory_reads"]), _num(row["memory_writes"])]
+
+    table_rows = [cells(row["iteration"], row) for row in rows] + [cells("finish", finish)]
+    every = rows + [finish]
+    cycles, edges = sum(row["cycles"] for row in every), sum(row["edges"] or 0 for row in every)
+    table_rows.append(cells("all", {
+        "cycles": cycles, "edges": edges, "edges_per_cycle": edges / cycles if cycles else None,
+        "memory_reads": sum(row["memory_reads"] for row in every),
+        "memory_writes": sum(row["memory_writes"] for row in every)}))
+    columns = [unit, "cycles", "share", *(["edges", "edges per cycle"] if has_edges else []),
+               "line reads", "line writes"]
+    body = (f"<h3>Per {_e(unit)}</h3><div id=\"per-iteration\">" + _table(columns, table_rows)
+            + f"</div><p class=\"note\">From the counters the testbench read each time the "
+              f"design's {_e(unit)} counter stepped (it only watches; the hardware is the "
+              f"same). The first {_e(unit)} includes the start (from <code>start</code> to "
+              f"its end); <i>finish</i> is what follows the last {_e(unit)}'s end until "
+              f"<code>done</code>.</p>")
+    caption = (f"Cycles (bars) and edges per cycle (line) of each {unit}." if has_edges
+               else f"Cycles of each {unit}.")
+    body += figure_html(_iterations_chart(rows, unit, plt), caption)
+    return body, 1
 
 
 def _memory_section(sim: dict) -> str:
@@ -399,7 +459,6 @@ def _ecp5_part(path: Path, report: dict) -> str:
 
 def _synth_section(run: dict, plt) -> tuple[str, int, int]:
     synth = run["synth"]
-    sim_design = run["sim"][1].get("design", "")
     asic = [(p, d) for p, d in synth if d["figures"].get("target") == "asic"]
     ecp5 = [(p, d) for p, d in synth if d["figures"].get("target") == "ecp5"]
     body = "<h2>Area and clock of this configuration</h2>"
@@ -416,18 +475,43 @@ def _synth_section(run: dict, plt) -> tuple[str, int, int]:
     if ecp5:
         body += "".join(_ecp5_part(path, report) for path, report in ecp5)
     else:
-        body += ("<p class=\"note\" id=\"fmax\">No Fmax: this run did not place and route "
-                 "the configuration on ECP5 (<code>make run</code> leaves it out to stay "
-                 "short). <code>graphgen synth --design " + _e(sim_design) + " --set ... "
-                 "--target ecp5 --json FILE.json</code> with the run's settings measures it; "
-                 "its report in this folder joins this page. <code>make bench</code> "
-                 "measures the ECP5 Fmax of other configurations (for Graphicionado, PageRank "
-                 "with 2 × 2 streams and the 64K-vertex scratchpad), not this one.</p>")
+        command = _synth_command(run["sim"][1], "ecp5")
+        body += ("<p class=\"note\" id=\"fmax\">No Fmax: this folder holds no ECP5 place "
+                 "and route of this configuration (<code>make run</code> leaves it out: on a "
+                 "shared two-core machine it takes longer than the rest of the run). The "
+                 "Fmax of this configuration comes from <code>" + _e(command) + "</code> "
+                 "(Yosys and nextpnr); its report in this folder joins this page at the "
+                 "next <code>graphgen report</code>. <code>make bench</code> measures the "
+                 "ECP5 Fmax of other configurations (for Graphicionado, PageRank with 2 × 2 "
+                 "streams and the 64K-vertex scratchpad), not this one.</p>")
     if run["left_out"]:
         body += ("<p class=\"note\">Left out (not this run's configuration): "
                  + "; ".join(f"<code>{_e(p.name)}</code>: {_e(why)}"
                              for p, why in run["left_out"]) + ".</p>")
     return body, plots, tables
+
+
+def _synth_command(sim: dict, target: str) -> str:
+    """The ``graphgen synth`` command of the run's configuration: its design parameters that
+    differ from the design's defaults (the algorithm always), as ``--set``."""
+    design = sim.get("design") or "?"
+    config = sim.get("configuration") or {}
+    try:
+        from .designs import DESIGNS
+        defaults = DESIGNS[design].config_class()
+        base, skip = defaults.as_dict(), set(defaults.RUN_SETTINGS)
+    except (ImportError, KeyError):
+        base, skip = {}, set()
+    sets = [f"--set {key}={_setting(value)}" for key, value in config.items()
+            if key not in skip and (key == "algo" or base.get(key, object()) != value)]
+    return " ".join([f"graphgen synth --design {design}", *sets, f"--target {target}",
+                     f"--json synth-{target}.json"])
+
+
+def _setting(value) -> str:
+    if isinstance(value, bool):
+        return str(int(value))
+    return str(value)
 
 
 def _simulation_section(sim: dict) -> str:
@@ -442,9 +526,27 @@ def _simulation_section(sim: dict) -> str:
     return "<h2>Simulation</h2>" + _kv_table(pairs, keys="figure")
 
 
-def _other_figures_section(sim: dict) -> str:
-    pairs = list(_scalars("", sim.get("figures", {})))
-    return "<h2>Figures of the run</h2>" + _kv_table(pairs)
+def _other_per_iteration(sim: dict) -> tuple[dict | None, str]:
+    """Another design's per-iteration figures and what its iteration is: the BFS engine's
+    levels (a run from one root), the dynamic graph unit's batches."""
+    design = sim.get("design")
+    if design == "bfs" and len(sim.get("runs") or []) == 1:
+        return sim["runs"][0].get("figures", {}).get("per_iteration"), "level"
+    if design == "dyngraph":
+        return sim.get("figures", {}).get("per_batch"), "batch"
+    return None, ""
+
+
+def _other_figures_section(sim: dict, plt) -> tuple[str, int]:
+    """The report's figures as a key/value table, and the per-iteration ones as a table and
+    a chart."""
+    figures = {k: v for k, v in sim.get("figures", {}).items() if k != "per_batch"}
+    body = "<h2>Figures of the run</h2>" + _kv_table(list(_scalars("", figures)))
+    per_iteration, unit = _other_per_iteration(sim)
+    if per_iteration and per_iteration.get("rows"):
+        part, plots = _iterations_part(per_iteration, plt, unit)
+        return body + part, plots
+    return body, 0
 
 
 def _versions(reports: list[dict]) -> dict:
@@ -490,7 +592,9 @@ def write_run_page(folder: Path, output: Path) -> dict:
         sections.append(body)
         plots += p
     else:
-        sections.append(_other_figures_section(sim))
+        body, p = _other_figures_section(sim, plt)
+        sections.append(body)
+        plots += p
     body, p, _ = _synth_section(run, plt)
     sections.append(body)
     plots += p

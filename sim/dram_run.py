@@ -143,18 +143,22 @@ def memory_for(config, memory, what: str):
 def run_register_design(make_top, top_name: str, config, memory, dram: DRAMImage,
                         registers: dict[str, int], register_names, counters, *,
                         max_cycles: int, watchdog: int | None = None,
-                        top_digest: str | None = None, **options) -> DRAMRun:
+                        top_digest: str | None = None, iteration_counter: str | None = None,
+                        **options) -> DRAMRun:
     """:func:`run_with_dram` for a design run through registers
     (:class:`sim.gateware.register_top.RegisterSimTop`): ``registers`` (name to value) written at
     the addresses of ``register_names``, ``counters`` read at the end; the build keyed by the
     configuration's and the memory's digests, and ``top_digest`` when the top adds something
     of its own (a synthesized netlist). ``watchdog``: the hang limit, if not the
-    configuration's."""
+    configuration's. ``iteration_counter``: the counter (one of ``counters``) that marks an
+    iteration's end; the outcome's ``iteration_snapshots`` then holds the counters at each of
+    its changes (:func:`sim.iterations.per_iteration` makes figures of them)."""
     addresses = {name: address for address, name in enumerate(register_names)}
     return run_with_dram(make_top, top_name, "sim.tb.test_register_run", dram,
                          {"registers": [[addresses[name], value]
                                         for name, value in registers.items()],
-                          "counters": list(counters), "max_cycles": max_cycles},
+                          "counters": list(counters), "max_cycles": max_cycles,
+                          "iteration_counter": iteration_counter},
                          depth_lines=memory.depth_lines,
                          digest="-".join(filter(None, [config.run_digest(), memory.build_digest(),
                                                        top_digest])),

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..common import UsageError
 from ..simulation import SimRequest, SimRun, Simulation
+from .graphicionado import iteration_lines
 
 
 __all__ = ["SIMULATION", "pick_roots", "synthesized_fmax"]
@@ -127,6 +128,8 @@ def _report(run: SimRun) -> list[str]:
             f"{f['component_edges']} edges in the component, {f['edges_per_cycle']:.3f} per "
             f"cycle" + (f", {teps[index] / 1e9:.4f} GTEPS" if teps else "")
             + ("" if report.matches else "  MISMATCH"))
+    if len(run.reports) == 1:
+        lines += iteration_lines(run.reports[0].figures["per_iteration"], "level")
     if clock:
         lines.append(f"TEPS at {clock:g} MHz ({run.json['clock_source']}): harmonic mean "
                      f"{harmonic_mean(teps) / 1e9:.4f} GTEPS over {len(run.reports)} root(s)")

@@ -76,9 +76,27 @@ def _report(run: SimRun) -> list[str]:
                            f"utilisation {ch['utilisation'] or 0:.1%}, "
                            f"refused {ch['refused_share']:.1%} of cycles")
           for c, ch in enumerate(figures["memory"].get("channels", []))],
-        ("simulation", simulation_speed(figures)),
     ]
-    return [f"{name:<11} {value}" for name, value in rows]
+    return ([f"{name:<11} {value}" for name, value in rows]
+            + iteration_lines(figures.get("per_iteration") or {})
+            + [f"{'simulation':<11} {simulation_speed(figures)}"])
+
+
+def iteration_lines(per_iteration: dict, unit: str = "iteration") -> list[str]:
+    """The per-iteration figures (:func:`sim.iterations.per_iteration`) as a small table:
+    cycles, edges, edges per cycle and line reads and writes of each iteration (``unit``:
+    what the design's iteration is) and of the finish after the last one."""
+    if not per_iteration.get("rows"):
+        return []
+    lines = [f"{unit:<11} {'cycles':>9} {'edges':>9} {'edges/cyc':>9} "
+             f"{'reads':>8} {'writes':>8}"]
+    for label, row in [*((str(r["iteration"]), r) for r in per_iteration["rows"]),
+                       ("finish", per_iteration["finish"])]:
+        rate = "" if row["edges_per_cycle"] is None else f"{row['edges_per_cycle']:.3f}"
+        edges = "" if row["edges"] is None else row["edges"]
+        lines.append(f"  {label:<9} {row['cycles']:>9} {edges:>9} {rate:>9} "
+                     f"{row['memory_reads']:>8} {row['memory_writes']:>8}")
+    return lines
 
 
 def simulation_speed(figures: dict) -> str:

@@ -3,7 +3,7 @@ the register file's port before ``start``, in address order, and the ``counters`
 (one output a counter) it reads after ``done``."""
 
 
-__all__ = ["REGISTERS", "COUNTERS"]
+__all__ = ["REGISTERS", "COUNTERS", "ITERATION_COUNTER"]
 
 # The host's registers: line addresses of the arrays, then the run's numbers.
 REGISTERS = ("out_offsets_base", "out_edges_base", "in_offsets_base", "in_edges_base",
@@ -15,3 +15,5 @@ REGISTERS = ("out_offsets_base", "out_edges_base", "in_offsets_base", "in_edges_
 COUNTERS = ("cycles", "levels", "hubs", "edges_checked", "status_reads", "cache_hits",
             "discoveries", "hubs_found", "bu_edge_lines", "queue_stalls", "memory_reads",
             "memory_writes")
+# The counter that steps at each level's end: a simulation snapshots the counters there.
+ITERATION_COUNTER = "levels"

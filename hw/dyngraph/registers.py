@@ -5,7 +5,7 @@ through the register file's port before ``start``, in address order, and the
 from hw.dyngraph.layouts import OUTCOMES
 
 
-__all__ = ["REGISTERS", "COUNTERS"]
+__all__ = ["REGISTERS", "COUNTERS", "ITERATION_COUNTER"]
 
 REGISTERS = ("ops_base", "ops_count", "batch_size", "vertices_base", "present_base",
              "present_lines", "pool_base", "pool_slabs", "stack_base", "stack_top",
@@ -21,3 +21,5 @@ COUNTERS = ("cycles", "load_cycles", "issued", "batches", *OUTCOMES,
             "deferred", "slab_reads", "slab_writes",
             "memory_reads", "memory_writes", "compact_cycles", "compacted_edges",
             "compact_slab_reads", "compact_chain_reads")
+# The counter that steps at each batch's end: a simulation snapshots the counters there.
+ITERATION_COUNTER = "batches"

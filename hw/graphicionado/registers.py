@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 
 __all__ = ["BASE_REGISTERS", "CF_REGISTERS", "EXTENDED_REGISTERS", "BASE_COUNTERS",
-           "CHANNEL_COUNTERS", "STATUS", "registers", "counter_names"]
+           "CHANNEL_COUNTERS", "STATUS", "ITERATION_COUNTER", "registers", "counter_names"]
 
 # Bases are 64-byte line addresses.
 BASE_REGISTERS = ("num_vertices", "num_edges", "part_lines", "vprop_base", "vconst_base",
@@ -36,6 +36,8 @@ CHANNEL_COUNTERS = ("reads", "writes", "refused")
 # The run's state rather than counts: iterations run, and the active vertices left after the
 # last one.
 STATUS = ("iterations", "active_count")
+# The counter that steps at each iteration's end: a simulation snapshots the counters there.
+ITERATION_COUNTER = "iterations"
 
 
 def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ import numpy as np
 
 import golden
 from golden.bfs import ValidationError, component_edges, run_bfs, validate_parents
-from hw.bfs.registers import COUNTERS, REGISTERS
+from hw.bfs.registers import COUNTERS, ITERATION_COUNTER, REGISTERS
 from hw.bfs.config import BfsConfig
 from hw.bfs.layouts import LOG_WORDS, UNVISITED, Direction
 from sim.bfs.top import BfsSimTop
@@ -25,6 +25,7 @@ from sim.bfs.image import build_bfs_image
 from sim.dram_run import memory_for, run_register_design
 from sim.report import SimReport
 from sim.run_settings import RunSettings
+from sim.iterations import per_iteration
 
 
 __all__ = ["BfsReport", "simulate", "COMPARED"]
@@ -48,6 +49,8 @@ class BfsReport(SimReport):
     component_edges: int
     levels: np.ndarray = dataclasses.field(repr=False)
     parents: np.ndarray = dataclasses.field(repr=False)
+    # The counters at each level's end (the testbench's snapshots, sim.iterations).
+    snapshots: list = dataclasses.field(default_factory=list, repr=False)
 
     @property
     def matches(self) -> bool:
@@ -70,6 +73,7 @@ class BfsReport(SimReport):
             "edges_per_cycle": self.component_edges / c["cycles"] if c["cycles"] else 0.0,
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
             "per_level": self.levels_log,
+            "per_iteration": per_iteration(self.snapshots, c, edges="edges_checked"),
             "wall_seconds": self.wall_seconds, "build_cached": self.build_cached,
             "matches_golden": self.levels_match and self.log_match,
             "parents_valid": self.parents_valid,
@@ -114,7 +118,8 @@ def simulate(graph: golden.Graph, config: BfsConfig, memory: SimMemoryConfig | N
     memory = memory_for(config, memory, "the engine")
     dram_run = run_register_design(lambda: BfsSimTop(config, memory), "bfs_sim", config,
                                    memory, image.dram, image.registers, REGISTERS, COUNTERS,
-                                   max_cycles=run.max_cycles, read_region="levels",
+                                   max_cycles=run.max_cycles,
+                                   iteration_counter=ITERATION_COUNTER, read_region="levels",
                                    also_read=("parents", "level_log"), simulator=run.simulator,
                                    seed=run.seed, build_root=run.build_root, trace=run.trace,
                                    error_text="the levels outgrew the level log",
@@ -163,4 +168,5 @@ def simulate(graph: golden.Graph, config: BfsConfig, memory: SimMemoryConfig | N
                       "run": dram_run.outcome["run_wall_seconds"],
                       "readback": dram_run.readback_seconds},
         simulator=run.simulator, build_cached=dram_run.result.cached, levels=levels,
-        parents=parents, run_dir=dram_run.run_dir)
+        parents=parents, run_dir=dram_run.run_dir,
+        snapshots=dram_run.outcome.get("iteration_snapshots", []))

@@ -19,12 +19,13 @@ from golden.dyngraph.compaction import CompactedGraph, compact
 from hw.lib.config import ConfigError
 from hw.dyngraph.config import DynGraphConfig
 from sim.dyngraph.top import DynGraphSimTop
-from hw.dyngraph.registers import COUNTERS, REGISTERS
+from hw.dyngraph.registers import COUNTERS, ITERATION_COUNTER, REGISTERS
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dram_run import memory_for, run_register_design
 from sim.dyngraph.image import answers_from_words, build_dyngraph_image, state_from_image
 from sim.report import SimReport
 from sim.run_settings import RunSettings
+from sim.iterations import per_iteration
 
 
 __all__ = ["DynGraphReport", "simulate", "COMPARED", "COMPACTED", "compacted_words"]
@@ -56,6 +57,8 @@ class DynGraphReport(SimReport):
     weights: np.ndarray = dataclasses.field(repr=False)
     compacted: dict | None = dataclasses.field(default=None, repr=False)   # its regions' words
     compacted_reference: CompactedGraph | None = dataclasses.field(default=None, repr=False)
+    # The counters at each batch's end (the testbench's snapshots, sim.iterations).
+    snapshots: list = dataclasses.field(default_factory=list, repr=False)
 
     @property
     def matches(self) -> bool:
@@ -78,6 +81,7 @@ class DynGraphReport(SimReport):
             "slab_reads": c["slab_reads"], "slab_writes": c["slab_writes"],
             "free_slabs": c["stack_top"],
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
+            "per_batch": per_iteration(self.snapshots, c, edges=None, also=("issued",)),
             **self.figures_after,
             "wall_seconds": self.wall_seconds, "build_cached": self.build_cached,
             **({"compaction": self.compaction} if self.compaction else {}),
@@ -159,7 +163,8 @@ def simulate(graph: golden.Graph, config: DynGraphConfig,
     memory = memory_for(config, memory, "the unit")
     dram_run = run_register_design(lambda: DynGraphSimTop(config, memory), "dyngraph_sim",
                                    config, memory, image.dram, image.registers, REGISTERS,
-                                   COUNTERS, max_cycles=run.max_cycles, read_region="pool",
+                                   COUNTERS, max_cycles=run.max_cycles,
+                                   iteration_counter=ITERATION_COUNTER, read_region="pool",
                                    also_read=("vertices", "stack", "answers",
                                               *(COMPACTED if compact_vertices else ())),
                                    simulator=run.simulator, seed=run.seed,
@@ -218,4 +223,5 @@ def simulate(graph: golden.Graph, config: DynGraphConfig,
                       "run": dram_run.outcome["run_wall_seconds"],
                       "readback": dram_run.readback_seconds},
         simulator=run.simulator, build_cached=dram_run.result.cached, state=result,
-        found=rtl_found, weights=rtl_weights, run_dir=dram_run.run_dir)
+        found=rtl_found, weights=rtl_weights, run_dir=dram_run.run_dir,
+        snapshots=dram_run.outcome.get("iteration_snapshots", []))

@@ -17,13 +17,14 @@ import golden
 from golden.graphicionado import stored_edges
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.graphicionado.registers import counter_names, registers
+from hw.graphicionado.registers import ITERATION_COUNTER, counter_names, registers
 from sim.graphicionado.top import GraphicionadoSimTop, SimMemoryConfig
 from sim.dram_run import RunFailure, memory_for, run_register_design
 from sim.graphicionado.check import expected_values
 from sim.graphicionado.image import build_image
 from sim.report import SimReport
 from sim.run_settings import RunSettings
+from sim.iterations import per_iteration
 
 
 __all__ = ["GraphicionadoReport", "plan_slices", "plan_partitions", "check_graph",
@@ -45,6 +46,8 @@ class GraphicionadoReport(SimReport):
     ext_partitions: int = 0         # extended slicing (§VI.B): N partitions, else 0
     vertices_compared: int = 0      # vertices whose values were compared with the golden model
     vertices_differing: int = 0     # of them, those that differ (0 when ``matches``)
+    # The counters at each iteration's end (the testbench's snapshots, sim.iterations).
+    snapshots: list = dataclasses.field(default_factory=list, repr=False)
 
     @property
     def matches(self) -> bool:
@@ -75,6 +78,7 @@ class GraphicionadoReport(SimReport):
                                                    "stall_apply")},
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"],
                        "channels": self._channel_figures()},
+            "per_iteration": per_iteration(self.snapshots, c),
             "streams": {
                 "edges_src": _per_stream(c, "edges_src"),
                 "edges_dst": _per_stream(c, "edges_dst"),
@@ -292,7 +296,8 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
     dram_run = run_register_design(lambda: make_top(config, memory), "graphicionado_sim",
                                    config, memory, image.dram, image.registers,
                                    registers(config), counter_names(config),
-                                   max_cycles=run.max_cycles, watchdog=_watchdog(config),
+                                   max_cycles=run.max_cycles,
+                                   iteration_counter=ITERATION_COUNTER, watchdog=_watchdog(config),
                                    top_digest=top_digest,
                                    read_region=image.result_region(reference.iterations),
                                    simulator=run.simulator, seed=run.seed,
@@ -345,7 +350,8 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
         crossbar_inputs=config.streams_src * config.source_outputs, memory=memory.as_dict(),
         slices=image.slices, slice_vertices=image.slice_vertices,
         ext_partitions=image.registers.get("ext_partitions", 0),
-        vertices_compared=int(wrong.shape[0]), vertices_differing=int(differing.size))
+        vertices_compared=int(wrong.shape[0]), vertices_differing=int(differing.size),
+        snapshots=dram_run.outcome.get("iteration_snapshots", []))
 
 
 def _show(word, dtype) -> str:

@@ -14,7 +14,8 @@ from cocotb.triggers import ClockCycles, First, ReadOnly, RisingEdge
 
 
 __all__ = ["config_from_env", "test_options", "start_clock_and_reset", "pause_generator",
-           "apply_run_inputs", "run_to_done", "CLOCK_PERIOD_NS"]
+           "apply_run_inputs", "counter_signal", "read_counters", "run_to_done",
+           "CLOCK_PERIOD_NS"]
 
 CLOCK_PERIOD_NS = 10
 
@@ -52,6 +53,35 @@ def apply_run_inputs(dut, run: dict):
         dut.stall_seed.value = run.get("stall_seed", 1) & 0xFFFF_FFFF
 
 
+def counter_signal(dut, name: str):
+    """The top's output carrying the status counter ``name``."""
+    return getattr(dut, f"stat_{name}")
+
+
+def read_counters(dut, names) -> dict[str, int]:
+    """The counters ``names``, by name, as they are now."""
+    return {name: int(counter_signal(dut, name).value) for name in names}
+
+
+def _sim_cycle() -> int:
+    return int(get_sim_time("ns") // CLOCK_PERIOD_NS)
+
+
+async def _watch_iterations(dut, run: dict, snapshots: list):
+    """Each time the counter ``run["iteration_counter"]`` changes, append the cycle and every
+    counter of ``run["counters"]`` to ``snapshots``. Only reads: the design sees nothing."""
+    signal = counter_signal(dut, run["iteration_counter"])
+    last = int(signal.value)
+    while True:
+        await signal.value_change
+        await ReadOnly()
+        value = int(signal.value)
+        if value != last:
+            snapshots.append({"iteration": value, "sim_cycle": _sim_cycle(),
+                              "counters": read_counters(dut, run["counters"])})
+            last = value
+
+
 def _link_states(dut, names: list[str]) -> list[dict]:
     valid, ready = int(dut.link_valid.value), int(dut.link_ready.value)
     return [{"link": name, "valid": bool(valid >> i & 1), "ready": bool(ready >> i & 1)}
@@ -64,7 +94,16 @@ async def run_to_done(dut, run: dict, read_status):
     record the status (``read_status(dut)``: a dict), the counters and, on a hang, every
     link's handshake, have the DRAM model dump its memory if the run finished, and write
     ``run["result_path"]``. The host judges the outcome: this test fails only if it could not
-    write it."""
+    write it.
+
+    With ``run["iteration_counter"]`` (a counter's name), the result's
+    ``iteration_snapshots`` lists the counters at each change of that counter
+    (:func:`_watch_iterations`); one that changed on the cycle the run ended is taken from
+    the final counters."""
+    snapshots = []
+    watcher = None
+    if run.get("iteration_counter"):
+        watcher = cocotb.start_soon(_watch_iterations(dut, run, snapshots))
     dut.start.value = 1
     await RisingEdge(dut.clk)
     dut.start.value = 0
@@ -75,17 +114,26 @@ async def run_to_done(dut, run: dict, read_status):
     await ReadOnly()
     finished = bool(int(dut.done.value))
     hang = bool(int(dut.hang.value)) and not finished
+    counters = read_counters(dut, run["counters"])
+    if watcher is not None:
+        watcher.cancel()
+        marker = counters[run["iteration_counter"]]
+        if marker != (snapshots[-1]["iteration"] if snapshots else 0):
+            snapshots.append({"iteration": marker, "sim_cycle": _sim_cycle(),
+                              "counters": counters})
     result = {
         "finished": finished,
         "hang": hang,
         "error": bool(int(dut.error.value)),
         **read_status(dut),
-        "counters": {name: int(getattr(dut, f"stat_{name}").value) for name in run["counters"]},
+        "counters": counters,
         "run_wall_seconds": seconds,
-        "sim_cycles": int(get_sim_time("ns") // CLOCK_PERIOD_NS),
+        "sim_cycles": _sim_cycle(),
         "quiet_cycles": int(dut.quiet_cycles.value),
         "links": _link_states(dut, run.get("link_names", [])) if not finished else [],
     }
+    if watcher is not None:
+        result["iteration_snapshots"] = snapshots
     if finished:
         await RisingEdge(dut.clk)
         dut.dump.value = 1

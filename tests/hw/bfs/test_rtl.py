@@ -101,7 +101,8 @@ def test_rtl_matches_golden(name, settings, graphs, run_seeds):
 
 def test_counters_add_up_and_unreached_stay_unreached(run_seeds):
     """A directed graph where most vertices are unreachable: their level and parent stay
-    unreached, and the engine's totals are the sum of its level log."""
+    unreached, and the engine's totals are the sum of its level log, and so are the figures
+    of each level."""
     graph = golden.load_graph(GRAPHS["kron7"])
     config = BfsConfig(max_vertices=512, **CASES[0].values[1])     # the first case's build
     root = int(np.flatnonzero(graph.out_degree == 1)[0])
@@ -118,6 +119,12 @@ def test_counters_add_up_and_unreached_stay_unreached(run_seeds):
     assert c["edges_checked"] == sum(r["edges_checked"] for r in log)
     assert c["cache_hits"] == sum(r["hub_cache_hits"] for r in log)
     assert c["discoveries"] >= 1 + sum(r["visited"] for r in log)
+    # The counters the testbench read at each level's end: a level's edges checked are its
+    # log record's, and the levels' cycles and the finish add up to the run's.
+    per_level = report.figures["per_iteration"]
+    assert [row["edges"] for row in per_level["rows"]] == [r["edges_checked"] for r in log]
+    assert sum(row["cycles"] for row in per_level["rows"]) + \
+        per_level["finish"]["cycles"] == c["cycles"]
 
 
 def test_bad_input_is_refused():
