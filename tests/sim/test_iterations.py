@@ -6,6 +6,7 @@ import numpy as np
 
 import golden
 from sim.iterations import per_iteration
+from sim.run_settings import RunSettings
 
 
 def _counters(cycles, edges, reads, writes, iterations):
@@ -54,7 +55,7 @@ def test_graphicionado_bfs_iterations_match_the_golden_levels():
     from sim.graphicionado.run import simulate
     from tests.hw.graphicionado.test_rtl import MEMORY, matrix_config
     graph = golden.from_spec("kron:scale=6,ef=8,seed=2")
-    report = simulate(graph, "bfs", matrix_config("bfs"), root=0, memory=MEMORY, seed=3)
+    report = simulate(graph, matrix_config("bfs"), MEMORY, RunSettings(algo="bfs", root=0, seed=3))
     assert report.matches
     figures = report.figures["per_iteration"]
     rows = figures["rows"]
@@ -82,8 +83,8 @@ def test_dyngraph_batches_add_up_to_the_operations():
     config = DynGraphConfig(max_vertices=256, load_factor_percent=90, **CASES[0].values[1])
     graph = golden.from_spec(GRAPH)
     updates = generate_updates(f"mix:ops=200,{MIXED},seed=3", graph, 256)
-    report = simulate(graph, updates, config, batch=64, seed=3,
-                      memory=_memory("memory", config.memory_channels))
+    report = simulate(graph, config, _memory("memory", config.memory_channels),
+                      RunSettings(updates=updates, batch=64, seed=3))
     assert report.matches
     figures = report.figures["per_batch"]
     rows = figures["rows"]
