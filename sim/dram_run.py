@@ -37,6 +37,19 @@ class DRAMRun:
     run_dir: Path | None = None     # the run's folder, if kept
     extra: dict = dataclasses.field(default_factory=dict)   # the ``also_read`` regions
 
+    def report_fields(self, golden_seconds: float, simulator: str) -> dict:
+        """The :class:`~sim.report.SimReport` fields this run fills in every design's
+        report: the wall-clock phases, the simulator, the build cache, the run's folder and
+        the iteration snapshots."""
+        return {"wall_seconds": {"golden": golden_seconds, "image": self.image_seconds,
+                                 "build": self.result.build_seconds,
+                                 "simulation": self.result.run_seconds,
+                                 "run": self.outcome["run_wall_seconds"],
+                                 "readback": self.readback_seconds},
+                "simulator": simulator, "build_cached": self.result.cached,
+                "run_dir": self.run_dir,
+                "snapshots": self.outcome.get("iteration_snapshots", [])}
+
 
 # The Verilog of each sim top emitted in this process, by name and digest: a test suite runs
 # many graphs on one configuration, and emitting a design takes seconds.

@@ -14,8 +14,8 @@ class SimReport(abc.ABC):
     """One checked run: the graph's name and size, the RTL's counters (``cycles`` among them),
     the first difference from the golden model (None when the result matches), the wall-clock
     phases (``golden``, ``image``, ``build``, ``simulation``, ``run``, ``readback``
-    seconds), the simulator and whether its build came from the cache, and the run's folder
-    when kept. A design adds its result and its own checks; ``matches`` is the verdict over
+    seconds), the simulator and whether its build came from the cache, the run's folder
+    when kept and the counters at each iteration's end. A design adds its result and its own checks; ``matches`` is the verdict over
     all of them and ``figures`` the design's figures as ``--json`` reports them."""
     graph: str
     num_vertices: int
@@ -26,6 +26,9 @@ class SimReport(abc.ABC):
     simulator: str
     build_cached: bool
     run_dir: Path | None = None
+    # The counters at each iteration's end (the testbench's snapshots, sim.iterations); empty
+    # for a design without an iteration counter.
+    snapshots: list = dataclasses.field(default_factory=list, repr=False)
 
     @property
     def cycles(self) -> int:

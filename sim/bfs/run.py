@@ -49,8 +49,6 @@ class BfsReport(SimReport):
     component_edges: int
     levels: np.ndarray = dataclasses.field(repr=False)
     parents: np.ndarray = dataclasses.field(repr=False)
-    # The counters at each level's end (the testbench's snapshots, sim.iterations).
-    snapshots: list = dataclasses.field(default_factory=list, repr=False)
 
     @property
     def matches(self) -> bool:
@@ -162,11 +160,5 @@ def simulate(graph: golden.Graph, config: BfsConfig, memory: SimMemoryConfig | N
         parents_valid=parents_error is None, parents_error=parents_error,
         log_match=log_mismatch is None, log_mismatch=log_mismatch,
         component_edges=component_edges(graph, levels != UNVISITED),
-        wall_seconds={"golden": golden_seconds, "image": dram_run.image_seconds,
-                      "build": dram_run.result.build_seconds,
-                      "simulation": dram_run.result.run_seconds,
-                      "run": dram_run.outcome["run_wall_seconds"],
-                      "readback": dram_run.readback_seconds},
-        simulator=run.simulator, build_cached=dram_run.result.cached, levels=levels,
-        parents=parents, run_dir=dram_run.run_dir,
-        snapshots=dram_run.outcome.get("iteration_snapshots", []))
+        **dram_run.report_fields(golden_seconds, run.simulator), levels=levels,
+        parents=parents)

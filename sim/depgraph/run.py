@@ -168,10 +168,4 @@ def simulate(graph: golden.Graph, config: DepGraphConfig,
         num_edges=run_graph.num_edges, counters=outcome["counters"],
         golden_counters=dataclasses.asdict(reference.counters),
         first_mismatch=first,
-        wall_seconds={"golden": golden_seconds, "image": dram_run.image_seconds,
-                      "build": dram_run.result.build_seconds,
-                      "simulation": dram_run.result.run_seconds,
-                      "run": outcome["run_wall_seconds"],
-                      "readback": dram_run.readback_seconds},
-        simulator=run.simulator, build_cached=dram_run.result.cached, values=values.copy(),
-        run_dir=dram_run.run_dir)
+        **dram_run.report_fields(golden_seconds, run.simulator), values=values.copy())

@@ -57,8 +57,6 @@ class DynGraphReport(SimReport):
     weights: np.ndarray = dataclasses.field(repr=False)
     compacted: dict | None = dataclasses.field(default=None, repr=False)   # its regions' words
     compacted_reference: CompactedGraph | None = dataclasses.field(default=None, repr=False)
-    # The counters at each batch's end (the testbench's snapshots, sim.iterations).
-    snapshots: list = dataclasses.field(default_factory=list, repr=False)
 
     @property
     def matches(self) -> bool:
@@ -217,11 +215,5 @@ def simulate(graph: golden.Graph, config: DynGraphConfig,
         figures_after=state.figures(), structure_error=structure_error,
         edges_match=edges_match, answers_match=answers_match,
         counter_mismatch=counter_mismatch, first_mismatch=first,
-        wall_seconds={"golden": golden_seconds, "image": dram_run.image_seconds,
-                      "build": dram_run.result.build_seconds,
-                      "simulation": dram_run.result.run_seconds,
-                      "run": dram_run.outcome["run_wall_seconds"],
-                      "readback": dram_run.readback_seconds},
-        simulator=run.simulator, build_cached=dram_run.result.cached, state=result,
-        found=rtl_found, weights=rtl_weights, run_dir=dram_run.run_dir,
-        snapshots=dram_run.outcome.get("iteration_snapshots", []))
+        **dram_run.report_fields(golden_seconds, run.simulator), state=result,
+        found=rtl_found, weights=rtl_weights)

@@ -46,8 +46,6 @@ class GraphicionadoReport(SimReport):
     ext_partitions: int = 0         # extended slicing (§VI.B): N partitions, else 0
     vertices_compared: int = 0      # vertices whose values were compared with the golden model
     vertices_differing: int = 0     # of them, those that differ (0 when ``matches``)
-    # The counters at each iteration's end (the testbench's snapshots, sim.iterations).
-    snapshots: list = dataclasses.field(default_factory=list, repr=False)
 
     @property
     def matches(self) -> bool:
@@ -340,18 +338,12 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
         num_edges=run_graph.num_edges, iterations=iterations,
         counters=dram_run.outcome["counters"], golden_iterations=reference.iterations,
         first_mismatch=first,
-        wall_seconds={"golden": golden_seconds, "image": dram_run.image_seconds,
-                      "build": dram_run.result.build_seconds,
-                      "simulation": dram_run.result.run_seconds,
-                      "run": dram_run.outcome["run_wall_seconds"],
-                      "readback": dram_run.readback_seconds},
-        simulator=run.simulator, build_cached=dram_run.result.cached,
-        values=rtl_values.copy(), run_dir=dram_run.run_dir, comparison=reference.comparison,
+        **dram_run.report_fields(golden_seconds, run.simulator),
+        values=rtl_values.copy(), comparison=reference.comparison,
         crossbar_inputs=config.streams_src * config.source_outputs, memory=memory.as_dict(),
         slices=image.slices, slice_vertices=image.slice_vertices,
         ext_partitions=image.registers.get("ext_partitions", 0),
-        vertices_compared=int(wrong.shape[0]), vertices_differing=int(differing.size),
-        snapshots=dram_run.outcome.get("iteration_snapshots", []))
+        vertices_compared=int(wrong.shape[0]), vertices_differing=int(differing.size),)
 
 
 def _show(word, dtype) -> str:
