@@ -2,8 +2,12 @@
 the register file's port before ``start``, in address order, and the ``counters``
 (one output a counter) it reads after ``done``."""
 
+from pathlib import Path
 
-__all__ = ["REGISTERS", "COUNTERS"]
+from hw.lib.axi.rdl_map import RDLSource
+
+
+__all__ = ["REGISTERS", "COUNTERS", "REGISTER_DESCRIPTION"]
 
 # The host's registers: line addresses of the arrays, then the run's numbers.
 REGISTERS = ("out_offsets_base", "out_edges_base", "in_offsets_base", "in_edges_base",
@@ -15,3 +19,6 @@ REGISTERS = ("out_offsets_base", "out_edges_base", "in_offsets_base", "in_edges_
 COUNTERS = ("cycles", "levels", "hubs", "edges_checked", "status_reads", "cache_hits",
             "discoveries", "hubs_found", "bu_edge_lines", "queue_stalls", "memory_reads",
             "memory_writes")
+
+# The AXI4-Lite map of REGISTERS and COUNTERS (a test keeps them equal).
+REGISTER_DESCRIPTION = RDLSource(Path(__file__).with_name("registers.rdl"), "bfs")
