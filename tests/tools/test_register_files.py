@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """A design's register map as files (graphgen/register_files.py, ``graphgen verilog --bus axi
 -o DIR/``): the C header compiles and places every register at its offset in the map, the
 IP-XACT parses and names the registers, the Markdown names every register, and the

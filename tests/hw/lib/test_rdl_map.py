@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The designs' SystemRDL register descriptions (``hw/<design>/registers.rdl``) read as
 AXI4-Lite maps (hw/lib/axi/rdl_map.py): each equals the layout of
 :func:`~hw.lib.axi.address_map.design_address_map` over the registers and counters the design
