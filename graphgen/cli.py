@@ -50,12 +50,16 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 
 def _check_outputs(args):
     """Refuse output paths that cannot be written before any work: a run writes ``-o`` and
-    then ``--json``, and the first must not stay behind when the second fails."""
+    then ``--json``, and the first must not stay behind when the second fails. A command
+    that takes a folder for ``-o`` (``output_may_be_folder``) checks that itself."""
     for option in ("output", "parents", "answers", "json"):
         value = getattr(args, option, None)
         if value is None:
             continue
         path = Path(value)
+        if option == "output" and getattr(args, "output_may_be_folder", False) and \
+                (path.is_dir() or value.endswith("/")):
+            continue
         if not value or path.is_dir():
             raise UsageError(f"--{option} {value!r} is not a file name")
         if not path.parent.is_dir():

@@ -1,11 +1,14 @@
 """``graphgen verilog``: a design's Verilog, headed by its configuration; with ``--bus axi``
-its AXI top (AXI4 masters, an AXI4-Lite register slave), headed also by the register map."""
+its AXI top (AXI4 masters, an AXI4-Lite register slave), headed also by the register map, and
+with ``-o`` a folder the AXI top and its register map as files
+(:mod:`graphgen.register_files`)."""
 
 import json
 from pathlib import Path
 
 from ..common import UsageError, add_design_options, parse_sets
 from ..designs import DESIGNS, design_and_config
+from ..register_files import register_files
 from ..reports import atomic_write
 
 
@@ -27,8 +30,12 @@ def add_parser(commands) -> None:
     command.add_argument("--axi", action="append", metavar="KEY=VALUE",
                          help=f"a parameter of the AXI top (--bus axi): "
                               f"{', '.join(AXI_OPTIONS)}")
-    command.add_argument("-o", "--output", required=True, metavar="FILE.v")
-    command.set_defaults(run=run)
+    command.add_argument("-o", "--output", required=True, metavar="FILE.v|DIR/",
+                         help="the Verilog file; with --bus axi a folder (one that exists, or "
+                              "a name ending in /, made) gets <design>_axi.v and the register "
+                              "map: <design>_regs.rdl (SystemRDL), .h (C), .md (Markdown), "
+                              ".xml (IP-XACT)")
+    command.set_defaults(run=run, output_may_be_folder=True)
 
 
 def axi_options(args) -> dict[str, int]:
@@ -47,7 +54,18 @@ def axi_options(args) -> dict[str, int]:
     return options
 
 
+def is_folder(output: str) -> bool:
+    """``-o`` names a folder: one that exists, or a name ending in ``/``."""
+    return Path(output).is_dir() or output.endswith("/")
+
+
 def run(args) -> int:
+    folder = Path(args.output) if is_folder(args.output) else None
+    if folder is not None and args.bus != "axi":
+        raise UsageError(f"-o {args.output}: a folder takes the AXI top and its register map: "
+                         f"give --bus axi")
+    if folder is not None and not folder.parent.is_dir():
+        raise UsageError(f"-o {args.output}: folder {folder.parent} does not exist")
     design, config = design_and_config(args)
     options = axi_options(args)
     header = f"// graphgen design {design.name}: {json.dumps(config.as_dict())}\n"
@@ -58,7 +76,20 @@ def run(args) -> int:
             f"//   {entry.offset:#05x} {entry.name} ({entry.access}): {entry.description}\n"
             for entry in component.address_map)
     text = design.verilog(config, component, bus=args.bus)
-    atomic_write(Path(args.output), header + text)
-    print(f"wrote {args.output}: module {design.top(config, args.bus)}, "
-          f"{text.count(chr(10))} lines")
+    module = design.top(config, args.bus)
+    if folder is None:
+        atomic_write(Path(args.output), header + text)
+        print(f"wrote {args.output}: module {module}, {text.count(chr(10))} lines")
+        return 0
+    source = component.design.register_description()
+    if source is None:
+        raise UsageError(f"{design.name} has no register description: -o FILE.v")
+    comment = f"graphgen design {design.name}: {json.dumps(config.as_dict())}"
+    files = {f"{module}.v": header + text,
+             **register_files(source, design.top(config), module, comment)}
+    folder.mkdir(exist_ok=True)
+    for name, content in files.items():
+        atomic_write(folder / name, content)
+    print(f"wrote {folder}: module {module} ({text.count(chr(10))} lines), "
+          f"{', '.join(files)}")
     return 0

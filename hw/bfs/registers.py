@@ -2,8 +2,12 @@
 the register file's port before ``start``, in address order, and the ``counters``
 (one output a counter) it reads after ``done``."""
 
+from pathlib import Path
 
-__all__ = ["REGISTERS", "COUNTERS", "ITERATION_COUNTER"]
+from hw.lib.axi.rdl_map import RDLSource
+
+
+__all__ = ["REGISTERS", "COUNTERS", "REGISTER_DESCRIPTION", "ITERATION_COUNTER"]
 
 # The host's registers: line addresses of the arrays, then the run's numbers.
 REGISTERS = ("out_offsets_base", "out_edges_base", "in_offsets_base", "in_edges_base",
@@ -17,3 +21,6 @@ COUNTERS = ("cycles", "levels", "hubs", "edges_checked", "status_reads", "cache_
             "memory_writes")
 # The counter that steps at each level's end: a simulation snapshots the counters there.
 ITERATION_COUNTER = "levels"
+
+# The AXI4-Lite map of REGISTERS and COUNTERS (a test keeps them equal).
+REGISTER_DESCRIPTION = RDLSource(Path(__file__).with_name("registers.rdl"), "bfs")

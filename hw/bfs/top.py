@@ -41,7 +41,7 @@ from hw.bfs.level_controller import LevelController
 from hw.bfs.level_log import LevelLog
 from hw.bfs.offset_lines import OffsetLines, OffsetPairs
 from hw.bfs.queue_reader import QueueReader
-from hw.bfs.registers import COUNTERS, REGISTERS
+from hw.bfs.registers import COUNTERS, REGISTER_DESCRIPTION, REGISTERS
 from hw.bfs.top_down_check import TopDownCheck
 from hw.bfs.expand_dispatch import ExpandDispatch
 
@@ -57,6 +57,9 @@ class BfsEngine(RegisterDesign):
 
     def __init__(self, config: BfsConfig, *, throttle=None):
         super().__init__(config, registers=REGISTERS, counters=COUNTERS, throttle=throttle)
+
+    def register_description(self):
+        return REGISTER_DESCRIPTION
 
     def _blocks(self, m):
         cfg = self._config

@@ -17,9 +17,12 @@ With several walks per engine, each walk is a walk slot (engine × walks + walk)
 of its updates, the owner of its in-flight count (``drained``) and of ``left``.
 """
 
+from pathlib import Path
+
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 
+from hw.lib.axi.rdl_map import RDLSource
 from hw.lib.busy import any_busy
 from hw.lib.memory.arbiter import MemoryArbiter
 from hw.lib.registers.design import RegisterDesign
@@ -36,8 +39,8 @@ from hw.depgraph.update_network import UpdateNetwork
 from hw.depgraph.vertex_loader import VertexLoader, VertexWriter
 
 
-__all__ = ["DepGraph", "GLOBAL_REGISTERS", "registers", "COUNTERS", "HUB_COUNTERS",
-           "track_walks"]
+__all__ = ["DepGraph", "GLOBAL_REGISTERS", "registers", "register_description", "COUNTERS",
+           "HUB_COUNTERS", "track_walks"]
 
 # What ``DEP_configure`` passes (§III-B, table I): the line addresses of the memory regions
 # (CSR arrays, vertex data, H'' bitmap, circular queues, hub index), the vertex count and the
@@ -58,6 +61,13 @@ def registers(engines: int) -> tuple[str, ...]:
     first vertex of engine e's partition; ``first<engines>`` = the vertex count) for
     e = 0 .. engines."""
     return GLOBAL_REGISTERS + tuple(f"first{e}" for e in range(engines + 1))
+
+
+def register_description(engines: int) -> RDLSource:
+    """``registers.rdl`` (beside this file) for ``engines`` engines: the map of
+    :func:`registers` and :data:`COUNTERS` (a test keeps them equal)."""
+    return RDLSource(Path(__file__).with_name("registers.rdl"), "depgraph",
+                     {"ENGINES": engines})
 
 
 def track_walks(m, engines, walks):
@@ -107,6 +117,9 @@ class DepGraph(RegisterDesign):
         super().__init__(config, registers=registers(config.engines), counters=COUNTERS,
                          throttle=throttle)
         self._engines = []
+
+    def register_description(self):
+        return register_description(self.config.engines)
 
     @property
     def link_probes(self) -> list:

@@ -2,10 +2,13 @@
 through the register file's port before ``start``, in address order, and the
 ``counters`` (one output a counter) it reads after ``done``."""
 
+from pathlib import Path
+
 from hw.dyngraph.layouts import OUTCOMES
+from hw.lib.axi.rdl_map import RDLSource
 
 
-__all__ = ["REGISTERS", "COUNTERS", "ITERATION_COUNTER"]
+__all__ = ["REGISTERS", "COUNTERS", "REGISTER_DESCRIPTION", "ITERATION_COUNTER"]
 
 REGISTERS = ("ops_base", "ops_count", "batch_size", "vertices_base", "present_base",
              "present_lines", "pool_base", "pool_slabs", "stack_base", "stack_top",
@@ -23,3 +26,6 @@ COUNTERS = ("cycles", "load_cycles", "issued", "batches", *OUTCOMES,
             "compact_slab_reads", "compact_chain_reads")
 # The counter that steps at each batch's end: a simulation snapshots the counters there.
 ITERATION_COUNTER = "batches"
+
+# The AXI4-Lite map of REGISTERS and COUNTERS (a test keeps them equal).
+REGISTER_DESCRIPTION = RDLSource(Path(__file__).with_name("registers.rdl"), "dyngraph")

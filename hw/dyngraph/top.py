@@ -34,7 +34,7 @@ from hw.dyngraph.op_issue import OpIssue
 from hw.dyngraph.op_step import OpStep
 from hw.dyngraph.pool_sweep import PoolSweep
 from hw.dyngraph.presence_bitmap import PresenceBitmap
-from hw.dyngraph.registers import COUNTERS, REGISTERS
+from hw.dyngraph.registers import COUNTERS, REGISTER_DESCRIPTION, REGISTERS
 from hw.dyngraph.retire import Retire
 from hw.dyngraph.run_control import RunControl
 from hw.dyngraph.slab_allocator import SlabAllocator
@@ -57,6 +57,9 @@ class UpdateUnit(RegisterDesign):
 
     def __init__(self, config: DynGraphConfig, *, throttle=None):
         super().__init__(config, registers=REGISTERS, counters=COUNTERS, throttle=throttle)
+
+    def register_description(self):
+        return REGISTER_DESCRIPTION
 
     def _blocks(self, m):
         cfg = self._config

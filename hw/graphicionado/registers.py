@@ -4,14 +4,18 @@ order, and the ``counters`` (one output a counter) it reads after ``done``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from hw.lib.axi.rdl_map import RDLSource
 
 if TYPE_CHECKING:
     from hw.graphicionado.config import GraphicionadoConfig
 
 
 __all__ = ["BASE_REGISTERS", "CF_REGISTERS", "EXTENDED_REGISTERS", "BASE_COUNTERS",
-           "CHANNEL_COUNTERS", "STATUS", "ITERATION_COUNTER", "registers", "counter_names"]
+           "CHANNEL_COUNTERS", "STATUS", "ITERATION_COUNTER", "registers", "counter_names",
+           "register_description"]
 
 # Bases are 64-byte line addresses.
 BASE_REGISTERS = ("num_vertices", "num_edges", "part_lines", "vprop_base", "vconst_base",
@@ -73,3 +77,16 @@ def counter_names(cfg: GraphicionadoConfig) -> tuple[str, ...]:
             tuple(f"edges_dst{d}" for d in range(cfg.streams_dst)) +
             tuple(f"memory{c}_{name}" for c in range(cfg.memory_channels)
                   for name in CHANNEL_COUNTERS) + STATUS)
+
+
+def register_description(cfg: GraphicionadoConfig) -> RDLSource:
+    """``registers.rdl`` (beside this file) elaborated for ``cfg``: the map of
+    :func:`registers` and :func:`counter_names` (a test keeps them equal)."""
+    defines = {"FULL_EDGE_ACCESS": cfg.algorithm.full_edge_access,
+               "LARGE_PROPERTY": cfg.algorithm.large_property,
+               "EXTENDED_SLICING": cfg.extended_slicing}
+    return RDLSource(Path(__file__).with_name("registers.rdl"), "graphicionado",
+                     {"PARTITIONS": cfg.partitions, "MAX_SLICES": cfg.max_slices,
+                      "EDGE_READERS": cfg.edge_readers, "STREAMS_SRC": cfg.streams_src,
+                      "STREAMS_DST": cfg.streams_dst, "MEMORY_CHANNELS": cfg.memory_channels},
+                     tuple(name for name, on in defines.items() if on))

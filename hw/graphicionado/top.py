@@ -32,7 +32,7 @@ from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.destination_stream import DestinationStream
 from hw.graphicionado.layouts import update_flit
 from hw.graphicionado.phase_controller import PhaseController
-from hw.graphicionado.registers import counter_names, registers
+from hw.graphicionado.registers import counter_names, register_description, registers
 from hw.graphicionado.source_stream import SourceStream
 
 
@@ -77,6 +77,9 @@ class GraphicionadoPipeline(RegisterDesign):
                          throttle=throttle)
         self._streams = []
         self._own_probes = []
+
+    def register_description(self):
+        return register_description(self.config)
 
     @property
     def link_probes(self):

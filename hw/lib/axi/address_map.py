@@ -3,8 +3,9 @@
 :func:`design_address_map` lays out a :class:`~hw.lib.registers.design.RegisterDesign`'s
 registers and counters around the run control and the error cause;
 :class:`~hw.lib.axi.lite_slave.AXI4LiteRegisterSlave` decodes whatever list of
-:class:`MapEntry` it is given, so another source of the map (a SystemRDL description) can
-replace this function without touching the slave.
+:class:`MapEntry` it is given. The four designs' maps come from their SystemRDL descriptions
+(:mod:`hw.lib.axi.rdl_map`), written to this layout (a test keeps them equal to it); this
+function lays out the map of a design without one.
 
 Byte offsets, every register 32 bits wide and word-aligned:
 

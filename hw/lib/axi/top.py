@@ -3,7 +3,11 @@ AXI4-Lite slave for its registers, with the port names Vivado and FuseSoC users 
 
 :class:`AXITop` puts an :class:`~hw.lib.axi.master.AXI4Master` behind each of the design's
 memory channels and an :class:`~hw.lib.axi.lite_slave.AXI4LiteRegisterSlave` in front of its
-registers, run control and counters (map: :func:`~hw.lib.axi.address_map.design_address_map`).
+registers, run control and counters. The map is the design's SystemRDL description compiled
+for its configuration (:meth:`~hw.lib.registers.design.RegisterDesign.register_description`,
+:func:`~hw.lib.axi.rdl_map.rdl_address_map`), refused unless it names the design's registers
+in address order and its counters; a design without one gets
+:func:`~hw.lib.axi.address_map.design_address_map`.
 
 Every channel's master is a port of its own and sends the design's global byte address
 (``line * 64``): channel ``c`` carries the lines with ``line % channels == c``, so an
@@ -28,12 +32,36 @@ from hw.lib.axi.address_map import ERROR_CAUSE_FIELDS, design_address_map
 from hw.lib.axi.flat import connect_flat, flat_members
 from hw.lib.axi.lite_slave import AXI4LiteRegisterSlave
 from hw.lib.axi.master import AXI4Master
+from hw.lib.axi.rdl_map import rdl_address_map
 from hw.lib.config import ConfigError
 from hw.lib.memory.port import MEMORY_TAG_WIDTH
 from hw.lib.registers.design import RegisterDesign
 
 
-__all__ = ["AXITop"]
+__all__ = ["AXITop", "design_map"]
+
+
+def design_map(design: RegisterDesign) -> list:
+    """``design``'s register map: its register description compiled, checked against its
+    registers and counters, or :func:`~hw.lib.axi.address_map.design_address_map`."""
+    counters = tuple(design.signature.members["counters"].signature.names)
+    source = design.register_description()
+    if source is None:
+        return design_address_map(design.register_map, counters)
+    entries = rdl_address_map(source)
+    for what, described, declared in [
+            ("registers", [entry.field for entry in sorted(
+                (e for e in entries if e.kind == "config"), key=lambda e: e.index)],
+             list(design.register_map)),
+            ("counters", [entry.field for entry in entries if entry.kind == "counter"],
+             list(counters))]:
+        if described != declared:
+            extra = [name for name in described if name not in declared]
+            missing = [name for name in declared if name not in described]
+            raise ConfigError(f"{source.path.name} and {type(design).__name__} disagree on "
+                              f"the {what}: described only {extra}, declared only {missing}"
+                              f"{'' if extra or missing else ', in another order'}")
+    return entries
 
 
 class AXITop(wiring.Component):
@@ -70,8 +98,7 @@ class AXITop(wiring.Component):
                        data_width=data_width, id_width=id_width,
                        axi_addr_width=axi_addr_width, **master_options)
             for _ in range(config.memory_channels)]
-        counters = design.signature.members["counters"].signature.names
-        self._map = design_address_map(design.register_map, counters)
+        self._map = design_map(design)
         self._slave = AXI4LiteRegisterSlave(self._map, addr_width=lite_addr_width)
         members = {"aclk": In(1), "aresetn": In(1)}
         members.update(flat_members(self._slave.axil.signature.flip(), "s_axil", flipped=True))

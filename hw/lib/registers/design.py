@@ -33,7 +33,8 @@ class RegisterDesign(wiring.Component):
     In the emitted Verilog each signal of a group is a port of its own, named by its path:
     ``regs__addr``, ``control__start``, ``counters__cycles``, ``mem__req__valid``.
 
-    A subclass names its configuration class in ``CONFIG``, records its stream links in
+    A subclass names its configuration class in ``CONFIG``, its register description in
+    :meth:`register_description`, records its stream links in
     ``self._links`` (a :class:`~hw.lib.stream.links.StreamLinks`) while it elaborates, and
     hands ``self._throttle`` to them: the stream throttle class a simulation top passes in
     for stall injection (simulation-only gateware; None for the hardware alone).
@@ -71,6 +72,13 @@ class RegisterDesign(wiring.Component):
     @property
     def register_map(self) -> dict[str, int]:
         return {name: address for address, name in enumerate(self._registers)}
+
+    def register_description(self):
+        """The SystemRDL description of this configuration's AXI4-Lite register map (an
+        :class:`~hw.lib.axi.rdl_map.RDLSource`), or None: the AXI top lays the map out with
+        :func:`~hw.lib.axi.address_map.design_address_map`. A design with a
+        ``registers.rdl`` returns it."""
+        return None
 
     @property
     def memory_ports(self) -> list:
