@@ -22,7 +22,8 @@ from hw.lib.config import ConfigError
 from sim.harness import setup_verilator
 
 
-FUSESOC = Path(sys.executable).parent / "fusesoc"
+# The fusesoc command of this interpreter (its console script, run without its path).
+FUSESOC = [sys.executable, "-c", "import sys; from fusesoc.main import main; sys.exit(main())"]
 MODULE = "bfs_axi"
 VLNV = f"graphgen:accelerators:{MODULE}:{graphgen_version()}"
 TARGETS = ("default", "lint", "synth")
@@ -44,7 +45,7 @@ def fusesoc(*args, home, cwd=None, check=True):
     env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "config"),
            "XDG_CACHE_HOME": str(home / "cache"), "XDG_DATA_HOME": str(home / "data"),
            "http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9"}
-    result = subprocess.run([str(FUSESOC), *args], cwd=cwd or home, env=env,
+    result = subprocess.run([*FUSESOC, *args], cwd=cwd or home, env=env,
                             capture_output=True, text=True, timeout=300)
     if check:
         assert result.returncode == 0, result.stdout + result.stderr
