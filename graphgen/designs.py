@@ -60,10 +60,13 @@ class Design:
         parameters); ConfigError for a design not run through registers."""
         from hw.lib.axi.top import AXITop
         from hw.lib.registers.design import RegisterDesign
-        component = self.build(config)
-        if not isinstance(component, RegisterDesign):
+        if self.name not in register_designs():
             raise ConfigError(f"{self.name} has no AXI top: it is not run through registers "
                               f"(those that are: {', '.join(register_designs())})")
+        component = self.build(config)
+        if not isinstance(component, RegisterDesign):
+            raise ConfigError(f"{self.name}'s testbench is the register run but its top is "
+                              f"not a RegisterDesign")
         return AXITop(component, **options)
 
     def verilog(self, config: DesignConfig, component=None, *, bus: str = "native") -> str:
