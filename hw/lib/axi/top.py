@@ -21,10 +21,18 @@ holds until then.
 ERROR is the design's own error or a master's SLVERR/DECERR; the first master to take one
 (the lowest channel if several in one cycle) is kept in the error-cause registers.
 
+A bus error ends the run: the masters stop sending (the design's later requests are
+dropped, so it would wait for a read forever) and drain what they sent; once all of them
+are idle the design is held in a synchronous reset and the host reads DONE and ERROR (BUSY
+low; the counters read 0, the error cause and address stay). The next START clears the
+error: one cycle resets the masters and the error cause, the register slave writes the
+registers the host programmed back into the design (:class:`AXI4LiteRegisterSlave`'s
+replay), and the design starts with them, on the same memory, without ``aresetn``.
+
 The clock and reset are AXI's: ``aclk``, and ``aresetn`` active low and synchronous.
 """
 
-from amaranth.hdl import Cat, ClockDomain, Module, Signal
+from amaranth.hdl import Cat, ClockDomain, Module, ResetInserter, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -128,7 +136,8 @@ class AXITop(wiring.Component):
         m.domains.sync = domain = ClockDomain("sync", local=True)
         m.d.comb += [domain.clk.eq(self.aclk), domain.rst.eq(~self.aresetn)]
         design, slave = self._design, self._slave
-        m.submodules.design = design
+        design_reset, master_reset = Signal(), Signal()
+        m.submodules.design = ResetInserter(design_reset)(design)
         m.submodules.regs = slave
         connect_flat(m, self, "s_axil", slave.axil)
         wiring.connect(m, slave.regs, design.regs)
@@ -138,14 +147,17 @@ class AXITop(wiring.Component):
 
         for c, (prefix, master, port) in enumerate(zip(self.master_prefixes, self._masters,
                                                        design.memory_ports)):
-            m.submodules[f"master{c}" if len(self._masters) > 1 else "master"] = master
+            m.submodules[f"master{c}" if len(self._masters) > 1 else "master"] = \
+                ResetInserter(master_reset)(master)
             wiring.connect(m, port, master.mem)
             connect_flat(m, self, prefix, master.axi)
 
         # The first master's error response is kept; the lowest channel wins a tie.
         kept, write, resp, channel = Signal(), Signal(), Signal(2), Signal(8)
         addr = Signal(64)
-        with m.If(~kept):
+        with m.If(master_reset):
+            m.d.sync += [kept.eq(0), write.eq(0), resp.eq(0), channel.eq(0), addr.eq(0)]
+        with m.Elif(~kept):
             for c, master in reversed(list(enumerate(self._masters))):
                 with m.If(master.error):
                     m.d.sync += [kept.eq(1), write.eq(master.error_cause.write),
@@ -163,10 +175,32 @@ class AXITop(wiring.Component):
         pending = Cat(*(master.writes_pending for master in self._masters),
                       *(port.req.valid for port in design.memory_ports)).any()
         bus_error = Cat(master.error for master in self._masters).any()
-        m.d.comb += [
-            design.control.start.eq(slave.control.start),
-            slave.control.busy.eq(design.control.busy | pending),
-            slave.control.done.eq(design.control.done & ~pending),
-            slave.control.error.eq(design.control.error | bus_error),
-        ]
+        drained = Cat(master.idle for master in self._masters).all()
+        with m.FSM(name="recovery"):
+            with m.State("RUN"):
+                m.d.comb += [
+                    design.control.start.eq(slave.control.start),
+                    slave.control.busy.eq(design.control.busy | pending),
+                    slave.control.done.eq(design.control.done & ~pending),
+                    slave.control.error.eq(design.control.error | bus_error),
+                ]
+                with m.If(bus_error & drained):
+                    m.next = "FAILED"
+            with m.State("FAILED"):
+                m.d.comb += [design_reset.eq(1), slave.control.done.eq(1),
+                             slave.control.error.eq(1)]
+                with m.If(slave.control.start):
+                    m.next = "CLEAR"
+            with m.State("CLEAR"):
+                m.d.comb += [design_reset.eq(1), master_reset.eq(1), slave.replay.eq(1),
+                             slave.control.busy.eq(1)]
+                m.next = "REPLAY"
+            with m.State("REPLAY"):
+                m.d.comb += slave.control.busy.eq(1)
+                with m.If(~slave.replaying):
+                    m.next = "GO"
+            # The replay's last register write has landed by this cycle.
+            with m.State("GO"):
+                m.d.comb += [slave.control.busy.eq(1), design.control.start.eq(1)]
+                m.next = "RUN"
         return m

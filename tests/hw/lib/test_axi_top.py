@@ -248,9 +248,11 @@ class Copier(RegisterDesign):
         return m
 
 
-def run_copier(channels, *, errors=None, pause=1, count=12):
+def run_copier(channels, *, errors=None, pause=1, count=12, rerun=False):
     """Copy ``count`` lines from line 0 to line 64 through the Copier's AXI top; the slaves'
-    ``errors(write, addr, length)`` answer by channel (a list, one function a channel)."""
+    ``errors(write, addr, length)`` answer by channel (a list, one function a channel).
+    With ``rerun`` the host then starts again (no ``aresetn``) with every response OKAY and
+    its second run's readings are in ``out["rerun"]``."""
     rng = np.random.default_rng(channels)
     lines = {k: int(rng.integers(1 << 62)) << 400 | k for k in range(count)}
     top = AXITop(Copier(CopyConfig(memory_channels=channels)), data_width=128, id_width=2)
@@ -279,14 +281,25 @@ def run_copier(channels, *, errors=None, pause=1, count=12):
         for name, value in (("src", 0), ("dst", 64), ("count", count)):
             assert await host.write(ctx, offsets[f"reg_{name}"], value) == AXIResp.OKAY
         assert await host.write(ctx, offsets["control"], 1) == AXIResp.OKAY
+        await finish(ctx, out)
+        if rerun:
+            for slave in slaves:
+                slave.errors = lambda write, addr, length: AXIResp.OKAY.value
+                slave.lines.update({64 + k: 0 for k in range(count)})
+            assert await host.write(ctx, offsets["control"], 1) == AXIResp.OKAY
+            out["rerun"] = {}
+            await finish(ctx, out["rerun"])
+
+    async def finish(ctx, out):
         # The host waits for DONE or ERROR; then for the buses to stay quiet a while.
         stop = 1 << CONTROL_BITS["done"] | 1 << CONTROL_BITS["error"]
-        for _ in range(2000):
+        for polls in range(2000):
             status, _ = await host.read(ctx, offsets["control"])
             if status & stop:
                 break
         else:
             raise AssertionError("the copy neither finished nor failed")
+        out["polls"] = polls
         quiet = 0
         for _ in range(3000):
             quiet = quiet + 1 if all(slave.idle() for slave in slaves) else 0
@@ -299,6 +312,8 @@ def run_copier(channels, *, errors=None, pause=1, count=12):
         for name in ("error_cause", "error_addr_lo", "error_addr_hi", "stat_copied"):
             out[name], resp = await host.read(ctx, offsets[name])
             assert resp == AXIResp.OKAY
+        out["memory"] = {addr: line for c, slave in enumerate(slaves)
+                         for addr, line in slave.lines.items() if addr % channels == c}
 
     sim = Simulator(top)
     sim.add_process(clock)
@@ -306,8 +321,6 @@ def run_copier(channels, *, errors=None, pause=1, count=12):
         sim.add_testbench(serve(slave), background=True)
     sim.add_testbench(testbench)
     sim.run()
-    out["memory"] = {addr: line for c, slave in enumerate(slaves)
-                     for addr, line in slave.lines.items() if addr % channels == c}
     return out, lines
 
 
@@ -329,17 +342,18 @@ def fail_at(line, write, resp):
 @pytest.mark.parametrize("channels, line, write, resp", [
     (1, 64 + 5, True, AXIResp.SLVERR), (2, 3, False, AXIResp.DECERR),
     (2, 64 + 6, True, AXIResp.SLVERR)])
-def test_an_error_response_is_reported_with_its_cause(channels, line, write, resp):
-    """The master's error reaches ERROR and the error-cause registers say which channel,
-    which kind, which response and which address; every burst sent is answered (the buses
-    fall quiet). The run does not end: the master drops the requests after the error, so
-    the design waits for a read forever, and only a reset starts it again."""
+def test_an_error_response_ends_the_run_and_the_next_start_clears_it(channels, line, write,
+                                                                    resp):
+    """The master's error ends the run with DONE and ERROR, and the error-cause registers
+    say which channel, which kind, which response and which address; every burst sent is
+    answered (the buses fall quiet). The next START, without a reset, copies every line and
+    clears the error."""
     okay = fail_at(-1, False, AXIResp.OKAY)
     errors = [fail_at(line, write, resp) if c == line % channels else okay
               for c in range(channels)]
-    out, lines = run_copier(channels, errors=errors)
-    assert out["status"] & (1 << CONTROL_BITS["error"] | 1 << CONTROL_BITS["done"]) == \
-        1 << CONTROL_BITS["error"]
+    out, lines = run_copier(channels, errors=errors, rerun=True)
+    done_error = 1 << CONTROL_BITS["error"] | 1 << CONTROL_BITS["done"]
+    assert out["status"] == done_error
     assert out["idle"]
     cause = 1 | int(write) << 1 | resp.value << 2 | (line % channels) << 8
     assert out["error_cause"] == cause
@@ -348,4 +362,8 @@ def test_an_error_response_is_reported_with_its_cause(channels, line, write, res
     failing = line - 64 if write else line
     assert all(out["memory"].get(64 + k) == lines[k] for k in range(failing))
     assert out["memory"].get(64 + failing) != lines[failing]
-    assert out["stat_copied"] < len(lines)
+    again = out["rerun"]
+    assert again["status"] == 1 << CONTROL_BITS["done"] and again["idle"]
+    assert again["error_cause"] == again["error_addr_lo"] == again["error_addr_hi"] == 0
+    assert again["stat_copied"] == len(lines)
+    assert all(again["memory"].get(64 + k) == line for k, line in lines.items())
