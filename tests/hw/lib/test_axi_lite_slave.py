@@ -1,7 +1,7 @@
 # amaranth: UnusedElaboratable=no
 """AXI4LiteRegisterSlave (hw/lib/axi/lite_slave.py) and the address map it decodes
 (hw/lib/axi/address_map.py), in Amaranth's simulator, driven by an AXI4-Lite master model
-(tests/support/axil_master.py) with random delays on AW, W and AR and random drops of
+(sim/axil_master.py) with random delays on AW, W and AR and random drops of
 bready and rready, or none.
 
 Random writes with random byte strobes reach the design's register port as the merged word
@@ -22,7 +22,7 @@ from hw.lib.axi.address_map import (COUNTER_BASE, REGISTER_BASE, MapEntry, check
 from hw.lib.axi.lite_slave import AXI4LiteRegisterSlave
 from hw.lib.axi.signature import AXIResp
 from hw.lib.config import ConfigError
-from tests.support.axil_master import AXI4LiteMasterModel
+from sim.axil_master import AXI4LiteMasterModel
 
 REGISTERS = ["base_a", "base_b", "count", "root", "flags"]
 COUNTERS = ["cycles", "memory_reads", "memory_writes"]

@@ -20,6 +20,9 @@ from amaranth.sim import Simulator
 
 import golden
 from graphgen.designs import get_design
+from graphgen.driver import Driver, ErrorCause, RunError
+from graphgen.driver.graphicionado import GraphicionadoHost
+from graphgen.driver.simulator import SimulatorBus
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.top import GraphicionadoPipeline
 from hw.lib.axi.address_map import CONTROL_BITS
@@ -34,8 +37,8 @@ from sim.graphicionado.check import expected_values
 from sim.graphicionado.image import build_image
 from sim.graphicionado.run import check_graph
 from sim.harness import emit_verilog
-from tests.support.axi_slave import AXI4SlaveModel
-from tests.support.axil_master import AXI4LiteMasterModel
+from sim.axi_slave import AXI4SlaveModel
+from sim.axil_master import AXI4LiteMasterModel
 
 AXI4_MEMBERS = AXI4Signature(addr_width=32, data_width=64, id_width=4).members
 LITE_MEMBERS = AXI4LiteSignature(addr_width=12).members
@@ -103,8 +106,7 @@ def small_graph(seed=3, n=40, m=160):
     return golden.Graph.from_edges(n, src[order], dst[order], rng.integers(1, 9, m)[order])
 
 
-@pytest.mark.parametrize("channels, data_width, pause", [(1, 64, 1), (2, 128, 2)])
-def test_graphicionado_bfs_through_the_axi_top(channels, data_width, pause):
+def bfs_setup(channels):
     graph = small_graph()
     config = GraphicionadoConfig(algo="bfs", max_vertices=64, edge_prefetch_lines=8,
                                  memory_channels=channels)
@@ -113,75 +115,70 @@ def test_graphicionado_bfs_through_the_axi_top(channels, data_width, pause):
                                 streams_src=config.streams_src,
                                 streams_dst=config.streams_dst,
                                 partition_vertices=slice_vertices)
-    image = build_image(graph, algo="bfs", root=0, coarsening=config.coarsening)
-    lines = words_to_lines(image.dram.to_lines().reshape(-1))
+    return graph, config, reference
 
+
+@pytest.mark.parametrize("channels, data_width, pause", [(1, 64, 1), (2, 128, 2)])
+def test_graphicionado_bfs_through_the_axi_top(channels, data_width, pause):
+    """The host driver over the simulated AXI top: it lays out the image, programs the
+    registers by name, starts, waits for DONE and reads VProperty back."""
+    graph, config, reference = bfs_setup(channels)
     top = AXITop(GraphicionadoPipeline(config), data_width=data_width, id_width=3)
-    offsets = {entry.name: entry.offset for entry in top.address_map}
-    host = AXI4LiteMasterModel(bus(top, "s_axil", LITE_MEMBERS), pause=pause)
-    # Channel c's slave holds the whole image but only ever sees the lines of channel c.
-    slaves = [AXI4SlaveModel(bus(top, prefix, AXI4_MEMBERS), data_width=data_width,
-                             lines=lines, pause=pause, name=prefix)
-              for prefix in top.master_prefixes]
-    result = {}
-
-    async def clock(ctx):
-        while True:
-            ctx.set(top.aclk, 0)
-            await ctx.delay(5e-9)
-            ctx.set(top.aclk, 1)
-            await ctx.delay(5e-9)
-
-    def serve(slave):
-        async def process(ctx):
-            await slave.serve(ctx)
-        return process
-
-    async def testbench(ctx):
-        ctx.set(top.aresetn, 0)
-        await ctx.tick()
-        ctx.set(top.aresetn, 1)
-        for name, value in image.registers.items():
-            assert await host.write(ctx, offsets[f"reg_{name}"], value) == AXIResp.OKAY
-        assert await host.read(ctx, offsets["control"]) == (0, AXIResp.OKAY)
-        assert await host.write(ctx, offsets["control"], 1 << CONTROL_BITS["start"]) == \
-            AXIResp.OKAY
-        for _ in range(20_000):
-            status, _ = await host.read(ctx, offsets["control"])
-            if status >> CONTROL_BITS["done"] & 1:
-                break
-        else:
-            raise AssertionError("the run did not finish through the AXI top")
-        assert status >> CONTROL_BITS["busy"] & 1 == 0
-        assert status >> CONTROL_BITS["error"] & 1 == 0
-        assert all(slave.idle() for slave in slaves)
-        result["counters"] = {}
-        for name in ("iterations", "edges", "memory_reads", "memory_writes"):
-            value, resp = await host.read(ctx, offsets[f"stat_{name}"])
-            assert resp == AXIResp.OKAY
-            result["counters"][name] = value
-        assert await host.read(ctx, offsets["error_cause"]) == (0, AXIResp.OKAY)
-
-    sim = Simulator(top)
-    sim.add_process(clock)
-    for slave in slaves:
-        sim.add_testbench(serve(slave), background=True)
-    sim.add_testbench(testbench)
-    sim.run()
-
-    counters = result["counters"]
-    assert counters["iterations"] == reference.iterations
-    merged = {addr: line for c, slave in enumerate(slaves)
-              for addr, line in slave.lines.items() if addr % channels == c}
-    base, count = image.dram.region(image.result_region(counters["iterations"]))
-    values = image.vertex_values(lines_to_words(merged, base, count))
-    assert values.tolist() == np.asarray(reference.values).astype(np.uint32).tolist()
-    bursts = [burst for slave in slaves for burst in slave.log["bursts"]]
+    bus = SimulatorBus(top, pause=pause)
+    driver = Driver(bus, top.address_map)
+    result = driver.run(GraphicionadoHost(config), graph, root=0, timeout=400_000, poll=16)
+    assert bus.idle()
+    assert driver.status() == {"busy": False, "done": True, "error": False}
+    assert driver.error_cause() == ErrorCause(bus=False)
+    assert result.counters["iterations"] == reference.iterations
+    assert result.values.tolist() == np.asarray(reference.values).astype(np.uint32).tolist()
+    bursts = [burst for slave in bus.slaves for burst in slave.log["bursts"]]
     assert sum(1 for kind, *_ in bursts if kind == "aw") > 0
     if channels == 1:
         # Consecutive reads of one stream were merged into bursts.
         assert max(length + 1 for *_, length in bursts) > 512 // data_width
-    assert counters["memory_reads"] > 0 and counters["memory_writes"] > 0
+    assert result.counters["memory_reads"] > 0 and result.counters["memory_writes"] > 0
+
+
+@pytest.mark.parametrize("write, burst, resp", [(False, 40, AXIResp.SLVERR),
+                                                (True, 3, AXIResp.DECERR)])
+def test_an_error_mid_bfs_ends_the_run_and_the_next_run_is_right(write, burst, resp):
+    """The memory answers the ``burst``-th read (or write) burst of a Graphicionado BFS with
+    an error: the run ends with DONE and ERROR within a bounded number of cycles, the driver
+    raises RunError naming the channel, the kind, the response and the address (and the
+    image region it falls in); the next run on the same simulated hardware, without
+    ``aresetn``, gives the golden answer."""
+    graph, config, reference = bfs_setup(1)
+    top = AXITop(GraphicionadoPipeline(config), data_width=64, id_width=3)
+    failed = []
+
+    def errors(channel, is_write, addr, length):
+        if is_write != write:
+            return AXIResp.OKAY
+        failed.append((addr, bus.cycles))
+        return resp if len(failed) == burst else AXIResp.OKAY
+
+    bus = SimulatorBus(top, pause=1, errors=errors)
+    driver = Driver(bus, top.address_map)
+    host = GraphicionadoHost(config)
+    with pytest.raises(RunError) as info:
+        driver.run(host, graph, root=0, timeout=400_000, poll=16)
+    addr, cycle = failed[burst - 1]
+    assert info.value.cause == ErrorCause(bus=True, write=write, resp=resp.value, channel=0,
+                                          addr=addr)
+    assert f"{'write' if write else 'read'} burst at byte address {addr:#x} (" in \
+        str(info.value)
+    assert f"answered {resp.name}" in str(info.value)
+    assert bus.cycles - cycle < 1000
+    assert bus.idle()
+    assert driver.status() == {"busy": False, "done": True, "error": True}
+
+    bus.errors = None
+    result = driver.run(host, graph, root=0, timeout=400_000, poll=16)
+    assert driver.status() == {"busy": False, "done": True, "error": False}
+    assert driver.error_cause() == ErrorCause(bus=False)
+    assert result.counters["iterations"] == reference.iterations
+    assert result.values.tolist() == np.asarray(reference.values).astype(np.uint32).tolist()
 
 
 @dataclasses.dataclass(frozen=True)
