@@ -47,12 +47,16 @@ class HostImage:
 
 @dataclasses.dataclass(frozen=True)
 class ErrorCause:
-    """The error-cause registers, decoded; ``bus`` False means the design's own error."""
+    """The error-cause registers, decoded: ``bus`` a memory response failed (``write``,
+    ``resp``, ``channel``, ``addr`` say which), ``register`` a START was refused for the
+    base register at register address ``index``; neither: the design's own error."""
     bus: bool
     write: bool = False
     resp: int = 0
     channel: int = 0
     addr: int = 0
+    register: bool = False
+    index: int = 0
 
     @classmethod
     def decode(cls, cause: int, addr: int) -> "ErrorCause":
@@ -60,9 +64,15 @@ class ErrorCause:
             low, width = ERROR_CAUSE_FIELDS[name]
             return cause >> low & ((1 << width) - 1)
         return cls(bus=bool(field("valid")), write=bool(field("write")), resp=field("resp"),
-                   channel=field("channel"), addr=addr)
+                   channel=field("channel"), addr=addr, register=bool(field("register")),
+                   index=field("index"))
 
-    def describe(self, image: HostImage | None = None) -> str:
+    def describe(self, image: HostImage | None = None, names: dict | None = None) -> str:
+        """One line; ``names`` (register address: name) names a refused register."""
+        if self.register:
+            name = (names or {}).get(self.index, f"register {self.index}")
+            return (f"START refused: base register {name} holds a line past the memory the "
+                    f"design reaches")
         if not self.bus:
             return "the design reported an error (no memory response failed)"
         resp = AXIResp(self.resp).name if self.resp in (2, 3) else f"response {self.resp}"
@@ -75,9 +85,10 @@ class ErrorCause:
 class RunError(Exception):
     """The run ended with ERROR; ``cause`` says why."""
 
-    def __init__(self, cause: ErrorCause, image: HostImage | None = None):
+    def __init__(self, cause: ErrorCause, image: HostImage | None = None,
+                 names: dict | None = None):
         self.cause = cause
-        super().__init__(f"the run failed: {cause.describe(image)}")
+        super().__init__(f"the run failed: {cause.describe(image, names)}")
 
 
 class RunTimeout(Exception):
@@ -175,7 +186,9 @@ class Driver:
             state = self.status()
             if state["done"]:
                 if state["error"]:
-                    raise RunError(self.error_cause(), image)
+                    names = {e.index: e.field for e in self._entries.values()
+                             if e.kind == "config"}
+                    raise RunError(self.error_cause(), image, names)
                 return waited
             if waited >= timeout:
                 now = self.counters()

@@ -47,7 +47,7 @@ class SimulatorBus(Bus):
     def __init__(self, top, *, lines=None, pause=None, latency=(2, 12), errors=None):
         self.top = top
         self.errors = errors
-        self.cycles = 0
+        self.cycles = 0                 # rising edges of aclk so far
         lite = _ports(top, "s_axil", AXI4LiteSignature(addr_width=12).members)
         self.host = AXI4LiteMasterModel(lite, pause=pause)
         self.channels = len(top.master_prefixes)
@@ -81,6 +81,7 @@ class SimulatorBus(Bus):
             ctx.set(self.top.aclk, 0)
             await ctx.delay(5e-9)
             ctx.set(self.top.aclk, 1)
+            self.cycles += 1
             await ctx.delay(5e-9)
 
     @staticmethod
@@ -94,7 +95,6 @@ class SimulatorBus(Bus):
         while True:
             if self._command is None:
                 await ctx.tick()
-                self.cycles += 1
                 continue
             kind, *args = self._command
             if kind == "reset":
@@ -108,7 +108,6 @@ class SimulatorBus(Bus):
                 answer = await self.host.write(ctx, *args)
             else:
                 await ctx.tick().repeat(args[0])
-                self.cycles += args[0]
                 answer = None
             self._command, self._answer = None, answer
 

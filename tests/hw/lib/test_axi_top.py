@@ -190,23 +190,23 @@ class CopyConfig(DesignConfig):
 
 class Copier(RegisterDesign):
     """A small design run through registers: on ``start`` it copies ``count`` lines from
-    line ``src`` to line ``dst``, one at a time, line ``k`` through channel ``k % channels``
+    line ``src_base`` to line ``dst_base``, one at a time, line ``k`` through channel ``k % channels``
     (read, then write what came back), counting the lines in ``copied``."""
 
     CONFIG = CopyConfig
 
     def __init__(self, config):
-        super().__init__(config, registers=("src", "dst", "count"),
+        super().__init__(config, registers=("src_base", "dst_base", "count"),
                          counters=("copied", "cycles"))
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.file = file = RegisterFile(["src", "dst", "count"])
+        m.submodules.file = file = RegisterFile(["src_base", "dst_base", "count"])
         m.d.comb += [file.addr.eq(self.regs.addr), file.data.eq(self.regs.data),
                      file.write.eq(self.regs.write)]
         ports, channels = self.memory_ports, self._config.memory_channels
         index, data = Signal(32), Signal(512)
-        source, target = file.src + index, file.dst + index
+        source, target = file.src_base + index, file.dst_base + index
         m.d.comb += self.counters.copied.eq(index)
         with m.FSM():
             with m.State("IDLE"):
@@ -275,7 +275,7 @@ def run_copier(channels, *, errors=None, pause=1, count=12, rerun=False):
 
     async def testbench(ctx):
         ctx.set(top.aresetn, 1)
-        for name, value in (("src", 0), ("dst", 64), ("count", count)):
+        for name, value in (("src_base", 0), ("dst_base", 64), ("count", count)):
             assert await host.write(ctx, offsets[f"reg_{name}"], value) == AXIResp.OKAY
         assert await host.write(ctx, offsets["control"], 1) == AXIResp.OKAY
         await finish(ctx, out)
@@ -364,3 +364,30 @@ def test_an_error_response_ends_the_run_and_the_next_start_clears_it(channels, l
     assert again["error_cause"] == again["error_addr_lo"] == again["error_addr_hi"] == 0
     assert again["stat_copied"] == len(lines)
     assert all(again["memory"].get(64 + k) == line for k, line in lines.items())
+
+
+def test_a_base_register_past_the_memory_refuses_start():
+    """With ``memory_bytes`` a START while a base register holds a line past the memory ends
+    at once with DONE and ERROR, the cause naming the register, and nothing reaches the
+    memory; once the register is right the next START runs."""
+    top = AXITop(Copier(CopyConfig()), data_width=128, id_width=2, memory_bytes=128 * 64)
+    assert [entry.field for entry in top.base_registers] == ["src_base", "dst_base"]
+    bus = SimulatorBus(top, pause=1)
+    bus.write_memory(0, bytes(range(128)))
+    driver = Driver(bus, top.address_map)
+    for name, value in (("src_base", 0), ("dst_base", 128), ("count", 2)):
+        driver.write(name, value)
+    driver.start()
+    with pytest.raises(RunError, match="START refused: base register dst_base holds a line "
+                                       "past the memory") as info:
+        driver.wait_done(timeout=200, poll=4)
+    assert info.value.cause == ErrorCause(bus=False, register=True, index=1)
+    assert not any(slave.log["bursts"] for slave in bus.slaves)
+    driver.write("dst_base", 127)
+    driver.write("count", 1)
+    driver.start()
+    driver.wait_done(timeout=2000, poll=8)
+    assert driver.error_cause() == ErrorCause(bus=False)
+    assert bus.read_memory(127 * 64, 64) == bytes(range(64))
+    with pytest.raises(ConfigError, match="memory_bytes must be a multiple of 64"):
+        AXITop(Copier(CopyConfig()), memory_bytes=100)
