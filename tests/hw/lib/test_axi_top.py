@@ -19,8 +19,10 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 import golden
+from golden.bfs import run_bfs, validate_parents
 from graphgen.designs import get_design
 from graphgen.driver import Driver, ErrorCause, RunError
+from graphgen.driver.bfs import BfsHost
 from graphgen.driver.graphicionado import GraphicionadoHost
 from graphgen.driver.simulator import SimulatorBus
 from hw.graphicionado.config import GraphicionadoConfig
@@ -179,6 +181,21 @@ def test_an_error_mid_bfs_ends_the_run_and_the_next_run_is_right(write, burst, r
     assert driver.error_cause() == ErrorCause(bus=False)
     assert result.counters["iterations"] == reference.iterations
     assert result.values.tolist() == np.asarray(reference.values).astype(np.uint32).tolist()
+
+
+def test_bfs_engine_through_the_axi_top():
+    """The BFS engine's search through the host driver and the simulated AXI top: levels
+    equal the golden model's and the parents pass Graph500's validation."""
+    design = get_design("bfs")
+    config = design.config()
+    graph = small_graph()
+    top = design.axi_top(config)
+    driver = Driver(SimulatorBus(top, pause=1), top.address_map)
+    result = driver.run(BfsHost(config), graph, root=0, timeout=400_000, poll=16)
+    reference = run_bfs(graph, 0, **config.golden_options())
+    assert result.values["level"].tolist() == np.asarray(reference.levels).tolist()
+    validate_parents(graph, 0, result.values["parent"], result.values["level"])
+    assert result.counters["levels"] == len(reference.records)
 
 
 @dataclasses.dataclass(frozen=True)
