@@ -20,9 +20,11 @@ from amaranth.sim import Simulator
 
 import golden
 from golden.bfs import run_bfs, validate_parents
+from golden.depgraph import run_depgraph
 from graphgen.designs import get_design
 from graphgen.driver import Driver, ErrorCause, RunError
 from graphgen.driver.bfs import BfsHost
+from graphgen.driver.depgraph import DepGraphHost
 from graphgen.driver.graphicionado import GraphicionadoHost
 from graphgen.driver.simulator import SimulatorBus
 from hw.graphicionado.config import GraphicionadoConfig
@@ -196,6 +198,21 @@ def test_bfs_engine_through_the_axi_top():
     assert result.values["level"].tolist() == np.asarray(reference.levels).tolist()
     validate_parents(graph, 0, result.values["parent"], result.values["level"])
     assert result.counters["levels"] == len(reference.records)
+
+
+def test_depgraph_sssp_through_the_axi_top():
+    """DepGraph's SSSP through the host driver and the simulated AXI top, equal to the
+    golden model."""
+    design = get_design("depgraph")
+    config = design.config({"algo": "sssp"})
+    graph = small_graph()
+    top = design.axi_top(config)
+    driver = Driver(SimulatorBus(top, pause=2), top.address_map)
+    result = driver.run(DepGraphHost(config), graph, root=0, timeout=400_000, poll=16)
+    reference = run_depgraph("sssp", graph, root=0, engines=config.engines,
+                             stack_depth=config.stack_depth, walks=config.walks,
+                             hub_index=config.hub_index)
+    assert result.values.tolist() == np.asarray(reference.states).astype(np.uint32).tolist()
 
 
 @dataclasses.dataclass(frozen=True)
