@@ -21,10 +21,12 @@ from amaranth.sim import Simulator
 import golden
 from golden.bfs import run_bfs, validate_parents
 from golden.depgraph import run_depgraph
+from golden.dyngraph import SlabGraph, generate_updates
 from graphgen.designs import get_design
 from graphgen.driver import Driver, ErrorCause, RunError
 from graphgen.driver.bfs import BfsHost
 from graphgen.driver.depgraph import DepGraphHost
+from graphgen.driver.dyngraph import DynGraphHost
 from graphgen.driver.graphicionado import GraphicionadoHost
 from graphgen.driver.simulator import SimulatorBus
 from hw.graphicionado.config import GraphicionadoConfig
@@ -213,6 +215,33 @@ def test_depgraph_sssp_through_the_axi_top():
                              stack_depth=config.stack_depth, walks=config.walks,
                              hub_index=config.hub_index)
     assert result.values.tolist() == np.asarray(reference.states).astype(np.uint32).tolist()
+
+
+def test_dyngraph_updates_through_the_axi_top():
+    """Batches of inserts, deletes and searches on the dynamic graph unit through the host
+    driver and the simulated AXI top: the searches' answers and the slab graph read back
+    equal the golden model's."""
+    design = get_design("dyngraph")
+    config = design.config()
+    graph = small_graph()
+    updates = generate_updates("mix:ops=48,insert=40,delete=20,search=40,seed=3", graph,
+                               config.max_vertices)
+    top = design.axi_top(config)
+    driver = Driver(SimulatorBus(top, pause=1), top.address_map)
+    host = DynGraphHost(config)
+    image = host.image(graph, updates=updates, batch=16)
+    driver.load(image)
+    driver.start()
+    driver.wait_done(timeout=400_000, poll=16)
+    counters = driver.counters()
+    answers = host.result(image, counters, driver.read_words)
+    reference = SlabGraph.build(graph, host.options)
+    wanted, _, _ = reference.apply_batches(updates, 16)
+    assert answers["found"].tolist() == wanted.found.tolist() and wanted.found.any()
+    assert answers["weight"][wanted.found].tolist() == wanted.weight[wanted.found].tolist()
+    state = host.state(image, counters, driver.read_words)
+    state.check()
+    assert all(np.array_equal(a, b) for a, b in zip(state.edges(), reference.edges()))
 
 
 @dataclasses.dataclass(frozen=True)
