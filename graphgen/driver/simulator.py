@@ -15,6 +15,7 @@ channel's.
 
 import types
 
+from amaranth.hdl import Shape
 from amaranth.sim import Simulator
 
 from graphgen.driver.bus import Bus, BusAccessError
@@ -26,6 +27,9 @@ from sim.axil_master import AXI4LiteMasterModel
 __all__ = ["SimulatorBus"]
 
 LINE_BYTES = 64
+# The member names of the two interfaces (their widths are the top's).
+LITE_MEMBERS = tuple(AXI4LiteSignature(addr_width=12).members)
+AXI4_MEMBERS = tuple(AXI4Signature(addr_width=32, data_width=64, id_width=1).members)
 
 
 class SimulatorBus(Bus):
@@ -48,25 +52,20 @@ class SimulatorBus(Bus):
         self.top = top
         self.errors = errors
         self.cycles = 0                 # rising edges of aclk so far
-        lite = _ports(top, "s_axil", AXI4LiteSignature(addr_width=12).members)
-        self.host = AXI4LiteMasterModel(lite, pause=pause)
+        self.host = AXI4LiteMasterModel(_ports(top, "s_axil", LITE_MEMBERS), pause=pause)
         self.channels = len(top.master_prefixes)
         self.slaves = []
         for c, prefix in enumerate(top.master_prefixes):
-            width = top.signature.members[f"{prefix}_wdata"].shape
-            width = width if isinstance(width, int) else width.width
-            axi = _ports(top, prefix, AXI4Signature(addr_width=32, data_width=64,
-                                                    id_width=1).members)
+            width = Shape.cast(top.signature.members[f"{prefix}_wdata"].shape).width
             self.slaves.append(AXI4SlaveModel(
-                axi, data_width=width, lines=lines, pause=pause, latency=latency,
-                name=prefix, errors=self._errors_of(c)))
+                _ports(top, prefix, AXI4_MEMBERS), data_width=width, lines=lines,
+                pause=pause, latency=latency, name=prefix, errors=self._errors_of(c)))
         self._command = self._answer = None
         self._sim = Simulator(top)
         self._sim.add_process(self._clock)
         for slave in self.slaves:
             self._sim.add_testbench(self._serve(slave), background=True)
         self._sim.add_testbench(self._server, background=True)
-        self._ready = False
         self._call(("reset",))
 
     def _errors_of(self, channel):

@@ -6,8 +6,8 @@ AXI top are in tests/hw/lib/test_axi_top.py."""
 import numpy as np
 import pytest
 
-from graphgen.driver import (BusAccessError, Driver, ErrorCause, HostImage, LiteXBus, MmapBus, RunError,
-                             RunTimeout, remote_client)
+from graphgen.driver import (BusAccessError, Driver, ErrorCause, HostImage, LiteXBus,
+                             MmapBus, RunError, RunTimeout, remote_client)
 from graphgen.driver.bus import Bus
 from graphgen.driver.simulator import SimulatorBus
 from hw.lib.axi.address_map import design_address_map

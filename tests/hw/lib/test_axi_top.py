@@ -1,10 +1,12 @@
 # amaranth: UnusedElaboratable=no
 """AXITop (hw/lib/axi/top.py): every design's AXI top emits Verilog with Vivado-style port
-names, and Graphicionado's BFS runs through it end to end in Amaranth's simulator: the host
-programs the registers and starts the run through the AXI4-Lite slave (a master model with
-random back-pressure), the AXI4 masters reach the memory image the host code lays out
-(``sim/graphicionado/image.py``) through the AXI4 slave model (random latency, reordering
-across IDs, back-pressure on all five channels), and the result equals the golden model's.
+names, and every design runs through it end to end in Amaranth's simulator, driven by the
+host driver (graphgen.driver over its SimulatorBus): the driver programs the registers and
+starts the run through the AXI4-Lite slave (a master model with random back-pressure), the
+AXI4 masters reach the memory image the host code lays out (``sim/<design>/image.py``)
+through the AXI4 slave model (random latency, reordering across IDs, back-pressure on all
+five channels), and the result equals the golden model's. A memory error ends the run with
+DONE and ERROR and its cause, and the next START runs cleanly without a reset.
 """
 
 import dataclasses
@@ -38,9 +40,7 @@ from hw.lib.axi.top import AXITop
 from hw.lib.config import ConfigError, DesignConfig
 from hw.lib.registers.design import RegisterDesign
 from hw.lib.registers.file import RegisterFile
-from sim.amaranth_memory import lines_to_words, words_to_lines
 from sim.graphicionado.check import expected_values
-from sim.graphicionado.image import build_image
 from sim.graphicionado.run import check_graph
 from sim.harness import emit_verilog
 from sim.axi_slave import AXI4SlaveModel
@@ -253,8 +253,8 @@ class CopyConfig(DesignConfig):
 
 class Copier(RegisterDesign):
     """A small design run through registers: on ``start`` it copies ``count`` lines from
-    line ``src_base`` to line ``dst_base``, one at a time, line ``k`` through channel ``k % channels``
-    (read, then write what came back), counting the lines in ``copied``."""
+    line ``src_base`` to line ``dst_base``, one at a time, line ``k`` through channel
+    ``k % channels`` (read, then write what came back), counting the lines in ``copied``."""
 
     CONFIG = CopyConfig
 
