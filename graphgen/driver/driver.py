@@ -48,14 +48,14 @@ class HostImage:
 @dataclasses.dataclass(frozen=True)
 class ErrorCause:
     """The error-cause registers, decoded: ``bus`` a memory response failed (``write``,
-    ``resp``, ``channel``, ``addr`` say which), ``register`` a START was refused for the
+    ``resp``, ``channel``, ``addr`` say which), ``refused`` a START was refused for the
     base register at register address ``index``; neither: the design's own error."""
     bus: bool
     write: bool = False
     resp: int = 0
     channel: int = 0
     addr: int = 0
-    register: bool = False
+    refused: bool = False
     index: int = 0
 
     @classmethod
@@ -64,12 +64,12 @@ class ErrorCause:
             low, width = ERROR_CAUSE_FIELDS[name]
             return cause >> low & ((1 << width) - 1)
         return cls(bus=bool(field("valid")), write=bool(field("write")), resp=field("resp"),
-                   channel=field("channel"), addr=addr, register=bool(field("register")),
+                   channel=field("channel"), addr=addr, refused=bool(field("refused")),
                    index=field("index"))
 
     def describe(self, image: HostImage | None = None, names: dict | None = None) -> str:
         """One line; ``names`` (register address: name) names a refused register."""
-        if self.register:
+        if self.refused:
             name = (names or {}).get(self.index, f"register {self.index}")
             return (f"START refused: base register {name} holds a line past the memory the "
                     f"design reaches")

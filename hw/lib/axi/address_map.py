@@ -43,7 +43,7 @@ KINDS = ("control", "config", "counter", "input")
 
 CONTROL_BITS = {"start": 0, "busy": 1, "done": 2, "error": 3}
 # (low bit, width) of each field of the error-cause word.
-ERROR_CAUSE_FIELDS = {"valid": (0, 1), "write": (1, 1), "resp": (2, 2), "register": (4, 1),
+ERROR_CAUSE_FIELDS = {"valid": (0, 1), "write": (1, 1), "resp": (2, 2), "refused": (4, 1),
                       "channel": (8, 8), "index": (16, 8)}
 
 # The slave's own members, which an input may not be named after.

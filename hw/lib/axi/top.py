@@ -32,7 +32,7 @@ replay), and the design starts with them, on the same memory, without ``aresetn`
 With ``memory_bytes`` the top also checks the base registers (the configuration registers
 named ``..._base...``, line addresses): a START while one of them holds a line past the
 memory is refused, the run ends at once with DONE and ERROR and the error cause names the
-register (``register`` set, ``index`` its register address); a base is a line address, so
+register (``refused`` set, ``index`` its register address); a base is a line address, so
 it is always aligned. Without ``memory_bytes`` nothing is checked (the memory an
 interconnect outside gives the masters is not known here).
 
@@ -252,7 +252,7 @@ class AXITop(wiring.Component):
                     m.d.sync += [kept.eq(1), write.eq(master.error_cause.write),
                                  resp.eq(master.error_cause.resp), channel.eq(c),
                                  addr.eq(master.error_cause.addr)]
-        fields = {"valid": kept, "write": write, "resp": resp, "register": refused.valid,
+        fields = {"valid": kept, "write": write, "resp": resp, "refused": refused.valid,
                   "channel": channel, "index": refused.index}
         cause = Signal(32)
         for name, (low, width) in ERROR_CAUSE_FIELDS.items():

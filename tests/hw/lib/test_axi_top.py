@@ -444,7 +444,7 @@ def test_a_base_register_past_the_memory_refuses_start():
     with pytest.raises(RunError, match="START refused: base register dst_base holds a line "
                                        "past the memory") as info:
         driver.wait_done(timeout=200, poll=4)
-    assert info.value.cause == ErrorCause(bus=False, register=True, index=1)
+    assert info.value.cause == ErrorCause(bus=False, refused=True, index=1)
     assert not any(slave.log["bursts"] for slave in bus.slaves)
     driver.write("dst_base", 127)
     driver.write("count", 1)
