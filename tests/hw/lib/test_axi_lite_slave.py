@@ -234,3 +234,26 @@ def test_reset_clears_the_shadow():
             assert await master.read(ctx, REGISTER_BASE + 4 * k) == (0, OKAY)
 
     run_slave(host, pause=1)
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+def test_replay_writes_every_shadow_register_again(pause):
+    """A pulse on ``replay`` sends every register's shadow to the register port, one a
+    cycle in address order, with ``replaying`` high meanwhile; a write offered during the
+    replay waits for it and lands after it."""
+    values = [0x1111_0000 + k for k in range(len(REGISTERS))]
+
+    async def host(ctx, dut, master, log):
+        for k, value in enumerate(values):
+            assert await master.write(ctx, REGISTER_BASE + 4 * k, value) == OKAY
+        log["regs"].clear()
+        ctx.set(dut.replay, 1)
+        await ctx.tick()
+        ctx.set(dut.replay, 0)
+        assert ctx.get(dut.replaying)
+        assert await master.write(ctx, REGISTER_BASE + 8, 0xABCD) == OKAY
+        assert not ctx.get(dut.replaying)
+        await ctx.tick().repeat(3)
+
+    log = run_slave(host, pause=pause)
+    assert log["regs"] == [*enumerate(values), (2, 0xABCD)]
