@@ -101,11 +101,12 @@ def test_design_verilog_lints_clean(tmp_path, design, sets):
 
 
 def test_axi_top_lints_clean(tmp_path):
-    """The AXI top (``--bus axi``) with a master per channel, on a 256-bit bus."""
+    """The AXI top (``--bus axi``) with a master per channel, on a 256-bit bus, checking
+    its base registers against a memory size."""
     out = tmp_path / "graphicionado_axi.v"
     assert main(["verilog", "--design", "graphicionado", *SMALL_GRAPHICIONADO, "--set",
                  "memory_channels=2", "--bus", "axi", "--axi", "data_width=256",
-                 "-o", str(out)]) == 0
+                 "--axi", "memory_bytes=0x1000000", "-o", str(out)]) == 0
     text = out.read_text()
     assert "m_axi1_awaddr" in text and "s_axil_rdata" in text
     lint(out)

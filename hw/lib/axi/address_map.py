@@ -16,7 +16,9 @@ name                    offset      access
                                            0), bit 1 BUSY, bit 2 DONE, bit 3 ERROR (read)
 ``error_cause``         ``0x004``   ro     bit 0 a bus error was taken, bit 1 on a write (B;
                                            else R), bits 3:2 the response (2 SLVERR, 3
-                                           DECERR), bits 15:8 the memory channel
+                                           DECERR), bits 15:8 the memory channel; bit 4 a
+                                           START was refused for a base register past the
+                                           memory, bits 23:16 its register address
 ``error_addr_lo``       ``0x008``   ro     the failing burst's byte address, bits 31:0
 ``error_addr_hi``       ``0x00C``   ro     bits 63:32
 ``stat_<counter>``      ``0x100``   ro     counter ``k`` at ``0x100 + 4k`` (192 at most)
@@ -41,7 +43,8 @@ KINDS = ("control", "config", "counter", "input")
 
 CONTROL_BITS = {"start": 0, "busy": 1, "done": 2, "error": 3}
 # (low bit, width) of each field of the error-cause word.
-ERROR_CAUSE_FIELDS = {"valid": (0, 1), "write": (1, 1), "resp": (2, 2), "channel": (8, 8)}
+ERROR_CAUSE_FIELDS = {"valid": (0, 1), "write": (1, 1), "resp": (2, 2), "refused": (4, 1),
+                      "channel": (8, 8), "index": (16, 8)}
 
 # The slave's own members, which an input may not be named after.
 RESERVED_INPUTS = ("axil", "regs", "control", "counters")
@@ -79,7 +82,9 @@ def design_address_map(registers, counters) -> list[MapEntry]:
                  "control"),
         MapEntry("error_cause", 0x004, "ro",
                  "bit 0: a memory response was SLVERR or DECERR; bit 1: on a write (B), "
-                 "else a read (R); bits 3:2: the response; bits 15:8: the memory channel",
+                 "else a read (R); bits 3:2: the response; bit 4: START refused, a base "
+                 "register past the memory; bits 15:8: the memory channel; bits 23:16: "
+                 "the register address",
                  "input", "error_cause"),
         MapEntry("error_addr_lo", 0x008, "ro", "byte address of the failing burst, bits 31:0",
                  "input", "error_addr_lo"),

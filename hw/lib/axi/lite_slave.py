@@ -17,6 +17,9 @@ time:
   register file; a write with no byte enabled changes nothing. After reset the slave
   clears the shadow (one register a cycle), as the register file clears itself, and takes
   no address meanwhile;
+* a pulse on ``replay`` sends every shadow register to the design's register file again
+  (one a cycle, ``replaying`` high meanwhile, no write address taken): a design reset
+  outside the slave gets back what the host wrote;
 * the control register's START bit starts a run when byte 0 is enabled and bit 0 is 1;
 * an address outside the map is answered SLVERR (a read with data 0), and so is a write to a
   read-only register, which changes nothing.
@@ -57,6 +60,10 @@ class AXI4LiteRegisterSlave(wiring.Component):
         register.
     counters : ``In(CountersSignature(...))``
         The counters the map's ``counter`` entries name, in map order (absent if none).
+    replay : ``In(1)``
+        A pulse: write the shadow registers to the design again.
+    replaying : ``Out(1)``
+        The replay is under way.
     <input> : ``In(32)`` for every ``input`` entry, named by its ``field``
     """
 
@@ -75,7 +82,8 @@ class AXI4LiteRegisterSlave(wiring.Component):
         counters = [entry.field for entry in entries if entry.kind == "counter"]
         members = {"axil": In(AXI4LiteSignature(addr_width=addr_width, data_width=32)),
                    "regs": Out(RegisterWriteSignature()),
-                   "control": Out(RunControlSignature())}
+                   "control": Out(RunControlSignature()),
+                   "replay": In(1), "replaying": Out(1)}
         if counters:
             members["counters"] = In(CountersSignature(counters))
         members.update({entry.field: In(32) for entry in entries if entry.kind == "input"})
@@ -131,6 +139,7 @@ class AXI4LiteRegisterSlave(wiring.Component):
         m.submodules.shadow = shadow = Memory(shape=32, depth=self._depth, init=[])
         store = shadow.write_port(granularity=8)
         old, peek = shadow.read_port(domain="comb"), shadow.read_port(domain="comb")
+        again = shadow.read_port(domain="comb")
         clearing, clear_addr = Signal(init=1), Signal(range(self._depth))
         with m.If(clearing):
             m.d.comb += [store.addr.eq(clear_addr), store.data.eq(0), store.en.eq(0b1111)]
@@ -142,7 +151,8 @@ class AXI4LiteRegisterSlave(wiring.Component):
         # is taken.
         aw_full, w_full = Signal(), Signal()
         w_data, w_strb = Signal(32), Signal(4)
-        m.d.comb += [axil.awready.eq(~aw_full & ~clearing), axil.wready.eq(~w_full)]
+        m.d.comb += [axil.awready.eq(~aw_full & ~clearing & ~self.replaying),
+                     axil.wready.eq(~w_full)]
         kind, index, _ = self._decode(m, axil.awaddr[2:], "aw", axil.awready & axil.awvalid)
         with m.If(axil.awready & axil.awvalid):
             m.d.sync += aw_full.eq(1)
@@ -154,7 +164,7 @@ class AXI4LiteRegisterSlave(wiring.Component):
         merged = Cat(*(Mux(w_strb[b], w_data.word_select(b, 8), old.data.word_select(b, 8))
                        for b in range(4)))
         m.d.sync += [self.regs.write.eq(0), self.control.start.eq(0)]
-        with m.If(aw_full & w_full & ~axil.bvalid):
+        with m.If(aw_full & w_full & ~axil.bvalid & ~self.replaying & ~self.replay):
             m.d.sync += [aw_full.eq(0), w_full.eq(0), axil.bvalid.eq(1),
                          axil.bresp.eq(Mux((kind == config) | (kind == KINDS.index("control")),
                                            okay, slverr))]
@@ -164,6 +174,17 @@ class AXI4LiteRegisterSlave(wiring.Component):
                 m.d.comb += [store.addr.eq(index), store.data.eq(w_data), store.en.eq(w_strb)]
                 m.d.sync += [self.regs.addr.eq(index), self.regs.data.eq(merged),
                              self.regs.write.eq(w_strb != 0)]
+
+        # The replay: AW is refused meanwhile, and a write already taken waits for it.
+        replay_addr = Signal(range(self._depth))
+        m.d.comb += again.addr.eq(replay_addr)
+        with m.If(self.replay & ~clearing):
+            m.d.sync += [self.replaying.eq(1), replay_addr.eq(0)]
+        with m.Elif(self.replaying):
+            m.d.sync += [self.regs.addr.eq(replay_addr), self.regs.data.eq(again.data),
+                         self.regs.write.eq(1), replay_addr.eq(replay_addr + 1)]
+            with m.If(replay_addr == self._depth - 1):
+                m.d.sync += self.replaying.eq(0)
 
         # Reads: the address is decoded as it is taken, the word picked the next cycle and
         # held until rready.

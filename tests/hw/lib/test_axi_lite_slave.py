@@ -1,7 +1,7 @@
 # amaranth: UnusedElaboratable=no
 """AXI4LiteRegisterSlave (hw/lib/axi/lite_slave.py) and the address map it decodes
 (hw/lib/axi/address_map.py), in Amaranth's simulator, driven by an AXI4-Lite master model
-(tests/support/axil_master.py) with random delays on AW, W and AR and random drops of
+(sim/axil_master.py) with random delays on AW, W and AR and random drops of
 bready and rready, or none.
 
 Random writes with random byte strobes reach the design's register port as the merged word
@@ -22,7 +22,7 @@ from hw.lib.axi.address_map import (COUNTER_BASE, REGISTER_BASE, MapEntry, check
 from hw.lib.axi.lite_slave import AXI4LiteRegisterSlave
 from hw.lib.axi.signature import AXIResp
 from hw.lib.config import ConfigError
-from tests.support.axil_master import AXI4LiteMasterModel
+from sim.axil_master import AXI4LiteMasterModel
 
 REGISTERS = ["base_a", "base_b", "count", "root", "flags"]
 COUNTERS = ["cycles", "memory_reads", "memory_writes"]
@@ -234,3 +234,26 @@ def test_reset_clears_the_shadow():
             assert await master.read(ctx, REGISTER_BASE + 4 * k) == (0, OKAY)
 
     run_slave(host, pause=1)
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+def test_replay_writes_every_shadow_register_again(pause):
+    """A pulse on ``replay`` sends every register's shadow to the register port, one a
+    cycle in address order, with ``replaying`` high meanwhile; a write offered during the
+    replay waits for it and lands after it."""
+    values = [0x1111_0000 + k for k in range(len(REGISTERS))]
+
+    async def host(ctx, dut, master, log):
+        for k, value in enumerate(values):
+            assert await master.write(ctx, REGISTER_BASE + 4 * k, value) == OKAY
+        log["regs"].clear()
+        ctx.set(dut.replay, 1)
+        await ctx.tick()
+        ctx.set(dut.replay, 0)
+        assert ctx.get(dut.replaying)
+        assert await master.write(ctx, REGISTER_BASE + 8, 0xABCD) == OKAY
+        assert not ctx.get(dut.replaying)
+        await ctx.tick().repeat(3)
+
+    log = run_slave(host, pause=pause)
+    assert log["regs"] == [*enumerate(values), (2, 0xABCD)]

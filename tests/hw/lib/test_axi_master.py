@@ -1,5 +1,5 @@
 """AXI4Master (hw/lib/axi/master.py) in Amaranth's simulator against an AXI4 slave model
-(tests/support/axi_slave.py) with random latency, reordering and interleaving across IDs and,
+(sim/axi_slave.py) with random latency, reordering and interleaving across IDs and,
 crossed with each test, random back-pressure on all five channels or none.
 
 Random mixes of reads and writes, in runs of consecutive lines (so bursts form) and across
@@ -21,7 +21,7 @@ from hw.lib.axi.master import AXI4Master
 from hw.lib.axi.signature import AXIResp, AXI4LiteSignature, AXI4Signature
 from hw.lib.config import ConfigError
 from tests.formal.harnesses import axi_master as broken
-from tests.support.axi_slave import AXI4SlaveModel
+from sim.axi_slave import AXI4SlaveModel
 from tests.support.stream_drivers import Bench
 
 ADDR_WIDTH = 10

@@ -1,10 +1,12 @@
 # amaranth: UnusedElaboratable=no
 """AXITop (hw/lib/axi/top.py): every design's AXI top emits Verilog with Vivado-style port
-names, and Graphicionado's BFS runs through it end to end in Amaranth's simulator: the host
-programs the registers and starts the run through the AXI4-Lite slave (a master model with
-random back-pressure), the AXI4 masters reach the memory image the host code lays out
-(``sim/graphicionado/image.py``) through the AXI4 slave model (random latency, reordering
-across IDs, back-pressure on all five channels), and the result equals the golden model's.
+names, and every design runs through it end to end in Amaranth's simulator, driven by the
+host driver (graphgen.driver over its SimulatorBus): the driver programs the registers and
+starts the run through the AXI4-Lite slave (a master model with random back-pressure), the
+AXI4 masters reach the memory image the host code lays out (``sim/<design>/image.py``)
+through the AXI4 slave model (random latency, reordering across IDs, back-pressure on all
+five channels), and the result equals the golden model's. A memory error ends the run with
+DONE and ERROR and its cause, and the next START runs cleanly without a reset.
 """
 
 import dataclasses
@@ -19,7 +21,16 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 import golden
+from golden.bfs import run_bfs, validate_parents
+from golden.depgraph import run_depgraph
+from golden.dyngraph import SlabGraph, generate_updates
 from graphgen.designs import get_design
+from graphgen.driver import Driver, ErrorCause, RunError
+from graphgen.driver.bfs import BfsHost
+from graphgen.driver.depgraph import DepGraphHost
+from graphgen.driver.dyngraph import DynGraphHost
+from graphgen.driver.graphicionado import GraphicionadoHost
+from graphgen.driver.simulator import SimulatorBus
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.top import GraphicionadoPipeline
 from hw.lib.axi.address_map import CONTROL_BITS
@@ -29,13 +40,11 @@ from hw.lib.axi.top import AXITop
 from hw.lib.config import ConfigError, DesignConfig
 from hw.lib.registers.design import RegisterDesign
 from hw.lib.registers.file import RegisterFile
-from sim.amaranth_memory import lines_to_words, words_to_lines
 from sim.graphicionado.check import expected_values
-from sim.graphicionado.image import build_image
 from sim.graphicionado.run import check_graph
 from sim.harness import emit_verilog
-from tests.support.axi_slave import AXI4SlaveModel
-from tests.support.axil_master import AXI4LiteMasterModel
+from sim.axi_slave import AXI4SlaveModel
+from sim.axil_master import AXI4LiteMasterModel
 
 AXI4_MEMBERS = AXI4Signature(addr_width=32, data_width=64, id_width=4).members
 LITE_MEMBERS = AXI4LiteSignature(addr_width=12).members
@@ -103,8 +112,7 @@ def small_graph(seed=3, n=40, m=160):
     return golden.Graph.from_edges(n, src[order], dst[order], rng.integers(1, 9, m)[order])
 
 
-@pytest.mark.parametrize("channels, data_width, pause", [(1, 64, 1), (2, 128, 2)])
-def test_graphicionado_bfs_through_the_axi_top(channels, data_width, pause):
+def bfs_setup(channels):
     graph = small_graph()
     config = GraphicionadoConfig(algo="bfs", max_vertices=64, edge_prefetch_lines=8,
                                  memory_channels=channels)
@@ -113,75 +121,127 @@ def test_graphicionado_bfs_through_the_axi_top(channels, data_width, pause):
                                 streams_src=config.streams_src,
                                 streams_dst=config.streams_dst,
                                 partition_vertices=slice_vertices)
-    image = build_image(graph, algo="bfs", root=0, coarsening=config.coarsening)
-    lines = words_to_lines(image.dram.to_lines().reshape(-1))
+    return graph, config, reference
 
+
+@pytest.mark.parametrize("channels, data_width, pause", [(1, 64, 1), (2, 128, 2)])
+def test_graphicionado_bfs_through_the_axi_top(channels, data_width, pause):
+    """The host driver over the simulated AXI top: it lays out the image, programs the
+    registers by name, starts, waits for DONE and reads VProperty back."""
+    graph, config, reference = bfs_setup(channels)
     top = AXITop(GraphicionadoPipeline(config), data_width=data_width, id_width=3)
-    offsets = {entry.name: entry.offset for entry in top.address_map}
-    host = AXI4LiteMasterModel(bus(top, "s_axil", LITE_MEMBERS), pause=pause)
-    # Channel c's slave holds the whole image but only ever sees the lines of channel c.
-    slaves = [AXI4SlaveModel(bus(top, prefix, AXI4_MEMBERS), data_width=data_width,
-                             lines=lines, pause=pause, name=prefix)
-              for prefix in top.master_prefixes]
-    result = {}
-
-    async def clock(ctx):
-        while True:
-            ctx.set(top.aclk, 0)
-            await ctx.delay(5e-9)
-            ctx.set(top.aclk, 1)
-            await ctx.delay(5e-9)
-
-    def serve(slave):
-        async def process(ctx):
-            await slave.serve(ctx)
-        return process
-
-    async def testbench(ctx):
-        ctx.set(top.aresetn, 0)
-        await ctx.tick()
-        ctx.set(top.aresetn, 1)
-        for name, value in image.registers.items():
-            assert await host.write(ctx, offsets[f"reg_{name}"], value) == AXIResp.OKAY
-        assert await host.read(ctx, offsets["control"]) == (0, AXIResp.OKAY)
-        assert await host.write(ctx, offsets["control"], 1 << CONTROL_BITS["start"]) == \
-            AXIResp.OKAY
-        for _ in range(20_000):
-            status, _ = await host.read(ctx, offsets["control"])
-            if status >> CONTROL_BITS["done"] & 1:
-                break
-        else:
-            raise AssertionError("the run did not finish through the AXI top")
-        assert status >> CONTROL_BITS["busy"] & 1 == 0
-        assert status >> CONTROL_BITS["error"] & 1 == 0
-        assert all(slave.idle() for slave in slaves)
-        result["counters"] = {}
-        for name in ("iterations", "edges", "memory_reads", "memory_writes"):
-            value, resp = await host.read(ctx, offsets[f"stat_{name}"])
-            assert resp == AXIResp.OKAY
-            result["counters"][name] = value
-        assert await host.read(ctx, offsets["error_cause"]) == (0, AXIResp.OKAY)
-
-    sim = Simulator(top)
-    sim.add_process(clock)
-    for slave in slaves:
-        sim.add_testbench(serve(slave), background=True)
-    sim.add_testbench(testbench)
-    sim.run()
-
-    counters = result["counters"]
-    assert counters["iterations"] == reference.iterations
-    merged = {addr: line for c, slave in enumerate(slaves)
-              for addr, line in slave.lines.items() if addr % channels == c}
-    base, count = image.dram.region(image.result_region(counters["iterations"]))
-    values = image.vertex_values(lines_to_words(merged, base, count))
-    assert values.tolist() == np.asarray(reference.values).astype(np.uint32).tolist()
-    bursts = [burst for slave in slaves for burst in slave.log["bursts"]]
+    bus = SimulatorBus(top, pause=pause)
+    driver = Driver(bus, top.address_map)
+    result = driver.run(GraphicionadoHost(config), graph, root=0, timeout=400_000, poll=16)
+    assert bus.idle()
+    assert driver.status() == {"busy": False, "done": True, "error": False}
+    assert driver.error_cause() == ErrorCause(bus=False)
+    assert result.counters["iterations"] == reference.iterations
+    assert result.values.tolist() == np.asarray(reference.values).astype(np.uint32).tolist()
+    bursts = [burst for slave in bus.slaves for burst in slave.log["bursts"]]
     assert sum(1 for kind, *_ in bursts if kind == "aw") > 0
     if channels == 1:
         # Consecutive reads of one stream were merged into bursts.
         assert max(length + 1 for *_, length in bursts) > 512 // data_width
-    assert counters["memory_reads"] > 0 and counters["memory_writes"] > 0
+    assert result.counters["memory_reads"] > 0 and result.counters["memory_writes"] > 0
+
+
+@pytest.mark.parametrize("write, burst, resp", [(False, 40, AXIResp.SLVERR),
+                                                (True, 3, AXIResp.DECERR)])
+def test_an_error_mid_bfs_ends_the_run_and_the_next_run_is_right(write, burst, resp):
+    """The memory answers the ``burst``-th read (or write) burst of a Graphicionado BFS with
+    an error: the run ends with DONE and ERROR within a bounded number of cycles, the driver
+    raises RunError naming the channel, the kind, the response and the address (and the
+    image region it falls in); the next run on the same simulated hardware, without
+    ``aresetn``, gives the golden answer."""
+    graph, config, reference = bfs_setup(1)
+    top = AXITop(GraphicionadoPipeline(config), data_width=64, id_width=3)
+    failed = []
+
+    def errors(channel, is_write, addr, length):
+        if is_write != write:
+            return AXIResp.OKAY
+        failed.append((addr, bus.cycles))
+        return resp if len(failed) == burst else AXIResp.OKAY
+
+    bus = SimulatorBus(top, pause=1, errors=errors)
+    driver = Driver(bus, top.address_map)
+    host = GraphicionadoHost(config)
+    with pytest.raises(RunError) as info:
+        driver.run(host, graph, root=0, timeout=400_000, poll=16)
+    addr, cycle = failed[burst - 1]
+    assert info.value.cause == ErrorCause(bus=True, write=write, resp=resp.value, channel=0,
+                                          addr=addr)
+    assert f"{'write' if write else 'read'} burst at byte address {addr:#x} (" in \
+        str(info.value)
+    assert f"answered {resp.name}" in str(info.value)
+    assert bus.cycles - cycle < 1000
+    assert bus.idle()
+    assert driver.status() == {"busy": False, "done": True, "error": True}
+
+    bus.errors = None
+    result = driver.run(host, graph, root=0, timeout=400_000, poll=16)
+    assert driver.status() == {"busy": False, "done": True, "error": False}
+    assert driver.error_cause() == ErrorCause(bus=False)
+    assert result.counters["iterations"] == reference.iterations
+    assert result.values.tolist() == np.asarray(reference.values).astype(np.uint32).tolist()
+
+
+def test_bfs_engine_through_the_axi_top():
+    """The BFS engine's search through the host driver and the simulated AXI top: levels
+    equal the golden model's and the parents pass Graph500's validation."""
+    design = get_design("bfs")
+    config = design.config()
+    graph = small_graph()
+    top = design.axi_top(config)
+    driver = Driver(SimulatorBus(top, pause=1), top.address_map)
+    result = driver.run(BfsHost(config), graph, root=0, timeout=400_000, poll=16)
+    reference = run_bfs(graph, 0, **config.golden_options())
+    assert result.values["level"].tolist() == np.asarray(reference.levels).tolist()
+    validate_parents(graph, 0, result.values["parent"], result.values["level"])
+    assert result.counters["levels"] == len(reference.records)
+
+
+def test_depgraph_sssp_through_the_axi_top():
+    """DepGraph's SSSP through the host driver and the simulated AXI top, equal to the
+    golden model."""
+    design = get_design("depgraph")
+    config = design.config({"algo": "sssp"})
+    graph = small_graph()
+    top = design.axi_top(config)
+    driver = Driver(SimulatorBus(top, pause=2), top.address_map)
+    result = driver.run(DepGraphHost(config), graph, root=0, timeout=400_000, poll=16)
+    reference = run_depgraph("sssp", graph, root=0, engines=config.engines,
+                             stack_depth=config.stack_depth, walks=config.walks,
+                             hub_index=config.hub_index)
+    assert result.values.tolist() == np.asarray(reference.states).astype(np.uint32).tolist()
+
+
+def test_dyngraph_updates_through_the_axi_top():
+    """Batches of inserts, deletes and searches on the dynamic graph unit through the host
+    driver and the simulated AXI top: the searches' answers and the slab graph read back
+    equal the golden model's."""
+    design = get_design("dyngraph")
+    config = design.config()
+    graph = small_graph()
+    updates = generate_updates("mix:ops=48,insert=40,delete=20,search=40,seed=3", graph,
+                               config.max_vertices)
+    top = design.axi_top(config)
+    driver = Driver(SimulatorBus(top, pause=1), top.address_map)
+    host = DynGraphHost(config)
+    image = host.image(graph, updates=updates, batch=16)
+    driver.load(image)
+    driver.start()
+    driver.wait_done(timeout=400_000, poll=16)
+    counters = driver.counters()
+    answers = host.result(image, counters, driver.read_words)
+    reference = SlabGraph.build(graph, host.options)
+    wanted, _, _ = reference.apply_batches(updates, 16)
+    assert answers["found"].tolist() == wanted.found.tolist() and wanted.found.any()
+    assert answers["weight"][wanted.found].tolist() == wanted.weight[wanted.found].tolist()
+    state = host.state(image, counters, driver.read_words)
+    state.check()
+    assert all(np.array_equal(a, b) for a, b in zip(state.edges(), reference.edges()))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,23 +253,23 @@ class CopyConfig(DesignConfig):
 
 class Copier(RegisterDesign):
     """A small design run through registers: on ``start`` it copies ``count`` lines from
-    line ``src`` to line ``dst``, one at a time, line ``k`` through channel ``k % channels``
-    (read, then write what came back), counting the lines in ``copied``."""
+    line ``src_base`` to line ``dst_base``, one at a time, line ``k`` through channel
+    ``k % channels`` (read, then write what came back), counting the lines in ``copied``."""
 
     CONFIG = CopyConfig
 
     def __init__(self, config):
-        super().__init__(config, registers=("src", "dst", "count"),
+        super().__init__(config, registers=("src_base", "dst_base", "count"),
                          counters=("copied", "cycles"))
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.file = file = RegisterFile(["src", "dst", "count"])
+        m.submodules.file = file = RegisterFile(["src_base", "dst_base", "count"])
         m.d.comb += [file.addr.eq(self.regs.addr), file.data.eq(self.regs.data),
                      file.write.eq(self.regs.write)]
         ports, channels = self.memory_ports, self._config.memory_channels
         index, data = Signal(32), Signal(512)
-        source, target = file.src + index, file.dst + index
+        source, target = file.src_base + index, file.dst_base + index
         m.d.comb += self.counters.copied.eq(index)
         with m.FSM():
             with m.State("IDLE"):
@@ -248,9 +308,11 @@ class Copier(RegisterDesign):
         return m
 
 
-def run_copier(channels, *, errors=None, pause=1, count=12):
+def run_copier(channels, *, errors=None, pause=1, count=12, rerun=False):
     """Copy ``count`` lines from line 0 to line 64 through the Copier's AXI top; the slaves'
-    ``errors(write, addr, length)`` answer by channel (a list, one function a channel)."""
+    ``errors(write, addr, length)`` answer by channel (a list, one function a channel).
+    With ``rerun`` the host then starts again (no ``aresetn``) with every response OKAY and
+    its second run's readings are in ``out["rerun"]``."""
     rng = np.random.default_rng(channels)
     lines = {k: int(rng.integers(1 << 62)) << 400 | k for k in range(count)}
     top = AXITop(Copier(CopyConfig(memory_channels=channels)), data_width=128, id_width=2)
@@ -276,17 +338,28 @@ def run_copier(channels, *, errors=None, pause=1, count=12):
 
     async def testbench(ctx):
         ctx.set(top.aresetn, 1)
-        for name, value in (("src", 0), ("dst", 64), ("count", count)):
+        for name, value in (("src_base", 0), ("dst_base", 64), ("count", count)):
             assert await host.write(ctx, offsets[f"reg_{name}"], value) == AXIResp.OKAY
         assert await host.write(ctx, offsets["control"], 1) == AXIResp.OKAY
+        await finish(ctx, out)
+        if rerun:
+            for slave in slaves:
+                slave.errors = lambda write, addr, length: AXIResp.OKAY.value
+                slave.lines.update({64 + k: 0 for k in range(count)})
+            assert await host.write(ctx, offsets["control"], 1) == AXIResp.OKAY
+            out["rerun"] = {}
+            await finish(ctx, out["rerun"])
+
+    async def finish(ctx, out):
         # The host waits for DONE or ERROR; then for the buses to stay quiet a while.
         stop = 1 << CONTROL_BITS["done"] | 1 << CONTROL_BITS["error"]
-        for _ in range(2000):
+        for polls in range(2000):
             status, _ = await host.read(ctx, offsets["control"])
             if status & stop:
                 break
         else:
             raise AssertionError("the copy neither finished nor failed")
+        out["polls"] = polls
         quiet = 0
         for _ in range(3000):
             quiet = quiet + 1 if all(slave.idle() for slave in slaves) else 0
@@ -299,6 +372,8 @@ def run_copier(channels, *, errors=None, pause=1, count=12):
         for name in ("error_cause", "error_addr_lo", "error_addr_hi", "stat_copied"):
             out[name], resp = await host.read(ctx, offsets[name])
             assert resp == AXIResp.OKAY
+        out["memory"] = {addr: line for c, slave in enumerate(slaves)
+                         for addr, line in slave.lines.items() if addr % channels == c}
 
     sim = Simulator(top)
     sim.add_process(clock)
@@ -306,8 +381,6 @@ def run_copier(channels, *, errors=None, pause=1, count=12):
         sim.add_testbench(serve(slave), background=True)
     sim.add_testbench(testbench)
     sim.run()
-    out["memory"] = {addr: line for c, slave in enumerate(slaves)
-                     for addr, line in slave.lines.items() if addr % channels == c}
     return out, lines
 
 
@@ -329,17 +402,18 @@ def fail_at(line, write, resp):
 @pytest.mark.parametrize("channels, line, write, resp", [
     (1, 64 + 5, True, AXIResp.SLVERR), (2, 3, False, AXIResp.DECERR),
     (2, 64 + 6, True, AXIResp.SLVERR)])
-def test_an_error_response_is_reported_with_its_cause(channels, line, write, resp):
-    """The master's error reaches ERROR and the error-cause registers say which channel,
-    which kind, which response and which address; every burst sent is answered (the buses
-    fall quiet). The run does not end: the master drops the requests after the error, so
-    the design waits for a read forever, and only a reset starts it again."""
+def test_an_error_response_ends_the_run_and_the_next_start_clears_it(channels, line, write,
+                                                                    resp):
+    """The master's error ends the run with DONE and ERROR, and the error-cause registers
+    say which channel, which kind, which response and which address; every burst sent is
+    answered (the buses fall quiet). The next START, without a reset, copies every line and
+    clears the error."""
     okay = fail_at(-1, False, AXIResp.OKAY)
     errors = [fail_at(line, write, resp) if c == line % channels else okay
               for c in range(channels)]
-    out, lines = run_copier(channels, errors=errors)
-    assert out["status"] & (1 << CONTROL_BITS["error"] | 1 << CONTROL_BITS["done"]) == \
-        1 << CONTROL_BITS["error"]
+    out, lines = run_copier(channels, errors=errors, rerun=True)
+    done_error = 1 << CONTROL_BITS["error"] | 1 << CONTROL_BITS["done"]
+    assert out["status"] == done_error
     assert out["idle"]
     cause = 1 | int(write) << 1 | resp.value << 2 | (line % channels) << 8
     assert out["error_cause"] == cause
@@ -348,4 +422,35 @@ def test_an_error_response_is_reported_with_its_cause(channels, line, write, res
     failing = line - 64 if write else line
     assert all(out["memory"].get(64 + k) == lines[k] for k in range(failing))
     assert out["memory"].get(64 + failing) != lines[failing]
-    assert out["stat_copied"] < len(lines)
+    again = out["rerun"]
+    assert again["status"] == 1 << CONTROL_BITS["done"] and again["idle"]
+    assert again["error_cause"] == again["error_addr_lo"] == again["error_addr_hi"] == 0
+    assert again["stat_copied"] == len(lines)
+    assert all(again["memory"].get(64 + k) == line for k, line in lines.items())
+
+
+def test_a_base_register_past_the_memory_refuses_start():
+    """With ``memory_bytes`` a START while a base register holds a line past the memory ends
+    at once with DONE and ERROR, the cause naming the register, and nothing reaches the
+    memory; once the register is right the next START runs."""
+    top = AXITop(Copier(CopyConfig()), data_width=128, id_width=2, memory_bytes=128 * 64)
+    assert [entry.field for entry in top.base_registers] == ["src_base", "dst_base"]
+    bus = SimulatorBus(top, pause=1)
+    bus.write_memory(0, bytes(range(128)))
+    driver = Driver(bus, top.address_map)
+    for name, value in (("src_base", 0), ("dst_base", 128), ("count", 2)):
+        driver.write(name, value)
+    driver.start()
+    with pytest.raises(RunError, match="START refused: base register dst_base holds a line "
+                                       "past the memory") as info:
+        driver.wait_done(timeout=200, poll=4)
+    assert info.value.cause == ErrorCause(bus=False, refused=True, index=1)
+    assert not any(slave.log["bursts"] for slave in bus.slaves)
+    driver.write("dst_base", 127)
+    driver.write("count", 1)
+    driver.start()
+    driver.wait_done(timeout=2000, poll=8)
+    assert driver.error_cause() == ErrorCause(bus=False)
+    assert bus.read_memory(127 * 64, 64) == bytes(range(64))
+    with pytest.raises(ConfigError, match="memory_bytes must be a multiple of 64"):
+        AXITop(Copier(CopyConfig()), memory_bytes=100)
