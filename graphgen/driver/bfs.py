@@ -30,10 +30,7 @@ class BfsHost:
         if max_levels is None:
             max_levels = graph.num_vertices + 1
         image = build_bfs_image(graph, self.config, root=root, max_levels=max_levels)
-        regions = {name: (region.base_line, region.num_lines)
-                   for name, region in image.dram.regions.items()}
-        return HostImage(lines=image.dram.to_lines(), registers=dict(image.registers),
-                         regions=regions, state=image)
+        return HostImage.of(image)
 
     def result(self, image: HostImage, counters: dict, read_words) -> np.ndarray:
         """A :data:`RESULT_DTYPE` record per vertex (level ``UNVISITED``, parent -1: not

@@ -44,10 +44,7 @@ class DepGraphHost:
         image = build_depgraph_image(run_graph, algo=algo, config=config, bounds=pre.bounds,
                                      stop=pre.stop, root=root, tolerance=tolerance,
                                      index=index)
-        regions = {name: (region.base_line, region.num_lines)
-                   for name, region in image.dram.regions.items()}
-        return HostImage(lines=image.dram.to_lines(), registers=dict(image.registers),
-                         regions=regions, state=image)
+        return HostImage.of(image)
 
     def result(self, image: HostImage, counters: dict, read_words) -> np.ndarray:
         """The vertex states (float32 for PageRank, else uint32)."""

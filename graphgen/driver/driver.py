@@ -36,6 +36,15 @@ class HostImage:
     regions: dict[str, tuple[int, int]]
     state: object = None
 
+    @classmethod
+    def of(cls, image) -> "HostImage":
+        """From a design's simulation image (``image.dram``, a DRAMImage, and
+        ``image.registers``), which stays the ``state``."""
+        regions = {name: (region.base_line, region.num_lines)
+                   for name, region in image.dram.regions.items()}
+        return cls(lines=image.dram.to_lines(), registers=dict(image.registers),
+                   regions=regions, state=image)
+
     def region_of(self, addr: int) -> str | None:
         """The region holding byte address ``addr``, as ``"name, line k"``."""
         line = addr // LINE_BYTES

@@ -36,10 +36,7 @@ class DynGraphHost:
         updates.check_ids(config.max_vertices)
         image = build_dyngraph_image(SlabGraph.build(graph, self.options), updates, config,
                                      batch=batch)
-        regions = {name: (region.base_line, region.num_lines)
-                   for name, region in image.dram.regions.items()}
-        return HostImage(lines=image.dram.to_lines(), registers=dict(image.registers),
-                         regions=regions, state=image)
+        return HostImage.of(image)
 
     def result(self, image: HostImage, counters: dict, read_words) -> np.ndarray:
         """An :data:`ANSWER_DTYPE` record per search, in operation order."""

@@ -37,10 +37,7 @@ class GraphicionadoHost:
                             edge_readers=config.edge_readers, slice_vertices=slice_vertices,
                             max_slices=config.max_slices, cf=cf,
                             extended=config.extended_slicing)
-        regions = {name: (region.base_line, region.num_lines)
-                   for name, region in image.dram.regions.items()}
-        return HostImage(lines=image.dram.to_lines(), registers=dict(image.registers),
-                         regions=regions, state=image)
+        return HostImage.of(image)
 
     def result(self, image: HostImage, counters: dict, read_words) -> np.ndarray:
         """VProperty by vertex (float32 for PageRank and CF, else uint32; CF: one row of K
