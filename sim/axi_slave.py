@@ -128,14 +128,23 @@ class AXI4SlaveModel:
         if addr // 4096 != (addr + (length + 1) * self.bytes - 1) // 4096:
             self.fail(f"{kind} burst at {addr:#x} of {length + 1} beats crosses 4 KiB")
 
+    def _take_address(self, ctx, channel: str):
+        """The burst an address channel (``"aw"`` or ``"ar"``) hands over this cycle, as
+        ``(id, addr, len)`` checked and logged; None without a handshake."""
+        def get(member):
+            return ctx.get(getattr(self.axi, channel + member))
+        if not (get("valid") and get("ready")):
+            return None
+        ident, addr, length = get("id"), get("addr"), get("len")
+        self._check_burst(channel.upper(), addr, length, get("size"), _int(get("burst")))
+        self.log["bursts"].append((channel, ident, addr, length))
+        self.log["cycles"].append(self.cycle)
+        return ident, addr, length
+
     def _take_aw(self, ctx):
-        axi = self.axi
-        if ctx.get(axi.awvalid) and ctx.get(axi.awready):
-            ident, addr, length = (ctx.get(axi.awid), ctx.get(axi.awaddr), ctx.get(axi.awlen))
-            self._check_burst("AW", addr, length, ctx.get(axi.awsize),
-                              _int(ctx.get(axi.awburst)))
-            self.log["bursts"].append(("aw", ident, addr, length))
-            self.log["cycles"].append(self.cycle)
+        taken = self._take_address(ctx, "aw")
+        if taken is not None:
+            ident, addr, length = taken
             self.aw.append({"id": ident, "addr": addr, "len": length, "beats": [],
                             "late": self.rng.random() < 0.5,
                             "resp": self.errors(True, addr, length)})
@@ -169,13 +178,9 @@ class AXI4SlaveModel:
                 self.b.append(burst)
 
     def _take_ar(self, ctx):
-        axi = self.axi
-        if ctx.get(axi.arvalid) and ctx.get(axi.arready):
-            ident, addr, length = (ctx.get(axi.arid), ctx.get(axi.araddr), ctx.get(axi.arlen))
-            self._check_burst("AR", addr, length, ctx.get(axi.arsize),
-                              _int(ctx.get(axi.arburst)))
-            self.log["bursts"].append(("ar", ident, addr, length))
-            self.log["cycles"].append(self.cycle)
+        taken = self._take_address(ctx, "ar")
+        if taken is not None:
+            ident, addr, length = taken
             burst = {"id": ident, "addr": addr, "len": length, "sent": 0, "due": self._due(),
                      "resp": self.errors(False, addr, length), "data": None}
             if self.rng.random() < 0.5:
