@@ -59,6 +59,23 @@ def program(rng, count, *, tags, lines=512, write_share=0.4):
     return image, requests, expected, memory
 
 
+def serve_and_watch_idle(bench, dut, slave) -> dict:
+    """Add the slave model's process and one keeping ``dut.idle`` in the returned
+    ``state["idle"]``."""
+    state = {"idle": False}
+
+    async def serve(ctx):
+        await slave.serve(ctx)
+
+    async def watch_idle(ctx):
+        async for _, _, idle in ctx.tick().sample(dut.idle):
+            state["idle"] = bool(idle)
+
+    bench.add_process(serve)
+    bench.add_process(watch_idle)
+    return state
+
+
 def run_master(*, data_width, id_width, pause, count=200, seed=1, tags=None, errors=None,
                settle=20, dut=None, lines=512, **params):
     """Run ``count`` random requests through an AXI4Master (or ``dut``) and the slave model;
@@ -75,17 +92,7 @@ def run_master(*, data_width, id_width, pause, count=200, seed=1, tags=None, err
     bench = Bench(dut, f"AXI4Master dw={data_width} id={id_width}", pause=pause, watchdog=3000)
     slave = AXI4SlaveModel(dut.axi, data_width=data_width, lines=image, pause=pause,
                            errors=errors)
-    state = {"idle": False}
-
-    async def serve(ctx):
-        await slave.serve(ctx)
-
-    async def watch_idle(ctx):
-        async for _, _, idle in ctx.tick().sample(dut.idle):
-            state["idle"] = bool(idle)
-
-    bench.add_process(serve)
-    bench.add_process(watch_idle)
+    state = serve_and_watch_idle(bench, dut, slave)
     bench.source("req", dut.mem.req, requests)
     reads = sum(1 for r in requests if not r["write"])
     bench.sink("resp", dut.mem.resp, None if errors is not None else reads)
@@ -258,17 +265,7 @@ def stream_through(data_width, write, lines, latency=30):
     dut = AXI4Master(addr_width=ADDR_WIDTH, data_width=data_width, id_width=4)
     bench = Bench(dut, f"AXI4Master dw={data_width} streaming", pause=None)
     slave = AXI4SlaveModel(dut.axi, data_width=data_width, latency=(latency, latency))
-    state = {"idle": False}
-
-    async def serve(ctx):
-        await slave.serve(ctx)
-
-    async def watch_idle(ctx):
-        async for _, _, idle in ctx.tick().sample(dut.idle):
-            state["idle"] = bool(idle)
-
-    bench.add_process(serve)
-    bench.add_process(watch_idle)
+    state = serve_and_watch_idle(bench, dut, slave)
     bench.source("req", dut.mem.req, [{"addr": line, "write": write, "wdata": line,
                                        "wmask": FULL_MASK, "tag": 0} for line in range(lines)])
     bench.sink("resp", dut.mem.resp, 0 if write else lines)
