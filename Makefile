@@ -1,5 +1,6 @@
 # Two commands do all the set-up on a fresh machine: `make run` and `make test`.
-# Both create (or refresh) .venv from pyproject.toml and constraints.txt (pinned versions).
+# Both create (or refresh) .venv from pyproject.toml and constraints.txt (pinned versions), with
+# the optional board extra (LiteX), so that the tests cover the board flow too.
 
 PYTHON ?= python3
 VENV := .venv
@@ -17,7 +18,7 @@ $(STAMP): pyproject.toml constraints.txt
 		{ echo "error: Python 3.11 or newer is needed ($(PYTHON))"; exit 2; }
 	rm -f $(VENV)/.installed-*
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e .
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[board]"
 	touch $@
 
 # Optional system packages: Icarus Verilog (second simulator), the OSU 0.18 um Liberty
