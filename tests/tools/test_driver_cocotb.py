@@ -1,0 +1,67 @@
+"""The host driver over cocotb (graphgen/driver/cocotb_bus.py, sim/tb/test_axi_driver.py):
+each design's AXI top, as ``graphgen verilog --bus axi`` emits it, built with Verilator and
+driven by :class:`graphgen.driver.Driver` through cocotbext-axi (its AXI4-Lite master on the
+registers, its RAM on every AXI4 master port), with random back-pressure on all five channels
+of every port or none; the answers equal the golden model's. A read or write answered
+SLVERR ends the run with the driver's RunError and the next run is right.
+
+Builds are cached by the Verilog's hash, so one build per design serves every run of it.
+make test runs each design once and the pause on/off crossing on Graphicionado (two memory
+channels, 128-bit data); the whole crossing (every design, pauses on and off, two seeds) is
+in make soak.
+"""
+
+import json
+
+import pytest
+
+from graphgen.designs import get_design
+from sim.harness import emit_verilog, run_cocotb
+
+TESTBENCH = "sim.tb.test_axi_driver"
+MEMORY_BYTES = 1 << 22
+
+# Small configurations, as in tests/hw/lib/test_axi_top.py: (design overrides, AXI top
+# options). Graphicionado's has two memory channels, so two AXI4 ports share the memory.
+CASES = {
+    "graphicionado": ({"algo": "bfs", "max_vertices": "64", "edge_prefetch_lines": "8",
+                       "memory_channels": "2"}, {"data_width": 128, "id_width": 3}),
+    "bfs": ({}, {}),
+    "depgraph": ({"algo": "sssp"}, {}),
+    "dyngraph": ({}, {}),
+}
+
+
+def run_driver(name, *, pause, seed=3, testcase="answers_equal_the_golden_model", **extra):
+    overrides, axi = CASES[name]
+    design = get_design(name)
+    config = design.config(overrides)
+    top = design.top(config, "axi")
+    verilog = emit_verilog(design.axi_top(config, **axi), top)
+    run = {"design": name, "overrides": overrides, "memory_bytes": MEMORY_BYTES,
+           "pause": pause, "graph": {"seed": seed, "n": 40, "m": 160}, **extra}
+    result = run_cocotb(verilog, top, TESTBENCH, env={"GRAPHGEN_RUN": json.dumps(run)},
+                        testcase=testcase, seed=seed)
+    assert result.passed, result.summary()
+    return result
+
+
+MAKE_TEST = [("graphicionado", None), ("graphicionado", 1), ("bfs", 2), ("depgraph", 3),
+             ("dyngraph", 4)]
+
+
+@pytest.mark.parametrize("name, pause", MAKE_TEST)
+def test_design_through_the_driver_over_cocotb(name, pause):
+    run_driver(name, pause=pause)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("seed", [5, 6])
+@pytest.mark.parametrize("pause", [False, True], ids=["no-pause", "pause"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_every_design_pauses_on_and_off(name, pause, seed):
+    run_driver(name, pause=seed if pause else None, seed=seed)
+
+
+def test_memory_errors_end_the_run_and_the_next_is_right():
+    run_driver("graphicionado", pause=7, testcase="errors_end_the_run_and_the_next_is_right")
