@@ -18,7 +18,8 @@ class RunControl(wiring.Component):
     -------
     start : ``In(1)``; busy, done : ``Out(1)``
     restart : ``Out(1)``
-        The cycle of ``start``: the allocator and the bitmap take their initial state.
+        The cycle of ``start`` (before the first run or after one): the allocator, the
+        bitmap and the unit's other blocks take their initial state.
     present_base : ``In(addr_width)``; present_lines : ``In(32)``
     load_cmd : ``Out(stream.Signature(range_cmd_layout(addr_width, 1)))``
     ops_base : ``In(addr_width)``; ops_count : ``In(32)``
@@ -62,13 +63,17 @@ class RunControl(wiring.Component):
                      self.ops_cmd.payload.count.eq(self.ops_count)]
         with m.If(self.line_loaded):
             m.d.sync += count.eq(count + 1)
+
+        def begin():
+            with m.If(self.start):
+                m.d.comb += self.restart.eq(1)
+                m.d.sync += [count.eq(0), self.cycles.eq(0), self.load_cycles.eq(0),
+                             self.compact_cycles.eq(0)]
+                m.next = "COMMAND"
+
         with m.FSM():
             with m.State("IDLE"):
-                with m.If(self.start):
-                    m.d.comb += self.restart.eq(1)
-                    m.d.sync += [count.eq(0), self.cycles.eq(0), self.load_cycles.eq(0),
-                                 self.compact_cycles.eq(0)]
-                    m.next = "COMMAND"
+                begin()
             with m.State("COMMAND"):
                 m.d.comb += [self.busy.eq(1), self.load_cmd.valid.eq(1)]
                 m.d.sync += [self.cycles.eq(self.cycles + 1),
@@ -107,4 +112,5 @@ class RunControl(wiring.Component):
                     m.next = "DONE"
             with m.State("DONE"):
                 m.d.comb += self.done.eq(1)
+                begin()
         return m

@@ -12,7 +12,7 @@ deleted vertices). After the operations, :class:`SlabCompactor` can write the up
 as Graphicionado's edge list. :mod:`hw.dyngraph.layouts` gives the memory image.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, ResetInserter, Signal
 from amaranth.lib import wiring
 
 from hw.lib.busy import any_busy
@@ -61,7 +61,7 @@ class UpdateUnit(RegisterDesign):
     def register_description(self):
         return REGISTER_DESCRIPTION
 
-    def _blocks(self, m):
+    def _blocks(self, m, restart):
         cfg = self._config
         aw = cfg.addr_width
         depth = cfg.memory_outstanding // 2
@@ -102,14 +102,22 @@ class UpdateUnit(RegisterDesign):
             "compactor": SlabCompactor(addr_width=aw, slab_index_bits=cfg.slab_index_bits,
                                        depth=depth, read_window=cfg.read_window),
         }
+        # A START after a run (or after ERROR) puts every block in its state out of reset,
+        # the cycle the run control restarts: counters, the issue's progress, the retire's
+        # outcomes. The allocator and the bitmap take ``restart`` themselves (the allocator
+        # loads the host's stack top), and the registers keep what the host wrote.
         for name, block in b.items():
+            if name not in ("regs", "control", "allocator", "bitmap"):
+                block = ResetInserter(restart)(block)
             m.submodules[name] = block
         return b
 
     def elaborate(self, platform):
         m = Module()
         cfg = self._config
-        b = self._blocks(m)
+        restart = Signal()
+        b = self._blocks(m, restart)
+        m.d.comb += restart.eq(b["control"].restart)
         memory_busy = Signal()        # the interconnect's, made below
         regs = b["regs"]
         m.d.comb += [regs.addr.eq(self.regs.addr), regs.data.eq(self.regs.data),

@@ -107,3 +107,36 @@ def test_phases_in_order(pause, lines, compact):
     assert bench.received["ops_cmd"] == [{"base": 300, "first": 0, "count": 1234, "ctx": 0}]
     assert seen["restarts"] == 1 and seen["compact_starts"] == int(compact != 0)
     assert seen["end"] == (seen["cycles"], seen["load"], seen["compact"]), (seen["end"], seen)
+
+
+def test_a_start_after_done_runs_again():
+    """A START in DONE (the host's next run, without a reset) restarts: ``restart`` in its
+    cycle, the two commands again, ``done`` low until the new run ends."""
+    from amaranth.sim import Simulator
+
+    dut = RunControl(addr_width=16)
+    runs = []
+
+    async def testbench(ctx):
+        ctx.set(dut.present_lines, 0)
+        ctx.set(dut.load_cmd.ready, 1)
+        ctx.set(dut.ops_cmd.ready, 1)
+        ctx.set(dut.finished, 1)
+        ctx.set(dut.quiet, 1)
+        for _ in range(3):
+            ctx.set(dut.start, 1)
+            restarted = ctx.get(dut.restart)
+            await ctx.tick()
+            ctx.set(dut.start, 0)
+            commands, cycles = 0, 0
+            while not ctx.get(dut.done) and cycles < 20:
+                commands += ctx.get(dut.load_cmd.valid) + ctx.get(dut.ops_cmd.valid)
+                cycles += 1
+                await ctx.tick()
+            runs.append((restarted, commands, cycles, ctx.get(dut.done)))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert runs == [(1, 2, 4, 1)] * 3, runs
