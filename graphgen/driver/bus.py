@@ -2,8 +2,9 @@
 
 A :class:`Bus` reaches a design's AXI4-Lite registers (32-bit words at byte offsets of the
 design's address map) and the memory its AXI4 masters use (byte addresses as the masters
-send them: line ``k`` at ``64 * k``). The third implementation, Amaranth's simulator, is
-:class:`graphgen.driver.simulator.SimulatorBus`.
+send them: line ``k`` at ``64 * k``). The simulated ones are
+:class:`graphgen.driver.simulator.SimulatorBus` (Amaranth's simulator) and
+:class:`graphgen.driver.cocotb_bus.CocotbBus` (the Verilog under cocotb).
 
 * :class:`MmapBus`: two memory-mapped files, one the register window and one the memory,
   e.g. ``/dev/mem`` at the physical addresses of an SoC's bridge and of its DRAM window, or
@@ -26,7 +27,8 @@ __all__ = ["Bus", "BusAccessError", "MmapBus", "LiteXBus", "remote_client"]
 
 class BusAccessError(Exception):
     """A register access the bus answered with an error (SLVERR: outside the map, or a
-    write to a read-only register)."""
+    write to a read-only register), or a memory access outside the memory a simulated bus
+    holds."""
 
 
 class Bus(abc.ABC):

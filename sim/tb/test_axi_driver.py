@@ -10,10 +10,12 @@ against the golden model.
 
 The run description comes in ``GRAPHGEN_RUN`` (JSON): ``design`` and ``overrides`` (its
 configuration), ``memory_bytes``, ``pause`` (a seed or null), ``graph`` (``seed``, ``n``,
-``m``). ``answers_equal_the_golden_model`` runs one graph; ``errors_end_the_run_and_the_next_is_right``
-answers a read, then a write, SLVERR mid-run and checks that each run ends with the
-driver's RunError naming the request and its address, and that a clean run after each on
-the same simulation (no ``aresetn``) gives the golden answer.
+``m``), ``repeat`` (runs of it, one after the other on the same simulation: 1 by
+default). ``answers_equal_the_golden_model`` runs the graph;
+``errors_end_the_run_and_the_next_is_right`` answers a read, then a write, SLVERR mid-run
+and checks that each run ends with the driver's RunError naming the request and its
+address, and that a clean run after each on the same simulation (no ``aresetn``) gives the
+golden answer.
 """
 
 import json
@@ -123,6 +125,8 @@ def setup(dut):
         logging.getLogger(f"cocotb.{dut._name}.{prefix}").setLevel(logging.WARNING)
     config = get_design(run["design"]).config(run["overrides"])
     bus = CocotbBus(dut, memory_bytes=run["memory_bytes"], pause=run["pause"])
+    # Back-pressure reaches all five channels of the AXI4-Lite port and of every AXI4 port.
+    assert len(bus.channels()) == 5 * (1 + len(bus.prefixes))
     return run, config, bus
 
 
@@ -143,7 +147,8 @@ async def answers_equal_the_golden_model(dut):
 
     def host():
         driver = Driver(bus, entries, memory_bytes=run["memory_bytes"])
-        RUNS[run["design"]](driver, config, graph)
+        for _ in range(run.get("repeat", 1)):
+            RUNS[run["design"]](driver, config, graph)
         assert driver.status() == {"busy": False, "done": True, "error": False}
         assert not bus.faults
 
@@ -153,10 +158,11 @@ async def answers_equal_the_golden_model(dut):
 
 @cocotb.test()
 async def errors_end_the_run_and_the_next_is_right(dut):
-    """A read, then a write, answered SLVERR mid-run (the ``read_fault``-th read beat, the ``write_fault``-th write):
-    RunError names the channel, the request and a burst address covering the access, within
-    a bounded number of cycles; the next run on the same simulation is right. Registers and
-    memory past the map or the memory are refused by the bus."""
+    """A read, then a write, answered SLVERR mid-run (the ``read_fault``-th read beat, the
+    ``write_fault``-th write): RunError names the channel, the request and a burst address
+    covering the access, within a bounded number of cycles; the next run on the same
+    simulation is right. A register write the map refuses and memory past the memory are
+    refused by the bus with BusAccessError."""
     run, config, bus = setup(dut)
     entries = address_map(run, config)
     await bus.start()
@@ -187,6 +193,7 @@ async def errors_end_the_run_and_the_next_is_right(dut):
                 ended = sim_cycle()
                 cause = error.cause
                 (channel, faulted_write, addr), = bus.faults
+                assert faulted_write == write
                 assert (cause.bus, cause.write, cause.resp, cause.channel) == \
                     (True, write, 2, channel), cause
                 assert cause.addr <= addr < cause.addr + 4096, (cause, hex(addr))

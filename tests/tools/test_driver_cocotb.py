@@ -2,8 +2,9 @@
 each design's AXI top, as ``graphgen verilog --bus axi`` emits it, built with Verilator and
 driven by :class:`graphgen.driver.Driver` through cocotbext-axi (its AXI4-Lite master on the
 registers, its RAM on every AXI4 master port), with random back-pressure on all five channels
-of every port or none; the answers equal the golden model's. A read or write answered
-SLVERR ends the run with the driver's RunError and the next run is right.
+of every port or none; the answers equal the golden model's, twice in a row on the same
+simulation (a host's second run, without ``aresetn``). A read or write answered SLVERR ends
+the run with the driver's RunError and the next run is right.
 
 Builds are cached by the Verilog's hash, so one build per design serves every run of it.
 make test runs each design once and the pause on/off crossing on Graphicionado (two memory
@@ -11,11 +12,15 @@ channels, 128-bit data); the whole crossing (every design, pauses on and off, tw
 in make soak.
 """
 
+import functools
 import json
+import types
 
 import pytest
 
 from graphgen.designs import get_design
+from graphgen.driver.cocotb_bus import CocotbBus, master_prefixes
+from hw.lib.config import ConfigError
 from sim.harness import emit_verilog, run_cocotb
 
 TESTBENCH = "sim.tb.test_axi_driver"
@@ -32,14 +37,22 @@ CASES = {
 }
 
 
-def run_driver(name, *, pause, seed=3, testcase="answers_equal_the_golden_model", **extra):
+@functools.cache
+def axi_verilog(name) -> tuple[str, str]:
+    """The top module's name and the Verilog of ``name``'s AXI top in its small
+    configuration (elaborating it takes 10 to 30 s: once a session)."""
     overrides, axi = CASES[name]
     design = get_design(name)
     config = design.config(overrides)
     top = design.top(config, "axi")
-    verilog = emit_verilog(design.axi_top(config, **axi), top)
+    return top, emit_verilog(design.axi_top(config, **axi), top)
+
+
+def run_driver(name, *, pause, seed=3, testcase="answers_equal_the_golden_model", **extra):
+    overrides, _ = CASES[name]
+    top, verilog = axi_verilog(name)
     run = {"design": name, "overrides": overrides, "memory_bytes": MEMORY_BYTES,
-           "pause": pause, "graph": {"seed": seed, "n": 40, "m": 160}, **extra}
+           "pause": pause, "graph": {"seed": seed, "n": 40, "m": 160}, "repeat": 2, **extra}
     result = run_cocotb(verilog, top, TESTBENCH, env={"GRAPHGEN_RUN": json.dumps(run)},
                         testcase=testcase, seed=seed)
     assert result.passed, result.summary()
@@ -65,3 +78,21 @@ def test_every_design_pauses_on_and_off(name, pause, seed):
 
 def test_memory_errors_end_the_run_and_the_next_is_right():
     run_driver("graphicionado", pause=7, testcase="errors_end_the_run_and_the_next_is_right")
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("name", [name for name in CASES if name != "graphicionado"])
+def test_memory_errors_on_every_design(name):
+    run_driver(name, pause=8, testcase="errors_end_the_run_and_the_next_is_right")
+
+
+def test_master_prefixes_and_memory_size():
+    """One AXI4 port is ``m_axi``, several ``m_axi0``, ``m_axi1``, ...; a top without one,
+    or a memory that is not whole lines, is refused before the simulation is touched."""
+    assert master_prefixes(types.SimpleNamespace(m_axi_awvalid=1)) == ["m_axi"]
+    two = types.SimpleNamespace(m_axi0_awvalid=1, m_axi1_awvalid=1, m_axi3_awvalid=1)
+    assert master_prefixes(two) == ["m_axi0", "m_axi1"]
+    with pytest.raises(ConfigError, match="top has no AXI4 master"):
+        master_prefixes(types.SimpleNamespace(_name="top", s_axil_awvalid=1))
+    with pytest.raises(ConfigError, match="positive multiple of 64, not 100"):
+        CocotbBus(types.SimpleNamespace(), memory_bytes=100)
