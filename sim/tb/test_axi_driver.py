@@ -161,8 +161,9 @@ async def errors_end_the_run_and_the_next_is_right(dut):
     """A read, then a write, answered SLVERR mid-run (the ``read_fault``-th read beat, the
     ``write_fault``-th write): RunError names the channel, the request and a burst address
     covering the access, within a bounded number of cycles; the next run on the same
-    simulation is right. A register write the map refuses and memory past the memory are
-    refused by the bus with BusAccessError."""
+    simulation is right. So does a base register (``far_base``) past the memory. A register
+    write the map refuses and memory past the memory are refused by the bus with
+    BusAccessError."""
     run, config, bus = setup(dut)
     entries = address_map(run, config)
     await bus.start()
@@ -210,6 +211,21 @@ async def errors_end_the_run_and_the_next_is_right(dut):
             RUNS[run["design"]](driver, config, graph)
             assert driver.status() == {"busy": False, "done": True, "error": False}
             assert driver.error_cause().bus is False
+        # A base register past the memory (the emitted top does not know the memory's
+        # size): its first read is answered SLVERR, the run ends, the next one is right.
+        bus.errors, bus.faults = None, []
+        driver.write(run["far_base"], run["memory_bytes"] // 64 + 64)
+        driver.start()
+        try:
+            driver.wait_done(**WAITS)
+        except RunError as error:
+            dut._log.info("%s", error)
+            assert error.cause.bus and not error.cause.write, error.cause
+            assert error.cause.addr >= run["memory_bytes"], error.cause
+            assert bus.faults and all(addr >= run["memory_bytes"] for *_, addr in bus.faults)
+        else:
+            raise AssertionError(f"{run['far_base']} past the memory ended without an error")
+        RUNS[run["design"]](driver, config, graph)
         counter = next(e for e in entries if e.kind == "counter")
         try:
             bus.write32(counter.offset, 1)
