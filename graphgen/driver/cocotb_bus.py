@@ -23,7 +23,6 @@ says fails, is answered SLVERR (cocotbext-axi's RAM answers SLVERR for an access
 raises): fault injection for the top's error path.
 """
 
-import itertools
 import random
 
 import cocotb
@@ -36,23 +35,14 @@ from cocotbext.axi.sparse_memory import SparseMemory
 
 from graphgen.driver.bus import Bus, BusAccessError, _check_word
 from hw.lib.config import ConfigError
+from sim.tb.common import CLOCK_PERIOD_NS, pause_generator
 
 
-__all__ = ["CocotbBus", "MemoryFault", "pause_generator", "CLOCK_PERIOD_NS"]
-
-CLOCK_PERIOD_NS = 10
+__all__ = ["CocotbBus", "MemoryFault", "master_prefixes", "CLOCK_PERIOD_NS"]
 
 
 class MemoryFault(Exception):
     """Raised inside the RAM for an access it must answer SLVERR."""
-
-
-def pause_generator(rng: random.Random, probability: float):
-    """An endless stream of booleans, True meaning "pause this cycle" (cocotbext-axi's
-    ``set_pause_generator``)."""
-    if probability <= 0:
-        return itertools.repeat(False)
-    return (rng.random() < probability for _ in itertools.count())
 
 
 class _CheckedRead(AxiRamRead):
