@@ -14,7 +14,8 @@ from hw.lib.config import ConfigError
 from sim.harness import DEFAULT_BUILD_ROOT, SIMULATORS
 
 
-__all__ = ["RunSettings", "DESIGN_SETTINGS", "COMMON_SETTINGS", "BUSES"]
+__all__ = ["RunSettings", "DESIGN_SETTINGS", "COMMON_SETTINGS", "BUSES",
+           "AXI_SIM_OPTIONS"]
 
 # The settings of how a run is simulated, which every design takes.
 COMMON_SETTINGS = ("simulator", "seed", "build_root", "max_cycles", "graph_name", "trace",
@@ -22,6 +23,10 @@ COMMON_SETTINGS = ("simulator", "seed", "build_root", "max_cycles", "graph_name"
 
 # How the host reaches the design: its internal line port and register ports, or its AXI top.
 BUSES = ("internal", "axi")
+# The AXI top's parameters a simulation may set (hw.lib.axi.top.AXITop's; its memory_bytes is
+# the simulated memory's).
+AXI_SIM_OPTIONS = ("data_width", "id_width", "read_outstanding", "write_outstanding",
+                   "max_burst_beats", "write_buffer")
 
 # The settings of what a run computes, by design.
 DESIGN_SETTINGS = {
@@ -102,7 +107,6 @@ class RunSettings:
             raise ConfigError(f"RunSettings: bus must be one of {', '.join(BUSES)}, "
                               f"not {self.bus!r}")
         if self.axi is not None:
-            from sim.gateware.axi_sim_top import AXI_SIM_OPTIONS
             if self.bus != "axi":
                 raise ConfigError("RunSettings: axi sets the AXI top's parameters: give "
                                   "bus='axi'")

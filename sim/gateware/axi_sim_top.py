@@ -23,6 +23,7 @@ from hw.lib.config import ConfigError
 from sim.gateware.axi_dram import DRAM_TAG_WIDTH, AXIDRAMAdapter
 from sim.gateware.dram_model import DRAMConfig, SimDRAM
 from sim.gateware.sim_memory import QUEUE_SLOTS, SimMemoryConfig
+from sim.run_settings import AXI_SIM_OPTIONS
 from sim.gateware.sim_watch import (CORE, attach_watchdog, drive_registered, memory_probes,
                                     watch_members)
 
@@ -30,10 +31,6 @@ from sim.gateware.sim_watch import (CORE, attach_watchdog, drive_registered, mem
 __all__ = ["AXISimTop", "AXI_SIM_OPTIONS"]
 
 TB = "tb"
-
-# The AXITop parameters a simulation may set (``memory_bytes`` is the simulated memory's).
-AXI_SIM_OPTIONS = ("data_width", "id_width", "read_outstanding", "write_outstanding",
-                   "max_burst_beats", "write_buffer")
 
 
 class AXISimTop(wiring.Component):
