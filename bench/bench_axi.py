@@ -1,0 +1,99 @@
+"""Each design through its AXI top against its internal line port, on the same graph and the
+same simulated DRAM (issue 52's first benchmark).
+
+For each design, two RTL runs, each checked against the golden model as ``graphgen sim``
+checks it: the design's internal port beside the DRAM model (``--bus internal``), and its
+AXI top with the AXI slave adapters in front of the same model (``--bus axi``, data
+``--data-width`` bits). The DRAM: latency ``--latency`` (100), a line a cycle per channel,
+in order. The graph (``--graph``) is one the designs were not tuned for: R-MAT scale 10 by
+default. The configurations: each design's defaults, but Graphicionado's is ``make run``'s
+(BFS, 4,096 vertices, 2 x 2 streams, 2 memory channels: the default's 65,536-vertex
+scratchpad takes too long to build), and the dynamic graph unit runs ``--updates`` on the
+graph (operations, not edges, per cycle).
+
+Prints cycles, work per cycle and the AXI run's share of the internal port's rate (the goal:
+95% or more) and writes the JSON report.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import golden  # noqa: E402
+from graphgen.designs import get_design  # noqa: E402
+from graphgen.reports import write_json  # noqa: E402
+from graphgen.simulation import SimRequest, sim_settings  # noqa: E402
+
+DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "axi.json"
+DESIGNS = {
+    "graphicionado": ({"algo": "bfs", "max_vertices": "4096", "streams_src": "2",
+                       "streams_dst": "2", "memory_channels": "2"}, {"algo": "bfs"}),
+    "bfs": ({}, {"algo": "bfs"}),
+    "depgraph": ({}, {"algo": "bfs"}),
+    "dyngraph": ({}, {}),
+}
+
+
+def run_design(name, graph_spec, graph, args):
+    design = get_design(name)
+    overrides, options = DESIGNS[name]
+    memory_overrides = {"latency": str(args.latency), "depth_lines": str(1 << 20)}
+    config, memory = sim_settings(design, dict(overrides), memory_overrides,
+                                  options.get("algo"))
+    if name == "dyngraph":
+        options = {**options, "updates": args.updates}
+    else:
+        options = {**options, "root": args.root}
+    row = {"design": name, "configuration": config.as_dict(), "memory": memory.as_dict()}
+    for bus in ("internal", "axi"):
+        axi = {"data_width": args.data_width} if bus == "axi" else None
+        request = SimRequest(graph=graph, graph_name=graph_spec, config=config, memory=memory,
+                             bus=bus, axi=axi, **options)
+        design.simulation.check(request)
+        start = time.perf_counter()
+        result = design.simulation.simulate(request)
+        if not result.matches:
+            raise SystemExit(f"{name} over the {bus} bus: MISMATCH with the golden model"
+                             f"{result.mismatch}")
+        figures = result.summary()
+        figures["wall_seconds"] = time.perf_counter() - start
+        row[bus] = figures
+        work = next(iter(result.work))
+        print(f"  {name:<14} {bus:<8} {figures['cycles']:>9} cycles  "
+              f"{figures[f'{work}_per_cycle']:.4f} {work} a cycle  "
+              f"({figures['wall_seconds']:.0f} s)", flush=True)
+    row["work"] = work
+    row["axi_share"] = row["internal"]["cycles"] / row["axi"]["cycles"]
+    print(f"  {name:<14} AXI top at {row['axi_share']:.1%} of the internal port's rate",
+          flush=True)
+    return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graph", default="rmat:scale=10,ef=8,seed=7,undirected=1")
+    parser.add_argument("--root", type=int, help="default: the vertex of most out-edges")
+    parser.add_argument("--updates", default="mix:ops=2000,insert=40,delete=20,search=40,"
+                                             "hit=50,seed=3")
+    parser.add_argument("--latency", type=int, default=100)
+    parser.add_argument("--data-width", type=int, default=512)
+    parser.add_argument("--designs", default=",".join(DESIGNS))
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    args = parser.parse_args(argv)
+    graph = golden.load_graph(args.graph)
+    if args.root is None:
+        args.root = int(graph.out_degree.argmax())
+    print(f"{args.graph}: {graph.num_vertices} vertices, {graph.num_edges} edges; DRAM latency "
+          f"{args.latency}; AXI data {args.data_width} bits", flush=True)
+    rows = [run_design(name, args.graph, graph, args) for name in args.designs.split(",")]
+    write_json(args.json, {"benchmark": "axi", "graph": args.graph, "root": args.root,
+                           "updates": args.updates, "latency": args.latency,
+                           "data_width": args.data_width, "designs": rows})
+    print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
