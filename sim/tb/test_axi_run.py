@@ -23,7 +23,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, First, ReadOnly, RisingEdge
 from cocotbext.axi import AxiLiteBus, AxiLiteMaster
 
-from sim.tb.common import CLOCK_PERIOD_NS, _link_states, _sim_cycle
+from sim.tb.common import CLOCK_PERIOD_NS, link_states, sim_cycle
 
 
 START, DONE, ERROR = 1 << 0, 1 << 2, 1 << 3
@@ -64,9 +64,9 @@ async def run_graph(dut):
     finished = bool(status & DONE)
     await ReadOnly()
     quiet, links = int(dut.quiet_cycles.value), \
-        _link_states(dut, run.get("link_names", [])) if not finished else []
+        link_states(dut, run.get("link_names", [])) if not finished else []
     sim_error = bool(int(dut.sim_error.value))
-    cycles = _sim_cycle()
+    cycles = sim_cycle()
     await RisingEdge(dut.clk)
     counters = {name: await host.read_dword(offset) for name, offset in run["counters"]}
     result = {
