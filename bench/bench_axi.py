@@ -62,6 +62,13 @@ def run_design(name, graph_spec, graph, args):
                              f"golden model{result.mismatch}")
         figures = result.summary()
         figures["wall_seconds"] = time.perf_counter() - start
+        # Lines a cycle: what the read path must sustain (a single-line read burst holds one
+        # of the master's read_outstanding slots for the memory's latency).
+        counters = [report.counters for report in result.reports]
+        for kind in ("reads", "writes"):
+            lines = sum(c.get(f"memory_{kind}", 0) for c in counters)
+            figures[f"memory_{kind}"] = lines
+            figures[f"memory_{kind}_per_cycle"] = lines / figures["cycles"]
         work = next(iter(result.work))
         label = "internal" if axi is None else \
             "axi " + ",".join(f"{key}={value}" for key, value in axi.items())
@@ -73,6 +80,7 @@ def run_design(name, graph_spec, graph, args):
             row["axi"].append(figures)
         print(f"  {name:<14} {label:<50} {figures['cycles']:>9} cycles  "
               f"{figures[f'{work}_per_cycle']:.4f} {work} a cycle"
+              + f"  {figures['memory_reads_per_cycle']:.3f} reads a cycle"
               + (f"  {figures['share']:6.1%} of the internal port's rate" if axi else "")
               + f"  ({figures['wall_seconds']:.0f} s)", flush=True)
     row["work"] = work
