@@ -42,6 +42,9 @@ class AXISimTop(wiring.Component):
     design : RegisterDesign
     name : str
         The AXI top's instance name in the Verilog.
+    counters :
+        The design's counters (as :class:`RegisterSimTop` takes them); here the host reads
+        them over AXI4-Lite at the offsets of :attr:`address_map`.
     memory : SimMemoryConfig
         The DRAM: as many channels as the design has memory channels.
     addr_width : int
@@ -74,7 +77,6 @@ class AXISimTop(wiring.Component):
                               f"channel(s) but the simulated memory has "
                               f"channels={memory.channels}; they must be equal")
         self._name, self._memory, self._addr_width = name, memory, addr_width
-        self._counters = tuple(counters)
         self._design = design
         self._top = AXITop(design, memory_bytes=memory.depth_lines * 64, **axi)
         self._adapters = [AXIDRAMAdapter(self._master_signature(prefix), addr_width=addr_width)
