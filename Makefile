@@ -97,6 +97,8 @@ bench: venv system-deps
 		--target ecp5 --clock-mhz 80 --seeds 4 --jobs 2 --json build/bench/depgraph-2e-ecp5.json
 	$(BIN)/python bench/bench_bfs.py --json build/bench/bfs.json
 	$(BIN)/python bench/bench_dyngraph.py --json build/bench/dyngraph.json
+	$(BIN)/python bench/bench_axi.py --axi data_width=512 \
+		--axi data_width=512,read_outstanding=64,write_outstanding=64 --json build/bench/axi.json
 	$(BIN)/python bench/bench_sweep.py --json build/bench/sweep.json
 	$(BIN)/python bench/bench_design_table.py --time-limit 3600 --json build/bench/design-table.json
 	$(GRAPHGEN) synth --design bfs --target asic --per-unit --json build/bench/bfs-asic.json

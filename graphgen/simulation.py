@@ -40,14 +40,17 @@ class SimRequest:
     seed: int = 1
     trace: Path | None = None
     keep: bool = False
+    bus: str = "internal"
+    axi: dict | None = None          # the AXI top's parameters (bus "axi")
 
     def run_settings(self, **settings):
         """The host's :class:`sim.run_settings.RunSettings` of this request: how it is
-        simulated (simulator, seed, trace, keep, the graph's name) and ``settings``, what the
+        simulated (simulator, seed, trace, keep, the graph's name, the bus) and ``settings``, what the
         design computes (``algo``, ``root``, ...)."""
         from sim.run_settings import RunSettings
         return RunSettings(simulator=self.simulator, seed=self.seed, trace=self.trace,
-                           keep=self.keep, graph_name=self.graph_name, **settings)
+                           keep=self.keep, graph_name=self.graph_name, bus=self.bus,
+                           axi=self.axi, **settings)
 
 
 @dataclasses.dataclass

@@ -18,7 +18,8 @@ from sim.dram_image import DRAMImage
 from sim.harness import SimResult, SimulationError, emit_verilog, run_cocotb
 
 
-__all__ = ["DRAMRun", "RunFailure", "run_with_dram", "describe_hang"]
+__all__ = ["DRAMRun", "RunFailure", "run_with_dram", "run_register_design", "sim_top_for",
+           "describe_hang"]
 
 
 class RunFailure(RuntimeError):
@@ -56,12 +57,14 @@ class DRAMRun:
 _emitted: dict[tuple[str, str], tuple[str, list, list]] = {}
 
 
-def _verilog(make_top, top_name: str, digest: str) -> tuple[str, list, list]:
+def _verilog(make_top, top_name: str, digest: str) -> tuple[str, list, list, list]:
+    """The top's Verilog, its extra sources, its links' names and its AXI4-Lite register map
+    (empty for a top without one)."""
     key = (top_name, digest)
     if key not in _emitted:
         top = make_top()
         _emitted[key] = (emit_verilog(top, top_name), list(top.extra_sources),
-                         list(top.link_names))
+                         list(top.link_names), list(getattr(top, "address_map", [])))
     return _emitted[key]
 
 
@@ -72,7 +75,8 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                   keep: bool = False, plusargs: list[str] = (),
                   also_read: tuple[str, ...] = ()) -> DRAMRun:
     """Simulate the sim top ``make_top()`` builds (one with ``extra_sources``) on ``dram``;
-    ``run_spec`` is the testbench's ``GRAPHGEN_RUN`` without its ``result_path``. ``digest``
+    ``run_spec`` is the testbench's ``GRAPHGEN_RUN`` without its ``result_path``, or a
+    function of the top's register map (its ``address_map``, an AXI top's) giving it. ``digest``
     stands for every parameter of the top: it is built and emitted once per process for each
     digest. ``seed`` seeds the DRAM's randomness and the design's stall throttles;
     ``watchdog`` is the hang limit in cycles (0: off). Raises :class:`RunFailure` when the
@@ -85,7 +89,9 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
     if dram.total_lines > depth_lines:
         raise ConfigError(f"the graph needs {dram.total_lines} lines of simulated DRAM "
                           f"but it holds {depth_lines} (set --mem depth_lines=N)")
-    verilog, extra_sources, link_names = _verilog(make_top, top_name, digest)
+    verilog, extra_sources, link_names, address_map = _verilog(make_top, top_name, digest)
+    if callable(run_spec):
+        run_spec = run_spec(address_map)
     start = time.perf_counter()
     runs = Path(build_root) / "runs"
     runs.mkdir(parents=True, exist_ok=True)
@@ -118,6 +124,10 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
         if not outcome["finished"]:
             raise RunFailure(f"no result after {run_spec['max_cycles']} cycles (the watchdog "
                              f"saw links moving)\n" + _counter_lines(outcome))
+        if outcome.get("memory_protocol_error"):
+            raise RunFailure("the memory side failed: an AXI slave adapter took a burst it "
+                             "does not serve, or a line past the DRAM's depth was asked for\n"
+                             + _counter_lines(outcome))
         if outcome["error"]:
             raise RunFailure(f"the design raised its error flag: {error_text}\n" +
                              _counter_lines(outcome))
@@ -153,25 +163,54 @@ def memory_for(config, memory, what: str):
     return memory
 
 
+def sim_top_for(sim_top, config, memory, run, top_name: str):
+    """``(make_top, top_name, top_digest)`` of a run of the design whose internal-port sim
+    top is the class ``sim_top`` (a :class:`~sim.gateware.register_top.RegisterSimTop` with
+    a static ``parts(config)``): on ``run.bus`` ``internal`` that top, on ``axi`` the design
+    through its AXI top (:class:`sim.gateware.axi_sim_top.AXISimTop`) with ``run.axi``'s
+    parameters, named ``<top_name>`` with ``_axi`` before ``_sim``."""
+    if run.bus == "internal":
+        return (lambda: sim_top(config, memory)), top_name, None
+    from sim.gateware.axi_sim_top import AXISimTop
+    axi = dict(sorted((run.axi or {}).items()))
+    return ((lambda: AXISimTop(**sim_top.parts(config), memory=memory, axi=axi)),
+            top_name.removesuffix("_sim") + "_axi_sim",
+            "axi-" + "-".join(f"{key}{value}" for key, value in axi.items()))
+
+
 def run_register_design(make_top, top_name: str, config, memory, dram: DRAMImage,
                         registers: dict[str, int], register_names, counters, *,
                         max_cycles: int, watchdog: int | None = None,
                         top_digest: str | None = None, iteration_counter: str | None = None,
-                        **options) -> DRAMRun:
+                        bus: str = "internal", **options) -> DRAMRun:
     """:func:`run_with_dram` for a design run through registers
     (:class:`sim.gateware.register_top.RegisterSimTop`): ``registers`` (name to value) written at
     the addresses of ``register_names``, ``counters`` read at the end; the build keyed by the
     configuration's and the memory's digests, and ``top_digest`` when the top adds something
-    of its own (a synthesized netlist). ``watchdog``: the hang limit, if not the
-    configuration's. ``iteration_counter``: the counter (one of ``counters``) that marks an
-    iteration's end; the outcome's ``iteration_snapshots`` then holds the counters at each of
-    its changes (:func:`sim.iterations.per_iteration` makes figures of them)."""
-    addresses = {name: address for address, name in enumerate(register_names)}
-    return run_with_dram(make_top, top_name, "sim.tb.test_register_run", dram,
-                         {"registers": [[addresses[name], value]
-                                        for name, value in registers.items()],
-                          "counters": list(counters), "max_cycles": max_cycles,
-                          "iteration_counter": iteration_counter},
+    of its own (a synthesized netlist, the AXI top's parameters). ``watchdog``: the hang
+    limit, if not the configuration's. ``iteration_counter``: the counter (one of
+    ``counters``) that marks an iteration's end; the outcome's ``iteration_snapshots`` then
+    holds the counters at each of its changes (:func:`sim.iterations.per_iteration` makes
+    figures of them). ``bus``: ``internal``, or ``axi`` for a top from :func:`sim_top_for`
+    reached over AXI4-Lite (``sim.tb.test_axi_run``: the registers and counters at their
+    offsets in its register map; no iteration snapshots)."""
+    if bus == "axi":
+        def spec(address_map):
+            offsets = {(entry.kind, entry.field): entry.offset for entry in address_map}
+            control = next(entry.offset for entry in address_map if entry.kind == "control")
+            return {"registers": [[offsets["config", name], value]
+                                  for name, value in registers.items()],
+                    "counters": [[name, offsets["counter", name]] for name in counters],
+                    "control": control, "max_cycles": max_cycles}
+        test_module, run_spec = "sim.tb.test_axi_run", spec
+    else:
+        addresses = {name: address for address, name in enumerate(register_names)}
+        test_module = "sim.tb.test_register_run"
+        run_spec = {"registers": [[addresses[name], value]
+                                  for name, value in registers.items()],
+                    "counters": list(counters), "max_cycles": max_cycles,
+                    "iteration_counter": iteration_counter}
+    return run_with_dram(make_top, top_name, test_module, dram, run_spec,
                          depth_lines=memory.depth_lines,
                          digest="-".join(filter(None, [config.run_digest(), memory.build_digest(),
                                                        top_digest])),

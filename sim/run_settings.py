@@ -14,11 +14,19 @@ from hw.lib.config import ConfigError
 from sim.harness import DEFAULT_BUILD_ROOT, SIMULATORS
 
 
-__all__ = ["RunSettings", "DESIGN_SETTINGS", "COMMON_SETTINGS"]
+__all__ = ["RunSettings", "DESIGN_SETTINGS", "COMMON_SETTINGS", "BUSES",
+           "AXI_SIM_OPTIONS"]
 
 # The settings of how a run is simulated, which every design takes.
 COMMON_SETTINGS = ("simulator", "seed", "build_root", "max_cycles", "graph_name", "trace",
-                   "keep")
+                   "keep", "bus", "axi")
+
+# How the host reaches the design: its internal line port and register ports, or its AXI top.
+BUSES = ("internal", "axi")
+# The AXI top's parameters a simulation may set (hw.lib.axi.top.AXITop's; its memory_bytes is
+# the simulated memory's).
+AXI_SIM_OPTIONS = ("data_width", "id_width", "read_outstanding", "write_outstanding",
+                   "max_burst_beats", "write_buffer")
 
 # The settings of what a run computes, by design.
 DESIGN_SETTINGS = {
@@ -67,7 +75,10 @@ class RunSettings:
     icarus), ``seed`` (the DRAM's randomness and the stall throttles), ``build_root`` (the
     build cache and run folders), ``max_cycles`` (the run's limit), ``graph_name`` (for the
     report), ``trace`` (an FST file to dump the waveform to), ``keep`` (keep the run's
-    folder)."""
+    folder), ``bus`` (``internal``: the design's line ports beside the DRAM model and its
+    register ports; ``axi``: its AXI top, AXI slave adapters in front of the DRAM model,
+    registers over AXI4-Lite, :mod:`sim.gateware.axi_sim_top`), ``axi`` (with ``bus="axi"``:
+    the AXI top's parameters, :data:`sim.gateware.axi_sim_top.AXI_SIM_OPTIONS`)."""
     algo: str | None = None
     root: int | None = None
     iters: int | None = None
@@ -88,8 +99,25 @@ class RunSettings:
     graph_name: str = ""
     trace: Path | None = None
     keep: bool = False
+    bus: str = "internal"
+    axi: dict | None = None
 
     def __post_init__(self):
+        if self.bus not in BUSES:
+            raise ConfigError(f"RunSettings: bus must be one of {', '.join(BUSES)}, "
+                              f"not {self.bus!r}")
+        if self.axi is not None:
+            if self.bus != "axi":
+                raise ConfigError("RunSettings: axi sets the AXI top's parameters: give "
+                                  "bus='axi'")
+            if not isinstance(self.axi, dict):
+                raise ConfigError(f"RunSettings: axi must map parameters to integers, not "
+                                  f"{type(self.axi).__name__}")
+            for key, value in self.axi.items():
+                if key not in AXI_SIM_OPTIONS:
+                    raise ConfigError(f"RunSettings: axi takes {', '.join(AXI_SIM_OPTIONS)}, "
+                                      f"not {key}")
+                _check_int(f"axi {key}", value, low=1)
         if self.simulator not in SIMULATORS:
             raise ConfigError(f"RunSettings: simulator must be one of {', '.join(SIMULATORS)}, "
                               f"not {self.simulator!r}")

@@ -14,6 +14,8 @@ from ..designs import DESIGNS, check_sim_options, get_design, simulated_designs
 from ..reports import atomic_write, base_report, write_json
 from ..simulation import SIM_OPTIONS, SimRequest, sim_settings
 
+from sim.run_settings import AXI_SIM_OPTIONS, BUSES
+
 
 __all__ = ["add_parser", "run"]
 
@@ -39,6 +41,14 @@ def add_parser(commands) -> None:
                               "outstanding, pushback, reorder, bytes_per_cycle (per channel), "
                               "depth_lines, channels (sets memory_channels where the design "
                               "has one memory port a channel)")
+    command.add_argument("--bus", default="internal", choices=BUSES,
+                         help="internal: the design's line ports beside the DRAM model "
+                              "(default); axi: its AXI top (graphgen verilog --bus axi), AXI "
+                              "slave adapters in front of the same DRAM model, the registers "
+                              "over AXI4-Lite")
+    command.add_argument("--axi", action="append", metavar="KEY=VALUE",
+                         help=f"a parameter of the AXI top (--bus axi): "
+                              f"{', '.join(AXI_SIM_OPTIONS)}")
     command.add_argument("--simulator", default="verilator", choices=("verilator", "icarus"))
     command.add_argument("--seed", type=int, default=1,
                          help="seeds the DRAM's randomness and the stall throttles")
@@ -81,6 +91,23 @@ def _options_by_design() -> str:
     return "\n".join(lines)
 
 
+def _axi_options(args) -> dict[str, int] | None:
+    """``--axi`` pairs checked: known keys, integer values; only with ``--bus axi``."""
+    pairs = parse_sets(args.axi, "--axi")
+    if pairs and args.bus != "axi":
+        raise UsageError("--axi sets parameters of the AXI top: give --bus axi")
+    options = {}
+    for key, value in pairs.items():
+        if key not in AXI_SIM_OPTIONS:
+            raise UsageError(f"--axi {key}: unknown parameter; valid: "
+                             f"{', '.join(AXI_SIM_OPTIONS)}")
+        try:
+            options[key] = int(value, 0)
+        except ValueError:
+            raise UsageError(f"--axi {key} expects an integer, got {value!r}") from None
+    return options or None
+
+
 def run(args) -> int:
     import golden
     design = get_design(args.design)
@@ -94,7 +121,7 @@ def run(args) -> int:
         graph_name=args.graph, algo=args.algo, root=args.root, iters=args.iters,
         slices=args.slices, roots=args.roots, clock_mhz=args.clock_mhz, updates=args.updates,
         batch=args.batch, simulator=args.simulator, seed=args.seed, trace=trace_path(args),
-        keep=args.keep)
+        keep=args.keep, bus=args.bus, axi=_axi_options(args))
     design.simulation.check(request)
     config, memory = sim_settings(design, parse_sets(args.set), parse_sets(args.mem, "--mem"),
                                   args.algo)
@@ -102,8 +129,9 @@ def run(args) -> int:
                                   graph=golden.load_graph(args.graph))
     result = design.simulation.simulate(request)
     print(result.heading)
+    bus = {"bus": args.bus, **(request.axi or {})}
     print("\n".join(settings_lines({"configuration": config.as_dict(),
-                                    "simulated memory": memory.as_dict()})))
+                                    "simulated memory": memory.as_dict(), "bus": bus})))
     print("\n".join(design.simulation.report(result)))
     for folder in result.run_dirs:
         print(f"kept {folder}")
@@ -113,6 +141,7 @@ def run(args) -> int:
     if args.json:
         report = base_report("sim", design.name, config)
         report["memory"] = memory.as_dict()
+        report["bus"] = bus
         report.update(result.json)
         write_json(Path(args.json), report)
     if not result.matches:

@@ -22,7 +22,7 @@ from sim.bfs.top import BfsSimTop
 from hw.lib.config import ConfigError
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.bfs.image import build_bfs_image
-from sim.dram_run import memory_for, run_register_design
+from sim.dram_run import memory_for, run_register_design, sim_top_for
 from sim.report import SimReport
 from sim.run_settings import RunSettings
 from sim.iterations import per_iteration
@@ -114,9 +114,10 @@ def simulate(graph: golden.Graph, config: BfsConfig, memory: SimMemoryConfig | N
     max_levels = len(reference.records) + 2
     image = build_bfs_image(graph, config, root=root, max_levels=max_levels)
     memory = memory_for(config, memory, "the engine")
-    dram_run = run_register_design(lambda: BfsSimTop(config, memory), "bfs_sim", config,
+    make_top, top_name, top_digest = sim_top_for(BfsSimTop, config, memory, run, "bfs_sim")
+    dram_run = run_register_design(make_top, top_name, config,
                                    memory, image.dram, image.registers, REGISTERS, COUNTERS,
-                                   max_cycles=run.max_cycles,
+                                   max_cycles=run.max_cycles, bus=run.bus, top_digest=top_digest,
                                    iteration_counter=ITERATION_COUNTER, read_region="levels",
                                    also_read=("parents", "level_log"), simulator=run.simulator,
                                    seed=run.seed, build_root=run.build_root, trace=run.trace,

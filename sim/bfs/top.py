@@ -17,5 +17,11 @@ class BfsSimTop(RegisterSimTop):
     :class:`sim.gateware.register_top.RegisterSimTop`)."""
 
     def __init__(self, config: BfsConfig, memory: SimMemoryConfig):
-        super().__init__(BfsEngine(config, throttle=StreamThrottle), name="bfs", counters=COUNTERS, memory=memory,
-                         addr_width=config.addr_width, stalls=bool(config.stall_injection))
+        super().__init__(**self.parts(config), memory=memory)
+
+    @staticmethod
+    def parts(config: BfsConfig) -> dict:
+        """The design and how the sim tops name and watch it (this one's, the AXI one's)."""
+        return dict(design=BfsEngine(config, throttle=StreamThrottle), name="bfs",
+                    counters=COUNTERS, addr_width=config.addr_width,
+                    stalls=bool(config.stall_injection))

@@ -23,7 +23,7 @@ from hw.depgraph.top import COUNTERS, HUB_COUNTERS, registers
 from sim.depgraph.top import DepGraphSimTop
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.depgraph.image import build_depgraph_image
-from sim.dram_run import run_with_dram
+from sim.dram_run import run_register_design, sim_top_for
 from sim.report import SimReport
 from sim.run_settings import RunSettings
 
@@ -126,19 +126,15 @@ def simulate(graph: golden.Graph, config: DepGraphConfig,
                                  stop=reference.stop, root=root, tolerance=run.tolerance,
                                  index=index)
     memory = memory or SimMemoryConfig()
-    addresses = {name: address for address, name in enumerate(registers(config.engines))}
-    dram_run = run_with_dram(lambda: DepGraphSimTop(config, memory), "depgraph_sim",
-                             "sim.tb.test_register_run", image.dram,
-                             {"registers": [[addresses[name], value]
-                                            for name, value in image.registers.items()],
-                              "counters": list(COUNTERS), "max_cycles": run.max_cycles},
-                             depth_lines=memory.depth_lines,
-                             digest=f"{config.run_digest()}-{memory.build_digest()}",
-                             plusargs=memory.plusargs(),
-                             read_region="state", simulator=run.simulator, seed=run.seed,
-                             build_root=run.build_root, watchdog=config.watchdog,
-                             trace=run.trace, error_text="a circular queue overflowed",
-                             keep=run.keep)
+    make_top, top_name, top_digest = sim_top_for(DepGraphSimTop, config, memory, run,
+                                                 "depgraph_sim")
+    dram_run = run_register_design(make_top, top_name, config, memory, image.dram,
+                                   image.registers, registers(config.engines), COUNTERS,
+                                   max_cycles=run.max_cycles, bus=run.bus,
+                                   top_digest=top_digest, read_region="state",
+                                   simulator=run.simulator, seed=run.seed,
+                                   build_root=run.build_root, trace=run.trace,
+                                   error_text="a circular queue overflowed", keep=run.keep)
     outcome, words = dram_run.outcome, dram_run.words
 
     expected = np.asarray(reference.states)

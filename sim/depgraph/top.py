@@ -18,5 +18,11 @@ class DepGraphSimTop(RegisterSimTop):
     :class:`sim.gateware.register_top.RegisterSimTop`)."""
 
     def __init__(self, config: DepGraphConfig, memory: SimMemoryConfig):
-        super().__init__(DepGraph(config, throttle=StreamThrottle), name="depgraph", counters=COUNTERS, memory=memory,
-                         addr_width=config.addr_width, stalls=bool(config.stall_injection))
+        super().__init__(**self.parts(config), memory=memory)
+
+    @staticmethod
+    def parts(config: DepGraphConfig) -> dict:
+        """The design and how the sim tops name and watch it (this one's, the AXI one's)."""
+        return dict(design=DepGraph(config, throttle=StreamThrottle), name="depgraph",
+                    counters=COUNTERS, addr_width=config.addr_width,
+                    stalls=bool(config.stall_injection))

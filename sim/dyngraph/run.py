@@ -21,7 +21,7 @@ from hw.dyngraph.config import DynGraphConfig
 from sim.dyngraph.top import DynGraphSimTop
 from hw.dyngraph.registers import COUNTERS, ITERATION_COUNTER, REGISTERS
 from sim.gateware.sim_memory import SimMemoryConfig
-from sim.dram_run import memory_for, run_register_design
+from sim.dram_run import memory_for, run_register_design, sim_top_for
 from sim.dyngraph.image import answers_from_words, build_dyngraph_image, state_from_image
 from sim.report import SimReport
 from sim.run_settings import RunSettings
@@ -159,9 +159,12 @@ def simulate(graph: golden.Graph, config: DynGraphConfig,
     golden_seconds = time.perf_counter() - started
 
     memory = memory_for(config, memory, "the unit")
-    dram_run = run_register_design(lambda: DynGraphSimTop(config, memory), "dyngraph_sim",
+    make_top, top_name, top_digest = sim_top_for(DynGraphSimTop, config, memory, run,
+                                                 "dyngraph_sim")
+    dram_run = run_register_design(make_top, top_name,
                                    config, memory, image.dram, image.registers, REGISTERS,
-                                   COUNTERS, max_cycles=run.max_cycles,
+                                   COUNTERS, max_cycles=run.max_cycles, bus=run.bus,
+                                   top_digest=top_digest,
                                    iteration_counter=ITERATION_COUNTER, read_region="pool",
                                    also_read=("vertices", "stack", "answers",
                                               *(COMPACTED if compact_vertices else ())),

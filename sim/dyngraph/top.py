@@ -17,6 +17,11 @@ class DynGraphSimTop(RegisterSimTop):
     :class:`sim.gateware.register_top.RegisterSimTop`)."""
 
     def __init__(self, config: DynGraphConfig, memory: SimMemoryConfig):
-        super().__init__(UpdateUnit(config, throttle=StreamThrottle), name="dyngraph", counters=COUNTERS,
-                         memory=memory, addr_width=config.addr_width,
-                         stalls=bool(config.stall_injection))
+        super().__init__(**self.parts(config), memory=memory)
+
+    @staticmethod
+    def parts(config: DynGraphConfig) -> dict:
+        """The design and how the sim tops name and watch it (this one's, the AXI one's)."""
+        return dict(design=UpdateUnit(config, throttle=StreamThrottle), name="dyngraph",
+                    counters=COUNTERS, addr_width=config.addr_width,
+                    stalls=bool(config.stall_injection))

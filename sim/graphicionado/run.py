@@ -19,7 +19,7 @@ from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.registers import ITERATION_COUNTER, counter_names, registers
 from sim.graphicionado.top import GraphicionadoSimTop, SimMemoryConfig
-from sim.dram_run import RunFailure, memory_for, run_register_design
+from sim.dram_run import RunFailure, memory_for, run_register_design, sim_top_for
 from sim.graphicionado.check import expected_values
 from sim.graphicionado.image import build_image
 from sim.report import SimReport
@@ -290,11 +290,19 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
         image.dram.overwrite(name, words)
     memory = memory or SimMemoryConfig(channels=config.memory_channels)
     check_memory(config, memory)
-    make_top, top_digest = run.sim_top or (GraphicionadoSimTop, None)
-    dram_run = run_register_design(lambda: make_top(config, memory), "graphicionado_sim",
+    if run.sim_top is not None:
+        if run.bus != "internal":
+            raise ConfigError("a sim_top of its own (post-synthesis) runs on the internal "
+                              "bus only")
+        sim_top, top_digest = run.sim_top
+        make_top, top_name = (lambda: sim_top(config, memory)), "graphicionado_sim"
+    else:
+        make_top, top_name, top_digest = sim_top_for(GraphicionadoSimTop, config, memory, run,
+                                                     "graphicionado_sim")
+    dram_run = run_register_design(make_top, top_name,
                                    config, memory, image.dram, image.registers,
                                    registers(config), counter_names(config),
-                                   max_cycles=run.max_cycles,
+                                   max_cycles=run.max_cycles, bus=run.bus,
                                    iteration_counter=ITERATION_COUNTER, watchdog=_watchdog(config),
                                    top_digest=top_digest,
                                    read_region=image.result_region(reference.iterations),

@@ -20,6 +20,11 @@ class GraphicionadoSimTop(RegisterSimTop):
     ``c`` on the DRAM's channel ``c`` (the two must have as many channels)."""
 
     def __init__(self, config: GraphicionadoConfig, memory: SimMemoryConfig):
-        super().__init__(GraphicionadoPipeline(config, throttle=StreamThrottle),
-                         name="pipeline", counters=counter_names(config), memory=memory,
-                         addr_width=config.addr_width, stalls=bool(config.stall_injection))
+        super().__init__(**self.parts(config), memory=memory)
+
+    @staticmethod
+    def parts(config: GraphicionadoConfig) -> dict:
+        """The design and how the sim tops name and watch it (this one's, the AXI one's)."""
+        return dict(design=GraphicionadoPipeline(config, throttle=StreamThrottle),
+                    name="pipeline", counters=counter_names(config),
+                    addr_width=config.addr_width, stalls=bool(config.stall_injection))

@@ -14,8 +14,8 @@ from cocotb.triggers import ClockCycles, First, ReadOnly, RisingEdge
 
 
 __all__ = ["config_from_env", "test_options", "start_clock_and_reset", "pause_generator",
-           "apply_run_inputs", "counter_signal", "read_counters", "run_to_done",
-           "CLOCK_PERIOD_NS"]
+           "apply_run_inputs", "counter_signal", "read_counters", "run_to_done", "sim_cycle",
+           "link_states", "CLOCK_PERIOD_NS"]
 
 CLOCK_PERIOD_NS = 10
 
@@ -63,7 +63,7 @@ def read_counters(dut, names) -> dict[str, int]:
     return {name: int(counter_signal(dut, name).value) for name in names}
 
 
-def _sim_cycle() -> int:
+def sim_cycle() -> int:
     return int(get_sim_time("ns") // CLOCK_PERIOD_NS)
 
 
@@ -77,12 +77,12 @@ async def _watch_iterations(dut, run: dict, snapshots: list):
         await ReadOnly()
         value = int(signal.value)
         if value != last:
-            snapshots.append({"iteration": value, "sim_cycle": _sim_cycle(),
+            snapshots.append({"iteration": value, "sim_cycle": sim_cycle(),
                               "counters": read_counters(dut, run["counters"])})
             last = value
 
 
-def _link_states(dut, names: list[str]) -> list[dict]:
+def link_states(dut, names: list[str]) -> list[dict]:
     valid, ready = int(dut.link_valid.value), int(dut.link_ready.value)
     return [{"link": name, "valid": bool(valid >> i & 1), "ready": bool(ready >> i & 1)}
             for i, name in enumerate(names)]
@@ -119,7 +119,7 @@ async def run_to_done(dut, run: dict, read_status):
         watcher.cancel()
         marker = counters[run["iteration_counter"]]
         if marker != (snapshots[-1]["iteration"] if snapshots else 0):
-            snapshots.append({"iteration": marker, "sim_cycle": _sim_cycle(),
+            snapshots.append({"iteration": marker, "sim_cycle": sim_cycle(),
                               "counters": counters})
     result = {
         "finished": finished,
@@ -128,9 +128,9 @@ async def run_to_done(dut, run: dict, read_status):
         **read_status(dut),
         "counters": counters,
         "run_wall_seconds": seconds,
-        "sim_cycles": _sim_cycle(),
+        "sim_cycles": sim_cycle(),
         "quiet_cycles": int(dut.quiet_cycles.value),
-        "links": _link_states(dut, run.get("link_names", [])) if not finished else [],
+        "links": link_states(dut, run.get("link_names", [])) if not finished else [],
     }
     if watcher is not None:
         result["iteration_snapshots"] = snapshots
