@@ -8,7 +8,7 @@ read's same tag, not the first line of a 4 KiB page, the burst not full); otherw
 a burst in a free place.
 
 An open burst is offered once no request continues it in a cycle and one of these holds: it
-has been open ``hold`` cycles (reads; a write burst is offered at once), no request waits at
+has been open ``hold`` cycles, no request waits at
 the input (so a lone request is never held back), it is full or ends a page, the waiting
 request needs it gone (a read of its tag, a write that does not continue the write burst, a
 write to a line it reads, or no free place). At most one burst is offered at a time, and once
@@ -17,9 +17,9 @@ offered it takes no more lines (its payload is held until taken, the stream rule
 Bursts leave in request order wherever order matters, so that
 :class:`~hw.lib.axi.master.AXI4Master`'s checks of bursts in flight see a read and a write
 of one line in the order they came: a tag has one open read burst at a time and writes one;
-a read burst open beside a write burst leaves after it (the write may come before some of
-its lines, and it writes none of the lines read before it: a write to a line an open read
-burst reads waits until that read burst has left, after the write burst). Only reads of
+a read burst that took a line while a write burst was open leaves after it (the write came
+before that line), and the write burst writes none of the lines read before it (a write to a
+line an open read burst reads waits until that read burst has left, after the write burst). Only reads of
 different tags, and a read and a write of different lines, may leave in another order than
 they came, which the memory port allows.
 """
@@ -69,8 +69,8 @@ class BurstMerger(wiring.Component):
         Bursts open at once, 1 to 16 (a read burst per tag, one write burst; with one, only
         requests that come back to back join).
     hold : int
-        Cycles a read burst stays open for the next line of its stream while other requests
-        keep coming, 0 to 255 (0: offered the first cycle nothing continues it).
+        Cycles a burst stays open for the next line of its stream while other requests keep
+        coming, 0 to 255 (0: offered the first cycle nothing continues it).
 
     Members
     -------
@@ -114,6 +114,7 @@ class BurstMerger(wiring.Component):
         age = [Signal(range(self._hold + 1), name=f"age{k}") for k in range(n)]
         locked = Signal()                   # offered and not taken at the last edge
         locked_slot = Signal(range(n))
+        after_write = Signal(n)             # a read burst took a line beside a write burst
         m.d.comb += [self.busy.eq(is_open.any()),
                      self.writing.eq(Cat(is_open[k] & slots[k].write for k in range(n)).any())]
 
@@ -143,12 +144,14 @@ class BurstMerger(wiring.Component):
                              (owns[k] | overlaps[k] | (overlaps.any() & burst.write))),
             ]
             ends_page = following[:6] == 0 if self._addr_width > 6 else 0
-            # A read burst leaves no earlier than a write burst open beside it: the write
-            # came after some of its lines, and may come before others.
+            # A read burst that took a line while a write burst was open leaves after it
+            # (the line may be one the write writes); the write burst then leaves at once
+            # when such a read burst must go.
             m.d.comb += ready_to_go[k].eq(
-                is_open[k] & ~joins[k] & (burst.write | ~self.writing) &
-                (burst.write | (age[k] == self._hold) | ~self.i.valid | ~room | ends_page |
-                 blocks[k] | (self.i.valid & ~joins.any() & is_open.all())))
+                is_open[k] & ~joins[k] & ~after_write[k] &
+                ((age[k] == self._hold) | ~self.i.valid | ~room | ends_page | blocks[k] |
+                 (self.i.valid & ~joins.any() & is_open.all()) |
+                 (burst.write & (blocks & after_write).any())))
         chosen = Signal(range(n))
         for k in reversed(range(n)):
             with m.If(ready_to_go[k]):
@@ -180,6 +183,12 @@ class BurstMerger(wiring.Component):
             self.lines.payload.wmask.eq(req.wmask),
         ]
         taken = self.i.valid & self.i.ready
+        write_leaves = Cat(leaving[k] & slots[k].write for k in range(n)).any()
+        with m.If(write_leaves):
+            m.d.sync += after_write.eq(0)
+        with m.Elif(taken & ~req.write & self.writing):
+            m.d.sync += after_write.eq(after_write |
+                                       Mux(joins.any(), joins, 1 << place))
         for k, burst in enumerate(slots):
             with m.If(is_open[k] & (age[k] != self._hold)):
                 m.d.sync += age[k].eq(age[k] + 1)
