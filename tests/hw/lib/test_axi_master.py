@@ -197,7 +197,8 @@ def test_master_interleaved_streams_form_bursts_in_order(data_width, id_width, p
     beats = 512 // data_width
     reads = [length + 1 for kind, _, _, length in slave.log["bursts"] if kind == "ar"]
     assert max(reads) >= 4 * beats
-    assert len(reads) < sum(1 for r in run["requests"] if not r["write"]) // 2
+    if pause is None:   # (gaps in the requests let bursts go early)
+        assert len(reads) < sum(1 for r in run["requests"] if not r["write"]) // 2
     with_one = run_master(data_width=data_width, id_width=id_width, pause=pause, count=300,
                           make=interleaved_program, tags=8, open_bursts=1, burst_hold=0)
     single = [length + 1 for kind, _, _, length in with_one["slave"].log["bursts"]
