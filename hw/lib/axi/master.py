@@ -5,10 +5,13 @@ line requests: writes with byte masks and no response, reads tagged, their respo
 to come back out of order across tags and in request order within one. :class:`AXI4Master`
 turns them into AXI4 INCR bursts:
 
-* :class:`hw.lib.axi.burst_merger.BurstMerger` joins requests already waiting that continue
-  each other (same kind, next line, a read's same tag) into one burst, up to 256 beats and
-  never across a 4 KiB boundary;
-* bursts leave in request order: a burst waits while it overlaps a burst of the other kind
+* :class:`hw.lib.axi.burst_merger.BurstMerger` joins requests that continue each other (same
+  kind, next line, a read's same tag) into one burst, up to 256 beats and never across a 4 KiB
+  boundary, with a read burst open per tag (``open_bursts``) so that clients interleaved on
+  the port still form bursts, each held open up to ``burst_hold`` cycles while requests keep
+  coming;
+* bursts leave in request order (but reads of different tags, and a read and a write of
+  different lines): a burst waits while it overlaps a burst of the other kind
   still in flight (a read waits for an overlapping write's B response, a write for an
   overlapping read's last beat), since AXI orders neither channel against the other and the
   memory port promises that a read sees every earlier write and no later one;
@@ -31,7 +34,8 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.config import ConfigError, check_int, is_power_of_two
 from hw.lib.memory.port import LINE_BITS, MEMORY_TAG_WIDTH, mem_port_signature
 from hw.lib.stream.fifo import StreamFIFO
-from hw.lib.axi.burst_merger import PAGE_LINES, BurstMerger, write_line_layout
+from hw.lib.axi.burst_merger import (MAX_HOLD, MAX_OPEN_BURSTS, PAGE_LINES, BurstMerger,
+                                      write_line_layout)
 from hw.lib.axi.read_path import ReadPath
 from hw.lib.axi.signature import MAX_BURST_BEATS, AXI4Signature, AXIResp
 from hw.lib.axi.write_path import WritePath
@@ -62,9 +66,16 @@ class AXI4Master(wiring.Component):
     axi_addr_width : int or None
         AXI byte address width, at least ``addr_width + 6`` (the default), 12 to 64.
     read_outstanding : int
-        Read bursts in flight at most (1 to 64); each holds a slot with a partial line.
+        Read bursts in flight at most (1 to 64); each holds a slot with a partial line. The
+        default keeps a memory 100 cycles away busy with bursts of two lines or more.
     write_outstanding : int
         Write bursts sent and not yet answered on B at most (1 to 64).
+    open_bursts : int
+        Read bursts being gathered at once, one per tag (1 to 16; 1: only requests that come
+        back to back join a burst).
+    burst_hold : int
+        Cycles a read burst waits at most for its stream's next line while other requests
+        keep coming (0 to 255); one alone at the port leaves at once.
     max_burst_beats : int
         Beats in a burst at most: a power of two from one line's beats to 256.
     write_buffer : int
@@ -91,9 +102,9 @@ class AXI4Master(wiring.Component):
 
     def __init__(self, *, addr_width: int, tag_width: int = MEMORY_TAG_WIDTH,
                  data_width: int = 64, id_width: int = 4, axi_addr_width: int | None = None,
-                 read_outstanding: int = 8, write_outstanding: int = 8,
+                 read_outstanding: int = 64, write_outstanding: int = 16,
                  max_burst_beats: int = MAX_BURST_BEATS, write_buffer: int = 16,
-                 write_id: int = 0):
+                 write_id: int = 0, open_bursts: int = 8, burst_hold: int = 16):
         check_int("AXI4Master", "addr_width", addr_width, high=32)
         check_int("AXI4Master", "tag_width", tag_width, high=16)
         if axi_addr_width is None:
@@ -113,6 +124,9 @@ class AXI4Master(wiring.Component):
         check_int("AXI4Master", "read_outstanding", read_outstanding, high=64)
         check_int("AXI4Master", "write_outstanding", write_outstanding, high=64)
         check_int("AXI4Master", "write_id", write_id, low=0, high=(1 << id_width) - 1)
+        check_int("AXI4Master", "open_bursts", open_bursts, high=MAX_OPEN_BURSTS)
+        check_int("AXI4Master", "burst_hold", burst_hold, low=0, high=MAX_HOLD)
+        self._open_bursts, self._burst_hold = open_bursts, burst_hold
         self._addr_width, self._tag_width = addr_width, tag_width
         self._max_lines = min(max_burst_beats // beats, PAGE_LINES)
         self._read_outstanding, self._write_outstanding = read_outstanding, write_outstanding
@@ -135,8 +149,9 @@ class AXI4Master(wiring.Component):
         m = Module()
         common = dict(addr_width=self._addr_width, max_lines=self._max_lines)
         m.submodules.merger = merger = BurstMerger(
-            tag_width=self._tag_width, max_write_lines=min(max(self._write_buffer // 2, 1), self._max_lines),
-            **common)
+            tag_width=self._tag_width,
+            max_write_lines=min(max(self._write_buffer // 2, 1), self._max_lines),
+            open_bursts=self._open_bursts, hold=self._burst_hold, **common)
         m.submodules.reads = reads = ReadPath(
             tag_width=self._tag_width, axi=self.axi_signature,
             outstanding=self._read_outstanding, **common)
@@ -189,7 +204,7 @@ class AXI4Master(wiring.Component):
                              self.error_cause.addr.eq(writes.fault_addr)]
         m.d.comb += [
             self.writes_pending.eq((lines.level != 0) | writes.pending |
-                                   (merger.busy & burst.write)),
+                                   merger.writing),
             self.idle.eq(~merger.busy & ~reads.busy & ~writes.pending & (lines.level == 0) &
                          ~reads.resp.valid),
         ]

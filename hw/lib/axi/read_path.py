@@ -192,10 +192,14 @@ class ReadPath(wiring.Component):
     def _finish(self, m, s, done, slot):
         """The slot whose burst is done is freed, and the next of its ID becomes the head."""
         n = self._slots
+        following, linked = Signal(range(n)), Signal()
+        for i in range(n):
+            with m.If(slot == i):
+                m.d.comb += [following.eq(s["next"][i]), linked.eq(s["linked"][i])]
         for i in range(n):
             with m.If(done & (slot == i)):
                 m.d.sync += [s["used"][i].eq(0), s["head"][i].eq(0)]
-                with m.If(s["linked"][i]):
-                    for j in range(n):
-                        with m.If(s["next"][i] == j):
-                            m.d.sync += s["head"][j].eq(1)
+        # The slot's successor picked once, not compared slot by slot (n squared terms).
+        for j in range(n):
+            with m.If(done & linked & (following == j)):
+                m.d.sync += s["head"][j].eq(1)

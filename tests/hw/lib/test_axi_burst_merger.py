@@ -98,3 +98,172 @@ def test_merger_refuses_bad_limits():
         BurstMerger(addr_width=10, tag_width=2, max_lines=65, max_write_lines=1)
     with pytest.raises(ConfigError, match="max_write_lines must be an integer from 1 to 4"):
         BurstMerger(addr_width=10, tag_width=2, max_lines=4, max_write_lines=5)
+
+
+def interleaved_streams(rng, count, streams=4):
+    """Runs of consecutive lines, reads on their own tag or writes, several going on at once
+    and their requests interleaved at random; some runs reach a 4 KiB page's edge and some
+    write lines others read."""
+    requests, live = [], []
+    while len(requests) < count:
+        while len(live) < streams:
+            write = rng.random() < 0.25
+            start = rng.choice([rng.randrange(1 << 10), rng.randrange(16) * 64 + 58])
+            live.append({"write": int(write), "tag": rng.randrange(4), "next": start,
+                         "left": rng.randint(1, 20)})
+        stream = rng.choice(live)
+        requests.append({"addr": stream["next"] % (1 << 10), "write": stream["write"],
+                         "wdata": rng.randrange(1 << 512), "wmask": rng.randrange(1 << 64),
+                         "tag": stream["tag"]})
+        stream["next"] += 1
+        stream["left"] -= 1
+        if stream["left"] == 0:
+            live.remove(stream)
+    return requests
+
+
+def run_open_merger(requests, *, open_bursts, hold, pause, max_lines=16, max_write_lines=4):
+    dut = BurstMerger(addr_width=10, tag_width=2, max_lines=max_lines,
+                      max_write_lines=max_write_lines, open_bursts=open_bursts, hold=hold)
+    bench = Bench(dut, "BurstMerger", pause=pause)
+    bench.source("i", dut.i, requests)
+    bench.sink("bursts", dut.bursts)
+    bench.sink("lines", dut.lines, sum(r["write"] for r in requests))
+    bench.until(lambda: sum(b["len"] + 1 for b in bench.received["bursts"]) == len(requests))
+    bench.run()
+    return bench
+
+
+def emitted_order(requests, bursts):
+    """Each request's position in the order its burst left; the bursts must cover the
+    requests exactly, each burst's lines one stream's (a read's tag) in request order."""
+    pending = {}
+    for index, r in enumerate(requests):
+        key = (r["write"], None if r["write"] else r["tag"], r["addr"])
+        pending.setdefault(key, []).append(index)
+    position = [None] * len(requests)
+    for number, b in enumerate(bursts):
+        previous = -1
+        for k in range(b["len"] + 1):
+            key = (b["write"], None if b["write"] else b["tag"], b["addr"] + k)
+            assert pending.get(key), f"burst {b} covers a line not requested: {key}"
+            index = pending[key].pop(0)
+            assert index > previous, f"burst {b} joins requests out of order"
+            previous = index
+            position[index] = number
+    assert None not in position
+    return position
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+@pytest.mark.parametrize("open_bursts, hold", [(4, 16), (2, 3), (16, 0)])
+def test_open_bursts_keep_the_order_that_matters(open_bursts, hold, pause):
+    """Interleaved streams through several open bursts: every burst within its limits and
+    its page; each tag's reads and all writes leave in request order; a read and a write of
+    one line leave in the order they came (so the master's checks of bursts in flight see
+    them in that order)."""
+    requests = interleaved_streams(random.Random(open_bursts * 100 + hold), 400)
+    bench = run_open_merger(requests, open_bursts=open_bursts, hold=hold, pause=pause)
+    bursts = bench.received["bursts"]
+    for b in bursts:
+        assert b["len"] < (4 if b["write"] else 16)
+        assert b["addr"] // 64 == (b["addr"] + b["len"]) // 64, f"{b} crosses 4 KiB"
+    position = emitted_order(requests, bursts)
+    by_tag = {}
+    for index, r in enumerate(requests):
+        by_tag.setdefault(None if r["write"] else r["tag"], []).append(index)
+    for tag, indices in by_tag.items():
+        got = [position[i] for i in indices]
+        assert got == sorted(got), f"stream {tag} out of order"
+    writes = [i for i, r in enumerate(requests) if r["write"]]
+    reads = [i for i, r in enumerate(requests) if not r["write"]]
+    for w in writes:
+        for r in reads:
+            if requests[r]["addr"] != requests[w]["addr"]:
+                continue
+            assert (position[r] < position[w]) == (r < w), \
+                f"read {requests[r]} and write {requests[w]} left out of order"
+    bench.check_equal(bench.received["lines"],
+                      [{"wdata": r["wdata"], "wmask": r["wmask"]} for r in requests
+                       if r["write"]], "write lines")
+
+
+@pytest.mark.parametrize("streams", [2, 3, 4])
+def test_interleaved_tags_form_bursts(streams):
+    """Streams of reads on their own tags, one request each in turn: with an open burst per
+    tag and a hold longer than a turn, each tag's lines leave in bursts of several lines;
+    with one open burst, every burst is one line."""
+    requests = [{"addr": 100 * j + n, "write": 0, "wdata": 0, "wmask": 0, "tag": j}
+                for n in range(24) for j in range(streams)]
+    single = run_open_merger(requests, open_bursts=1, hold=0, pause=None)
+    assert all(b["len"] == 0 for b in single.received["bursts"])
+    bench = run_open_merger(requests, open_bursts=4, hold=2 * streams, pause=None)
+    bursts = bench.received["bursts"]
+    emitted_order(requests, bursts)
+    assert len(bursts) <= len(requests) // 2, bursts
+    assert all(b["addr"] // 64 == (b["addr"] + b["len"]) // 64 for b in bursts)
+
+
+def test_a_held_burst_leaves_within_the_hold():
+    """With other requests coming every cycle, a read burst that nothing continues is
+    offered ``hold`` cycles later than it would be alone at the port (the cycle after it
+    was taken)."""
+    hold = 5
+    dut = BurstMerger(addr_width=10, tag_width=2, max_lines=8, max_write_lines=8,
+                      open_bursts=4, hold=hold)
+    offers = []
+
+    async def bench(ctx):
+        ctx.set(dut.bursts.ready, 1)
+        ctx.set(dut.lines.ready, 1)
+        for cycle in range(30):
+            # Cycle 0: tag 1 at line 500; then tag 2 streams from line 0 until cycle 12;
+            # cycle 20: tag 3 at line 700, alone.
+            busy = 1 <= cycle <= 12
+            ctx.set(dut.i.valid, cycle == 0 or busy or cycle == 20)
+            ctx.set(dut.i.payload.tag, 1 if cycle == 0 else 3 if cycle == 20 else 2)
+            ctx.set(dut.i.payload.addr, 500 if cycle == 0 else 700 if cycle == 20
+                    else cycle - 1)
+            _, _, valid, payload = await ctx.tick().sample(dut.bursts.valid,
+                                                          dut.bursts.payload)
+            if valid:
+                offers.append((cycle, int(payload.tag), int(payload.addr), int(payload.len)))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    # Tag 1's line waits ``hold`` cycles longer than a lone one; tag 2's stream fills a
+    # burst, and its rest leaves as the requests stop.
+    assert offers == [(hold + 1, 1, 500, 0), (9, 2, 0, 7), (13, 2, 8, 3), (21, 3, 700, 0)]
+
+
+def test_open_bursts_and_hold_are_checked():
+    with pytest.raises(ConfigError, match="open_bursts must be an integer from 1 to 16"):
+        BurstMerger(addr_width=10, tag_width=2, max_lines=4, max_write_lines=4, open_bursts=0)
+    with pytest.raises(ConfigError, match="hold must be an integer from 0 to 255"):
+        BurstMerger(addr_width=10, tag_width=2, max_lines=4, max_write_lines=4, hold=256)
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+def test_reads_of_lines_just_written_leave_after_the_writes(pause):
+    """A read stream following a write stream line by line (each line read just after it is
+    written) beside a read stream of its own, so read bursts are open while writes come: a
+    read of a line leaves after the write before it, and a write after the read before it."""
+    rng = random.Random(7)
+    requests = []
+    for run in range(12):
+        base, other = rng.randrange(1 << 10), rng.randrange(1 << 10)
+        for n in range(rng.randint(2, 10)):
+            line = (base + n) % (1 << 10)
+            requests += [{"addr": line, "write": 1, "wdata": n, "wmask": 1, "tag": 0},
+                         {"addr": line, "write": 0, "wdata": 0, "wmask": 0, "tag": 1},
+                         {"addr": (other + n) % (1 << 10), "write": 0, "wdata": 0,
+                          "wmask": 0, "tag": 2}]
+    bench = run_open_merger(requests, open_bursts=4, hold=8, pause=pause)
+    position = emitted_order(requests, bench.received["bursts"])
+    for w, write in enumerate(requests):
+        for r, read in enumerate(requests):
+            if write["write"] and not read["write"] and read["addr"] == write["addr"]:
+                assert (position[r] < position[w]) == (r < w), \
+                    f"read {r} and write {w} of line {read['addr']} left out of order"
