@@ -107,6 +107,8 @@ bench: venv system-deps
 	$(GRAPHGEN) sim --design bfs --algo bfs --graph kron:scale=11,ef=16,seed=1,undirected=1 \
 		--roots 4 --set lanes=2 --set bu_slots=32 --set read_window=16 \
 		--set memory_outstanding=64 --json build/bench/bfs-teps.json
+	$(BIN)/python bench/bench_axi_area.py --configs smallest --json build/bench/axi-area-smallest.json
+	$(BIN)/python bench/bench_axi_area.py --json build/bench/axi-area.json
 
 # The tests marked soak (too long for make test's budget), then long random runs against
 # the golden model (SOAK_MINUTES, default 30).

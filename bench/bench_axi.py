@@ -2,7 +2,7 @@
 same simulated DRAM (issue 52's first benchmark).
 
 For each design, two RTL runs, each checked against the golden model as ``graphgen sim``
-checks it: the design's internal port beside the DRAM model (``--bus internal``), and its
+checks it: the design's internal port beside the DRAM model (``--bus native``), and its
 AXI top with the AXI slave adapters in front of the same model (``--bus axi``), once for
 each ``--axi`` set of the top's parameters (default: 512-bit data, a line a beat, the other
 parameters the top's defaults). The DRAM: latency ``--latency`` (100), a line a cycle per channel,
@@ -12,7 +12,7 @@ default. The configurations: each design's defaults, but Graphicionado's is ``ma
 scratchpad takes too long to build), and the dynamic graph unit runs ``--updates`` on the
 graph (operations, not edges, per cycle).
 
-Prints cycles, work per cycle and each AXI run's share of the internal port's rate (the
+Prints cycles, work per cycle and each AXI run's share of the native port's rate (the
 goal: 95% or more) and writes the JSON report.
 """
 
@@ -50,7 +50,7 @@ def run_design(name, graph_spec, graph, args):
         options = {**options, "root": args.root}
     row = {"design": name, "configuration": config.as_dict(), "memory": memory.as_dict(),
            "axi": []}
-    runs = [("internal", None)] + [("axi", axi) for axi in args.axi]
+    runs = [("native", None)] + [("axi", axi) for axi in args.axi]
     for bus, axi in runs:
         request = SimRequest(graph=graph, graph_name=graph_spec, config=config, memory=memory,
                              bus=bus, axi=axi, **options)
@@ -70,18 +70,18 @@ def run_design(name, graph_spec, graph, args):
             figures[f"memory_{kind}"] = lines
             figures[f"memory_{kind}_per_cycle"] = lines / figures["cycles"]
         work = next(iter(result.work))
-        label = "internal" if axi is None else \
+        label = "native" if axi is None else \
             "axi " + ",".join(f"{key}={value}" for key, value in axi.items())
         if axi is None:
-            row["internal"] = figures
+            row["native"] = figures
         else:
             figures["parameters"] = axi
-            figures["share"] = row["internal"]["cycles"] / figures["cycles"]
+            figures["share"] = row["native"]["cycles"] / figures["cycles"]
             row["axi"].append(figures)
         print(f"  {name:<14} {label:<50} {figures['cycles']:>9} cycles  "
               f"{figures[f'{work}_per_cycle']:.4f} {work} a cycle"
               + f"  {figures['memory_reads_per_cycle']:.3f} reads a cycle"
-              + (f"  {figures['share']:6.1%} of the internal port's rate" if axi else "")
+              + (f"  {figures['share']:6.1%} of the native port's rate" if axi else "")
               + f"  ({figures['wall_seconds']:.0f} s)", flush=True)
     row["work"] = work
     return row

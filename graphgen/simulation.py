@@ -40,7 +40,7 @@ class SimRequest:
     seed: int = 1
     trace: Path | None = None
     keep: bool = False
-    bus: str = "internal"
+    bus: str = "native"
     axi: dict | None = None          # the AXI top's parameters (bus "axi")
 
     def run_settings(self, **settings):

@@ -166,10 +166,10 @@ def memory_for(config, memory, what: str):
 def sim_top_for(sim_top, config, memory, run, top_name: str):
     """``(make_top, top_name, top_digest)`` of a run of the design whose internal-port sim
     top is the class ``sim_top`` (a :class:`~sim.gateware.register_top.RegisterSimTop` with
-    a static ``parts(config)``): on ``run.bus`` ``internal`` that top, on ``axi`` the design
+    a static ``parts(config)``): on ``run.bus`` ``native`` that top, on ``axi`` the design
     through its AXI top (:class:`sim.gateware.axi_sim_top.AXISimTop`) with ``run.axi``'s
     parameters, named ``<top_name>`` with ``_axi`` before ``_sim``."""
-    if run.bus == "internal":
+    if run.bus == "native":
         return (lambda: sim_top(config, memory)), top_name, None
     from sim.gateware.axi_sim_top import AXISimTop
     axi = dict(sorted((run.axi or {}).items()))
@@ -182,7 +182,7 @@ def run_register_design(make_top, top_name: str, config, memory, dram: DRAMImage
                         registers: dict[str, int], register_names, counters, *,
                         max_cycles: int, watchdog: int | None = None,
                         top_digest: str | None = None, iteration_counter: str | None = None,
-                        bus: str = "internal", **options) -> DRAMRun:
+                        bus: str = "native", **options) -> DRAMRun:
     """:func:`run_with_dram` for a design run through registers
     (:class:`sim.gateware.register_top.RegisterSimTop`): ``registers`` (name to value) written at
     the addresses of ``register_names``, ``counters`` read at the end; the build keyed by the
@@ -191,7 +191,7 @@ def run_register_design(make_top, top_name: str, config, memory, dram: DRAMImage
     limit, if not the configuration's. ``iteration_counter``: the counter (one of
     ``counters``) that marks an iteration's end; the outcome's ``iteration_snapshots`` then
     holds the counters at each of its changes (:func:`sim.iterations.per_iteration` makes
-    figures of them). ``bus``: ``internal``, or ``axi`` for a top from :func:`sim_top_for`
+    figures of them). ``bus``: ``native``, or ``axi`` for a top from :func:`sim_top_for`
     reached over AXI4-Lite (``sim.tb.test_axi_run``: the registers and counters at their
     offsets in its register map; no iteration snapshots)."""
     if bus == "axi":

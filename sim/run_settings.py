@@ -22,7 +22,7 @@ COMMON_SETTINGS = ("simulator", "seed", "build_root", "max_cycles", "graph_name"
                    "keep", "bus", "axi")
 
 # How the host reaches the design: its internal line port and register ports, or its AXI top.
-BUSES = ("internal", "axi")
+BUSES = ("native", "axi")
 # The AXI top's parameters a simulation may set (hw.lib.axi.top.AXITop's; its memory_bytes is
 # the simulated memory's).
 AXI_SIM_OPTIONS = ("data_width", "id_width", "read_outstanding", "write_outstanding",
@@ -75,7 +75,7 @@ class RunSettings:
     icarus), ``seed`` (the DRAM's randomness and the stall throttles), ``build_root`` (the
     build cache and run folders), ``max_cycles`` (the run's limit), ``graph_name`` (for the
     report), ``trace`` (an FST file to dump the waveform to), ``keep`` (keep the run's
-    folder), ``bus`` (``internal``: the design's line ports beside the DRAM model and its
+    folder), ``bus`` (``native``: the design's line ports beside the DRAM model and its
     register ports; ``axi``: its AXI top, AXI slave adapters in front of the DRAM model,
     registers over AXI4-Lite, :mod:`sim.gateware.axi_sim_top`), ``axi`` (with ``bus="axi"``:
     the AXI top's parameters, :data:`sim.gateware.axi_sim_top.AXI_SIM_OPTIONS`)."""
@@ -99,7 +99,7 @@ class RunSettings:
     graph_name: str = ""
     trace: Path | None = None
     keep: bool = False
-    bus: str = "internal"
+    bus: str = "native"
     axi: dict | None = None
 
     def __post_init__(self):

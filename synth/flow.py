@@ -30,7 +30,7 @@ from .tools import (LibertyNotFound, SynthError, TimeLimitReached, run_tool, tim
                     tool_versions)
 
 
-__all__ = ["TARGETS", "DEFAULT_LIBERTY", "ECP5_DEVICES", "synthesize"]
+__all__ = ["TARGETS", "DEFAULT_LIBERTY", "ECP5_DEVICES", "synthesize", "ecp5_unit_cells"]
 
 TARGETS = ("ecp5", "generic", "asic")
 DEFAULT_LIBERTY = Path("/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
@@ -258,6 +258,25 @@ def _ecp5_units(build_dir: Path, verilog: str, top: str) -> dict:
         unit["share_lut4"] = unit["lut4"] / whole["lut4"] if whole["lut4"] else 0.0
     return {"units": dict(sorted(units.items(), key=lambda item: -item[1]["lut4"])),
             "units_total": whole, "units_seconds": seconds}
+
+
+def ecp5_unit_cells(verilog_path: Path, top: str, build_dir: Path, *,
+                    time_limit_s: float | None = None) -> dict:
+    """Each top-level unit's ECP5 cells with no place and route: the ``units``,
+    ``units_total`` and ``units_seconds`` of :func:`synthesize`'s ``ecp5`` per-unit figures
+    (one ``synth_ecp5 -noflatten`` in ``build_dir/units``), with ``target``, ``top``,
+    ``tool_versions`` and ``build_dir``. :class:`SynthError` as :func:`synthesize`."""
+    if not isinstance(top, str) or not _TOP_NAME.match(top):
+        raise SynthError(f"bad top module name {top!r}")
+    verilog_path, build_dir = Path(verilog_path), Path(build_dir)
+    if not verilog_path.is_file():
+        raise SynthError(f"Verilog file {verilog_path} not found")
+    build_dir.mkdir(parents=True, exist_ok=True)
+    verilog = _stage(verilog_path, build_dir)
+    with time_limit(time_limit_s):
+        figures = _ecp5_units(build_dir, verilog, top)
+    return {"target": "ecp5", "top": top, **figures,
+            "tool_versions": tool_versions("yosys"), "build_dir": str(build_dir)}
 
 
 def ecp5_synthesis(build_dir: Path, verilog: str, top: str) -> tuple[float, dict[str, int], int]:

@@ -41,8 +41,8 @@ def add_parser(commands) -> None:
                               "outstanding, pushback, reorder, bytes_per_cycle (per channel), "
                               "depth_lines, channels (sets memory_channels where the design "
                               "has one memory port a channel)")
-    command.add_argument("--bus", default="internal", choices=BUSES,
-                         help="internal: the design's line ports beside the DRAM model "
+    command.add_argument("--bus", default="native", choices=BUSES,
+                         help="native: the design's line ports beside the DRAM model "
                               "(default); axi: its AXI top (graphgen verilog --bus axi), AXI "
                               "slave adapters in front of the same DRAM model, the registers "
                               "over AXI4-Lite")

@@ -7,9 +7,10 @@ from pathlib import Path
 from ..common import UsageError, add_design_options, settings_lines
 from ..designs import DESIGNS, design_and_config
 from ..reports import atomic_write, base_report, write_json
+from .verilog import AXI_OPTIONS, BUSES, axi_options
 
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "synthesized_source"]
 
 
 def add_parser(commands) -> None:
@@ -17,6 +18,14 @@ def add_parser(commands) -> None:
                                                 "figures")
     add_design_options(command, DESIGNS)
     command.add_argument("--target", choices=("ecp5", "generic", "asic"))
+    command.add_argument("--bus", choices=BUSES, default="native",
+                         help="native: the design alone (default); axi: its AXI top (as "
+                              "graphgen verilog --bus axi emits it), --per-unit naming the "
+                              "AXI4 masters (master, or master0, master1, ... per memory "
+                              "channel), the AXI4-Lite register slave (regs) and the design")
+    command.add_argument("--axi", action="append", metavar="KEY=VALUE",
+                         help=f"a parameter of the AXI top (--bus axi): "
+                              f"{', '.join(AXI_OPTIONS)}")
     command.add_argument("--board", metavar="NAME",
                          help="build up to a bitstream for an amaranth-boards board "
                               "(ulx3s-85f, ecpix5-85, versa-ecp5, ...) instead of a --target")
@@ -53,6 +62,16 @@ def _design_alone(args):
     return design, config.design_only()
 
 
+def synthesized_source(design, config, bus: str = "native",
+                       options: dict | None = None) -> tuple[str, str]:
+    """``(top module, Verilog)`` that ``graphgen synth`` synthesizes: the design, or with
+    ``bus="axi"`` its AXI top with ``options`` (``--axi``), whose submodules, the per-unit
+    flows' units, are ``design``, ``master`` (or ``master0``, ``master1``, ... per memory
+    channel), ``regs`` (the AXI4-Lite register slave)."""
+    component = design.axi_top(config, **(options or {})) if bus == "axi" else None
+    return design.top(config, bus), design.verilog(config, component, bus=bus)
+
+
 def run(args) -> int:
     from synth import format_table, synthesize
     if (args.target is None) == (args.board is None):
@@ -63,12 +82,16 @@ def run(args) -> int:
     # Checked here as well as in synthesize(): before the design is emitted and its build
     # folder made.
     _check_target_options(args)
-    top = design.top(config)
+    options = axi_options(args)
+    top, text = synthesized_source(design, config, args.bus, options)
     build_dir = Path("build") / "synth" / (f"{design.name}-{config.digest()}-{args.target}"
+                                         + ("-axi" if args.bus == "axi" else "")
+                                         + "".join(f"-{key}{value}" for key, value
+                                                   in sorted(options.items()))
                                          + ("-units" if args.per_unit else ""))
     build_dir.mkdir(parents=True, exist_ok=True)
     verilog_path = build_dir / f"{top}.v"
-    atomic_write(verilog_path, design.verilog(config))
+    atomic_write(verilog_path, text)
     figures = synthesize(verilog_path, top, args.target, build_dir,
                          liberty=Path(args.liberty) if args.liberty else None,
                          clock_mhz=args.clock_mhz, seeds=args.seeds,
@@ -78,7 +101,11 @@ def run(args) -> int:
         figures["scaled"] = _scaled(figures, args.scale_to)
     report = base_report("synth", design.name, config)
     report["figures"] = figures
-    print(f"synthesis of {design.name} for {args.target}")
+    report["bus"] = args.bus
+    if args.bus == "axi":
+        report["axi"] = options
+    print(f"synthesis of {design.name}{' (AXI top)' if args.bus == 'axi' else ''} for "
+          f"{args.target}")
     print("\n".join(settings_lines({"configuration": config.as_dict()})))
     print(format_table(figures))
     if "scaled" in figures:
@@ -131,6 +158,9 @@ def _synth_board(args) -> int:
     for option in ("liberty", "per_unit", "jobs", "scale_to"):
         if getattr(args, option):
             raise UsageError(f"--{option.replace('_', '-')} is not for --board")
+    if args.bus != "native" or args.axi:
+        raise UsageError("--bus and --axi are not for --board (the board build has its own "
+                         "top)")
     design, config = _design_alone(args)
     build_dir = Path("build") / "synth" / f"{design.name}-{config.digest()}-{args.board}"
     figures = build_for_board(design.build(config), args.board, build_dir)

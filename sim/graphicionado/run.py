@@ -291,7 +291,7 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
     memory = memory or SimMemoryConfig(channels=config.memory_channels)
     check_memory(config, memory)
     if run.sim_top is not None:
-        if run.bus != "internal":
+        if run.bus != "native":
             raise ConfigError("a sim_top of its own (post-synthesis) runs on the internal "
                               "bus only")
         sim_top, top_digest = run.sim_top

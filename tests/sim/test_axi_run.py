@@ -76,7 +76,7 @@ def test_dyngraph_through_axi_two_channels():
 
 
 def test_bus_settings_refused():
-    with pytest.raises(ConfigError, match="bus must be one of internal, axi"):
+    with pytest.raises(ConfigError, match="bus must be one of native, axi"):
         RunSettings(bus="pcie")
     with pytest.raises(ConfigError, match="give bus='axi'"):
         RunSettings(axi={"data_width": 512})

@@ -17,5 +17,7 @@ to fire.
 - ``memory_arbiter.ArbiterHarness`` (``MemoryArbiter``, bounded): every read answered
   exactly once, to its requester, in its order.
 - ``axi_master.AXIMasterHarness`` (``AXI4Master``, bounded): valid held and payload stable
-  on AW, W and AR; no burst across 4 KiB; W beats per burst = ``awlen + 1``.
+  on AW, W and AR; no burst across 4 KiB; W beats per burst = ``awlen + 1``; against a legal
+  slave (``slave="legal"``) every read answered exactly once with its tag and line, nothing
+  lost once idle, no more bursts in flight than configured.
 """
