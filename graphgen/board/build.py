@@ -107,9 +107,27 @@ def _write_soc(design, config, folder, *, board, data_width, clock_mhz, seed):
     (folder / "board.json").write_text(json.dumps(
         {"board": board, "device": device, "design": design.name,
          "config": config.as_dict(), "module": module, **build.memory_map(),
-         "registers": [{"name": e.name, "offset": e.offset} for e in component.address_map]},
+         "registers": [{"name": e.name, "offset": e.offset} for e in component.address_map],
+         "sdram_csr": _sdram_csrs(folder / "csr.csv"), "sdram_init": _sdram_init(soc)},
         indent=1) + "\n")
     return build
+
+
+def _sdram_csrs(csv: Path) -> dict[str, int]:
+    """The SDRAM's software-control registers (LiteX's ``sdram_dfii_*`` CSRs) by name."""
+    rows = (line.split(",") for line in csv.read_text().splitlines())
+    return {row[1].removeprefix("sdram_dfii_"): int(row[2], 16) for row in rows
+            if len(row) > 2 and row[0] == "csr_register" and row[1].startswith("sdram_dfii_")}
+
+
+def _sdram_init(soc) -> list:
+    """The SDRAM's initialisation (what LiteX's BIOS does on a CPU): LiteDRAM's sequence for
+    the board's PHY and module, as ``[comment, address, bank, command, delay]``."""
+    from litedram.init import get_sdram_phy_init_sequence
+    settings = soc.sdram.controller.settings
+    sequence, _ = get_sdram_phy_init_sequence(settings.phy, settings.timing)
+    return [[comment, address, bank, command, delay]
+            for comment, address, bank, command, delay in sequence]
 
 
 def _relative_sources(gateware: Path) -> None:

@@ -1,6 +1,7 @@
-"""The host's side of a graph run on a board (``graphgen run --board``): the bus to the board
-(LiteX's UART bridge opened directly, or a running ``litex_server``), the design's host
-adapter, and the check of the answer against the golden model.
+"""The host's side of a graph run on a board (``graphgen run --board``): the client of the
+board's bus (LiteX's UART bridge opened directly, or a running ``litex_server``), the SDRAM's
+initialisation through it (there is no CPU to run LiteX's BIOS), the design's host adapter,
+and the check of the answer against the golden model.
 
 The Driver (:mod:`graphgen.driver`) is the same one the simulations use: only the bus differs.
 """
@@ -13,8 +14,8 @@ import numpy as np
 from hw.lib.config import ConfigError
 
 
-__all__ = ["RUN_DESIGNS", "BoardCheck", "BoardRun", "host_for", "check_answer", "uart_bus",
-           "server_bus", "board_driver", "run_graph"]
+__all__ = ["RUN_DESIGNS", "BoardCheck", "BoardRun", "host_for", "check_answer", "open_client",
+           "init_sdram", "litex_bus", "board_driver", "run_graph"]
 
 # The designs a board run takes, and their algorithms (DynGraph's runs are batches of
 # updates, not a graph and an algorithm: not offered here).
@@ -99,22 +100,58 @@ def check_answer(design_name: str, config, graph, values, counters, *, root: int
     raise ConfigError(f"a board run takes {', '.join(RUN_DESIGNS)}, not {design_name}")
 
 
-def uart_bus(port: str, baudrate: int, layout: dict):
-    """A :class:`~graphgen.driver.bus.LiteXBus` over LiteX's UART bridge, the serial port
-    opened here (no ``litex_server`` needed)."""
+# LiteDRAM's software-control flags (litedram.init's DFII_CONTROL_*, DFII_COMMAND_*).
+DFII_FLAGS = {"DFII_CONTROL_SEL": 0x01, "DFII_CONTROL_CKE": 0x02, "DFII_CONTROL_ODT": 0x04,
+              "DFII_CONTROL_RESET_N": 0x08, "DFII_COMMAND_CS": 0x01,
+              "DFII_COMMAND_WE": 0x02, "DFII_COMMAND_CAS": 0x04, "DFII_COMMAND_RAS": 0x08,
+              "DFII_COMMAND_WRDATA": 0x10, "DFII_COMMAND_RDDATA": 0x20}
+
+
+def open_client(port: str | None, baudrate: int, server: tuple[str, int] | None):
+    """LiteX's client of the board's bus (``read(addr, length)``, ``write(addr, value)``, 32-bit
+    words at byte addresses): the UART bridge opened here, or a running ``litex_server``."""
+    if server is not None:
+        from graphgen.driver.bus import remote_client
+        return remote_client(*server)
     from litex.tools.remote.comm_uart import CommUART
-    from graphgen.driver.bus import LiteXBus
     comm = CommUART(port, baudrate=baudrate)
     comm.open()
-    return LiteXBus(comm, registers_base=layout["registers_base"],
-                    memory_base=layout["memory_base"], clock_hz=layout["clock_hz"])
+    return comm
 
 
-def server_bus(host: str, port: int, layout: dict):
-    """A :class:`~graphgen.driver.bus.LiteXBus` through a running ``litex_server``."""
-    from graphgen.driver.bus import LiteXBus, remote_client
-    return LiteXBus(remote_client(host, port), registers_base=layout["registers_base"],
-                    memory_base=layout["memory_base"], clock_hz=layout["clock_hz"])
+def init_sdram(client, board: dict) -> int:
+    """Initialise the SDRAM as LiteX's BIOS does on a CPU, through ``client``: software
+    control on, LiteDRAM's sequence (``board["sdram_init"]``, written by ``graphgen board``),
+    then the controller in charge. Returns the register writes made."""
+    csr = board["sdram_csr"]
+    writes = 0
+
+    def write(name, value):
+        nonlocal writes
+        client.write(csr[name], value)
+        writes += 1
+
+    def flags(text):
+        return sum(DFII_FLAGS[name.strip()] for name in text.split("|") if name.strip())
+    write("control", flags("DFII_CONTROL_CKE|DFII_CONTROL_ODT|DFII_CONTROL_RESET_N"))
+    for _comment, address, bank, command, _delay in board["sdram_init"]:
+        # A step waits its delay in cycles; one access over the bridge takes far longer.
+        write("pi0_address", address)
+        write("pi0_baddress", bank)
+        if command.startswith("DFII_CONTROL_"):
+            write("control", flags(command))
+        else:
+            write("pi0_command", flags(command))
+            write("pi0_command_issue", 1)
+    write("control", DFII_FLAGS["DFII_CONTROL_SEL"])
+    return writes
+
+
+def litex_bus(client, board: dict):
+    """A :class:`~graphgen.driver.bus.LiteXBus` on ``client`` at the build's map."""
+    from graphgen.driver.bus import LiteXBus
+    return LiteXBus(client, registers_base=board["registers_base"],
+                    memory_base=board["memory_base"], clock_hz=board["clock_hz"])
 
 
 def board_driver(design, config, bus):

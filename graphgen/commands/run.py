@@ -35,8 +35,10 @@ def add_parser(commands) -> None:
     command.add_argument("--graph", required=True, metavar="FILE|SPEC")
     command.add_argument("--root", type=int, default=0)
     command.add_argument("--iters", type=int, help="graphicionado: iterations at most")
-    command.add_argument("--clock-mhz", type=float, default=50.0,
-                         help="the board's system clock (default 50)")
+    command.add_argument("--build", metavar="DIR",
+                         help="the folder graphgen board wrote (its board.json: the map, "
+                              "the SDRAM's initialisation, the design's configuration; "
+                              "default build/board/<design>-<board>)")
     command.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                          help="how long the design may run (default 60)")
     command.add_argument("--poll", type=int, default=50_000, metavar="CYCLES",
@@ -70,28 +72,49 @@ def _server(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def _build(args, design, config) -> dict:
+    """The build's board.json, refused unless it is this board's and this configuration's."""
+    folder = Path(args.build or f"build/board/{design.name}-{args.board}")
+    try:
+        board = json.loads((folder / "board.json").read_text())
+    except (OSError, ValueError):
+        raise UsageError(f"{folder}: no board.json (build with graphgen board --board "
+                         f"{args.board} --design {design.name} -o {folder})") from None
+    wanted = json.loads(json.dumps(config.as_dict()))
+    built = (board.get("board"), board.get("design"), board.get("config"))
+    if built != (args.board, design.name, wanted):
+        differ = sorted(key for key in wanted
+                        if (board.get("config") or {}).get(key) != wanted[key])
+        raise UsageError(f"{folder} holds {board.get('design')} for {board.get('board')}, "
+                         f"built with another configuration"
+                         f"{': ' + ', '.join(differ) if differ else ''}")
+    return board
+
+
 def run(args) -> int:
     from golden import load_graph
     from .board import check_board
     check_board(args.board)
     design, config, algo = _config(args)
-    if args.timeout <= 0 or args.clock_mhz <= 0 or args.poll <= 0:
-        raise UsageError("--timeout, --clock-mhz and --poll must be positive")
+    if args.timeout <= 0 or args.poll <= 0:
+        raise UsageError("--timeout and --poll must be positive")
     server = _server(args.server) if args.server else None
+    board = _build(args, design, config)
     graph = load_graph(args.graph)
-    from ..board import MAIN_RAM_BASE, REGISTERS_BASE
-    from ..board.host import board_driver, run_graph, server_bus, uart_bus
-    layout = {"registers_base": REGISTERS_BASE, "memory_base": MAIN_RAM_BASE,
-              "clock_hz": args.clock_mhz * 1e6}
+    from ..board import host
+    clock_hz = board["clock_hz"]
     start = time.perf_counter()
-    bus = server_bus(*server, layout) if server else uart_bus(args.port, args.baudrate, layout)
+    client = host.open_client(args.port, args.baudrate, server)
+    bus = None
     try:
-        driver = board_driver(design, config, bus)
-        result = run_graph(driver, design.name, config, graph, root=args.root,
-                           iters=args.iters, timeout=int(args.timeout * args.clock_mhz * 1e6),
-                           poll=args.poll)
+        host.init_sdram(client, board)
+        bus = host.litex_bus(client, board)
+        driver = host.board_driver(design, config, bus)
+        result = host.run_graph(driver, design.name, config, graph, root=args.root,
+                                iters=args.iters, timeout=int(args.timeout * clock_hz),
+                                poll=args.poll)
     finally:
-        bus.close()
+        (bus or client).close()
     wall = time.perf_counter() - start
     check = result.check
     verdict = (f"equal to the golden model ({check.comparison})" if check.passed else
@@ -103,7 +126,8 @@ def run(args) -> int:
     print(f"answer: {verdict}")
     print(f"run time: {wall:.2f} s in all; "
           f"{', '.join(f'{k} {v:.2f} s' for k, v in result.seconds.items())}; the design "
-          f"counted {cycles} cycles ({cycles / (args.clock_mhz * 1e6) * 1e3:.3f} ms)")
+          f"counted {cycles} cycles ({cycles / clock_hz * 1e3:.3f} ms at "
+          f"{clock_hz / 1e6:g} MHz)")
     if args.json:
         Path(args.json).write_text(json.dumps(
             {"board": args.board, "design": design.name, "algo": algo,

@@ -47,7 +47,9 @@ def _no_files(path):
     (["run", "--board", "arty", "--port", "/dev/null", "--design", "bfs", "--graph",
       "uniform:n=8,m=16"], "unknown board 'arty'"),
     (["run", "--board", "ulx3s-85f", "--port", "/dev/null", "--design", "bfs", "--graph",
-      "no-such-graph"], "no such file or generator spec"),
+      "uniform:n=8,m=16"], "build/board/bfs-ulx3s-85f: no board.json"),
+    (["run", "--board", "ulx3s-85f", "--port", "/dev/null", "--design", "bfs", "--graph",
+      "uniform:n=8,m=16", "--poll", "0"], "must be positive"),
 ])
 def test_bad_options_give_one_line_and_status_2(argv, message, tmp_path, capsys,
                                                 monkeypatch):
@@ -85,11 +87,24 @@ def _instance(text: str, module: str) -> dict[str, str]:
     return dict(re.findall(r"^\s*\.(\w+)\s*\((.*)\),?$", match.group(1), re.M))
 
 
-def test_soc_verilog_instantiates_the_design_on_litedram_and_the_bus(tmp_path, capsys):
-    out = tmp_path / "soc"
-    assert main(["board", "--board", "ulx3s-85f", *SMALLEST, "-o", str(out),
-                 "--no-compile", "--json", str(tmp_path / "board.json")]) == 0
-    printed = capsys.readouterr().out
+@pytest.fixture(scope="module")
+def soc_build(tmp_path_factory):
+    """``graphgen board --no-compile`` for the smallest design: the folder and what it
+    printed."""
+    folder = tmp_path_factory.mktemp("board")
+    out = folder / "soc"
+    import contextlib
+    import io
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["board", "--board", "ulx3s-85f", *SMALLEST, "-o", str(out),
+                     "--no-compile", "--json", str(folder / "board.json")]) == 0
+    return out, printed.getvalue()
+
+
+def test_soc_verilog_instantiates_the_design_on_litedram_and_the_bus(soc_build, tmp_path):
+    out, printed = soc_build
+    tmp_path = out.parent
     assert "registers at 0x30000000" in printed and "design byte 0 at 0x40000000" in printed
     gateware = out / "gateware"
     for name in ("graphgen_soc.v", "graphgen_soc.lpf", "graphgen_soc.ys",
@@ -131,9 +146,14 @@ def test_soc_verilog_instantiates_the_design_on_litedram_and_the_bus(tmp_path, c
     assert "vexriscv" not in text.lower()
     figures = json.loads((tmp_path / "board.json").read_text())
     assert figures["registers_base"] == REGISTERS_BASE and figures["masters"] == ["m_axi"]
-    # A second build replaces the folder; a folder that is not a build is refused.
-    assert main(["board", "--board", "ulx3s-85f", *SMALLEST, "-o", str(out),
-                 "--no-compile"]) == 0
+    # The SDRAM's initialisation for the host, and its registers.
+    board = json.loads((out / "board.json").read_text())
+    assert [step[0] for step in board["sdram_init"]][:2] == ["Bring CKE high", "Precharge All"]
+    assert set(board["sdram_csr"]) >= {"control", "pi0_command", "pi0_command_issue",
+                                       "pi0_address", "pi0_baddress"}
+
+
+def test_board_refuses_a_folder_that_is_not_a_build(tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
@@ -149,30 +169,62 @@ def small_graph(seed=3, n=40, m=160):
     return golden.Graph.from_edges(n, src[order], dst[order], rng.integers(1, 9, m)[order])
 
 
-def test_run_command_through_the_driver(tmp_path, capsys, monkeypatch):
-    """``graphgen run`` with the board's UART replaced by the AXI top in Amaranth's simulator
-    (the same Driver, a SimulatorBus for the LiteXBus): the answer is checked and timed."""
+class RecordingClient:
+    """LiteX's client as the host uses it for the SDRAM's initialisation: writes recorded."""
+
+    def __init__(self):
+        self.writes, self.closed = [], False
+
+    def write(self, addr, value):
+        self.writes.append((addr, value))
+
+    def close(self):
+        self.closed = True
+
+
+def test_run_command_through_the_driver(soc_build, tmp_path, capsys, monkeypatch):
+    """``graphgen run`` on the build's board.json, with the board's UART replaced: the SDRAM's
+    initialisation goes to a recording client, the Driver's accesses to the AXI top in
+    Amaranth's simulator (a SimulatorBus for the LiteXBus); the answer is checked and
+    timed."""
     from graphgen.driver.simulator import SimulatorBus
     import graphgen.board.host as host
+    out, _ = soc_build
     design = get_design("graphicionado")
-    opened = []
+    clients = []
 
-    def simulated(port, baudrate, layout):
-        opened.append((port, baudrate, layout))
+    def open_client(port, baudrate, server):
+        clients.append((port, baudrate, server, RecordingClient()))
+        return clients[-1][-1]
+
+    def simulated(client, board):
+        assert board["registers_base"] == REGISTERS_BASE
         config = design.config({"max_vertices": "64", "algo": "bfs"}).design_only()
         return SimulatorBus(design.axi_top(config, memory_bytes=SDRAM_BYTES))
-    monkeypatch.setattr(host, "uart_bus", simulated)
+    monkeypatch.setattr(host, "open_client", open_client)
+    monkeypatch.setattr(host, "litex_bus", simulated)
     graph_file = tmp_path / "g.el"
     golden.write_graph(small_graph(n=16, m=40), graph_file)
     report = tmp_path / "run.json"
     assert main(["run", "--board", "ulx3s-85f", "--port", "/dev/ttyUSB7", *SMALLEST,
-                 "--algo", "bfs", "--graph", str(graph_file), "--poll", "256", "--json", str(report)]) == 0
-    out = capsys.readouterr().out
-    assert "answer: equal to the golden model (exact)" in out and "run time:" in out
-    assert opened[0][:2] == ("/dev/ttyUSB7", 115200)
-    assert opened[0][2]["registers_base"] == REGISTERS_BASE
+                 "--algo", "bfs", "--graph", str(graph_file), "--build", str(out),
+                 "--poll", "256", "--json", str(report)]) == 0
+    printed = capsys.readouterr().out
+    assert "answer: equal to the golden model (exact)" in printed and "run time:" in printed
+    port, baudrate, server, client = clients[0]
+    assert (port, baudrate, server) == ("/dev/ttyUSB7", 115200, None)
+    # Software control with CKE up first, the controller in charge (SEL) last.
+    control = json.loads((out / "board.json").read_text())["sdram_csr"]["control"]
+    assert client.writes[0] == (control, 0x0E) and client.writes[-1] == (control, 0x01)
+    assert len(client.writes) > 20
     figures = json.loads(report.read_text())
     assert figures["passed"] and figures["counters"]["memory_reads"] > 0
+    # Another configuration than the build's is refused before the board is touched.
+    assert main(["run", "--board", "ulx3s-85f", "--port", "/dev/ttyUSB7", "--design",
+                 "graphicionado", "--set", "max_vertices=128", "--graph", str(graph_file),
+                 "--build", str(out)]) == 2
+    assert "another configuration: max_vertices" in capsys.readouterr().err
+    assert len(clients) == 1
 
 
 def test_a_wrong_answer_is_counted():
