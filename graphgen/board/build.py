@@ -114,8 +114,13 @@ def _write_soc(design, config, folder, *, board, data_width, clock_mhz, seed):
 
 
 def _sdram_csrs(csv: Path) -> dict[str, int]:
-    """The SDRAM's software-control registers (LiteX's ``sdram_dfii_*`` CSRs) by name."""
-    rows = (line.split(",") for line in csv.read_text().splitlines())
+    """The SDRAM's software-control registers (LiteX's ``sdram_dfii_*`` CSRs) by name, from
+    LiteX's ``csr.csv``."""
+    return _sdram_csrs_text(csv.read_text())
+
+
+def _sdram_csrs_text(text: str) -> dict[str, int]:
+    rows = (line.split(",") for line in text.splitlines())
     return {row[1].removeprefix("sdram_dfii_"): int(row[2], 16) for row in rows
             if len(row) > 2 and row[0] == "csr_register" and row[1].startswith("sdram_dfii_")}
 

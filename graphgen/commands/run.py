@@ -27,6 +27,9 @@ def add_parser(commands) -> None:
     link.add_argument("--server", metavar="HOST:PORT",
                       help="a litex_server already connected to the board (e.g. "
                            "localhost:1234)")
+    link.add_argument("--sim", action="store_true",
+                      help="no board: the board's SoC simulated (LiteDRAM's SDRAM model, "
+                           "Verilator), a Wishbone master in place of the UART bridge")
     command.add_argument("--baudrate", type=int, default=115200,
                          help="the UART bridge's rate (default 115200, LiteX's)")
     add_design_options(command, DESIGNS)
@@ -99,6 +102,8 @@ def run(args) -> int:
     if args.timeout <= 0 or args.poll <= 0:
         raise UsageError("--timeout and --poll must be positive")
     server = _server(args.server) if args.server else None
+    if args.sim:
+        return _simulate(args, design, config, algo, load_graph(args.graph))
     board = _build(args, design, config)
     graph = load_graph(args.graph)
     from ..board import host
@@ -117,22 +122,55 @@ def run(args) -> int:
         (bus or client).close()
     wall = time.perf_counter() - start
     check = result.check
-    verdict = (f"equal to the golden model ({check.comparison})" if check.passed else
-               f"DIFFERS from the golden model in {check.mismatches} of {check.vertices} "
-               f"vertices (first: vertex {check.first}; {check.comparison})")
-    cycles = result.counters.get("cycles", 0)
-    print(f"{design.name} {algo} on {args.board}: {graph.num_vertices} vertices, "
+    return _report(args, design, config, algo, graph, check.passed, check.mismatches,
+                   check.vertices, check.first, check.comparison, result.counters,
+                   {**result.seconds, "wall": round(wall, 3)}, clock_hz)
+
+
+def _report(args, design, config, algo, graph, passed, mismatches, vertices, first,
+            comparison, counters, seconds, clock_hz, extra=None) -> int:
+    verdict = (f"equal to the golden model ({comparison})" if passed else
+               f"DIFFERS from the golden model in {mismatches} of {vertices} "
+               f"vertices (first: vertex {first}; {comparison})")
+    cycles = counters.get("cycles", 0)
+    where = "the simulated SoC of " + args.board if args.sim else args.board
+    print(f"{design.name} {algo} on {where}: {graph.num_vertices} vertices, "
           f"{graph.num_edges} edges")
     print(f"answer: {verdict}")
-    print(f"run time: {wall:.2f} s in all; "
-          f"{', '.join(f'{k} {v:.2f} s' for k, v in result.seconds.items())}; the design "
-          f"counted {cycles} cycles ({cycles / clock_hz * 1e3:.3f} ms at "
+    print(f"run time: {seconds['wall']:.2f} s in all; "
+          f"{', '.join(f'{k} {v:.2f} s' for k, v in seconds.items() if k != 'wall')}; "
+          f"the design counted {cycles} cycles ({cycles / clock_hz * 1e3:.3f} ms at "
           f"{clock_hz / 1e6:g} MHz)")
     if args.json:
         Path(args.json).write_text(json.dumps(
-            {"board": args.board, "design": design.name, "algo": algo,
-             "config": config.as_dict(), "passed": check.passed,
-             "mismatches": check.mismatches, "comparison": check.comparison,
-             "seconds": {**result.seconds, "wall": round(wall, 3)},
-             "counters": result.counters}, indent=1) + "\n")
-    return 0 if check.passed else 1
+            {"board": args.board, "sim": bool(args.sim), "design": design.name, "algo": algo,
+             "config": config.as_dict(), "passed": passed, "mismatches": mismatches,
+             "comparison": comparison, "seconds": seconds, "counters": counters,
+             **(extra or {})}, indent=1) + "\n")
+    return 0 if passed else 1
+
+
+def _simulate(args, design, config, algo, graph) -> int:
+    """``--sim``: the board's SoC in Verilator (graphgen.board.simulation)."""
+    import tempfile
+    import golden
+    from ..board.simulation import simulate_board_run
+    overrides = parse_sets(args.set)
+    if "algo" in config.as_dict():
+        overrides["algo"] = algo
+    with tempfile.TemporaryDirectory(prefix="graphgen-run-") as folder:
+        graph_file = Path(folder) / "graph.npz"
+        golden.write_graph(graph, graph_file)
+        outcome = simulate_board_run(design, overrides, graph_file, root=args.root,
+                                     iters=args.iters, poll=args.poll)
+    seconds = {"build": outcome["build_seconds"], "simulation": outcome["run_seconds"],
+               **{f"host {k}": v for k, v in outcome["seconds"].items()},
+               "wall": outcome["wall_seconds"]}
+    build = "cached" if outcome["cached"] else f"{outcome['build_seconds']:.0f} s"
+    print(f"simulated {outcome['sim_ns'] / 1e6:.3f} ms of the SoC, "
+          f"{outcome['bus_accesses']} bus accesses, SDRAM initialised with "
+          f"{outcome['sdram_init_writes']} register writes; Verilator build {build}")
+    return _report(args, design, config, algo, graph, outcome["passed"],
+                   outcome["mismatches"], outcome["vertices"], outcome["first"],
+                   outcome["comparison"], outcome["counters"], seconds, 50e6,
+                   {"sim_ns": outcome["sim_ns"], "bus_accesses": outcome["bus_accesses"]})

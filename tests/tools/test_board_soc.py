@@ -35,7 +35,7 @@ def _no_files(path):
     (["board", "--board", "ulx3s-85f", "--design", "bfs", "--clock-mhz", "0"],
      "positive frequency"),
     (["run", "--board", "ulx3s-85f", "--design", "bfs", "--graph", "uniform:n=8,m=16"],
-     "one of the arguments --port --server is required"),
+     "one of the arguments --port --server --sim is required"),
     (["run", "--board", "ulx3s-85f", "--port", "/dev/null", "--design", "dyngraph",
       "--graph", "uniform:n=8,m=16"], "a board run takes --design"),
     (["run", "--board", "ulx3s-85f", "--port", "/dev/null", "--design", "bfs", "--algo",
