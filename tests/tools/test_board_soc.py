@@ -255,3 +255,21 @@ def test_bitstream_for_the_smallest_design(tmp_path, capsys):
     assert figures["lut4"] > 1000 and figures["utilisation"]["TRELLIS_FF"]["used"] > 1000
     assert figures["fmax_mhz"] and max(figures["fmax_mhz"].values()) > 0
     assert "Fmax:" in capsys.readouterr().out
+
+
+@pytest.mark.soak
+def test_simulated_board_run(tmp_path, capsys):
+    """``graphgen run --sim``: the board's SoC in Verilator with LiteDRAM's SDRAM model, the
+    host's side of a board run unchanged (the SDRAM's initialisation, the LiteXBus, the
+    Driver) over a Wishbone master; the answer equals the golden model's."""
+    graph_file = tmp_path / "g.el"
+    golden.write_graph(small_graph(n=16, m=40), graph_file)
+    report = tmp_path / "run.json"
+    assert main(["run", "--board", "ulx3s-85f", "--sim", *SMALLEST, "--algo", "bfs",
+                 "--graph", str(graph_file), "--poll", "256", "--json", str(report)]) == 0
+    printed = capsys.readouterr().out
+    assert "on the simulated SoC of ulx3s-85f" in printed
+    assert "answer: equal to the golden model (exact)" in printed
+    figures = json.loads(report.read_text())
+    assert figures["passed"] and figures["counters"]["memory_reads"] > 0
+    assert figures["sim_ns"] > 0 and figures["bus_accesses"] > 100
