@@ -190,6 +190,7 @@ def compile_soc(gateware: Path, board: str, *, seed: int = 1, progress=print) ->
     """Run the tools in ``gateware``; the figures: seconds per tool, Yosys's cells (LUT4,
     flip-flops, DP16KD, multipliers), nextpnr's utilisation and Fmax per clock."""
     from synth.reports import nextpnr_report, yosys_stat
+    from synth.tools import SynthError
     seconds = {}
     for command in tool_commands(board, seed):
         name = command[0].removeprefix("yowasp-")

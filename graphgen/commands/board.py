@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..common import UsageError, add_design_options
 from ..designs import DESIGNS, design_and_config, register_designs
+from ..reports import atomic_write
 
 
 __all__ = ["add_parser", "run", "check_board"]
@@ -96,7 +97,7 @@ def run(args) -> int:
         figures.update(result)
         print(_figures_text(result, args.clock_mhz))
     if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
+        atomic_write(Path(args.json), json.dumps(figures, indent=1) + "\n")
     return 0
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..common import UsageError, add_design_options, parse_sets
 from ..designs import DESIGNS
+from ..reports import atomic_write
 
 
 __all__ = ["add_parser", "run"]
@@ -142,7 +143,7 @@ def _report(args, design, config, algo, graph, passed, mismatches, vertices, fir
           f"the design counted {cycles} cycles ({cycles / clock_hz * 1e3:.3f} ms at "
           f"{clock_hz / 1e6:g} MHz)")
     if args.json:
-        Path(args.json).write_text(json.dumps(
+        atomic_write(Path(args.json), json.dumps(
             {"board": args.board, "sim": bool(args.sim), "design": design.name, "algo": algo,
              "config": config.as_dict(), "passed": passed, "mismatches": mismatches,
              "comparison": comparison, "seconds": seconds, "counters": counters,

@@ -14,7 +14,7 @@ import pytest
 
 import golden
 from graphgen.board import MAIN_RAM_BASE, REGISTERS_BASE, SDRAM_BYTES
-from graphgen.board.host import BoardCheck, check_answer, run_graph
+from graphgen.board.host import BoardCheck, check_answer
 from graphgen.cli import main
 from graphgen.designs import get_design
 
