@@ -153,6 +153,20 @@ def test_soc_verilog_instantiates_the_design_on_litedram_and_the_bus(soc_build, 
                                        "pi0_address", "pi0_baddress"}
 
 
+def test_each_memory_channel_gets_a_litedram_port(tmp_path):
+    """With two memory channels, both AXI4 masters (``m_axi0``, ``m_axi1``, 128 bits) are
+    connected, each to an AXI front end of its own."""
+    out = tmp_path / "soc"
+    assert main(["board", "--board", "ulx3s-85f", *SMALLEST, "--set", "memory_channels=2",
+                 "--data-width", "128", "-o", str(out), "--no-compile"]) == 0
+    ports = _instance((out / "gateware" / "graphgen_soc.v").read_text(), "graphicionado_axi")
+    for channel in (0, 1):
+        assert re.fullmatch(r"\w+\[127:0\]", ports[f"m_axi{channel}_rdata"].strip())
+    buses = {ports[f"m_axi{c}_arvalid"].strip() for c in (0, 1)}
+    assert len(buses) == 2
+    assert json.loads((out / "board.json").read_text())["masters"] == ["m_axi0", "m_axi1"]
+
+
 def test_board_refuses_a_folder_that_is_not_a_build(tmp_path):
     other = tmp_path / "other"
     other.mkdir()
