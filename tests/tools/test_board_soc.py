@@ -183,6 +183,41 @@ def small_graph(seed=3, n=40, m=160):
     return golden.Graph.from_edges(n, src[order], dst[order], rng.integers(1, 9, m)[order])
 
 
+class WordClient:
+    """LiteX's client as LiteXBus uses it, refusing requests longer than the UART bridge
+    takes (its word count is one byte)."""
+
+    def __init__(self):
+        self.words, self.requests = {}, []
+
+    def read(self, addr, length=None):
+        assert (length or 1) <= 255
+        self.requests.append(("read", addr, length))
+        values = [self.words.get(addr + 4 * k, 0) for k in range(length or 1)]
+        return values if length is not None else values[0]
+
+    def write(self, addr, value):
+        values = value if isinstance(value, list) else [value]
+        assert len(values) <= 255
+        self.requests.append(("write", addr, len(values)))
+        for k, word in enumerate(values):
+            self.words[addr + 4 * k] = word
+
+
+def test_litex_bus_splits_long_transfers_for_the_bridge():
+    from graphgen.driver.bus import LiteXBus
+    client = WordClient()
+    bus = LiteXBus(client, registers_base=REGISTERS_BASE, memory_base=MAIN_RAM_BASE)
+    data = bytes(range(256)) * 5          # 320 words
+    bus.write_memory(64, data)
+    assert bus.read_memory(64, len(data)) == data
+    assert bus.read_memory(68, 6) == data[4:10]
+    assert client.requests[:4] == [("write", MAIN_RAM_BASE + 64, 255),
+                                   ("write", MAIN_RAM_BASE + 64 + 4 * 255, 65),
+                                   ("read", MAIN_RAM_BASE + 64, 255),
+                                   ("read", MAIN_RAM_BASE + 64 + 4 * 255, 65)]
+
+
 class RecordingClient:
     """LiteX's client as the host uses it for the SDRAM's initialisation: writes recorded."""
 
