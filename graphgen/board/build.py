@@ -24,7 +24,7 @@ from . import BOARDS, MAIN_RAM_BASE, REGISTERS_BASE, SDRAM_BYTES
 
 
 __all__ = ["BoardBuild", "write_soc", "compile_soc", "design_ports", "tool_commands",
-           "write_build_script"]
+           "write_build_script", "quiet_litex", "sdram_csrs", "sdram_init_sequence"]
 
 SOC_NAME = "graphgen_soc"
 
@@ -60,13 +60,13 @@ def write_soc(design, config, folder: Path, *, board: str = "ulx3s-85f",
     """Write the SoC for ``design`` at ``config`` into ``folder`` (made; its ``gateware``
     subfolder gets the Verilog, the Yosys script, the LPF and the build script, the folder
     itself LiteX's ``csr.csv`` and ``board.json``, the map)."""
-    with _quiet():
+    with quiet_litex():
         return _write_soc(design, config, folder, board=board, data_width=data_width,
                           clock_mhz=clock_mhz, seed=seed)
 
 
 @contextlib.contextmanager
-def _quiet():
+def quiet_litex():
     """LiteX logs the SoC's whole hierarchy at INFO: keep its warnings only."""
     previous = logging.root.manager.disable
     logging.disable(logging.INFO)
@@ -108,24 +108,21 @@ def _write_soc(design, config, folder, *, board, data_width, clock_mhz, seed):
         {"board": board, "device": device, "design": design.name,
          "config": config.as_dict(), "module": module, **build.memory_map(),
          "registers": [{"name": e.name, "offset": e.offset} for e in component.address_map],
-         "sdram_csr": _sdram_csrs(folder / "csr.csv"), "sdram_init": _sdram_init(soc)},
+         "sdram_csr": sdram_csrs((folder / "csr.csv").read_text()),
+         "sdram_init": sdram_init_sequence(soc)},
         indent=1) + "\n")
     return build
 
 
-def _sdram_csrs(csv: Path) -> dict[str, int]:
+def sdram_csrs(text: str) -> dict[str, int]:
     """The SDRAM's software-control registers (LiteX's ``sdram_dfii_*`` CSRs) by name, from
-    LiteX's ``csr.csv``."""
-    return _sdram_csrs_text(csv.read_text())
-
-
-def _sdram_csrs_text(text: str) -> dict[str, int]:
+    the text of LiteX's ``csr.csv``."""
     rows = (line.split(",") for line in text.splitlines())
     return {row[1].removeprefix("sdram_dfii_"): int(row[2], 16) for row in rows
             if len(row) > 2 and row[0] == "csr_register" and row[1].startswith("sdram_dfii_")}
 
 
-def _sdram_init(soc) -> list:
+def sdram_init_sequence(soc) -> list:
     """The SDRAM's initialisation (what LiteX's BIOS does on a CPU): LiteDRAM's sequence for
     the board's PHY and module, as ``[comment, address, bank, command, delay]``."""
     from litedram.init import get_sdram_phy_init_sequence

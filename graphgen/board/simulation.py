@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from . import MAIN_RAM_BASE, REGISTERS_BASE, SDRAM_BYTES
-from .build import _quiet, _sdram_csrs_text, _sdram_init, design_ports
+from .build import design_ports, quiet_litex, sdram_csrs, sdram_init_sequence
 
 
 __all__ = ["simulate_board_run"]
@@ -31,16 +31,17 @@ def simulate_board_run(design, overrides: dict, graph_file: Path, *, root: int =
     module = design.top(config, "axi")
     ports = design_ports(component)
     prefix = component.master_prefixes[0]
-    with _quiet():
+    with quiet_litex():
         soc = SimSoC(module, ports, list(component.master_prefixes), data_width=data_width,
-                     id_width=ports[f"{prefix}_arid"][1], addr_width=ports[f"{prefix}_araddr"][1],
+                     id_width=ports[f"{prefix}_arid"][1],
+                     addr_width=ports[f"{prefix}_araddr"][1],
                      sys_clk_freq=clock_mhz * 1e6)
         text = soc.verilog()
         csv = get_csr_csv(csr_regions=soc.csr_regions, constants=soc.constants,
                           mem_regions=soc.mem_regions)
     board = {"registers_base": REGISTERS_BASE, "memory_base": MAIN_RAM_BASE,
-             "clock_hz": clock_mhz * 1e6, "sdram_csr": _sdram_csrs_text(csv),
-             "sdram_init": _sdram_init(soc)}
+             "clock_hz": clock_mhz * 1e6, "sdram_csr": sdram_csrs(csv),
+             "sdram_init": sdram_init_sequence(soc)}
     with tempfile.TemporaryDirectory(prefix="graphgen-board-sim-") as folder:
         source = Path(folder) / f"{module}.v"
         source.write_text(design.verilog(config, component, bus="axi"))
