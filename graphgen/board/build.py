@@ -183,9 +183,11 @@ def _tool(name: str) -> str:
     return found
 
 
-def compile_soc(gateware: Path, board: str, *, seed: int = 1, progress=print) -> dict:
+def compile_soc(gateware: Path, board: str, *, clock_mhz: float, seed: int = 1,
+                progress=print) -> dict:
     """Run the tools in ``gateware``; the figures: seconds per tool, Yosys's cells (LUT4,
-    flip-flops, DP16KD, multipliers), nextpnr's utilisation and Fmax per clock."""
+    flip-flops, DP16KD, multipliers), nextpnr's utilisation and Fmax per clock, and whether
+    every clock reached ``clock_mhz``."""
     from synth.reports import nextpnr_report, yosys_stat
     from synth.tools import SynthError
     seconds = {}
@@ -206,4 +208,5 @@ def compile_soc(gateware: Path, board: str, *, seed: int = 1, progress=print) ->
     return {"seconds": seconds, "seed": seed, "bitstream": str(gateware / f"{SOC_NAME}.bit"),
             "lut4": cells.get("LUT4", 0), "ff": cells.get("TRELLIS_FF", 0),
             "dp16kd": cells.get("DP16KD", 0), "mult18": cells.get("MULT18X18D", 0),
-            "utilisation": utilisation, "fmax_mhz": fmax}
+            "utilisation": utilisation, "fmax_mhz": fmax,
+            "timing_met": bool(fmax) and min(fmax.values()) >= clock_mhz}

@@ -92,7 +92,7 @@ def run(args) -> int:
     figures = {"board": args.board, "design": design.name, "config": config.as_dict(),
                "folder": str(folder), **layout}
     if not args.no_compile:
-        result = compile_soc(gateware, args.board, seed=args.seed,
+        result = compile_soc(gateware, args.board, clock_mhz=args.clock_mhz, seed=args.seed,
                              progress=lambda line: print(line, flush=True))
         figures.update(result)
         print(_figures_text(result, args.clock_mhz))
@@ -115,5 +115,6 @@ def _figures_text(result: dict, clock_mhz: float) -> str:
         f"MULT18X18D {result['mult18']}",
         f"nextpnr (seed {result['seed']}): TRELLIS_COMB {bel('TRELLIS_COMB')}, TRELLIS_FF "
         f"{bel('TRELLIS_FF')}, DP16KD {bel('DP16KD')}, MULT18X18D {bel('MULT18X18D')}",
-        f"Fmax: {fmax or 'none reported'} (asked {clock_mhz:g} MHz)",
+        f"Fmax: {fmax or 'none reported'} (asked {clock_mhz:g} MHz: "
+        f"{'met' if result['timing_met'] else 'NOT met'})",
         f"tools: {seconds}"])
