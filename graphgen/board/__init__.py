@@ -2,13 +2,15 @@
 SoC on a board's DRAM, its bitstream, and a graph run on it from the host. LiteX is imported
 only here, and only when a board command runs (the ``board`` extra of pyproject.toml)."""
 
-__all__ = ["BOARDS", "MAIN_RAM_BASE", "REGISTERS_BASE", "REGISTERS_BYTES", "SDRAM_BYTES",
+__all__ = ["BOARDS", "CLOCK_MHZ", "MAIN_RAM_BASE", "REGISTERS_BASE", "REGISTERS_BYTES", "SDRAM_BYTES",
            "require_litex"]
 
 # Board name: its FPGA and the litex-boards target the SoC is built on.
 BOARDS = {
     "ulx3s-85f": {"device": "LFE5U-85F", "package": "CABGA381", "target": "radiona_ulx3s"},
 }
+# The system clock by default: one the smallest design meets with margin (docs/board.md).
+CLOCK_MHZ = 30.0
 
 # The SoC's map (graphgen.board.soc): the design's AXI4-Lite registers, and the SDRAM
 # (main_ram), where design byte address a sits at MAIN_RAM_BASE + a.

@@ -15,6 +15,7 @@ from litex.build.io import CRG
 from litex.soc.integration.soc_core import SoCCore
 from litex.soc.interconnect import wishbone
 
+from . import CLOCK_MHZ
 from .soc import add_design
 
 
@@ -37,7 +38,7 @@ class SimSoC(SoCCore):
     master are the ports. Parameters as :class:`~graphgen.board.soc.GraphgenSoC`."""
 
     def __init__(self, module, ports, master_prefixes, *, data_width, id_width, addr_width,
-                 sys_clk_freq=50e6):
+                 sys_clk_freq=CLOCK_MHZ * 1e6):
         platform = GenericPlatform("sim", list(_IO))
         self.crg = CRG(platform.request("sys_clk"), platform.request("sys_rst"))
         SoCCore.__init__(self, platform, sys_clk_freq, cpu_type=None, with_uart=False,

@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import MAIN_RAM_BASE, REGISTERS_BASE, SDRAM_BYTES
+from . import CLOCK_MHZ, MAIN_RAM_BASE, REGISTERS_BASE, SDRAM_BYTES
 from .build import design_ports, quiet_litex, sdram_csrs, sdram_init_sequence
 
 
@@ -18,7 +18,7 @@ __all__ = ["simulate_board_run"]
 
 def simulate_board_run(design, overrides: dict, graph_file: Path, *, root: int = 0,
                        iters: int | None = None, data_width: int = 64,
-                       clock_mhz: float = 50.0, poll: int = 256,
+                       clock_mhz: float = CLOCK_MHZ, poll: int = 256,
                        timeout: int = 20_000_000, keep: bool = False) -> dict:
     """Simulate ``design`` (with ``overrides``) in the board SoC on ``graph_file``; the bench's
     result (the check, counters, the host's step times, simulated ns) with the build's and

@@ -20,7 +20,7 @@ from litex.soc.integration.soc import SoCRegion
 from litex.soc.interconnect import axi
 from litex_boards.targets.radiona_ulx3s import BaseSoC
 
-from . import REGISTERS_BASE, REGISTERS_BYTES
+from . import CLOCK_MHZ, REGISTERS_BASE, REGISTERS_BYTES
 
 
 __all__ = ["GraphgenSoC", "add_design", "instance_ports"]
@@ -85,7 +85,7 @@ class GraphgenSoC(BaseSoC):
     """
 
     def __init__(self, module, ports, master_prefixes, *, data_width, id_width, addr_width,
-                 device="LFE5U-85F", sys_clk_freq=50e6):
+                 device="LFE5U-85F", sys_clk_freq=CLOCK_MHZ * 1e6):
         BaseSoC.__init__(self, device=device, sys_clk_freq=sys_clk_freq, cpu_type=None,
                          uart_name="uartbone", l2_size=0, with_led_chaser=False,
                          integrated_rom_size=0, integrated_sram_size=0)

@@ -19,7 +19,7 @@ DATA_WIDTHS = (32, 64, 128)
 
 
 def add_parser(commands) -> None:
-    from ..board import BOARDS
+    from ..board import BOARDS, CLOCK_MHZ
     command = commands.add_parser(
         "board", help="build a design into a LiteX SoC on a board's DRAM, up to a bitstream")
     command.add_argument("--board", required=True, metavar="NAME",
@@ -28,8 +28,9 @@ def add_parser(commands) -> None:
     command.add_argument("--data-width", type=int, default=64, choices=DATA_WIDTHS,
                          help="the AXI4 masters' data width, each on a LiteDRAM port of its "
                               "own (default 64)")
-    command.add_argument("--clock-mhz", type=float, default=50.0,
-                         help="the system clock, the design's and the SDRAM's (default 50)")
+    command.add_argument("--clock-mhz", type=float, default=CLOCK_MHZ,
+                         help=f"the system clock, the design's and the SDRAM's (default "
+                              f"{CLOCK_MHZ:g})")
     command.add_argument("--seed", type=int, default=1, help="nextpnr's seed")
     command.add_argument("-o", "--output", metavar="DIR",
                          help="the build folder, made or replaced (one holding board.json) "

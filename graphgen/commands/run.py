@@ -47,7 +47,7 @@ def add_parser(commands) -> None:
                          help="how long the design may run (default 60)")
     command.add_argument("--poll", type=int, default=50_000, metavar="CYCLES",
                          help="cycles between two reads of the control register (default "
-                              "50000: 1 ms at 50 MHz)")
+                              "50000)")
     command.add_argument("--json", metavar="FILE")
     command.set_defaults(run=run)
 
@@ -155,6 +155,7 @@ def _simulate(args, design, config, algo, graph) -> int:
     """``--sim``: the board's SoC in Verilator (graphgen.board.simulation)."""
     import tempfile
     import golden
+    from ..board import CLOCK_MHZ
     from ..board.simulation import simulate_board_run
     overrides = parse_sets(args.set)
     if "algo" in config.as_dict():
@@ -175,5 +176,5 @@ def _simulate(args, design, config, algo, graph) -> int:
           f"{outcome['sdram_init_writes']} register writes; Verilator build {build}")
     return _report(args, design, config, algo, graph, outcome["passed"],
                    outcome["mismatches"], outcome["vertices"], outcome["first"],
-                   outcome["comparison"], outcome["counters"], seconds, 50e6,
+                   outcome["comparison"], outcome["counters"], seconds, CLOCK_MHZ * 1e6,
                    {"sim_ns": outcome["sim_ns"], "bus_accesses": outcome["bus_accesses"]})

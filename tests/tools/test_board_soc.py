@@ -293,8 +293,8 @@ def test_a_wrong_answer_is_counted():
 
 @pytest.mark.soak
 def test_bitstream_for_the_smallest_design(tmp_path, capsys):
-    """The whole flow to a bitstream (Yosys, nextpnr-ecp5, ecppack): 40 minutes on the shared
-    2-core machine (Yosys 5, nextpnr 35), 1.2 GB."""
+    """The whole flow to a bitstream (Yosys, nextpnr-ecp5, ecppack) at the default clock:
+    31 minutes on the shared 2-core machine (Yosys 6, nextpnr 25), 1.2 GB."""
     report = tmp_path / "figures.json"
     assert main(["board", "--board", "ulx3s-85f", *SMALLEST, "-o", str(tmp_path / "soc"),
                  "--json", str(report)]) == 0
@@ -304,7 +304,7 @@ def test_bitstream_for_the_smallest_design(tmp_path, capsys):
     assert len(data) > 100_000 and b"\xff\xff\xbd\xb3" in data[:4096]
     assert figures["lut4"] > 1000 and figures["utilisation"]["TRELLIS_FF"]["used"] > 1000
     assert figures["fmax_mhz"] and max(figures["fmax_mhz"].values()) > 0
-    assert figures["timing_met"] == (min(figures["fmax_mhz"].values()) >= 50.0)
+    assert figures["timing_met"] and min(figures["fmax_mhz"].values()) >= 30.0
     assert "Fmax:" in capsys.readouterr().out
 
 
