@@ -106,8 +106,9 @@ async def board_run(dut):
     run = json.loads(os.environ["GRAPHGEN_BOARD_RUN"])
     for name in ("host_cyc", "host_stb", "host_we", "host_adr", "host_dat_w", "host_sel"):
         getattr(dut, name).value = 0
-    period_ns = 1e9 / run["board"]["clock_hz"]
-    Clock(dut.sys_clk, period_ns, unit="ns").start()
+    # A whole, even number of picoseconds (the simulator's precision; two half periods).
+    period_ps = 2 * round(1e12 / run["board"]["clock_hz"] / 2)
+    Clock(dut.sys_clk, period_ps, unit="ps").start()
     dut.sys_rst.value = 1
     await ClockCycles(dut.sys_clk, 16)
     dut.sys_rst.value = 0

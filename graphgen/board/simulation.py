@@ -24,7 +24,7 @@ def simulate_board_run(design, overrides: dict, graph_file: Path, *, root: int =
     result (the check, counters, the host's step times, simulated ns) with the build's and
     the run's wall times."""
     from litex.soc.integration.export import get_csr_csv
-    from sim.harness import run_cocotb
+    from sim.harness import SimulationError, run_cocotb
     from .sim_soc import SIM_TOP, SimSoC
     config = design.config(overrides).design_only()
     component = design.axi_top(config, data_width=data_width, memory_bytes=SDRAM_BYTES)
@@ -55,8 +55,9 @@ def simulate_board_run(design, overrides: dict, graph_file: Path, *, root: int =
                          keep=keep)
         wall = time.perf_counter() - start
         if not result_file.exists():
-            raise RuntimeError(f"the board simulation wrote no result; see "
-                               f"{sim.build_dir}")
+            failures = [test.message for test in sim.tests if not test.passed]
+            raise SimulationError(f"the board simulation wrote no result: "
+                                  f"{(failures or ['no message'])[0]}")
         outcome = json.loads(result_file.read_text())
     outcome.update({"build_seconds": round(sim.build_seconds, 1), "cached": sim.cached,
                     "run_seconds": round(sim.run_seconds, 1), "wall_seconds": round(wall, 1),
