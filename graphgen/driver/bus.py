@@ -169,6 +169,9 @@ class LiteXBus(Bus):
         latency is far longer than the design's cycles, so this is a floor).
     """
 
+    # Words a request at most: the UART bridge's and Etherbone's counts are one byte.
+    BURST_WORDS = 255
+
     def __init__(self, client, *, registers_base: int, memory_base: int,
                  clock_hz: float = 50e6):
         if registers_base % 4 or memory_base % 4:
@@ -190,9 +193,11 @@ class LiteXBus(Bus):
         if addr % 4:
             raise ValueError(f"LiteXBus reads whole words: address {addr:#x}")
         words = -(-count // 4)
-        values = self._client.read(self._memory_base + addr, length=words) if words else []
-        if isinstance(values, int):
-            values = [values]
+        values = []
+        for first in range(0, words, self.BURST_WORDS):
+            chunk = self._client.read(self._memory_base + addr + 4 * first,
+                                      length=min(self.BURST_WORDS, words - first))
+            values += [chunk] if isinstance(chunk, int) else list(chunk)
         raw = b"".join(int(v).to_bytes(4, "little") for v in values)
         return raw[:count]
 
@@ -201,8 +206,9 @@ class LiteXBus(Bus):
         if addr % 4 or len(data) % 4:
             raise ValueError(f"LiteXBus writes whole words: {len(data)} bytes at {addr:#x}")
         words = [int.from_bytes(data[k:k + 4], "little") for k in range(0, len(data), 4)]
-        if words:
-            self._client.write(self._memory_base + addr, words)
+        for first in range(0, len(words), self.BURST_WORDS):
+            self._client.write(self._memory_base + addr + 4 * first,
+                               words[first:first + self.BURST_WORDS])
 
     def wait(self, cycles):
         time.sleep(cycles / self._clock_hz)
