@@ -97,8 +97,10 @@ bench: venv system-deps
 		--target ecp5 --clock-mhz 80 --seeds 4 --jobs 2 --json build/bench/depgraph-2e-ecp5.json
 	$(BIN)/python bench/bench_bfs.py --json build/bench/bfs.json
 	$(BIN)/python bench/bench_dyngraph.py --json build/bench/dyngraph.json
-	$(BIN)/python bench/bench_axi.py --axi data_width=512 \
-		--axi data_width=512,read_outstanding=64,write_outstanding=64 --json build/bench/axi.json
+	$(BIN)/python bench/bench_axi.py --axi data_width=64 --axi data_width=512 \
+		--axi data_width=512,burst_hold=0 --json build/bench/axi.json
+	$(BIN)/python bench/bench_axi_master.py --json build/bench/axi-master.json
+	$(BIN)/python bench/area_axi_master.py --json build/bench/axi-master-area.json
 	$(BIN)/python bench/bench_sweep.py --json build/bench/sweep.json
 	$(BIN)/python bench/bench_design_table.py --time-limit 3600 --json build/bench/design-table.json
 	$(GRAPHGEN) synth --design bfs --target asic --per-unit --json build/bench/bfs-asic.json
@@ -109,6 +111,7 @@ bench: venv system-deps
 		--set memory_outstanding=64 --json build/bench/bfs-teps.json
 	$(BIN)/python bench/bench_axi_area.py --configs smallest --json build/bench/axi-area-smallest.json
 	$(BIN)/python bench/bench_axi_area.py --json build/bench/axi-area.json
+	$(BIN)/python bench/bench_board.py --json build/bench/board.json
 
 # The tests marked soak (too long for make test's budget), then long random runs against
 # the golden model (SOAK_MINUTES, default 30).

@@ -26,7 +26,7 @@ BUSES = ("native", "axi")
 # The AXI top's parameters a simulation may set (hw.lib.axi.top.AXITop's; its memory_bytes is
 # the simulated memory's).
 AXI_SIM_OPTIONS = ("data_width", "id_width", "read_outstanding", "write_outstanding",
-                   "max_burst_beats", "write_buffer")
+                   "max_burst_beats", "write_buffer", "open_bursts", "burst_hold")
 
 # The settings of what a run computes, by design.
 DESIGN_SETTINGS = {
@@ -117,7 +117,7 @@ class RunSettings:
                 if key not in AXI_SIM_OPTIONS:
                     raise ConfigError(f"RunSettings: axi takes {', '.join(AXI_SIM_OPTIONS)}, "
                                       f"not {key}")
-                _check_int(f"axi {key}", value, low=1)
+                _check_int(f"axi {key}", value, low=0 if key == "burst_hold" else 1)
         if self.simulator not in SIMULATORS:
             raise ConfigError(f"RunSettings: simulator must be one of {', '.join(SIMULATORS)}, "
                               f"not {self.simulator!r}")
