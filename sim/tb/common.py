@@ -14,8 +14,8 @@ from cocotb.triggers import ClockCycles, First, ReadOnly, RisingEdge
 
 
 __all__ = ["config_from_env", "test_options", "start_clock_and_reset", "pause_generator",
-           "apply_run_inputs", "counter_signal", "read_counters", "run_to_done", "sim_cycle",
-           "link_states", "CLOCK_PERIOD_NS"]
+           "apply_run_inputs", "counter_signal", "read_counters", "run_to_done", "dump_and_record",
+           "sim_cycle", "link_states", "CLOCK_PERIOD_NS"]
 
 CLOCK_PERIOD_NS = 10
 
@@ -134,6 +134,12 @@ async def run_to_done(dut, run: dict, read_status):
     }
     if watcher is not None:
         result["iteration_snapshots"] = snapshots
+    await dump_and_record(dut, run, result, finished)
+
+
+async def dump_and_record(dut, run: dict, result: dict, finished: bool):
+    """The end of a run: the memory dumped (the DRAM model writes it when ``dump`` is
+    pulsed) if the run finished, and ``result`` written to the run's ``result_path``."""
     if finished:
         await RisingEdge(dut.clk)
         dut.dump.value = 1

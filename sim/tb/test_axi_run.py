@@ -23,7 +23,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, First, ReadOnly, RisingEdge
 from cocotbext.axi import AxiLiteBus, AxiLiteMaster
 
-from sim.tb.common import CLOCK_PERIOD_NS, link_states, sim_cycle
+from sim.tb.common import CLOCK_PERIOD_NS, dump_and_record, link_states, sim_cycle
 
 
 START, DONE, ERROR = 1 << 0, 1 << 2, 1 << 3
@@ -80,11 +80,4 @@ async def run_graph(dut):
         "quiet_cycles": quiet,
         "links": links,
     }
-    if finished:
-        await RisingEdge(dut.clk)
-        dut.dump.value = 1
-        await RisingEdge(dut.clk)
-        dut.dump.value = 0
-        await First(RisingEdge(dut.dump_done), ClockCycles(dut.clk, 10))
-    with open(run["result_path"], "w") as file:
-        json.dump(result, file)
+    await dump_and_record(dut, run, result, finished)
