@@ -49,7 +49,7 @@ def run(argv: list[str], files: dict[str, bytes] | None = None):
     patches = [mock.patch("graphgen.designs.Design.verilog", _accepted),
                mock.patch("graphgen.designs.Design.run_test", _accepted),
                mock.patch("sim.graphicionado.run.run_register_design", _accepted),
-               mock.patch("sim.depgraph.run.run_with_dram", _accepted),
+               mock.patch("sim.depgraph.run.run_register_design", _accepted),
                mock.patch("sim.bfs.run.run_register_design", _accepted),
                mock.patch("sim.dyngraph.run.run_register_design", _accepted),
                mock.patch("synth.synthesize", _accepted)]
