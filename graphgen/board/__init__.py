@@ -3,7 +3,7 @@ SoC on a board's DRAM, its bitstream, and a graph run on it from the host. LiteX
 only here, and only when a board command runs (the ``board`` extra of pyproject.toml)."""
 
 __all__ = ["BOARDS", "CLOCK_MHZ", "MAIN_RAM_BASE", "REGISTERS_BASE", "REGISTERS_BYTES", "SDRAM_BYTES",
-           "require_litex"]
+           "BOARD_MASTER", "require_litex"]
 
 # Board name: its FPGA and the litex-boards target the SoC is built on.
 BOARDS = {
@@ -20,6 +20,12 @@ REGISTERS_BYTES = 0x1000
 # The ULX3S's SDRAM as litex-boards describes it (MT48LC16M16: 4 banks x 8192 rows x 512
 # columns x 16 bits).
 SDRAM_BYTES = 32 * 2**20
+# The AXI4 masters' parameters on a board: the SDR SDRAM answers within a few cycles at this
+# clock, so 8 bursts in flight and one open burst (the master as it was before its open bursts)
+# serve it; the AXI top's defaults (64 read slots, 8 open bursts) fill 61% of the LFE5U-85F's
+# LUTs with the smallest design and place at an estimated 12.6 MHz (docs/results.md).
+BOARD_MASTER = {"read_outstanding": 8, "write_outstanding": 8, "open_bursts": 1,
+                "burst_hold": 0}
 
 
 def require_litex() -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from hw.lib.config import ConfigError
 
-from . import BOARDS, MAIN_RAM_BASE, REGISTERS_BASE, SDRAM_BYTES
+from . import BOARD_MASTER, BOARDS, MAIN_RAM_BASE, REGISTERS_BASE, SDRAM_BYTES
 
 
 __all__ = ["BoardBuild", "write_soc", "compile_soc", "design_ports", "tool_commands",
@@ -81,7 +81,8 @@ def _write_soc(design, config, folder, *, board, data_width, clock_mhz, seed):
     from .soc import GraphgenSoC
 
     device = BOARDS[board]["device"]
-    component = design.axi_top(config, data_width=data_width, memory_bytes=SDRAM_BYTES)
+    component = design.axi_top(config, data_width=data_width, memory_bytes=SDRAM_BYTES,
+                                 **BOARD_MASTER)
     module = design.top(config, "axi")
     text = design.verilog(config, component, bus="axi")
     ports = design_ports(component)

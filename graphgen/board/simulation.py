@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import CLOCK_MHZ, MAIN_RAM_BASE, REGISTERS_BASE, SDRAM_BYTES
+from . import BOARD_MASTER, CLOCK_MHZ, MAIN_RAM_BASE, REGISTERS_BASE, SDRAM_BYTES
 from .build import design_ports, quiet_litex, sdram_csrs, sdram_init_sequence
 
 
@@ -27,7 +27,8 @@ def simulate_board_run(design, overrides: dict, graph_file: Path, *, root: int =
     from sim.harness import SimulationError, run_cocotb
     from .sim_soc import SIM_TOP, SimSoC
     config = design.config(overrides).design_only()
-    component = design.axi_top(config, data_width=data_width, memory_bytes=SDRAM_BYTES)
+    component = design.axi_top(config, data_width=data_width, memory_bytes=SDRAM_BYTES,
+                                 **BOARD_MASTER)
     module = design.top(config, "axi")
     ports = design_ports(component)
     prefix = component.master_prefixes[0]
