@@ -26,7 +26,8 @@ BUSES = ("native", "axi")
 # The AXI top's parameters a simulation may set (hw.lib.axi.top.AXITop's; its memory_bytes is
 # the simulated memory's).
 AXI_SIM_OPTIONS = ("data_width", "id_width", "read_outstanding", "write_outstanding",
-                   "max_burst_beats", "write_buffer", "open_bursts", "burst_hold")
+                   "max_burst_beats", "write_buffer", "open_bursts", "burst_hold",
+                   "write_waiting")
 
 # The settings of what a run computes, by design.
 DESIGN_SETTINGS = {

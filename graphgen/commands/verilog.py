@@ -20,7 +20,7 @@ BUSES = ("native", "axi")
 # AXITop's parameters, all integers (hw/lib/axi/top.py).
 AXI_OPTIONS = ("data_width", "id_width", "axi_addr_width", "read_outstanding",
                "write_outstanding", "max_burst_beats", "write_buffer", "open_bursts",
-               "burst_hold", "lite_addr_width", "memory_bytes")
+               "burst_hold", "write_waiting", "lite_addr_width", "memory_bytes")
 
 
 def add_parser(commands) -> None:

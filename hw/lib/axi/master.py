@@ -11,10 +11,11 @@ turns them into AXI4 INCR bursts:
   the port still form bursts, each held open up to ``burst_hold`` cycles while requests keep
   coming;
 * bursts leave in request order (but reads of different tags, and a read and a write of
-  different lines): a burst waits while it overlaps a burst of the other kind
-  still in flight (a read waits for an overlapping write's B response, a write for an
+  different lines): a burst waits while it overlaps an earlier burst of the other kind
+  not yet answered (a read waits for an overlapping write's B response, a write for an
   overlapping read's last beat), since AXI orders neither channel against the other and the
-  memory port promises that a read sees every earlier write and no later one;
+  memory port promises that a read sees every earlier write and no later one; a write waits
+  in the write path's queue (``write_waiting``), so reads of other lines pass it;
 * :class:`hw.lib.axi.read_path.ReadPath` sends reads on AR with the tag folded onto the ID
   (its low bits: same-tag reads share an ID and keep their order) and puts R beats back
   together into lines, out of order across IDs;
@@ -70,6 +71,9 @@ class AXI4Master(wiring.Component):
         default keeps a memory 100 cycles away busy with bursts of two lines or more.
     write_outstanding : int
         Write bursts sent and not yet answered on B at most (1 to 64).
+    write_waiting : int
+        Write bursts taken and waiting for their address to leave at most (1 to 16): a write
+        waits there while a read of its lines is in flight.
     open_bursts : int
         Read bursts being gathered at once, one per tag (1 to 16; 1: only requests that come
         back to back join a burst).
@@ -104,7 +108,8 @@ class AXI4Master(wiring.Component):
                  data_width: int = 64, id_width: int = 4, axi_addr_width: int | None = None,
                  read_outstanding: int = 64, write_outstanding: int = 16,
                  max_burst_beats: int = MAX_BURST_BEATS, write_buffer: int = 16,
-                 write_id: int = 0, open_bursts: int = 8, burst_hold: int = 16):
+                 write_id: int = 0, open_bursts: int = 8, burst_hold: int = 16,
+                 write_waiting: int = 16):
         check_int("AXI4Master", "addr_width", addr_width, high=32)
         check_int("AXI4Master", "tag_width", tag_width, high=16)
         if axi_addr_width is None:
@@ -123,6 +128,7 @@ class AXI4Master(wiring.Component):
         check_int("AXI4Master", "write_buffer", write_buffer, high=PAGE_LINES)
         check_int("AXI4Master", "read_outstanding", read_outstanding, high=64)
         check_int("AXI4Master", "write_outstanding", write_outstanding, high=64)
+        check_int("AXI4Master", "write_waiting", write_waiting, high=16)
         check_int("AXI4Master", "write_id", write_id, low=0, high=(1 << id_width) - 1)
         check_int("AXI4Master", "open_bursts", open_bursts, high=MAX_OPEN_BURSTS)
         check_int("AXI4Master", "burst_hold", burst_hold, low=0, high=MAX_HOLD)
@@ -130,6 +136,7 @@ class AXI4Master(wiring.Component):
         self._addr_width, self._tag_width = addr_width, tag_width
         self._max_lines = min(max_burst_beats // beats, PAGE_LINES)
         self._read_outstanding, self._write_outstanding = read_outstanding, write_outstanding
+        self._write_waiting = write_waiting
         self._write_buffer, self._write_id = write_buffer, write_id
         super().__init__({
             "mem": In(mem_port_signature(addr_width, tag_width)),
@@ -157,7 +164,7 @@ class AXI4Master(wiring.Component):
             outstanding=self._read_outstanding, **common)
         m.submodules.writes = writes = WritePath(
             axi=self.axi_signature, outstanding=self._write_outstanding,
-            write_id=self._write_id, **common)
+            waiting=self._write_waiting, write_id=self._write_id, **common)
         m.submodules.lines = lines = StreamFIFO(write_line_layout(), self._write_buffer)
         wiring.connect(m, wiring.flipped(self.mem.req), merger.i)
         wiring.connect(m, merger.lines, lines.i)
@@ -168,12 +175,15 @@ class AXI4Master(wiring.Component):
                 ours, theirs = getattr(self.axi, name), getattr(path.axi, name)
                 m.d.comb += (ours.eq(theirs) if member.flow == Out else theirs.eq(ours))
 
-        # Bursts leave in request order, each once no burst of the other kind in flight
-        # overlaps it; after an error, reads are dropped here and writes by the write path.
+        # Bursts leave in request order; a read waits while a write taken overlaps it, and a
+        # write, taken at once, leaves the write path while no read in flight overlaps it;
+        # after an error, reads are dropped here and writes by the write path.
         burst = merger.bursts.payload
-        for path in (reads, writes):
-            m.d.comb += [path.probe_first.eq(burst.addr),
-                         path.probe_last.eq(burst.addr + burst.len)]
+        m.d.comb += [writes.probe_first.eq(burst.addr),
+                     writes.probe_last.eq(burst.addr + burst.len),
+                     reads.probe_first.eq(writes.wait_first),
+                     reads.probe_last.eq(writes.wait_last),
+                     writes.hold.eq(reads.probe_hit), writes.stop.eq(self.error)]
         m.d.comb += [
             reads.bursts.payload.eq(burst),
             reads.bursts.valid.eq(merger.bursts.valid & ~burst.write & ~writes.probe_hit &
@@ -181,12 +191,10 @@ class AXI4Master(wiring.Component):
             writes.bursts.payload.addr.eq(burst.addr),
             writes.bursts.payload.len.eq(burst.len),
             writes.bursts.payload.drop.eq(self.error),
-            writes.bursts.valid.eq(merger.bursts.valid & burst.write &
-                                   (~reads.probe_hit | self.error)),
+            writes.bursts.valid.eq(merger.bursts.valid & burst.write),
         ]
         with m.If(burst.write):
-            m.d.comb += merger.bursts.ready.eq(writes.bursts.ready &
-                                               (~reads.probe_hit | self.error))
+            m.d.comb += merger.bursts.ready.eq(writes.bursts.ready)
         with m.Else():
             m.d.comb += merger.bursts.ready.eq(self.error |
                                                (reads.bursts.ready & ~writes.probe_hit))

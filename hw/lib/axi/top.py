@@ -86,7 +86,7 @@ class AXITop(wiring.Component):
     ----------
     design : RegisterDesign
     data_width, id_width, axi_addr_width, read_outstanding, write_outstanding,
-    max_burst_beats, write_buffer, open_bursts, burst_hold :
+    max_burst_beats, write_buffer, open_bursts, burst_hold, write_waiting :
         Each master's parameters (:class:`~hw.lib.axi.master.AXI4Master`, its defaults).
     lite_addr_width : int
         The AXI4-Lite address width (12: a 4 KiB window).
