@@ -4,9 +4,10 @@ masters, AXI slave adapters in front of the DRAM model, the registers over AXI4-
 Verilator, against its golden model, with a memory that reorders across IDs and pushes back;
 the BFS engine also with a jittering latency; the four together cover 512- and 64-bit data,
 one memory channel and two. Each case is one Verilator build (cached). make test keeps the
-BFS engine with reordering and Graphicionado (the other two designs go through their AXI tops
-in make test by the host driver, tests/tools/test_driver_cocotb.py); the jittering memory,
-64-bit data and two channels run in make soak (each one to three minutes on this machine).
+BFS engine with reordering (the other designs go through their AXI tops in make test by the
+host driver, tests/tools/test_driver_cocotb.py and tests/hw/lib/test_axi_top.py);
+Graphicionado, the jittering memory, 64-bit data and two channels run in make soak (each one
+to three minutes on this machine).
 """
 
 import dataclasses
@@ -57,6 +58,7 @@ def test_depgraph_through_axi_64_bit():
     assert report.matches, report.first_mismatch
 
 
+@pytest.mark.soak
 def test_graphicionado_through_axi():
     from sim.graphicionado.run import simulate
     graph = golden.from_spec("grid:rows=10,cols=12,weights=1:9")

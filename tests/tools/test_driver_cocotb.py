@@ -7,9 +7,10 @@ simulation (a host's second run, without ``aresetn``). A read or write answered 
 the run with the driver's RunError and the next run is right.
 
 Builds are cached by the Verilog's hash, so one build per design serves every run of it.
-make test runs each design once and the pause on/off crossing on Graphicionado (two memory
-channels, 128-bit data); the whole crossing (every design, pauses on and off, two seeds) is
-in make soak.
+make test runs Graphicionado (two memory channels, 128-bit data), the BFS engine and the
+dynamic graph unit once each with pauses (DepGraph's AXI top runs in make test in Amaranth's
+simulator, tests/hw/lib/test_axi_top.py); DepGraph and Graphicionado without pauses, and the
+whole crossing (every design, pauses on and off, two seeds), are in make soak.
 """
 
 import functools
@@ -64,8 +65,8 @@ FAR_BASE = {"graphicionado": "vprop_base", "bfs": "out_offsets_base",
             "depgraph": "offsets_base", "dyngraph": "present_base"}
 
 
-MAKE_TEST = [("graphicionado", None), ("graphicionado", 1), ("bfs", 2), ("depgraph", 3),
-             ("dyngraph", 4)]
+MAKE_TEST = [pytest.param("graphicionado", None, marks=pytest.mark.soak), ("graphicionado", 1),
+             ("bfs", 2), pytest.param("depgraph", 3, marks=pytest.mark.soak), ("dyngraph", 4)]
 
 
 @pytest.mark.parametrize("name, pause", MAKE_TEST)

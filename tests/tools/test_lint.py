@@ -100,6 +100,9 @@ def test_design_verilog_lints_clean(tmp_path, design, sets):
     lint(out)
 
 
+# In make soak (100 s here): make test lints an AXI top through the FuseSoC core's lint target
+# (tests/tools/test_fusesoc_core.py).
+@pytest.mark.soak
 def test_axi_top_lints_clean(tmp_path):
     """The AXI top (``--bus axi``) with a master per channel, on a 256-bit bus, checking
     its base registers against a memory size."""
@@ -157,7 +160,7 @@ def test_crossbar_lints_clean(tmp_path, inputs, outputs):
     lint(out)
 
 
-@pytest.mark.parametrize("data_width", [64, 512])
+@pytest.mark.parametrize("data_width", [64, pytest.param(512, marks=pytest.mark.soak)])
 def test_axi_master_lints_clean(tmp_path, data_width):
     from hw.lib.axi.master import AXI4Master
     from sim.harness import emit_verilog

@@ -7,6 +7,10 @@ AXI4 masters reach the memory image the host code lays out (``sim/<design>/image
 through the AXI4 slave model (random latency, reordering across IDs, back-pressure on all
 five channels), and the result equals the golden model's. A memory error ends the run with
 DONE and ERROR and its cause, and the next START runs cleanly without a reset.
+
+The runs use masters with 16 read slots (``SMALL``; the defaults' 64 make Amaranth's
+simulator several times slower): the default masters run every design through cocotb and
+Verilator in tests/tools/test_driver_cocotb.py.
 """
 
 import dataclasses
@@ -48,6 +52,7 @@ from sim.axil_master import AXI4LiteMasterModel
 
 AXI4_MEMBERS = AXI4Signature(addr_width=32, data_width=64, id_width=4).members
 LITE_MEMBERS = AXI4LiteSignature(addr_width=12).members
+SMALL = {"read_outstanding": 16}
 
 
 def ports(verilog: str, module: str) -> set[str]:
@@ -133,7 +138,7 @@ def test_graphicionado_bfs_through_the_axi_top(channels, data_width, pause):
     """The host driver over the simulated AXI top: it lays out the image, programs the
     registers by name, starts, waits for DONE and reads VProperty back."""
     graph, config, reference = bfs_setup(channels)
-    top = AXITop(GraphicionadoPipeline(config), data_width=data_width, id_width=3)
+    top = AXITop(GraphicionadoPipeline(config), data_width=data_width, id_width=3, **SMALL)
     bus = SimulatorBus(top, pause=pause)
     driver = Driver(bus, top.address_map)
     result = driver.run(GraphicionadoHost(config), graph, root=0, timeout=400_000, poll=16)
@@ -159,7 +164,7 @@ def test_an_error_mid_bfs_ends_the_run_and_the_next_run_is_right(write, burst, r
     image region it falls in); the next run on the same simulated hardware, without
     ``aresetn``, gives the golden answer."""
     graph, config, reference = bfs_setup(1)
-    top = AXITop(GraphicionadoPipeline(config), data_width=64, id_width=3)
+    top = AXITop(GraphicionadoPipeline(config), data_width=64, id_width=3, **SMALL)
     failed = []
 
     def errors(channel, is_write, addr, length):
@@ -197,7 +202,7 @@ def test_bfs_engine_through_the_axi_top():
     design = get_design("bfs")
     config = design.config()
     graph = small_graph()
-    top = design.axi_top(config)
+    top = design.axi_top(config, **SMALL)
     driver = Driver(SimulatorBus(top, pause=1), top.address_map)
     result = driver.run(BfsHost(config), graph, root=0, timeout=400_000, poll=16)
     reference = run_bfs(graph, 0, **config.golden_options())
@@ -212,7 +217,7 @@ def test_depgraph_sssp_through_the_axi_top():
     design = get_design("depgraph")
     config = design.config({"algo": "sssp"})
     graph = small_graph()
-    top = design.axi_top(config)
+    top = design.axi_top(config, **SMALL)
     driver = Driver(SimulatorBus(top, pause=2), top.address_map)
     result = driver.run(DepGraphHost(config), graph, root=0, timeout=400_000, poll=16)
     reference = run_depgraph("sssp", graph, root=0, engines=config.engines,
@@ -230,7 +235,7 @@ def test_dyngraph_updates_through_the_axi_top():
     graph = small_graph()
     updates = generate_updates("mix:ops=48,insert=40,delete=20,search=40,seed=3", graph,
                                config.max_vertices)
-    top = design.axi_top(config)
+    top = design.axi_top(config, **SMALL)
     driver = Driver(SimulatorBus(top, pause=1), top.address_map)
     host = DynGraphHost(config)
     image = host.image(graph, updates=updates, batch=16)
@@ -319,7 +324,8 @@ def run_copier(channels, *, errors=None, pause=1, count=12, rerun=False):
     its second run's readings are in ``out["rerun"]``."""
     rng = np.random.default_rng(channels)
     lines = {k: int(rng.integers(1 << 62)) << 400 | k for k in range(count)}
-    top = AXITop(Copier(CopyConfig(memory_channels=channels)), data_width=128, id_width=2)
+    top = AXITop(Copier(CopyConfig(memory_channels=channels)), data_width=128, id_width=2,
+                 **SMALL)
     offsets = {entry.name: entry.offset for entry in top.address_map}
     host = AXI4LiteMasterModel(bus(top, "s_axil", LITE_MEMBERS), pause=pause)
     slaves = [AXI4SlaveModel(bus(top, prefix, AXI4_MEMBERS), data_width=128, lines=lines,
