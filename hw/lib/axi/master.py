@@ -79,7 +79,10 @@ class AXI4Master(wiring.Component):
         back to back join a burst).
     burst_hold : int
         Cycles a read burst waits at most for its stream's next line while other requests
-        keep coming (0 to 255); one alone at the port leaves at once.
+        keep coming (0 to 255); one alone at the port leaves at once. The default 0 lets
+        a burst go the first cycle nothing continues it: each design's reads through a memory
+        that serves a line a cycle whatever the burst were fastest so (docs/results.md); a
+        memory that rewards long bursts may want more.
     max_burst_beats : int
         Beats in a burst at most: a power of two from one line's beats to 256.
     write_buffer : int
@@ -108,7 +111,7 @@ class AXI4Master(wiring.Component):
                  data_width: int = 64, id_width: int = 4, axi_addr_width: int | None = None,
                  read_outstanding: int = 64, write_outstanding: int = 16,
                  max_burst_beats: int = MAX_BURST_BEATS, write_buffer: int = 16,
-                 write_id: int = 0, open_bursts: int = 8, burst_hold: int = 16,
+                 write_id: int = 0, open_bursts: int = 8, burst_hold: int = 0,
                  write_waiting: int = 16):
         check_int("AXI4Master", "addr_width", addr_width, high=32)
         check_int("AXI4Master", "tag_width", tag_width, high=16)

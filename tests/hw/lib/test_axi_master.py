@@ -191,7 +191,7 @@ def test_master_interleaved_streams_form_bursts_in_order(data_width, id_width, p
     different tags still form bursts of several lines."""
     # 16 slots (not the 64 by default) keep the simulation short.
     run = run_master(data_width=data_width, id_width=id_width, pause=pause, count=300,
-                     make=interleaved_program, tags=8, read_outstanding=16)
+                     make=interleaved_program, tags=8, read_outstanding=16, burst_hold=16)
     bench, slave = run["bench"], run["slave"]
     for tag in sorted(run["expected"]):
         bench.check_equal(run["got"].get(tag, []), run["expected"][tag], f"reads of tag {tag}")
