@@ -54,3 +54,22 @@ class DynGraphHost:
         return state_from_image(words["pool"], words["vertices"], words["stack"],
                                 counters["stack_top"], self.options,
                                 self.config.slab_index_bits)
+
+    def difference(self, image: HostImage, counters: dict, read_words, graph, *, updates,
+                   batch: int | None = None) -> str | None:
+        """How the run's answers or slab graph differ from the golden model's applying
+        ``updates`` to ``graph`` in batches of ``batch`` (None: they are equal); the slab
+        graph's own invariants are checked first."""
+        answers = self.result(image, counters, read_words)
+        reference = SlabGraph.build(graph, self.options)
+        wanted, _, _ = reference.apply_batches(updates, batch)
+        if answers["found"].tolist() != wanted.found.tolist():
+            return "the searches found other edges than the golden model's"
+        found = wanted.found
+        if answers["weight"][found].tolist() != wanted.weight[found].tolist():
+            return "a search found another weight than the golden model's"
+        state = self.state(image, counters, read_words)
+        state.check()
+        if not all(np.array_equal(a, b) for a, b in zip(state.edges(), reference.edges())):
+            return "the slab graph read back differs from the golden model's"
+        return None

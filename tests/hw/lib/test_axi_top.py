@@ -27,7 +27,7 @@ from amaranth.sim import Simulator
 import golden
 from golden.bfs import run_bfs, validate_parents
 from golden.depgraph import run_depgraph
-from golden.dyngraph import SlabGraph, generate_updates
+from golden.dyngraph import generate_updates
 from graphgen.designs import get_design
 from graphgen.driver import Driver, ErrorCause, RunError
 from graphgen.driver.bfs import BfsHost
@@ -243,14 +243,10 @@ def test_dyngraph_updates_through_the_axi_top():
     driver.start()
     driver.wait_done(timeout=400_000, poll=16)
     counters = driver.counters()
-    answers = host.result(image, counters, driver.read_words)
-    reference = SlabGraph.build(graph, host.options)
-    wanted, _, _ = reference.apply_batches(updates, 16)
-    assert answers["found"].tolist() == wanted.found.tolist() and wanted.found.any()
-    assert answers["weight"][wanted.found].tolist() == wanted.weight[wanted.found].tolist()
-    state = host.state(image, counters, driver.read_words)
-    state.check()
-    assert all(np.array_equal(a, b) for a, b in zip(state.edges(), reference.edges()))
+    assert host.result(image, counters, driver.read_words)["found"].any()
+    difference = host.difference(image, counters, driver.read_words, graph, updates=updates,
+                                 batch=16)
+    assert difference is None, difference
 
 
 @dataclasses.dataclass(frozen=True)
