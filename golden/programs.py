@@ -41,7 +41,7 @@ def _sat_add(a, b, type_: UInt):
     return np.minimum(total, np.uint64(type_.max)).astype(np.uint32)
 
 
-def _sat_sub(a, b, type_: UInt):
+def _sat_sub(a, b):
     a, b = np.asarray(a, np.uint32), np.asarray(b, np.uint32)
     return np.where(a > b, a - b, np.uint32(0)).astype(np.uint32)
 
@@ -99,7 +99,7 @@ def _operation(node: Op, args: list[Any]) -> Any:
     if name == "sat_add":
         return _sat_add(*args, type_)
     if name == "sat_sub":
-        return _sat_sub(*args, type_)
+        return _sat_sub(*args)
     if name == "select":
         return _select(*args, type_)
     if name == "shl":

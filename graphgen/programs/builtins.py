@@ -11,7 +11,11 @@ pagerank           src_prop * src_const (1/out-degree)      fadd      alpha * te
 cf                 (weight - dot(p_u, p_v)) * p_u           fadd      p + gamma (temp - lam p)
 widest             min(src_prop, weight)                    max       max(vprop, temp)
 labelprop          src_prop (undirected)                    max       max(vprop, temp)
+ppr                src_prop * src_const (1/out-degree)      fadd      alpha * temp + teleport
 =================  =======================================  ========  ========================
+
+``ppr`` (personalized PageRank) teleports to the root only: its Apply adds ``1 - alpha`` at
+the root and +0.0 elsewhere, and the rank starts at 1.0 on the root, 0.0 elsewhere.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from .expr import (Float32, Float32Vector, Param, UInt, dot, f32, fadd, fmul, fs
 from .program import Operands, Program, VertexProgram, build
 
 __all__ = ["BFS", "SSSP", "CC", "PageRank", "CF", "WidestPath", "LabelPropagation",
+           "PersonalizedPageRank",
            "cf_program", "PROGRAMS"]
 
 INFINITY = UInt(32).max
@@ -160,6 +165,19 @@ class LabelPropagation(VertexProgram):
         return maximum(v.vprop, v.temp)
 
 
+class PersonalizedPageRank(PageRank):
+    """Personalized PageRank: PageRank whose random jumps all land on the root."""
+
+    name = "ppr"
+
+    def init(self, h: Operands):
+        return select(h.is_root, f32(1.0), f32(0.0))
+
+    def apply(self, v: Operands):
+        teleport = select(v.is_root, Param("one_minus_alpha", Float32, 0.15), f32(0.0))
+        return fadd(fmul(Param("alpha", Float32, 0.85), v.temp), teleport)
+
+
 def cf_program(K: int = 32) -> Program:
     """Collaborative filtering with ``K`` features per vertex."""
     return build(type("CF", (CF,), {"prop": Float32Vector(K), "__doc__": CF.__doc__}))
@@ -167,5 +185,5 @@ def cf_program(K: int = 32) -> Program:
 
 PROGRAMS: dict[str, Program] = {
     program.name: program for program in map(build, (BFS, SSSP, CC, PageRank, CF, WidestPath,
-                                                     LabelPropagation))
+                                                     LabelPropagation, PersonalizedPageRank))
 }
