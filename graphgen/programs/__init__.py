@@ -7,6 +7,8 @@ the initial values and the stop rule, as typed expressions (:mod:`.expr`) that t
 end (``golden.programs.run_program``) evaluates and that map onto the units of
 ``hw/lib/arith``. Widest paths from a root, for example::
 
+    import golden
+    from golden.programs import run_program
     from graphgen.programs import UInt, VertexProgram, build, maximum, minimum, select, uint
 
     class WidestPath(VertexProgram):
@@ -24,7 +26,7 @@ end (``golden.programs.run_program``) evaluates and that map onto the units of
             return maximum(v.vprop, v.temp)
 
     program = build(WidestPath)           # validated: types, operands, reduce, stop rule
-    golden.programs.run_program(program, golden.from_spec("grid:rows=8,cols=9,weights=1:9"))
+    result = run_program(program, golden.from_spec("grid:rows=8,cols=9,weights=1:9"), root=0)
 
 Operations are explicit functions (``sat_add``, ``fmul``, ``select``, ``dot``, ...; see
 :data:`.expr.OPERATIONS`); a bare number next to an expression takes its type. Errors are

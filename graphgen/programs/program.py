@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import ClassVar
 
-from .expr import (BOOL, Expr, Float32, Float32Vector, Op, Operand, Param, ProgramError, Random,
+from .expr import (BOOL, Expr, Float32, Float32Vector, Operand, Param, ProgramError, Random,
                    Type, UInt, is_type, uint, walk)
 
 __all__ = ["VertexProgram", "Program", "build", "REDUCTIONS", "MODES", "FUNCTIONS"]
