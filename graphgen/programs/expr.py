@@ -176,6 +176,12 @@ class Operand(Expr):
     role: str
     type: Type
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.role, str) or not self.role.isidentifier():
+            raise ProgramError(f"operand role must be an identifier, got {self.role!r}")
+        if not is_type(self.type):
+            raise ProgramError(f"operand {self.role}: {self.type!r} is not a type")
+
 
 @dataclass(frozen=True)
 class Random(Expr):
@@ -408,7 +414,9 @@ def resize(a, width: int) -> Op:
     a = _expr("resize", a, None)
     if not isinstance(a.type, UInt):
         raise ProgramError(f"resize: resizes an unsigned integer, got {a.type!r}")
-    return Op("resize", (a,), UInt(width), UInt(width).width)
+    if isinstance(width, bool) or not isinstance(width, Integral) or not 1 <= width <= 32:
+        raise ProgramError(f"resize: the width must be an integer in 1..32, got {width!r}")
+    return Op("resize", (a,), UInt(width), int(width))
 
 
 def fadd(a, b) -> Op:

@@ -39,6 +39,8 @@ W4 = Operand("w", Float32Vector(4))
     (lambda: dot(V4, X), "dot: operands must be Float32Vector of the same lanes"),
     (lambda: reciprocal(X), "reciprocal: takes an unsigned integer, got Float32"),
     (lambda: UInt(33), "UInt width must be an integer in 1..32, got 33"),
+    (lambda: resize(A8, 0), "resize: the width must be an integer in 1..32, got 0"),
+    (lambda: Operand("x", "float"), "operand x: 'float' is not a type"),
     (lambda: Float32Vector(0), "Float32Vector lanes must be an integer in 1..1024"),
     (lambda: uint(-1), "constant: -1 is not a UInt(32) value"),
     (lambda: Param("alpha", Float32Vector(2), 0.5), "constants and parameters are scalars"),

@@ -11,8 +11,8 @@ import pytest
 
 import golden
 from golden.programs import run_program
-from graphgen.programs import (PROGRAMS, Float32, Operand, Param, Program, ProgramError, UInt,
-                               VertexProgram, build, f32, fadd, fmul, lt, minimum,
+from graphgen.programs import (PROGRAMS, Float32, Op, Operand, Param, Program, ProgramError,
+                               UInt, VertexProgram, build, f32, fadd, fmul, lt, minimum,
                                reciprocal, sat_add, select, uint)
 from tests.support import REPO_ROOT
 
@@ -59,6 +59,8 @@ def variant(base, **members):
     ({"apply": lambda self, v: v.random()},
      "program hops: apply cannot use random (only init can)"),
     ({"apply": lambda self, v: 3}, "program hops: apply must return an expression, got 3"),
+    ({"apply": lambda self, v: Op("popcount", (v.vprop,), UInt(8))},
+     "program hops: apply uses operation 'popcount', which the hardware cannot build"),
     ({"active": lambda self, v: v.new}, "program hops: active gives UInt(8), expected a BOOL"),
     ({"mode": "all"}, "program hops: mode 'all' runs every vertex every iteration, so it needs "
                       "iterations or a tolerance to stop"),
