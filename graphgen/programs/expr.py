@@ -34,7 +34,7 @@ __all__ = [
     "sat_add", "sat_sub", "minimum", "maximum", "lt", "le", "eq", "ne", "select",
     "shl", "shr", "bit_and", "bit_or", "bit_xor", "resize",
     "fadd", "fsub", "fmul", "fdiv", "flt", "fle", "feq", "fne", "reciprocal",
-    "vadd", "vsub", "vmul", "scale", "lane_sum", "dot", "walk",
+    "vadd", "vsub", "vmul", "scale", "lane_sum", "dot", "walk", "checked",
 ]
 
 
@@ -517,3 +517,21 @@ def dot(a, b) -> Op:
     """The dot product: ``lane_sum(vmul(a, b))``."""
     a, b = _vector_pair("dot", a, b)
     return lane_sum(vmul(a, b))
+
+
+_CONSTRUCTORS = {"min": minimum, "max": maximum, "and": bit_and, "or": bit_or, "xor": bit_xor}
+
+
+def checked(node: Op) -> Op:
+    """``node`` if its constructor function builds it from its operands; raises the
+    constructor's error for a node built directly with the wrong types."""
+    if node.name not in OPERATIONS:
+        raise ProgramError(f"{node.name!r} is an operation the hardware cannot build "
+                           f"(operations: {', '.join(OPERATIONS)})")
+    constructor = _CONSTRUCTORS.get(node.name) or globals()[node.name]
+    shaped = node.name in ("shl", "shr", "resize")
+    again = constructor(node.args[0], node.amount) if shaped else constructor(*node.args)
+    if again != node:
+        raise ProgramError(f"{node.name}: built with type {node.type!r}, its operands give "
+                           f"{again.type!r}")
+    return node

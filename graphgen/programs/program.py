@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import ClassVar
 
-from .expr import (BOOL, OPERATIONS, Expr, Float32, Float32Vector, Op, Operand, Param, ProgramError, Random,
-                   Type, UInt, is_type, uint, walk)
+from .expr import (BOOL, Expr, Float32, Float32Vector, Op, Operand, Param,
+                   ProgramError, Random, Type, UInt, checked, is_type, uint, walk)
 
 __all__ = ["VertexProgram", "Program", "build", "REDUCTIONS", "MODES", "FUNCTIONS"]
 
@@ -180,9 +180,11 @@ class Program:
             if node.type != types[node.role]:
                 raise ProgramError(f"{refuse}: {node.role} is {types[node.role]!r}, "
                                    f"not {node.type!r}")
-        elif isinstance(node, Op) and node.name not in OPERATIONS:
-            raise ProgramError(f"{refuse} uses operation {node.name!r}, which the hardware "
-                               f"cannot build (operations: {', '.join(OPERATIONS)})")
+        elif isinstance(node, Op):
+            try:
+                checked(node)
+            except (ProgramError, TypeError) as error:
+                raise ProgramError(f"{refuse}: {error}") from None
         elif isinstance(node, Random):
             if function != "init":
                 raise ProgramError(f"{refuse} uses random, which only init can")
