@@ -20,7 +20,8 @@ each iteration
 
      and the vertices whose property changed form the next ActiveVertex list (A5).
 
-The run stops when no vertex is active or after the iteration cap.  Edge processing is done
+The run stops when no vertex is active, after the iteration cap, or (given a tolerance)
+after an iteration whose largest change is within it.  Edge processing is done
 with array operations over the concatenated edge ranges of the active vertices (a CSR
 gather), chunked to bound memory; the reduction uses ``ufunc.at``, which is unbuffered and
 applies repeated indices one after another in index order, so every destination is reduced
@@ -154,6 +155,8 @@ def _processing_phase(program: VertexProgram, graph: Graph, setup: Setup, vprop:
 def _largest_change(new: np.ndarray, old: np.ndarray) -> float:
     if new.size == 0:
         return 0.0
+    if new.dtype.kind in "iu":
+        new, old = new.astype(np.int64), old.astype(np.int64)
     with np.errstate(over="ignore", invalid="ignore"):
         return float(np.max(np.abs(new - old)))
 
@@ -162,7 +165,7 @@ def execute(program: VertexProgram, graph: Graph, setup: Setup,
             max_iterations: int | None = None, tolerance: float | None = None) -> Result:
     """Run ``program`` on ``graph`` from ``setup`` until no vertex is active or the cap, or,
     with a ``tolerance``, after an iteration whose largest change ``|new - old|`` (computed
-    in the property's dtype) is at most ``tolerance``."""
+    in the property's float dtype, exactly for integers) is at most ``tolerance``."""
     n = graph.num_vertices
     shape = (n, *program.property_shape)
     if setup.vprop.shape != shape:

@@ -32,6 +32,7 @@ def load_program(spec: str) -> Program:
     module_name = f"_graphgen_program_{abs(hash(str(path.resolve())))}"
     loader = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(loader)
+    sys.modules[module_name] = module           # as an import would, for dataclasses et al.
     try:
         loader.loader.exec_module(module)
     except ProgramError as error:
