@@ -167,8 +167,8 @@ def param_values(program: Program, overrides: dict[str, Any]) -> dict[str, Any]:
 
 
 class _SaturatingAdd:
-    """Saturating uint32 add as a Reduce: the unsaturated sum per destination, then the clamp
-    (the same result as adding one by one, since a saturated value stays saturated)."""
+    """Saturating add as a Reduce: the unsaturated sum per destination, then the clamp to the
+    type's largest value (adding one by one gives the same: a saturated value stays so)."""
 
     def __init__(self, type_: UInt):
         self._max = np.uint64(type_.max)
