@@ -5,6 +5,7 @@
 * :mod:`golden.generators` -- seeded Kronecker, R-MAT, grid, scale-free, uniform, bipartite.
 * :mod:`golden.vertex_program` -- Graphicionado's processing/apply executor (section 3.1).
 * :mod:`golden.algorithms` -- BFS, SSSP, CC, PageRank and CF as vertex programs, ``run``.
+* :mod:`golden.programs` -- the NumPy back end of :mod:`graphgen.programs` (``run_program``).
 """
 
 from .algorithms import (ALGORITHMS, ALPHA, ONE_MINUS_ALPHA, PROGRAMS, UNREACHED, cf_program,

@@ -20,7 +20,8 @@ each iteration
 
      and the vertices whose property changed form the next ActiveVertex list (A5).
 
-The run stops when no vertex is active or after the iteration cap.  Edge processing is done
+The run stops when no vertex is active, after the iteration cap, or (given a tolerance)
+after an iteration whose largest change is within it.  Edge processing is done
 with array operations over the concatenated edge ranges of the active vertices (a CSR
 gather), chunked to bound memory; the reduction uses ``ufunc.at``, which is unbuffered and
 applies repeated indices one after another in index order, so every destination is reduced
@@ -65,8 +66,11 @@ class VertexProgram:
     ``process_edge(weight, src_prop, src_const, dst_prop)`` and ``apply(vprop, vtemp,
     vconst)`` work on whole arrays (one row per edge or per vertex); ``dst_prop`` is only
     passed when ``uses_dst_property`` (the optional stage P4) and is None otherwise.
-    ``reduce`` must be a binary ufunc and ``identity`` its identity, the value
-    VTempProperty is reset to.  ``init(graph, root, **params)`` returns the :class:`Setup`.
+    ``reduce`` must be a binary ufunc (or any object with a ufunc's unbuffered ``at``) and
+    ``identity`` its identity, the value VTempProperty is reset to.  ``init(graph, root,
+    **params)`` returns the :class:`Setup`.  ``active(vprop, vtemp, vconst, new)``, when
+    given, marks the vertices that become active (and count as updated); by default those
+    whose property changed.
     """
 
     name: str
@@ -79,6 +83,8 @@ class VertexProgram:
     all_active: bool = False
     uses_dst_property: bool = False
     property_shape: tuple[int, ...] = ()
+    active: Callable[[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray], np.ndarray] \
+        | None = None
 
 
 @dataclass
@@ -146,9 +152,20 @@ def _processing_phase(program: VertexProgram, graph: Graph, setup: Setup, vprop:
     return graph.num_edges if selection is None else int(selection.size)
 
 
+def _largest_change(new: np.ndarray, old: np.ndarray) -> float:
+    if new.size == 0:
+        return 0.0
+    if new.dtype.kind in "iu":
+        new, old = new.astype(np.int64), old.astype(np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.max(np.abs(new - old)))
+
+
 def execute(program: VertexProgram, graph: Graph, setup: Setup,
-            max_iterations: int | None = None) -> Result:
-    """Run ``program`` on ``graph`` from ``setup`` until no vertex is active or the cap."""
+            max_iterations: int | None = None, tolerance: float | None = None) -> Result:
+    """Run ``program`` on ``graph`` from ``setup`` until no vertex is active or the cap, or,
+    with a ``tolerance``, after an iteration whose largest change ``|new - old|`` (computed
+    in the property's float dtype, exactly for integers) is at most ``tolerance``."""
     n = graph.num_vertices
     shape = (n, *program.property_shape)
     if setup.vprop.shape != shape:
@@ -171,14 +188,20 @@ def execute(program: VertexProgram, graph: Graph, setup: Setup,
         temp = np.full(shape, program.identity, dtype=program.dtype)       # reset VTemp
         edges = _processing_phase(program, graph, setup, vprop, active, temp)
         new = np.asarray(program.apply(vprop, temp, setup.vconst), dtype=program.dtype)
-        changed = new != vprop
+        if program.active is None:
+            changed = new != vprop
+        else:
+            changed = np.asarray(program.active(vprop, temp, setup.vconst, new), dtype=bool)
         if changed.ndim > 1:
             changed = changed.reshape(n, -1).any(axis=1)
+        settled = tolerance is not None and _largest_change(new, vprop) <= tolerance
         active_mask, vprop = changed, new
         updates = int(np.count_nonzero(changed))
         changed_any = updates > 0
         counts["active"].append(num_active)
         counts["edges"].append(edges)
         counts["updates"].append(updates)
+        if settled:
+            break
     return Result(values=vprop, iterations=iterations,
                   counters=iteration_counters(counts, not changed_any))
