@@ -123,7 +123,8 @@ class Datapath(wiring.Component):
         for node in walk(expr):
             if not isinstance(node, Param):
                 continue
-            if node.name in _RESERVED or node.name in self._operands:
+            if node.name in _RESERVED or hasattr(Datapath, node.name) or \
+                    node.name in self._operands:
                 raise ConfigError(f"Datapath: parameter name {node.name!r} is reserved or "
                                   f"an operand's")
             if params.setdefault(node.name, node) != node:
@@ -134,6 +135,11 @@ class Datapath(wiring.Component):
     @property
     def latency(self) -> int:
         return self._schedule.latency
+
+    @property
+    def params(self) -> dict:
+        """Each parameter's name and its :class:`~graphgen.programs.Param` (type, default)."""
+        return dict(self._params)
 
     def elaborate(self, platform):
         return _Builder(self).module

@@ -108,13 +108,14 @@ class _WithParams(Elaboratable):
         m = Module()
         m.submodules.datapath = self.datapath
         for name, value in self.params.items():
-            type_ = self.datapath._params[name].type
+            type_ = self.datapath.params[name].type
             bits = value if isinstance(type_, UInt) else int(np.float32(value).view(np.uint32))
             m.d.comb += getattr(self.datapath, name).eq(bits)
         return m
 
 
-def check(expr, pause, *, types=None, params=None, seed=0, items=ITEMS, name="datapath"):
+def check(expr, pause, *, types=None, params=None, seed=0, items=ITEMS, name="datapath",
+          **options):
     """Drive ``expr``'s datapath with ``items`` random operand vectors; its results must be
     golden.programs.evaluate's, in order, with their tags."""
     types = operands_of(expr) if types is None else types
@@ -123,7 +124,7 @@ def check(expr, pause, *, types=None, params=None, seed=0, items=ITEMS, name="da
     want = evaluate(expr, values, params)
     shape = (items, expr.type.lanes) if isinstance(expr.type, Float32Vector) else (items,)
     want = np.broadcast_to(np.asarray(want), shape)
-    datapath = Datapath(expr, types, TAG_WIDTH)
+    datapath = Datapath(expr, types, TAG_WIDTH, **options)
     bench = Bench(_WithParams(datapath, params or {}), name, pause=pause)
     bench.source("i", datapath.i, [_payload(values, types, k) for k in range(items)])
     bench.sink("o", datapath.o, items)
@@ -209,6 +210,13 @@ def test_param(pause):
     assert datapath.latency == 6 + 5
 
 
+@pytest.mark.parametrize("pause", PAUSES)
+def test_lzc_stage(pause):
+    """Adders of six stages: the schedule follows them (a 6-stage adder beside a multiply)."""
+    expr = fadd(fadd(_f("x"), _f("y")), fmul(_f("x"), _f("y")))
+    assert check(expr, pause, lzc_stage=True, name="lzc_stage").latency == 6 + 6
+
+
 def test_latency_and_balancing():
     """Latencies follow the units; a bare operand is a wire; constant trees are not delayed."""
     pagerank = PROGRAMS["pagerank"]
@@ -230,6 +238,8 @@ def test_refusals():
         Datapath(cf.apply, operands_of(cf.apply))
     with pytest.raises(ConfigError, match="reserved"):
         Datapath(_u("tag"), {"tag": UInt(32)})
+    with pytest.raises(ConfigError, match="reserved"):
+        Datapath(fadd(Param("elaborate", Float32, 1.0), _f("x")), {"x": Float32})
     with pytest.raises(ConfigError, match="two types"):
         Datapath(fadd(Param("k", Float32, 1.0), Param("k", Float32, 2.0)), {})
     with pytest.raises(ConfigError, match="random"):
