@@ -21,8 +21,8 @@ Operations (:data:`graphgen.programs.OPERATIONS`)
     compares) and one register, as :class:`~hw.lib.arith.integer.SaturatingAdd` (latency 1).
     Shifts by a constant and ``resize``: wiring (latency 0). ``fadd``/``fsub``/``fmul``/
     ``fdiv``: :class:`~hw.lib.arith.fp32.FP32Adder` (``fsub`` with b's sign flipped),
-    ``FP32Multiplier``, ``FP32Divider``; ``reciprocal``:
-    :class:`~hw.lib.arith.fp32_reciprocal.Reciprocal`. These units are fed every cycle and
+    ``FP32Multiplier``, ``FP32Divider``; ``reciprocal``: d rounded to float32 (a stage),
+    then :class:`~hw.lib.arith.fp32_reciprocal.Reciprocal` of its significand. These units are fed every cycle and
     their output is taken with the enable; as no result can reach ``o`` before a unit is
     full, it then moves exactly with the rest. Constants are wires, parameters are the
     component's ``In`` members (run-time registers), neither delayed.
@@ -34,10 +34,9 @@ Vectors
     vectors need the flits of ``hw/graphicionado/cf_process_edge.py``, not built here.
 
 Exactness
-    Results are ``golden.programs.evaluate``'s bit for bit, with the units' two documented
-    departures: a NaN result of an FP32 unit is the canonical quiet NaN ``0x7FC00000``
-    (NumPy keeps an operand's payload), and ``reciprocal`` is IEEE's ``1 / float32(d)``
-    only where ``float32(d)`` is ``d`` (every d below 2**24, powers of two, ...).
+    Results are ``golden.programs.evaluate``'s bit for bit, but for the FP32 units'
+    documented departure: a NaN result of a float operation is the canonical quiet NaN
+    ``0x7FC00000`` (NumPy keeps an operand's payload).
 """
 
 from .datapath import Datapath, operands_of, shape_of

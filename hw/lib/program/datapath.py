@@ -11,7 +11,7 @@ from graphgen.programs.expr import Const, Expr, Float32Vector, Operand, Param, U
 
 from hw.lib.arith.fp32 import SIGN_BIT, FP32Adder, FP32Divider, FP32Multiplier, float32_bits
 from hw.lib.arith.fp32_compare import FLOAT_COMPARES
-from hw.lib.arith.fp32_reciprocal import Reciprocal
+from hw.lib.arith.fp32_reciprocal import Reciprocal, float32_significand
 from hw.lib.arith.integer import INTEGER_OPERATIONS
 from hw.lib.config import ConfigError, check_int
 
@@ -265,10 +265,16 @@ class _Builder:
         return values[0]
 
     def _reciprocal(self, value):
-        unit = Reciprocal()
+        # 1 / float32(d): d rounded to float32 (a register stage), the reciprocal of its
+        # significand, then its exponent lowered by the shift, which rides as the side value
+        significand, shift = float32_significand(value)
+        significand = self._register(significand, self._name("significand"))
+        shift = self._register(shift, self._name("shift"))
+        unit = Reciprocal(side_shape=4)
         self.m.submodules[self._name("reciprocal")] = unit
         # Always fed, as the FP32 units (see _unit).
-        self.m.d.comb += [unit.i.valid.eq(1), unit.i.payload.value.eq(value),
-                          unit.o.ready.eq(self.enable)]
-        return unit.o.payload.bits
-
+        self.m.d.comb += [unit.i.valid.eq(1), unit.i.payload.value.eq(significand),
+                          unit.i.payload.side.eq(shift), unit.o.ready.eq(self.enable)]
+        bits, side = unit.o.payload.bits, unit.o.payload.side
+        # 1 / float32(d) >= 2**-32: the lowered exponent stays normal
+        return Cat(bits[:23], (bits[23:31] - side)[:8], bits[31])

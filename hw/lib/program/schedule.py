@@ -55,7 +55,7 @@ class Schedule:
             "fadd": adder, "fsub": adder, "vadd": adder, "vsub": adder,
             "fmul": FP32Multiplier.latency, "vmul": FP32Multiplier.latency,
             "scale": FP32Multiplier.latency, "fdiv": FP32Divider.latency,
-            "reciprocal": RECIPROCAL_STAGES,
+            "reciprocal": 1 + RECIPROCAL_STAGES,      # the rounding of d to float32 first
         }
         ready: dict = {}
         for node in walk(expr):

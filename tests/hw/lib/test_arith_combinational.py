@@ -7,6 +7,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.sim import Simulator
 
 from hw.lib.arith.fp32_compare import FLOAT_COMPARES
+from hw.lib.arith.fp32_reciprocal import float32_significand
 from hw.lib.arith.integer import INTEGER_OPERATIONS
 
 COUNT = 300
@@ -78,3 +79,21 @@ def test_float_compare(name):
     want = numpy_compare(floats[:, 0], floats[:, 1])
     got = _outputs(FLOAT_COMPARES[name], 32, floats.view(np.uint32))
     assert got == [int(w) for w in want]
+
+
+def test_float32_significand():
+    """significand << shift is float32(d), rounded to nearest even, for every size of d."""
+    rng = np.random.default_rng(7)
+    values = [0, 1, 2**24 - 1, 2**24, 2**24 + 1, 2**24 + 2, 2**24 + 3, 2**25 - 1,
+              2**32 - 1, 2**32 - 2**7, 2**32 - 2**8 - 2**7, 2**31 + 2**7, 3 << 28]
+    values += list(rng.integers(0, 2**32, COUNT)) + \
+        [int(v) >> int(s) for v, s in zip(rng.integers(0, 2**32, COUNT), rng.integers(0, 9, COUNT))]
+
+    def packed(a, b):
+        significand, shift = float32_significand(a)
+        return significand | (shift << 24)
+
+    got = _outputs(packed, 32, [(v, 0) for v in values])
+    want = [float(np.float32(np.uint32(v))) for v in values]
+    assert [float((g & (2**24 - 1)) << (g >> 24)) for g in got] == want
+    assert max(g >> 24 for g in got) == 9          # 2**32 - 1 rounds up to 2**23 << 9
