@@ -22,10 +22,10 @@ Operations (:data:`graphgen.programs.OPERATIONS`)
     Shifts by a constant and ``resize``: wiring (latency 0). ``fadd``/``fsub``/``fmul``/
     ``fdiv``: :class:`~hw.lib.arith.fp32.FP32Adder` (``fsub`` with b's sign flipped),
     ``FP32Multiplier``, ``FP32Divider``; ``reciprocal``: d rounded to float32 (a stage),
-    then :class:`~hw.lib.arith.fp32_reciprocal.Reciprocal` of its significand. These units are fed every cycle and
-    their output is taken with the enable; as no result can reach ``o`` before a unit is
-    full, it then moves exactly with the rest. Constants are wires, parameters are the
-    component's ``In`` members (run-time registers), neither delayed.
+    then :class:`~hw.lib.arith.fp32_reciprocal.Reciprocal` of its significand. These units
+    are fed every cycle and their output is taken with the enable; as no result can reach
+    ``o`` before a unit is full, it then moves exactly with the rest. Constants are wires,
+    parameters are the component's ``In`` members (run-time registers), neither delayed.
 
 Vectors
     ``Float32Vector(K)`` values travel in one beat, K <= 8 lanes (a 32-byte flit): lane-wise

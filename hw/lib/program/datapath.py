@@ -110,7 +110,8 @@ class Datapath(wiring.Component):
                 raise ConfigError(f"Datapath: operand {name}: {type_!r} is not a type")
             if _lanes(type_) > MAX_LANES:
                 raise ConfigError(f"Datapath: operand {name}: {type_} has more than "
-                                  f"{MAX_LANES} lanes, more than one beat (wider vectors need flits)")
+                                  f"{MAX_LANES} lanes, more than one beat (wider vectors "
+                                  f"need flits)")
         for node in walk(self._expr):
             if isinstance(node, Operand) and operands.get(node.role) != node.type:
                 given = operands.get(node.role, "nothing")

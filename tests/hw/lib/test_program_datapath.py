@@ -8,7 +8,7 @@ from amaranth.back import verilog
 from amaranth.hdl import Elaboratable, Module
 
 from golden.programs import evaluate
-from graphgen.programs import (BOOL, OPERATIONS, PROGRAMS, Float32, Float32Vector, Param,
+from graphgen.programs import (OPERATIONS, PROGRAMS, Float32, Float32Vector, Param,
                                UInt, bit_and, bit_or, bit_xor, cf_program, dot, eq, f32, fadd,
                                fdiv, feq, fle, flt, fmul, fne, fsub, lane_sum, le, lt, maximum,
                                minimum, ne, reciprocal, resize, sat_add, sat_sub, scale,
@@ -186,6 +186,8 @@ SYNTHETIC = {
     "vectors": vadd(vmul(_v("p", 5), _v("q", 5)),
                     scale(vsub(_v("p", 5), _v("q", 5)), lane_sum(_v("q", 5)))),
     "dot8": fadd(dot(_v("p", 8), _v("q", 8)), _f("x")),
+    # no operand at all: constants through a multiplier and a select, beside the tag
+    "constants": select(lt(uint(3, 4), uint(5, 4)), fmul(f32(1.5), f32(3.0)), f32(0.0)),
     "vector_select": select(flt(_f("x"), 0.0), _v("p", 2), scale(_v("p", 2), _f("x"))),
 }
 
