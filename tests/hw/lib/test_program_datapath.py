@@ -15,7 +15,8 @@ from graphgen.programs import (OPERATIONS, PROGRAMS, Float32, Float32Vector, Par
                                select, shl, shr, uint, vadd, vmul, vsub)
 from graphgen.programs.expr import Operand, walk
 from hw.lib.config import ConfigError
-from hw.lib.program import MAX_LANES, Datapath, operands_of
+from hw.lib.program.datapath import Datapath, operands_of
+from hw.lib.program.schedule import MAX_LANES, Schedule
 from tests.support.stream_drivers import Bench
 
 PAUSES = [pytest.param(None, id="nopause"), pytest.param(1, id="pause1")]
@@ -218,6 +219,19 @@ def test_lzc_stage(pause):
     """Adders of six stages: the schedule follows them (a 6-stage adder beside a multiply)."""
     expr = fadd(fadd(_f("x"), _f("y")), fmul(_f("x"), _f("y")))
     assert check(expr, pause, lzc_stage=True, name="lzc_stage").latency == 6 + 6
+
+
+def test_schedule():
+    """ASAP: each node ready its unit's latency after its last operand; constants and
+    parameters ready everywhere; wiring of a constant stays a constant."""
+    a, x, y = _u("a", 8), _f("x"), _f("y")
+    quotient, compare = fdiv(x, y), lt(a, 7)
+    expr = select(compare, quotient, fmul(Param("k", Float32, 2.0), y))
+    ready = Schedule.of(expr).ready
+    assert (ready[a], ready[compare], ready[quotient], ready[expr]) == (0, 1, 30, 31)
+    assert ready[Param("k", Float32, 2.0)] is None and ready[fmul(Param("k", Float32, 2.0), y)] == 6
+    assert Schedule.of(shl(uint(3, 8), 2)).ready[shl(uint(3, 8), 2)] is None
+    assert Schedule.of(expr).latency == 31
 
 
 def test_latency_and_balancing():
