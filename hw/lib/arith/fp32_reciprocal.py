@@ -7,14 +7,15 @@ the IEEE quotient float32(1) / float32(d) for every d a float32 holds exactly (d
 more), 0.0 for d = 0 (as :func:`golden.algorithms.pagerank_inv_outdeg`).
 """
 
-from amaranth.hdl import Cat, Const, Module, Mux, Shape, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Shape, Signal, Value
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError
 
 
-__all__ = ["Reciprocal", "reciprocal_in_layout", "reciprocal_out_layout", "STAGES"]
+__all__ = ["Reciprocal", "reciprocal_in_layout", "reciprocal_out_layout", "STAGES",
+           "float32_significand"]
 
 QUOTIENT_BITS = 25          # 24 of the significand and the round bit
 STAGES = QUOTIENT_BITS + 3  # find the leading one, normalise, the quotient bits, round
@@ -42,6 +43,24 @@ def _stage_layout(side_shape) -> data.StructLayout:
         "zero": 1,
         "rem": 33, "quot": QUOTIENT_BITS,
     })
+
+
+def float32_significand(value):
+    """``float32(value)`` of a uint32 ``value`` as ``(significand, shift)``, combinational:
+    ``float32(value) = significand << shift`` with ``significand`` < 2**24 (24 bits) and
+    ``shift`` in 0..9 (4 bits), rounded to nearest even. So ``1 / float32(d)`` is the
+    reciprocal of ``significand`` (exact in a float32, which :class:`Reciprocal` rounds as
+    IEEE does) with ``shift`` taken off its exponent."""
+    value = Value.cast(value)
+    result = Cat(value[:24], Const(0, 4))
+    for shift in range(1, 9):           # the leading one at bit 23 + shift; the highest wins
+        kept = value[shift:shift + 24]
+        sticky = value[:shift - 1].any() if shift > 1 else Const(0, 1)
+        rounded = kept + (value[shift - 1] & (sticky | kept[0]))      # 25 bits
+        carry = rounded[24]
+        result = Mux(value[23 + shift],
+                     Cat(Mux(carry, 1 << 23, rounded[:24]), (shift + carry)[:4]), result)
+    return result[:24], result[24:]
 
 
 class Reciprocal(wiring.Component):

@@ -1,16 +1,21 @@
 """Integer compute units with the same stream interface as the FP32 units (``hw/fp32*.py``):
 operands ``a``, ``b`` and a ``tag`` in, ``result`` and the ``tag`` out, one operation per
 cycle, a fixed latency of one cycle. Graphicionado's custom modules for BFS, SSSP and CC
-(§3.2 "Custom Modules") are built from them."""
+(§3.2 "Custom Modules") are built from them.
 
-from amaranth.hdl import Module, Mux
+The operations themselves are combinational functions of unsigned values of any width (both
+operands of one width), which generated datapaths (:mod:`hw.lib.program`) register as they
+schedule them."""
+
+from amaranth.hdl import Module, Mux, Value
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import check_int
 
 
-__all__ = ["binary_op_layout", "result_layout", "saturating_add", "SaturatingAdd", "Minimum"]
+__all__ = ["binary_op_layout", "result_layout", "saturating_add", "saturating_sub", "minimum",
+           "maximum", "INTEGER_OPERATIONS", "SaturatingAdd", "Minimum"]
 
 
 def binary_op_layout(tag_width: int) -> data.StructLayout:
@@ -56,11 +61,41 @@ class _OneStageUnit(wiring.Component):
         return m
 
 
+def _width(a, b) -> int:
+    return max(len(Value.cast(a)), len(Value.cast(b)))
+
+
 def saturating_add(a, b):
-    """``a + b`` of two uint32 values as uint32, saturating at 0xFFFFFFFF (so "unreachable"
-    stays unreachable): combinational."""
-    total = a + b                   # 33 bits
-    return Mux(total[32], 0xFFFF_FFFF, total[:32])
+    """``a + b`` of two unsigned values of width w (32 for uint32) as w bits, saturating at
+    2**w - 1 (so "unreachable" stays unreachable): combinational."""
+    width = _width(a, b)
+    total = a + b                   # w + 1 bits
+    return Mux(total[width], (1 << width) - 1, total[:width])
+
+
+def saturating_sub(a, b):
+    """``a - b`` of two unsigned values, saturating at 0: combinational."""
+    width = _width(a, b)
+    return Mux(a > b, (a - b)[:width], 0)
+
+
+def minimum(a, b):
+    """``min(a, b)`` of two unsigned values: combinational."""
+    return Mux(a < b, a, b)
+
+
+def maximum(a, b):
+    """``max(a, b)`` of two unsigned values: combinational."""
+    return Mux(a > b, a, b)
+
+
+#: graphgen.programs operation name -> combinational function of unsigned operands
+INTEGER_OPERATIONS = {
+    "sat_add": saturating_add, "sat_sub": saturating_sub, "min": minimum, "max": maximum,
+    "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+    "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+}
 
 
 class SaturatingAdd(_OneStageUnit):
@@ -74,4 +109,4 @@ class Minimum(_OneStageUnit):
     """``min(a, b)`` as uint32."""
 
     def operation(self, m, a, b):
-        return Mux(a < b, a, b)
+        return minimum(a, b)
