@@ -8,10 +8,12 @@ read's same tag, not the first line of a 4 KiB page, the burst not full); otherw
 a burst in a free place.
 
 An open burst is offered once no request continues it in a cycle and one of these holds: it
-has been open ``hold`` cycles, no request waits at
-the input (so a lone request is never held back), it is full or ends a page, the waiting
-request needs it gone (a read of its tag, a write that does not continue the write burst, a
-write to a line it reads, or no free place). At most one burst is offered at a time, and once
+is no stream's (it does not start where one of the last ``open_bursts`` bursts to leave,
+of its kind and tag, ended: random and dependent accesses are never held) or it has been
+open ``hold`` cycles, no request waits at the input (so a lone request is never held back),
+it is full or ends a page, the waiting request needs it gone (a read of its tag, a write
+that does not continue the write burst, a write to a line it reads, or no free place). At
+most one burst is offered at a time, and once
 offered it takes no more lines (its payload is held until taken, the stream rules).
 
 Bursts leave in request order wherever order matters, so that
@@ -69,8 +71,9 @@ class BurstMerger(wiring.Component):
         Bursts open at once, 1 to 16 (a read burst per tag, one write burst; with one, only
         requests that come back to back join).
     hold : int
-        Cycles a burst stays open for the next line of its stream while other requests keep
-        coming, 0 to 255 (0: offered the first cycle nothing continues it).
+        Cycles a stream's burst (one that starts where a burst of its kind and tag that left
+        before ended) stays open for its next line while other requests keep coming, 0 to
+        255 (0: offered the first cycle nothing continues it, as every other burst is).
 
     Members
     -------
@@ -115,15 +118,27 @@ class BurstMerger(wiring.Component):
         locked = Signal()                   # offered and not taken at the last edge
         locked_slot = Signal(range(n))
         after_write = Signal(n)             # a read burst took a line beside a write burst
+        # Where the last ``n`` bursts to leave ended (a ring, ``next_ended`` the oldest): a
+        # burst that starts there, of the same kind and tag, continues a stream and may be
+        # held.
+        ended = [Signal(self._addr_width + 1, name=f"ended{k}") for k in range(n)]
+        next_ended = Signal(range(n))
+        ended_tag = [Signal.like(self.bursts.payload.tag, name=f"ended_tag{k}")
+                     for k in range(n)]
+        ended_write = Signal(n)
+        ended_valid = Signal(n)
+        streaming = Signal(n)
         m.d.comb += [self.busy.eq(is_open.any()),
                      self.writing.eq(Cat(is_open[k] & slots[k].write for k in range(n)).any())]
 
         new_page = req.addr[:6] == 0 if self._addr_width > 6 else 0
         owns, overlaps, joins, blocks, ready_to_go, free = (Signal(n, name=name) for name in (
             "owns", "overlaps", "joins", "blocks", "ready_to_go", "free"))
+        followings = []
         for k, burst in enumerate(slots):
             # One bit wider than a line address, so the line after the last does not wrap.
             following = Signal(self._addr_width + 1, name=f"following{k}")
+            followings.append(following)
             room = Signal(name=f"room{k}")
             m.d.comb += [
                 following.eq(burst.addr + burst.len + 1),
@@ -149,7 +164,8 @@ class BurstMerger(wiring.Component):
             # when such a read burst must go.
             m.d.comb += ready_to_go[k].eq(
                 is_open[k] & ~joins[k] & ~after_write[k] &
-                ((age[k] == self._hold) | ~self.i.valid | ~room | ends_page | blocks[k] |
+                ((age[k] == self._hold) | ~streaming[k] | ~self.i.valid | ~room | ends_page |
+                 blocks[k] |
                  (self.i.valid & ~joins.any() & is_open.all()) |
                  (burst.write & (blocks & after_write).any())))
         chosen = Signal(range(n))
@@ -183,6 +199,22 @@ class BurstMerger(wiring.Component):
             self.lines.payload.wmask.eq(req.wmask),
         ]
         taken = self.i.valid & self.i.ready
+        # (A burst leaving this cycle counts: its end is not yet in ``ended``.)
+        continues = Cat(
+            (ended_valid[k] & (ended[k] == req.addr) & (ended_write[k] == req.write) &
+             (req.write | (ended_tag[k] == req.tag))) |
+            (leaving[k] & (followings[k] == req.addr) & (slots[k].write == req.write) &
+             (req.write | (slots[k].tag == req.tag)))
+            for k in range(n)).any()
+        with m.If(leaving.any()):
+            m.d.sync += next_ended.eq(Mux(next_ended == n - 1, 0, next_ended + 1))
+            for k in range(n):
+                with m.If(next_ended == k):
+                    m.d.sync += [ended[k].eq(self.bursts.payload.addr +
+                                             self.bursts.payload.len + 1),
+                                 ended_tag[k].eq(self.bursts.payload.tag),
+                                 ended_write[k].eq(self.bursts.payload.write),
+                                 ended_valid[k].eq(1)]
         write_leaves = Cat(leaving[k] & slots[k].write for k in range(n)).any()
         with m.If(write_leaves):
             m.d.sync += after_write.eq(0)
@@ -197,7 +229,7 @@ class BurstMerger(wiring.Component):
             with m.Elif(taken & ~joins.any() & (place == k)):
                 m.d.sync += [burst.addr.eq(req.addr), burst.len.eq(0),
                              burst.write.eq(req.write), burst.tag.eq(req.tag),
-                             is_open[k].eq(1), age[k].eq(0)]
+                             is_open[k].eq(1), age[k].eq(0), streaming[k].eq(continues)]
             with m.Elif(leaving[k]):
                 m.d.sync += is_open[k].eq(0)
         return m

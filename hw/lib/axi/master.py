@@ -8,8 +8,8 @@ turns them into AXI4 INCR bursts:
 * :class:`hw.lib.axi.burst_merger.BurstMerger` joins requests that continue each other (same
   kind, next line, a read's same tag) into one burst, up to 256 beats and never across a 4 KiB
   boundary, with a read burst open per tag (``open_bursts``) so that clients interleaved on
-  the port still form bursts, each held open up to ``burst_hold`` cycles while requests keep
-  coming;
+  the port still form bursts, a stream's burst held open up to ``burst_hold`` cycles while
+  requests keep coming;
 * bursts leave in request order (but reads of different tags, and a read and a write of
   different lines): a burst waits while it overlaps an earlier burst of the other kind
   not yet answered (a read waits for an overlapping write's B response, a write for an
@@ -78,11 +78,10 @@ class AXI4Master(wiring.Component):
         Read bursts being gathered at once, one per tag (1 to 16; 1: only requests that come
         back to back join a burst).
     burst_hold : int
-        Cycles a read burst waits at most for its stream's next line while other requests
-        keep coming (0 to 255); one alone at the port leaves at once. The default 0 lets
-        a burst go the first cycle nothing continues it: each design's reads through a memory
-        that serves a line a cycle whatever the burst were fastest so (docs/results.md); a
-        memory that rewards long bursts may want more.
+        Cycles a stream's burst (one starting where its tag's previous burst ended) waits at
+        most for the stream's next line while other requests keep coming (0 to 255); any
+        other burst, and one alone at the port, leaves the first cycle nothing continues it,
+        so random and dependent reads are not delayed.
     max_burst_beats : int
         Beats in a burst at most: a power of two from one line's beats to 256.
     write_buffer : int
@@ -111,7 +110,7 @@ class AXI4Master(wiring.Component):
                  data_width: int = 64, id_width: int = 4, axi_addr_width: int | None = None,
                  read_outstanding: int = 64, write_outstanding: int = 16,
                  max_burst_beats: int = MAX_BURST_BEATS, write_buffer: int = 16,
-                 write_id: int = 0, open_bursts: int = 8, burst_hold: int = 0,
+                 write_id: int = 0, open_bursts: int = 8, burst_hold: int = 16,
                  write_waiting: int = 16):
         check_int("AXI4Master", "addr_width", addr_width, high=32)
         check_int("AXI4Master", "tag_width", tag_width, high=16)

@@ -205,25 +205,35 @@ def test_interleaved_tags_form_bursts(streams):
 
 
 def test_a_held_burst_leaves_within_the_hold():
-    """With other requests coming every cycle, a read burst that nothing continues is
-    offered ``hold`` cycles later than it would be alone at the port (the cycle after it
-    was taken)."""
+    """With other requests coming every cycle, a stream's read burst (one starting where its
+    tag's last burst ended) that nothing continues is offered ``hold`` cycles later than it
+    would be alone at the port (the cycle after it was taken); a burst that continues no
+    stream is not held."""
     hold = 5
     dut = BurstMerger(addr_width=10, tag_width=2, max_lines=8, max_write_lines=8,
                       open_bursts=4, hold=hold)
     offers = []
 
+    def request(cycle):
+        """(valid, tag, line) offered in ``cycle``."""
+        if cycle in (0, 2):                 # tag 1: line 499, then 500, its stream's next
+            return 1, 1, 499 + cycle // 2
+        if cycle == 3:                      # tag 0: one line of no stream
+            return 1, 0, 900
+        if 4 <= cycle <= 15:                # tag 2 streams lines 0 to 11
+            return 1, 2, cycle - 4
+        if cycle == 22:                     # tag 3, alone
+            return 1, 3, 700
+        return 0, 0, 0
+
     async def bench(ctx):
         ctx.set(dut.bursts.ready, 1)
         ctx.set(dut.lines.ready, 1)
         for cycle in range(30):
-            # Cycle 0: tag 1 at line 500; then tag 2 streams from line 0 until cycle 12;
-            # cycle 20: tag 3 at line 700, alone.
-            busy = 1 <= cycle <= 12
-            ctx.set(dut.i.valid, cycle == 0 or busy or cycle == 20)
-            ctx.set(dut.i.payload.tag, 1 if cycle == 0 else 3 if cycle == 20 else 2)
-            ctx.set(dut.i.payload.addr, 500 if cycle == 0 else 700 if cycle == 20
-                    else cycle - 1)
+            valid, tag, line = request(cycle)
+            ctx.set(dut.i.valid, valid)
+            ctx.set(dut.i.payload.tag, tag)
+            ctx.set(dut.i.payload.addr, line)
             _, _, valid, payload = await ctx.tick().sample(dut.bursts.valid,
                                                           dut.bursts.payload)
             if valid:
@@ -233,9 +243,11 @@ def test_a_held_burst_leaves_within_the_hold():
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
-    # Tag 1's line waits ``hold`` cycles longer than a lone one; tag 2's stream fills a
-    # burst, and its rest leaves as the requests stop.
-    assert offers == [(hold + 1, 1, 500, 0), (9, 2, 0, 7), (13, 2, 8, 3), (21, 3, 700, 0)]
+    # Tag 1's first line leaves alone; its second waits ``hold`` cycles longer than a lone
+    # one would; tag 0's line of no stream leaves the first cycle nothing continues it; tag
+    # 2's stream fills a burst, and its rest leaves as the requests stop.
+    assert offers == [(1, 1, 499, 0), (4, 0, 900, 0), (2 + hold + 1, 1, 500, 0),
+                      (12, 2, 0, 7), (16, 2, 8, 3), (23, 3, 700, 0)], offers
 
 
 def test_open_bursts_and_hold_are_checked():
