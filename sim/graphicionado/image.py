@@ -2,8 +2,9 @@
 arrays (Graphicionado §3.1's pre-processing), the registers that point at them, and how the
 results are read back.
 
-Regions, each starting on a 64-byte line: VProperty (one word per vertex), VConst (two words
-per vertex for PageRank: 1/outdeg as FP32 and the out-degree), the edge list (four words per
+Regions, each starting on a 64-byte line: VProperty (one word per vertex, the program's
+``init``), VConst (full edge access: the program's ``vconst`` word, e.g. PageRank's 1/outdeg,
+then the degree words), the edge list (four words per
 edge: srcid, dstid, weight, 0), the EdgeIDTable slices (one entry per ``coarsening``
 vertices of a source stream, then its edge count's end), and two sets of ActiveVertex lists
 (id, property). With several streams the per-vertex arrays are stored partition by
@@ -77,8 +78,9 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
                 streams_dst: int = 1, edge_readers: int = 1, slice_vertices: int | None = None,
                 max_slices: int = 1, cf: dict | None = None,
                 extended: bool = False) -> GraphImage:
-    """Lay out ``graph`` (already symmetrized for CC) and the initial state of ``algo``, as
-    the golden model starts it, for ``streams_src`` × ``streams_dst`` streams (§V.A).
+    """Lay out ``graph`` (already symmetrized for undirected programs) and the initial state of
+    the program ``algo`` (its ``init``, ``vconst`` and first active set, evaluated by
+    ``golden.programs``), for ``streams_src`` × ``streams_dst`` streams (§V.A).
 
     Vertices fall into L = max(n, m) partitions by their low bits; VProperty, VConst and the
     ActiveVertex lists are stored partition by partition. Frontier algorithms: the edges are
