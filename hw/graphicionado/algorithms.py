@@ -66,6 +66,12 @@ class Algorithm:
     def frontier(self) -> bool:
         return self.program.mode == "frontier"
 
+    @property
+    def apply_reads_root(self) -> bool:
+        """Apply (or the active rule) reads ``is_root``: the root is a register of the run."""
+        return bool(_reads(self.program.apply, ("is_root",)) |
+                    _reads(self.program.active, ("is_root",)))
+
 
 @functools.lru_cache(maxsize=None)
 def algorithm_of(algo: str) -> Algorithm:
@@ -111,11 +117,9 @@ def check_buildable(program: Program) -> None:
                      "(mode 'all')")
     if program.mode == "all" and _reads(program.process_edge, ("dst_prop",)):
         raise refuse("dst_prop (stage P4) is read by the frontier pipeline only")
-    vertex = _reads(program.apply, ("vconst", "is_root")) | \
-        _reads(program.active, ("vconst", "is_root"))
-    if vertex:
-        raise refuse(f"Apply reads {', '.join(sorted(vertex))}, which the apply phase does "
-                     f"not have (it streams vprop, temp and vertex_id)")
+    if _reads(program.apply, ("vconst",)) | _reads(program.active, ("vconst",)):
+        raise refuse("Apply reads vconst, which the apply phase does not have (it streams "
+                     "vprop, temp and vertex_id, and compares the id with the root)")
     if program.mode == "all" and _reads(program.apply, ("vprop",)):
         raise refuse("in mode 'all' Apply streams VTempProperty alone; an Apply reading "
                      "vprop is built for frontier programs only")

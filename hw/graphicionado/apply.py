@@ -7,7 +7,7 @@ from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from graphgen.programs import Program, UInt
+from graphgen.programs import BOOL, Program, UInt
 from hw.lib.config import ConfigError
 from hw.lib.arith.fp32 import SIGN_BIT
 from hw.lib.arith.fp32_vector import FP32Lanes, check_lanes
@@ -34,7 +34,7 @@ class Apply(wiring.Component):
     Parameters
     ----------
     program : graphgen.programs.Program
-        A scalar program (32-bit property) whose Apply reads no ``vconst`` or ``is_root``.
+        A scalar program (32-bit property) whose Apply reads no ``vconst``.
 
     Members
     -------
@@ -44,6 +44,8 @@ class Apply(wiring.Component):
         VTempProperty in vertex order (A2), with the vertex id.
     o_prop : ``Out(stream.Signature(32))``
     o_active : ``Out(stream.Signature(ActiveVertex))``, frontier programs
+    root : ``In(32)``, programs reading ``is_root``
+        The root's vertex id (a register of the run): ``is_root`` is ``vertex_id == root``.
 
     Attributes
     ----------
@@ -55,20 +57,20 @@ class Apply(wiring.Component):
         if not isinstance(program, Program):
             raise ConfigError(f"Apply: program must be a graphgen.programs Program, not "
                               f"{program!r}")
-        roles = {"vprop", "temp", "vertex_id", "new"}
+        roles = {"vprop", "temp", "vertex_id", "is_root", "new"}
         for function in ("apply", "active"):
             expr = getattr(program, function)
             read = set(operands_of(expr)) if expr is not None else set()
             if read - roles:
                 raise ConfigError(f"Apply: {program.name}'s {function} reads "
                                   f"{', '.join(sorted(read - roles))}; the apply phase "
-                                  f"streams vprop, temp and vertex_id")
+                                  f"streams vprop, temp, vertex_id and is_root")
         self._frontier = program.mode == "frontier"
         if not self._frontier and "vprop" in operands_of(program.apply):
             raise ConfigError(f"Apply: {program.name} (mode 'all') reads vprop; only "
                               f"frontier programs stream VProperty into Apply")
         types = {"vprop": program.prop, "temp": program.prop, "vertex_id": UInt(32),
-                 "new": program.prop}
+                 "is_root": BOOL, "new": program.prop}
         self._apply_operands = operands_of(program.apply)
         # Through the apply datapath ride the vertex id, its old property and what the
         # active rule reads besides ``new``.
@@ -80,7 +82,11 @@ class Apply(wiring.Component):
             self._active = Datapath(program.active,
                                     {role: types[role] for role in self._active_operands},
                                     tag_width=64, lzc_stage=True)
+        self._reads_root = any("is_root" in operands_of(expr) for expr in
+                               (program.apply, program.active) if expr is not None)
         members = {"temp": In(stream.Signature(TempItem)), "o_prop": Out(stream.Signature(32))}
+        if self._reads_root:
+            members["root"] = In(32)
         if self._frontier:
             members.update({"prop": In(stream.Signature(item_layout(1))),
                             "o_active": Out(stream.Signature(ActiveVertex))})
@@ -96,6 +102,8 @@ class Apply(wiring.Component):
         index, temp = self.temp.payload.index, self.temp.payload.temp
         old = self.prop.payload.data if self._frontier else Const(0, 32)
         words = {"vprop": old, "temp": temp, "vertex_id": index}
+        if self._reads_root:
+            words["is_root"] = index == self.root
         m.d.comb += [datapath.i.payload[role].eq(words[role]) for role in self._apply_operands]
         m.d.comb += datapath.i.payload.tag.eq(Cat(index, old, temp))
         if not self._frontier:
@@ -122,6 +130,8 @@ class Apply(wiring.Component):
         else:
             m.submodules.active = rule = self._active
             words = {"vprop": tag[32:64], "temp": tag[64:96], "vertex_id": vertex, "new": new}
+            if self._reads_root:
+                words["is_root"] = vertex == self.root
             m.d.comb += [rule.i.payload[role].eq(words[role]) for role in self._active_operands]
             m.d.comb += [rule.i.valid.eq(out.valid), rule.i.payload.tag.eq(Cat(vertex, new)),
                          out.ready.eq(rule.i.ready)]

@@ -103,6 +103,7 @@ class DestinationStream(wiring.Component):
         ``vprop_write``; ``vprop_read`` and ``active_write`` for frontier algorithms;
         ``dst_prop_read`` with P4.
     stall_seed : ``In(32)`` with stall injection.
+    root : ``In(32)`` for programs whose Apply reads ``is_root``: the root's id.
     """
 
     def __init__(self, config: GraphicionadoConfig, index: int, *, throttle=None):
@@ -136,6 +137,8 @@ class DestinationStream(wiring.Component):
             members.update({"updates_o": Out(updates), "updates_i": In(updates)})
         if config.stall_injection:
             members["stall_seed"] = In(32)
+        if config.algorithm.apply_reads_root:
+            members["root"] = In(32)
         super().__init__(members)
         self.link_probes = []
 
@@ -420,10 +423,17 @@ class DestinationStream(wiring.Component):
             use(atomic.temp_read_addr, atomic.temp_write_addr, atomic.temp_write_data,
                 atomic.temp_write_en)
 
+    def _program_apply(self, m):
+        """Apply built from the program, with the root when it reads ``is_root``."""
+        apply = Apply(program=self._config.program)
+        if self._config.algorithm.apply_reads_root:
+            m.d.comb += apply.root.eq(self.root)
+        return apply
+
     def _apply_all(self, m, link, temp_stream, fifo_a4):
         """A3 for full edge access (mode "all"): the new property from VTempProperty alone.
         Returns (idle, drained)."""
-        m.submodules.apply = apply = Apply(program=self._config.program)
+        m.submodules.apply = apply = self._program_apply(m)
         link(temp_stream.o, apply.temp, "temp_stream->apply")
         link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
         m.d.comb += [
@@ -467,7 +477,7 @@ class DestinationStream(wiring.Component):
             item_words=1, addr_width=cfg.addr_width, prefetch_lines=cfg.prefetch_lines)
         m.submodules.fifo_a1 = fifo_a1 = StreamFIFO(vprop_read.o.payload.shape(),
                                                     cfg.fifo_depth)
-        m.submodules.apply = apply = Apply(program=cfg.program)
+        m.submodules.apply = apply = self._program_apply(m)
         m.submodules.fifo_a5 = fifo_a5 = StreamFIFO(ActiveVertex, cfg.fifo_depth)
         m.submodules.active_write = active_write = SequentialLineWriter(
             item_words=2, addr_width=cfg.addr_width, marked=False)

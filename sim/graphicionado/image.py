@@ -207,6 +207,8 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         "active_base_a": base["active_a"], "active_base_b": base["active_b"],
         "max_iterations": max_iterations,
     })
+    if algorithm_of(algo).apply_reads_root:
+        registers["root"] = root
     if algo == "cf":
         program = _cf_params(cf)
         registers.update({"cf_gamma": float32_bits(program["gamma"]),

@@ -15,6 +15,7 @@ from hw.lib.config import ConfigError
 def test_built_ins_as_the_pipeline_sees_them():
     table = {"bfs": (0xFFFF_FFFF, False, False, False), "sssp": (0xFFFF_FFFF, False, False, False),
              "cc": (0xFFFF_FFFF, False, False, False), "pagerank": (0, True, True, False),
+             "ppr": (0, True, True, False),
              "cf": (0, True, True, True), "widest": (0, False, False, False),
              "labelprop": (0, False, False, False)}
     for name, facts in table.items():
@@ -33,13 +34,15 @@ def _program(**fields):
 
 
 def test_refusals_name_the_program_and_the_reason():
-    with pytest.raises(ConfigError, match="program ppr: Apply reads is_root"):
-        algorithm_of("ppr")
+    assert algorithm_of("ppr").apply_reads_root and not algorithm_of("pagerank").apply_reads_root
     with pytest.raises(ConfigError, match="algo: unknown program 'dfs'"):
         algorithm_of("dfs")
     with pytest.raises(ConfigError, match="32-bit properties"):
         check_buildable(_program(prop=UInt(16), init=lambda self, h: uint(0, 16),
                                  process_edge=lambda self, e: e.src_prop))
+    with pytest.raises(ConfigError, match="Apply reads vconst"):
+        check_buildable(_program(vconst=lambda self, h: h.out_degree,
+                                 apply=lambda self, v: v.vconst))
     with pytest.raises(ConfigError, match="src_const"):
         check_buildable(_program(vconst=lambda self, h: h.out_degree,
                                  process_edge=lambda self, e: e.src_const))

@@ -111,9 +111,51 @@ def test_apply_pagerank(pause):
         bench.fail(f"{cycles} cycles for {n} vertices without pauses")
 
 
+@pytest.mark.parametrize("pause", [None, 1])
+def test_apply_compares_the_vertex_with_the_root(pause):
+    """Personalized PageRank's Apply reads ``is_root``: the vertex id against the ``root``
+    register."""
+    program = PROGRAMS["ppr"]
+    rng = np.random.default_rng(6)
+    n, root = 64, 37
+    temp = rng.random(n).astype(np.float32) * 4
+    ids = np.arange(n, dtype=np.uint32)
+    want = np.asarray(evaluate(program.apply, {"temp": temp, "vertex_id": ids,
+                                               "is_root": (ids == root).astype(np.uint32)}),
+                      dtype=np.float32)
+    dut = Apply(program=program)
+    bench = Bench(dut, "Apply(ppr)", pause=pause)
+
+    async def set_root(ctx):
+        ctx.set(dut.root, root)
+    bench.sim.add_testbench(set_root)
+    bench.source("temp", dut.temp, [{"index": i, "temp": int(v)}
+                                    for i, v in enumerate(temp.view(np.uint32))])
+    bench.sink("o_prop", dut.o_prop, n)
+    bench.run()
+    bench.check_equal(bench.received["o_prop"], [int(v) for v in want.view(np.uint32)],
+                      "ranks")
+
+
 def test_refuses_what_the_apply_phase_has_not():
-    with pytest.raises(ConfigError, match="ppr's apply reads is_root"):
-        Apply(program=PROGRAMS["ppr"])
+    class Constant(VertexProgram):
+        prop = UInt(32)
+        reduce = "min"
+
+        def vconst(self, h):
+            return h.out_degree
+
+        def init(self, h):
+            return uint(0)
+
+        def process_edge(self, e):
+            return e.src_prop
+
+        def apply(self, v):
+            return sat_add(v.temp, v.vconst)
+
+    with pytest.raises(ConfigError, match="constant's apply reads vconst"):
+        Apply(program=build(Constant))
     with pytest.raises(ConfigError, match="must be a graphgen.programs Program"):
         Apply(program="bfs")
 

@@ -146,6 +146,20 @@ def test_new_programs(name):
     assert result["iterations"] == expected.iterations
 
 
+def test_personalized_pagerank():
+    """A full-edge-access program whose Apply reads is_root (the root register): bit for bit
+    golden.programs.run_program's, the root not vertex 0."""
+    n, src, dst, _ = small_graph(seed=5, n=40, m=200)
+    graph = Graph.from_edges(n, src, dst)
+    config = GraphicionadoConfig(algo="ppr", max_vertices=64, edge_prefetch_lines=8,
+                                 stall_injection=40)
+    values, result = run_pipeline(config, build_image(graph, algo="ppr", root=7,
+                                                      max_iterations=3), reorder=True)
+    expected = run_program(PROGRAMS["ppr"], graph, root=7, iters=3).values
+    assert values.tolist() == expected.view(np.uint32).tolist()
+    assert result["iterations"] == 3
+
+
 # Both in make soak: the RTL's test_two_memory_channels checks the channels in make test.
 @pytest.mark.parametrize("algo, channels", [
     pytest.param("sssp", 2, marks=pytest.mark.soak),
