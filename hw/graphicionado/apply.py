@@ -46,6 +46,9 @@ class Apply(wiring.Component):
     o_active : ``Out(stream.Signature(ActiveVertex))``, frontier programs
     root : ``In(32)``, programs reading ``is_root``
         The root's vertex id (a register of the run): ``is_root`` is ``vertex_id == root``.
+    busy : ``Out(1)``
+        A vertex taken is not yet out on every output it goes to (it is in the datapath or
+        half through the fork).
 
     Attributes
     ----------
@@ -84,7 +87,8 @@ class Apply(wiring.Component):
                                     tag_width=64, lzc_stage=True)
         self._reads_root = any("is_root" in operands_of(expr) for expr in
                                (program.apply, program.active) if expr is not None)
-        members = {"temp": In(stream.Signature(TempItem)), "o_prop": Out(stream.Signature(32))}
+        members = {"temp": In(stream.Signature(TempItem)), "o_prop": Out(stream.Signature(32)),
+                   "busy": Out(1)}
         if self._reads_root:
             members["root"] = In(32)
         if self._frontier:
@@ -106,7 +110,9 @@ class Apply(wiring.Component):
             words["is_root"] = index == self.root
         m.d.comb += [datapath.i.payload[role].eq(words[role]) for role in self._apply_operands]
         m.d.comb += datapath.i.payload.tag.eq(Cat(index, old, temp))
+        taken = datapath.i.valid & datapath.i.ready
         if not self._frontier:
+            self._count(m, taken, self.o_prop.valid & self.o_prop.ready)
             m.d.comb += [
                 datapath.i.valid.eq(self.temp.valid),
                 self.temp.ready.eq(datapath.i.ready),
@@ -138,8 +144,14 @@ class Apply(wiring.Component):
             result = rule.o
             vertex, new = rule.o.payload.tag[:32], rule.o.payload.tag[32:]
             active = rule.o.payload.result[0]
-        self._fork(m, result, vertex, new, active)
+        self._count(m, taken, self._fork(m, result, vertex, new, active))
         return m
+
+    def _count(self, m, taken, done):
+        """``busy``: vertices taken and not yet done, at most one per pipeline stage."""
+        inside = Signal(range(self.latency + 2))
+        m.d.sync += inside.eq(inside + taken - done)
+        m.d.comb += self.busy.eq(inside != 0)
 
     def _fork(self, m, result, vertex, new, active):
         """Each output offered until taken; ``*_sent`` marks the output already taken for
@@ -164,6 +176,7 @@ class Apply(wiring.Component):
             self.o_active.payload.prop.eq(new),
             result.ready.eq(fire),
         ]
+        return fire
 
 
 class ApplyCF(wiring.Component):

@@ -440,7 +440,7 @@ class DestinationStream(wiring.Component):
             self.vertex_updated.eq(temp_stream.o.valid & temp_stream.o.ready),
             self.stall_apply.eq(temp_stream.o.valid & ~temp_stream.o.ready),
         ]
-        return ~temp_stream.busy, 1
+        return ~temp_stream.busy & ~apply.busy, 1
 
     def _apply_cf(self, m, link, walk, temp_stream, fifo_a4):
         """A1 and A3 for CF, a flit at a time: VProperty of the iteration's start and
@@ -510,5 +510,6 @@ class DestinationStream(wiring.Component):
                 for j, count in enumerate(self.active_counts):
                     with m.Case(j):
                         m.d.sync += count.eq(listed + active_write.written)
-        idle = ~any_busy(temp_stream.busy, vprop_read.busy, fifo_a1.o.valid, fifo_a5.o.valid)
+        idle = ~any_busy(temp_stream.busy, vprop_read.busy, fifo_a1.o.valid, apply.busy,
+                         fifo_a5.o.valid)
         return idle, ~active_write.busy

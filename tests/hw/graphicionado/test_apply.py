@@ -68,6 +68,22 @@ def test_apply_holds_its_offers(pause):
     run_frontier("bfs", pause, check_protocol=True)
 
 
+def watch_busy(bench, dut):
+    """``busy`` is high while a vertex is inside (seen at least once) and low once all are
+    out."""
+    seen = []
+
+    async def sample(ctx):
+        async for _, _, busy in ctx.tick().sample(dut.busy):
+            seen.append(busy)
+    bench.add_process(sample)
+
+    def check(ctx):
+        if not any(seen) or ctx.get(dut.busy):
+            bench.fail(f"busy: never high or still high at the end ({sum(seen)} cycles high)")
+    bench.at_end(check)
+
+
 def run_frontier(name, pause, *, check_protocol):
     program = build(Coarse) if name == "coarse" else PROGRAMS[name]
     n = 300
@@ -81,6 +97,7 @@ def run_frontier(name, pause, *, check_protocol):
     want_active = [{"id": int(i), "prop": int(v)} for i, v, a in zip(ids, new, active) if a]
     bench.sink("o_prop", dut.o_prop, n)
     bench.sink("o_active", dut.o_active, len(want_active))
+    watch_busy(bench, dut)
     cycles = bench.run()
     if not 0 < len(want_active) < n:
         bench.fail(f"{len(want_active)} of {n} vertices active: a poor random case")
@@ -104,6 +121,7 @@ def test_apply_pagerank(pause):
     bench.source("temp", dut.temp, [{"index": i, "temp": int(v)}
                                     for i, v in enumerate(temp.view(np.uint32))])
     bench.sink("o_prop", dut.o_prop, n)
+    watch_busy(bench, dut)
     cycles = bench.run()
     bench.check_equal(bench.received["o_prop"], [int(v) for v in want.view(np.uint32)],
                       "ranks")
