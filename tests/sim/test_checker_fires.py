@@ -80,7 +80,8 @@ def test_hang_is_caught_by_the_watchdog(monkeypatch, capsys):
 
     def stuck(self, platform):
         m = original(self, platform)
-        m.d.comb += self.i.ready.eq(0)      # overrides the assignment made above
+        # Override the assignments made above: the edge is neither taken nor computed.
+        m.d.comb += [self.i.ready.eq(0), self._datapath.i.valid.eq(0)]
         return m
 
     monkeypatch.setattr(process_edge.ProcessEdge, "elaborate", stuck)
