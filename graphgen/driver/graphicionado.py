@@ -23,14 +23,17 @@ class GraphicionadoHost:
     def image(self, graph, *, root: int = 0, iters: int | None = None,
               slices: int | None = None, cf: dict | None = None) -> HostImage:
         """``graph``'s image (refused with ConfigError if the configuration cannot run it);
-        ``iters`` bounds the iterations (PageRank and CF: 10 unless given)."""
+        ``iters`` bounds the iterations (the program's ``iterations`` unless given: PageRank
+        and CF 10)."""
         config, algo = self.config, self.config.algo
         slice_vertices = check_graph(graph, algo, config, slices)
-        if algo in ("pagerank", "cf") and iters is None:
-            iters = 10
+        program = config.program
+        if iters is None:
+            iters = program.iterations
         if algo == "cf":
             cf = {**(cf or {}), "K": config.property_words}
-        run_graph = graph.symmetrized() if algo == "cc" else stored_graph(graph, config)
+        run_graph = graph.symmetrized() if program.undirected and not config.symmetric else \
+            stored_graph(graph, config)
         image = build_image(run_graph, algo=algo, root=root, coarsening=config.coarsening,
                             max_iterations=iters if iters is not None else 0xFFFF_FFFF,
                             streams_src=config.streams_src, streams_dst=config.streams_dst,

@@ -1,47 +1,132 @@
-"""The vertex programs the pipeline's custom compute modules implement (Graphicionado §2.2,
-Table I), with the same conventions as ``golden/``:
+"""What the Graphicionado pipeline builds from a vertex program (Graphicionado §2.2 and §3.2,
+the custom computation modules): the program (:mod:`graphgen.programs`) named by the
+configuration's ``algo``, and the facts of it the pipeline's structure follows.
 
-========  ================================  ===========  ==================================
-algo      Process_Edge(weight, prop, const)  Reduce       Apply(vprop, temp) → vprop, active
-========  ================================  ===========  ==================================
-bfs       prop + 1 (saturating)             min          min(vprop, temp), if smaller
-sssp      prop + weight (saturating)        min          min(vprop, temp), if smaller
-cc        prop                              min          min(vprop, temp), if smaller
-pagerank  prop * const (FP32; const=1/deg)  FP32 add     0.15 + 0.85 * temp (FP32), all
-cf        (rating - p[u]·p[v]) * p[u]       FP32 adds    p + gamma (temp - lam p), all
-========  ================================  ===========  ==================================
+=================  ==============================================================
+program            pipeline
+=================  ==============================================================
+mode "frontier"    ActiveVertex lists, EdgeIDTable walks (bfs, sssp, cc, widest,
+                   labelprop)
+mode "all"         full edge access (§IV.B): every vertex active, edges in order
+                   (pagerank, ppr)
+Float32Vector      CF's hand-written flit modules (§IV.E), the built-in ``cf`` only
+=================  ==============================================================
 
-PageRank and CF run with full edge access (§IV.B): all vertices active, edges streamed in
-order. CF's properties are vectors of K float32 features (``property_bytes`` = 4K), carried
-as packets of 32-byte flits (§IV.E), its dot product in
-``golden.algorithms.pairwise_sum``'s order.
+Process_Edge, Reduce and Apply of a scalar program (UInt(32) or Float32 property) are its
+expressions compiled by :class:`hw.lib.program.Datapath`; :func:`check_buildable` refuses,
+with one line, what the pipeline has no data path for.
 """
 
 import dataclasses
+import functools
 
+from graphgen.programs import (Float32, Float32Vector, Operand, Program, ProgramError, UInt,
+                               fadd, load_program, maximum, minimum, sat_add)
+from graphgen.programs.expr import walk
 from hw.lib.arith.fp32 import float32_bits
+from hw.lib.config import ConfigError
 
 
-__all__ = ["Algorithm", "ALGORITHMS", "UINT32_INF", "FP32_ALPHA", "FP32_ONE_MINUS_ALPHA"]
+__all__ = ["Algorithm", "algorithm_of", "check_buildable", "reduce_expression"]
 
-UINT32_INF = 0xFFFF_FFFF
-FP32_ALPHA = float32_bits(0.85)
-FP32_ONE_MINUS_ALPHA = float32_bits(0.15)
+_REDUCE_OPERATIONS = {"min": minimum, "max": maximum, "sat_add": sat_add, "fadd": fadd}
 
 
 @dataclasses.dataclass(frozen=True)
 class Algorithm:
-    name: str
-    reduce_identity: int        # the VTempProperty value before any Reduce
-    full_edge_access: bool      # all vertices active every iteration, sequential edges
-    floating_point: bool
-    large_property: bool = False    # vectors of features, in flits (§IV.E)
+    """A program as the pipeline sees it."""
+
+    program: Program
+
+    @property
+    def name(self) -> str:
+        return self.program.name
+
+    @property
+    def reduce_identity(self) -> int:
+        """The VTempProperty word before any Reduce (each lane's, for vectors)."""
+        identity = self.program.identity
+        return float32_bits(identity) if self.floating_point else int(identity)
+
+    @property
+    def full_edge_access(self) -> bool:
+        """All vertices active every iteration, edges streamed in order (§IV.B)."""
+        return self.program.mode == "all"
+
+    @property
+    def floating_point(self) -> bool:
+        return not isinstance(self.program.prop, UInt)
+
+    @property
+    def large_property(self) -> bool:
+        """Vectors of features, in flits (§IV.E)."""
+        return isinstance(self.program.prop, Float32Vector)
+
+    @property
+    def frontier(self) -> bool:
+        return self.program.mode == "frontier"
+
+    @property
+    def apply_reads_root(self) -> bool:
+        """Apply (or the active rule) reads ``is_root``: the root is a register of the run."""
+        return bool(_reads(self.program.apply, ("is_root",)) |
+                    _reads(self.program.active, ("is_root",)))
 
 
-ALGORITHMS = {
-    "bfs": Algorithm("bfs", UINT32_INF, False, False),
-    "sssp": Algorithm("sssp", UINT32_INF, False, False),
-    "cc": Algorithm("cc", UINT32_INF, False, False),
-    "pagerank": Algorithm("pagerank", 0, True, True),   # +0.0
-    "cf": Algorithm("cf", 0, True, True, large_property=True),
-}
+@functools.lru_cache(maxsize=None)
+def algorithm_of(algo: str) -> Algorithm:
+    """The :class:`Algorithm` of ``algo``: a built-in program's name or
+    ``path/to/file.py:ClassName``; refused with :class:`ConfigError` when unknown or not
+    buildable."""
+    if not isinstance(algo, str):
+        raise ConfigError(f"algo must be a program name or 'file.py:Class', not {algo!r}")
+    try:
+        program = load_program(algo)
+    except ProgramError as error:
+        raise ConfigError(f"algo: {error}") from None
+    check_buildable(program)
+    return Algorithm(program)
+
+
+def _reads(expr, roles) -> set:
+    if expr is None:
+        return set()
+    return {node.role for node in walk(expr) if isinstance(node, Operand)} & set(roles)
+
+
+def check_buildable(program: Program) -> None:
+    """Refuse a program the pipeline has no data path for."""
+    name = program.name
+
+    def refuse(reason):
+        return ConfigError(f"program {name}: {reason}")
+
+    if isinstance(program.prop, Float32Vector):
+        if name != "cf":
+            raise refuse("Float32Vector properties run on CF's hand-written flit modules "
+                         "only (the built-in cf)")
+        return
+    if program.prop not in (UInt(32), Float32):
+        raise refuse(f"the pipeline carries 32-bit properties (UInt(32) or Float32), not "
+                     f"{program.prop!r}")
+    if program.tolerance is not None:
+        raise refuse("the pipeline stops after a number of iterations or an empty frontier; "
+                      "a tolerance is not built")
+    if program.mode == "frontier" and _reads(program.process_edge, ("src_const",)):
+        raise refuse("VConst (src_const) is read by the full-edge-access pipeline only "
+                     "(mode 'all')")
+    if program.mode == "all" and _reads(program.process_edge, ("dst_prop",)):
+        raise refuse("dst_prop (stage P4) is read by the frontier pipeline only")
+    if _reads(program.apply, ("vconst",)) | _reads(program.active, ("vconst",)):
+        raise refuse("Apply reads vconst, which the apply phase does not have (it streams "
+                     "vprop, temp and vertex_id, and compares the id with the root)")
+    if program.mode == "all" and _reads(program.apply, ("vprop",)):
+        raise refuse("in mode 'all' Apply streams VTempProperty alone; an Apply reading "
+                     "vprop is built for frontier programs only")
+
+
+def reduce_expression(program: Program):
+    """Reduce as an expression of two operands ``a`` (VTempProperty) and ``b`` (the
+    update), for :class:`hw.lib.program.Datapath`."""
+    prop = program.prop
+    return _REDUCE_OPERATIONS[program.reduce](Operand("a", prop), Operand("b", prop))

@@ -1,56 +1,166 @@
 """Apply (Graphicionado §3.2, stages A1–A5): combines each vertex's VProperty with its
 VTempProperty, emits the new VProperty (to Sequential Vertex Write, A4) and, for frontier
-algorithms, the changed vertices (to the ActiveVertex list, A5)."""
+programs, the vertices that become active (to the ActiveVertex list, A5): :class:`Apply`
+from a scalar program's expressions, :class:`ApplyCF` hand-written for CF's flits."""
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError, check_int
+from graphgen.programs import BOOL, Program, UInt
+from hw.lib.config import ConfigError
 from hw.lib.arith.fp32 import SIGN_BIT
 from hw.lib.arith.fp32_vector import FP32Lanes, check_lanes
+from hw.lib.program import Datapath, operands_of
 from .layouts import ActiveVertex
 from .scratchpad import TempItem, temp_item
 from .sequential_vertex_read import item_layout
 
 
-__all__ = ["ApplyMin", "ApplyPageRank", "ApplyCF"]
+__all__ = ["Apply", "ApplyCF"]
 
 
-class ApplyMin(wiring.Component):
-    """BFS, SSSP, CC: ``vprop = min(vprop, temp)``; a vertex whose property fell is active.
+class Apply(wiring.Component):
+    """A scalar program's Apply: its ``apply`` expression compiled to a pipelined datapath
+    over ``vprop`` (VProperty, A1), ``temp`` (VTempProperty, A2) and ``vertex_id``.
+
+    Frontier programs (``mode = "frontier"``) join the two streams vertex by vertex and also
+    emit the vertex to the ActiveVertex list (A5) when the program's ``active`` expression
+    holds, by default when the property changed (its bits differ); ``active`` reads ``new``,
+    Apply's result, so it is a second datapath after the first. The two outputs are a fork:
+    each is offered until taken, whatever the other's consumer does (an offer is never
+    withdrawn). Programs of mode "all" stream VTempProperty alone and have no list.
+
+    Parameters
+    ----------
+    program : graphgen.programs.Program
+        A scalar program (32-bit property) whose Apply reads no ``vconst``.
 
     Members
     -------
-    prop : ``In(stream.Signature(item_layout(1)))``
+    prop : ``In(stream.Signature(item_layout(1)))``, frontier programs
         VProperty in vertex order (A1).
     temp : ``In(stream.Signature(TempItem))``
-        VTempProperty in vertex order (A2).
+        VTempProperty in vertex order (A2), with the vertex id.
     o_prop : ``Out(stream.Signature(32))``
-    o_active : ``Out(stream.Signature(ActiveVertex))``
+    o_active : ``Out(stream.Signature(ActiveVertex))``, frontier programs
+    root : ``In(32)``, programs reading ``is_root``
+        The root's vertex id (a register of the run): ``is_root`` is ``vertex_id == root``.
+    busy : ``Out(1)``
+        A vertex taken is not yet out on every output it goes to (it is in the datapath or
+        half through the fork).
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from a vertex's operands to its new property when nothing stalls.
     """
 
-    def __init__(self):
-        super().__init__({
-            "prop": In(stream.Signature(item_layout(1))),
-            "temp": In(stream.Signature(TempItem)),
-            "o_prop": Out(stream.Signature(32)),
-            "o_active": Out(stream.Signature(ActiveVertex)),
-        })
+    def __init__(self, *, program: Program):
+        if not isinstance(program, Program):
+            raise ConfigError(f"Apply: program must be a graphgen.programs Program, not "
+                              f"{program!r}")
+        roles = {"vprop", "temp", "vertex_id", "is_root", "new"}
+        for function in ("apply", "active"):
+            expr = getattr(program, function)
+            read = set(operands_of(expr)) if expr is not None else set()
+            if read - roles:
+                raise ConfigError(f"Apply: {program.name}'s {function} reads "
+                                  f"{', '.join(sorted(read - roles))}; the apply phase "
+                                  f"streams vprop, temp, vertex_id and is_root")
+        self._frontier = program.mode == "frontier"
+        if not self._frontier and "vprop" in operands_of(program.apply):
+            raise ConfigError(f"Apply: {program.name} (mode 'all') reads vprop; only "
+                              f"frontier programs stream VProperty into Apply")
+        types = {"vprop": program.prop, "temp": program.prop, "vertex_id": UInt(32),
+                 "is_root": BOOL, "new": program.prop}
+        self._apply_operands = operands_of(program.apply)
+        # Through the apply datapath ride the vertex id, its old property and what the
+        # active rule reads besides ``new``.
+        self._datapath = Datapath(program.apply, self._apply_operands, tag_width=96,
+                                  lzc_stage=True)
+        self._active = None
+        if self._frontier and program.active is not None:
+            self._active_operands = operands_of(program.active)
+            self._active = Datapath(program.active,
+                                    {role: types[role] for role in self._active_operands},
+                                    tag_width=64, lzc_stage=True)
+        self._reads_root = any("is_root" in operands_of(expr) for expr in
+                               (program.apply, program.active) if expr is not None)
+        members = {"temp": In(stream.Signature(TempItem)), "o_prop": Out(stream.Signature(32)),
+                   "busy": Out(1)}
+        if self._reads_root:
+            members["root"] = In(32)
+        if self._frontier:
+            members.update({"prop": In(stream.Signature(item_layout(1))),
+                            "o_active": Out(stream.Signature(ActiveVertex))})
+        super().__init__(members)
+
+    @property
+    def latency(self) -> int:
+        return self._datapath.latency + (self._active.latency if self._active else 0)
 
     def elaborate(self, platform):
         m = Module()
-        old, temp = self.prop.payload.data, self.temp.payload.temp
-        lower = temp < old
+        m.submodules.datapath = datapath = self._datapath
+        index, temp = self.temp.payload.index, self.temp.payload.temp
+        old = self.prop.payload.data if self._frontier else Const(0, 32)
+        words = {"vprop": old, "temp": temp, "vertex_id": index}
+        if self._reads_root:
+            words["is_root"] = index == self.root
+        m.d.comb += [datapath.i.payload[role].eq(words[role]) for role in self._apply_operands]
+        m.d.comb += datapath.i.payload.tag.eq(Cat(index, old, temp))
+        taken = datapath.i.valid & datapath.i.ready
+        if not self._frontier:
+            self._count(m, taken, self.o_prop.valid & self.o_prop.ready)
+            m.d.comb += [
+                datapath.i.valid.eq(self.temp.valid),
+                self.temp.ready.eq(datapath.i.ready),
+                self.o_prop.valid.eq(datapath.o.valid),
+                self.o_prop.payload.eq(datapath.o.payload.result),
+                datapath.o.ready.eq(self.o_prop.ready),
+            ]
+            return m
         both = self.prop.valid & self.temp.valid
-        # A fork: each output is offered until taken, whatever the other's consumer does
-        # (an offer is never withdrawn); ``*_sent`` marks the output already taken for the
-        # vertex in hand.
+        m.d.comb += [
+            datapath.i.valid.eq(both),
+            self.prop.ready.eq(both & datapath.i.ready),
+            self.temp.ready.eq(both & datapath.i.ready),
+        ]
+        out = datapath.o
+        tag = out.payload.tag
+        vertex, new = tag[:32], out.payload.result
+        if self._active is None:
+            result = out
+            active = new != tag[32:64]
+        else:
+            m.submodules.active = rule = self._active
+            words = {"vprop": tag[32:64], "temp": tag[64:96], "vertex_id": vertex, "new": new}
+            if self._reads_root:
+                words["is_root"] = vertex == self.root
+            m.d.comb += [rule.i.payload[role].eq(words[role]) for role in self._active_operands]
+            m.d.comb += [rule.i.valid.eq(out.valid), rule.i.payload.tag.eq(Cat(vertex, new)),
+                         out.ready.eq(rule.i.ready)]
+            result = rule.o
+            vertex, new = rule.o.payload.tag[:32], rule.o.payload.tag[32:]
+            active = rule.o.payload.result[0]
+        self._count(m, taken, self._fork(m, result, vertex, new, active))
+        return m
+
+    def _count(self, m, taken, done):
+        """``busy``: vertices taken and not yet done, at most one per pipeline stage."""
+        inside = Signal(range(self.latency + 2))
+        m.d.sync += inside.eq(inside + taken - done)
+        m.d.comb += self.busy.eq(inside != 0)
+
+    def _fork(self, m, result, vertex, new, active):
+        """Each output offered until taken; ``*_sent`` marks the output already taken for
+        the vertex in hand."""
         prop_sent = Signal()
         active_sent = Signal()
         prop_done = prop_sent | self.o_prop.ready
-        active_done = ~lower | active_sent | self.o_active.ready
-        fire = both & prop_done & active_done
+        active_done = ~active | active_sent | self.o_active.ready
+        fire = result.valid & prop_done & active_done
         with m.If(fire):
             m.d.sync += [prop_sent.eq(0), active_sent.eq(0)]
         with m.Else():
@@ -59,67 +169,14 @@ class ApplyMin(wiring.Component):
             with m.If(self.o_active.valid & self.o_active.ready):
                 m.d.sync += active_sent.eq(1)
         m.d.comb += [
-            self.o_prop.valid.eq(both & ~prop_sent),
-            self.o_prop.payload.eq(Mux(lower, temp, old)),
-            self.o_active.valid.eq(both & lower & ~active_sent),
-            self.o_active.payload.id.eq(self.temp.payload.index),
-            self.o_active.payload.prop.eq(temp),
-            self.prop.ready.eq(fire),
-            self.temp.ready.eq(fire),
+            self.o_prop.valid.eq(result.valid & ~prop_sent),
+            self.o_prop.payload.eq(new),
+            self.o_active.valid.eq(result.valid & active & ~active_sent),
+            self.o_active.payload.id.eq(vertex),
+            self.o_active.payload.prop.eq(new),
+            result.ready.eq(fire),
         ]
-        return m
-
-
-class ApplyPageRank(wiring.Component):
-    """PageRank: ``r = 0.15 + 0.85 * temp`` in FP32 (a multiply, then an add, each rounded to
-    nearest even, as ``golden/``); every vertex stays active, so no ActiveVertex list.
-
-    Parameters
-    ----------
-    multiplier, adder : Component
-        FP32 stream units ({a, b, tag} → {result, tag}).
-
-    Members
-    -------
-    temp : ``In(stream.Signature(TempItem))``
-    o_prop : ``Out(stream.Signature(32))``
-    """
-
-    def __init__(self, *, multiplier, adder, alpha: int, one_minus_alpha: int):
-        for name, unit in (("multiplier", multiplier), ("adder", adder)):
-            if not isinstance(unit, wiring.Component) or \
-                    not {"i", "o"} <= set(unit.signature.members.keys()):
-                raise ConfigError(f"ApplyPageRank: {name} must be an FP32 stream unit (a "
-                                  f"Component with i and o), not {unit!r}")
-        check_int("ApplyPageRank", "alpha", alpha, low=0, high=2**32 - 1)
-        check_int("ApplyPageRank", "one_minus_alpha", one_minus_alpha, low=0, high=2**32 - 1)
-        self._multiplier = multiplier
-        self._adder = adder
-        self._alpha = alpha
-        self._one_minus_alpha = one_minus_alpha
-        super().__init__({
-            "temp": In(stream.Signature(TempItem)),
-            "o_prop": Out(stream.Signature(32)),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        m.submodules.multiplier = multiplier = self._multiplier
-        m.submodules.adder = adder = self._adder
-        m.d.comb += [
-            multiplier.i.valid.eq(self.temp.valid),
-            multiplier.i.payload.a.eq(self._alpha),
-            multiplier.i.payload.b.eq(self.temp.payload.temp),
-            self.temp.ready.eq(multiplier.i.ready),
-            adder.i.valid.eq(multiplier.o.valid),
-            adder.i.payload.a.eq(multiplier.o.payload.result),
-            adder.i.payload.b.eq(self._one_minus_alpha),
-            multiplier.o.ready.eq(adder.i.ready),
-            self.o_prop.valid.eq(adder.o.valid),
-            self.o_prop.payload.eq(adder.o.payload.result),
-            adder.o.ready.eq(self.o_prop.ready),
-        ]
-        return m
+        return fire
 
 
 class ApplyCF(wiring.Component):

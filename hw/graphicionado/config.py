@@ -3,7 +3,7 @@
 import dataclasses
 
 from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
-from .algorithms import ALGORITHMS
+from .algorithms import algorithm_of
 
 
 __all__ = ["GraphicionadoConfig"]
@@ -16,7 +16,10 @@ class GraphicionadoConfig(DesignConfig):
     Parameters
     ----------
     algo : str
-        bfs, sssp, cc, pagerank or cf: chooses the custom compute modules.
+        The vertex program the custom compute modules are built from: a built-in's name
+        (``graphgen.programs.PROGRAMS``: bfs, sssp, cc, pagerank, cf, widest, labelprop) or
+        ``path/to/file.py:ClassName`` (:func:`graphgen.programs.load_program`); see
+        :mod:`hw.graphicionado.algorithms` for what the pipeline builds.
     property_bytes : int
         Bytes of a vertex property: 4 (one word) for bfs, sssp, cc and pagerank; for cf 4K
         (K features), a power of two from 4 to 128, or 0 for the paper's 128 (K = 32).
@@ -91,8 +94,8 @@ class GraphicionadoConfig(DesignConfig):
         loaded between slices.
     dst_property_read : bool
         Insert the optional stage P4 (figure 5): read each edge's destination property,
-        VProperty[dst], from memory, one line per edge, for Process_Edge. Frontier algorithms
-        only; no algorithm built here uses the value. Up to ``memory_outstanding`` edges wait
+        VProperty[dst], from memory, one line per edge, for Process_Edge. Frontier programs
+        only, required by those whose Process_Edge reads ``dst_prop``. Up to ``memory_outstanding`` edges wait
         in it for their lines.
     stall_injection : int
         Verification only: block the links between stages in about this percentage of
@@ -131,8 +134,7 @@ class GraphicionadoConfig(DesignConfig):
     watchdog: int = 100_000
 
     def validate(self):
-        if self.algo not in ALGORITHMS:
-            raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, not {self.algo!r}")
+        algorithm_of(self.algo)
         if self.algorithm.large_property:
             if self.property_bytes and (not is_power_of_two(self.property_bytes) or
                                         not 4 <= self.property_bytes <= 128):
@@ -179,6 +181,10 @@ class GraphicionadoConfig(DesignConfig):
         if not (is_power_of_two(self.memory_channels) and 1 <= self.memory_channels <= 16):
             raise ConfigError(f"memory_channels must be a power of two from 1 to 16, "
                               f"not {self.memory_channels}")
+        if self.program.uses_dst_prop and not self.algorithm.large_property and \
+                not self.dst_property_read:
+            raise ConfigError(f"{self.algo}'s Process_Edge reads dst_prop: set "
+                              f"dst_property_read (stage P4)")
         if self.dst_property_read and self.algorithm.full_edge_access:
             raise ConfigError(f"dst_property_read: the full-edge-access pipeline ({self.algo}) "
                               f"drops P4, the destination-property read (Graphicionado §4.B)")
@@ -208,7 +214,12 @@ class GraphicionadoConfig(DesignConfig):
 
     @property
     def algorithm(self):
-        return ALGORITHMS[self.algo]
+        return algorithm_of(self.algo)
+
+    @property
+    def program(self):
+        """The :class:`graphgen.programs.Program` the pipeline runs."""
+        return algorithm_of(self.algo).program
 
     @property
     def property_words(self) -> int:

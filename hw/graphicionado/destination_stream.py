@@ -23,8 +23,7 @@ from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from hw.lib.stream.links import StreamLinks
-from .algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
-from .apply import ApplyCF, ApplyMin, ApplyPageRank
+from .apply import Apply, ApplyCF
 from .atomic_update import AtomicUpdate, update_layout
 from .cf_process_edge import CFProcessEdge
 from .config import GraphicionadoConfig
@@ -37,7 +36,7 @@ from .random_vertex_read import RandomVertexRead
 from .scratchpad import Scratchpad, TempPropertyStream
 from .scratchpad_spill import ScratchpadSpill
 from .sequential_vertex_read import SequentialVertexRead
-from .units import compute_units
+from .units import reduce_unit
 
 
 __all__ = ["DestinationStream"]
@@ -104,6 +103,7 @@ class DestinationStream(wiring.Component):
         ``vprop_write``; ``vprop_read`` and ``active_write`` for frontier algorithms;
         ``dst_prop_read`` with P4.
     stall_seed : ``In(32)`` with stall injection.
+    root : ``In(32)`` for programs whose Apply reads ``is_root``: the root's id.
     """
 
     def __init__(self, config: GraphicionadoConfig, index: int, *, throttle=None):
@@ -137,6 +137,8 @@ class DestinationStream(wiring.Component):
             members.update({"updates_o": Out(updates), "updates_i": In(updates)})
         if config.stall_injection:
             members["stall_seed"] = In(32)
+        if config.algorithm.apply_reads_root:
+            members["root"] = In(32)
         super().__init__(members)
         self.link_probes = []
 
@@ -173,16 +175,14 @@ class DestinationStream(wiring.Component):
         m.submodules.pad = pad = Scratchpad(
             vertices=cfg.destination_slice_vertices * cfg.flits, table_entries=0,
             word_width=word_width)
-        units = compute_units(cfg, index_width=pad.index_width)
-        fifo_p3, process, fifo_p5, atomic, p4_busy = self._processing(m, link, units, pad,
-                                                                      dst_shift)
-        walk, temp_stream = self._apply(m, link, units, pad, dst_shift, flit_shift)
+        fifo_p3, process, fifo_p5, atomic, p4_busy = self._processing(m, link, pad, dst_shift)
+        walk, temp_stream = self._apply(m, link, pad, dst_shift, flit_shift)
         spill = self._spill(m, pad) if cfg.extended_slicing else None
         self._scratchpad_ports(m, pad, atomic, temp_stream, spill)
         self._drained(m, link, fifo_p3, process, fifo_p5, atomic, walk, p4_busy, flit_shift)
         return m
 
-    def _processing(self, m, link, units, pad, dst_shift):
+    def _processing(self, m, link, pad, dst_shift):
         """The processing phase's stages from P3 (the edges' queue) to P6 (Atomic Update's
         CAM), through P4 when configured, Process Edge and, with the update network, the
         other streams."""
@@ -195,8 +195,8 @@ class DestinationStream(wiring.Component):
                                     symmetric=cfg.symmetric,
                                     owner_bits=dst_shift if cfg.update_network else 0)
         else:
-            process = ProcessEdge(algo=cfg.algo, unit=units["process"],
-                                  dst_prop=cfg.dst_property_read, dst_shift=dst_shift)
+            process = ProcessEdge(program=cfg.program, dst_prop=cfg.dst_property_read,
+                                  dst_shift=dst_shift)
         m.submodules.process_edge = process
         update = update_layout(word_width)
         # Registered output: the CAM lookup then starts from a flip-flop, not a LUT RAM read.
@@ -205,7 +205,7 @@ class DestinationStream(wiring.Component):
         # decision off the queue's read logic.
         m.submodules.slice_p6 = slice_p6 = StreamRegisterSlice(update)
         m.submodules.atomic_update = atomic = AtomicUpdate(
-            reduce_unit=units["reduce"], index_width=pad.index_width, value_width=word_width,
+            reduce_unit=reduce_unit(cfg, index_width=pad.index_width), index_width=pad.index_width, value_width=word_width,
             cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
                           id_width=max(pad.index_width, (cfg.cam_entries // cfg.cam_ways)
                                        .bit_length())))
@@ -227,7 +227,7 @@ class DestinationStream(wiring.Component):
         link(slice_p6.o, atomic.i, "slice_p6->atomic_update")
         return fifo_p3, process, fifo_p5, atomic, p4_busy
 
-    def _apply(self, m, link, units, pad, dst_shift, flit_shift):
+    def _apply(self, m, link, pad, dst_shift, flit_shift):
         """The apply phase: the partition walk over this stream's segments, the temporary
         properties streamed through Apply and written to VProperty."""
         cfg = self._config
@@ -257,10 +257,10 @@ class DestinationStream(wiring.Component):
         if cfg.algorithm.large_property:
             apply_idle, writers_idle = self._apply_cf(m, link, walk, temp_stream, fifo_a4)
         elif cfg.algorithm.full_edge_access:
-            apply_idle, writers_idle = self._apply_pagerank(m, link, units, temp_stream,
-                                                            fifo_a4)
+            apply_idle, writers_idle = self._apply_all(m, link, temp_stream, fifo_a4)
         else:
-            apply_idle, writers_idle = self._apply_min(m, link, walk, temp_stream, fifo_a4)
+            apply_idle, writers_idle = self._apply_frontier(m, link, walk, temp_stream,
+                                                            fifo_a4)
         m.d.comb += [
             walk.seg_idle.eq(apply_idle & ~fifo_a4.o.valid & ~link.busy &
                              (vprop_write.written == (walk.size << flit_shift))),
@@ -423,18 +423,24 @@ class DestinationStream(wiring.Component):
             use(atomic.temp_read_addr, atomic.temp_write_addr, atomic.temp_write_data,
                 atomic.temp_write_en)
 
-    def _apply_pagerank(self, m, link, units, temp_stream, fifo_a4):
-        """A3 for PageRank: the new rank from VTempProperty alone. Returns (idle, drained)."""
-        m.submodules.apply = apply = ApplyPageRank(
-            multiplier=units["apply_multiplier"], adder=units["apply_adder"],
-            alpha=FP32_ALPHA, one_minus_alpha=FP32_ONE_MINUS_ALPHA)
+    def _program_apply(self, m):
+        """Apply built from the program, with the root when it reads ``is_root``."""
+        apply = Apply(program=self._config.program)
+        if self._config.algorithm.apply_reads_root:
+            m.d.comb += apply.root.eq(self.root)
+        return apply
+
+    def _apply_all(self, m, link, temp_stream, fifo_a4):
+        """A3 for full edge access (mode "all"): the new property from VTempProperty alone.
+        Returns (idle, drained)."""
+        m.submodules.apply = apply = self._program_apply(m)
         link(temp_stream.o, apply.temp, "temp_stream->apply")
         link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
         m.d.comb += [
             self.vertex_updated.eq(temp_stream.o.valid & temp_stream.o.ready),
             self.stall_apply.eq(temp_stream.o.valid & ~temp_stream.o.ready),
         ]
-        return ~temp_stream.busy, 1
+        return ~temp_stream.busy & ~apply.busy, 1
 
     def _apply_cf(self, m, link, walk, temp_stream, fifo_a4):
         """A1 and A3 for CF, a flit at a time: VProperty of the iteration's start and
@@ -464,14 +470,14 @@ class DestinationStream(wiring.Component):
         ]
         return ~temp_stream.busy & ~vprop_read.busy & ~fifo_a1.o.valid, 1
 
-    def _apply_min(self, m, link, walk, temp_stream, fifo_a4):
-        """A1, A3 (min) and A5 for frontier algorithms. Returns (idle, drained)."""
+    def _apply_frontier(self, m, link, walk, temp_stream, fifo_a4):
+        """A1, A3 and A5 for frontier programs. Returns (idle, drained)."""
         cfg = self._config
         m.submodules.vprop_read = vprop_read = SequentialVertexRead(
             item_words=1, addr_width=cfg.addr_width, prefetch_lines=cfg.prefetch_lines)
         m.submodules.fifo_a1 = fifo_a1 = StreamFIFO(vprop_read.o.payload.shape(),
                                                     cfg.fifo_depth)
-        m.submodules.apply = apply = ApplyMin()
+        m.submodules.apply = apply = self._program_apply(m)
         m.submodules.fifo_a5 = fifo_a5 = StreamFIFO(ActiveVertex, cfg.fifo_depth)
         m.submodules.active_write = active_write = SequentialLineWriter(
             item_words=2, addr_width=cfg.addr_width, marked=False)
@@ -504,5 +510,6 @@ class DestinationStream(wiring.Component):
                 for j, count in enumerate(self.active_counts):
                     with m.Case(j):
                         m.d.sync += count.eq(listed + active_write.written)
-        idle = ~any_busy(temp_stream.busy, vprop_read.busy, fifo_a1.o.valid, fifo_a5.o.valid)
+        idle = ~any_busy(temp_stream.busy, vprop_read.busy, fifo_a1.o.valid, apply.busy,
+                         fifo_a5.o.valid)
         return idle, ~active_write.busy

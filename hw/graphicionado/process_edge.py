@@ -1,12 +1,14 @@
-"""Process_Edge (Graphicionado §3.2 stage P5): the per-algorithm custom module that turns an
-edge and its source's property into an update of the destination."""
+"""Process_Edge (Graphicionado §3.2 stage P5): the program's ``process_edge`` expression,
+compiled to a pipelined datapath, turns an edge and its source's property into an update of
+the destination."""
 
 from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from graphgen.programs import Program
 from hw.lib.config import ConfigError
-from .config import ALGORITHMS
+from hw.lib.program import Datapath, operands_of
 from .layouts import DestinedEdge, SourcedEdge, Update
 
 
@@ -14,25 +16,17 @@ __all__ = ["ProcessEdge"]
 
 
 class ProcessEdge(wiring.Component):
-    """Operands chosen per algorithm, computed by a stream unit ({a, b, tag} → {result, tag}).
-
-    ========  =================  ===========================
-    algo      a, b               unit
-    ========  =================  ===========================
-    bfs       prop, 1            saturating add
-    sssp      prop, weight       saturating add
-    cc        prop, 0            saturating add (a copy)
-    pagerank  prop, const        FP32 multiply (const = 1/outdeg)
-    ========  =================  ===========================
+    """The edge's words as the program's operands: ``weight`` (the edge's weight word),
+    ``src_prop``, ``src_const`` (VConst[src], full edge access) and ``dst_prop`` (from stage
+    P4); the destination's scratchpad index rides as the datapath's tag.
 
     Parameters
     ----------
-    algo : str
-    unit : Component
-        The arithmetic unit, its ``tag`` 32 bits wide (it carries the destination id).
+    program : graphgen.programs.Program
+        A scalar program (32-bit property).
     dst_prop : bool
-        Take edges with the destination's property too (:data:`DestinedEdge`, from stage P4).
-        None of the algorithms above uses it.
+        Take edges with the destination's property too (:data:`DestinedEdge`, from stage P4);
+        needed when the program reads ``dst_prop``.
     dst_shift : int
         The update names ``dst >> dst_shift``: the destination's index in the scratchpad
         slice of its destination stream, when the destinations are split over
@@ -45,14 +39,23 @@ class ProcessEdge(wiring.Component):
         slice (§VI.A; 0 unsliced).
     i : ``In(stream.Signature(DestinedEdge if dst_prop else SourcedEdge))``
     o : ``Out(stream.Signature(Update))``
+
+    Attributes
+    ----------
+    latency : int
+        The datapath's, cycles from an edge to its update.
     """
 
-    def __init__(self, *, algo: str, unit, dst_prop: bool = False, dst_shift: int = 0):
-        if algo not in ALGORITHMS:
-            raise ConfigError(f"ProcessEdge: algo must be one of {', '.join(ALGORITHMS)}, not "
-                              f"{algo!r}")
-        self._algo = algo
-        self._unit = unit
+    def __init__(self, *, program: Program, dst_prop: bool = False, dst_shift: int = 0):
+        if not isinstance(program, Program):
+            raise ConfigError(f"ProcessEdge: program must be a graphgen.programs Program, "
+                              f"not {program!r}")
+        self._operands = operands_of(program.process_edge)
+        if "dst_prop" in self._operands and not dst_prop:
+            raise ConfigError(f"ProcessEdge: {program.name} reads dst_prop, which needs "
+                              f"edges with the destination's property (dst_prop=True)")
+        self._datapath = Datapath(program.process_edge, self._operands, tag_width=32,
+                                  lzc_stage=True)
         self._dst_shift = dst_shift
         super().__init__({
             "dst_base": In(32),
@@ -60,20 +63,26 @@ class ProcessEdge(wiring.Component):
             "o": Out(stream.Signature(Update)),
         })
 
+    @property
+    def latency(self) -> int:
+        return self._datapath.latency
+
     def elaborate(self, platform):
         m = Module()
-        m.submodules.unit = unit = self._unit
-        edge = self.i.payload.edge
-        b = {"bfs": 1, "sssp": edge.weight, "cc": 0, "pagerank": self.i.payload.const}[self._algo]
+        m.submodules.datapath = datapath = self._datapath
+        payload = self.i.payload
+        edge = payload.edge
+        words = {"weight": edge.weight, "src_prop": payload.prop, "src_const": payload.const}
+        if "dst_prop" in self._operands:
+            words["dst_prop"] = payload.dst_prop
+        m.d.comb += [datapath.i.payload[role].eq(words[role]) for role in self._operands]
         m.d.comb += [
-            unit.i.valid.eq(self.i.valid),
-            unit.i.payload.a.eq(self.i.payload.prop),
-            unit.i.payload.b.eq(b),
-            unit.i.payload.tag.eq((edge.dst >> self._dst_shift) - self.dst_base),
-            self.i.ready.eq(unit.i.ready),
-            self.o.valid.eq(unit.o.valid),
-            self.o.payload.dst.eq(unit.o.payload.tag),
-            self.o.payload.value.eq(unit.o.payload.result),
-            unit.o.ready.eq(self.o.ready),
+            datapath.i.valid.eq(self.i.valid),
+            datapath.i.payload.tag.eq((edge.dst >> self._dst_shift) - self.dst_base),
+            self.i.ready.eq(datapath.i.ready),
+            self.o.valid.eq(datapath.o.valid),
+            self.o.payload.dst.eq(datapath.o.payload.tag),
+            self.o.payload.value.eq(datapath.o.payload.result),
+            datapath.o.ready.eq(self.o.ready),
         ]
         return m

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from hw.graphicionado.config import GraphicionadoConfig
 
 
-__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "EXTENDED_REGISTERS", "BASE_COUNTERS",
+__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "ROOT_REGISTERS", "EXTENDED_REGISTERS", "BASE_COUNTERS",
            "CHANNEL_COUNTERS", "STATUS", "ITERATION_COUNTER", "registers", "counter_names",
            "register_description"]
 
@@ -24,6 +24,9 @@ BASE_REGISTERS = ("num_vertices", "num_edges", "part_lines", "vprop_base", "vcon
 
 # CF's Apply constants, gamma and lambda (binary32).
 CF_REGISTERS = ("cf_gamma", "cf_lam")
+
+# A program whose Apply reads is_root (personalized PageRank): the root's vertex id.
+ROOT_REGISTERS = ("root",)
 
 # Extended slicing (§VI.B): the partitions N (of ``slice_vertices`` ids each) and the line
 # address of the VTempProperty partitions written back between slices.
@@ -56,7 +59,8 @@ def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
     ``vprop_base`` in even iterations and at ``vprop_next_base`` in odd ones, and apply
     writes the other: with slices, a later slice must still read the values the iteration
     started with (the host sets both bases equal when unsliced). CF adds
-    :data:`CF_REGISTERS`, extended slicing :data:`EXTENDED_REGISTERS`."""
+    :data:`CF_REGISTERS`, a program whose Apply reads ``is_root`` :data:`ROOT_REGISTERS`,
+    extended slicing :data:`EXTENDED_REGISTERS`."""
     if cfg.algorithm.full_edge_access:
         groups = cfg.max_slices * cfg.partitions * cfg.edge_readers
         extra = tuple(f"edge_part_{i}" for i in range(groups + 1))
@@ -64,6 +68,8 @@ def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
         extra = tuple(f"active_count_{l}" for l in range(cfg.partitions))
     if cfg.algorithm.large_property:
         extra += CF_REGISTERS
+    if cfg.algorithm.apply_reads_root:
+        extra += ROOT_REGISTERS
     if cfg.extended_slicing:
         extra += EXTENDED_REGISTERS
     return BASE_REGISTERS + extra
@@ -84,6 +90,7 @@ def register_description(cfg: GraphicionadoConfig) -> RDLSource:
     :func:`registers` and :func:`counter_names` (a test keeps them equal)."""
     defines = {"FULL_EDGE_ACCESS": cfg.algorithm.full_edge_access,
                "LARGE_PROPERTY": cfg.algorithm.large_property,
+               "APPLY_ROOT": cfg.algorithm.apply_reads_root,
                "EXTENDED_SLICING": cfg.extended_slicing}
     return RDLSource(Path(__file__).with_name("registers.rdl"), "graphicionado",
                      {"PARTITIONS": cfg.partitions, "MAX_SLICES": cfg.max_slices,

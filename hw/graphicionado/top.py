@@ -231,6 +231,8 @@ class GraphicionadoPipeline(RegisterDesign):
                 destination.active_base.eq(Mux(control.parity, regs["active_base_a"],
                                                regs["active_base_b"])),
             ]
+            if cfg.algorithm.apply_reads_root:
+                m.d.comb += destination.root.eq(regs["root"])
             if cfg.algorithm.large_property:
                 m.d.comb += [destination.gamma.eq(regs["cf_gamma"]),
                              destination.lam.eq(regs["cf_lam"])]

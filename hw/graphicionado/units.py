@@ -1,24 +1,21 @@
-"""The custom compute modules of an algorithm (Graphicionado §3.2 "Custom Modules")."""
+"""The Reduce unit of a destination stream (Graphicionado §3.2 "Custom Modules", stage P8),
+from the program's reduce operation."""
 
-from hw.lib.arith.integer import Minimum, SaturatingAdd
+from hw.lib.program import Datapath
 from .config import GraphicionadoConfig
+from .algorithms import reduce_expression
 
 
-__all__ = ["compute_units"]
+__all__ = ["reduce_unit"]
 
 
-def compute_units(cfg: GraphicionadoConfig, *, index_width: int) -> dict:
-    """Fresh units for one destination stream: ``process`` (P5), ``reduce`` (P8, its tag the
-    scratchpad address of ``index_width`` bits) and, for PageRank, Apply's multiplier and
-    adder."""
+def reduce_unit(cfg: GraphicionadoConfig, *, index_width: int):
+    """A fresh Reduce unit ({a, b, tag} → {result, tag}, its tag the scratchpad address of
+    ``index_width`` bits): the program's reduce of two properties compiled as a
+    :class:`Datapath`, or for CF's flits a lane-wise FP32 adder."""
     if cfg.algorithm.large_property:
-        # CF: Process_Edge and Apply build their own vector units; Reduce adds flits.
         from hw.lib.arith.fp32_vector import FP32Lanes
-        return {"reduce": FP32Lanes("add", cfg.lanes, tag_width=index_width, lzc_stage=True)}
-    if cfg.algorithm.floating_point:
-        from hw.lib.arith.fp32 import FP32Adder, FP32Multiplier
-        return {"process": FP32Multiplier(tag_width=32),
-                "reduce": FP32Adder(tag_width=index_width, lzc_stage=True),
-                "apply_multiplier": FP32Multiplier(tag_width=1),
-                "apply_adder": FP32Adder(tag_width=1, lzc_stage=True)}
-    return {"process": SaturatingAdd(tag_width=32), "reduce": Minimum(tag_width=index_width)}
+        return FP32Lanes("add", cfg.lanes, tag_width=index_width, lzc_stage=True)
+    program = cfg.program
+    return Datapath(reduce_expression(program), {"a": program.prop, "b": program.prop},
+                    tag_width=index_width, lzc_stage=True)

@@ -22,6 +22,8 @@ import dataclasses
 import numpy as np
 
 import golden
+from golden.programs import run_program
+from hw.graphicionado.algorithms import algorithm_of
 
 
 __all__ = ["Expected", "expected_values", "pagerank_bound", "cf_bound"]
@@ -74,17 +76,20 @@ def expected_values(graph: golden.Graph, algo: str, *, root, iters, streams_src:
             return _expected_cf_symmetric(graph, iters, streams_src, streams_dst, cf or {},
                                           partition_vertices)
         return _expected_cf(graph, iters, streams_src, streams_dst, cf or {})
-    reference = golden.run(algo, graph, root=root, iters=iters)
+    program = algorithm_of(algo).program
+    reference = run_program(program, graph, root=root, iters=iters)
     values = np.asarray(reference.values)
     edges = reference.counters["edges_processed"]
     partitions = max(streams_src, streams_dst)
-    if algo != "pagerank" or partitions == 1:
+    if not algorithm_of(algo).floating_point or partitions == 1:
         return Expected(values, reference.iterations, edges, "exact")
     if streams_src == 1:
         new_id = _partition_order(graph.num_vertices, partitions)
         renumbered = golden.Graph.from_edges(graph.num_vertices, new_id[graph.src],
                                              new_id[graph.dst], graph.weight)
-        values = np.asarray(golden.run(algo, renumbered, iters=iters).values)[new_id]
+        renumbered_root = None if root is None else int(new_id[root])
+        values = np.asarray(run_program(program, renumbered, root=renumbered_root,
+                                        iters=iters).values)[new_id]
         return Expected(values, reference.iterations, edges, "exact (partition order)")
     bound = pagerank_bound(graph, reference.iterations)
     return Expected(values, reference.iterations, edges, f"within {bound:.3g} relative",

@@ -2,8 +2,9 @@
 arrays (Graphicionado §3.1's pre-processing), the registers that point at them, and how the
 results are read back.
 
-Regions, each starting on a 64-byte line: VProperty (one word per vertex), VConst (two words
-per vertex for PageRank: 1/outdeg as FP32 and the out-degree), the edge list (four words per
+Regions, each starting on a 64-byte line: VProperty (one word per vertex, the program's
+``init``), VConst (full edge access: the program's ``vconst`` word, e.g. PageRank's 1/outdeg,
+then the degree words), the edge list (four words per
 edge: srcid, dstid, weight, 0), the EdgeIDTable slices (one entry per ``coarsening``
 vertices of a source stream, then its edge count's end), and two sets of ActiveVertex lists
 (id, property). With several streams the per-vertex arrays are stored partition by
@@ -19,10 +20,12 @@ import dataclasses
 
 import numpy as np
 
-from golden import Graph, pagerank_inv_outdeg
+from golden import Graph
 from golden.algorithms import CF_DEFAULTS, cf_program
+from golden.programs import golden_program
+from graphgen.programs import Float32
 from hw.lib.arith.fp32 import float32_bits
-from hw.graphicionado.algorithms import UINT32_INF
+from hw.graphicionado.algorithms import algorithm_of
 from sim.dram_image import DRAMImage
 
 
@@ -75,8 +78,9 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
                 streams_dst: int = 1, edge_readers: int = 1, slice_vertices: int | None = None,
                 max_slices: int = 1, cf: dict | None = None,
                 extended: bool = False) -> GraphImage:
-    """Lay out ``graph`` (already symmetrized for CC) and the initial state of ``algo``, as
-    the golden model starts it, for ``streams_src`` × ``streams_dst`` streams (§V.A).
+    """Lay out ``graph`` (already symmetrized for undirected programs) and the initial state of
+    the program ``algo`` (its ``init``, ``vconst`` and first active set, evaluated by
+    ``golden.programs``), for ``streams_src`` × ``streams_dst`` streams (§V.A).
 
     Vertices fall into L = max(n, m) partitions by their low bits; VProperty, VConst and the
     ActiveVertex lists are stored partition by partition. Frontier algorithms: the edges are
@@ -126,38 +130,27 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     if slices > max_slices:
         raise ValueError(f"{slices} slices of {slice_vertices} vertices, more than "
                          f"max_slices={max_slices}")
-    cf_setup = _cf_setup(graph, cf) if algo == "cf" else None
-    if algo == "sssp":
-        weight = graph.require_nonnegative_integer_weights()
-    elif algo == "cf":
+    program = algorithm_of(algo).program
+    full = program.mode == "all"
+    if algo == "cf":
+        cf_setup = _cf_setup(graph, cf)
         weight = cf_setup.weight.astype(np.float32).view(np.uint32)
-    else:
-        weight = np.ones(m, dtype=np.uint32)
-
-    ids = np.arange(n, dtype=np.uint32)
-    if algo in ("bfs", "sssp"):
-        vprop = np.full(n, UINT32_INF, dtype=np.uint32)
-        vprop[root] = 0
-        active_ids = np.array([root], dtype=np.uint32)
-    elif algo == "cc":
-        vprop = ids.copy()
-        active_ids = ids
-    elif algo == "pagerank":
-        vprop = np.ones(n, dtype=np.float32).view(np.uint32)
-        active_ids = np.zeros(0, dtype=np.uint32)
-    elif algo == "cf":
         vprop = np.ascontiguousarray(cf_setup.vprop).view(np.uint32)
-        active_ids = np.zeros(0, dtype=np.uint32)
+        first_vconst = None
     else:
-        raise ValueError(f"unknown algorithm {algo!r}")
-    full = algo in ("pagerank", "cf")
+        _, setup = golden_program(program, graph, root if program.uses_root else None)
+        weight = _weight_words(program, graph)
+        vprop = _words(setup.vprop)
+        first_vconst = None if setup.vconst is None else _words(setup.vconst)
+    active_ids = np.zeros(0, dtype=np.uint32) if full else \
+        np.flatnonzero(setup.active).astype(np.uint32)
     readers = edge_readers if full else 1
     if full:
         const_words = 1 << readers.bit_length()
         # One VConst per slice: the degree words count the slice's edges only.
         vconst = np.zeros((slices, n, const_words), dtype=np.uint32)
-        if algo == "pagerank":
-            vconst[:, :, 0] = pagerank_inv_outdeg(graph).view(np.uint32)
+        if first_vconst is not None:
+            vconst[:, :, 0] = first_vconst
         for s_ in range(slices):
             for k in range(readers):
                 chosen = (dst % readers == k) & (slice_of_edge == s_)
@@ -214,6 +207,8 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         "active_base_a": base["active_a"], "active_base_b": base["active_b"],
         "max_iterations": max_iterations,
     })
+    if algorithm_of(algo).apply_reads_root:
+        registers["root"] = root
     if algo == "cf":
         program = _cf_params(cf)
         registers.update({"cf_gamma": float32_bits(program["gamma"]),
@@ -221,6 +216,24 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     words = vprop.shape[1] if vprop.ndim == 2 else 1
     return GraphImage(dram, registers, n, m, parts, part_lines, slices, slice_vertices, double,
                       words)
+
+
+def _words(values: np.ndarray) -> np.ndarray:
+    """Per-vertex values as the 32-bit words memory holds (float32 as its bits)."""
+    values = np.ascontiguousarray(values)
+    return values.view(np.uint32) if values.dtype == np.float32 else values.astype(np.uint32)
+
+
+def _weight_words(program, graph: Graph) -> np.ndarray:
+    """The edges' weight words: what the program reads as ``weight`` (all 1 when it reads
+    none)."""
+    if program.weight is None or not program.uses_weight:
+        return np.ones(graph.num_edges, dtype=np.uint32)
+    if program.weight == Float32:
+        if graph.weight is None:
+            raise ValueError(f"{program.name} needs a float32 weight on every edge")
+        return graph.weight.astype(np.float32).view(np.uint32)
+    return graph.require_nonnegative_integer_weights().astype(np.uint32)
 
 
 def _extended_step(part_src: np.ndarray, part_dst: np.ndarray, partitions: int) -> np.ndarray:

@@ -16,6 +16,8 @@ import numpy as np
 import golden
 from golden.graphicionado import stored_edges
 from hw.lib.config import ConfigError
+from graphgen.programs import Float32
+from hw.graphicionado.algorithms import algorithm_of
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.registers import ITERATION_COUNTER, counter_names, registers
 from sim.graphicionado.top import GraphicionadoSimTop, SimMemoryConfig
@@ -223,7 +225,8 @@ def check_graph(graph: golden.Graph, algo: str, config: GraphicionadoConfig,
                           f"covers table_vertices={config.edge_table_vertices} (set "
                           f"table_vertices, and coarsening to keep the table small)")
     graph.validate_for_hardware(id_width=32)
-    if algo == "sssp":
+    program = algorithm_of(algo).program
+    if program.uses_weight and program.weight != Float32:
         graph.require_nonnegative_integer_weights()
     if algo == "cf" and graph.weight is None:
         raise ConfigError("cf needs a rating (weight) on every edge, e.g. a graph from "
@@ -267,19 +270,22 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
     run.check("graphicionado")
     algo, root, iters, cf = run.algo or config.algo, run.root, run.iters, run.cf
     slice_vertices = check_graph(graph, algo, config, run.slices)
-    if algo in ("pagerank", "cf") and iters is None:
-        iters = 10
+    program = config.program
+    if iters is None:
+        iters = program.iterations
     if algo == "cf":
         cf = {**(cf or {}), "K": config.property_words}
     started = time.perf_counter()
-    reference = expected_values(graph, algo, root=root if algo in ("bfs", "sssp") else None,
+    root = (root or 0) if program.uses_root else None
+    reference = expected_values(graph, algo, root=root,
                                 iters=iters, streams_src=config.streams_src,
                                 streams_dst=config.streams_dst, cf=cf,
                                 symmetric=config.symmetric,
                                 partition_vertices=slice_vertices)
     golden_seconds = time.perf_counter() - started
 
-    run_graph = graph.symmetrized() if algo == "cc" else stored_graph(graph, config)
+    run_graph = graph.symmetrized() if program.undirected and not config.symmetric else \
+        stored_graph(graph, config)
     max_iterations = iters if iters is not None else 0xFFFF_FFFF
     image = build_image(run_graph, algo=algo, root=root or 0, coarsening=config.coarsening,
                         max_iterations=max_iterations, streams_src=config.streams_src,

@@ -70,12 +70,12 @@ def _cases():
     from hw.dyngraph.slab_compare import SlabCompare
     from hw.dyngraph.top import UpdateUnit
     from hw.dyngraph.vertex_table import VertexTable
-    from hw.graphicionado.apply import ApplyPageRank
+    from hw.graphicionado.apply import Apply
     from hw.graphicionado.cf_datapath import CFDatapath
     from hw.graphicionado.config import GraphicionadoConfig
     from hw.graphicionado.scratchpad_spill import ScratchpadSpill
     from hw.graphicionado.source_stream import SourceStream
-    from hw.lib.arith.fp32 import FP32Adder, FP32Multiplier
+    from hw.lib.arith.fp32 import FP32Adder
     from hw.lib.arith.fp32_vector import FP32PairSum
     from hw.lib.arith.integer import Minimum
     from hw.lib.memory.port import MemoryPortSignature
@@ -135,7 +135,7 @@ def _cases():
                                                       prefetch_lines=0), "prefetch_lines"),
         "rvr-outstanding": (lambda: RandomVertexRead(addr_width=26, outstanding=0),
                             "outstanding"),
-        "process-edge-algo": (lambda: ProcessEdge(algo="dfs", unit=None), "algo"),
+        "process-edge-program": (lambda: ProcessEdge(program="dfs"), "program"),
         "scratchpad-vertices": (lambda: Scratchpad(vertices=1, table_entries=4), "vertices"),
         "scratchpad-table": (lambda: Scratchpad(vertices=8, table_entries=-1), "table_entries"),
         "scratchpad-bank": (lambda: Scratchpad(vertices=8, table_entries=4, bank_words=12),
@@ -208,12 +208,7 @@ def _cases():
         "update-unit-config": (lambda: UpdateUnit(BfsConfig()), "needs a DynGraphConfig"),
         "vertex-table-depth": (lambda: VertexTable(addr_width=16, ctx_shape=TableCtx, depth=0),
                                "depth"),
-        "apply-pagerank-alpha": (lambda: ApplyPageRank(multiplier=FP32Multiplier(1),
-                                                       adder=FP32Adder(1), alpha=-1,
-                                                       one_minus_alpha=0), "alpha"),
-        "apply-pagerank-unit": (lambda: ApplyPageRank(multiplier=None, adder=FP32Adder(1),
-                                                      alpha=0, one_minus_alpha=0),
-                                "multiplier"),
+        "apply-program": (lambda: Apply(program="pagerank"), "program"),
         "cf-datapath-config": (lambda: CFDatapath(GraphicionadoConfig()),
                                "needs a CFDatapathConfig"),
         "spill-flits": (lambda: ScratchpadSpill(index_width=8, flits=3), "flits"),

@@ -13,6 +13,7 @@ import re
 import pytest
 
 from graphgen.cli import main
+from hw.graphicionado import process_edge
 from hw.lib.arith import integer as integer_units
 from sim import dram_image, dram_run
 
@@ -62,11 +63,8 @@ def test_one_vertex_changed_is_caught(monkeypatch, capsys):
 
 @pytest.mark.soak      # make test's budget: the other checker tests stay
 def test_broken_process_edge_is_caught(monkeypatch, capsys):
-    """Process_Edge computes level + 2 instead of level + 1."""
-    def operation(self, m, a, b):
-        return a + b + 1
-
-    monkeypatch.setattr(integer_units.SaturatingAdd, "operation", operation)
+    """Process_Edge computes level + 2 instead of level + 1 (BFS's only saturating add)."""
+    monkeypatch.setitem(integer_units.INTEGER_OPERATIONS, "sat_add", lambda a, b: a + b + 1)
     assert main(ARGS) == 1
     error = capsys.readouterr().err
     match = re.search(r"at vertex (\d+): RTL (\d+), golden (\d+)", error)
@@ -76,17 +74,17 @@ def test_broken_process_edge_is_caught(monkeypatch, capsys):
 
 
 def test_hang_is_caught_by_the_watchdog(monkeypatch, capsys):
-    """A Process_Edge unit that never takes an edge: the run stops at the watchdog, not at
-    the cycle limit, and names Process_Edge as the stalled stage."""
-    original = integer_units._OneStageUnit.elaborate
+    """A Process_Edge that never takes an edge: the run stops at the watchdog, not at the
+    cycle limit, and names Process_Edge as the stalled stage."""
+    original = process_edge.ProcessEdge.elaborate
 
     def stuck(self, platform):
         m = original(self, platform)
-        if isinstance(self, integer_units.SaturatingAdd):
-            m.d.comb += self.i.ready.eq(0)      # overrides the assignment made above
+        # Override the assignments made above: the edge is neither taken nor computed.
+        m.d.comb += [self.i.ready.eq(0), self._datapath.i.valid.eq(0)]
         return m
 
-    monkeypatch.setattr(integer_units._OneStageUnit, "elaborate", stuck)
+    monkeypatch.setattr(process_edge.ProcessEdge, "elaborate", stuck)
     assert main(ARGS + ["--set", "watchdog=2000"]) == 1
     error = capsys.readouterr().err
     assert "RUN FAILED: the design hung: no stream link moved for 2000 cycles" in error, error

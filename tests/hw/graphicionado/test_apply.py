@@ -1,81 +1,181 @@
-"""Apply (A3) against the vertex programs of ``golden/algorithms.py``: for BFS/SSSP/CC each
-vertex's new VProperty is ``min(vprop, temp)`` and the vertices whose property fell go to the
-ActiveVertex list with it, in vertex order; for PageRank the new rank is
-``0.15 + 0.85 * temp`` in FP32 (multiply, then add, each rounded), every vertex in order.
-Both outputs keep Amaranth's stream rule 2: an offer is held until taken, whatever the
-other output's consumer does."""
+# amaranth: UnusedElaboratable=no
+"""Apply (A3) built from a program, against ``golden.programs.evaluate``: each vertex's new
+VProperty from its VProperty and VTempProperty, in vertex order, and for frontier programs
+the vertices whose active rule holds (by default: the property changed) on the ActiveVertex
+list with their new property; the fork's outputs keep Amaranth's stream rule 2 (an offer is
+held until taken, whatever the other output's consumer does). Mode "all" programs (PageRank)
+stream VTempProperty alone. ApplyCF, hand-written for CF's flits, against ``cf_program``."""
 
 import random
 
 import numpy as np
 import pytest
 
-from golden.algorithms import ALPHA, ONE_MINUS_ALPHA
-from hw.lib.arith.fp32 import FP32Adder, FP32Multiplier, QNAN
-from hw.graphicionado.algorithms import FP32_ALPHA, FP32_ONE_MINUS_ALPHA
-from hw.graphicionado.apply import ApplyMin, ApplyPageRank
+from golden.programs import evaluate
+from graphgen.programs import (PROGRAMS, UInt, VertexProgram, build, lt, maximum, sat_add,
+                               uint)
+from hw.graphicionado.apply import Apply
+from hw.lib.config import ConfigError
 from tests.support.stream_drivers import PAUSES, Bench
 
 INF = 0xFFFF_FFFF
 
 
+class Coarse(VertexProgram):
+    """An active rule of its own: a vertex is active when its property grew by 8 or more."""
+    prop = UInt(32)
+    reduce = "max"
+
+    def init(self, h):
+        return uint(0)
+
+    def process_edge(self, e):
+        return e.src_prop
+
+    def apply(self, v):
+        return maximum(v.vprop, sat_add(v.temp, v.vertex_id))
+
+    def active(self, v):
+        return lt(sat_add(v.vprop, 8), v.new)
+
+
+def frontier_case(program, rng, n):
+    base = rng.randrange(1 << 20)
+    old = np.array([rng.choice([INF, rng.randrange(100), rng.randrange(1 << 32)])
+                    for _ in range(n)], dtype=np.uint32)
+    temp = np.array([rng.choice([INF, int(v), max(int(v) - 1, 0), int(v) + 9 & INF,
+                                 rng.randrange(100), rng.randrange(1 << 32)]) for v in old],
+                    dtype=np.uint32)
+    ids = np.arange(base, base + n, dtype=np.uint32)
+    operands = {"vprop": old, "temp": temp, "vertex_id": ids}
+    new = np.broadcast_to(np.asarray(evaluate(program.apply, operands), np.uint32), n)
+    if program.active is None:
+        active = new != old
+    else:
+        active = np.broadcast_to(np.asarray(evaluate(program.active, {**operands, "new": new}))
+                                 != 0, n)
+    return old, temp, ids, new, active
+
+
 @pytest.mark.parametrize("pause", PAUSES)
-def test_apply_min(pause):
-    run_apply_min(pause, check_protocol=False)
+@pytest.mark.parametrize("name", ["bfs", "widest", "coarse"])
+def test_apply_frontier(name, pause):
+    run_frontier(name, pause, check_protocol=False)
 
 
 @pytest.mark.parametrize("pause", [1, 2])
-def test_apply_min_holds_its_offers(pause):
-    run_apply_min(pause, check_protocol=True)
+def test_apply_holds_its_offers(pause):
+    run_frontier("bfs", pause, check_protocol=True)
 
 
-def run_apply_min(pause, *, check_protocol):
-    rng = random.Random("apply-min")
+def watch_busy(bench, dut):
+    """``busy`` is high while a vertex is inside (seen at least once) and low once all are
+    out."""
+    seen = []
+
+    async def sample(ctx):
+        async for _, _, busy in ctx.tick().sample(dut.busy):
+            seen.append(busy)
+    bench.add_process(sample)
+
+    def check(ctx):
+        if not any(seen) or ctx.get(dut.busy):
+            bench.fail(f"busy: never high or still high at the end ({sum(seen)} cycles high)")
+    bench.at_end(check)
+
+
+def run_frontier(name, pause, *, check_protocol):
+    program = build(Coarse) if name == "coarse" else PROGRAMS[name]
     n = 300
-    base = rng.randrange(1 << 20)
-    old = [rng.choice([INF, rng.randrange(100), rng.randrange(1 << 32)]) for _ in range(n)]
-    temp = [rng.choice([INF, v, max(v - 1, 0), rng.randrange(100), rng.randrange(1 << 32)])
-            for v in old]
-    want_prop = [min(a, b) for a, b in zip(old, temp)]
-    want_active = [{"id": base + i, "prop": t} for i, (a, t) in enumerate(zip(old, temp))
-                   if t < a]
-    dut = ApplyMin()
-    bench = Bench(dut, "ApplyMin", pause=pause, check_protocol=check_protocol)
-    bench.source("prop", dut.prop, [{"index": base + i, "data": v} for i, v in enumerate(old)])
-    bench.source("temp", dut.temp, [{"index": base + i, "temp": v}
-                                    for i, v in enumerate(temp)])
+    old, temp, ids, new, active = frontier_case(program, random.Random(f"apply/{name}"), n)
+    dut = Apply(program=program)
+    bench = Bench(dut, f"Apply({name})", pause=pause, check_protocol=check_protocol)
+    bench.source("prop", dut.prop, [{"index": int(i), "data": int(v)}
+                                    for i, v in zip(ids, old)])
+    bench.source("temp", dut.temp, [{"index": int(i), "temp": int(v)}
+                                    for i, v in zip(ids, temp)])
+    want_active = [{"id": int(i), "prop": int(v)} for i, v, a in zip(ids, new, active) if a]
     bench.sink("o_prop", dut.o_prop, n)
     bench.sink("o_active", dut.o_active, len(want_active))
-    bench.run()
+    watch_busy(bench, dut)
+    cycles = bench.run()
     if not 0 < len(want_active) < n:
-        bench.fail(f"{len(want_active)} of {n} vertices fell: a poor random case")
-    bench.check_equal(bench.received["o_prop"], want_prop, "new VProperty")
+        bench.fail(f"{len(want_active)} of {n} vertices active: a poor random case")
+    bench.check_equal(bench.received["o_prop"], [int(v) for v in new], "new VProperty")
     bench.check_equal(bench.received["o_active"], want_active, "ActiveVertex list")
-
-
-def pagerank_model(temp):
-    t = np.uint32(temp).view(np.float32)
-    with np.errstate(all="ignore"):
-        r = np.float32(np.float32(ALPHA * t) + ONE_MINUS_ALPHA)
-    return QNAN if np.isnan(r) else int(r.view(np.uint32))
+    if pause is None and cycles > n + dut.latency + 20:
+        bench.fail(f"{cycles} cycles for {n} vertices without pauses")
 
 
 @pytest.mark.parametrize("pause", PAUSES)
 def test_apply_pagerank(pause):
+    program = PROGRAMS["pagerank"]
     rng = random.Random("apply-pagerank")
     n = 300
-    temp = [rng.choice([0, int(np.float32(rng.uniform(0, 20)).view(np.uint32)),
-                        rng.randrange(1 << 32)]) for _ in range(n)]
-    dut = ApplyPageRank(multiplier=FP32Multiplier(tag_width=1),
-                        adder=FP32Adder(tag_width=1, lzc_stage=True),
-                        alpha=FP32_ALPHA, one_minus_alpha=FP32_ONE_MINUS_ALPHA)
-    bench = Bench(dut, "ApplyPageRank", pause=pause)
-    bench.source("temp", dut.temp, [{"index": i, "temp": v} for i, v in enumerate(temp)])
+    temp = np.array([rng.choice([0.0, rng.uniform(0, 20), rng.uniform(1e-30, 1e30)])
+                     for _ in range(n)], dtype=np.float32)
+    want = np.asarray(evaluate(program.apply, {"temp": temp}), dtype=np.float32)
+    dut = Apply(program=program)
+    assert not hasattr(dut, "o_active")
+    bench = Bench(dut, "Apply(pagerank)", pause=pause)
+    bench.source("temp", dut.temp, [{"index": i, "temp": int(v)}
+                                    for i, v in enumerate(temp.view(np.uint32))])
     bench.sink("o_prop", dut.o_prop, n)
+    watch_busy(bench, dut)
     cycles = bench.run()
-    bench.check_equal(bench.received["o_prop"], [pagerank_model(t) for t in temp], "ranks")
-    if pause is None and cycles > n + 40:
+    bench.check_equal(bench.received["o_prop"], [int(v) for v in want.view(np.uint32)],
+                      "ranks")
+    if pause is None and cycles > n + dut.latency + 20:
         bench.fail(f"{cycles} cycles for {n} vertices without pauses")
+
+
+@pytest.mark.parametrize("pause", [None, 1])
+def test_apply_compares_the_vertex_with_the_root(pause):
+    """Personalized PageRank's Apply reads ``is_root``: the vertex id against the ``root``
+    register."""
+    program = PROGRAMS["ppr"]
+    rng = np.random.default_rng(6)
+    n, root = 64, 37
+    temp = rng.random(n).astype(np.float32) * 4
+    ids = np.arange(n, dtype=np.uint32)
+    want = np.asarray(evaluate(program.apply, {"temp": temp, "vertex_id": ids,
+                                               "is_root": (ids == root).astype(np.uint32)}),
+                      dtype=np.float32)
+    dut = Apply(program=program)
+    bench = Bench(dut, "Apply(ppr)", pause=pause)
+
+    async def set_root(ctx):
+        ctx.set(dut.root, root)
+    bench.sim.add_testbench(set_root)
+    bench.source("temp", dut.temp, [{"index": i, "temp": int(v)}
+                                    for i, v in enumerate(temp.view(np.uint32))])
+    bench.sink("o_prop", dut.o_prop, n)
+    bench.run()
+    bench.check_equal(bench.received["o_prop"], [int(v) for v in want.view(np.uint32)],
+                      "ranks")
+
+
+def test_refuses_what_the_apply_phase_has_not():
+    class Constant(VertexProgram):
+        prop = UInt(32)
+        reduce = "min"
+
+        def vconst(self, h):
+            return h.out_degree
+
+        def init(self, h):
+            return uint(0)
+
+        def process_edge(self, e):
+            return e.src_prop
+
+        def apply(self, v):
+            return sat_add(v.temp, v.vconst)
+
+    with pytest.raises(ConfigError, match="constant's apply reads vconst"):
+        Apply(program=build(Constant))
+    with pytest.raises(ConfigError, match="must be a graphgen.programs Program"):
+        Apply(program="bfs")
 
 
 @pytest.mark.parametrize("pause", PAUSES)

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 import golden
+from golden.programs import run_program
+from graphgen.programs import PROGRAMS
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from sim.graphicionado.top import SimMemoryConfig
@@ -89,6 +91,30 @@ def test_rtl_matches_golden(algo, graph_name, run_seeds):
     assert report.counters["edges"] == reference.counters["edges_processed"]
     assert report.counters["edges"] == report.counters["updates"]
     check_stream_counters(report, graph if algo != "cc" else graph.symmetrized(), config)
+
+
+@pytest.mark.parametrize("name", ["widest", "ppr"])
+def test_rtl_new_programs(name, run_seeds):
+    """Programs the hand-written pipeline never had, as Verilog through the host's whole
+    path (image, run, check): widest paths (a max Reduce over the weights, 2 x 2 streams)
+    and personalized PageRank (the root register, one stream, bit for bit) against
+    golden.programs.run_program."""
+    graph = GRAPHS["grid"]()
+    seed = run_seeds.get(0)
+    streams = (2, 2) if name == "widest" else (1, 1)
+    config = GraphicionadoConfig(algo=name, max_vertices=1024, edge_prefetch_lines=16,
+                                 stall_injection=25, streams_src=streams[0],
+                                 streams_dst=streams[1])
+    root = best_root(graph)
+    iters = 3 if name == "ppr" else None
+    report = simulate(graph, config, MEMORY,
+                      RunSettings(algo=name, root=root, iters=iters, seed=seed))
+    assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
+    reference = run_program(PROGRAMS[name], graph, root=root, iters=iters)
+    assert report.values.view(np.uint32).tolist() == \
+        np.asarray(reference.values).view(np.uint32).tolist()
+    assert report.iterations == reference.iterations
+    assert report.counters["edges"] == reference.counters["edges_processed"]
 
 
 def check_stream_counters(report, graph, config):

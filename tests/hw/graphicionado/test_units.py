@@ -1,41 +1,41 @@
 # amaranth: UnusedElaboratable=no
-"""Graphicionado's custom compute modules (``compute_units``): for each algorithm, the units
-a destination stream gets, each run in Amaranth's simulator against the golden vertex
-program's operation on random operands bit for bit (sssp's Process_Edge and Reduce,
-PageRank's multiply and add, CF's lane-wise Reduce), tags carried; with and without
-pauses."""
+"""The Reduce unit of a destination stream (``reduce_unit``), built from the program's reduce
+operation, run in Amaranth's simulator against ``golden.programs``' reductions on random
+operands bit for bit (min, max, saturating add, FP32 add; CF's lane-wise adds), tags
+carried; with and without pauses."""
 
 import numpy as np
 import pytest
 from amaranth.hdl import Fragment
 
-from golden.algorithms import PAGERANK, SSSP
+from graphgen.programs import UInt, VertexProgram, uint
 from hw.graphicionado.config import GraphicionadoConfig
-from hw.graphicionado.units import compute_units
+from hw.graphicionado.units import reduce_unit
 from tests.support.stream_drivers import PAUSES, Bench
 from tests.hw.graphicionado.test_cf_process_edge import bits
 
 INDEX_WIDTH = 8
+INF = 0xFFFF_FFFF
 
 
-def _units(algo, **extra):
-    units = compute_units(GraphicionadoConfig(algo=algo, max_vertices=64, **extra),
-                          index_width=INDEX_WIDTH)
-    for unit in units.values():         # elaborated: each a real, buildable unit
-        Fragment.get(unit, None)
-    return units
+class Count(VertexProgram):
+    """Counts paths of at most one hop, saturating: a reduce by saturating add."""
+    prop = UInt(32)
+    reduce = "sat_add"
+
+    def init(self, h):
+        return uint(1)
+
+    def process_edge(self, e):
+        return e.src_prop
+
+    def apply(self, v):
+        return v.temp
 
 
-def test_unit_sets():
-    for algo in ("bfs", "sssp", "cc"):
-        assert set(_units(algo)) == {"process", "reduce"}
-    assert set(_units("pagerank")) == {"process", "reduce", "apply_multiplier", "apply_adder"}
-    assert set(_units("cf")) == {"reduce"}
-
-
-def _run(unit, name, pause, a, b, want, tag_bits):
+def _run(unit, name, pause, a, b, want):
     rng = np.random.default_rng(len(a))
-    tags = [int(t) for t in rng.integers(0, 1 << tag_bits, len(a))]
+    tags = [int(t) for t in rng.integers(0, 1 << INDEX_WIDTH, len(a))]
     bench = Bench(unit, name, pause=pause)
     bench.source("i", unit.i, [{"a": x, "b": y, "tag": t} for x, y, t in zip(a, b, tags)])
     bench.sink("o", unit.o, len(a))
@@ -44,44 +44,46 @@ def _run(unit, name, pause, a, b, want, tag_bits):
                                             for r, t in zip(want, tags)], name)
 
 
-@pytest.mark.parametrize("pause", PAUSES)
-def test_sssp_units_against_the_golden_program(pause):
-    rng = np.random.default_rng(1)
-    prop = rng.integers(0, 1 << 32, 200, dtype=np.uint64).astype(np.uint32)
-    prop[::5] = 0xFFFF_FFFF                          # unreachable stays unreachable
-    prop[1::9] = 0xFFFF_FFF0
-    weight = rng.integers(0, 1 << 20, 200).astype(np.uint32)
-    units = _units("sssp")
-    want = SSSP.process_edge(weight, prop, None, None)
-    _run(units["process"], "sssp process", pause, prop.tolist(), weight.tolist(),
-         [int(x) for x in want], 32)
-    other = rng.integers(0, 1 << 32, 200, dtype=np.uint64).astype(np.uint32)
-    _run(units["reduce"], "sssp reduce", pause, prop.tolist(), other.tolist(),
-         [int(x) for x in SSSP.reduce(prop, other)], INDEX_WIDTH)
+def _words(rng, n):
+    words = rng.integers(0, 1 << 32, n, dtype=np.uint64)
+    words[::5] = INF
+    words[1::7] = INF - 3
+    return words
+
+
+def _saturated(a, b):
+    return np.minimum(a + b, INF)
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-def test_pagerank_units_against_the_golden_program(pause):
+@pytest.mark.parametrize("algo, want", [("bfs", np.minimum), ("widest", np.maximum),
+                                        (f"{__file__}:Count", _saturated)])
+def test_integer_reduce(algo, want, pause):
+    unit = reduce_unit(GraphicionadoConfig(algo=algo, max_vertices=64),
+                       index_width=INDEX_WIDTH)
+    Fragment.get(unit, None)
+    rng = np.random.default_rng(len(algo))
+    a, b = _words(rng, 150), _words(rng, 150)
+    _run(unit, f"{algo} reduce", pause, a.tolist(), b.tolist(),
+         [int(x) for x in want(a, b)])
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+def test_fp32_reduce(pause):
+    unit = reduce_unit(GraphicionadoConfig(algo="pagerank", max_vertices=64),
+                       index_width=INDEX_WIDTH)
     rng = np.random.default_rng(2)
-    prop = rng.random(150).astype(np.float32)
-    const = (1 / rng.integers(1, 50, 150)).astype(np.float32)
-    units = _units("pagerank")
-    _run(units["process"], "pagerank process", pause, bits(prop), bits(const),
-         bits(PAGERANK.process_edge(None, prop, const, None)), 32)
-    other = (rng.random(150) * 3).astype(np.float32)
-    _run(units["reduce"], "pagerank reduce", pause, bits(prop), bits(other),
-         bits(PAGERANK.reduce(prop, other)), INDEX_WIDTH)
-    _run(units["apply_multiplier"], "apply multiplier", pause, bits(prop), bits(other),
-         bits(prop * other), 1)
-    _run(units["apply_adder"], "apply adder", pause, bits(prop), bits(-other),
-         bits(prop - other), 1)
+    a = rng.random(150).astype(np.float32)
+    b = (rng.random(150) * 3).astype(np.float32)
+    b[::6] = -a[::6]
+    _run(unit, "pagerank reduce", pause, bits(a), bits(b), bits(a + b))
 
 
 @pytest.mark.parametrize("pause", PAUSES)
 def test_cf_reduce_adds_lane_by_lane(pause):
     config = GraphicionadoConfig(algo="cf", max_vertices=64)
     lanes = config.lanes
-    unit = compute_units(config, index_width=INDEX_WIDTH)["reduce"]
+    unit = reduce_unit(config, index_width=INDEX_WIDTH)
     Fragment.get(unit, None)
     rng = np.random.default_rng(3)
     a = (rng.standard_normal((40, lanes)) * 5).astype(np.float32)

@@ -35,6 +35,7 @@ DESIGNS = [
                                                 edge_readers=2, max_slices=3)),
     (GraphicionadoPipeline, GraphicionadoConfig(algo="cf", symmetric=True, max_slices=3,
                                                 max_vertices=4096)),
+    (GraphicionadoPipeline, GraphicionadoConfig(algo="ppr")),
     (DepGraph, DepGraphConfig()),
     (DepGraph, DepGraphConfig(engines=2)),
     (BfsEngine, BfsConfig()),

@@ -1,0 +1,79 @@
+"""What the pipeline builds from a program: the facts the hand-written table gave for the
+built-ins (reduce identity, full edge access, floating point, large property) derived from
+the programs; file programs by ``path:Class``; refusals naming the program and the reason;
+the reduce expression against golden.programs' reductions."""
+
+import numpy as np
+import pytest
+
+from golden.programs import evaluate
+from graphgen.programs import Float32, Param, UInt, VertexProgram, build, uint
+from hw.graphicionado.algorithms import algorithm_of, check_buildable, reduce_expression
+from hw.lib.config import ConfigError
+
+
+def test_built_ins_as_the_pipeline_sees_them():
+    table = {"bfs": (0xFFFF_FFFF, False, False, False), "sssp": (0xFFFF_FFFF, False, False, False),
+             "cc": (0xFFFF_FFFF, False, False, False), "pagerank": (0, True, True, False),
+             "ppr": (0, True, True, False),
+             "cf": (0, True, True, True), "widest": (0, False, False, False),
+             "labelprop": (0, False, False, False)}
+    for name, facts in table.items():
+        algorithm = algorithm_of(name)
+        assert algorithm.name == name
+        assert (algorithm.reduce_identity, algorithm.full_edge_access,
+                algorithm.floating_point, algorithm.large_property) == facts, name
+        assert algorithm.frontier == (not facts[1])
+
+
+def _program(**fields):
+    base = {"prop": UInt(32), "reduce": "min", "init": lambda self, h: uint(0),
+            "process_edge": lambda self, e: e.src_prop, "apply": lambda self, v: v.temp}
+    base.update(fields)
+    return build(type("P", (VertexProgram,), base))
+
+
+def test_refusals_name_the_program_and_the_reason():
+    assert algorithm_of("ppr").apply_reads_root and not algorithm_of("pagerank").apply_reads_root
+    with pytest.raises(ConfigError, match="algo: unknown program 'dfs'"):
+        algorithm_of("dfs")
+    with pytest.raises(ConfigError, match="32-bit properties"):
+        check_buildable(_program(prop=UInt(16), init=lambda self, h: uint(0, 16),
+                                 process_edge=lambda self, e: e.src_prop))
+    with pytest.raises(ConfigError, match="Apply reads vconst"):
+        check_buildable(_program(vconst=lambda self, h: h.out_degree,
+                                 apply=lambda self, v: v.vconst))
+    with pytest.raises(ConfigError, match="src_const"):
+        check_buildable(_program(vconst=lambda self, h: h.out_degree,
+                                 process_edge=lambda self, e: e.src_const))
+    with pytest.raises(ConfigError, match="tolerance"):
+        check_buildable(_program(prop=Float32, reduce="fadd", mode="all", tolerance=0.01,
+                                 init=lambda self, h: Param("x", Float32, 1.0)))
+    with pytest.raises(ConfigError, match="Apply reading vprop"):
+        check_buildable(_program(prop=Float32, reduce="fadd", mode="all", iterations=2,
+                                 init=lambda self, h: Param("x", Float32, 1.0),
+                                 apply=lambda self, v: v.vprop))
+
+
+def test_file_programs(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text("from graphgen.programs import UInt, VertexProgram, maximum, uint\n"
+                    "class Mine(VertexProgram):\n"
+                    "    prop = UInt(32)\n    reduce = 'max'\n"
+                    "    def init(self, h): return uint(0)\n"
+                    "    def process_edge(self, e): return e.src_prop\n"
+                    "    def apply(self, v): return maximum(v.vprop, v.temp)\n")
+    algorithm = algorithm_of(f"{path}:Mine")
+    assert algorithm.name == "mine" and algorithm.reduce_identity == 0
+
+
+def test_reduce_expressions():
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 1 << 32, 50, dtype=np.uint64).astype(np.uint32)
+    b = rng.integers(0, 1 << 32, 50, dtype=np.uint64).astype(np.uint32)
+    for name, want in (("bfs", np.minimum(a, b)), ("widest", np.maximum(a, b))):
+        got = evaluate(reduce_expression(algorithm_of(name).program), {"a": a, "b": b})
+        assert got.tolist() == want.tolist()
+    x, y = rng.random(50).astype(np.float32), rng.random(50).astype(np.float32)
+    got = evaluate(reduce_expression(algorithm_of("pagerank").program), {"a": x, "b": y})
+    assert got.view(np.uint32).tolist() == (x + y).view(np.uint32).tolist()
