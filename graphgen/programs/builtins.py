@@ -63,12 +63,11 @@ class SSSP(_FromRoot):
         return sat_add(e.src_prop, e.weight)
 
 
-class CC(VertexProgram):
-    """Connected components: each vertex labelled with its component's smallest vertex id."""
+class _Labels(VertexProgram):
+    """Each vertex starts with its own id as label and takes its neighbours' labels through
+    ``reduce``, on the undirected graph: a label per weakly connected component."""
 
-    name = "cc"
     prop = UInt(32)
-    reduce = "min"
     weight = None
     undirected = True
 
@@ -77,6 +76,13 @@ class CC(VertexProgram):
 
     def process_edge(self, e: Operands):
         return e.src_prop
+
+
+class CC(_Labels):
+    """Connected components: each vertex labelled with its component's smallest vertex id."""
+
+    name = "cc"
+    reduce = "min"
 
     def apply(self, v: Operands):
         return minimum(v.vprop, v.temp)
@@ -145,21 +151,12 @@ class WidestPath(VertexProgram):
         return maximum(v.vprop, v.temp)
 
 
-class LabelPropagation(VertexProgram):
+class LabelPropagation(_Labels):
     """Label propagation with the largest label: each vertex ends with its component's
     largest vertex id."""
 
     name = "labelprop"
-    prop = UInt(32)
     reduce = "max"
-    weight = None
-    undirected = True
-
-    def init(self, h: Operands):
-        return h.vertex_id
-
-    def process_edge(self, e: Operands):
-        return e.src_prop
 
     def apply(self, v: Operands):
         return maximum(v.vprop, v.temp)
