@@ -160,7 +160,10 @@ def test_crossbar_lints_clean(tmp_path, inputs, outputs):
     lint(out)
 
 
-@pytest.mark.parametrize("data_width", [64, pytest.param(512, marks=pytest.mark.soak)])
+# In make soak: make test lints an AXI top, masters included, through the FuseSoC core's lint
+# target (tests/tools/test_fusesoc_core.py).
+@pytest.mark.soak
+@pytest.mark.parametrize("data_width", [64, 512])
 def test_axi_master_lints_clean(tmp_path, data_width):
     from hw.lib.axi.master import AXI4Master
     from sim.harness import emit_verilog

@@ -93,7 +93,9 @@ def test_rtl_matches_golden(algo, graph_name, run_seeds):
     check_stream_counters(report, graph if algo != "cc" else graph.symmetrized(), config)
 
 
-@pytest.mark.parametrize("name", ["widest", "ppr"])
+# widest (2 x 2 streams, 40 s here) in make soak; make test runs it in Amaranth's simulator
+# (tests/hw/graphicionado/test_top.py).
+@pytest.mark.parametrize("name", [pytest.param("widest", marks=pytest.mark.soak), "ppr"])
 def test_rtl_new_programs(name, run_seeds):
     """Programs the hand-written pipeline never had, as Verilog through the host's whole
     path (image, run, check): widest paths (a max Reduce over the weights, 2 x 2 streams)
