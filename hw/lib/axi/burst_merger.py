@@ -118,27 +118,16 @@ class BurstMerger(wiring.Component):
         locked = Signal()                   # offered and not taken at the last edge
         locked_slot = Signal(range(n))
         after_write = Signal(n)             # a read burst took a line beside a write burst
-        # Where the last ``n`` bursts to leave ended (a ring, ``next_ended`` the oldest): a
-        # burst that starts there, of the same kind and tag, continues a stream and may be
-        # held.
-        ended = [Signal(self._addr_width + 1, name=f"ended{k}") for k in range(n)]
-        next_ended = Signal(range(n))
-        ended_tag = [Signal.like(self.bursts.payload.tag, name=f"ended_tag{k}")
-                     for k in range(n)]
-        ended_write = Signal(n)
-        ended_valid = Signal(n)
-        streaming = Signal(n)
+        streaming = Signal(n)               # started where a stream's last burst ended
         m.d.comb += [self.busy.eq(is_open.any()),
                      self.writing.eq(Cat(is_open[k] & slots[k].write for k in range(n)).any())]
 
         new_page = req.addr[:6] == 0 if self._addr_width > 6 else 0
         owns, overlaps, joins, blocks, ready_to_go, free = (Signal(n, name=name) for name in (
             "owns", "overlaps", "joins", "blocks", "ready_to_go", "free"))
-        followings = []
         for k, burst in enumerate(slots):
             # One bit wider than a line address, so the line after the last does not wrap.
             following = Signal(self._addr_width + 1, name=f"following{k}")
-            followings.append(following)
             room = Signal(name=f"room{k}")
             m.d.comb += [
                 following.eq(burst.addr + burst.len + 1),
@@ -199,22 +188,7 @@ class BurstMerger(wiring.Component):
             self.lines.payload.wmask.eq(req.wmask),
         ]
         taken = self.i.valid & self.i.ready
-        # (A burst leaving this cycle counts: its end is not yet in ``ended``.)
-        continues = Cat(
-            (ended_valid[k] & (ended[k] == req.addr) & (ended_write[k] == req.write) &
-             (req.write | (ended_tag[k] == req.tag))) |
-            (leaving[k] & (followings[k] == req.addr) & (slots[k].write == req.write) &
-             (req.write | (slots[k].tag == req.tag)))
-            for k in range(n)).any()
-        with m.If(leaving.any()):
-            m.d.sync += next_ended.eq(Mux(next_ended == n - 1, 0, next_ended + 1))
-            for k in range(n):
-                with m.If(next_ended == k):
-                    m.d.sync += [ended[k].eq(self.bursts.payload.addr +
-                                             self.bursts.payload.len + 1),
-                                 ended_tag[k].eq(self.bursts.payload.tag),
-                                 ended_write[k].eq(self.bursts.payload.write),
-                                 ended_valid[k].eq(1)]
+        continues = self._continues_a_stream(m, leaving.any())
         write_leaves = Cat(leaving[k] & slots[k].write for k in range(n)).any()
         with m.If(write_leaves):
             m.d.sync += after_write.eq(0)
@@ -233,3 +207,26 @@ class BurstMerger(wiring.Component):
             with m.Elif(leaving[k]):
                 m.d.sync += is_open[k].eq(0)
         return m
+
+    def _continues_a_stream(self, m, leaves):
+        """Where the last ``open_bursts`` bursts to leave ended, in a ring (``leaves``: the
+        offered burst is taken this cycle). Returns: the waiting request starts where one of
+        them, or the burst leaving now, of its kind and tag ended."""
+        n, req, burst = self._open, self.i.payload, self.bursts.payload
+        end = Signal(self._addr_width + 1)
+        m.d.comb += end.eq(burst.addr + burst.len + 1)
+        ends = [Signal(burst.shape(), name=f"ended{k}") for k in range(n)]
+        end_lines = [Signal.like(end, name=f"ended_line{k}") for k in range(n)]
+        known = Signal(n)
+        oldest = Signal(range(n))
+        with m.If(leaves):
+            m.d.sync += oldest.eq(Mux(oldest == n - 1, 0, oldest + 1))
+            for k in range(n):
+                with m.If(oldest == k):
+                    m.d.sync += [ends[k].eq(burst), end_lines[k].eq(end), known[k].eq(1)]
+
+        def continued(first, write, tag):
+            return (first == req.addr) & (write == req.write) & (req.write | (tag == req.tag))
+        return (Cat(known[k] & continued(end_lines[k], ends[k].write, ends[k].tag)
+                    for k in range(n)).any() |
+                (leaves & continued(end, burst.write, burst.tag)))
