@@ -7,8 +7,8 @@ simulation (a host's second run, without ``aresetn``). A read or write answered 
 the run with the driver's RunError and the next run is right.
 
 Builds are cached by the Verilog's hash, so one build per design serves every run of it.
-make test runs the BFS engine and the dynamic graph unit once each with pauses (Graphicionado's
-and DepGraph's AXI tops run in make test in Amaranth's simulator, tests/hw/lib/test_axi_top.py;
+make test runs the BFS engine once with pauses (the other designs' AXI tops run in make test in
+Amaranth's simulator, tests/hw/lib/test_axi_top.py;
 the SLVERR test runs the BFS engine here, every other design in make soak); their runs here
 and the whole crossing (every design, pauses on and off, two seeds) are in make soak.
 """
@@ -67,7 +67,8 @@ FAR_BASE = {"graphicionado": "vprop_base", "bfs": "out_offsets_base",
 
 MAKE_TEST = [pytest.param("graphicionado", None, marks=pytest.mark.soak),
              pytest.param("graphicionado", 1, marks=pytest.mark.soak),
-             ("bfs", 2), pytest.param("depgraph", 3, marks=pytest.mark.soak), ("dyngraph", 4)]
+             ("bfs", 2), pytest.param("depgraph", 3, marks=pytest.mark.soak),
+             pytest.param("dyngraph", 4, marks=pytest.mark.soak)]
 
 
 @pytest.mark.parametrize("name, pause", MAKE_TEST)
