@@ -87,6 +87,7 @@ bench: venv system-deps
 		--json build/bench/graphicionado-pagerank-ecp5.json
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --target asic \
 		--json build/bench/graphicionado-pagerank-asic.json
+	$(BIN)/python bench/bench_program_ops.py --json build/bench/program-ops.json
 	$(BIN)/python bench/bench_depgraph_golden.py --json build/bench/depgraph-golden.json
 	$(BIN)/python bench/bench_depgraph_models.py --json build/bench/depgraph-models.json
 	$(BIN)/python bench/bench_depgraph_rtl.py --json build/bench/depgraph-rtl.json
