@@ -34,7 +34,7 @@ DESIGN_SETTINGS = {
     "bfs": ("algo", "root"),
     "depgraph": ("algo", "root", "tolerance", "hub_lam", "hub_sample_min"),
     "dyngraph": ("updates", "batch", "compact_vertices"),
-    "graphicionado": ("algo", "root", "iters", "slices", "cf", "overlay", "sim_top"),
+    "graphicionado": ("algo", "root", "iters", "slices", "cf", "params", "overlay", "sim_top"),
 }
 
 # CF's parameters a run may set (``golden.cf_program``'s; K is the configuration's).
@@ -57,6 +57,9 @@ class RunSettings:
       slicing partitions (§VI.B); None: as many as the scratchpad needs.
     - ``cf`` (graphicionado): CF's parameters (``gamma``, ``lam``, ``seed``, ``init_scale``
       of :func:`golden.cf_program`; K is the configuration's ``property_bytes / 4``).
+    - ``params`` (graphicionado): values of the program's parameters by name (the others keep
+      their defaults): its initial state, its golden run and the design's ``param_<k>``
+      registers.
     - ``overlay`` (graphicionado): region name to uint32 words another unit wrote (the
       dynamic graph's compactor: ``edges``, ``table``, ``vconst``), put over the regions the
       host laid out, so the pipeline reads that unit's lists.
@@ -85,6 +88,7 @@ class RunSettings:
     iters: int | None = None
     slices: int | None = None
     cf: dict | None = None
+    params: dict | None = None
     overlay: dict | None = None
     sim_top: tuple | None = None
     tolerance: float = 1e-6
@@ -144,6 +148,9 @@ class RunSettings:
             if unknown:
                 raise ConfigError(f"RunSettings: cf takes {', '.join(CF_PARAMETERS)}, not "
                                   f"{', '.join(unknown)}")
+        if self.params is not None and not isinstance(self.params, dict):
+            raise ConfigError(f"RunSettings: params must map parameter names to values, not "
+                              f"{type(self.params).__name__}")
         if self.sim_top is not None and not (
                 isinstance(self.sim_top, tuple) and len(self.sim_top) == 2 and
                 callable(self.sim_top[0])):

@@ -25,6 +25,7 @@ from graphgen.programs import (Float32, Float32Vector, Operand, Program, Program
 from graphgen.programs.expr import walk
 from hw.lib.arith.fp32 import float32_bits
 from hw.lib.config import ConfigError
+from hw.lib.program.params import params_of
 
 
 __all__ = ["Algorithm", "algorithm_of", "check_buildable", "reduce_expression"]
@@ -65,6 +66,17 @@ class Algorithm:
     @property
     def frontier(self) -> bool:
         return self.program.mode == "frontier"
+
+    @property
+    def params(self) -> dict:
+        """The run-time parameters the pipeline's datapaths read (Process_Edge, Apply and
+        the active rule), by name in name order: a register each (``param_<k>``, k their
+        place in this order). CF's gamma and lambda are registers of their own."""
+        if self.large_property:
+            return {}
+        program = self.program
+        return params_of(program.process_edge, program.apply,
+                         program.active if self.frontier else None)
 
     @property
     def apply_reads_root(self) -> bool:

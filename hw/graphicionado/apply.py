@@ -11,7 +11,7 @@ from graphgen.programs import BOOL, Program, UInt
 from hw.lib.config import ConfigError
 from hw.lib.arith.fp32 import SIGN_BIT
 from hw.lib.arith.fp32_vector import FP32Lanes, check_lanes
-from hw.lib.program import Datapath, operands_of
+from hw.lib.program import Datapath, drive_params, operands_of, params_member, params_of
 from .layouts import ActiveVertex
 from .scratchpad import TempItem, temp_item
 from .sequential_vertex_read import item_layout
@@ -46,6 +46,8 @@ class Apply(wiring.Component):
     o_active : ``Out(stream.Signature(ActiveVertex))``, frontier programs
     root : ``In(32)``, programs reading ``is_root``
         The root's vertex id (a register of the run): ``is_root`` is ``vertex_id == root``.
+    params : ``In(StructLayout)``, programs whose Apply or active rule reads parameters
+        Their run-time values (:mod:`hw.lib.program.params`; each its default when undriven).
     busy : ``Out(1)``
         A vertex taken is not yet out on every output it goes to (it is in the datapath or
         half through the fork).
@@ -88,7 +90,9 @@ class Apply(wiring.Component):
         self._reads_root = any("is_root" in operands_of(expr) for expr in
                                (program.apply, program.active) if expr is not None)
         members = {"temp": In(stream.Signature(TempItem)), "o_prop": Out(stream.Signature(32)),
-                   "busy": Out(1)}
+                   "busy": Out(1),
+                   **params_member(params_of(program.apply,
+                                             program.active if self._frontier else None))}
         if self._reads_root:
             members["root"] = In(32)
         if self._frontier:
@@ -103,6 +107,8 @@ class Apply(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.datapath = datapath = self._datapath
+        if hasattr(self, "params"):
+            drive_params(m, self.params, datapath, *([self._active] if self._active else []))
         index, temp = self.temp.payload.index, self.temp.payload.temp
         old = self.prop.payload.data if self._frontier else Const(0, 32)
         words = {"vprop": old, "temp": temp, "vertex_id": index}

@@ -20,6 +20,7 @@ from hw.lib.cam import CAMConfig
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.line_writer import SequentialLineWriter
 from hw.lib.memory.port import MemoryPortSignature
+from hw.lib.program import drive_params, params_member
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from hw.lib.stream.links import StreamLinks
@@ -104,6 +105,8 @@ class DestinationStream(wiring.Component):
         ``dst_prop_read`` with P4.
     stall_seed : ``In(32)`` with stall injection.
     root : ``In(32)`` for programs whose Apply reads ``is_root``: the root's id.
+    params : ``In(StructLayout)`` for programs with run-time parameters
+        (:attr:`~hw.graphicionado.algorithms.Algorithm.params`), to Process_Edge and Apply.
     """
 
     def __init__(self, config: GraphicionadoConfig, index: int, *, throttle=None):
@@ -139,6 +142,7 @@ class DestinationStream(wiring.Component):
             members["stall_seed"] = In(32)
         if config.algorithm.apply_reads_root:
             members["root"] = In(32)
+        members.update(params_member(config.algorithm.params))
         super().__init__(members)
         self.link_probes = []
 
@@ -197,6 +201,8 @@ class DestinationStream(wiring.Component):
         else:
             process = ProcessEdge(program=cfg.program, dst_prop=cfg.dst_property_read,
                                   dst_shift=dst_shift)
+            if hasattr(process, "params"):
+                drive_params(m, self.params, process)
         m.submodules.process_edge = process
         update = update_layout(word_width)
         # Registered output: the CAM lookup then starts from a flip-flop, not a LUT RAM read.
@@ -428,6 +434,8 @@ class DestinationStream(wiring.Component):
         apply = Apply(program=self._config.program)
         if self._config.algorithm.apply_reads_root:
             m.d.comb += apply.root.eq(self.root)
+        if self._config.algorithm.params:
+            drive_params(m, self.params, apply)
         return apply
 
     def _apply_all(self, m, link, temp_stream, fifo_a4):

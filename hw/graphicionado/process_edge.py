@@ -8,7 +8,7 @@ from amaranth.lib.wiring import In, Out
 
 from graphgen.programs import Program
 from hw.lib.config import ConfigError
-from hw.lib.program import Datapath, operands_of
+from hw.lib.program import Datapath, drive_params, operands_of, params_member, params_of
 from .layouts import DestinedEdge, SourcedEdge, Update
 
 
@@ -39,6 +39,8 @@ class ProcessEdge(wiring.Component):
         slice (§VI.A; 0 unsliced).
     i : ``In(stream.Signature(DestinedEdge if dst_prop else SourcedEdge))``
     o : ``Out(stream.Signature(Update))``
+    params : ``In(StructLayout)``, programs whose Process_Edge reads parameters
+        Their run-time values (:mod:`hw.lib.program.params`; each its default when undriven).
 
     Attributes
     ----------
@@ -61,6 +63,7 @@ class ProcessEdge(wiring.Component):
             "dst_base": In(32),
             "i": In(stream.Signature(DestinedEdge if dst_prop else SourcedEdge)),
             "o": Out(stream.Signature(Update)),
+            **params_member(params_of(program.process_edge)),
         })
 
     @property
@@ -70,6 +73,8 @@ class ProcessEdge(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.datapath = datapath = self._datapath
+        if datapath.params:
+            drive_params(m, self.params, datapath)
         payload = self.i.payload
         edge = payload.edge
         words = {"weight": edge.weight, "src_prop": payload.prop, "src_const": payload.const}

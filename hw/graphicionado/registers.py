@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from hw.graphicionado.config import GraphicionadoConfig
 
 
-__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "ROOT_REGISTERS", "EXTENDED_REGISTERS", "BASE_COUNTERS",
+__all__ = ["BASE_REGISTERS", "CF_REGISTERS", "ROOT_REGISTERS", "EXTENDED_REGISTERS",
+           "param_registers", "BASE_COUNTERS",
            "CHANNEL_COUNTERS", "STATUS", "ITERATION_COUNTER", "registers", "counter_names",
            "register_description"]
 
@@ -27,6 +28,14 @@ CF_REGISTERS = ("cf_gamma", "cf_lam")
 
 # A program whose Apply reads is_root (personalized PageRank): the root's vertex id.
 ROOT_REGISTERS = ("root",)
+
+
+def param_registers(cfg: GraphicionadoConfig) -> dict[str, str]:
+    """Register name -> the program's run-time parameter it holds: ``param_<k>`` for the k-th
+    of :attr:`~hw.graphicionado.algorithms.Algorithm.params` (binary32 for a Float32
+    parameter, else the unsigned value)."""
+    return {f"param_{k}": name for k, name in enumerate(cfg.algorithm.params)}
+
 
 # Extended slicing (§VI.B): the partitions N (of ``slice_vertices`` ids each) and the line
 # address of the VTempProperty partitions written back between slices.
@@ -60,7 +69,8 @@ def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
     writes the other: with slices, a later slice must still read the values the iteration
     started with (the host sets both bases equal when unsliced). CF adds
     :data:`CF_REGISTERS`, a program whose Apply reads ``is_root`` :data:`ROOT_REGISTERS`,
-    extended slicing :data:`EXTENDED_REGISTERS`."""
+    a program with run-time parameters :func:`param_registers`, extended slicing
+    :data:`EXTENDED_REGISTERS`."""
     if cfg.algorithm.full_edge_access:
         groups = cfg.max_slices * cfg.partitions * cfg.edge_readers
         extra = tuple(f"edge_part_{i}" for i in range(groups + 1))
@@ -70,6 +80,7 @@ def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
         extra += CF_REGISTERS
     if cfg.algorithm.apply_reads_root:
         extra += ROOT_REGISTERS
+    extra += tuple(param_registers(cfg))
     if cfg.extended_slicing:
         extra += EXTENDED_REGISTERS
     return BASE_REGISTERS + extra
@@ -91,9 +102,11 @@ def register_description(cfg: GraphicionadoConfig) -> RDLSource:
     defines = {"FULL_EDGE_ACCESS": cfg.algorithm.full_edge_access,
                "LARGE_PROPERTY": cfg.algorithm.large_property,
                "APPLY_ROOT": cfg.algorithm.apply_reads_root,
+               "PROGRAM_PARAMS": bool(cfg.algorithm.params),
                "EXTENDED_SLICING": cfg.extended_slicing}
     return RDLSource(Path(__file__).with_name("registers.rdl"), "graphicionado",
                      {"PARTITIONS": cfg.partitions, "MAX_SLICES": cfg.max_slices,
                       "EDGE_READERS": cfg.edge_readers, "STREAMS_SRC": cfg.streams_src,
-                      "STREAMS_DST": cfg.streams_dst, "MEMORY_CHANNELS": cfg.memory_channels},
+                      "STREAMS_DST": cfg.streams_dst, "MEMORY_CHANNELS": cfg.memory_channels,
+                      "PARAMS": max(1, len(cfg.algorithm.params))},
                      tuple(name for name, on in defines.items() if on))

@@ -233,6 +233,8 @@ class GraphicionadoPipeline(RegisterDesign):
             ]
             if cfg.algorithm.apply_reads_root:
                 m.d.comb += destination.root.eq(regs["root"])
+            m.d.comb += [destination.params[name].eq(regs[f"param_{k}"])
+                         for k, name in enumerate(cfg.algorithm.params)]
             if cfg.algorithm.large_property:
                 m.d.comb += [destination.gamma.eq(regs["cf_gamma"]),
                              destination.lam.eq(regs["cf_lam"])]

@@ -66,18 +66,20 @@ def _partition_order(num_vertices: int, partitions: int) -> np.ndarray:
 
 def expected_values(graph: golden.Graph, algo: str, *, root, iters, streams_src: int,
                     streams_dst: int, cf: dict | None = None, symmetric: bool = False,
-                    partition_vertices: int | None = None) -> Expected:
+                    partition_vertices: int | None = None,
+                    params: dict | None = None) -> Expected:
     """The golden model's result for ``graph`` (as given: CC symmetrizes it itself);
     ``cf``: CF's parameters (``golden.cf_program``'s); ``symmetric``: the pipeline reads
     each undirected edge once (§IV.D), in extended slices of ``partition_vertices`` (§VI.B;
-    None: unsliced)."""
+    None: unsliced); ``params``: the program's parameters (others: their defaults)."""
     if algo == "cf":
         if symmetric:
             return _expected_cf_symmetric(graph, iters, streams_src, streams_dst, cf or {},
                                           partition_vertices)
         return _expected_cf(graph, iters, streams_src, streams_dst, cf or {})
     program = algorithm_of(algo).program
-    reference = run_program(program, graph, root=root, iters=iters)
+    params = params or {}
+    reference = run_program(program, graph, root=root, iters=iters, **params)
     values = np.asarray(reference.values)
     edges = reference.counters["edges_processed"]
     partitions = max(streams_src, streams_dst)
@@ -89,7 +91,7 @@ def expected_values(graph: golden.Graph, algo: str, *, root, iters, streams_src:
                                              new_id[graph.dst], graph.weight)
         renumbered_root = None if root is None else int(new_id[root])
         values = np.asarray(run_program(program, renumbered, root=renumbered_root,
-                                        iters=iters).values)[new_id]
+                                        iters=iters, **params).values)[new_id]
         return Expected(values, reference.iterations, edges, "exact (partition order)")
     bound = pagerank_bound(graph, reference.iterations)
     return Expected(values, reference.iterations, edges, f"within {bound:.3g} relative",

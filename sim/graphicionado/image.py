@@ -22,7 +22,7 @@ import numpy as np
 
 from golden import Graph
 from golden.algorithms import CF_DEFAULTS, cf_program
-from golden.programs import golden_program
+from golden.programs import golden_program, param_values
 from graphgen.programs import Float32
 from hw.lib.arith.fp32 import float32_bits
 from hw.graphicionado.algorithms import algorithm_of
@@ -77,7 +77,7 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
                 max_iterations: int = 0xFFFF_FFFF, streams_src: int = 1,
                 streams_dst: int = 1, edge_readers: int = 1, slice_vertices: int | None = None,
                 max_slices: int = 1, cf: dict | None = None,
-                extended: bool = False) -> GraphImage:
+                extended: bool = False, params: dict | None = None) -> GraphImage:
     """Lay out ``graph`` (already symmetrized for undirected programs) and the initial state of
     the program ``algo`` (its ``init``, ``vconst`` and first active set, evaluated by
     ``golden.programs``), for ``streams_src`` × ``streams_dst`` streams (§V.A).
@@ -102,6 +102,9 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     ``ext_partitions`` is N and ``temp_base`` the memory VTempProperty partitions are written
     back to (per partition, per destination stream, ``slice_vertices / m`` vertices of K
     words).
+
+    ``params``: values of the program's parameters (others: their defaults), for the initial
+    state and the registers ``param_<k>`` (:func:`hw.graphicionado.registers.param_registers`).
 
     CF: ``cf`` holds ``golden.cf_program``'s parameters (K, gamma, lam, seed, init_scale);
     VProperty holds K words per vertex (partition l from line ``l * part_lines * K``), the
@@ -138,7 +141,8 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         vprop = np.ascontiguousarray(cf_setup.vprop).view(np.uint32)
         first_vconst = None
     else:
-        _, setup = golden_program(program, graph, root if program.uses_root else None)
+        _, setup = golden_program(program, graph, root if program.uses_root else None,
+                                  params)
         weight = _weight_words(program, graph)
         vprop = _words(setup.vprop)
         first_vconst = None if setup.vconst is None else _words(setup.vconst)
@@ -209,6 +213,7 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     })
     if algorithm_of(algo).apply_reads_root:
         registers["root"] = root
+    registers.update(_param_words(algo, params or {}))
     if algo == "cf":
         program = _cf_params(cf)
         registers.update({"cf_gamma": float32_bits(program["gamma"]),
@@ -216,6 +221,14 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     words = vprop.shape[1] if vprop.ndim == 2 else 1
     return GraphImage(dram, registers, n, m, parts, part_lines, slices, slice_vertices, double,
                       words)
+
+
+def _param_words(algo: str, params: dict) -> dict[str, int]:
+    """The registers of the parameters the pipeline reads: each value's 32-bit word."""
+    algorithm = algorithm_of(algo)
+    values = param_values(algorithm.program, params)
+    return {f"param_{k}": float32_bits(values[name]) if param.type is Float32
+            else int(values[name]) for k, (name, param) in enumerate(algorithm.params.items())}
 
 
 def _words(values: np.ndarray) -> np.ndarray:

@@ -264,7 +264,7 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
     ``run`` (:class:`sim.run_settings.RunSettings`): ``algo`` (None: the configuration's),
     ``root``, ``iters`` (PageRank and CF run 10 unless it says otherwise, as the golden
     model), ``slices`` (graph slices, §VI.A; None: as many as the scratchpad needs), ``cf``
-    (CF's parameters), ``overlay`` (regions another unit wrote, put over the host's) and
+    (CF's parameters), ``params`` (the program's parameters), ``overlay`` (regions another unit wrote, put over the host's) and
     ``sim_top`` (a top in place of :class:`GraphicionadoSimTop`, as :mod:`sim.postsynth`'s
     around the ECP5 netlist)."""
     run.check("graphicionado")
@@ -281,7 +281,7 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
                                 iters=iters, streams_src=config.streams_src,
                                 streams_dst=config.streams_dst, cf=cf,
                                 symmetric=config.symmetric,
-                                partition_vertices=slice_vertices)
+                                partition_vertices=slice_vertices, params=run.params)
     golden_seconds = time.perf_counter() - started
 
     run_graph = graph.symmetrized() if program.undirected and not config.symmetric else \
@@ -291,7 +291,7 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
                         max_iterations=max_iterations, streams_src=config.streams_src,
                         streams_dst=config.streams_dst, edge_readers=config.edge_readers,
                         slice_vertices=slice_vertices, max_slices=config.max_slices, cf=cf,
-                        extended=config.extended_slicing)
+                        extended=config.extended_slicing, params=run.params)
     for name, words in (run.overlay or {}).items():
         image.dram.overwrite(name, words)
     memory = memory or SimMemoryConfig(channels=config.memory_channels)

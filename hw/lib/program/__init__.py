@@ -25,7 +25,9 @@ Operations (:data:`graphgen.programs.OPERATIONS`)
     then :class:`~hw.lib.arith.fp32_reciprocal.Reciprocal` of its significand. These units
     are fed every cycle and their output is taken with the enable; as no result can reach
     ``o`` before a unit is full, it then moves exactly with the rest. Constants are wires,
-    parameters are the component's ``In`` members (run-time registers), neither delayed.
+    parameters are the component's ``In`` members (run-time registers), neither delayed;
+    :mod:`.params` gathers a program's parameters into one struct port a design drives from
+    its registers.
 
 Vectors
     ``Float32Vector(K)`` values travel in one beat, K <= 8 lanes (a 32-byte flit): lane-wise
@@ -40,6 +42,8 @@ Exactness
 """
 
 from .datapath import Datapath, operands_of, shape_of
+from .params import drive_params, params_member, params_of
 from .schedule import MAX_LANES, Schedule
 
-__all__ = ["Datapath", "Schedule", "operands_of", "shape_of", "MAX_LANES"]
+__all__ = ["Datapath", "Schedule", "operands_of", "shape_of", "MAX_LANES", "params_of",
+           "params_member", "drive_params"]
