@@ -39,8 +39,9 @@ def variant(base, **members):
 
 
 @pytest.mark.parametrize("members, message", [
-    ({"reduce": "fmul"}, "program hops: reduce 'fmul' is not a commutative, associative "
-                         "reduction the hardware builds (one of min, max, sat_add, fadd)"),
+    ({"reduce": "fmul"}, "program hops: reduce 'fmul': Reduce must be commutative and "
+                         "associative, one of the reductions the hardware builds (min, max, "
+                         "sat_add, fadd)"),
     ({"reduce": "fadd"}, "program hops: reduce fadd works on Float32 or Float32Vector, not on "
                          "the property type UInt(8)"),
     ({"process_edge": lambda self, e: lt(e.src_prop, 3)},
