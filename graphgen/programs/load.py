@@ -50,7 +50,7 @@ def load_program(spec: str) -> Program:
         return build(definition)
     except ProgramError:
         raise
-    except Exception as error:                # the user's class, beyond its functions
+    except (Exception, SystemExit) as error:  # the user's class, beyond its functions
         raise ProgramError(f"{path_text}: {class_name} does not build: {_one_line(error)}"
                            ) from None
 

@@ -147,7 +147,7 @@ class Program:
                                    ("process_edge", self.prop), ("apply", self.prop),
                                    ("active", BOOL)):
             expr = getattr(self, function)
-            if expr is None:
+            if expr is None and function in ("vconst", "active"):       # optional
                 continue
             self._typed(function, expr, expected)
             for node in walk(expr):
@@ -319,7 +319,7 @@ def build(definition: type[VertexProgram] | VertexProgram) -> Program:
             text = str(error)
             raise ProgramError(text if text.startswith(f"program {name}:")
                                else f"program {name}: {function}: {text}") from None
-        except Exception as error:      # the user's code: any failure, on one line
+        except (Exception, SystemExit) as error:     # the user's code: any failure, one line
             text = (str(error).strip().splitlines() or [""])[0]
             raise ProgramError(f"program {name}: {function} raises {type(error).__name__}"
                                f"{': ' + text if text else ''}") from None
