@@ -17,8 +17,8 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(commands) -> None:
     command = commands.add_parser("golden", help="run the NumPy golden model")
-    add_algo_option(command, "the vertex program (with --updates: bfs, sssp or pagerank on "
-                             "the updated graph, optional)")
+    add_algo_option(command, "the vertex program (with --updates: bfs or pagerank on the "
+                             "updated graph, optional)")
     command.add_argument("--graph", required=True, metavar="FILE|SPEC",
                          help="a .mtx/.npz/edge-list file or a generator such as "
                               "kron:scale=16,ef=16,seed=1")
