@@ -14,8 +14,9 @@ import numpy as np
 from hw.lib.config import ConfigError
 
 
-__all__ = ["RUN_DESIGNS", "check_board_program", "BoardCheck", "BoardRun", "host_for", "check_answer", "open_client",
-           "init_sdram", "litex_bus", "board_driver", "run_graph"]
+__all__ = ["RUN_DESIGNS", "check_board_program", "BoardCheck", "BoardRun", "host_for",
+           "check_answer", "open_client", "init_sdram", "litex_bus", "board_driver",
+           "run_graph"]
 
 # The designs a board run takes, and the program each runs without --algo (DynGraph's runs
 # are batches of updates, not a graph and an algorithm: not offered here).
