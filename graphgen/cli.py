@@ -5,13 +5,13 @@ is argparse's: ``graphgen --help`` and ``graphgen COMMAND --help``."""
 import sys
 from pathlib import Path
 
-from .commands import board, golden, report, run, sim, synth, sweep, test, verilog
+from .commands import board, golden, programs, report, run, sim, synth, sweep, test, verilog
 from .common import ArgumentParser, UsageError
 
 
 __all__ = ["main"]
 
-COMMANDS = (verilog, test, synth, golden, sim, sweep, report, board, run)
+COMMANDS = (verilog, test, synth, golden, sim, sweep, programs, report, board, run)
 
 EPILOG = ("Bad input of any kind gives one line on standard error and exit status 2; a "
           "failing RTL test, a result that differs from the golden model, a hung run (the "

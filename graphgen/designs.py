@@ -24,6 +24,7 @@ from hw.lib.stream.crossbar import Crossbar
 from hw.graphicionado.top import GraphicionadoPipeline
 from sim.gateware.stream_throttle import StreamThrottle
 
+from .algo_option import with_algo
 from .common import UsageError, parse_sets
 from .simulation import SIM_OPTIONS, Simulation
 from .simulations import bfs, depgraph, dyngraph, graphicionado
@@ -168,9 +169,12 @@ def get_design(name: str) -> Design:
 
 
 def design_and_config(args) -> tuple[Design, DesignConfig]:
-    """A command's ``--design`` and its configuration from ``--set``."""
+    """A command's ``--design`` and its configuration from ``--set`` and, for a command that
+    builds the hardware and has one, ``--algo``."""
     design = get_design(args.design)
-    return design, design.config(parse_sets(args.set))
+    overrides = with_algo(design, parse_sets(args.set), getattr(args, "algo", None),
+                          build=True)
+    return design, design.config(overrides)
 
 
 def register_designs() -> list[str]:

@@ -599,7 +599,9 @@ def write_run_page(folder: Path, output: Path) -> dict:
     sections.append(body)
     plots += p
     sections.append(_simulation_section(sim))
-    title = f"{design}: {algo.upper()} on {graph.get('source')}".strip()
+    # a built-in's name in capitals, a user's path/to/file.py:ClassName as given
+    shown = algo if ":" in algo else algo.upper()
+    title = f"{design}: {shown} on {graph.get('source')}".strip()
     lead = (f"<h1>{_e(title)}</h1><p>{_e(summary)}. RTL simulation of "
             f"<code>{_e(sim_path.name)}</code>: {_num(graph.get('num_vertices'))} vertices, "
             f"{_num(graph.get('num_edges'))} edges"

@@ -9,6 +9,7 @@ import dataclasses
 from pathlib import Path
 from typing import Callable
 
+from .algo_option import with_algo
 from .common import UsageError
 
 
@@ -83,11 +84,14 @@ class Simulation:
     """A design's hooks for running it on a graph.
 
     ``options``: which of :data:`SIM_OPTIONS` it takes; ``requires``: those it cannot run
-    without; ``check``: its own refusals of a request, before the graph is loaded;
-    ``simulate``: the run; ``report``: its figures as terminal lines. ``refusals`` words the
-    refusal of an option it does not take, where the generic one would mislead."""
+    without; ``check_program``: its refusal (ConfigError or UsageError, one line) of a vertex
+    program (``--algo``, already loaded and valid) it does not run; ``check``: its own
+    refusals of a request, before the graph is loaded; ``simulate``: the run; ``report``: its
+    figures as terminal lines. ``refusals`` words the refusal of an option it does not take,
+    where the generic one would mislead."""
     options: tuple[str, ...]
     requires: tuple[str, ...]
+    check_program: Callable[[str], None]
     check: Callable[[SimRequest], None]
     simulate: Callable[[SimRequest], SimRun]
     report: Callable[[SimRun], list[str]]
@@ -120,9 +124,7 @@ def sim_settings(design, overrides: dict[str, str], mem_overrides: dict[str, str
     design without memory ports to spare runs on one channel."""
     from sim.gateware.sim_memory import SimMemoryConfig
     fields = design.config_class.field_names()
-    if "algo" in fields and algo is not None:
-        if overrides.setdefault("algo", algo) != algo:
-            raise UsageError(f"--set algo={overrides['algo']} contradicts --algo {algo}")
+    overrides = with_algo(design, overrides, algo)
     if "memory_channels" in fields:
         match_memory_channels(overrides, mem_overrides)
     config = design.config(overrides)

@@ -14,16 +14,32 @@ import numpy as np
 from hw.lib.config import ConfigError
 
 
-__all__ = ["RUN_DESIGNS", "BoardCheck", "BoardRun", "host_for", "check_answer", "open_client",
-           "init_sdram", "litex_bus", "board_driver", "run_graph"]
+__all__ = ["RUN_DESIGNS", "check_board_program", "BoardCheck", "BoardRun", "host_for",
+           "check_answer", "open_client", "init_sdram", "litex_bus", "board_driver",
+           "run_graph"]
 
-# The designs a board run takes, and their algorithms (DynGraph's runs are batches of
-# updates, not a graph and an algorithm: not offered here).
-RUN_DESIGNS = {
-    "graphicionado": ("bfs", "sssp", "cc", "pagerank"),
-    "bfs": ("bfs",),
-    "depgraph": ("bfs", "sssp", "cc"),
-}
+# The designs a board run takes, and the program each runs without --algo (DynGraph's runs
+# are batches of updates, not a graph and an algorithm: not offered here).
+RUN_DESIGNS = {"graphicionado": "bfs", "bfs": "bfs", "depgraph": "bfs"}
+# DepGraph's answer is checked as unsigned words.
+_DEPGRAPH_PROGRAMS = ("bfs", "sssp", "cc")
+
+
+def check_board_program(design_name: str, algo: str) -> None:
+    """Refuse, with ConfigError, a program (``--algo``) the board run of ``design_name`` does
+    not check: Graphicionado runs any program its pipeline builds with one-word properties
+    (CF's features in flits are not offered), the BFS engine bfs, DepGraph bfs, sssp, cc."""
+    if design_name == "graphicionado":
+        from hw.graphicionado.algorithms import algorithm_of
+        if algorithm_of(algo).large_property:
+            raise ConfigError(f"program {algorithm_of(algo).name}: graphicionado on a board "
+                              f"runs programs of one-word properties, not vectors")
+        return
+    runs = {"bfs": ("bfs",), "depgraph": _DEPGRAPH_PROGRAMS}.get(design_name)
+    if runs is None:
+        raise ConfigError(f"a board run takes {', '.join(RUN_DESIGNS)}, not {design_name}")
+    if algo not in runs:
+        raise ConfigError(f"--algo {algo}: {design_name} on a board runs {', '.join(runs)}")
 
 
 @dataclasses.dataclass
@@ -71,16 +87,16 @@ def check_answer(design_name: str, config, graph, values, counters, *, root: int
     if design_name == "graphicionado":
         from sim.graphicionado.check import expected_values
         from sim.graphicionado.run import check_graph
-        algo = config.algo
-        if algo == "pagerank" and iters is None:
-            iters = 10
+        algo, program = config.algo, config.program
+        if iters is None:
+            iters = program.iterations
         slice_vertices = check_graph(graph, algo, config)
-        reference = expected_values(graph, algo, root=root if algo in ("bfs", "sssp") else None,
+        reference = expected_values(graph, algo, root=root if program.uses_root else None,
                                     iters=iters, streams_src=config.streams_src,
                                     streams_dst=config.streams_dst,
                                     partition_vertices=slice_vertices)
-        wanted = np.asarray(reference.values)
-        wanted = wanted.astype(np.float32) if algo == "pagerank" else wanted.astype(np.uint32)
+        wanted = np.asarray(reference.values).astype(
+            np.float32 if config.algorithm.floating_point else np.uint32)
         return _compare(values, wanted, reference.comparison, reference.relative_bound)
     if design_name == "bfs":
         from golden.bfs import run_bfs, validate_parents

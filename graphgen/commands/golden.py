@@ -5,6 +5,7 @@ under updates (``--updates``, :mod:`graphgen.commands.golden_updates`)."""
 import time
 from pathlib import Path
 
+from ..algo_option import add_algo_option
 from ..common import UsageError, jsonable, parse_sets
 from ..golden_models import MODELS, model_figures, model_settings, run_model, settings_help
 from ..reports import atomic_write, base_report, write_json
@@ -16,9 +17,8 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(commands) -> None:
     command = commands.add_parser("golden", help="run the NumPy golden model")
-    command.add_argument("--algo", choices=("bfs", "sssp", "pagerank", "cc", "cf"),
-                         help="the algorithm (with --updates: bfs or pagerank on the updated "
-                              "graph, optional)")
+    add_algo_option(command, "the vertex program (with --updates: bfs or pagerank on the "
+                             "updated graph, optional)")
     command.add_argument("--graph", required=True, metavar="FILE|SPEC",
                          help="a .mtx/.npz/edge-list file or a generator such as "
                               "kron:scale=16,ef=16,seed=1")
@@ -88,7 +88,12 @@ def run(args) -> int:
     if args.iters is not None:
         params["iters"] = args.iters
     start = time.perf_counter()
-    result = golden.run(args.algo, graph, **params)
+    if args.algo in golden.ALGORITHMS:
+        result = golden.run(args.algo, graph, **params)
+    else:
+        from golden.programs import run_program
+        from ..programs import load_program
+        result = run_program(load_program(args.algo), graph, **params)
     seconds = time.perf_counter() - start
     values = np.asarray(result.values)
     print(f"{args.algo} on {args.graph}: {graph.num_vertices} vertices, {graph.num_edges} edges, "
@@ -167,6 +172,7 @@ def _golden_bfs(args, graph, settings) -> int:
 
 
 def _golden_summary(algo: str, values) -> str:
+    """The built-ins' summaries by their meaning, any other program's by its values' type."""
     import numpy as np
     if algo in ("bfs", "sssp"):
         reached = values != np.iinfo(np.uint32).max
@@ -174,6 +180,9 @@ def _golden_summary(algo: str, values) -> str:
         return f"reached {int(reached.sum())} of {values.size} vertices, largest {top}"
     if algo == "cc":
         return f"{np.unique(values).size} components"
-    if algo == "pagerank":
+    if algo == "pagerank" or values.ndim == 1 and values.dtype == np.float32:
         return f"sum {float(values.sum(dtype=np.float64)):.6g}, max {float(values.max()):.6g}"
+    if values.ndim == 1 and values.size:
+        return (f"{np.unique(values).size} distinct values from {int(values.min())} to "
+                f"{int(values.max())}")
     return f"values of shape {values.shape}, mean {float(values.mean(dtype=np.float64)):.6g}"

@@ -8,6 +8,7 @@ import json
 import time
 from pathlib import Path
 
+from ..algo_option import add_algo_option
 from ..common import UsageError, add_design_options, parse_sets
 from ..designs import DESIGNS
 from ..reports import atomic_write
@@ -34,8 +35,8 @@ def add_parser(commands) -> None:
     command.add_argument("--baudrate", type=int, default=115200,
                          help="the UART bridge's rate (default 115200, LiteX's)")
     add_design_options(command, DESIGNS)
-    command.add_argument("--algo", help="the algorithm (graphicionado, depgraph: sets its "
-                                        "algo parameter; bfs: bfs)")
+    add_algo_option(command, "the vertex program (graphicionado: one of one-word properties; "
+                             "depgraph: bfs, sssp or cc; bfs: bfs; default bfs)")
     command.add_argument("--graph", required=True, metavar="FILE|SPEC")
     command.add_argument("--root", type=int, default=0)
     command.add_argument("--iters", type=int, help="graphicionado: iterations at most")
@@ -53,14 +54,12 @@ def add_parser(commands) -> None:
 
 
 def _config(args):
-    from ..board.host import RUN_DESIGNS
+    from ..board.host import RUN_DESIGNS, check_board_program
     if args.design not in RUN_DESIGNS:
         raise UsageError(f"a board run takes --design {', '.join(RUN_DESIGNS)}, not "
                          f"{args.design!r}")
-    algos = RUN_DESIGNS[args.design]
-    algo = args.algo or algos[0]
-    if algo not in algos:
-        raise UsageError(f"--algo {algo}: {args.design} on a board runs {', '.join(algos)}")
+    algo = args.algo or RUN_DESIGNS[args.design]
+    check_board_program(args.design, algo)
     overrides = parse_sets(args.set)
     design = DESIGNS[args.design]
     if "algo" in design.config().as_dict():

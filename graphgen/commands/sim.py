@@ -8,6 +8,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from ..algo_option import add_algo_option
 from ..common import (TRACE_HELP, UsageError, add_design_options, parse_sets, settings_lines,
                       trace_path)
 from ..designs import DESIGNS, check_sim_options, get_design, simulated_designs
@@ -25,8 +26,8 @@ def add_parser(commands) -> None:
                                   epilog=_options_by_design(),
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     add_design_options(command, DESIGNS)
-    command.add_argument("--algo", choices=("bfs", "sssp", "pagerank", "cc", "cf"),
-                         help="the algorithm (dyngraph: optional, run on the updated graph)")
+    add_algo_option(command, "the vertex program (dyngraph: optional, run on the updated "
+                             "graph)")
     command.add_argument("--graph", required=True, metavar="FILE|SPEC")
     command.add_argument("--root", type=int)
     command.add_argument("--iters", type=int)

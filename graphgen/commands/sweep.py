@@ -6,6 +6,7 @@ hooks: any design that has them."""
 import os
 from pathlib import Path
 
+from ..algo_option import add_algo_option
 from ..common import UsageError
 from ..designs import DESIGNS, check_sim_options, get_design, simulated_designs
 from ..reports import base_report
@@ -28,8 +29,7 @@ def add_parser(commands) -> None:
     sweep.add_argument("--targets", default="ecp5,asic",
                        help=f"comma-separated, of {', '.join(SWEEP_TARGETS)} (default "
                             f"ecp5,asic; empty: simulation only)")
-    sweep.add_argument("--algo", choices=("bfs", "sssp", "pagerank", "cc"),
-                       help="also simulate each point on --graph")
+    add_algo_option(sweep, "also simulate each point running this vertex program on --graph")
     sweep.add_argument("--graph", metavar="FILE|SPEC")
     sweep.add_argument("--root", type=int)
     sweep.add_argument("--updates", metavar="FILE|SPEC",
@@ -93,10 +93,10 @@ def _points(args) -> list[dict]:
     if args.time_limit is not None and not args.time_limit > 0:
         raise UsageError(f"--time-limit must be a positive number of seconds, not "
                          f"{args.time_limit}")
-    with_algo = args.algo and "algo" in design.config_class.field_names()
+    sets_algo = args.algo and "algo" in design.config_class.field_names()
     points = []
     for index, settings in enumerate(grid):
-        if with_algo:
+        if sets_algo:
             settings = {"algo": args.algo, **settings}
         design.config(settings)                 # every point valid before any runs
         points.append({"index": index, "design": design.name, "settings": settings,

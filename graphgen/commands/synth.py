@@ -4,6 +4,7 @@ or a bitstream for a board (``synth.board``)."""
 import math
 from pathlib import Path
 
+from ..algo_option import add_algo_option
 from ..common import UsageError, add_design_options, settings_lines
 from ..designs import DESIGNS, design_and_config
 from ..reports import atomic_write, base_report, write_json
@@ -17,6 +18,8 @@ def add_parser(commands) -> None:
     command = commands.add_parser("synth", help="synthesize a design for area and clock "
                                                 "figures")
     add_design_options(command, DESIGNS)
+    add_algo_option(command, "the vertex program the design is built for (sets its algo "
+                             "parameter)")
     command.add_argument("--target", choices=("ecp5", "generic", "asic"))
     command.add_argument("--bus", choices=BUSES, default="native",
                          help="native: the design alone (default); axi: its AXI top (as "

@@ -7,6 +7,7 @@ with ``-o`` a folder the AXI top and its register map as files
 import json
 from pathlib import Path
 
+from ..algo_option import add_algo_option
 from ..common import UsageError, add_design_options, parse_sets
 from ..designs import DESIGNS, design_and_config
 from ..fusesoc_core import core_description, core_file, lint_waivers, waivers_name
@@ -26,6 +27,8 @@ AXI_OPTIONS = ("data_width", "id_width", "axi_addr_width", "read_outstanding",
 def add_parser(commands) -> None:
     command = commands.add_parser("verilog", help="emit the Verilog of a design")
     add_design_options(command, DESIGNS)
+    add_algo_option(command, "the vertex program the design is built for (sets its algo "
+                             "parameter)")
     command.add_argument("--bus", choices=BUSES, default="native",
                          help="native: the design's own ports (default); axi: its AXI top, "
                               "AXI4 masters (m_axi_*) and an AXI4-Lite register slave "

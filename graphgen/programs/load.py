@@ -37,10 +37,8 @@ def load_program(spec: str) -> Program:
         loader.loader.exec_module(module)
     except ProgramError as error:
         raise ProgramError(f"{path_text}: {error}") from None
-    except Exception as error:                # the user's file: report any failure on one line
-        first = str(error).splitlines()[0] if str(error) else ""
-        raise ProgramError(f"{path_text} does not load: {type(error).__name__}: {first}"
-                           ) from None
+    except (Exception, SystemExit) as error:  # the user's file: any failure, on one line
+        raise ProgramError(f"{path_text} does not load: {_one_line(error)}") from None
     finally:
         sys.modules.pop(module_name, None)
     definition = getattr(module, class_name, None)
@@ -48,4 +46,15 @@ def load_program(spec: str) -> Program:
         raise ProgramError(f"{path_text} defines no class {class_name}")
     if not (isinstance(definition, type) and issubclass(definition, VertexProgram)):
         raise ProgramError(f"{path_text}: {class_name} is not a VertexProgram subclass")
-    return build(definition)
+    try:
+        return build(definition)
+    except ProgramError:
+        raise
+    except (Exception, SystemExit) as error:  # the user's class, beyond its functions
+        raise ProgramError(f"{path_text}: {class_name} does not build: {_one_line(error)}"
+                           ) from None
+
+
+def _one_line(error: BaseException) -> str:
+    text = (str(error).strip().splitlines() or [""])[0]
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -117,9 +117,9 @@ class Program:
         if not is_type(self.prop):
             raise refuse(f"prop must be UInt(width), Float32 or Float32Vector(lanes), "
                          f"got {self.prop!r}")
-        if self.reduce not in REDUCTIONS:
-            raise refuse(f"reduce {self.reduce!r} is not a commutative, associative reduction "
-                         f"the hardware builds (one of {', '.join(REDUCTIONS)})")
+        if not isinstance(self.reduce, str) or self.reduce not in REDUCTIONS:
+            raise refuse(f"reduce {self.reduce!r}: Reduce must be commutative and associative, "
+                         f"one of the reductions the hardware builds ({', '.join(REDUCTIONS)})")
         if not _reduce_fits(self.reduce, self.prop):
             raise refuse(f"reduce {self.reduce} works on {REDUCTIONS[self.reduce]}, "
                          f"not on the property type {self.prop!r}")
@@ -147,7 +147,7 @@ class Program:
                                    ("process_edge", self.prop), ("apply", self.prop),
                                    ("active", BOOL)):
             expr = getattr(self, function)
-            if expr is None:
+            if expr is None and function in ("vconst", "active"):       # optional
                 continue
             self._typed(function, expr, expected)
             for node in walk(expr):
@@ -319,6 +319,10 @@ def build(definition: type[VertexProgram] | VertexProgram) -> Program:
             text = str(error)
             raise ProgramError(text if text.startswith(f"program {name}:")
                                else f"program {name}: {function}: {text}") from None
+        except (Exception, SystemExit) as error:     # the user's code: any failure, one line
+            text = (str(error).strip().splitlines() or [""])[0]
+            raise ProgramError(f"program {name}: {function} raises {type(error).__name__}"
+                               f"{': ' + text if text else ''}") from None
 
     def random(seed: int | Expr) -> Random:
         return Random(cls.prop, uint(seed) if isinstance(seed, int) else seed)

@@ -41,9 +41,13 @@ def synthesized_fmax(config) -> tuple[float | None, str | None]:
     return (min(values), str(report)) if values else (None, None)
 
 
+def _check_program(algo: str) -> None:
+    if algo != "bfs":
+        raise UsageError(f"the bfs design runs --algo bfs, not {algo}")
+
+
 def _check(request: SimRequest) -> None:
-    if request.algo != "bfs":
-        raise UsageError(f"the bfs design runs --algo bfs, not {request.algo}")
+    _check_program(request.algo)
     if request.roots is not None and request.root is not None:
         raise UsageError("give --root N or --roots K, not both")
     if request.roots is not None and request.roots < 1:
@@ -140,4 +144,5 @@ def _report(run: SimRun) -> list[str]:
 
 
 SIMULATION = Simulation(options=("algo", "root", "roots", "parents", "clock_mhz"),
-                        requires=("algo",), check=_check, simulate=_simulate, report=_report)
+                        requires=("algo",), check_program=_check_program, check=_check,
+                        simulate=_simulate, report=_report)

@@ -8,8 +8,15 @@ from .graphicionado import simulation_speed, vertex_mismatch
 __all__ = ["SIMULATION"]
 
 
+def _check_program(algo: str) -> None:
+    """What DepGraph's configuration accepts as its ``algo``."""
+    from hw.depgraph.config import DepGraphConfig
+    DepGraphConfig(algo=algo)
+
+
 def _check(request: SimRequest) -> None:
-    """The algorithm is the configuration's to refuse."""
+    if request.algo is not None:
+        _check_program(request.algo)
 
 
 def _simulate(request: SimRequest) -> SimRun:
@@ -76,7 +83,7 @@ def _report(run: SimRun) -> list[str]:
 
 
 SIMULATION = Simulation(
-    options=("algo", "root"), requires=("algo",), check=_check, simulate=_simulate,
-    report=_report,
+    options=("algo", "root"), requires=("algo",), check_program=_check_program, check=_check,
+    simulate=_simulate, report=_report,
     refusals={"iters": "depgraph runs to convergence: --iters does not apply",
               "slices": "--slices is graph slicing of graphicionado; depgraph has none"})

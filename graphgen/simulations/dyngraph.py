@@ -15,11 +15,17 @@ from ..simulation import SimRequest, SimRun, Simulation
 __all__ = ["SIMULATION"]
 
 
-def _check(request: SimRequest) -> None:
+def _check_program(algo: str) -> None:
+    """The programs of the Graphicionado run on the compacted graph."""
     from sim.dyngraph.analytics import ANALYTICS
-    if request.algo is not None and request.algo not in ANALYTICS:
+    if algo not in ANALYTICS:
         raise UsageError(f"analytics on the dynamic graph run {', '.join(ANALYTICS)}, not "
-                         f"{request.algo}")
+                         f"{algo}")
+
+
+def _check(request: SimRequest) -> None:
+    if request.algo is not None:
+        _check_program(request.algo)
     for option in ("root", "iters"):
         if request.algo is None and getattr(request, option) is not None:
             raise UsageError(f"--{option} does not apply to --design dyngraph without --algo")
@@ -124,5 +130,5 @@ def _report(run: SimRun) -> list[str]:
 
 
 SIMULATION = Simulation(options=("algo", "root", "iters", "updates", "batch", "answers"),
-                        requires=("updates",), check=_check, simulate=_simulate,
-                        report=_report)
+                        requires=("updates",), check_program=_check_program, check=_check,
+                        simulate=_simulate, report=_report)

@@ -14,8 +14,17 @@ def vertex_mismatch(first_mismatch: dict | None) -> str:
             f"{first_mismatch['golden']}")
 
 
+def _check_program(algo: str) -> None:
+    """Any program the pipeline has a data path for
+    (:func:`hw.graphicionado.algorithms.check_buildable`)."""
+    from hw.graphicionado.algorithms import algorithm_of
+    algorithm_of(algo)
+
+
 def _check(request: SimRequest) -> None:
-    """The algorithm and the slices are the configuration's to refuse."""
+    """The program is :func:`_check_program`'s to refuse, the slices the configuration's."""
+    if request.algo is not None:
+        _check_program(request.algo)
 
 
 def _simulate(request: SimRequest) -> SimRun:
@@ -109,4 +118,5 @@ def simulation_speed(figures: dict) -> str:
 
 
 SIMULATION = Simulation(options=("algo", "root", "iters", "slices"), requires=("algo",),
-                        check=_check, simulate=_simulate, report=_report)
+                        check_program=_check_program, check=_check, simulate=_simulate,
+                        report=_report)

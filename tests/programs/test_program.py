@@ -39,8 +39,9 @@ def variant(base, **members):
 
 
 @pytest.mark.parametrize("members, message", [
-    ({"reduce": "fmul"}, "program hops: reduce 'fmul' is not a commutative, associative "
-                         "reduction the hardware builds (one of min, max, sat_add, fadd)"),
+    ({"reduce": "fmul"}, "program hops: reduce 'fmul': Reduce must be commutative and "
+                         "associative, one of the reductions the hardware builds (min, max, "
+                         "sat_add, fadd)"),
     ({"reduce": "fadd"}, "program hops: reduce fadd works on Float32 or Float32Vector, not on "
                          "the property type UInt(8)"),
     ({"process_edge": lambda self, e: lt(e.src_prop, 3)},
@@ -59,6 +60,10 @@ def variant(base, **members):
     ({"apply": lambda self, v: v.random()},
      "program hops: apply cannot use random (only init can)"),
     ({"apply": lambda self, v: 3}, "program hops: apply must return an expression, got 3"),
+    ({"init": lambda self, h: None},
+     "program hops: init must return an expression, got None"),
+    ({"apply": lambda self, v: v.vprop + 1},
+     "program hops: apply raises TypeError: unsupported operand type(s) for +"),
     ({"apply": lambda self, v: Op("popcount", (v.vprop,), UInt(8))},
      "program hops: apply: 'popcount' is an operation the hardware cannot build"),
     ({"apply": lambda self, v: Op("fadd", (v.vprop, v.temp), UInt(8))},

@@ -291,6 +291,23 @@ def test_a_wrong_answer_is_counted():
     assert not check.passed and check.mismatches == 2 and check.first == 5
 
 
+@pytest.mark.parametrize("algo, root", [("widest", 3), ("ppr", 2), ("cc", 0)])
+def test_the_answer_is_checked_from_the_program(algo, root):
+    """Any program Graphicionado runs: the root, the iterations and the word type come from
+    the program."""
+    from golden.programs import run_program
+    from graphgen.programs import load_program
+    config = get_design("graphicionado").config({"max_vertices": "64", "algo": algo})
+    graph = small_graph()
+    program = load_program(algo)
+    right = np.asarray(run_program(program, graph, root=root if program.uses_root else None)
+                       .values)
+    assert check_answer("graphicionado", config, graph, right, {}, root=root).passed
+    wrong = right.copy()
+    wrong[7] += 1
+    assert check_answer("graphicionado", config, graph, wrong, {}, root=root).first == 7
+
+
 @pytest.mark.soak
 def test_bitstream_for_the_smallest_design(tmp_path, capsys):
     """The whole flow to a bitstream (Yosys, nextpnr-ecp5, ecppack) at the default clock:

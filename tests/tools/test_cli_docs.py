@@ -11,7 +11,8 @@ import pytest
 
 from tests.support import REPO_ROOT
 
-COMMANDS = ("verilog", "test", "synth", "golden", "sim", "sweep", "report", "board", "run")
+COMMANDS = ("verilog", "test", "synth", "golden", "sim", "sweep", "programs", "report", "board",
+            "run")
 
 
 def _doc_blocks() -> dict[str | None, str]:
