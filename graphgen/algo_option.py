@@ -8,7 +8,8 @@ word (its simulation hook ``check_program``), asked by :func:`with_algo`."""
 from .common import UsageError
 
 
-__all__ = ["ALGO_METAVAR", "add_algo_option", "program_spec", "with_algo"]
+__all__ = ["ALGO_METAVAR", "add_algo_option", "add_param_option", "program_params",
+           "program_spec", "with_algo"]
 
 ALGO_METAVAR = "NAME|FILE.py:CLASS"
 
@@ -55,3 +56,42 @@ def with_algo(design, overrides: dict[str, str], algo: str | None, *,
     if simulation is not None:
         simulation.check_program(algo)
     return overrides
+
+
+def add_param_option(command, help_text: str = "") -> None:
+    """``--param NAME=VALUE``, repeatable: a value of one of the program's parameters."""
+    command.add_argument("--param", action="append", metavar="NAME=VALUE",
+                         help="a parameter of the vertex program (its Param; graphgen "
+                              "programs NAME lists them)" + help_text)
+
+
+def program_params(algo: str | None, pairs: list[str] | None) -> dict | None:
+    """``--param`` pairs as the program's parameter values (an integer for a UInt
+    parameter, a number for a Float32 one), or None when none is given; an unknown name or a
+    value of the wrong kind is a :class:`UsageError` of one line."""
+    if not pairs:
+        return None
+    if algo is None:
+        raise UsageError("--param sets a parameter of the program: give --algo")
+    from golden.graph import GraphError
+    from golden.programs import param_values
+    from .common import parse_sets
+    from .programs import Float32, load_program
+    program = load_program(algo)
+    values = {}
+    for name, text in parse_sets(pairs, "--param").items():
+        param = program.params.get(name)
+        if param is None:
+            known = ", ".join(program.params) or "none"
+            raise UsageError(f"--param {name}: {program.name} has no such parameter "
+                             f"(parameters: {known})")
+        try:
+            values[name] = float(text) if param.type is Float32 else int(text, 0)
+        except ValueError:
+            kind = "a number" if param.type is Float32 else "an integer"
+            raise UsageError(f"--param {name} expects {kind}, got {text!r}") from None
+    try:
+        param_values(program, values)
+    except GraphError as error:
+        raise UsageError(str(error)) from None
+    return values

@@ -17,8 +17,8 @@ __all__ = ["SimRequest", "SimRun", "Simulation", "SIM_OPTIONS", "match_memory_ch
            "sim_settings"]
 
 # The options of ``graphgen sim`` that some designs take and others do not.
-SIM_OPTIONS = ("algo", "root", "iters", "slices", "roots", "parents", "clock_mhz", "updates",
-               "batch", "answers")
+SIM_OPTIONS = ("algo", "param", "root", "iters", "slices", "roots", "parents", "clock_mhz",
+               "updates", "batch", "answers")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +30,7 @@ class SimRequest:
     config: object = None
     memory: object = None            # a SimMemoryConfig
     algo: str | None = None
+    params: dict | None = None       # the program's parameters (--param)
     root: int | None = None
     iters: int | None = None
     slices: int | None = None

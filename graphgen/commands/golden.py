@@ -5,7 +5,7 @@ under updates (``--updates``, :mod:`graphgen.commands.golden_updates`)."""
 import time
 from pathlib import Path
 
-from ..algo_option import add_algo_option
+from ..algo_option import add_algo_option, add_param_option, program_params
 from ..common import UsageError, jsonable, parse_sets
 from ..golden_models import MODELS, model_figures, model_settings, run_model, settings_help
 from ..reports import atomic_write, base_report, write_json
@@ -22,6 +22,7 @@ def add_parser(commands) -> None:
     command.add_argument("--graph", required=True, metavar="FILE|SPEC",
                          help="a .mtx/.npz/edge-list file or a generator such as "
                               "kron:scale=16,ef=16,seed=1")
+    add_param_option(command, " (the plain golden model)")
     command.add_argument("--root", type=int)
     command.add_argument("--iters", type=int)
     command.add_argument("--model", choices=MODELS,
@@ -65,6 +66,10 @@ def run(args) -> int:
         if args.model not in (None, "bfs"):
             raise UsageError(f"--parents comes from --model bfs, not --model {args.model}")
         args.model = "bfs"
+    program_params_given = program_params(args.algo, args.param)
+    if program_params_given and args.model is not None:
+        raise UsageError("--param sets the program's parameters for the plain golden model, "
+                         "not --model")
     if args.model is None:
         if args.set:
             raise UsageError("--set takes a golden model's parameters: give --model "
@@ -88,9 +93,10 @@ def run(args) -> int:
     if args.iters is not None:
         params["iters"] = args.iters
     start = time.perf_counter()
-    if args.algo in golden.ALGORITHMS:
+    if args.algo in golden.ALGORITHMS and not program_params_given:
         result = golden.run(args.algo, graph, **params)
     else:
+        params.update(program_params_given or {})
         from golden.programs import run_program
         from ..programs import load_program
         result = run_program(load_program(args.algo), graph, **params)

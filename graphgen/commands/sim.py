@@ -8,7 +8,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from ..algo_option import add_algo_option
+from ..algo_option import add_algo_option, add_param_option, program_params
 from ..common import (TRACE_HELP, UsageError, add_design_options, parse_sets, settings_lines,
                       trace_path)
 from ..designs import DESIGNS, check_sim_options, get_design, simulated_designs
@@ -28,6 +28,7 @@ def add_parser(commands) -> None:
     add_design_options(command, DESIGNS)
     add_algo_option(command, "the vertex program (dyngraph: optional, run on the updated "
                              "graph)")
+    add_param_option(command)
     command.add_argument("--graph", required=True, metavar="FILE|SPEC")
     command.add_argument("--root", type=int)
     command.add_argument("--iters", type=int)
@@ -119,7 +120,8 @@ def run(args) -> int:
     check_sim_options(design, {option for option in SIM_OPTIONS
                                if getattr(args, option) is not None})
     request = SimRequest(
-        graph_name=args.graph, algo=args.algo, root=args.root, iters=args.iters,
+        graph_name=args.graph, algo=args.algo, params=program_params(args.algo, args.param),
+        root=args.root, iters=args.iters,
         slices=args.slices, roots=args.roots, clock_mhz=args.clock_mhz, updates=args.updates,
         batch=args.batch, simulator=args.simulator, seed=args.seed, trace=trace_path(args),
         keep=args.keep, bus=args.bus, axi=_axi_options(args))

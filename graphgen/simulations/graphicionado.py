@@ -32,7 +32,8 @@ def _simulate(request: SimRequest) -> SimRun:
     from sim.graphicionado.run import simulate
     report = simulate(request.graph, request.config, request.memory,
                       request.run_settings(algo=request.algo, root=request.root,
-                                           iters=request.iters, slices=request.slices))
+                                           iters=request.iters, slices=request.slices,
+                                           params=request.params))
     within = "" if report.comparison == "exact" else f" ({report.comparison})"
     return SimRun(
         heading=f"graphicionado {request.algo} on {request.graph_name}: "
@@ -117,6 +118,6 @@ def simulation_speed(figures: dict) -> str:
             f"image {wall['image']:.2f} s, read-back {wall['readback']:.2f} s")
 
 
-SIMULATION = Simulation(options=("algo", "root", "iters", "slices"), requires=("algo",),
+SIMULATION = Simulation(options=("algo", "param", "root", "iters", "slices"), requires=("algo",),
                         check_program=_check_program, check=_check, simulate=_simulate,
                         report=_report)

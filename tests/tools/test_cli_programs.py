@@ -311,3 +311,28 @@ def test_the_file_the_strategies_vary_is_valid(tmp_path):
     for name in ("CappedHops", "Broken"):
         values = run_program(load_program(f"{path}:{name}"), graph, root=0).values
         assert np.asarray(values).tolist() == capped_hops(graph, 0).tolist()
+
+
+def test_param_sets_a_programs_parameter_in_golden(tmp_path):
+    graph = golden.from_spec("kron:scale=6,ef=8,seed=1")
+    values = tmp_path / "values.npy"
+    assert main(["golden", "--algo", "pagerank", "--graph", "kron:scale=6,ef=8,seed=1",
+                 "--iters", "3", "--param", "alpha=0.5", "-o", str(values)]) == 0
+    expected = run_program(PROGRAMS["pagerank"], graph, iters=3, alpha=0.5).values
+    assert np.load(values).tolist() == expected.tolist()
+    assert expected.tolist() != run_program(PROGRAMS["pagerank"], graph, iters=3).values.tolist()
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["golden", "--algo", "pagerank", "--param", "beta=1"],
+     "pagerank has no such parameter (parameters: alpha, one_minus_alpha)"),
+    (["golden", "--algo", "pagerank", "--param", "alpha=high"], "alpha expects a number"),
+    (["golden", "--algo", "bfs", "--param", "alpha=1"], "bfs has no such parameter"),
+    (["golden", "--algo", "pagerank", "--model", "depgraph", "--param", "alpha=0.5"],
+     "not --model"),
+    (["sim", "--design", "bfs", "--algo", "bfs", "--param", "alpha=1"],
+     "for --design graphicionado"),
+])
+def test_param_refusals(argv, fragment):
+    line = refusal([*argv, "--graph", "kron:scale=5,seed=3"])
+    assert fragment in line, line
