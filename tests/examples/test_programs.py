@@ -28,7 +28,13 @@ def busiest(graph) -> int:
 
 
 def graph_of(spec: str) -> golden.Graph:
-    """A generator spec, or ``nx:<name>`` for a real graph of tests.support.graphs."""
+    """A generator spec, ``nx:<name>`` for a real graph of tests.support.graphs, or
+    ``matrix`` for a random sparse matrix with fractional entries (a weight in (0, 1) per
+    edge)."""
+    if spec == "matrix":
+        entries = sparse.random(90, 90, density=0.08, random_state=4, format="csr")
+        rows, cols = entries.nonzero()
+        return golden.Graph.from_edges(90, rows, cols, entries[rows, cols].A1.astype(np.float32))
     return networkx_graph(spec[3:]) if spec.startswith("nx:") else golden.from_spec(spec)
 
 
@@ -77,7 +83,7 @@ def test_widest_against_dijkstra(spec):
 # ---------------------------------------------------------------------------- spmv
 
 SPMV_GRAPHS = ["kron:scale=7,ef=8,seed=2,weights=1:50", "grid:rows=8,cols=9,weights=1:9",
-               "nx:lesmis"]
+               "nx:lesmis", "matrix"]
 
 
 def spmv_x(graph) -> np.ndarray:
