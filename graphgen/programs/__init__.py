@@ -31,7 +31,8 @@ end (``golden.programs.run_program``) evaluates and that map onto the units of
 Operations are explicit functions (``sat_add``, ``fmul``, ``select``, ``dot``, ...; see
 :data:`.expr.OPERATIONS`); a bare number next to an expression takes its type. Errors are
 :class:`ProgramError` with one line naming the program and the reason. Built-ins are in
-:data:`PROGRAMS`; :func:`load_program` takes a built-in name or ``path/to/file.py:ClassName``.
+:data:`PROGRAMS`; :func:`load_program` takes a built-in name or ``path/to/file.py:ClassName``,
+such as the programs of ``examples/programs/`` (this one among them).
 """
 
 from .builtins import PROGRAMS, cf_program

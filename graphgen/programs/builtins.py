@@ -1,5 +1,7 @@
 """The built-in vertex programs: Graphicionado's five algorithms (Ham et al. MICRO 2016, §2.2,
-table I; the same semantics as ``golden.algorithms``) and new ones, in the program API.
+table I; the same semantics as ``golden.algorithms``) in the program API. Programs of one's own
+load from a file (``load_program("path/to/file.py:ClassName")``); ``examples/programs/`` holds
+some (widest paths, sparse matrix-vector product, personalized PageRank, label propagation).
 
 =================  =======================================  ========  ========================
 program            Process_Edge                             Reduce    Apply
@@ -9,24 +11,16 @@ sssp               src_prop + weight (saturating)           min       min(vprop,
 cc                 src_prop (undirected)                    min       min(vprop, temp)
 pagerank           src_prop * src_const (1/out-degree)      fadd      alpha * temp + (1-alpha)
 cf                 (weight - dot(p_u, p_v)) * p_u           fadd      p + gamma (temp - lam p)
-widest             min(src_prop, weight)                    max       max(vprop, temp)
-labelprop          src_prop (undirected)                    max       max(vprop, temp)
-ppr                src_prop * src_const (1/out-degree)      fadd      alpha * temp + teleport
 =================  =======================================  ========  ========================
-
-``ppr`` (personalized PageRank) teleports to the root only: its Apply adds ``1 - alpha`` at
-the root and +0.0 elsewhere, and the rank starts at 1.0 on the root, 0.0 elsewhere.
 """
 
 from __future__ import annotations
 
-from .expr import (Float32, Float32Vector, Param, UInt, dot, f32, fadd, fmul, fsub, maximum,
-                   minimum, reciprocal, sat_add, scale, select, uint, vadd, vsub)
+from .expr import (Float32, Float32Vector, Param, UInt, dot, f32, fadd, fmul, fsub, minimum,
+                   reciprocal, sat_add, scale, select, uint, vadd, vsub)
 from .program import Operands, Program, VertexProgram, build
 
-__all__ = ["BFS", "SSSP", "CC", "PageRank", "CF", "WidestPath", "LabelPropagation",
-           "PersonalizedPageRank",
-           "cf_program", "PROGRAMS"]
+__all__ = ["BFS", "SSSP", "CC", "PageRank", "CF", "cf_program", "PROGRAMS"]
 
 INFINITY = UInt(32).max
 
@@ -63,11 +57,12 @@ class SSSP(_FromRoot):
         return sat_add(e.src_prop, e.weight)
 
 
-class _Labels(VertexProgram):
-    """Each vertex starts with its own id as label and takes its neighbours' labels through
-    ``reduce``, on the undirected graph: a label per weakly connected component."""
+class CC(VertexProgram):
+    """Connected components: each vertex labelled with its component's smallest vertex id."""
 
+    name = "cc"
     prop = UInt(32)
+    reduce = "min"
     weight = None
     undirected = True
 
@@ -76,13 +71,6 @@ class _Labels(VertexProgram):
 
     def process_edge(self, e: Operands):
         return e.src_prop
-
-
-class CC(_Labels):
-    """Connected components: each vertex labelled with its component's smallest vertex id."""
-
-    name = "cc"
-    reduce = "min"
 
     def apply(self, v: Operands):
         return minimum(v.vprop, v.temp)
@@ -134,53 +122,11 @@ class CF(VertexProgram):
         return vadd(v.vprop, scale(vsub(v.temp, decay), Param("gamma", Float32, 0.0005)))
 
 
-class WidestPath(VertexProgram):
-    """Single-source widest paths: each vertex's best bottleneck capacity from the root."""
-
-    name = "widest"
-    prop = UInt(32)
-    reduce = "max"
-
-    def init(self, h: Operands):
-        return select(h.is_root, uint(INFINITY), uint(0))
-
-    def process_edge(self, e: Operands):
-        return minimum(e.src_prop, e.weight)
-
-    def apply(self, v: Operands):
-        return maximum(v.vprop, v.temp)
-
-
-class LabelPropagation(_Labels):
-    """Label propagation with the largest label: each vertex ends with its component's
-    largest vertex id."""
-
-    name = "labelprop"
-    reduce = "max"
-
-    def apply(self, v: Operands):
-        return maximum(v.vprop, v.temp)
-
-
-class PersonalizedPageRank(PageRank):
-    """Personalized PageRank: PageRank whose random jumps all land on the root."""
-
-    name = "ppr"
-
-    def init(self, h: Operands):
-        return select(h.is_root, f32(1.0), f32(0.0))
-
-    def apply(self, v: Operands):
-        teleport = select(v.is_root, Param("one_minus_alpha", Float32, 0.15), f32(0.0))
-        return fadd(fmul(Param("alpha", Float32, 0.85), v.temp), teleport)
-
-
 def cf_program(K: int = 32) -> Program:
     """Collaborative filtering with ``K`` features per vertex."""
     return build(type("CF", (CF,), {"prop": Float32Vector(K), "__doc__": CF.__doc__}))
 
 
 PROGRAMS: dict[str, Program] = {
-    program.name: program for program in map(build, (BFS, SSSP, CC, PageRank, CF, WidestPath,
-                                                     LabelPropagation, PersonalizedPageRank))
+    program.name: program for program in map(build, (BFS, SSSP, CC, PageRank, CF))
 }

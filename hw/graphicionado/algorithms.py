@@ -5,10 +5,10 @@ configuration's ``algo``, and the facts of it the pipeline's structure follows.
 =================  ==============================================================
 program            pipeline
 =================  ==============================================================
-mode "frontier"    ActiveVertex lists, EdgeIDTable walks (bfs, sssp, cc, widest,
-                   labelprop)
+mode "frontier"    ActiveVertex lists, EdgeIDTable walks (bfs, sssp, cc; the examples
+                   widest and labelprop)
 mode "all"         full edge access (§IV.B): every vertex active, edges in order
-                   (pagerank, ppr)
+                   (pagerank; the examples ppr and spmv)
 Float32Vector      CF's hand-written flit modules (§IV.E), the built-in ``cf`` only
 =================  ==============================================================
 

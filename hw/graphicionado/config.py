@@ -17,8 +17,9 @@ class GraphicionadoConfig(DesignConfig):
     ----------
     algo : str
         The vertex program the custom compute modules are built from: a built-in's name
-        (``graphgen.programs.PROGRAMS``: bfs, sssp, cc, pagerank, cf, widest, labelprop) or
-        ``path/to/file.py:ClassName`` (:func:`graphgen.programs.load_program`); see
+        (``graphgen.programs.PROGRAMS``: bfs, sssp, cc, pagerank, cf) or
+        ``path/to/file.py:ClassName`` (:func:`graphgen.programs.load_program`, e.g.
+        ``examples/programs/widest.py:WidestPath``); see
         :mod:`hw.graphicionado.algorithms` for what the pipeline builds.
     property_bytes : int
         Bytes of a vertex property: 4 (one word) for bfs, sssp, cc and pagerank; for cf 4K

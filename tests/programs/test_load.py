@@ -7,6 +7,7 @@ import pytest
 import golden
 from golden.programs import run_program
 from graphgen.programs import PROGRAMS, ProgramError, load_program
+from tests.support.examples import example
 
 USER_FILE = textwrap.dedent('''
     from graphgen.programs import UInt, VertexProgram, maximum, minimum, select, uint
@@ -49,7 +50,7 @@ def test_a_class_from_a_file_runs(user_file):
     assert program.name == "bottleneck"
     assert program.description == "Widest paths, written by a user."
     graph = golden.from_spec("grid:rows=6,cols=7,weights=1:9")
-    expected = run_program(PROGRAMS["widest"], graph, root=4).values
+    expected = run_program(example("widest"), graph, root=4).values
     assert run_program(program, graph, root=4).values.tolist() == expected.tolist()
 
 

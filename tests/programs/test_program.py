@@ -15,6 +15,7 @@ from graphgen.programs import (PROGRAMS, Float32, Op, Operand, Param, Program, P
                                UInt, VertexProgram, build, f32, fadd, fmul, lt, minimum,
                                reciprocal, sat_add, select, uint)
 from tests.support import REPO_ROOT
+from tests.support.examples import example
 
 
 class Hops(VertexProgram):
@@ -112,7 +113,7 @@ def test_derived_facts():
     assert program.name == "hops" and program.description == "Hop counts from the root in 8 bits."
     assert program.identity == 255 and program.uses_root and not program.uses_dst_prop
     assert PROGRAMS["cf"].uses_dst_prop and PROGRAMS["cf"].identity == 0.0
-    assert PROGRAMS["widest"].identity == 0 and not PROGRAMS["cc"].uses_root
+    assert example("widest").identity == 0 and not PROGRAMS["cc"].uses_root
     assert set(PROGRAMS["cf"].params) == {"seed", "init_scale", "gamma", "lam"}
     assert build(Hops) == program and hash(build(Hops)) == hash(program)
 

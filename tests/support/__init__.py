@@ -1,5 +1,6 @@
 """What the tests share: stream drivers and benches (:mod:`.stream_drivers`), small graphs
-(:mod:`.graphs`), and the repository's root (:data:`REPO_ROOT`)."""
+(:mod:`.graphs`), the example programs (:mod:`.examples`), and the repository's root
+(:data:`REPO_ROOT`)."""
 
 from pathlib import Path
 

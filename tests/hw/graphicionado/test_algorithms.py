@@ -7,19 +7,20 @@ import numpy as np
 import pytest
 
 from golden.programs import evaluate
-from graphgen.programs import Float32, Param, UInt, VertexProgram, build, uint
+from graphgen.programs import PROGRAMS, Float32, Param, UInt, VertexProgram, build, uint
 from hw.graphicionado.algorithms import algorithm_of, check_buildable, reduce_expression
 from hw.lib.config import ConfigError
+from tests.support.examples import examples_path
 
 
-def test_built_ins_as_the_pipeline_sees_them():
+def test_programs_as_the_pipeline_sees_them():
     table = {"bfs": (0xFFFF_FFFF, False, False, False), "sssp": (0xFFFF_FFFF, False, False, False),
              "cc": (0xFFFF_FFFF, False, False, False), "pagerank": (0, True, True, False),
-             "ppr": (0, True, True, False),
-             "cf": (0, True, True, True), "widest": (0, False, False, False),
-             "labelprop": (0, False, False, False)}
+             "cf": (0, True, True, True),
+             "ppr": (0, True, True, False), "spmv": (0, True, True, False),
+             "widest": (0, False, False, False), "labelprop": (0, False, False, False)}
     for name, facts in table.items():
-        algorithm = algorithm_of(name)
+        algorithm = algorithm_of(name if name in PROGRAMS else examples_path(name))
         assert algorithm.name == name
         assert (algorithm.reduce_identity, algorithm.full_edge_access,
                 algorithm.floating_point, algorithm.large_property) == facts, name
@@ -34,7 +35,8 @@ def _program(**fields):
 
 
 def test_refusals_name_the_program_and_the_reason():
-    assert algorithm_of("ppr").apply_reads_root and not algorithm_of("pagerank").apply_reads_root
+    assert algorithm_of(examples_path("ppr")).apply_reads_root
+    assert not algorithm_of("pagerank").apply_reads_root
     with pytest.raises(ConfigError, match="algo: unknown program 'dfs'"):
         algorithm_of("dfs")
     with pytest.raises(ConfigError, match="32-bit properties"):
@@ -71,7 +73,7 @@ def test_reduce_expressions():
     rng = np.random.default_rng(4)
     a = rng.integers(0, 1 << 32, 50, dtype=np.uint64).astype(np.uint32)
     b = rng.integers(0, 1 << 32, 50, dtype=np.uint64).astype(np.uint32)
-    for name, want in (("bfs", np.minimum(a, b)), ("widest", np.maximum(a, b))):
+    for name, want in (("bfs", np.minimum(a, b)), (examples_path("widest"), np.maximum(a, b))):
         got = evaluate(reduce_expression(algorithm_of(name).program), {"a": a, "b": b})
         assert got.tolist() == want.tolist()
     x, y = rng.random(50).astype(np.float32), rng.random(50).astype(np.float32)

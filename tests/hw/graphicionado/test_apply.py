@@ -16,6 +16,7 @@ from graphgen.programs import (PROGRAMS, UInt, VertexProgram, build, lt, maximum
                                uint)
 from hw.graphicionado.apply import Apply
 from hw.lib.config import ConfigError
+from tests.support.examples import example
 from tests.support.stream_drivers import PAUSES, Bench
 
 INF = 0xFFFF_FFFF
@@ -85,7 +86,7 @@ def watch_busy(bench, dut):
 
 
 def run_frontier(name, pause, *, check_protocol):
-    program = build(Coarse) if name == "coarse" else PROGRAMS[name]
+    program = build(Coarse) if name == "coarse" else PROGRAMS.get(name) or example(name)
     n = 300
     old, temp, ids, new, active = frontier_case(program, random.Random(f"apply/{name}"), n)
     dut = Apply(program=program)
@@ -133,7 +134,7 @@ def test_apply_pagerank(pause):
 def test_apply_compares_the_vertex_with_the_root(pause):
     """Personalized PageRank's Apply reads ``is_root``: the vertex id against the ``root``
     register."""
-    program = PROGRAMS["ppr"]
+    program = example("ppr")
     rng = np.random.default_rng(6)
     n, root = 64, 37
     temp = rng.random(n).astype(np.float32) * 4

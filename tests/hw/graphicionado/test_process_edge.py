@@ -1,8 +1,8 @@
 # amaranth: UnusedElaboratable=no
 """Process_Edge (P5) built from a program's ``process_edge`` expression, against
 ``golden.programs.evaluate``: each edge in, one update ``<dst, process_edge(...)>`` out, in
-order, for the built-in scalar programs and one reading ``dst_prop``; the operands a program
-cannot have are refused."""
+order, for the built-in scalar programs, the examples (spmv's weights are float32) and one
+reading ``dst_prop``; the operands a program cannot have are refused."""
 
 import random
 
@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from golden.programs import evaluate
-from graphgen.programs import PROGRAMS, UInt, VertexProgram, build, sat_sub, uint
+from graphgen.programs import PROGRAMS, Float32, UInt, VertexProgram, build, sat_sub, uint
 from hw.graphicionado.process_edge import ProcessEdge
 from hw.lib.config import ConfigError
+from tests.support.examples import example
 from tests.support.stream_drivers import PAUSES, Bench
 
 INF = 0xFFFF_FFFF
@@ -47,7 +48,10 @@ def random_edges(program, rng, n=200):
         else:
             prop = rng.choice([rng.randrange(64), INF, INF - 1, rng.randrange(1 << 32)])
             const = rng.randrange(1 << 32)
-        weight = rng.choice([rng.randrange(1, 256), rng.randrange(1 << 32), INF])
+        if program.weight == Float32:
+            weight = int(f32_bits(rng.choice([rng.uniform(0.5, 60), 1.0, 0.0, 3e38])))
+        else:
+            weight = rng.choice([rng.randrange(1, 256), rng.randrange(1 << 32), INF])
         items.append({"edge": {"src": rng.randrange(1 << 32), "dst": rng.randrange(1 << 32),
                                "weight": weight, "reserved": 0}, "prop": prop,
                       "const": const, "dst_prop": rng.randrange(1 << 32)})
@@ -61,7 +65,7 @@ def model(program, items):
         words = np.array([key(item) for item in items], dtype=np.uint32)
         return words.view(np.float32) if as_float else words
 
-    operands = {"weight": column(lambda it: it["edge"]["weight"], False),
+    operands = {"weight": column(lambda it: it["edge"]["weight"], program.weight == Float32),
                 "src_prop": column(lambda it: it["prop"], floating),
                 "src_const": column(lambda it: it["const"], True),
                 "dst_prop": column(lambda it: it.get("dst_prop", 0), floating)}
@@ -71,13 +75,13 @@ def model(program, items):
 
 
 CASES = [("bfs", False), ("sssp", False), ("cc", True), ("pagerank", False),
-         ("widest", False), ("labelprop", False), ("gap", True)]
+         ("widest", False), ("labelprop", False), ("spmv", False), ("gap", True)]
 
 
 @pytest.mark.parametrize("pause", PAUSES)
 @pytest.mark.parametrize("name, dst_prop", CASES)
 def test_process_edge(name, dst_prop, pause):
-    program = build(Gap) if name == "gap" else PROGRAMS[name]
+    program = build(Gap) if name == "gap" else PROGRAMS.get(name) or example(name)
     dut = ProcessEdge(program=program, dst_prop=dst_prop)
     items = random_edges(program, random.Random(f"edges/{name}"))
     if not dst_prop:

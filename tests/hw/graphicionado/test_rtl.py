@@ -13,12 +13,12 @@ import pytest
 
 import golden
 from golden.programs import run_program
-from graphgen.programs import PROGRAMS
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from sim.graphicionado.top import SimMemoryConfig
 from sim.graphicionado.run import _watchdog, simulate
 from sim.run_settings import RunSettings
+from tests.support.examples import examples_path
 from tests.support.graphs import networkx_graph
 
 MEMORY = SimMemoryConfig(latency=60, latency_dist="uniform", jitter=24, outstanding=96,
@@ -53,6 +53,9 @@ GRAPHS = {
     "kron9": lambda: golden.from_spec("kron:scale=9,ef=8,seed=2,weights=1:50"),
     "rmat9": lambda: golden.from_spec("rmat:scale=9,ef=8,seed=3,weights=1:50"),
     "grid": lambda: golden.from_spec("grid:rows=12,cols=20,weights=1:9"),
+    "kron7": lambda: golden.from_spec("kron:scale=7,ef=8,seed=2,weights=1:50"),
+    "kron7-sparse": lambda: golden.from_spec("kron:scale=7,ef=1,seed=2"),
+    "rmat7-sparse": lambda: golden.from_spec("rmat:scale=7,ef=1,seed=3"),
     "karate": lambda: networkx_graph("karate"),
     "lesmis": lambda: networkx_graph("lesmis"),
     "florentine": lambda: networkx_graph("florentine"),
@@ -93,30 +96,49 @@ def test_rtl_matches_golden(algo, graph_name, run_seeds):
     check_stream_counters(report, graph if algo != "cc" else graph.symmetrized(), config)
 
 
-# widest (2 x 2 streams, 40 s here) in make soak; make test runs it in Amaranth's simulator
-# (tests/hw/graphicionado/test_top.py).
-@pytest.mark.parametrize("name", [pytest.param("widest", marks=pytest.mark.soak), "ppr"])
-def test_rtl_new_programs(name, run_seeds):
-    """Programs the hand-written pipeline never had, as Verilog through the host's whole
-    path (image, run, check): widest paths (a max Reduce over the weights, 2 x 2 streams)
-    and personalized PageRank (the root register, one stream, bit for bit) against
-    golden.programs.run_program."""
-    graph = GRAPHS["grid"]()
-    seed = run_seeds.get(0)
-    streams = (2, 2) if name == "widest" else (1, 1)
-    config = GraphicionadoConfig(algo=name, max_vertices=1024, edge_prefetch_lines=16,
-                                 stall_injection=25, streams_src=streams[0],
-                                 streams_dst=streams[1])
-    root = best_root(graph)
+# The example programs (examples/programs/) on one stream each way and on 4 x 4 streams, with
+# stalls on every link and the hostile memory (answers out of order), on two kinds of graph
+# each. A (program, streams) pair is one Verilator build, shared by its graphs: make test
+# builds two, spmv on one stream (float32, bit for bit) and widest on 4 x 4 (integers);
+# make soak the other six.
+EXAMPLE_GRAPHS = {"widest": ("kron7", "grid"), "spmv": ("kron7", "lesmis"),
+                  "ppr": ("kron7", "karate"), "labelprop": ("kron7-sparse", "rmat7-sparse")}
+EXAMPLES_IN_MAKE_TEST = {("spmv", 1), ("widest", 4)}
+EXAMPLE_CASES = [
+    pytest.param(name, streams, graph_name, id=f"{name}-{streams}x{streams}-{graph_name}",
+                 marks=() if (name, streams) in EXAMPLES_IN_MAKE_TEST else pytest.mark.soak)
+    for name, graphs in EXAMPLE_GRAPHS.items() for streams in (1, 4) for graph_name in graphs]
+
+
+@pytest.mark.parametrize("name, streams, graph_name", EXAMPLE_CASES)
+def test_rtl_examples(name, streams, graph_name, run_seeds):
+    """The examples as Verilog through the host's whole path (image, run, check) against
+    golden.programs.run_program: widest paths (a max Reduce over the weights, from the root),
+    spmv (float32 weights times float32 properties, one iteration), personalized PageRank
+    (the root register) and label propagation (undirected). Integers and one stream's float32
+    sums bit for bit; 4 x 4 streams' float32 sums within check.py's bound (the streams'
+    edges reach a destination in an order set by timing)."""
+    graph = GRAPHS[graph_name]()
+    algo = examples_path(name)
+    config = GraphicionadoConfig(algo=algo, max_vertices=1024, edge_prefetch_lines=16,
+                                 stall_injection=25, streams_src=streams, streams_dst=streams)
+    program = config.program
+    root = best_root(graph) if program.uses_root else None
     iters = 3 if name == "ppr" else None
-    report = simulate(graph, config, MEMORY,
-                      RunSettings(algo=name, root=root, iters=iters, seed=seed))
+    seed = run_seeds.get(EXAMPLE_GRAPHS[name].index(graph_name))
+    report = simulate(graph, config, HOSTILE,
+                      RunSettings(algo=algo, root=root, iters=iters, seed=seed))
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
-    reference = run_program(PROGRAMS[name], graph, root=root, iters=iters)
-    assert report.values.view(np.uint32).tolist() == \
-        np.asarray(reference.values).view(np.uint32).tolist()
-    assert report.iterations == reference.iterations
+    reference = run_program(program, graph, root=root, iters=iters)
+    assert report.iterations == reference.iterations > 0
     assert report.counters["edges"] == reference.counters["edges_processed"]
+    check_stream_counters(report, graph.symmetrized() if program.undirected else graph, config)
+    if streams > 1 and config.algorithm.floating_point:
+        assert report.comparison.startswith("within")
+    else:
+        assert report.comparison == "exact"
+        assert report.values.view(np.uint32).tolist() == \
+            np.asarray(reference.values).view(np.uint32).tolist()
 
 
 def check_stream_counters(report, graph, config):

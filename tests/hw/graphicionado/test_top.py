@@ -13,7 +13,6 @@ from amaranth.sim import Simulator
 import golden
 from golden import Graph
 from golden.programs import run_program
-from graphgen.programs import PROGRAMS
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.registers import counter_names
@@ -21,6 +20,7 @@ from hw.graphicionado.top import GraphicionadoPipeline
 from sim.amaranth_memory import LineMemoryModel, lines_to_words, serve_ports, words_to_lines
 from sim.graphicionado.image import build_image
 from sim.gateware.stream_throttle import StreamThrottle
+from tests.support.examples import example, examples_path
 
 INF = 2**32 - 1
 
@@ -126,38 +126,31 @@ def test_frontier_algorithms(algo, coarsening, stall_injection):
     assert stats["cycles"] >= stats["cycles_process"] + stats["cycles_apply"]
 
 
-@pytest.mark.parametrize("name", ["widest", "labelprop"])
-def test_new_programs(name):
-    """Programs the hand-written pipeline never had (a max Reduce; widest reads the weights
-    and the root), built from their expressions, with stalls on every link and a memory
-    answering out of order: golden.programs.run_program's values and iterations."""
-    program = PROGRAMS[name]
-    # labelprop: few edges, so several components
+@pytest.mark.parametrize("name", ["widest", "labelprop", "ppr", "spmv"])
+def test_example_programs(name):
+    """The example programs (examples/programs/), which the hand-written pipeline never had,
+    built from their expressions, with stalls on every link and a memory answering out of
+    order: golden.programs.run_program's values bit for bit and its iterations. widest: a max
+    Reduce over the weights from the root; labelprop: undirected, few edges so several
+    components; ppr: full edge access whose Apply reads the root register (the root not
+    vertex 0); spmv: float32 weights times float32 properties, one iteration."""
+    program = example(name)
     n, src, dst, weight = small_graph(seed=3, m=30 if program.undirected else 160,
                                       symmetric=program.undirected)
     graph = Graph.from_edges(n, src, dst, weight)
-    config = GraphicionadoConfig(algo=name, max_vertices=64, edge_prefetch_lines=8,
-                                 stall_injection=40)
-    image = build_image(graph, algo=name, root=0)
+    root = 7 if program.uses_root else None
+    iters = 3 if name == "ppr" else program.iterations
+    config = GraphicionadoConfig(algo=examples_path(name), max_vertices=64,
+                                 edge_prefetch_lines=8, stall_injection=40)
+    image = build_image(graph, algo=config.algo, root=root or 0,
+                        max_iterations=0xFFFF_FFFF if iters is None else iters)
     values, result = run_pipeline(config, image, reorder=True)
-    expected = run_program(program, graph, root=0 if program.uses_root else None)
-    assert values.tolist() == expected.values.tolist()
+    expected = run_program(program, graph, root=root, iters=iters)
+    words = np.asarray(expected.values)
+    words = words.view(np.uint32) if words.dtype == np.float32 else words.astype(np.uint32)
+    assert values.tolist() == words.tolist()
     assert len(set(values.tolist())) > 2          # not a trivial answer
     assert result["iterations"] == expected.iterations
-
-
-def test_personalized_pagerank():
-    """A full-edge-access program whose Apply reads is_root (the root register): bit for bit
-    golden.programs.run_program's, the root not vertex 0."""
-    n, src, dst, _ = small_graph(seed=5, n=40, m=200)
-    graph = Graph.from_edges(n, src, dst)
-    config = GraphicionadoConfig(algo="ppr", max_vertices=64, edge_prefetch_lines=8,
-                                 stall_injection=40)
-    values, result = run_pipeline(config, build_image(graph, algo="ppr", root=7,
-                                                      max_iterations=3), reorder=True)
-    expected = run_program(PROGRAMS["ppr"], graph, root=7, iters=3).values
-    assert values.tolist() == expected.view(np.uint32).tolist()
-    assert result["iterations"] == 3
 
 
 # Both in make soak: the RTL's test_two_memory_channels checks the channels in make test.

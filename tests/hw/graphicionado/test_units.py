@@ -11,6 +11,7 @@ from amaranth.hdl import Fragment
 from graphgen.programs import UInt, VertexProgram, uint
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.units import reduce_unit
+from tests.support.examples import examples_path
 from tests.support.stream_drivers import PAUSES, Bench
 from tests.hw.graphicionado.test_cf_process_edge import bits
 
@@ -57,9 +58,10 @@ def _saturated(a, b):
 
 @pytest.mark.parametrize("pause", PAUSES)
 @pytest.mark.parametrize("algo, want", [("bfs", np.minimum), ("widest", np.maximum),
-                                        (f"{__file__}:Count", _saturated)])
+                                        ("Count", _saturated)])
 def test_integer_reduce(algo, want, pause):
-    unit = reduce_unit(GraphicionadoConfig(algo=algo, max_vertices=64),
+    path = {"widest": examples_path("widest"), "Count": f"{__file__}:Count"}.get(algo, algo)
+    unit = reduce_unit(GraphicionadoConfig(algo=path, max_vertices=64),
                        index_width=INDEX_WIDTH)
     Fragment.get(unit, None)
     rng = np.random.default_rng(len(algo))

@@ -17,6 +17,7 @@ from graphgen.programs.expr import Operand, walk
 from hw.lib.config import ConfigError
 from hw.lib.program.datapath import Datapath, operands_of
 from hw.lib.program.schedule import MAX_LANES, Schedule
+from tests.support.examples import EXAMPLE_FILES, example
 from tests.support.stream_drivers import Bench
 
 PAUSES = [pytest.param(None, id="nopause"), pytest.param(1, id="pause1")]
@@ -147,6 +148,16 @@ BUILT_INS = [(name, function) for name in PROGRAMS if name != "cf"
 @pytest.mark.parametrize("name,function", BUILT_INS)
 def test_built_in(name, function, pause):
     check(getattr(PROGRAMS[name], function), pause, name=f"{name}.{function}")
+
+
+EXAMPLES = [(name, function) for name in EXAMPLE_FILES for function in ("process_edge", "apply")]
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+@pytest.mark.parametrize("name,function", EXAMPLES)
+def test_example(name, function, pause):
+    """The programs of examples/programs/ (spmv: float32 weights)."""
+    check(getattr(example(name), function), pause, name=f"{name}.{function}")
 
 
 @pytest.mark.parametrize("pause", PAUSES)

@@ -22,6 +22,7 @@ from hw.lib.axi.address_map import design_address_map
 from hw.lib.axi.rdl_map import COMMON_RDL, RDLSource, rdl_address_map
 from hw.lib.axi.top import design_map
 from hw.lib.config import ConfigError
+from tests.support.examples import examples_path
 
 
 # (design, configuration): defaults, then configurations whose maps differ from the default
@@ -35,7 +36,7 @@ DESIGNS = [
                                                 edge_readers=2, max_slices=3)),
     (GraphicionadoPipeline, GraphicionadoConfig(algo="cf", symmetric=True, max_slices=3,
                                                 max_vertices=4096)),
-    (GraphicionadoPipeline, GraphicionadoConfig(algo="ppr")),
+    (GraphicionadoPipeline, GraphicionadoConfig(algo=examples_path("ppr"))),
     (DepGraph, DepGraphConfig()),
     (DepGraph, DepGraphConfig(engines=2)),
     (BfsEngine, BfsConfig()),
