@@ -236,7 +236,8 @@ def table(rows) -> list[str]:
         for metric in ("lut4", "ff", "fmax_mhz", "um2"):
             entry = row[metric]
             digits = 1 if metric == "fmax_mhz" else 0
-            text = f"{_number(entry['generated'], digits)} / {_number(entry['handwritten'], digits)}"
+            text = (f"{_number(entry['generated'], digits)} / "
+                    f"{_number(entry['handwritten'], digits)}")
             if metric != "fmax_mhz":
                 text += f" ({_ratio(entry['ratio'])})"
             cells.append(text)
