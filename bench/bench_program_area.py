@@ -13,9 +13,12 @@ revisions can be compared.
 
 Each unit is synthesized alone, one tool run at a time:
 
-* ECP5: Yosys ``synth_ecp5`` (LUT4, TRELLIS_FF, CCU2C carry cells, DSP blocks) and
-  nextpnr-ecp5 (one placement seed unless ``--seeds``; the Fmax of the unit's clock), every unit
-  placed out of context, as a block of the pipeline (no IO buffers): ``synth.flow``'s ECP5 flow;
+* ECP5: ``synth.flow``'s ECP5 flow, every unit placed out of context, as a block of the
+  pipeline (no IO buffers): Yosys ``synth_ecp5`` of the unit (LUT4, TRELLIS_FF, CCU2C carry
+  cells, DSP blocks), and the Fmax from nextpnr-ecp5 (one placement seed unless ``--seeds``)
+  of the unit with a flip-flop on each port (:func:`registered_ports`), so that the paths
+  between its ports and its registers are timed too, as they are between the pipeline's
+  FIFOs (a combinational unit alone has no timed path at all);
 * ASIC: Yosys ``synth``, ``dfflibmap`` and ``abc -liberty`` onto the OSU 0.18 um standard cells,
   ``graphgen synth --target asic``'s flow: the chip area in um².
 
@@ -28,6 +31,7 @@ table (generated / hand-written and their ratio per unit) and writes the JSON re
 import argparse
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import time
@@ -47,12 +51,11 @@ GOAL_RATIO = 1.10
 # --- Elaboration, run in a subprocess with the tree's own modules -------------------------
 
 def destination_parameters(cfg) -> dict:
-    """What the destination stream gives its compute units (``destination_stream.py``)."""
-    from hw.graphicionado.scratchpad import Scratchpad
-    pad = Scratchpad(vertices=cfg.destination_slice_vertices * cfg.flits, table_entries=0,
-                     word_width=32 * cfg.lanes)
-    return {"index_width": pad.index_width, "dst_shift": cfg.streams_dst.bit_length() - 1,
-            "dst_prop": cfg.dst_property_read}
+    """What the destination stream gives its compute units (``destination_stream.py``): the
+    index width of its scratchpad (``Scratchpad(vertices=...)``), ``dst_shift``, stage P4."""
+    vertices = cfg.destination_slice_vertices * cfg.flits
+    return {"index_width": (vertices - 1).bit_length(),
+            "dst_shift": cfg.streams_dst.bit_length() - 1, "dst_prop": cfg.dst_property_read}
 
 
 def generated_units(cfg, parameters: dict) -> dict:
@@ -153,6 +156,42 @@ def emitted(tree: Path, out: Path, algos, units) -> dict:
     return json.loads((out / "manifest.json").read_text())
 
 
+_PORT = re.compile(r"^\s*(input|output)\s+(?:\[(\d+):0\]\s+)?(\w+)\s*;", re.M)
+
+
+def ports(text: str, top: str = TOP) -> list[tuple[str, str, int]]:
+    """``(direction, name, width)`` of each port of module ``top`` in Amaranth's Verilog."""
+    start = text.index(f"module {top}(")
+    body = text[start:text.index("endmodule", start)]
+    return [(direction, name, int(high or 0) + 1)
+            for direction, high, name in _PORT.findall(body)]
+
+
+def registered_ports(text: str, top: str = TOP, name: str = "timed") -> str:
+    """``text`` with a module ``name`` around ``top`` that puts a flip-flop on each port but
+    the clock: every path through the unit then runs from a register to a register, as it
+    does between the pipeline's FIFOs, and is timed (out of context, nextpnr times no path
+    from or to a port). A combinational unit, which has no clock port, gets the wrapper's."""
+    lines, wires, connections = ["  input clk;"], [], []
+    names = ["clk"]
+    for direction, port, width in ports(text, top):
+        if port == "clk":
+            connections.append(".clk(clk)")
+            continue
+        bits = f"[{width - 1}:0] " if width > 1 else ""
+        names.append(port)
+        lines.append(f"  {direction} {bits}{port};")
+        inner = f"{port}__q"
+        if direction == "input":
+            wires.append(f"  reg {bits}{inner};\n  always @(posedge clk) {inner} <= {port};")
+        else:
+            wires.append(f"  reg {bits}{port};\n  wire {bits}{inner};\n"
+                         f"  always @(posedge clk) {port} <= {inner};")
+        connections.append(f".{port}({inner})")
+    return (text + f"\nmodule {name}({', '.join(names)});\n" + "\n".join(lines + wires) +
+            f"\n  {top} dut({', '.join(connections)});\nendmodule\n")
+
+
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -173,13 +212,21 @@ def synthesized(verilog: Path, targets, seeds: int, time_limit: float, rerun: bo
             continue
         start = time.perf_counter()
         if target == "ecp5":
-            # Every unit out of context, as a block of the pipeline: the small ones would
-            # otherwise be placed with IO buffers on the package's pins.
+            # Out of context, as blocks of the pipeline: the small units would otherwise be
+            # placed with IO buffers on the package's pins. The cells are the unit's own; the
+            # Fmax is that of the unit between registers (:func:`registered_ports`).
+            (folder / "timed.v").write_text(registered_ports(text))
+            runs = {}
             with mock.patch.object(flow, "OUT_OF_CONTEXT_PORT_BITS", 0):
-                result = flow.synthesize(folder / "unit.v", TOP, "ecp5", folder / "ecp5",
-                                         seeds=seeds, jobs=1, time_limit_s=time_limit)
+                for top in (TOP, "timed"):
+                    runs[top] = flow.synthesize(folder / f"{top}.v", top, "ecp5",
+                                                folder / f"ecp5-{top}", seeds=seeds, jobs=1,
+                                                time_limit_s=time_limit)
+            result = {**runs[TOP], "fmax_mhz": runs["timed"]["fmax_mhz"],
+                      "fmax_by_seed": runs["timed"]["fmax_by_seed"],
+                      "fmax_unit_alone_mhz": runs[TOP]["fmax_mhz"]}
             keep = ("lut4", "ff", "ccu2c", "dsp", "ebr", "lutram", "fmax_mhz", "fmax_by_seed",
-                    "clock_mhz", "part", "out_of_context", "notes", "tool_versions")
+                    "fmax_unit_alone_mhz", "clock_mhz", "part", "notes", "tool_versions")
         else:
             result = flow.synthesize(folder / "unit.v", TOP, "asic", folder / "asic",
                                      time_limit_s=time_limit)
@@ -294,8 +341,10 @@ def main():
         "working_tree": {"commit": git("rev-parse", "HEAD"),
                          "dirty": bool(git("status", "--porcelain", "--", "hw", "graphgen"))},
         "synth_tools": tool_versions("yosys", "nextpnr-ecp5"),
-        "flows": {"ecp5": f"synth_ecp5, nextpnr-ecp5 out of context, {args.seeds} seed(s), "
-                          f"LFE5U-85F", "asic": "OSU 0.18 um Liberty, abc -liberty"},
+        "flows": {"ecp5": f"synth_ecp5 of the unit; Fmax: nextpnr-ecp5 of the unit with a "
+                          f"flip-flop on each port, out of context, LFE5U-85F, "
+                          f"{args.seeds} seed(s)",
+                  "asic": "OSU 0.18 um Liberty, abc -liberty"},
         "manifests": manifests,
     })
     print(f"baseline {args.baseline} = {commit[:12]} ({manifests['handwritten']['kind']}); "

@@ -2,6 +2,7 @@
 elaborated from the working tree and from the hand-written baseline, with the destination
 stream's parameters, and the comparison of their figures."""
 
+import json
 import subprocess
 import sys
 
@@ -12,7 +13,8 @@ from tests.support import REPO_ROOT
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
 from bench_program_area import (DEFAULT_BASELINE, baseline_tree, compare, emit,  # noqa: E402
-                                emitted, table)
+                                emitted, ports, registered_ports, table)
+from synth.tools import run_tool  # noqa: E402
 
 
 def test_generated_reduce_is_elaborated_with_the_scratchpad_index_as_tag(tmp_path):
@@ -23,6 +25,28 @@ def test_generated_reduce_is_elaborated_with_the_scratchpad_index_as_tag(tmp_pat
     text = (tmp_path / entry["verilog"]).read_text()
     assert "module unit(" in text and "src =" not in text
     assert "input [79:0] i__payload;" in text          # a, b and a 16-bit tag
+
+
+@pytest.mark.parametrize("algo, unit, clocked", [("bfs", "reduce", True),
+                                                  ("cc", "process_edge", False)])
+def test_registered_ports_put_a_flip_flop_on_every_port_but_the_clock(tmp_path, algo, unit,
+                                                                      clocked):
+    """Yosys reads the wrapper: one register per port of the unit, the clock aside; a
+    combinational unit (CC's Process_Edge, a copy) has no clock port and gets the wrapper's."""
+    manifest = emit(tmp_path, [algo], [unit])
+    text = (tmp_path / manifest["units"][f"{algo}/{unit}"]["verilog"]).read_text()
+    names = {name for _, name, _ in ports(text)} - {"clk"}
+    assert ("clk" in {name for _, name, _ in ports(text)}) == clocked
+    assert {"i__valid", "i__ready", "i__payload", "o__payload"} <= names
+    wrapper = registered_ports(text)
+    assert "module timed(clk, " in wrapper and "\n  input clk;\n" in wrapper
+    (tmp_path / "timed.v").write_text(wrapper)
+    (tmp_path / "check.ys").write_text("read_verilog timed.v\nhierarchy -top timed\nproc\n"
+                                       "tee -q -o stat.json stat -json\n")
+    run_tool("yosys", ["-q", "-l", "yosys.log", "-s", "check.ys"], tmp_path, "yosys.log")
+    modules = json.loads((tmp_path / "stat.json").read_text())["modules"]
+    cells = modules["\\timed"]["num_cells_by_type"]
+    assert cells == {"$dff": len(names), "unit": 1}
 
 
 def test_hand_written_apply_comes_from_the_baseline_in_a_subprocess(tmp_path):
