@@ -196,18 +196,24 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def synthesized(verilog: Path, targets, seeds: int, time_limit: float, rerun: bool) -> dict:
-    """ECP5 and ASIC figures of one unit's Verilog, kept by the digest of its text."""
+def synthesized(verilog: Path, targets, seeds: int, time_limit: float,
+                rerun: set | None = None) -> dict:
+    """ECP5 and ASIC figures of one unit's Verilog, kept by the digest of its text; with
+    ``rerun``, a set of digests, synthesized again unless the digest is in it (synthesized
+    earlier in this run), then added to it."""
     from unittest import mock
     from synth import flow
     text = verilog.read_text()
     folder = WORK / "synth" / digest(text)
+    again = rerun is not None and digest(text) not in rerun
+    if again:
+        rerun.add(digest(text))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "unit.v").write_text(text)
     figures = {}
     for target in targets:
         kept = folder / f"{target}.json"
-        if kept.is_file() and not rerun:
+        if kept.is_file() and not again:
             figures[target] = json.loads(kept.read_text())
             continue
         start = time.perf_counter()
@@ -359,6 +365,7 @@ def main():
               f"index) {entry['index_width']} bits, dst_shift {entry['dst_shift']}, "
               f"dst_property_read {entry['dst_prop']}", flush=True)
     rows = []
+    rerun = set() if args.rerun else None
     for algo in algos:
         for unit in units:
             key = f"{algo}/{unit}"
@@ -367,7 +374,7 @@ def main():
                 built[side] = manifests[side]["units"][key]
                 verilog = WORK / "verilog" / side / built[side]["verilog"]
                 figures[side] = synthesized(verilog, targets, args.seeds, args.time_limit,
-                                            args.rerun)
+                                            rerun)
             row = {"algo": algo, "unit": unit,
                    "classes": {side: built[side]["class"] for side in trees},
                    "latency": {side: built[side]["latency"] for side in trees},
