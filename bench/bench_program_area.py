@@ -326,6 +326,8 @@ def main():
     algos = _names(args.algos, ALGOS, "algo", parser)
     units = _names(args.units, UNITS, "unit", parser)
     if args.emit_into:
+        if args.tree is None:
+            parser.error("--emit-into needs --tree")
         sys.path.insert(0, str(args.tree.resolve()))
         emit(args.emit_into, algos, units)
         return 0
@@ -357,6 +359,7 @@ def main():
           f"working tree {report['working_tree']['commit'][:12]} "
           f"({manifests['generated']['kind']}"
           f"{', hw/ or graphgen/ modified' if report['working_tree']['dirty'] else ''})")
+    print(f"ECP5: {report['flows']['ecp5']}; ASIC: {report['flows']['asic']}")
     print(f"tools: {json.dumps(report['synth_tools'])}; amaranth "
           f"{report['tool_versions']['amaranth']}; {report['machine']['cpus']} cpus")
     for algo in algos:
