@@ -8,6 +8,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from graphgen.programs import BOOL, Program, UInt
+from graphgen.programs.expr import Op, Operand
 from hw.lib.config import ConfigError
 from hw.lib.arith.fp32 import SIGN_BIT
 from hw.lib.arith.fp32_vector import FP32Lanes, check_lanes
@@ -79,14 +80,17 @@ class Apply(wiring.Component):
         self._apply_operands = operands_of(program.apply)
         # Through the apply datapath ride the vertex id, its old property and what the
         # active rule reads besides ``new``.
+        # Apply sits between FIFOs (A1, A2 and A4), so its integer logic needs no stage of
+        # its own, as the FP32 units do.
         self._datapath = Datapath(program.apply, self._apply_operands, tag_width=96,
-                                  lzc_stage=True)
+                                  lzc_stage=True, registered_logic=False)
+        self._changed = _changed_rule(program.apply)
         self._active = None
         if self._frontier and program.active is not None:
             self._active_operands = operands_of(program.active)
             self._active = Datapath(program.active,
                                     {role: types[role] for role in self._active_operands},
-                                    tag_width=64, lzc_stage=True)
+                                    tag_width=64, lzc_stage=True, registered_logic=False)
         self._reads_root = any("is_root" in operands_of(expr) for expr in
                                (program.apply, program.active) if expr is not None)
         members = {"temp": In(stream.Signature(TempItem)), "o_prop": Out(stream.Signature(32)),
@@ -138,7 +142,8 @@ class Apply(wiring.Component):
         vertex, new = tag[:32], out.payload.result
         if self._active is None:
             result = out
-            active = new != tag[32:64]
+            old, temp = tag[32:64], tag[64:96]
+            active = {"min": temp < old, "max": old < temp}.get(self._changed, new != old)
         else:
             m.submodules.active = rule = self._active
             words = {"vprop": tag[32:64], "temp": tag[64:96], "vertex_id": vertex, "new": new}
@@ -154,7 +159,11 @@ class Apply(wiring.Component):
         return m
 
     def _count(self, m, taken, done):
-        """``busy``: vertices taken and not yet done, at most one per pipeline stage."""
+        """``busy``: vertices taken and not yet done, at most one per pipeline stage (none
+        when the datapath is combinational: a vertex is taken as it is done)."""
+        if self.latency == 0:
+            m.d.comb += self.busy.eq(0)
+            return
         inside = Signal(range(self.latency + 2))
         m.d.sync += inside.eq(inside + taken - done)
         m.d.comb += self.busy.eq(inside != 0)
@@ -183,6 +192,16 @@ class Apply(wiring.Component):
             result.ready.eq(fire),
         ]
         return fire
+
+
+def _changed_rule(apply) -> str | None:
+    """"min" or "max" when ``apply`` is that of ``vprop`` and ``temp``: the property then
+    changes exactly when ``temp`` is below (above) it, the comparison the apply itself makes."""
+    if isinstance(apply, Op) and apply.name in ("min", "max") and \
+            all(isinstance(arg, Operand) for arg in apply.args) and \
+            sorted(arg.role for arg in apply.args) == ["temp", "vprop"]:
+        return apply.name
+    return None
 
 
 class ApplyCF(wiring.Component):

@@ -58,6 +58,9 @@ class Datapath(wiring.Component):
         among them, with its type.
     tag_width : int
         Bits carried from an item to its result (a destination id, say).
+    registered_logic : bool
+        A register after each integer operation, compare and ``select`` (latency 1 each);
+        without, they are combinational (latency 0), for a datapath between FIFOs.
     lzc_stage : bool
         FP32 adders with their leading-zero count in a stage of its own
         (:class:`hw.lib.arith.fp32.FP32Adder`).
@@ -77,7 +80,7 @@ class Datapath(wiring.Component):
     """
 
     def __init__(self, expr: Expr, operands: dict, tag_width: int = 0, *,
-                 lzc_stage: bool = False):
+                 lzc_stage: bool = False, registered_logic: bool = True):
         if not isinstance(expr, Expr):
             raise ConfigError(f"Datapath: expr must be a graphgen.programs expression, got "
                               f"{expr!r}")
@@ -86,7 +89,8 @@ class Datapath(wiring.Component):
         self._operands = self._checked_operands(operands)
         self._params = self._checked_params(expr)
         self._lzc_stage = bool(lzc_stage)
-        self._schedule = Schedule.of(expr, self._lzc_stage)
+        self._registered_logic = bool(registered_logic)
+        self._schedule = Schedule.of(expr, self._lzc_stage, self._registered_logic)
         self._tag_width = tag_width
         fields = {name: shape_of(type_) for name, type_ in self._operands.items()}
         members = {
@@ -214,16 +218,21 @@ class _Builder:
             return a[:node.type.width] if len(a) >= node.type.width else \
                 Cat(a, HDLConst(0, node.type.width - len(a)))
         if name == "select":
-            return self._register(Mux(args[0], args[1], args[2]), self._name("select"))
+            return self._logic(Mux(args[0], args[1], args[2]), "select")
         if name in INTEGER_OPERATIONS:
-            return self._register(INTEGER_OPERATIONS[name](*args), self._name(name))
+            return self._logic(INTEGER_OPERATIONS[name](*args), name)
         if name in FLOAT_COMPARES:
-            return self._register(FLOAT_COMPARES[name](*args), self._name(name))
+            return self._logic(FLOAT_COMPARES[name](*args), name)
         if name == "reciprocal":
             return self._reciprocal(args[0])
         if name == "lane_sum":
             return self._lane_sum(args[0], node.args[0].type.lanes)
         return self._float(name, args, _lanes(node.type))
+
+    def _logic(self, value, name):
+        if not self.dp._registered_logic:
+            return Value.cast(value)
+        return self._register(value, self._name(name))
 
     def _unit(self, cls, a, b, **options):
         """One FP32 unit, fed every cycle and moving with the enable."""

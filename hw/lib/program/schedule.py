@@ -49,8 +49,10 @@ class Schedule:
     latency: int
 
     @classmethod
-    def of(cls, expr: Expr, lzc_stage: bool = False) -> "Schedule":
+    def of(cls, expr: Expr, lzc_stage: bool = False,
+           registered_logic: bool = True) -> "Schedule":
         adder = _adder_latency(lzc_stage)
+        logic = 1 if registered_logic else 0
         latencies = {
             "fadd": adder, "fsub": adder, "vadd": adder, "vsub": adder,
             "fmul": FP32Multiplier.latency, "vmul": FP32Multiplier.latency,
@@ -69,7 +71,7 @@ class Schedule:
                 raise ConfigError("Datapath: random values are made on the host, not in a "
                                   "datapath")
             else:
-                start, cycles = _start(node, ready), _cycles(node, latencies, adder)
+                start, cycles = _start(node, ready), _cycles(node, latencies, adder, logic)
                 # a wiring-only operation of constants stays a constant wire
                 ready[node] = None if start is None and cycles == 0 else (start or 0) + cycles
         result = ready[expr]
@@ -81,7 +83,7 @@ def _start(node: Op, ready: dict) -> int | None:
     return max(stages) if stages else None
 
 
-def _cycles(node: Op, latencies: dict, adder: int) -> int:
+def _cycles(node: Op, latencies: dict, adder: int, logic: int) -> int:
     try:
         checked(node)
     except ProgramError as error:
@@ -95,7 +97,7 @@ def _cycles(node: Op, latencies: dict, adder: int) -> int:
     if node.name in WIRING:
         return 0
     if node.name in LOGIC:
-        return 1
+        return logic
     if node.name == "lane_sum":
         return lane_sum_levels(node.args[0].type.lanes) * adder
     return latencies[node.name]
