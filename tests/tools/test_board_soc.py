@@ -293,6 +293,8 @@ def test_a_wrong_answer_is_counted():
 
 @pytest.mark.parametrize("algo, root", [("widest", 3), ("ppr", 2), ("cc", 0)])
 def test_the_answer_is_checked_from_the_program(algo, root):
+    from tests.support.examples import EXAMPLE_FILES, examples_path
+    algo = examples_path(algo) if algo in EXAMPLE_FILES else algo
     """Any program Graphicionado runs: the root, the iterations and the word type come from
     the program."""
     from golden.programs import run_program

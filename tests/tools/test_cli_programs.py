@@ -17,6 +17,7 @@ from golden.programs import run_program
 from graphgen.cli import main
 from graphgen.commands.programs import designs_running
 from graphgen.programs import PROGRAMS, ProgramError, load_program
+from tests.support.examples import examples_path
 from tests.tools.test_bad_input import SETTINGS, run
 
 CAP = 3
@@ -130,7 +131,7 @@ def test_programs_lists_every_builtin_with_the_designs_that_run_it(capsys):
         assert rows[name].endswith(program.description)
         assert designs.split(",") == designs_running(name)
     assert designs_running("bfs") == ["graphicionado", "depgraph", "bfs", "dyngraph"]
-    assert designs_running("widest") == ["graphicionado"]
+    assert designs_running(examples_path("widest")) == ["graphicionado"]
 
 
 def test_programs_describes_a_users_file(tmp_path, capsys):
@@ -207,7 +208,8 @@ def test_each_reason_is_refused_before_any_build(files, algo, command, fragment,
     (["sim", "--design", "depgraph", "--algo", "cf", "--graph", "kron:scale=4"], "cf"),
     (["sim", "--design", "bfs", "--algo", "sssp", "--graph", "kron:scale=4"],
      "the bfs design runs --algo bfs, not sssp"),
-    (["sim", "--design", "dyngraph", "--algo", "widest", "--graph", "kron:scale=4",
+    (["sim", "--design", "dyngraph", "--algo", examples_path("widest"), "--graph",
+      "kron:scale=4",
       "--updates", "mix:ops=8"], "analytics on the dynamic graph run"),
     (["verilog", "--design", "cam", "--algo", "bfs", "-o", "out.v"],
      "--design cam builds no vertex program"),
