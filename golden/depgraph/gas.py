@@ -228,13 +228,13 @@ def shortcut_refusal(algo: GasAlgorithm, graph: Graph,
     """Why dependency transformation is off for ``algo`` on ``graph`` ("" when it is on): the
     program's definition first (its EdgeCompute is not linear, or its Accum is max), then
     :func:`check_linear` on the graph's edges."""
-    if algo.accum == "max":
-        return (f"{algo.name} accumulates with max; the hub index is built for min and sum "
-                f"Accum; dependency transformation switched off")
     if algo.form is not None:
         symbolic = algo.form.linearity
         if not symbolic.linear:
             return f"{symbolic.reason}; dependency transformation switched off"
+    if algo.accum == "max":
+        return (f"{algo.name} accumulates with max; the hub index is built for min and sum "
+                f"Accum; dependency transformation switched off")
     return check_linear(algo, graph, weights)[1]
 
 

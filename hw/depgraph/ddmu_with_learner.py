@@ -59,7 +59,8 @@ class DDMUWithLearner(wiring.Component):
                  loans: int | None = None):
         check_int("DDMUWithLearner", "addr_width", addr_width, high=32)
         check_int("DDMUWithLearner", "candidates", candidates)
-        if loans is not None and gas_of(algo).selective:
+        form = gas_of(algo)
+        if loans is not None and form.selective:
             raise ConfigError(f"DDMUWithLearner: loans are for PageRank's pseudo-edges, not {algo}")
         self._algo = algo
         self._addr_width = addr_width

@@ -58,11 +58,11 @@ def _min_eps(form: GasForm):
 
 def hub_index_refusal(form: GasForm) -> str:
     """Why the hub index cannot run ``form`` ("" when it can)."""
-    if form.accum == "max":
-        return "the hub index is built for min and sum Accum, not max"
     linearity = form.linearity
     if not linearity.linear:
         return linearity.reason
+    if form.accum == "max":
+        return "the hub index is built for min and sum Accum, not max"
     if form.accum == "min" and _min_eps(form) is None:
         return (f"the walk adds eps to its path value, built from a constant or the edge "
                 f"weight, not from the EdgeCompute of {form.name}")

@@ -1,5 +1,6 @@
 """DepGraph engines in Amaranth's simulator, one or two, against the golden model's final
-states (``golden.depgraph.run_depgraph``, hub index off): exact for BFS, SSSP and CC, within
+states (``golden.depgraph.run_depgraph``, hub index off): exact for BFS, SSSP, CC and the
+max-Accum programs new to DepGraph (widest paths, label propagation), within
 ``sim.depgraph.run``'s tolerance for PageRank.
 
 The engines' surroundings are played by the test as ``depgraph.py`` describes them: the
@@ -21,10 +22,11 @@ from amaranth.hdl import Module
 from amaranth.lib import wiring
 
 import golden
-from golden.depgraph import run_depgraph
+from golden.depgraph import get_algorithm, run_depgraph
 from hw.depgraph.config import DepGraphConfig
 from hw.depgraph.top import track_walks
 from hw.depgraph.engine import Engine
+from hw.depgraph.program import stored
 from sim.amaranth_memory import LineMemoryModel
 from sim.depgraph.image import build_depgraph_image
 from sim.depgraph.run import PAGERANK_ATOL, PAGERANK_RTOL
@@ -127,7 +129,8 @@ def lines_of(dram):
 
 # (algo, engines, stack depth, walks per engine, offsets on chip)
 CASES = [("bfs", 1, 3, 1, False), ("sssp", 2, 2, 2, True), ("cc", 2, 4, 1, True),
-         ("pagerank", 1, 3, 4, True), ("bfs", 1, 4, 4, False)]
+         ("pagerank", 1, 3, 4, True), ("bfs", 1, 4, 4, False), ("widest", 1, 3, 1, False),
+         ("widest", 2, 3, 2, True), ("labelprop", 2, 4, 1, True)]
 
 
 @pytest.mark.parametrize("pause", PAUSES)
@@ -139,10 +142,11 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, 
     # smaller graph and a coarser tolerance for it.
     scale, tolerance = (3, 1e-4) if algo == "pagerank" else (5, 1e-6)
     graph = golden.from_spec(f"kron:scale={scale},ef=3,seed=4,weights=1:20")
-    root = int(np.argmax(graph.out_degree)) if algo in ("bfs", "sssp") else None
+    gas = get_algorithm(algo)
+    root = int(np.argmax(graph.out_degree)) if gas.needs_root else None
     ref = run_depgraph(algo, graph, root=root, engines=engines, stack_depth=depth,
                        hub_index=False, tolerance=tolerance)
-    g = graph.symmetrized() if algo == "cc" else graph
+    g = graph.symmetrized() if gas.undirected else graph
     config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                             hub_index=False, bank_vertices=32, edge_fifo_depth=4,
                             addr_width=16, offsets_on_chip=onchip)
@@ -251,5 +255,5 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, 
             bench.fail(f"vertex {bad[0]}: {got[bad[0]]} against golden {want[bad[0]]} "
                        f"({bad.size} vertices off)")
     else:
-        bench.check_equal(got.tolist(), np.asarray(ref.states, dtype=np.uint32).tolist(),
-                          "final states")
+        bench.check_equal(stored(gas.form, got).tolist(),
+                          np.asarray(ref.states, dtype=np.uint32).tolist(), "final states")
