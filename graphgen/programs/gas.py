@@ -121,7 +121,7 @@ def _reads(expr: Expr, role: str) -> bool:
     return any(isinstance(node, Operand) and node.role == role for node in walk(expr))
 
 
-def substitute(expr: Expr, mapping: dict[str, Expr]) -> Expr:
+def _substitute(expr: Expr, mapping: dict[str, Expr]) -> Expr:
     """``expr`` with each operand whose role is in ``mapping`` replaced."""
     built: dict[int, Expr] = {}
     for node in walk(expr):
@@ -154,7 +154,7 @@ def gas_form(program: Program) -> GasForm:
                      "delta improves it")
     accum = ACCUMS[program.reduce]
     x = Operand("x", program.prop)
-    edge = substitute(program.process_edge, {"src_prop": x})
+    edge = _substitute(program.process_edge, {"src_prop": x})
     if accum != "sum":
         v = program.apply
         if not (isinstance(v, Op) and v.name == program.reduce
@@ -168,14 +168,12 @@ def gas_form(program: Program) -> GasForm:
         raise refuse("the delta form needs Process_Edge linear in src_prop with no constant "
                      "term" + (f" ({homogeneous.reason})" if homogeneous.reason else ""))
     const = program.vconst
-    args = edge.args if isinstance(edge, Op) else ()
-    if _is_one(a):
-        pass
-    elif isinstance(edge, Op) and edge.name == "fmul" and const is not None and \
-            Operand("src_const", const.type) in args and x in args:
-        const = fmul(a, const)
-    else:
-        edge = fmul(a, edge)
+    if not _is_one(a):
+        if const is not None and isinstance(edge, Op) and edge.name == "fmul" and \
+                set(edge.args) == {x, Operand("src_const", const.type)}:
+            const = fmul(a, const)
+        else:
+            edge = fmul(a, edge)
     return GasForm(program, accum, edge, const if _reads(edge, "src_const") else None,
                    f32(0.0), b)
 

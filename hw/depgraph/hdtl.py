@@ -43,7 +43,7 @@ from hw.lib.memory.port import MemoryPortSignature
 from .program import edge_value, gas_of
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
-from .hub_tracker import HubTracker, edge_value
+from .hub_tracker import HubTracker
 from .layouts import EDGES_PER_LINE, WALK_BITS, EdgeTask, ProbeResult, VisitRequest, VisitResult
 from hw.lib.memory.range_reader import RangeReader
 from .walk_scanner import WalkScanner
