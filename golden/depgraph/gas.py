@@ -171,7 +171,9 @@ def gas_algorithm(program: Program) -> GasAlgorithm:
     def edge_compute(x: Any, w: np.ndarray | None, c: Any, k: int) -> np.ndarray:
         value = compute({"x": np.asarray(x, dtype), "weight": w,
                          "src_const": np.asarray(c, const_dtype)})
-        return np.array(np.broadcast_to(np.asarray(value, dtype), (k,)))
+        value = np.asarray(value, dtype)
+        return np.full(k, value, dtype) if value.ndim == 0 else \
+            np.array(np.broadcast_to(value, (k,)))
 
     identity = np.float64(form.identity) if dtype == np.float64 else np.uint32(form.identity)
     return GasAlgorithm(program.name, form.accum, dtype, identity, edge_compute,
