@@ -253,7 +253,7 @@ def check_linear(algo: GasAlgorithm, graph: Graph, weights: np.ndarray | None = 
     Evaluates EdgeCompute at a few points x on up to ``samples`` edges spread over the edge
     list (the highest-weight edge included, where saturation would show).  mu and eps are
     fitted from the first two points and the rest must lie on the line (exactly for integer
-    types, to 1e-9 relative for floats).  Min-type algorithms must also have mu = 1.
+    types, to 1e-9 relative for floats).  Min- and max-type algorithms must also have mu = 1.
     Returns ``(True, "")`` or ``(False, reason)``.
     """
     m = graph.num_edges
@@ -292,7 +292,7 @@ def check_linear(algo: GasAlgorithm, graph: Graph, weights: np.ndarray | None = 
                        f"edge {e}{where}); dependency transformation switched off")
     if algo.selective and np.any(mu != 1.0):
         e = int(pick[np.flatnonzero(mu != 1.0)[0]])
-        return False, (f"EdgeCompute of {algo.accum}-type {algo.name} is linear but mu != 1 on edge {e}; "
-                       f"shortcuts need the (min, +) form; dependency transformation "
-                       f"switched off")
+        return False, (f"EdgeCompute of {algo.accum}-type {algo.name} is linear but mu != 1 "
+                       f"on edge {e}; shortcuts need the (min, +) form; dependency "
+                       f"transformation switched off")
     return True, ""

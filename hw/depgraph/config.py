@@ -1,6 +1,7 @@
 """Parameters of the DepGraph accelerator."""
 
 import dataclasses
+import hashlib
 
 from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
 from .layouts import MAX_ENGINES, WALK_BITS
@@ -104,6 +105,7 @@ class DepGraphConfig(DesignConfig):
 
     def validate(self):
         form = gas_of(self.algo)
+        object.__setattr__(self, "_gas", form)     # the definition read now, for the digests
         if self.hub_index and hub_index_refusal(form):
             raise ConfigError(f"hub_index: program {form.name}: {hub_index_refusal(form)}")
         if not 1 <= self.engines <= MAX_ENGINES:
@@ -148,10 +150,25 @@ class DepGraphConfig(DesignConfig):
         """One memory port, shared by every client through one arbiter."""
         return 1
 
+    def digest(self) -> str:
+        """As :meth:`DesignConfig.digest`, and for a program file, its definition too (the
+        file can change under the same name)."""
+        return self._with_program(super().digest())
+
+    def run_digest(self) -> str:
+        return self._with_program(super().run_digest())
+
+    def _with_program(self, digest: str) -> str:
+        if ".py:" not in self.algo:
+            return digest
+        text = f"{digest}:{self._gas.program!r}"
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
     @property
     def gas(self):
-        """The program's GAS form (:class:`graphgen.programs.gas.GasForm`)."""
-        return gas_of(self.algo)
+        """The program's GAS form (:class:`graphgen.programs.gas.GasForm`), as read when the
+        configuration was made."""
+        return self._gas
 
     @property
     def is_min(self) -> bool:

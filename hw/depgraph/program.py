@@ -29,12 +29,21 @@ from hw.lib.config import ConfigError
 __all__ = ["gas_of", "hub_index_refusal", "is_product", "edge_value", "stored"]
 
 
-@functools.lru_cache(maxsize=None)
 def gas_of(algo: str) -> GasForm:
-    """The GAS form of the program ``algo`` names; ConfigError of one line naming it."""
+    """The GAS form of the program ``algo`` names (a file is read again each time: it may
+    have changed); ConfigError of one line naming it."""
     if not isinstance(algo, str):
         raise ConfigError(f"algo must be a program name or path/to/file.py:ClassName, not "
                           f"{algo!r}")
+    return _form(algo) if ".py:" in algo else _built_in(algo)
+
+
+@functools.lru_cache(maxsize=None)
+def _built_in(algo: str) -> GasForm:
+    return _form(algo)
+
+
+def _form(algo: str) -> GasForm:
     try:
         return gas_form(load_program(algo))
     except ProgramError as error:

@@ -56,6 +56,11 @@ def test_a_program_file(tmp_path):
         DepGraphConfig(algo=f"{path}:TwoHops", hub_index=True)
     with pytest.raises(ConfigError, match="defines no class Missing"):
         DepGraphConfig(algo=f"{path}:Missing")
+    before = DepGraphConfig(algo=f"{path}:TwoHops")
+    assert before.digest() != DepGraphConfig(algo="sssp").digest()
+    path.write_text(USER.replace("sat_add(e.weight, 1)", "sat_add(e.weight, 2)"))
+    after = DepGraphConfig(algo=f"{path}:TwoHops")
+    assert after.digest() != before.digest() and after.run_digest() != before.run_digest()
 
 
 def test_max_words_are_stored_complemented():
