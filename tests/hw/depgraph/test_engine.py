@@ -1,6 +1,6 @@
 """DepGraph engines in Amaranth's simulator, one or two, against the golden model's final
 states (``golden.depgraph.run_depgraph``, hub index off): exact for BFS, SSSP, CC, widest
-paths and label propagation (max Accum) and a program written in this file, within ``sim.depgraph.run``'s
+paths (a max Accum) and a program written in this file, within ``sim.depgraph.run``'s
 tolerance for PageRank.
 
 The engines' surroundings are played by the test as ``depgraph.py`` describes them: the
@@ -130,7 +130,7 @@ def lines_of(dram):
 # (algo, engines, stack depth, walks per engine, offsets on chip)
 CASES = [("bfs", 1, 3, 1, False), ("sssp", 2, 2, 2, True), ("cc", 2, 4, 1, True),
          ("pagerank", 1, 3, 4, True), ("bfs", 1, 4, 4, False), ("widest", 1, 3, 1, False),
-         ("widest", 2, 3, 2, True), ("labelprop", 2, 4, 1, True)]
+         ("widest", 2, 3, 2, True)]
 
 
 @pytest.mark.parametrize("pause", PAUSES)
