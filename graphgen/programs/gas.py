@@ -14,7 +14,8 @@ temp)`` with the default "changed" activation)
     Accum is the Reduce (s ← Δ when Δ is better), EdgeCompute is Process_Edge with
     ``src_prop`` replaced by x (the new state), the initial Δ is ``init`` and the initial
     state the Reduce's identity, so that every vertex whose ``init`` is not the identity
-    starts active. BFS, SSSP, CC, widest paths and label propagation.
+    starts active. DepGraph runs it to its fixpoint, whatever its ``mode`` and
+    ``iterations``. BFS, SSSP, CC, widest paths and label propagation.
 Affine (``reduce = "fadd"`` on Float32, Apply ``a·temp + b`` with ``a`` a constant or
 parameter and ``b`` reading only the vertex id and ``is_root``, Process_Edge linear in
 ``src_prop`` with no constant term)
