@@ -23,7 +23,7 @@ from graphgen.programs.program import Program
 from .graph import Graph, GraphError
 from .vertex_program import Result, Setup, VertexProgram, execute
 
-__all__ = ["evaluate", "param_values", "golden_program", "run_program"]
+__all__ = ["evaluate", "evaluator", "param_values", "golden_program", "run_program"]
 
 
 def _dtype(type_: Type) -> type:
@@ -50,18 +50,18 @@ def _mask(value, width: int):
     return (np.asarray(value, np.uint64) & np.uint64((1 << width) - 1)).astype(np.uint32)
 
 
-def _select(cond, a, b, type_: Type):
+def _select(cond, a, b, type_: Type, float_dtype=np.float32):
     cond = np.asarray(cond) != 0
     if isinstance(type_, Float32Vector):
         cond = _lanes(cond)
-    return np.where(cond, a, b).astype(_dtype(type_))
+    return np.where(cond, a, b).astype(np.uint32 if isinstance(type_, UInt) else float_dtype)
 
 
-def _reciprocal(a):
+def _reciprocal(a, float_dtype=np.float32):
     a = np.asarray(a, np.uint32)
-    divisor = a.astype(np.float32)
-    return np.where(a == 0, np.float32(0.0), np.float32(1.0) / np.where(a == 0, 1, divisor)
-                    ).astype(np.float32)
+    divisor = a.astype(float_dtype)
+    return np.where(a == 0, float_dtype(0.0), float_dtype(1.0) / np.where(a == 0, 1, divisor)
+                    ).astype(float_dtype)
 
 
 def _lane_sum(x):
@@ -92,7 +92,7 @@ _BINARY = {
 }
 
 
-def _operation(node: Op, args: list[Any]) -> Any:
+def _operation(node: Op, args: list[Any], float_dtype=np.float32) -> Any:
     name, type_ = node.name, node.type
     if name in _BINARY:
         return _BINARY[name](*args)
@@ -101,7 +101,7 @@ def _operation(node: Op, args: list[Any]) -> Any:
     if name == "sat_sub":
         return _sat_sub(*args)
     if name == "select":
-        return _select(*args, type_)
+        return _select(*args, type_, float_dtype)
     if name == "shl":
         return _mask(np.asarray(args[0], np.uint64) << np.uint64(node.amount), type_.width)
     if name == "shr":
@@ -109,14 +109,14 @@ def _operation(node: Op, args: list[Any]) -> Any:
     if name == "resize":
         return _mask(args[0], type_.width)
     if name == "reciprocal":
-        return _reciprocal(args[0])
+        return _reciprocal(args[0], float_dtype)
     if name == "lane_sum":
         return _lane_sum(args[0])
     raise ProgramError(f"the NumPy back end has no operation {name!r}")
 
 
-def _scalar(value: int | float, type_: Type) -> Any:
-    return np.uint32(value) if isinstance(type_, UInt) else np.float32(value)
+def _scalar(value: int | float, type_: Type, float_dtype=np.float32) -> Any:
+    return np.uint32(value) if isinstance(type_, UInt) else float_dtype(value)
 
 
 def evaluate(expr: Expr, operands: dict[str, Any], params: dict[str, Any] | None = None,
@@ -125,29 +125,46 @@ def evaluate(expr: Expr, operands: dict[str, Any], params: dict[str, Any] | None
     edge or vertex) or a scalar, ``params`` each parameter name to its value (default: the
     parameter's default). ``rows`` is needed by ``random`` (how many vertices). Results keep
     the leaves' shapes; a tree of constants gives a scalar."""
+    return evaluator(expr, params)(operands, rows)
+
+
+def evaluator(expr: Expr, params: dict[str, Any] | None = None, float_dtype=np.float32):
+    """:func:`evaluate` of ``expr`` with ``params`` as a function ``(operands, rows=None)``,
+    the tree walked once: for an expression evaluated many times. ``float_dtype=np.float64``
+    computes the float operations in float64 instead (constants and parameters keep their
+    float32 values): the golden model of DepGraph's sum-type convergence."""
     params = params or {}
-    values: dict[int, Any] = {}
-    with np.errstate(all="ignore"):
-        for node in walk(expr):
-            if isinstance(node, Const):
-                value = _scalar(node.value, node.type)
-            elif isinstance(node, Param):
-                value = _scalar(params.get(node.name, node.default), node.type)
-            elif isinstance(node, Operand):
-                if node.role not in operands:
-                    raise ProgramError(f"no value for operand {node.role}")
-                value = operands[node.role]
-            elif isinstance(node, Random):
-                if rows is None:
-                    raise ProgramError("random needs the number of vertices")
-                shape = (rows, node.type.lanes) if isinstance(node.type, Float32Vector) \
-                    else (rows,)
-                seed = int(values[id(node.seed)])
-                value = np.random.default_rng(seed).random(shape, dtype=np.float32)
-            else:
-                value = _operation(node, [values[id(arg)] for arg in node.args])
-            values[id(node)] = value
-    return values[id(expr)]
+    nodes = walk(expr)
+    constants = {id(node): _scalar(node.value, node.type, float_dtype) for node in nodes
+                 if isinstance(node, Const)}
+    constants.update({id(node): _scalar(params.get(node.name, node.default), node.type,
+                                        float_dtype)
+                      for node in nodes if isinstance(node, Param)})
+
+    def run(operands: dict[str, Any], rows: int | None = None) -> Any:
+        values: dict[int, Any] = dict(constants)
+        with np.errstate(all="ignore"):
+            for node in nodes:
+                if isinstance(node, (Const, Param)):
+                    continue
+                if isinstance(node, Operand):
+                    if node.role not in operands:
+                        raise ProgramError(f"no value for operand {node.role}")
+                    value = operands[node.role]
+                elif isinstance(node, Random):
+                    if rows is None:
+                        raise ProgramError("random needs the number of vertices")
+                    shape = (rows, node.type.lanes) if isinstance(node.type, Float32Vector) \
+                        else (rows,)
+                    seed = int(values[id(node.seed)])
+                    value = np.random.default_rng(seed).random(shape, dtype=np.float32)
+                else:
+                    value = _operation(node, [values[id(arg)] for arg in node.args],
+                                       float_dtype)
+                values[id(node)] = value
+        return values[id(expr)]
+
+    return run
 
 
 def param_values(program: Program, overrides: dict[str, Any]) -> dict[str, Any]:

@@ -44,7 +44,7 @@ def fold_and_push(algo: GasAlgorithm, offsets: np.ndarray, dst: np.ndarray, s: n
     c.vertex_updates += int(us.size)
     c.visits += int(us.size)
     x = d[us].copy()
-    if algo.is_min:
+    if algo.selective:
         s[us] = x
     else:
         s[us] += x
@@ -57,8 +57,8 @@ def fold_and_push(algo: GasAlgorithm, offsets: np.ndarray, dst: np.ndarray, s: n
     w = None if weights is None else weights[idx]
     vals = algo.edge_compute(np.repeat(x, counts), w, np.repeat(consts[us], counts),
                              int(idx.size))
-    if algo.is_min:
-        np.minimum.at(d, ws, vals.astype(d.dtype))
+    if algo.selective:
+        algo.ufunc.at(d, ws, vals.astype(d.dtype))
     elif dense:
         d += np.bincount(ws, weights=vals, minlength=d.size)
     else:

@@ -111,6 +111,7 @@ class EngineState:
                  queue_capacity: int, tolerance: float):
         self.c = Counters()
         self.algo, self.is_min, self.ident = algo, algo.is_min, algo.identity
+        self.selective = algo.selective
         self.s, self.d, self.weights, self.consts = state, delta, weights, consts
         self.tol, self.cap, self.index = tolerance, queue_capacity, index
         self.bounds = bounds
@@ -194,7 +195,7 @@ class EngineState:
             self.c.stale_visits += 1
             return None
         du = self.d[u]
-        if self.is_min:
+        if self.selective:
             self.s[u] = du
             x = int(du)
         else:
@@ -207,9 +208,8 @@ class EngineState:
 
     def accum_one(self, t: int, z) -> None:
         """Accum a scalar into Δ_t (shortcut or pseudo-edge) and activate t if worth."""
-        if self.is_min:
-            if z < self.d[t]:
-                self.d[t] = z
+        if self.selective:
+            self.d[t] = self.algo.ufunc(self.d[t], z)
         else:
             self.d[t] += z
         if self.worth(t) and not self.active[t]:
@@ -231,11 +231,11 @@ class EngineState:
         vals = self.algo.edge_compute(x, None if self.weights is None else self.weights[lo:hi],
                                       self.consts[u], hi - lo)
         self.c.edges_fetched += hi - lo
-        if self.is_min:
+        if self.selective:
             if self.unique_edges:
-                d[ws] = np.minimum(d[ws], vals)
+                d[ws] = self.algo.ufunc(d[ws], vals)
             else:
-                np.minimum.at(d, ws, vals)
+                self.algo.ufunc.at(d, ws, vals)
         else:
             if self.unique_edges:
                 d[ws] += vals

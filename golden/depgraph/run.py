@@ -22,7 +22,7 @@ from ..graph import Graph, GraphError
 from .baseline import run_sync
 from .counters import Counters
 from .engine import execute
-from .gas import GasAlgorithm, check_linear, get_algorithm, source_constants
+from .gas import GasAlgorithm, get_algorithm, shortcut_refusal, source_constants
 from .hub_index import HubIndex, graph_csr_bytes
 from .hubs import (CoreStructure, HubSelection, core_structure, owner_of, partition_bounds,
                    select_hubs)
@@ -144,7 +144,7 @@ def _prepare(algo: str | GasAlgorithm, graph: Graph, root: Any, tolerance: Any,
         root = int(root)
     elif root is not None:
         raise GraphError(f"{algo.name} takes no root (got root {root!r})")
-    if algo.name == "cc" and symmetrize:
+    if algo.undirected and symmetrize:
         graph = graph.symmetrized()
     weights = graph.require_nonnegative_integer_weights() if algo.uses_weights else None
     state, delta = algo.initial(graph, root)
@@ -194,7 +194,7 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
     walks = _int(walks, "walks", 1)
     hub_sample_min = _int(hub_sample_min, "hub_sample_min", 1)
     if walk_max_indegree == "auto":
-        walk_max_indegree = None if algo.is_min else 1
+        walk_max_indegree = None if algo.selective else 1
     elif walk_max_indegree is not None:
         walk_max_indegree = _int(walk_max_indegree, "walk_max_indegree", 0)
     if not isinstance(hub_index, bool):
@@ -212,7 +212,7 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
     if not hub_index:
         reason = "hub index disabled (hub_index=False)"
     else:
-        _, reason = check_linear(algo, graph, weights)
+        reason = shortcut_refusal(algo, graph, weights)
     stop = core.hpp.copy()
     if walk_max_indegree is not None:
         stop |= graph.in_degree > walk_max_indegree

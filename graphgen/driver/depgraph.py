@@ -13,6 +13,7 @@ from golden.depgraph import run_depgraph
 from golden.depgraph.hub_index import HubIndex
 from graphgen.driver.driver import HostImage
 from hw.depgraph.config import DepGraphConfig
+from hw.depgraph.program import stored
 from sim.depgraph.image import build_depgraph_image
 from sim.depgraph.run import check_graph
 
@@ -33,13 +34,13 @@ class DepGraphHost:
         :func:`golden.depgraph.run_depgraph`)."""
         config, algo = self.config, self.config.algo
         check_graph(graph, algo, config)
-        root = root if algo in ("bfs", "sssp") else None
+        root = root if config.gas.uses_root else None
         pre = run_depgraph(algo, graph, root=root, engines=config.engines,
                            stack_depth=config.stack_depth, walks=config.walks,
                            hub_index=config.hub_index, tolerance=tolerance, lam=hub_lam,
                            hub_sample_min=hub_sample_min)
-        run_graph = graph.symmetrized() if algo == "cc" else graph
-        index = HubIndex.from_core(pre.core, config.is_min, ~pre.stop) \
+        run_graph = graph.symmetrized() if config.gas.program.undirected else graph
+        index = HubIndex.from_core(pre.core, config.gas.accum == "min", ~pre.stop) \
             if config.hub_index and pre.shortcuts else None
         image = build_depgraph_image(run_graph, algo=algo, config=config, bounds=pre.bounds,
                                      stop=pre.stop, root=root, tolerance=tolerance,
@@ -47,6 +48,7 @@ class DepGraphHost:
         return HostImage.of(image)
 
     def result(self, image: HostImage, counters: dict, read_words) -> np.ndarray:
-        """The vertex states (float32 for PageRank, else uint32)."""
+        """The vertex states (float32 for a sum Accum such as PageRank's, else uint32)."""
         words = read_words(*image.state.dram.region("state"))
-        return words.view(np.float32) if self.config.algo == "pagerank" else words
+        gas = self.config.gas
+        return words.view(np.float32) if gas.accum == "sum" else stored(gas, words)

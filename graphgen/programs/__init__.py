@@ -32,7 +32,9 @@ Operations are explicit functions (``sat_add``, ``fmul``, ``select``, ``dot``, .
 :data:`.expr.OPERATIONS`); a bare number next to an expression takes its type. Errors are
 :class:`ProgramError` with one line naming the program and the reason. Built-ins are in
 :data:`PROGRAMS`; :func:`load_program` takes a built-in name or ``path/to/file.py:ClassName``,
-such as the programs of ``examples/programs/`` (this one among them).
+such as the programs of ``examples/programs/`` (this one among them). :func:`gas_form` gives a
+program's form for DepGraph (Accum and EdgeCompute) and :func:`linearity` whether its
+EdgeCompute is linear (:mod:`.gas`).
 """
 
 from .builtins import PROGRAMS, cf_program
@@ -41,6 +43,7 @@ from .expr import (BOOL, OPERATIONS, Const, Expr, Float32, Float32Vector, Op, Op
                    fdiv, feq, fle, flt, fmul, fne, fsub, lane_sum, le, lt, maximum, minimum,
                    ne, reciprocal, resize, sat_add, sat_sub, scale, select, shl, shr, uint,
                    vadd, vmul, vsub)
+from .gas import GasForm, Linearity, gas_form, linearity
 from .load import load_program
 from .program import FUNCTIONS, MODES, REDUCTIONS, Program, VertexProgram, build
 
@@ -51,5 +54,5 @@ __all__ = [
     "bit_and", "bit_or", "bit_xor", "resize", "fadd", "fsub", "fmul", "fdiv", "flt", "fle",
     "feq", "fne", "reciprocal", "vadd", "vsub", "vmul", "scale", "lane_sum", "dot",
     "VertexProgram", "Program", "build", "REDUCTIONS", "MODES", "FUNCTIONS",
-    "PROGRAMS", "cf_program", "load_program",
+    "PROGRAMS", "cf_program", "load_program", "GasForm", "Linearity", "gas_form", "linearity",
 ]

@@ -1,17 +1,15 @@
 """Parameters of the DepGraph accelerator."""
 
 import dataclasses
+import hashlib
 
 from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
 from .layouts import MAX_ENGINES, WALK_BITS
+from .program import gas_of, hub_index_refusal
 from .walk_scanner import MAX_LEVELS
 
 
-__all__ = ["DepGraphConfig", "ALGORITHMS", "MIN_TYPE"]
-
-ALGORITHMS = ("bfs", "sssp", "cc", "pagerank")
-# Accum is integer min for these; PageRank's is an FP32 sum.
-MIN_TYPE = ("bfs", "sssp", "cc")
+__all__ = ["DepGraphConfig"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -21,7 +19,11 @@ class DepGraphConfig(DesignConfig):
     Parameters
     ----------
     algo : str
-        bfs, sssp, cc or pagerank: chooses Accum (integer min or FP32 sum) and EdgeCompute.
+        The vertex program: a built-in's name (bfs, sssp, cc, pagerank) or
+        ``path/to/file.py:ClassName`` (such as examples/programs/widest.py:WidestPath), with
+        a GAS form (:mod:`hw.depgraph.program`):
+        it chooses Accum (integer min or max, or FP32 sum), EdgeCompute and the initial
+        values.
     engines : int
         Engines (HDTL + FIFO edge buffer + processing element), one partition each (the
         paper: 4 cores with DepGraph engines).
@@ -53,7 +55,9 @@ class DepGraphConfig(DesignConfig):
         records fill the cycles a hot record's read-modify-write would leave empty (0 = no
         scheduler: the bank takes its updates in arrival order).
     hub_index : bool
-        Build the DDMU and the hub-index learner, and use the shortcuts between hubs.
+        Build the DDMU and the hub-index learner, and use the shortcuts between hubs; refused
+        for a program whose EdgeCompute is not linear (or that the hub index does not build,
+        :func:`hw.depgraph.program.hub_index_refusal`).
     track_entries : int
         Hub-index entries of a walk's root that are not yet available (flags N and I) the
         HDTL keeps, to learn them when its walk travels their core path; the DDMU hands out
@@ -101,8 +105,10 @@ class DepGraphConfig(DesignConfig):
     watchdog: int = 100_000
 
     def validate(self):
-        if self.algo not in ALGORITHMS:
-            raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, not {self.algo!r}")
+        form = gas_of(self.algo)
+        object.__setattr__(self, "_gas", form)     # the definition read now, for the digests
+        if self.hub_index and hub_index_refusal(form):
+            raise ConfigError(f"hub_index: program {form.name}: {hub_index_refusal(form)}")
         if not 1 <= self.engines <= MAX_ENGINES:
             raise ConfigError(f"engines must be between 1 and {MAX_ENGINES}, not "
                               f"{self.engines}")
@@ -145,9 +151,30 @@ class DepGraphConfig(DesignConfig):
         """One memory port, shared by every client through one arbiter."""
         return 1
 
+    def digest(self) -> str:
+        """As :meth:`DesignConfig.digest`, and for a program file, its definition too (the
+        file can change under the same name)."""
+        return self._with_program(super().digest())
+
+    def run_digest(self) -> str:
+        return self._with_program(super().run_digest())
+
+    def _with_program(self, digest: str) -> str:
+        if ".py:" not in self.algo:
+            return digest
+        text = f"{digest}:{self._gas.program!r}"
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def gas(self):
+        """The program's GAS form (:class:`graphgen.programs.gas.GasForm`), as read when the
+        configuration was made."""
+        return self._gas
+
     @property
     def is_min(self) -> bool:
-        return self.algo in MIN_TYPE
+        """The datapath's Accum is the integer min (a min or max program), not the FP32 sum."""
+        return self.gas.selective
 
     @property
     def walk_bits(self) -> int:

@@ -30,7 +30,7 @@ from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
-from .config import ALGORITHMS, MIN_TYPE
+from .program import gas_of
 from .layouts import VertexUpdate
 from hw.lib.memory.range_reader import RangeReader
 from .shortcut_value import SLOT_BITS as _SLOT_BITS, PseudoEdge, ShortcutValue
@@ -75,7 +75,7 @@ class DDMU(wiring.Component):
     Parameters
     ----------
     algo : str
-        bfs, sssp, cc or pagerank.
+        The program (:func:`hw.depgraph.program.gas_of`): min or sum Accum.
     addr_width : int
     candidates : int
         At most this many of a root's N and I entries are answered per lookup.
@@ -107,14 +107,13 @@ class DDMU(wiring.Component):
     def __init__(self, *, algo: str, addr_width: int, candidates: int = 8,
                  loans: int | None = None):
         check_int("DDMU", "addr_width", addr_width, high=32)
-        if algo not in ALGORITHMS:
-            raise ConfigError(f"DDMU: algo must be one of {', '.join(ALGORITHMS)}, not {algo!r}")
+        form = gas_of(algo)
         if candidates < 1:
             raise ConfigError(f"DDMU: candidates must be at least 1, not {candidates!r}")
         if loans is not None and loans < 1:
             raise ConfigError(f"DDMU: loans must be at least 1 (or None), not {loans!r}")
         self._algo = algo
-        self._is_min = algo in MIN_TYPE
+        self._is_min = form.selective
         self._addr_width = addr_width
         self._candidates = candidates
         self._loans = loans

@@ -12,7 +12,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
-from .config import ALGORITHMS, MIN_TYPE
+from .program import gas_of
 from .ddmu import DDMU, LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import HubIndexLearner, ObserveRequest
 from .layouts import VertexUpdate
@@ -27,7 +27,7 @@ class DDMUWithLearner(wiring.Component):
     Parameters
     ----------
     algo : str
-        bfs, sssp, cc or pagerank.
+        The program (:func:`hw.depgraph.program.gas_of`): min or sum Accum.
     addr_width : int
         Width of a line address.
     candidates : int
@@ -59,10 +59,8 @@ class DDMUWithLearner(wiring.Component):
                  loans: int | None = None):
         check_int("DDMUWithLearner", "addr_width", addr_width, high=32)
         check_int("DDMUWithLearner", "candidates", candidates)
-        if algo not in ALGORITHMS:
-            raise ConfigError(f"DDMUWithLearner: algo must be one of {', '.join(ALGORITHMS)}, not "
-                              f"{algo!r}")
-        if loans is not None and algo in MIN_TYPE:
+        form = gas_of(algo)
+        if loans is not None and form.selective:
             raise ConfigError(f"DDMUWithLearner: loans are for PageRank's pseudo-edges, not {algo}")
         self._algo = algo
         self._addr_width = addr_width

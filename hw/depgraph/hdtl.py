@@ -40,10 +40,10 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
-from .config import ALGORITHMS, MIN_TYPE
+from .program import edge_value, gas_of
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
-from .hub_tracker import HubTracker, edge_value
+from .hub_tracker import HubTracker
 from .layouts import EDGES_PER_LINE, WALK_BITS, EdgeTask, ProbeResult, VisitRequest, VisitResult
 from hw.lib.memory.range_reader import RangeReader
 from .walk_scanner import WalkScanner
@@ -77,7 +77,7 @@ class HDTL(wiring.Component):
         The fold's answer carries the vertex's CSR offsets (the bank keeps them): no offsets
         reader, no ``offsets_mem``.
     algo : str
-        bfs, sssp, cc or pagerank (EdgeCompute of the path value y).
+        The program (:func:`hw.depgraph.program.gas_of`; EdgeCompute of the path value y).
     hub_index : bool
         Look roots up in the DDMU, track and observe their entries, pay pseudo-edges back.
     track_entries : int
@@ -137,8 +137,7 @@ class HDTL(wiring.Component):
         if stack_depth < 1 or edge_window < 1:
             raise ConfigError("HDTL: stack_depth and edge_window must be at least 1, not "
                               f"{stack_depth!r} and {edge_window!r}")
-        if algo not in ALGORITHMS:
-            raise ConfigError(f"HDTL: algo must be one of {', '.join(ALGORITHMS)}, not {algo!r}")
+        self._gas = gas_of(algo)
         if track_entries < 1 or engine < 0 or not 0 <= walk < 1 << WALK_BITS:
             raise ConfigError("HDTL: track_entries must be at least 1, engine not negative and "
                               f"walk from 0 to {(1 << WALK_BITS) - 1}, not {track_entries!r}, "
@@ -466,7 +465,7 @@ class HDTL(wiring.Component):
                     m.d.sync += [cur.vertex.eq(result.vertex), cur.depth.eq(stack.size + 1)]
                     if tracker is not None:
                         m.d.comb += [tracker.descend.eq(1), tracker.descend_y.eq(
-                            edge_value(self._algo, top.y, result.weight))]
+                            edge_value(self._gas, top.y, result.weight))]
                     m.next = "VISIT"
                 with m.Else():
                     m.next = "SCAN"
@@ -477,8 +476,8 @@ class HDTL(wiring.Component):
             # The DDMU's answer for the root (if it was looked up) says how many pseudo-edges
             # it lent; they may still be on their way to the buffer.
             with m.If(tracker.answered):
-                m.next = "IDLE" if self._algo in MIN_TYPE else "PAY_BACK"
-        if self._algo not in MIN_TYPE:
+                m.next = "IDLE" if self._gas.selective else "PAY_BACK"
+        if not self._gas.selective:
             with m.State("PAY_BACK"):
                 pending, owed = self.pending, tracker.owed
                 m.d.comb += [

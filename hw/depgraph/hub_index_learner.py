@@ -41,9 +41,9 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError, check_int
+from hw.lib.config import check_int
 from hw.lib.memory.port import MemoryPortSignature
-from .config import ALGORITHMS, MIN_TYPE
+from .program import gas_of
 from .ddmu import EntryFlag, _Entry
 from .linear_fit import FitOutcome, LinearFit
 
@@ -64,7 +64,8 @@ class HubIndexLearner(wiring.Component):
     Parameters
     ----------
     algo : str
-        bfs, sssp, cc (min type: uint32 fields) or pagerank (sum type: FP32 fields).
+        The program (:func:`hw.depgraph.program.gas_of`): min Accum (uint32 fields) or sum
+        Accum (FP32 fields).
     addr_width : int
         Width of a line address.
 
@@ -85,10 +86,7 @@ class HubIndexLearner(wiring.Component):
 
     def __init__(self, *, algo: str, addr_width: int):
         check_int("HubIndexLearner", "addr_width", addr_width, high=32)
-        if algo not in ALGORITHMS:
-            raise ConfigError(f"HubIndexLearner: algo must be one of {', '.join(ALGORITHMS)}, not "
-                              f"{algo!r}")
-        self._is_min = algo in MIN_TYPE
+        self._is_min = gas_of(algo).selective
         super().__init__({
             "index_base": In(addr_width),
             "observe": In(stream.Signature(ObserveRequest)),

@@ -17,20 +17,12 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError
 from hw.lib.arith.fp32 import FP32Multiplier
-from hw.lib.arith.integer import saturating_add
-from .config import ALGORITHMS, MIN_TYPE
+from .program import edge_value, gas_of
 from .ddmu import LookupAnswer
 from .hub_index_learner import ObserveRequest
 
 
-__all__ = ["HubTracker", "edge_value"]
-
-
-def edge_value(algo: str, yc, weight):
-    """EdgeCompute of a path value over an edge, from its edge-independent part yc."""
-    if algo in ("pagerank", "cc"):
-        return yc
-    return saturating_add(yc, 1 if algo == "bfs" else weight)
+__all__ = ["HubTracker"]
 
 
 # An answered entry of the root.
@@ -44,7 +36,7 @@ class HubTracker(wiring.Component):
     Parameters
     ----------
     algo : str
-        bfs, sssp, cc or pagerank.
+        The program (:func:`hw.depgraph.program.gas_of`): min or sum Accum.
     track_entries : int
         Answered entries kept per walk.
     depth_bits : int
@@ -83,9 +75,7 @@ class HubTracker(wiring.Component):
     """
 
     def __init__(self, *, algo: str, track_entries: int = 8, depth_bits: int = 5):
-        if algo not in ALGORITHMS:
-            raise ConfigError(f"HubTracker: algo must be one of {', '.join(ALGORITHMS)}, "
-                              f"not {algo!r}")
+        self._gas = gas_of(algo)
         if track_entries < 1 or depth_bits < 1:
             raise ConfigError("HubTracker: track_entries and depth_bits must be at least 1, "
                               f"not {track_entries!r} and {depth_bits!r}")
@@ -107,7 +97,7 @@ class HubTracker(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        is_sum = self._algo not in MIN_TYPE
+        is_sum = not self._gas.selective
         k = self._track_entries
 
         # The root's answered entries.
@@ -185,7 +175,7 @@ class HubTracker(wiring.Component):
             self.observe.valid.eq(hit & ~observed & yc_ready),
             self.observe.payload.entry.eq(tracked.entry),
             self.observe.payload.x.eq(root_x),
-            self.observe.payload.y.eq(edge_value(self._algo, self.yc, hit_weight)),
+            self.observe.payload.y.eq(edge_value(self._gas, self.yc, hit_weight)),
             self.batch_finished.eq(yc_ready & (~hit | observed)),
         ]
         with m.If(self.observe.valid & self.observe.ready):

@@ -15,11 +15,10 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.busy import any_busy
-from hw.lib.config import ConfigError
 from hw.lib.arith.fp32 import FP32Adder, FP32Multiplier
 from hw.lib.arith.integer import saturating_add
 from hw.lib.stream.fifo import StreamFIFO
-from .config import ALGORITHMS, MIN_TYPE
+from .program import gas_of
 from .layouts import MAX_WALK_SLOTS, ORIGIN_DDMU, VertexUpdate
 
 
@@ -41,7 +40,7 @@ class ShortcutValue(wiring.Component):
     Parameters
     ----------
     algo : str
-        bfs, sssp, cc or pagerank.
+        The program (:func:`hw.depgraph.program.gas_of`): min or sum Accum.
 
     Members
     -------
@@ -56,10 +55,7 @@ class ShortcutValue(wiring.Component):
     """
 
     def __init__(self, *, algo: str):
-        if algo not in ALGORITHMS:
-            raise ConfigError(f"ShortcutValue: algo must be one of {', '.join(ALGORITHMS)}, "
-                              f"not {algo!r}")
-        self._is_min = algo in MIN_TYPE
+        self._is_min = gas_of(algo).selective
         super().__init__({
             "i": In(stream.Signature(Shortcut)),
             "updates": Out(stream.Signature(VertexUpdate)),

@@ -93,9 +93,9 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.arith.fp32 import FP32Adder
-from hw.lib.config import ConfigError, check_int
+from hw.lib.config import check_int
 from hw.lib.stream.fifo import StreamFIFO
-from .config import ALGORITHMS, MIN_TYPE
+from .program import gas_of
 from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitRequest,
                       VisitResult)
 from .bank_outputs import OUTPUTS, BankOutputs
@@ -118,7 +118,8 @@ class VertexStoreBank(wiring.Component):
     Parameters
     ----------
     algo : str
-        bfs, sssp or cc (min type) or pagerank (sum type).
+        The program (:func:`hw.depgraph.program.gas_of`): min type (min or max Accum, an
+        integer compare) or sum type (FP32).
     words : int
         Records (a power of two, at least 2).
     engine : int
@@ -179,16 +180,13 @@ class VertexStoreBank(wiring.Component):
 
     def __init__(self, *, algo: str, words: int, engine: int, output_depth: int = 16,
                  walk_bits: int = 0, offsets: bool = False):
-        if algo not in ALGORITHMS:
-            raise ConfigError(f"VertexStoreBank: algo must be one of {', '.join(ALGORITHMS)}, "
-                              f"not {algo!r}")
         check_int("VertexStoreBank", "words", words, low=2, power_of_two=True)
         check_int("VertexStoreBank", "walk_bits", walk_bits, low=0, high=ORIGIN_BITS - 1)
         check_int("VertexStoreBank", "engine", engine, low=0,
                   high=(1 << (ORIGIN_BITS - walk_bits)) - 1)
         check_int("VertexStoreBank", "output_depth", output_depth, low=2)
         self._algo = algo
-        self._is_min = algo in MIN_TYPE
+        self._is_min = gas_of(algo).selective
         self._words = words
         self._engine = engine
         self._walk_bits = walk_bits

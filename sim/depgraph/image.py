@@ -20,6 +20,7 @@ from hw.lib.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
 from hw.depgraph.ddmu import EMPTY_SLOT, ENTRY_WORDS, SLOT_WORDS, EntryFlag
 from hw.depgraph.layouts import STOP_WORD_FIELDS, VERTICES_PER_STOP_WORD
+from hw.depgraph.program import stored
 from hw.depgraph.top import registers
 from sim.dram_image import DRAMImage
 
@@ -100,12 +101,12 @@ def build_depgraph_image(graph: Graph, *, algo: str, config: DepGraphConfig,
         raise ConfigError(f"a partition of the graph has {largest} vertices but a "
                           f"vertex-store bank holds {config.bank_vertices} "
                           f"(set bank_vertices)")
-    weight = graph.require_nonnegative_integer_weights() if algo == "sssp" else \
+    weight = graph.require_nonnegative_integer_weights() if gas.uses_weights else \
         np.ones(m, dtype=np.uint32)
     state, delta = gas.initial(graph, root)
-    if gas.is_min:
-        state, delta = state.astype(np.uint32), delta.astype(np.uint32)
-        const = np.zeros(n, dtype=np.uint32)
+    if gas.selective:
+        state, delta = stored(gas.form, state), stored(gas.form, delta)
+        const = source_constants(gas, graph).astype(np.uint32)
     else:
         state, delta = _fp32_bits(state), _fp32_bits(delta)
         const = _fp32_bits(source_constants(gas, graph))

@@ -19,6 +19,7 @@ from golden.depgraph import run_depgraph
 from golden.depgraph.hub_index import HubIndex, graph_csr_bytes
 from hw.lib.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
+from hw.depgraph.program import stored
 from hw.depgraph.top import COUNTERS, HUB_COUNTERS, registers
 from sim.depgraph.top import DepGraphSimTop
 from sim.gateware.sim_memory import SimMemoryConfig
@@ -95,7 +96,7 @@ def check_graph(graph: golden.Graph, algo: str, config: DepGraphConfig):
         raise ConfigError(f"the graph has {graph.num_vertices} vertices but the vertex store "
                           f"holds {config.max_vertices} ({config.engines} banks of "
                           f"{config.bank_vertices}; set bank_vertices)")
-    if algo == "sssp":
+    if config.gas.uses_weight:
         graph.require_nonnegative_integer_weights()
 
 
@@ -108,7 +109,7 @@ def simulate(graph: golden.Graph, config: DepGraphConfig,
     run.check("depgraph")
     algo = run.algo or config.algo
     check_graph(graph, algo, config)
-    needs_root = algo in ("bfs", "sssp")
+    needs_root = config.gas.uses_root
     root = (run.root or 0) if needs_root else None
     started = time.perf_counter()
     reference = run_depgraph(algo, graph, root=root, engines=config.engines,
@@ -118,9 +119,9 @@ def simulate(graph: golden.Graph, config: DepGraphConfig,
                              hub_sample_min=run.hub_sample_min)
     golden_seconds = time.perf_counter() - started
 
-    run_graph = graph.symmetrized() if algo == "cc" else graph
+    run_graph = graph.symmetrized() if config.gas.program.undirected else graph
     # The golden run learnt its own index; the hardware starts from the same unlearnt one.
-    index = HubIndex.from_core(reference.core, config.is_min, ~reference.stop) \
+    index = HubIndex.from_core(reference.core, config.gas.accum == "min", ~reference.stop) \
         if config.hub_index and reference.shortcuts else None
     image = build_depgraph_image(run_graph, algo=algo, config=config, bounds=reference.bounds,
                                  stop=reference.stop, root=root, tolerance=run.tolerance,
@@ -143,7 +144,7 @@ def simulate(graph: golden.Graph, config: DepGraphConfig,
         bad = ~(np.abs(values.astype(np.float64) - expected) <=
                 PAGERANK_ATOL + PAGERANK_RTOL * np.abs(expected))
     else:
-        values = words
+        values = stored(config.gas, words)
         bad = values != expected.astype(np.uint32)
     differing = np.flatnonzero(bad)
     first = None

@@ -12,11 +12,13 @@ from scipy.sparse.csgraph import connected_components, dijkstra, shortest_path
 from scipy.sparse.linalg import spsolve
 
 import golden
+from graphgen.programs import PROGRAMS
 from golden.depgraph import (DAMPING, FLAG_A, PAGERANK, SSSP, GasAlgorithm, check_linear,
                              core_structure, get_algorithm, owner_of, partition_bounds,
                              run_depgraph, run_ligra_baseline, run_sync_baseline, select_hubs)
 
 U32 = int(golden.UNREACHED)
+ONE_MINUS = float(PROGRAMS["pagerank"].params["one_minus_alpha"].default)
 
 
 # ---------------------------------------------------------------------------- references
@@ -52,12 +54,13 @@ def ref_cc(graph):
 
 
 def ref_pagerank(graph):
-    """Exact fixpoint of r = (1 - d) + d * sum_{u->v} r_u / outdeg(u) (dangling rank lost)."""
+    """Exact fixpoint of r = b + d * sum_{u->v} r_u / outdeg(u) (dangling rank lost), with the
+    PageRank program's float32 d and b = float32(1 - d)."""
     n = graph.num_vertices
     inv = np.zeros(n)
     np.divide(1.0, graph.out_degree, out=inv, where=graph.out_degree > 0)
     m = csr_matrix((inv[graph.src], (graph.dst, graph.src)), shape=(n, n))
-    return spsolve((identity(n, format="csc") - DAMPING * m).tocsc(), np.full(n, 1 - DAMPING))
+    return spsolve((identity(n, format="csc") - DAMPING * m).tocsc(), np.full(n, ONE_MINUS))
 
 
 def karate():
@@ -308,18 +311,19 @@ def test_hub_index_learns_a_min_plus_chain_by_hand():
 
 def test_hub_index_learns_a_pagerank_chain_by_hand():
     # a ring 0->1->2->3->5->4->0, hubs 0 and 3: core paths (0,1,2,3) and (3,5,4,0); every
-    # out-degree is 1, so mu = 0.85**3 and eps = 0; the fixpoint is r = 1 everywhere
+    # out-degree is 1, so mu = alpha**3 and eps = 0; the fixpoint is r = b / (1 - alpha)
+    # everywhere (1 up to the float32 rounding of the program's alpha and b)
     g = golden.Graph.from_edges(6, [0, 1, 2, 3, 5, 4], [1, 2, 3, 5, 4, 0])
     r = run_depgraph("pagerank", g, engines=1, hubs=[0, 3], tolerance=1e-12)
     ix = r.index
     assert sorted(zip(ix.head.tolist(), ix.second.tolist(), ix.tail.tolist())) == [
         (0, 1, 3), (3, 5, 0)]
     assert np.all(ix.flag == FLAG_A)
-    np.testing.assert_allclose(ix.mu, 0.85 ** 3, rtol=1e-12)
+    np.testing.assert_allclose(ix.mu, DAMPING ** 3, rtol=1e-12)
     assert np.all(np.abs(ix.eps) < 1e-15)
     assert r.counters.shortcut_uses > 0
     assert r.counters.pseudo_edges == r.counters.shortcut_uses
-    np.testing.assert_allclose(r.states, 1.0, atol=1e-9)
+    np.testing.assert_allclose(r.states, ONE_MINUS / (1 - DAMPING), atol=1e-9)
 
 
 def test_hub_index_memory_share_is_reported():
@@ -472,4 +476,4 @@ def test_bad_algorithm_graph_and_root():
     with pytest.raises(ValueError, match="tolerance"):
         run_sync_baseline("pagerank", g, tolerance=-1.0)
     with pytest.raises(ValueError, match="accum"):
-        run_depgraph(GasAlgorithm("x", "max", np.uint32, 0, SSSP.edge_compute), g)
+        run_depgraph(GasAlgorithm("x", "product", np.uint32, 0, SSSP.edge_compute), g)

@@ -158,6 +158,10 @@ def _cases():
                            "prefetch_lines"),
         "engine-index": (lambda: Engine(DepGraphConfig(engines=2), 2), "index"),
         "depgraph-walks": (lambda: DepGraphConfig(walks=3), "walks"),
+        "depgraph-algo": (lambda: DepGraphConfig(algo="cf"), "algo cf: program cf has no "
+                                                             "DepGraph GAS form"),
+        "depgraph-hub-nonlinear": (lambda: DepGraphConfig(algo="widest", hub_index=True),
+                                   "hub_index: program widest"),
         "depgraph-update-window": (lambda: DepGraphConfig(update_window=1), "update_window"),
         "depgraph-walks-many": (lambda: DepGraphConfig(walks=32), "walks"),
         "depgraph-walk-slots": (lambda: DepGraphConfig(engines=8, walks=16, kept_lines=0),

@@ -23,3 +23,15 @@ def example(spec: str) -> Program:
     """The built example program ``spec`` (a name of :data:`EXAMPLE_FILES` or
     ``file.py:ClassName``)."""
     return load_program(examples_path(spec))
+
+
+def spec_of(name: str) -> str:
+    """What ``algo`` takes for ``name``: a built-in's name or a ``path:ClassName`` as it is,
+    an example's name as its ``path:ClassName``."""
+    from graphgen.programs import PROGRAMS
+    return name if name in PROGRAMS or ":" in name else examples_path(name)
+
+
+def program_of(name: str) -> Program:
+    """The built program of a built-in's or an example's name."""
+    return load_program(spec_of(name))

@@ -1,6 +1,7 @@
 """DepGraph engines in Amaranth's simulator, one or two, against the golden model's final
-states (``golden.depgraph.run_depgraph``, hub index off): exact for BFS, SSSP and CC, within
-``sim.depgraph.run``'s tolerance for PageRank.
+states (``golden.depgraph.run_depgraph``, hub index off): exact for BFS, SSSP, CC, widest
+paths (a max Accum) and a program written in this file, within ``sim.depgraph.run``'s
+tolerance for PageRank.
 
 The engines' surroundings are played by the test as ``depgraph.py`` describes them: the
 records of each partition are loaded (``load``), the HDTLs are enabled once every bank is
@@ -21,14 +22,16 @@ from amaranth.hdl import Module
 from amaranth.lib import wiring
 
 import golden
-from golden.depgraph import run_depgraph
+from golden.depgraph import get_algorithm, run_depgraph
 from hw.depgraph.config import DepGraphConfig
 from hw.depgraph.top import track_walks
 from hw.depgraph.engine import Engine
+from hw.depgraph.program import stored
 from sim.amaranth_memory import LineMemoryModel
 from sim.depgraph.image import build_depgraph_image
 from sim.depgraph.run import PAGERANK_ATOL, PAGERANK_RTOL
 from tests.support.stream_drivers import PAUSES, Bench
+from tests.support.examples import spec_of
 
 
 class Engines(wiring.Component):
@@ -127,7 +130,8 @@ def lines_of(dram):
 
 # (algo, engines, stack depth, walks per engine, offsets on chip)
 CASES = [("bfs", 1, 3, 1, False), ("sssp", 2, 2, 2, True), ("cc", 2, 4, 1, True),
-         ("pagerank", 1, 3, 4, True), ("bfs", 1, 4, 4, False)]
+         ("pagerank", 1, 3, 4, True), ("bfs", 1, 4, 4, False), ("widest", 1, 3, 1, False),
+         ("widest", 2, 3, 2, True)]
 
 
 @pytest.mark.parametrize("pause", PAUSES)
@@ -135,14 +139,48 @@ CASES = [("bfs", 1, 3, 1, False), ("sssp", 2, 2, 2, True), ("cc", 2, 4, 1, True)
                          ids=[f"{a}-e{e}-d{d}-w{w}{'-onchip' if o else ''}"
                               for a, e, d, w, o in CASES])
 def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, pause):
+    check_engines(algo, engines, depth, walks, onchip, pause)
+
+
+HOP_COSTS = '''
+from graphgen.programs import UInt, VertexProgram, minimum, sat_add, select, uint
+
+
+class HopCosts(VertexProgram):
+    """Shortest paths where an edge costs twice its weight plus three."""
+    prop = UInt(32)
+    reduce = "min"
+
+    def init(self, h):
+        return select(h.is_root, uint(0), uint(2**32 - 1))
+
+    def process_edge(self, e):
+        return sat_add(sat_add(e.src_prop, e.weight), sat_add(e.weight, 3))
+
+    def apply(self, v):
+        return minimum(v.vprop, v.temp)
+'''
+
+
+@pytest.mark.parametrize("engines", [1, 2])
+def test_a_program_written_here(tmp_path, engines):
+    """A program new to everything, from its file, through the engines (hub index off)."""
+    path = tmp_path / "hop_costs.py"
+    path.write_text(HOP_COSTS)
+    check_engines(f"{path}:HopCosts", engines, 3, engines, engines == 2, None)
+
+
+def check_engines(algo, engines, depth, walks, onchip, pause):
     # PageRank runs to a tolerance, and its FP32 adds take the Python simulator a while: a
-    # smaller graph and a coarser tolerance for it.
-    scale, tolerance = (3, 1e-4) if algo == "pagerank" else (5, 1e-6)
+    # smaller graph and a coarser tolerance for a sum Accum.
+    algo = spec_of(algo)
+    gas = get_algorithm(algo)
+    scale, tolerance = (3, 1e-4) if gas.accum == "sum" else (5, 1e-6)
     graph = golden.from_spec(f"kron:scale={scale},ef=3,seed=4,weights=1:20")
-    root = int(np.argmax(graph.out_degree)) if algo in ("bfs", "sssp") else None
+    root = int(np.argmax(graph.out_degree)) if gas.needs_root else None
     ref = run_depgraph(algo, graph, root=root, engines=engines, stack_depth=depth,
                        hub_index=False, tolerance=tolerance)
-    g = graph.symmetrized() if algo == "cc" else graph
+    g = graph.symmetrized() if gas.undirected else graph
     config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                             hub_index=False, bank_vertices=32, edge_fifo_depth=4,
                             addr_width=16, offsets_on_chip=onchip)
@@ -243,7 +281,7 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, 
     bench.check_equal(states["counters"], tallies, "walk_idle_cycles, queue_empty_cycles")
     assert all(t["walk_idle_cycles"] > 0 for t in tallies)
     got = np.array(states["rtl"], dtype=np.uint32)
-    if algo == "pagerank":
+    if gas.accum == "sum":
         want = np.asarray(ref.states, dtype=np.float64)
         got = got.view(np.float32).astype(np.float64)
         bad = np.flatnonzero(np.abs(got - want) > PAGERANK_ATOL + PAGERANK_RTOL * np.abs(want))
@@ -251,5 +289,5 @@ def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, 
             bench.fail(f"vertex {bad[0]}: {got[bad[0]]} against golden {want[bad[0]]} "
                        f"({bad.size} vertices off)")
     else:
-        bench.check_equal(got.tolist(), np.asarray(ref.states, dtype=np.uint32).tolist(),
-                          "final states")
+        bench.check_equal(stored(gas.form, got).tolist(),
+                          np.asarray(ref.states, dtype=np.uint32).tolist(), "final states")

@@ -1,7 +1,9 @@
 """DepGraph's processing element against ``golden.depgraph.gas``'s EdgeComputes: each edge
 task u→w leaves as one update ``<w, EdgeCompute(x, weight, const), origin = engine, leave>``,
 in order (BFS x + 1, SSSP x + weight, saturating; CC x; PageRank x · const in FP32, and a
-pseudo-edge's -x unchanged); ``busy`` is high exactly while a task taken has not left."""
+pseudo-edge's -x unchanged; widest paths min(x, weight) and label propagation x on the
+complemented words of a max Accum); ``busy`` is high exactly while a task taken has not
+left."""
 
 import random
 
@@ -11,7 +13,9 @@ import pytest
 from golden.depgraph.gas import GAS_ALGORITHMS
 from hw.lib.arith.fp32 import QNAN
 from hw.depgraph.processing_element import ProcessingElement
+from hw.depgraph.program import gas_of, stored
 from tests.support.stream_drivers import PAUSES, Bench
+from tests.support.examples import spec_of
 
 
 def f32(x):
@@ -30,7 +34,9 @@ def model(algo, engine, task):
         value = QNAN if np.isnan(value) else int(np.float32(value).view(np.uint32))
     else:
         weights = np.array([task["weight"]], dtype=np.uint32)
-        value = int(GAS_ALGORITHMS[algo].edge_compute(task["x"], weights, 0, 1)[0])
+        form = gas_of(algo)
+        x = int(stored(form, task["x"]))
+        value = int(stored(form, GAS_ALGORITHMS[algo].edge_compute(x, weights, 0, 1)[0]))
     return {"vertex": task["dst"], "value": value, "origin": engine, "leave": task["leave"]}
 
 
@@ -53,10 +59,10 @@ def random_tasks(algo, rng, n=250):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("algo", ["bfs", "sssp", "cc", "pagerank"])
+@pytest.mark.parametrize("algo", ["bfs", "sssp", "cc", "pagerank", "widest", "labelprop"])
 def test_processing_element(algo, pause):
     engine = 2
-    dut = ProcessingElement(algo=algo, engine=engine)
+    dut = ProcessingElement(algo=spec_of(algo), engine=engine)
     tasks = random_tasks(algo, random.Random(f"pe/{algo}"))
     bench = Bench(dut, f"ProcessingElement({algo})", pause=pause)
     bench.source("edges", dut.edges, tasks)
