@@ -12,6 +12,7 @@ from amaranth.hdl import unsigned
 
 from hw.lib.config import ConfigError
 from tests.support import REPO_ROOT
+from tests.support.examples import spec_of
 
 
 def _cases():
@@ -160,7 +161,8 @@ def _cases():
         "depgraph-walks": (lambda: DepGraphConfig(walks=3), "walks"),
         "depgraph-algo": (lambda: DepGraphConfig(algo="cf"), "algo cf: program cf has no "
                                                              "DepGraph GAS form"),
-        "depgraph-hub-nonlinear": (lambda: DepGraphConfig(algo="widest", hub_index=True),
+        "depgraph-hub-nonlinear": (lambda: DepGraphConfig(
+            algo=spec_of("widest"), hub_index=True),
                                    "hub_index: program widest"),
         "depgraph-update-window": (lambda: DepGraphConfig(update_window=1), "update_window"),
         "depgraph-walks-many": (lambda: DepGraphConfig(walks=32), "walks"),

@@ -131,7 +131,7 @@ def test_programs_lists_every_builtin_with_the_designs_that_run_it(capsys):
         assert rows[name].endswith(program.description)
         assert designs.split(",") == designs_running(name)
     assert designs_running("bfs") == ["graphicionado", "depgraph", "bfs", "dyngraph"]
-    assert designs_running(examples_path("widest")) == ["graphicionado"]
+    assert designs_running(examples_path("widest")) == ["graphicionado", "depgraph"]
 
 
 def test_programs_describes_a_users_file(tmp_path, capsys):
@@ -139,7 +139,8 @@ def test_programs_describes_a_users_file(tmp_path, capsys):
     path.write_bytes(user_file())
     assert main(["programs", f"{path}:CappedHops"]) == 0
     row = capsys.readouterr().out.splitlines()[1]
-    assert row.split()[1:5] == ["UInt(32)", "min", "frontier", "graphicionado"]
+    assert row.split()[1:5] == ["UInt(32)", "min", "frontier",
+                                  "graphicionado,depgraph"]
     assert row.endswith(f"Hops from the root, counted up to {CAP}.")
 
 

@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from golden.depgraph.gas import GAS_ALGORITHMS
+from golden.depgraph.gas import get_algorithm
 from hw.lib.arith.fp32 import QNAN
 from hw.depgraph.processing_element import ProcessingElement
 from hw.depgraph.program import gas_of, stored
@@ -34,9 +34,9 @@ def model(algo, engine, task):
         value = QNAN if np.isnan(value) else int(np.float32(value).view(np.uint32))
     else:
         weights = np.array([task["weight"]], dtype=np.uint32)
-        form = gas_of(algo)
+        form = gas_of(spec_of(algo))
         x = int(stored(form, task["x"]))
-        value = int(stored(form, GAS_ALGORITHMS[algo].edge_compute(x, weights, 0, 1)[0]))
+        value = int(stored(form, get_algorithm(spec_of(algo)).edge_compute(x, weights, 0, 1)[0]))
     return {"vertex": task["dst"], "value": value, "origin": engine, "leave": task["leave"]}
 
 
