@@ -110,6 +110,15 @@ def _axi_options(args) -> dict[str, int] | None:
     return options or None
 
 
+def _program_parameters(algo: str | None, given: dict | None) -> dict:
+    """Every parameter of the program the run used, the given ones and the defaults."""
+    if algo is None:
+        return {}
+    from golden.programs import param_values
+    from ..programs import load_program
+    return param_values(load_program(algo), given or {})
+
+
 def run(args) -> int:
     import golden
     design = get_design(args.design)
@@ -133,7 +142,9 @@ def run(args) -> int:
     result = design.simulation.simulate(request)
     print(result.heading)
     bus = {"bus": args.bus, **(request.axi or {})}
+    params = _program_parameters(args.algo, request.params)
     print("\n".join(settings_lines({"configuration": config.as_dict(),
+                                    **({"program parameters": params} if params else {}),
                                     "simulated memory": memory.as_dict(), "bus": bus})))
     print("\n".join(design.simulation.report(result)))
     for folder in result.run_dirs:
@@ -145,6 +156,8 @@ def run(args) -> int:
         report = base_report("sim", design.name, config)
         report["memory"] = memory.as_dict()
         report["bus"] = bus
+        if params:
+            report["program_parameters"] = params
         report.update(result.json)
         write_json(Path(args.json), report)
     if not result.matches:

@@ -192,3 +192,25 @@ def test_labelprop_against_networkx_components(spec, components):
     result = run_program(example("labelprop"), graph)
     assert result.values.tolist() == expected.tolist()
     assert (len(found) > 1) == (components == "several")
+
+
+@pytest.mark.parametrize("spec", ["kron:scale=8,ef=8,seed=1,weights=1:20",
+                                  "grid:rows=9,cols=11,weights=1:20"])
+@pytest.mark.parametrize("max_weight", [None, 12])
+def test_bounded_hops_against_scipy_on_the_light_edges(spec, max_weight):
+    """docs/programs.md's worked example: hop counts from the root over the edges of weight
+    at most max_weight (its default 10, or 12 given), against SciPy's unweighted shortest
+    paths on the graph of those edges."""
+    from scipy.sparse.csgraph import shortest_path
+    graph = golden.from_spec(spec)
+    root = busiest(graph)
+    params = {} if max_weight is None else {"max_weight": max_weight}
+    result = run_program(example("bounded_hops"), graph, root=root, **params)
+    light = graph.weight <= (max_weight or 10)
+    adjacency = sparse.csr_matrix((np.ones(int(light.sum())), (graph.src[light],
+                                                                graph.dst[light])),
+                                  shape=(graph.num_vertices,) * 2)
+    hops = shortest_path(adjacency, unweighted=True, indices=root)
+    expected = np.where(np.isinf(hops), 2**32 - 1, hops).astype(np.uint32)
+    assert result.values.tolist() == expected.tolist()
+    assert 2 < len(set(expected.tolist())) and (expected == 2**32 - 1).any()

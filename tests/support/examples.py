@@ -10,7 +10,8 @@ EXAMPLES = REPO_ROOT / "examples" / "programs"
 #: each example program's name and its ``file.py:ClassName``
 EXAMPLE_FILES = {"widest": "widest.py:WidestPath", "spmv": "spmv.py:SpMV",
                  "ppr": "ppr.py:PersonalizedPageRank",
-                 "labelprop": "labelprop.py:LabelPropagation"}
+                 "labelprop": "labelprop.py:LabelPropagation",
+                 "bounded_hops": "bounded_hops.py:BoundedHops"}
 
 
 def examples_path(spec: str) -> str:

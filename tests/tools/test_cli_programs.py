@@ -3,6 +3,7 @@ program runs through the commands, and every reason to refuse one is one line, e
 before any build and with nothing written."""
 
 import contextlib
+import re
 import io
 import textwrap
 from collections import deque
@@ -339,3 +340,24 @@ def test_param_sets_a_programs_parameter_in_golden(tmp_path):
 def test_param_refusals(argv, fragment):
     line = refusal([*argv, "--graph", "kron:scale=5,seed=3"])
     assert fragment in line, line
+
+
+@pytest.mark.soak      # a Verilator build of the pipeline (about a minute)
+def test_the_worked_example_runs_with_a_parameter_in_rtl(tmp_path, capsys):
+    """docs/programs.md's worked example through graphgen sim with --param: the parameter
+    reaches the design's register, the golden model and the report."""
+    values, report = tmp_path / "values.npy", tmp_path / "run.json"
+    spec = examples_path("bounded_hops")
+    assert main(["sim", "--design", "graphicionado", "--algo", spec, "--graph",
+                 "kron:scale=6,ef=8,seed=1,weights=1:20", "--root", "2", "--param",
+                 "max_weight=12", "--set", "max_vertices=64", "-o", str(values),
+                 "--json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "result: matches the golden model" in out
+    assert re.search(r"program parameters\n  max_weight +12\n", out), out
+    graph = golden.from_spec("kron:scale=6,ef=8,seed=1,weights=1:20")
+    expected = run_program(load_program(spec), graph, root=2, max_weight=12).values
+    assert np.load(values).tolist() == expected.tolist()
+    assert expected.tolist() != run_program(load_program(spec), graph, root=2).values.tolist()
+    import json
+    assert json.loads(report.read_text())["program_parameters"] == {"max_weight": 12}
