@@ -1,6 +1,7 @@
-"""Collaborative filtering's Process_Edge (P5 with flits, §IV.E) and the vector FP32 blocks
-it is built of, against the golden model's CF program bit for bit: each edge packet in, the
-update packet ``err * p[u]`` out, flit by flit, in order, with and without pauses."""
+"""Process_Edge on flits (P5, §IV.E) built from collaborative filtering's program, and the
+vector FP32 blocks it is built of, against the golden model's CF program bit for bit: each
+edge packet in, the update packet ``err * p[u]`` out, flit by flit, in order, with and
+without pauses."""
 
 import numpy as np
 import pytest
@@ -9,8 +10,15 @@ from golden.algorithms import cf_program, pairwise_sum
 from hw.lib.config import ConfigError
 from hw.lib.arith.fp32 import QNAN
 from hw.lib.arith.fp32_vector import FP32PairSum, FP32TreeSum
-from hw.graphicionado.cf_process_edge import CFProcessEdge
+from graphgen.programs import cf_program as cf_vertex_program
+from hw.graphicionado.process_edge import FlitProcessEdge
 from tests.support.stream_drivers import PAUSES, Bench
+
+
+def cf_process_edge(lanes, flits, **options):
+    """Process_Edge built from CF's program with ``lanes * flits`` features."""
+    return FlitProcessEdge(program=cf_vertex_program(lanes * flits), lanes=lanes, flits=flits,
+                           **options)
 
 
 def bits(values):
@@ -58,8 +66,8 @@ def test_cf_process_edge(lanes, flits, pause):
     rng = np.random.default_rng(lanes * 10 + flits)
     edges = 48 if flits > 1 else 96
     items, expected = edge_packets(rng, edges, lanes, flits)
-    dut = CFProcessEdge(lanes=lanes, flits=flits)
-    bench = Bench(dut, f"CFProcessEdge({lanes} lanes, {flits} flits)", pause=pause)
+    dut = cf_process_edge(lanes=lanes, flits=flits)
+    bench = Bench(dut, f"FlitProcessEdge({lanes} lanes, {flits} flits)", pause=pause)
     bench.source("i", dut.i, items)
     bench.sink("o", dut.o, len(expected))
     cycles = bench.run()
@@ -73,8 +81,8 @@ def test_cf_process_edge(lanes, flits, pause):
 def test_cf_process_edge_subtracts_from_the_destination_base():
     rng = np.random.default_rng(5)
     items, expected = edge_packets(rng, 6, 2, 2)
-    dut = CFProcessEdge(lanes=2, flits=2, dst_shift=2)
-    bench = Bench(dut, "CFProcessEdge(dst_shift=2)", pause=None)
+    dut = cf_process_edge(lanes=2, flits=2, dst_shift=2)
+    bench = Bench(dut, "FlitProcessEdge(dst_shift=2)", pause=None)
 
     async def base(ctx):
         ctx.set(dut.dst_base, 3)
@@ -116,9 +124,9 @@ def test_cf_process_edge_symmetric_updates_both_ends(pause):
                           "value": bits(res[f * lanes:(f + 1) * lanes])} for f in range(flits)]
     assert [x for x in expected if x["flit"] == 0][0]["value"] == \
         [x for x in forward if x["flit"] == 0][0]["value"]
-    dut = CFProcessEdge(lanes=lanes, flits=flits, dst_shift=shift, symmetric=True,
-                        owner_bits=shift)
-    bench = Bench(dut, "CFProcessEdge(symmetric)", pause=pause)
+    dut = cf_process_edge(lanes=lanes, flits=flits, dst_shift=shift, symmetric=True,
+                          owner_bits=shift)
+    bench = Bench(dut, "FlitProcessEdge(symmetric)", pause=pause)
     bench.source("i", dut.i, items)
     bench.sink("o", dut.o, len(expected))
     bench.run()
@@ -167,12 +175,13 @@ def test_tree_and_pair_sums_continue_one_tree(pause):
 @pytest.mark.parametrize("change", [dict(lanes=3), dict(flits=0), dict(lanes=64),
                                     dict(flits=True)])
 def test_cf_process_edge_refuses_shapes_it_cannot_build(change):
-    with pytest.raises(ConfigError, match="CFProcessEdge: (lanes|flits) must be a power of two"):
-        CFProcessEdge(**change)
+    with pytest.raises(ConfigError,
+                       match="FlitProcessEdge: (lanes|flits) must be a power of two"):
+        FlitProcessEdge(program=cf_vertex_program(8), **change)
 
 
 @pytest.mark.parametrize("change", [dict(owner_bits=2, dst_shift=2),
                                     dict(owner_bits=1, dst_shift=2, symmetric=True)])
 def test_cf_process_edge_refuses_owners_without_the_symmetric_network(change):
-    with pytest.raises(ConfigError, match="CFProcessEdge: owner_bits"):
-        CFProcessEdge(**change)
+    with pytest.raises(ConfigError, match="FlitProcessEdge: owner_bits"):
+        FlitProcessEdge(program=cf_vertex_program(8), **change)

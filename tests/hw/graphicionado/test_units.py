@@ -12,7 +12,7 @@ from graphgen.programs import UInt, VertexProgram, uint
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.units import reduce_unit
 from tests.support.stream_drivers import PAUSES, Bench
-from tests.hw.graphicionado.test_cf_process_edge import bits
+from tests.hw.graphicionado.test_flit_process_edge import bits
 
 INDEX_WIDTH = 8
 INF = 0xFFFF_FFFF
