@@ -122,3 +122,23 @@ def test_vector_shapes_not_built_are_refused_in_one_line():
     with pytest.raises(ConfigError, match="lane sum .* in Apply is not built"):
         check_buildable(_vector_program(lambda e: e.src_prop,
                                         apply=lambda v: scale(v.temp, dot(v.temp, v.temp))))
+
+
+def test_vector_file_programs_build_but_are_not_simulated(tmp_path):
+    """A Float32Vector program of a file configures the pipeline; the simulation's image and
+    golden check are CF's, so simulating it is refused in one line."""
+    from golden import bipartite
+    from hw.graphicionado.config import GraphicionadoConfig
+    from sim.graphicionado.run import check_graph
+    path = tmp_path / "vec.py"
+    path.write_text("from graphgen.programs import *\n"
+                    "class Vec(VertexProgram):\n"
+                    "    prop = Float32Vector(8)\n    reduce = 'fadd'\n    weight = Float32\n"
+                    "    mode = 'all'\n    iterations = 2\n"
+                    "    def init(self, h): return h.random(1)\n"
+                    "    def process_edge(self, e): return scale(e.dst_prop, e.weight)\n"
+                    "    def apply(self, v): return vadd(v.vprop, v.temp)\n")
+    config = GraphicionadoConfig(algo=f"{path}:Vec", property_bytes=32, max_vertices=64)
+    assert config.algorithm.large_property and (config.lanes, config.flits) == (8, 1)
+    with pytest.raises(ConfigError, match="golden check of Float32Vector programs are CF's"):
+        check_graph(bipartite(8, 5, 2, seed=2), config.algo, config)
