@@ -142,7 +142,8 @@ class FlitProcessEdge(wiring.Component):
     packet's flits of the vectors the lane-wise part reads wait in a queue until their
     ``err`` arrives, and the lane-wise part gives the update a flit per cycle. Without a
     lane sum the lane-wise part takes each flit as its packet's header is at hand. Without
-    backpressure the stage takes and gives one flit per cycle.
+    backpressure the stage takes and gives one flit per cycle. The expression's parameters
+    keep their defaults, as in :class:`ProcessEdge`.
 
     With the symmetric-graph optimisation (§IV.D: an undirected edge stored once, one read
     updating both ends) the stage also makes u's update packet, the lane-wise part with
