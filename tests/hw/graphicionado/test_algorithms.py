@@ -105,7 +105,8 @@ def test_vector_shapes_not_built_are_refused_in_one_line():
     from graphgen.programs import dot, fadd, scale, vadd
     cases = [
         (lambda e: scale(e.src_prop, dot(scale(e.src_prop, dot(e.src_prop, e.dst_prop)),
-                                         e.dst_prop)), r"lane sum \(dot\) of a vector computed from"),
+                                         e.dst_prop)),
+         r"lane sum \(dot\) of a vector computed from"),
         (lambda e: scale(e.src_prop, fadd(dot(e.src_prop, e.src_prop),
                                           dot(e.dst_prop, e.dst_prop))), "2 lane sums"),
         (lambda e: vadd(scale(e.src_prop, dot(e.src_prop, e.dst_prop)),
