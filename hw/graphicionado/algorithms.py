@@ -128,7 +128,7 @@ def check_buildable(program: Program) -> None:
 def _check_flits(program: Program, refuse) -> None:
     """Refuse a Float32Vector program the flit pipeline (§IV.E) does not build."""
     from .apply import apply_flits
-    from .process_edge import process_edge_flits
+    from .flit_process_edge import process_edge_flits
     if program.mode != "all":
         raise refuse("Float32Vector properties run with full edge access (mode 'all')")
     if program.tolerance is not None:

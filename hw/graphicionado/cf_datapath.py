@@ -18,7 +18,7 @@ from hw.lib.arith.fp32 import float32_bits
 from hw.lib.arith.fp32_vector import FP32Lanes
 from graphgen.programs import cf_program
 from .apply import FlitApply
-from .process_edge import FlitProcessEdge
+from .flit_process_edge import FlitProcessEdge
 
 
 __all__ = ["CFDatapathConfig", "CFDatapath"]

@@ -193,7 +193,7 @@ class GraphicionadoConfig(DesignConfig):
                               f"for cf and the other Float32Vector programs, whose P4 reads "
                               f"the destination's property anyway, not {self.algo}")
         if self.symmetric:
-            from .process_edge import process_edge_flits
+            from .flit_process_edge import process_edge_flits
             process_edge_flits(self.program, 1, symmetric=True, owner="symmetric: ")
         if self.extended_slicing and self.destination_slice_vertices < 32:
             raise ConfigError(f"symmetric with max_slices > 1 (extended slicing, §VI.B) "

@@ -30,7 +30,8 @@ from .config import GraphicionadoConfig
 from .large_random_vertex_read import LargeRandomVertexRead
 from .layouts import ActiveVertex, update_flit
 from .partition_walk import PartitionWalk
-from .process_edge import FlitProcessEdge, ProcessEdge
+from .flit_process_edge import FlitProcessEdge
+from .process_edge import ProcessEdge
 from .parallel_random_vertex_read import ParallelRandomVertexRead
 from .random_vertex_read import RandomVertexRead
 from .scratchpad import Scratchpad, TempPropertyStream

@@ -12,7 +12,7 @@ from hw.lib.config import ConfigError
 from hw.lib.arith.fp32 import QNAN
 from hw.lib.arith.fp32_vector import FP32PairSum, FP32TreeSum
 from graphgen.programs import cf_program as cf_vertex_program
-from hw.graphicionado.process_edge import FlitProcessEdge
+from hw.graphicionado.flit_process_edge import FlitProcessEdge
 from tests.support.stream_drivers import PAUSES, Bench
 
 
