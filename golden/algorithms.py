@@ -52,7 +52,7 @@ CF (all active; float32 vectors of K elements; ``iters`` default 10)
     (Apply), with gamma and lam rounded to float32 first.  ``pairwise_sum`` pads x with
     +0.0 to a power of two and adds neighbours level by level: (x0 + x1), (x2 + x3), ...,
     then ((x0 + x1) + (x2 + x3)), ... .  That is the order of the RTL's dot product
-    (:class:`hw.graphicionado.cf_process_edge.CFProcessEdge`), which sums each 8-lane flit
+    (:class:`hw.graphicionado.flit_process_edge.FlitProcessEdge`), which sums each 8-lane flit
     with a tree of adders and then the flits' sums pairwise, so the RTL can match this
     model bit for bit at one flit per cycle; a sequential sum would chain K dependent adds
     per edge.  Full gradient descent diverges when gamma times the largest degree

@@ -9,12 +9,14 @@ mode "frontier"    ActiveVertex lists, EdgeIDTable walks (bfs, sssp, cc; the exa
                    widest and labelprop)
 mode "all"         full edge access (§IV.B): every vertex active, edges in order
                    (pagerank; the examples ppr and spmv)
-Float32Vector      CF's hand-written flit modules (§IV.E), the built-in ``cf`` only
+Float32Vector      properties in flits (§IV.E), mode "all", Reduce ``fadd``
 =================  ==============================================================
 
 Process_Edge, Reduce and Apply of a scalar program (UInt(32) or Float32 property) are its
-expressions compiled by :class:`hw.lib.program.Datapath`; :func:`check_buildable` refuses,
-with one line, what the pipeline has no data path for.
+expressions compiled by :class:`hw.lib.program.Datapath`; of a Float32Vector program, flit
+by flit (:mod:`hw.lib.program.flits`: a lane sum such as CF's dot product is a barrier, its
+scalar computed once a packet). :func:`check_buildable` refuses, with one line, what the
+pipeline has no data path for.
 """
 
 import dataclasses
@@ -114,9 +116,7 @@ def check_buildable(program: Program) -> None:
         return ConfigError(f"program {name}: {reason}")
 
     if isinstance(program.prop, Float32Vector):
-        if name != "cf":
-            raise refuse("Float32Vector properties run on CF's hand-written flit modules "
-                         "only (the built-in cf)")
+        _check_flits(program, refuse)
         return
     if program.prop not in (UInt(32), Float32):
         raise refuse(f"the pipeline carries 32-bit properties (UInt(32) or Float32), not "
@@ -135,6 +135,26 @@ def check_buildable(program: Program) -> None:
     if program.mode == "all" and _reads(program.apply, ("vprop",)):
         raise refuse("in mode 'all' Apply streams VTempProperty alone; an Apply reading "
                      "vprop is built for frontier programs only")
+
+
+def _check_flits(program: Program, refuse) -> None:
+    """Refuse a Float32Vector program the flit pipeline (§IV.E) does not build."""
+    from .apply import apply_flits
+    from .flit_process_edge import process_edge_flits
+    if program.mode != "all":
+        raise refuse("Float32Vector properties run with full edge access (mode 'all')")
+    if program.tolerance is not None:
+        raise refuse("the pipeline stops after a number of iterations; a tolerance is not "
+                     "built")
+    if program.vconst is not None:
+        raise refuse("edge flits carry no VConst; a Float32Vector program's vconst is not "
+                     "built")
+    if program.active is not None:
+        raise refuse("every vertex of a Float32Vector program stays active; an active rule "
+                      "is not built")
+    # Every vector of a program has its property's lanes, so one lane checks the shapes.
+    process_edge_flits(program, 1)
+    apply_flits(program, 1)
 
 
 def reduce_expression(program: Program):

@@ -1,7 +1,8 @@
 """Apply (Graphicionado §3.2, stages A1–A5): combines each vertex's VProperty with its
 VTempProperty, emits the new VProperty (to Sequential Vertex Write, A4) and, for frontier
 programs, the vertices that become active (to the ActiveVertex list, A5): :class:`Apply`
-from a scalar program's expressions, :class:`ApplyCF` hand-written for CF's flits."""
+from a scalar program's expressions, :class:`FlitApply` from a ``Float32Vector`` program's
+on flits (§IV.E)."""
 
 from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import stream, wiring
@@ -10,15 +11,16 @@ from amaranth.lib.wiring import In, Out
 from graphgen.programs import BOOL, Program, UInt
 from graphgen.programs.expr import Op, Operand
 from hw.lib.config import ConfigError
-from hw.lib.arith.fp32 import SIGN_BIT
-from hw.lib.arith.fp32_vector import FP32Lanes, check_lanes
-from hw.lib.program import Datapath, drive_params, operands_of, params_member, params_of
+from hw.lib.arith.fp32_vector import check_lanes
+from hw.lib.program import (Datapath, drive_params, operands_of, params_member, params_of,
+                            shape_of)
+from hw.lib.program.flits import FlitSplit
 from .layouts import ActiveVertex
 from .scratchpad import TempItem, temp_item
 from .sequential_vertex_read import item_layout
 
 
-__all__ = ["Apply", "ApplyCF"]
+__all__ = ["Apply", "FlitApply", "apply_flits"]
 
 
 class Apply(wiring.Component):
@@ -204,21 +206,39 @@ def _changed_rule(apply) -> str | None:
     return None
 
 
-class ApplyCF(wiring.Component):
-    """Collaborative filtering, a flit of ``lanes`` features at a time (§IV.E):
-    ``p = p + gamma * (temp - lam * p)`` lane by lane in FP32, each operation rounded, in
-    ``golden.algorithms.cf_program``'s order (``temp - x`` as ``temp + (-x)``, which IEEE
-    defines as the same). Four vector units in a row; the operands still needed ride in
-    the tags. Every vertex stays active.
+def apply_flits(program: Program, lanes: int, owner: str = "") -> FlitSplit:
+    """``program``'s ``apply`` at ``lanes`` lanes; refused with :class:`ConfigError` (its
+    message starting with ``owner``) when not built: a shape :class:`FlitSplit` refuses, a
+    lane sum, or an operand the apply phase does not stream."""
+    what = f"{owner}{program.name}'s apply"
+    split = FlitSplit.of(program.apply, lanes, what)
+    if split.reduce is not None:
+        raise ConfigError(f"{what}: a lane sum (dot) in Apply is not built; Apply is "
+                          f"lane-wise")
+    unknown = set(operands_of(split.lanes)) - {"vprop", "temp"}
+    if unknown:
+        raise ConfigError(f"{what} reads {', '.join(sorted(unknown))}; the apply phase "
+                          f"streams vprop and temp flits")
+    return split
+
+
+class FlitApply(wiring.Component):
+    """A ``Float32Vector`` program's Apply, a flit of ``lanes`` features at a time (§IV.E):
+    its ``apply`` expression, lane-wise, compiled at ``lanes`` lanes to one pipelined
+    datapath over the VProperty and VTempProperty flits (for CF ``p + gamma * (temp - lam *
+    p)``, each operation rounded, in ``golden.algorithms.cf_program``'s order). Every vertex
+    stays active. A lane sum in Apply (a flit depending on the others) is not built.
 
     Parameters
     ----------
+    program : graphgen.programs.Program
+        A ``Float32Vector`` program whose Apply reads ``vprop`` and ``temp`` only.
     lanes : int
 
     Members
     -------
-    gamma, lam : ``In(32)``
-        binary32 bit patterns of the step and the regularisation (registers of a run).
+    <param> : ``In(shape, init=default)``
+        Each parameter of Apply (CF: ``gamma``, ``lam``, binary32 bit patterns).
     prop : ``In(stream.Signature(item_layout(lanes)))``
         VProperty flits in order (A1).
     temp : ``In(stream.Signature(temp_item(32 * lanes)))``
@@ -226,60 +246,47 @@ class ApplyCF(wiring.Component):
     o_prop : ``Out(stream.Signature(32 * lanes))``
     """
 
-    def __init__(self, *, lanes: int):
-        check_lanes("ApplyCF", lanes, power_of_two=True)
-        self._lanes = lanes
+    def __init__(self, *, program: Program, lanes: int):
+        if not isinstance(program, Program):
+            raise ConfigError(f"FlitApply: program must be a graphgen.programs Program, not "
+                              f"{program!r}")
+        check_lanes("FlitApply", lanes, power_of_two=True)
+        split = apply_flits(program, lanes, "FlitApply: ")
+        self._operands = operands_of(split.lanes)
+        self._datapath = Datapath(split.lanes, self._operands)
         width = 32 * lanes
-        self._scaled = FP32Lanes("mul", lanes, 2 * width)        # lam * p       | p, temp
-        self._difference = FP32Lanes("add", lanes, width)        # temp - lam*p  | p
-        self._step = FP32Lanes("mul", lanes, width)              # gamma * ...   | p
-        self._sum = FP32Lanes("add", lanes)                      # p + step
-        super().__init__({
-            "gamma": In(32), "lam": In(32),
+        members = {
             "prop": In(stream.Signature(item_layout(lanes))),
             "temp": In(stream.Signature(temp_item(width))),
             "o_prop": Out(stream.Signature(width)),
-        })
+        }
+        for name, param in self._datapath.params.items():
+            members[name] = In(shape_of(param.type), init=getattr(self._datapath, name).init)
+        super().__init__(members)
+
+    @property
+    def params(self) -> dict:
+        """Apply's parameters (:attr:`hw.lib.program.Datapath.params`)."""
+        return self._datapath.params
+
+    @property
+    def latency(self) -> int:
+        return self._datapath.latency
 
     def elaborate(self, platform):
         m = Module()
-        lanes, width = self._lanes, 32 * self._lanes
-        m.submodules.scaled = scaled = self._scaled
-        m.submodules.difference = difference = self._difference
-        m.submodules.step = step = self._step
-        m.submodules.sum = total = self._sum
+        m.submodules.datapath = datapath = self._datapath
+        for name in datapath.params:
+            m.d.comb += getattr(datapath, name).eq(getattr(self, name))
+        words = {"vprop": self.prop.payload.data, "temp": self.temp.payload.temp}
         both = self.prop.valid & self.temp.valid
-        p = self.prop.payload.data
+        m.d.comb += [datapath.i.payload[role].eq(words[role]) for role in self._operands]
         m.d.comb += [
-            scaled.i.valid.eq(both),
-            scaled.i.payload.b.eq(p),
-            scaled.i.payload.tag.eq(Cat(p, self.temp.payload.temp)),
-            self.prop.ready.eq(both & scaled.i.ready),
-            self.temp.ready.eq(both & scaled.i.ready),
-
-            difference.i.valid.eq(scaled.o.valid),
-            difference.i.payload.a.eq(scaled.o.payload.tag[width:]),
-            difference.i.payload.tag.eq(scaled.o.payload.tag[:width]),
-            scaled.o.ready.eq(difference.i.ready),
-
-            step.i.valid.eq(difference.o.valid),
-            step.i.payload.b.eq(difference.o.payload.result),
-            step.i.payload.tag.eq(difference.o.payload.tag),
-            difference.o.ready.eq(step.i.ready),
-
-            total.i.valid.eq(step.o.valid),
-            total.i.payload.a.eq(step.o.payload.tag),
-            total.i.payload.b.eq(step.o.payload.result),
-            step.o.ready.eq(total.i.ready),
-
-            self.o_prop.valid.eq(total.o.valid),
-            self.o_prop.payload.eq(total.o.payload.result),
-            total.o.ready.eq(self.o_prop.ready),
+            datapath.i.valid.eq(both),
+            self.prop.ready.eq(both & datapath.i.ready),
+            self.temp.ready.eq(both & datapath.i.ready),
+            self.o_prop.valid.eq(datapath.o.valid),
+            self.o_prop.payload.eq(datapath.o.payload.result),
+            datapath.o.ready.eq(self.o_prop.ready),
         ]
-        for k in range(lanes):
-            m.d.comb += [
-                scaled.i.payload.a[k].eq(self.lam),
-                difference.i.payload.b[k].eq(scaled.o.payload.result[k] ^ SIGN_BIT),
-                step.i.payload.a[k].eq(self.gamma),
-            ]
         return m

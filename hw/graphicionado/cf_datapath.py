@@ -1,8 +1,9 @@
 """The custom compute modules of collaborative filtering for one destination stream
 (Graphicionado §II.B, table I; §IV.E): Process_Edge (P5), the Reduce unit (P8) and Apply
-(A3), on flits of a large property. Gathered so that their area can be synthesized apart from
-the rest of the pipeline (``graphgen synth --design graphicionado-cf``); the pipeline builds
-the same blocks inside its destination streams.
+(A3), on flits of a large property, built from CF's program (``graphgen.programs.cf_program``)
+as the pipeline builds them inside its destination streams. Gathered so that their area can
+be synthesized apart from the rest of the pipeline (``graphgen synth --design
+graphicionado-cf``).
 """
 
 import dataclasses
@@ -15,8 +16,9 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
 from hw.lib.arith.fp32 import float32_bits
 from hw.lib.arith.fp32_vector import FP32Lanes
-from .apply import ApplyCF
-from .cf_process_edge import CFProcessEdge
+from graphgen.programs import cf_program
+from .apply import FlitApply
+from .flit_process_edge import FlitProcessEdge
 
 
 __all__ = ["CFDatapathConfig", "CFDatapath"]
@@ -79,11 +81,11 @@ class CFDatapath(wiring.Component):
     Members
     -------
     edges : ``In``; updates : ``Out``
-        :class:`CFProcessEdge`'s ``i`` and ``o``.
+        :class:`FlitProcessEdge`'s ``i`` and ``o``.
     reduce_in : ``In``; reduce_out : ``Out``
         The Reduce unit: lane-by-lane FP32 adds of a VTempProperty flit and an update flit.
     apply_prop, apply_temp : ``In``; apply_out : ``Out``
-        :class:`ApplyCF`'s ``prop``, ``temp`` and ``o_prop``.
+        :class:`FlitApply`'s ``prop``, ``temp`` and ``o_prop``.
     """
 
     def __init__(self, config: CFDatapathConfig):
@@ -92,9 +94,10 @@ class CFDatapath(wiring.Component):
                               f"{type(config).__name__}")
         self._config = config
         lanes, flits = config.lanes, config.flits
-        self._process = CFProcessEdge(lanes=lanes, flits=flits)
+        program = cf_program(lanes * flits)
+        self._process = FlitProcessEdge(program=program, lanes=lanes, flits=flits)
         self._reduce = FP32Lanes("add", lanes, config.index_width, lzc_stage=True)
-        self._apply = ApplyCF(lanes=lanes)
+        self._apply = FlitApply(program=program, lanes=lanes)
         super().__init__({
             "edges": In(stream_of(self._process.i)),
             "updates": Out(stream_of(self._process.o)),

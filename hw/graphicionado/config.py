@@ -191,8 +191,11 @@ class GraphicionadoConfig(DesignConfig):
                               f"drops P4, the destination-property read (Graphicionado §4.B)")
         if self.symmetric and not self.algorithm.large_property:
             raise ConfigError(f"symmetric: the symmetric-graph optimisation (§IV.D) is built "
-                              f"for cf, whose P4 reads the destination's property anyway, "
-                              f"not {self.algo}")
+                              f"for cf and the other Float32Vector programs, whose P4 reads "
+                              f"the destination's property anyway, not {self.algo}")
+        if self.symmetric:
+            from .flit_process_edge import process_edge_flits
+            process_edge_flits(self.program, 1, symmetric=True, owner="symmetric: ")
         if self.extended_slicing and self.destination_slice_vertices < 32:
             raise ConfigError(f"symmetric with max_slices > 1 (extended slicing, §VI.B) "
                               f"splits each destination stream's scratchpad in two regions "

@@ -15,6 +15,7 @@ from amaranth.hdl import Array, Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from graphgen.programs import Float32
 from hw.lib.busy import any_busy
 from hw.lib.cam import CAMConfig
 from hw.lib.config import ConfigError, check_int
@@ -24,13 +25,13 @@ from hw.lib.program import drive_params, params_member
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from hw.lib.stream.links import StreamLinks
-from .apply import Apply, ApplyCF
+from .apply import Apply, FlitApply
 from .atomic_update import AtomicUpdate, update_layout
-from .cf_process_edge import CFProcessEdge
 from .config import GraphicionadoConfig
 from .large_random_vertex_read import LargeRandomVertexRead
 from .layouts import ActiveVertex, update_flit
 from .partition_walk import PartitionWalk
+from .flit_process_edge import FlitProcessEdge
 from .process_edge import ProcessEdge
 from .parallel_random_vertex_read import ParallelRandomVertexRead
 from .random_vertex_read import RandomVertexRead
@@ -78,7 +79,8 @@ class DestinationStream(wiring.Component):
         CF: the VProperty the iteration started with, which P4 and A1 read (the same as
         ``vprop_base`` unsliced).
     gamma, lam : ``In(32)``
-        CF: Apply's constants (binary32).
+        Float32Vector programs: Apply's parameters ``gamma`` and ``lam`` (binary32; CF's
+        constants), when it has them.
     slice_first : ``In(32)``
         The current slice's first vertex id, a multiple of 16 max(n, m) (0 unsliced): the
         scratchpad holds the slice's destinations from index ``slice_first >> log2(m)``.
@@ -195,9 +197,9 @@ class DestinationStream(wiring.Component):
         m.submodules.fifo_p3 = fifo_p3 = StreamFIFO(cfg.edge_payload, cfg.fifo_depth,
                                                     buffered=True)
         if cfg.algorithm.large_property:
-            process = CFProcessEdge(lanes=cfg.lanes, flits=cfg.flits, dst_shift=dst_shift,
-                                    symmetric=cfg.symmetric,
-                                    owner_bits=dst_shift if cfg.update_network else 0)
+            process = FlitProcessEdge(program=cfg.program, lanes=cfg.lanes, flits=cfg.flits,
+                                      dst_shift=dst_shift, symmetric=cfg.symmetric,
+                                      owner_bits=dst_shift if cfg.update_network else 0)
         else:
             process = ProcessEdge(program=cfg.program, dst_prop=cfg.dst_property_read,
                                   dst_shift=dst_shift)
@@ -261,7 +263,7 @@ class DestinationStream(wiring.Component):
             self.applying.eq(walk.busy),
         ]
         if cfg.algorithm.large_property:
-            apply_idle, writers_idle = self._apply_cf(m, link, walk, temp_stream, fifo_a4)
+            apply_idle, writers_idle = self._apply_flits(m, link, walk, temp_stream, fifo_a4)
         elif cfg.algorithm.full_edge_access:
             apply_idle, writers_idle = self._apply_all(m, link, temp_stream, fifo_a4)
         else:
@@ -450,9 +452,9 @@ class DestinationStream(wiring.Component):
         ]
         return ~temp_stream.busy & ~apply.busy, 1
 
-    def _apply_cf(self, m, link, walk, temp_stream, fifo_a4):
-        """A1 and A3 for CF, a flit at a time: VProperty of the iteration's start and
-        VTempProperty into Apply. Returns (idle, drained)."""
+    def _apply_flits(self, m, link, walk, temp_stream, fifo_a4):
+        """A1 and A3 for Float32Vector programs, a flit at a time: VProperty of the
+        iteration's start and VTempProperty into Apply. Returns (idle, drained)."""
         cfg = self._config
         flit_shift = cfg.flits.bit_length() - 1
         m.submodules.vprop_read = vprop_read = SequentialVertexRead(
@@ -460,7 +462,7 @@ class DestinationStream(wiring.Component):
             prefetch_lines=cfg.property_prefetch_lines)
         m.submodules.fifo_a1 = fifo_a1 = StreamFIFO(vprop_read.o.payload.shape(),
                                                     cfg.fifo_depth)
-        m.submodules.apply = apply = ApplyCF(lanes=cfg.lanes)
+        m.submodules.apply = apply = FlitApply(program=cfg.program, lanes=cfg.lanes)
         wiring.connect(m, vprop_read.mem, wiring.flipped(self.vprop_read_mem))
         link(vprop_read.o, fifo_a1.i, "vprop_read->fifo_a1")
         link(temp_stream.o, apply.temp, "temp_stream->apply")
@@ -469,13 +471,16 @@ class DestinationStream(wiring.Component):
         last_flit = temp_stream.o.payload.index[:flit_shift] == (1 << flit_shift) - 1 \
             if flit_shift else 1
         m.d.comb += [
-            apply.gamma.eq(self.gamma), apply.lam.eq(self.lam),
             vprop_read.start.eq(walk.seg_start),
             vprop_read.base.eq(self.vprop_read_base + walk.offset * cfg.property_words),
             vprop_read.count.eq(walk.size << flit_shift),
             self.vertex_updated.eq(temp_stream.o.valid & temp_stream.o.ready & last_flit),
             self.stall_apply.eq(fifo_a1.o.valid ^ temp_stream.o.valid),
         ]
+        # The run's registers cf_gamma and cf_lam set the Float32 parameters of those names
+        # (CF's); any other parameter keeps its default.
+        m.d.comb += [getattr(apply, name).eq(getattr(self, name)) for name in ("gamma", "lam")
+                     if name in apply.params and apply.params[name].type is Float32]
         return ~temp_stream.busy & ~vprop_read.busy & ~fifo_a1.o.valid, 1
 
     def _apply_frontier(self, m, link, walk, temp_stream, fifo_a4):

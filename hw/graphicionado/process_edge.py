@@ -1,6 +1,7 @@
 """Process_Edge (Graphicionado §3.2 stage P5): the program's ``process_edge`` expression,
 compiled to a pipelined datapath, turns an edge and its source's property into an update of
-the destination."""
+the destination (scalar properties; ``Float32Vector`` ones in flits:
+:mod:`.flit_process_edge`)."""
 
 from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
@@ -91,3 +92,4 @@ class ProcessEdge(wiring.Component):
             datapath.o.ready.eq(self.o.ready),
         ]
         return m
+

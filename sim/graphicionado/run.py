@@ -228,6 +228,10 @@ def check_graph(graph: golden.Graph, algo: str, config: GraphicionadoConfig,
     program = algorithm_of(algo).program
     if program.uses_weight and program.weight != Float32:
         graph.require_nonnegative_integer_weights()
+    if config.algorithm.large_property and config.algo != "cf":
+        raise ConfigError(f"{config.algo}: the simulation's memory image and golden check of "
+                          f"Float32Vector programs are CF's (the built-in cf); the hardware "
+                          f"of other vector programs is generated but not simulated")
     if algo == "cf" and graph.weight is None:
         raise ConfigError("cf needs a rating (weight) on every edge, e.g. a graph from "
                           "bipartite:users=...,items=...,ratings=...")

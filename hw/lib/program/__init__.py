@@ -33,7 +33,10 @@ Vectors
     ``Float32Vector(K)`` values travel in one beat, K <= 8 lanes (a 32-byte flit): lane-wise
     operations are K scalar units, ``lane_sum`` (and so ``dot``) a tree of adders in
     ``golden.algorithms.pairwise_sum``'s order (padded with +0.0 to a power of two). Wider
-    vectors need the flits of ``hw/graphicionado/cf_process_edge.py``, not built here.
+    vectors travel as flits: :mod:`.flits` cuts an expression at its lane sum
+    (:class:`FlitSplit`), computes the packet's scalar once from the flits' partial sums
+    (:class:`FlitReduce`) and leaves the lane-wise part to a :class:`Datapath` at the
+    flit's lanes (Graphicionado's ``FlitProcessEdge`` and ``FlitApply``).
 
 Exactness
     Results are ``golden.programs.evaluate``'s bit for bit, but for the FP32 units'
@@ -42,8 +45,9 @@ Exactness
 """
 
 from .datapath import Datapath, operands_of, shape_of
+from .flits import FlitReduce, FlitSplit
 from .params import drive_params, params_member, params_of
 from .schedule import MAX_LANES, Schedule
 
-__all__ = ["Datapath", "Schedule", "operands_of", "shape_of", "MAX_LANES", "params_of",
-           "params_member", "drive_params"]
+__all__ = ["Datapath", "Schedule", "operands_of", "shape_of", "MAX_LANES", "FlitSplit",
+           "FlitReduce", "params_of", "params_member", "drive_params"]

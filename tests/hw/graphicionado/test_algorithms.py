@@ -79,3 +79,69 @@ def test_reduce_expressions():
     x, y = rng.random(50).astype(np.float32), rng.random(50).astype(np.float32)
     got = evaluate(reduce_expression(algorithm_of("pagerank").program), {"a": x, "b": y})
     assert got.view(np.uint32).tolist() == (x + y).view(np.uint32).tolist()
+
+
+def _vector_program(process_edge, apply=None, **fields):
+    from graphgen.programs import Float32Vector, vadd
+    base = {"prop": Float32Vector(8), "reduce": "fadd", "weight": Float32, "mode": "all",
+            "iterations": 2, "init": lambda self, h: h.random(1),
+            "process_edge": lambda self, e: process_edge(e),
+            "apply": lambda self, v: (apply or (lambda v: vadd(v.vprop, v.temp)))(v)}
+    base.update(fields)
+    return build(type("V", (VertexProgram,), base))
+
+
+def test_vector_programs_of_the_built_shapes_build():
+    """Any Float32Vector program of the flit pipeline's shapes: lane-wise alone, a dot's
+    scalar read directly, or the scalar of a dot (CF's shape)."""
+    from graphgen.programs import dot, fmul, scale, vsub
+    for process_edge in (lambda e: scale(e.src_prop, e.weight),
+                         lambda e: scale(vsub(e.dst_prop, e.src_prop), dot(e.src_prop,
+                                                                          e.dst_prop)),
+                         lambda e: scale(e.dst_prop, fmul(e.weight, dot(e.src_prop,
+                                                                        e.src_prop)))):
+        check_buildable(_vector_program(process_edge))
+
+
+def test_vector_shapes_not_built_are_refused_in_one_line():
+    from graphgen.programs import dot, fadd, scale, vadd
+    cases = [
+        (lambda e: scale(e.src_prop, dot(scale(e.src_prop, dot(e.src_prop, e.dst_prop)),
+                                         e.dst_prop)),
+         r"lane sum \(dot\) of a vector computed from"),
+        (lambda e: scale(e.src_prop, fadd(dot(e.src_prop, e.src_prop),
+                                          dot(e.dst_prop, e.dst_prop))), "2 lane sums"),
+        (lambda e: vadd(scale(e.src_prop, dot(e.src_prop, e.dst_prop)),
+                        scale(e.dst_prop, fadd(dot(e.src_prop, e.dst_prop), 1.0))),
+         "reads 2 scalars computed from the lane sum"),
+    ]
+    for process_edge, message in cases:
+        with pytest.raises(ConfigError, match=message) as error:
+            check_buildable(_vector_program(process_edge))
+        assert "\n" not in str(error.value)
+    with pytest.raises(ConfigError, match="mode 'all'"):
+        check_buildable(_vector_program(lambda e: e.src_prop, mode="frontier",
+                                        iterations=None))
+    with pytest.raises(ConfigError, match="lane sum .* in Apply is not built"):
+        check_buildable(_vector_program(lambda e: e.src_prop,
+                                        apply=lambda v: scale(v.temp, dot(v.temp, v.temp))))
+
+
+def test_vector_file_programs_build_but_are_not_simulated(tmp_path):
+    """A Float32Vector program of a file configures the pipeline; the simulation's image and
+    golden check are CF's, so simulating it is refused in one line."""
+    from golden import bipartite
+    from hw.graphicionado.config import GraphicionadoConfig
+    from sim.graphicionado.run import check_graph
+    path = tmp_path / "vec.py"
+    path.write_text("from graphgen.programs import *\n"
+                    "class Vec(VertexProgram):\n"
+                    "    prop = Float32Vector(8)\n    reduce = 'fadd'\n    weight = Float32\n"
+                    "    mode = 'all'\n    iterations = 2\n"
+                    "    def init(self, h): return h.random(1)\n"
+                    "    def process_edge(self, e): return scale(e.dst_prop, e.weight)\n"
+                    "    def apply(self, v): return vadd(v.vprop, v.temp)\n")
+    config = GraphicionadoConfig(algo=f"{path}:Vec", property_bytes=32, max_vertices=64)
+    assert config.algorithm.large_property and (config.lanes, config.flits) == (8, 1)
+    with pytest.raises(ConfigError, match="golden check of Float32Vector programs are CF's"):
+        check_graph(bipartite(8, 5, 2, seed=2), config.algo, config)

@@ -4,7 +4,8 @@ VProperty from its VProperty and VTempProperty, in vertex order, and for frontie
 the vertices whose active rule holds (by default: the property changed) on the ActiveVertex
 list with their new property; the fork's outputs keep Amaranth's stream rule 2 (an offer is
 held until taken, whatever the other output's consumer does). Mode "all" programs (PageRank)
-stream VTempProperty alone. ApplyCF, hand-written for CF's flits, against ``cf_program``."""
+stream VTempProperty alone. FlitApply, from CF's program on flits, against the golden model's
+``cf_program``."""
 
 import random
 
@@ -185,10 +186,12 @@ def test_refuses_what_the_apply_phase_has_not():
 
 @pytest.mark.parametrize("pause", PAUSES)
 def test_apply_cf(pause):
-    """CF's Apply, a flit of 8 lanes at a time, against ``cf_program``'s apply bit for bit."""
+    """CF's Apply built from its program, a flit of 8 lanes at a time, against the golden
+    ``cf_program``'s apply bit for bit."""
     from golden.algorithms import cf_program
-    from hw.graphicionado.apply import ApplyCF
-    from tests.hw.graphicionado.test_cf_process_edge import bits, random_properties
+    from graphgen.programs import cf_program as cf_vertex_program
+    from hw.graphicionado.apply import FlitApply
+    from tests.hw.graphicionado.test_flit_process_edge import bits, random_properties
     lanes, flits, n = 8, 4, 30
     rng = np.random.default_rng(17)
     p = random_properties(rng, n, lanes * flits)
@@ -196,8 +199,8 @@ def test_apply_cf(pause):
     temp[rng.random(temp.shape) < 0.05] = np.float32(np.nan)
     gamma, lam = 0.01, 0.05
     want = cf_program(K=lanes * flits, gamma=gamma, lam=lam).apply(p, temp, None)
-    dut = ApplyCF(lanes=lanes)
-    bench = Bench(dut, "ApplyCF", pause=pause)
+    dut = FlitApply(program=cf_vertex_program(lanes * flits), lanes=lanes)
+    bench = Bench(dut, "FlitApply(cf)", pause=pause)
 
     async def constants(ctx):
         ctx.set(dut.gamma, bits(gamma)[0])
@@ -220,3 +223,29 @@ def test_apply_cf(pause):
                       "new VProperty flits")
     if pause is None and cycles > n * flits + 24 + 20 + 5:
         bench.fail(f"{cycles} cycles for {n * flits} flits without pauses")
+
+
+def test_flit_apply_refuses_what_it_does_not_build():
+    """A lane sum in Apply, or an operand the apply phase does not stream, is refused."""
+    from graphgen.programs import Float32, Float32Vector, dot, scale
+    from hw.graphicionado.apply import FlitApply
+
+    class Normalised(VertexProgram):
+        name = "normalised"
+        prop = Float32Vector(8)
+        reduce = "fadd"
+        weight = Float32
+        mode = "all"
+        iterations = 3
+
+        def init(self, h):
+            return h.random(1)
+
+        def process_edge(self, e):
+            return scale(e.src_prop, e.weight)
+
+        def apply(self, v):
+            return scale(v.temp, dot(v.temp, v.vprop))
+
+    with pytest.raises(ConfigError, match="normalised's apply: a lane sum .* not built"):
+        FlitApply(program=build(Normalised), lanes=8)

@@ -12,7 +12,7 @@ from golden.algorithms import cf_program
 from hw.graphicionado.cf_datapath import CFDatapath, CFDatapathConfig
 from hw.lib.config import ConfigError
 from tests.support.stream_drivers import PAUSES, Bench
-from tests.hw.graphicionado.test_cf_process_edge import bits, edge_packets, random_properties
+from tests.hw.graphicionado.test_flit_process_edge import bits, edge_packets, random_properties
 
 
 def test_configuration():

@@ -13,7 +13,7 @@ from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.units import reduce_unit
 from tests.support.examples import examples_path
 from tests.support.stream_drivers import PAUSES, Bench
-from tests.hw.graphicionado.test_cf_process_edge import bits
+from tests.hw.graphicionado.test_flit_process_edge import bits
 
 INDEX_WIDTH = 8
 INF = 0xFFFF_FFFF

@@ -1,6 +1,8 @@
-"""Collaborative filtering's Process_Edge (P5 with flits, §IV.E) and the vector FP32 blocks
-it is built of, against the golden model's CF program bit for bit: each edge packet in, the
-update packet ``err * p[u]`` out, flit by flit, in order, with and without pauses."""
+# amaranth: UnusedElaboratable=no
+"""Process_Edge on flits (P5, §IV.E) built from collaborative filtering's program, and the
+vector FP32 blocks it is built of, against the golden model's CF program bit for bit: each
+edge packet in, the update packet ``err * p[u]`` out, flit by flit, in order, with and
+without pauses."""
 
 import numpy as np
 import pytest
@@ -9,8 +11,15 @@ from golden.algorithms import cf_program, pairwise_sum
 from hw.lib.config import ConfigError
 from hw.lib.arith.fp32 import QNAN
 from hw.lib.arith.fp32_vector import FP32PairSum, FP32TreeSum
-from hw.graphicionado.cf_process_edge import CFProcessEdge
+from graphgen.programs import cf_program as cf_vertex_program
+from hw.graphicionado.flit_process_edge import FlitProcessEdge
 from tests.support.stream_drivers import PAUSES, Bench
+
+
+def cf_process_edge(lanes, flits, **options):
+    """Process_Edge built from CF's program with ``lanes * flits`` features."""
+    return FlitProcessEdge(program=cf_vertex_program(lanes * flits), lanes=lanes, flits=flits,
+                           **options)
 
 
 def bits(values):
@@ -58,8 +67,8 @@ def test_cf_process_edge(lanes, flits, pause):
     rng = np.random.default_rng(lanes * 10 + flits)
     edges = 48 if flits > 1 else 96
     items, expected = edge_packets(rng, edges, lanes, flits)
-    dut = CFProcessEdge(lanes=lanes, flits=flits)
-    bench = Bench(dut, f"CFProcessEdge({lanes} lanes, {flits} flits)", pause=pause)
+    dut = cf_process_edge(lanes=lanes, flits=flits)
+    bench = Bench(dut, f"FlitProcessEdge({lanes} lanes, {flits} flits)", pause=pause)
     bench.source("i", dut.i, items)
     bench.sink("o", dut.o, len(expected))
     cycles = bench.run()
@@ -73,8 +82,8 @@ def test_cf_process_edge(lanes, flits, pause):
 def test_cf_process_edge_subtracts_from_the_destination_base():
     rng = np.random.default_rng(5)
     items, expected = edge_packets(rng, 6, 2, 2)
-    dut = CFProcessEdge(lanes=2, flits=2, dst_shift=2)
-    bench = Bench(dut, "CFProcessEdge(dst_shift=2)", pause=None)
+    dut = cf_process_edge(lanes=2, flits=2, dst_shift=2)
+    bench = Bench(dut, "FlitProcessEdge(dst_shift=2)", pause=None)
 
     async def base(ctx):
         ctx.set(dut.dst_base, 3)
@@ -116,9 +125,9 @@ def test_cf_process_edge_symmetric_updates_both_ends(pause):
                           "value": bits(res[f * lanes:(f + 1) * lanes])} for f in range(flits)]
     assert [x for x in expected if x["flit"] == 0][0]["value"] == \
         [x for x in forward if x["flit"] == 0][0]["value"]
-    dut = CFProcessEdge(lanes=lanes, flits=flits, dst_shift=shift, symmetric=True,
-                        owner_bits=shift)
-    bench = Bench(dut, "CFProcessEdge(symmetric)", pause=pause)
+    dut = cf_process_edge(lanes=lanes, flits=flits, dst_shift=shift, symmetric=True,
+                          owner_bits=shift)
+    bench = Bench(dut, "FlitProcessEdge(symmetric)", pause=pause)
     bench.source("i", dut.i, items)
     bench.sink("o", dut.o, len(expected))
     bench.run()
@@ -167,12 +176,81 @@ def test_tree_and_pair_sums_continue_one_tree(pause):
 @pytest.mark.parametrize("change", [dict(lanes=3), dict(flits=0), dict(lanes=64),
                                     dict(flits=True)])
 def test_cf_process_edge_refuses_shapes_it_cannot_build(change):
-    with pytest.raises(ConfigError, match="CFProcessEdge: (lanes|flits) must be a power of two"):
-        CFProcessEdge(**change)
+    with pytest.raises(ConfigError,
+                       match="FlitProcessEdge: (lanes|flits) must be a power of two"):
+        FlitProcessEdge(program=cf_vertex_program(8), **change)
 
 
 @pytest.mark.parametrize("change", [dict(owner_bits=2, dst_shift=2),
                                     dict(owner_bits=1, dst_shift=2, symmetric=True)])
 def test_cf_process_edge_refuses_owners_without_the_symmetric_network(change):
-    with pytest.raises(ConfigError, match="CFProcessEdge: owner_bits"):
-        CFProcessEdge(**change)
+    with pytest.raises(ConfigError, match="FlitProcessEdge: owner_bits"):
+        FlitProcessEdge(program=cf_vertex_program(8), **change)
+
+
+def _vector_program(K, process_edge):
+    """A Float32Vector program of K features with this Process_Edge (CF's Apply)."""
+    from graphgen.programs import Float32, Float32Vector, VertexProgram, build, vadd
+    return build(type("Shape", (VertexProgram,), {
+        "prop": Float32Vector(K), "reduce": "fadd", "weight": Float32, "mode": "all",
+        "iterations": 2, "init": lambda self, h: h.random(1),
+        "process_edge": lambda self, e: process_edge(e),
+        "apply": lambda self, v: vadd(v.vprop, v.temp)}))
+
+
+def _shapes():
+    from graphgen.programs import dot, fadd, fmul, scale, vadd, vmul, vsub
+    return {
+        # lane-wise alone: no barrier, each flit as its packet's header is at hand
+        "lane-wise": lambda e: vadd(scale(e.src_prop, e.weight), vmul(e.src_prop,
+                                                                      e.dst_prop)),
+        # the lane sum read directly by the lane-wise part
+        "dot itself": lambda e: scale(vsub(e.dst_prop, e.src_prop), dot(e.src_prop,
+                                                                       e.dst_prop)),
+        # a scalar of the lane sum and the weight, and the weight in the lane-wise part too
+        "scalar of a dot": lambda e: vadd(scale(e.dst_prop, fmul(e.weight, fadd(
+            dot(e.src_prop, e.dst_prop), 1.0))), scale(e.src_prop, e.weight)),
+    }
+
+
+@pytest.mark.parametrize("pause", PAUSES[:2])
+@pytest.mark.parametrize("shape", ["lane-wise", "dot itself", "scalar of a dot"])
+def test_process_edge_of_other_vector_programs(shape, pause):
+    """Programs of the other shapes FlitSplit builds, against golden.programs.evaluate of
+    their process_edge bit for bit (4 lanes, 2 flits)."""
+    from golden.programs import evaluate
+    lanes, flits, edges = 4, 2, 24
+    K = lanes * flits
+    program = _vector_program(K, _shapes()[shape])
+    rng = np.random.default_rng(31)
+    items, _ = edge_packets(rng, edges, lanes, flits)
+
+    def vectors(field):
+        return np.array([[w for f in range(flits) for w in items[e * flits + f][field]]
+                         for e in range(edges)], dtype=np.uint32).view(np.float32)
+    weight = np.array([items[e * flits]["edge"]["weight"] for e in range(edges)],
+                      dtype=np.uint32).view(np.float32)
+    res = evaluate(program.process_edge, {"weight": weight, "src_prop": vectors("src_prop"),
+                                          "dst_prop": vectors("dst_prop")})
+    expected = [{"dst": items[e * flits]["edge"]["dst"], "flit": f,
+                 "value": bits(res[e, f * lanes:(f + 1) * lanes])}
+                for e in range(edges) for f in range(flits)]
+    dut = FlitProcessEdge(program=program, lanes=lanes, flits=flits)
+    bench = Bench(dut, f"FlitProcessEdge({shape})", pause=pause)
+    bench.source("i", dut.i, items)
+    bench.sink("o", dut.o, len(expected))
+    bench.run()
+    bench.check_equal(bench.received["o"], expected)
+
+
+def test_symmetric_needs_a_lane_sum_symmetric_in_the_two_ends():
+    from graphgen.programs import dot, fsub, scale
+    program = _vector_program(8, lambda e: scale(e.src_prop, fsub(dot(e.src_prop, e.src_prop),
+                                                                  dot(e.src_prop, e.dst_prop))))
+    with pytest.raises(ConfigError, match="2 lane sums"):
+        FlitProcessEdge(program=program, lanes=4, flits=2)
+    program = _vector_program(8, lambda e: scale(e.src_prop, dot(e.src_prop, e.src_prop)))
+    FlitProcessEdge(program=program, lanes=4, flits=2)
+    with pytest.raises(ConfigError, match="symmetric needs a lane sum symmetric in src_prop "
+                                          "and dst_prop"):
+        FlitProcessEdge(program=program, lanes=4, flits=2, symmetric=True)
