@@ -21,10 +21,12 @@ class GraphicionadoHost:
         self.config = config
 
     def image(self, graph, *, root: int = 0, iters: int | None = None,
-              slices: int | None = None, cf: dict | None = None) -> HostImage:
+              slices: int | None = None, cf: dict | None = None,
+              params: dict | None = None) -> HostImage:
         """``graph``'s image (refused with ConfigError if the configuration cannot run it);
         ``iters`` bounds the iterations (the program's ``iterations`` unless given: PageRank
-        and CF 10)."""
+        and CF 10); ``params`` the program's parameters (their ``param_<k>`` registers;
+        others keep their defaults)."""
         config, algo = self.config, self.config.algo
         slice_vertices = check_graph(graph, algo, config, slices)
         program = config.program
@@ -39,7 +41,7 @@ class GraphicionadoHost:
                             streams_src=config.streams_src, streams_dst=config.streams_dst,
                             edge_readers=config.edge_readers, slice_vertices=slice_vertices,
                             max_slices=config.max_slices, cf=cf,
-                            extended=config.extended_slicing)
+                            extended=config.extended_slicing, params=params)
         return HostImage.of(image)
 
     def result(self, image: HostImage, counters: dict, read_words) -> np.ndarray:

@@ -163,3 +163,17 @@ def test_simulator_bus_memory_and_registers():
     before = bus.cycles
     bus.wait(50)
     assert 50 <= bus.cycles - before <= 51
+
+
+def test_the_graphicionado_image_carries_the_programs_parameters():
+    """The host adapter writes a program's parameters into their param_<k> registers (PageRank:
+    alpha, then one_minus_alpha), their defaults unless given."""
+    import golden
+    from graphgen.driver.graphicionado import GraphicionadoHost
+    from hw.graphicionado.config import GraphicionadoConfig
+    host = GraphicionadoHost(GraphicionadoConfig(algo="pagerank", max_vertices=64))
+    graph = golden.from_spec("kron:scale=5,ef=4,seed=1")
+    given = host.image(graph, params={"alpha": 0.5}).registers
+    default = host.image(graph).registers
+    assert (given["param_0"], given["param_1"]) == (0x3F000000, 0x3E19999A)
+    assert default["param_0"] == 0x3F59999A
