@@ -13,6 +13,7 @@ from amaranth.sim import Simulator
 import golden
 from golden import Graph
 from golden.programs import run_program
+from graphgen.programs import PROGRAMS
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.registers import counter_names
