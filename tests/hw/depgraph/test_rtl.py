@@ -139,19 +139,20 @@ def test_bad_input_is_refused():
         DepGraphConfig(hub_index=True, track_entries=0)
 
 
-# Every example program DepGraph has a GAS form for (spmv has none: float32 weights), with
-# 1 and 2 engines, stalls between the blocks and the hostile memory: one Verilator build each,
-# in make soak (make test runs widest's engines in Amaranth's simulator, test_engine.py).
-EXAMPLES = ["widest", "labelprop", "ppr", "bounded_hops"]
+# Every built-in DepGraph runs and every example program it has a GAS form for (spmv has none:
+# float32 weights), with 1 and 2 engines, stalls between the blocks and the hostile memory:
+# one Verilator build each, in make soak (make test runs the built-ins in the cases above and
+# widest's engines in Amaranth's simulator, test_engine.py).
+PROGRAMS = ["bfs", "sssp", "cc", "pagerank", "widest", "labelprop", "ppr", "bounded_hops"]
 
 
 @pytest.mark.soak
 @pytest.mark.parametrize("engines", [1, 2])
-@pytest.mark.parametrize("name", EXAMPLES)
-def test_rtl_examples(name, engines, run_seeds):
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_rtl_programs(name, engines, run_seeds):
     from golden.programs import run_program
-    from tests.support.examples import example, examples_path
-    spec, program = examples_path(name), example(name)
+    from tests.support.examples import program_of, spec_of
+    spec, program = spec_of(name), program_of(name)
     config = DepGraphConfig(algo=spec, engines=engines, stack_depth=10, walks=2,
                             bank_vertices=256, stall_injection=20)
     runs = [("kron8", MEMORY), ("grid", MEMORY), ("kron8", HOSTILE)]

@@ -18,7 +18,7 @@ from hw.graphicionado.config import GraphicionadoConfig
 from sim.graphicionado.top import SimMemoryConfig
 from sim.graphicionado.run import _watchdog, simulate
 from sim.run_settings import RunSettings
-from tests.support.examples import examples_path
+from tests.support.examples import spec_of
 from tests.support.graphs import networkx_graph
 
 MEMORY = SimMemoryConfig(latency=60, latency_dist="uniform", jitter=24, outstanding=96,
@@ -96,36 +96,41 @@ def test_rtl_matches_golden(algo, graph_name, run_seeds):
     check_stream_counters(report, graph if algo != "cc" else graph.symmetrized(), config)
 
 
-# The example programs (examples/programs/) on one stream each way and on 4 x 4 streams, with
-# stalls on every link and the hostile memory (answers out of order), on two kinds of graph
-# each. A (program, streams) pair is one Verilator build, shared by its graphs: make test
-# builds one, spmv on one stream (float32, bit for bit; a 4 x 4 build is 3-4 minutes of
-# make test's budget); make soak the other seven.
-EXAMPLE_GRAPHS = {"widest": ("kron7", "grid"), "spmv": ("kron7", "lesmis"),
-                  "ppr": ("kron7", "karate"), "labelprop": ("kron7-sparse", "rmat7-sparse")}
-EXAMPLES_IN_MAKE_TEST = {("spmv", 1)}
-EXAMPLE_CASES = [
+# Every built-in scalar program and every example (examples/programs/) on one stream each
+# way and on 4 x 4 streams, with stalls on every link and the hostile memory (answers out of
+# order), on two kinds of graph each. A (program, streams) pair is one Verilator build,
+# shared by its graphs: make test builds one, spmv on one stream (float32, bit for bit; a
+# 4 x 4 build is 3-4 minutes of make test's budget, and the built-ins have the matrix
+# above); make soak the others.
+PROGRAM_GRAPHS = {"bfs": ("kron7", "grid"), "sssp": ("kron7", "karate"),
+                  "cc": ("kron7-sparse", "rmat7-sparse"), "pagerank": ("kron7", "lesmis"),
+                  "widest": ("kron7", "grid"), "spmv": ("kron7", "lesmis"),
+                  "ppr": ("kron7", "karate"), "labelprop": ("kron7-sparse", "rmat7-sparse"),
+                  "bounded_hops": ("kron7", "grid")}
+PROGRAMS_IN_MAKE_TEST = {("spmv", 1)}
+PROGRAM_CASES = [
     pytest.param(name, streams, graph_name, id=f"{name}-{streams}x{streams}-{graph_name}",
-                 marks=() if (name, streams) in EXAMPLES_IN_MAKE_TEST else pytest.mark.soak)
-    for name, graphs in EXAMPLE_GRAPHS.items() for streams in (1, 4) for graph_name in graphs]
+                 marks=() if (name, streams) in PROGRAMS_IN_MAKE_TEST else pytest.mark.soak)
+    for name, graphs in PROGRAM_GRAPHS.items() for streams in (1, 4) for graph_name in graphs]
 
 
-@pytest.mark.parametrize("name, streams, graph_name", EXAMPLE_CASES)
-def test_rtl_examples(name, streams, graph_name, run_seeds):
-    """The examples as Verilog through the host's whole path (image, run, check) against
-    golden.programs.run_program: widest paths (a max Reduce over the weights, from the root),
-    spmv (float32 weights times float32 properties, one iteration), personalized PageRank
-    (the root register) and label propagation (undirected). Integers and one stream's float32
-    sums bit for bit; 4 x 4 streams' float32 sums within check.py's bound (the streams'
-    edges reach a destination in an order set by timing)."""
+@pytest.mark.parametrize("name, streams, graph_name", PROGRAM_CASES)
+def test_rtl_programs(name, streams, graph_name, run_seeds):
+    """The programs as Verilog through the host's whole path (image, run, check) against
+    golden.programs.run_program: among the examples widest paths (a max Reduce over the
+    weights, from the root), spmv (float32 weights times float32 properties, one iteration),
+    personalized PageRank (the root register), label propagation (undirected) and hops over
+    light edges (a parameter's register). Integers and one stream's float32 sums bit for
+    bit; 4 x 4 streams' float32 sums within check.py's bound (the streams' edges reach a
+    destination in an order set by timing)."""
     graph = GRAPHS[graph_name]()
-    algo = examples_path(name)
+    algo = spec_of(name)
     config = GraphicionadoConfig(algo=algo, max_vertices=1024, edge_prefetch_lines=16,
                                  stall_injection=25, streams_src=streams, streams_dst=streams)
     program = config.program
     root = best_root(graph) if program.uses_root else None
-    iters = 3 if name == "ppr" else None
-    seed = run_seeds.get(EXAMPLE_GRAPHS[name].index(graph_name))
+    iters = 3 if program.mode == "all" and program.iterations != 1 else None
+    seed = run_seeds.get(PROGRAM_GRAPHS[name].index(graph_name))
     report = simulate(graph, config, HOSTILE,
                       RunSettings(algo=algo, root=root, iters=iters, seed=seed))
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
