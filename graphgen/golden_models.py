@@ -87,16 +87,19 @@ def model_settings(model: str, algo: str, sets: dict[str, str]) -> dict:
         raise ValueError(f"--model must be one of {', '.join(MODELS)}, not {model!r}")
     if model == "bfs" and algo != "bfs":
         raise ValueError(f"--model bfs runs bfs, not {algo}")
-    if algo not in ("bfs", "sssp", "pagerank", "cc"):
-        raise ValueError(f"--model {model} runs bfs, sssp, pagerank or cc, not {algo}")
+    gas = None
+    if model != "bfs":
+        from golden.depgraph.gas import get_algorithm
+        gas = get_algorithm(algo)        # a program without a GAS form: ValueError, one line
     keys = _KEYS[model]
     settings = {}
     for key, text in sets.items():
         if key not in keys:
             raise ValueError(f"--set {key}: model {model} takes {', '.join(sorted(keys))}")
         settings[key] = keys[key](key, text)
-    if "tolerance" in settings and algo != "pagerank":
-        raise ValueError(f"--set tolerance: only pagerank has a tolerance, not {algo}")
+    if "tolerance" in settings and (gas is None or gas.selective):
+        raise ValueError(f"--set tolerance: a program that accumulates with a sum has a "
+                         f"tolerance (pagerank), not {algo}")
     return settings
 
 
@@ -105,7 +108,8 @@ def run_model(model: str, algo: str, graph, root, settings: dict):
     from golden.depgraph import run_depgraph, run_ligra_baseline, run_sync_baseline
     run = {"depgraph": run_depgraph, "sync": run_sync_baseline,
            "ligra": run_ligra_baseline}[model]
-    if root is not None or algo in ("bfs", "sssp"):
+    from golden.depgraph.gas import get_algorithm
+    if root is not None or get_algorithm(algo).needs_root:
         settings = {"root": root, **settings}
     return run(algo, graph, **settings)
 

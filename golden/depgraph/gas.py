@@ -209,6 +209,8 @@ def get_algorithm(algo: str | Program | GasAlgorithm) -> GasAlgorithm:
     key = str(algo).strip()
     if key.lower() in GAS_ALGORITHMS:
         return GAS_ALGORITHMS[key.lower()]
+    if key.lower() in PROGRAMS:                 # a built-in without a GAS form: say why
+        return gas_algorithm(PROGRAMS[key.lower()])
     if ".py:" not in key:
         raise ValueError(f"unknown algorithm {algo!r} (algorithms: {', '.join(GAS_ALGORITHMS)}"
                          f" or path/to/file.py:ClassName)")

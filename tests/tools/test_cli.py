@@ -90,7 +90,7 @@ def test_verilog_passes_verilator_lint(tmp_path):
     (["golden", "--algo", "sssp", "--graph", "kron:scale=4", "--model", "ligra",
       "--set", "threads=0"], "threads must be an integer >= 1"),
     (["golden", "--algo", "cf", "--graph", "kron:scale=4", "--model", "sync"],
-     "runs bfs, sssp, pagerank or cc"),
+     "program cf has no DepGraph GAS form"),
     (["golden", "--algo", "bfs", "--graph", "kron:scale=4", "--set", "engines=2"],
      "give --model"),
     (["verilog", "--design", "graphicionado", "--set", "memory_channels=3", "-o", "x.v"],

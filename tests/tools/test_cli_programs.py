@@ -361,3 +361,17 @@ def test_the_worked_example_runs_with_a_parameter_in_rtl(tmp_path, capsys):
     assert expected.tolist() != run_program(load_program(spec), graph, root=2).values.tolist()
     import json
     assert json.loads(report.read_text())["program_parameters"] == {"max_weight": 12}
+
+
+def test_depgraphs_golden_models_run_a_program_file(tmp_path, capsys):
+    """--model depgraph|sync|ligra take any program with a GAS form: widest's fixpoint is
+    the program's own result."""
+    spec, values = examples_path("widest"), tmp_path / "values.npy"
+    graph = golden.from_spec("kron:scale=7,ef=8,seed=1,weights=1:9")
+    expected = run_program(load_program(spec), graph, root=1).values
+    for model in ("depgraph", "sync", "ligra"):
+        assert main(["golden", "--model", model, "--algo", spec, "--graph",
+                     "kron:scale=7,ef=8,seed=1,weights=1:9", "--root", "1",
+                     "-o", str(values)]) == 0
+        assert np.load(values).tolist() == expected.tolist(), model
+    assert "is not of the form mu*x + eps" in capsys.readouterr().out
