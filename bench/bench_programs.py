@@ -104,6 +104,7 @@ def run(name, graph, streams, *, root, iters, max_vertices) -> dict:
     figures = report.figures
     figures["total_wall_seconds"] = time.perf_counter() - start
     figures["first_mismatch"] = report.first_mismatch
+    figures["run_graph_edges"] = report.num_edges   # labelprop runs on both directions
     figures["root"] = root
     figures["configuration"] = config.as_dict()
     figures["memory_configuration"] = mem.as_dict()
