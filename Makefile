@@ -79,6 +79,7 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_graphicionado_symmetric.py --json build/bench/graphicionado-symmetric.json
 	$(BIN)/python bench/bench_graphicionado_extended.py --json build/bench/graphicionado-extended.json
 	$(BIN)/python bench/bench_program_area.py --json build/bench/program-area.json
+	$(BIN)/python bench/bench_programs.py --json build/bench/programs.json
 	$(GRAPHGEN) synth --design graphicionado-cf --target asic --json build/bench/graphicionado-cf-asic.json
 	$(GRAPHGEN) synth --design graphicionado-cf --target ecp5 --json build/bench/graphicionado-cf-ecp5.json
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --set streams_src=8 \
