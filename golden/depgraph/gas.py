@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 
 from graphgen.programs import PROGRAMS, Program, ProgramError, load_program
+from graphgen.programs.builtins import ALPHA
 from graphgen.programs.expr import Float32
 from graphgen.programs.gas import GasForm, gas_form
 
@@ -194,7 +195,7 @@ def _built_ins() -> dict[str, GasAlgorithm]:
 
 GAS_ALGORITHMS = _built_ins()
 PAGERANK, SSSP, BFS, CC = (GAS_ALGORITHMS[name] for name in ("pagerank", "sssp", "bfs", "cc"))
-DAMPING = float(PROGRAMS["pagerank"].params["alpha"].default)     # alpha of PageRank
+DAMPING = float(np.float32(ALPHA))      # alpha of PageRank, the program's float32 constant
 
 
 def get_algorithm(algo: str | Program | GasAlgorithm) -> GasAlgorithm:

@@ -23,6 +23,7 @@ from .program import Operands, Program, VertexProgram, build
 __all__ = ["BFS", "SSSP", "CC", "PageRank", "CF", "cf_program", "PROGRAMS"]
 
 INFINITY = UInt(32).max
+ALPHA, ONE_MINUS_ALPHA = 0.85, 0.15        # PageRank's damping, rounded to float32
 
 
 class _FromRoot(VertexProgram):
@@ -96,8 +97,9 @@ class PageRank(VertexProgram):
         return fmul(e.src_prop, e.src_const)
 
     def apply(self, v: Operands):
-        return fadd(fmul(Param("alpha", Float32, 0.85), v.temp),
-                    Param("one_minus_alpha", Float32, 0.15))
+        # Constants, as GraphMat's and the paper's: a Param would make alpha a run-time
+        # register and the multiplier a full one (examples/programs/ppr.py has them so).
+        return fadd(fmul(f32(ALPHA), v.temp), f32(ONE_MINUS_ALPHA))
 
 
 class CF(VertexProgram):

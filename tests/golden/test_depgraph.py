@@ -13,12 +13,13 @@ from scipy.sparse.linalg import spsolve
 
 import golden
 from graphgen.programs import PROGRAMS
+from graphgen.programs.builtins import ONE_MINUS_ALPHA
 from golden.depgraph import (DAMPING, FLAG_A, PAGERANK, SSSP, GasAlgorithm, check_linear,
                              core_structure, get_algorithm, owner_of, partition_bounds,
                              run_depgraph, run_ligra_baseline, run_sync_baseline, select_hubs)
 
 U32 = int(golden.UNREACHED)
-ONE_MINUS = float(PROGRAMS["pagerank"].params["one_minus_alpha"].default)
+ONE_MINUS = float(np.float32(ONE_MINUS_ALPHA))
 
 
 # ---------------------------------------------------------------------------- references

@@ -319,20 +319,25 @@ def test_the_file_the_strategies_vary_is_valid(tmp_path):
 
 def test_param_sets_a_programs_parameter_in_golden(tmp_path):
     graph = golden.from_spec("kron:scale=6,ef=8,seed=1")
-    values = tmp_path / "values.npy"
-    assert main(["golden", "--algo", "pagerank", "--graph", "kron:scale=6,ef=8,seed=1",
-                 "--iters", "3", "--param", "alpha=0.5", "-o", str(values)]) == 0
-    expected = run_program(PROGRAMS["pagerank"], graph, iters=3, alpha=0.5).values
+    values, spec = tmp_path / "values.npy", examples_path("ppr")
+    assert main(["golden", "--algo", spec, "--graph", "kron:scale=6,ef=8,seed=1", "--root",
+                 "1", "--iters", "3", "--param", "alpha=0.5", "-o", str(values)]) == 0
+    program = load_program(spec)
+    expected = run_program(program, graph, root=1, iters=3, alpha=0.5).values
     assert np.load(values).tolist() == expected.tolist()
-    assert expected.tolist() != run_program(PROGRAMS["pagerank"], graph, iters=3).values.tolist()
+    assert expected.tolist() != run_program(program, graph, root=1, iters=3).values.tolist()
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["golden", "--algo", "pagerank", "--param", "beta=1"],
-     "pagerank has no such parameter (parameters: alpha, one_minus_alpha)"),
-    (["golden", "--algo", "pagerank", "--param", "alpha=high"], "alpha expects a number"),
+    (["golden", "--algo", examples_path("ppr"), "--param", "beta=1"],
+     "ppr has no such parameter (parameters: alpha, one_minus_alpha)"),
+    (["golden", "--algo", examples_path("ppr"), "--param", "alpha=high"],
+     "alpha expects a number"),
+    (["golden", "--algo", "pagerank", "--param", "alpha=0.5"],
+     "pagerank has no such parameter (parameters: none)"),
     (["golden", "--algo", "bfs", "--param", "alpha=1"], "bfs has no such parameter"),
-    (["golden", "--algo", "pagerank", "--model", "depgraph", "--param", "alpha=0.5"],
+    (["golden", "--algo", examples_path("ppr"), "--model", "depgraph", "--param",
+      "alpha=0.5"],
      "not --model"),
     (["sim", "--design", "bfs", "--algo", "bfs", "--param", "alpha=1"],
      "for --design graphicionado"),

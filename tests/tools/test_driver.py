@@ -166,12 +166,13 @@ def test_simulator_bus_memory_and_registers():
 
 
 def test_the_graphicionado_image_carries_the_programs_parameters():
-    """The host adapter writes a program's parameters into their param_<k> registers (PageRank:
-    alpha, then one_minus_alpha), their defaults unless given."""
+    """The host adapter writes a program's parameters into their param_<k> registers
+    (personalized PageRank: alpha, then one_minus_alpha), their defaults unless given."""
     import golden
     from graphgen.driver.graphicionado import GraphicionadoHost
     from hw.graphicionado.config import GraphicionadoConfig
-    host = GraphicionadoHost(GraphicionadoConfig(algo="pagerank", max_vertices=64))
+    from tests.support.examples import examples_path
+    host = GraphicionadoHost(GraphicionadoConfig(algo=examples_path("ppr"), max_vertices=64))
     graph = golden.from_spec("kron:scale=5,ef=4,seed=1")
     given = host.image(graph, params={"alpha": 0.5}).registers
     default = host.image(graph).registers

@@ -188,19 +188,20 @@ def test_pagerank_bit_exact(stall_injection):
 
 
 def test_program_parameters_are_run_time_registers():
-    """PageRank's alpha and 1 - alpha (Apply's parameters) set through the registers
-    param_0 and param_1: the values are golden.programs.run_program's with those parameters,
-    bit for bit, and differ from the defaults' on the same build."""
+    """Personalized PageRank's alpha and 1 - alpha (Apply's parameters) set through the
+    registers param_0 and param_1: the values are golden.programs.run_program's with those
+    parameters, bit for bit, and differ from the defaults' on the same build."""
     n, src, dst, _ = small_graph(seed=5, n=40, m=200)
     graph = Graph.from_edges(n, src, dst)
-    config = GraphicionadoConfig(algo="pagerank", max_vertices=64, edge_prefetch_lines=8)
+    algo, program = examples_path("ppr"), example("ppr")
+    config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=8)
     params = {"alpha": 0.5, "one_minus_alpha": 0.5}
-    image = build_image(graph, algo="pagerank", max_iterations=3, params=params)
+    image = build_image(graph, algo=algo, root=7, max_iterations=3, params=params)
     assert {name: image.registers[name] for name in ("param_0", "param_1")} == \
         {"param_0": 0x3F000000, "param_1": 0x3F000000}
     values, _ = run_pipeline(config, image)
-    expected = run_program(PROGRAMS["pagerank"], graph, iters=3, **params).values
-    default = run_program(PROGRAMS["pagerank"], graph, iters=3).values
+    expected = run_program(program, graph, root=7, iters=3, **params).values
+    default = run_program(program, graph, root=7, iters=3).values
     assert values.tolist() == expected.view(np.uint32).tolist()
     assert values.tolist() != default.view(np.uint32).tolist()
 
@@ -337,18 +338,16 @@ def test_graph_slicing(algo, streams, slice_vertices):
 
 def test_register_map():
     """The registers at consecutive addresses in :func:`registers` order; full edge access
-    keeps max_slices x L x edge_readers + 1 edge ranges among them and PageRank's two
-    parameters (alpha, 1 - alpha) at the end, and a configuration
+    keeps max_slices x L x edge_readers + 1 edge ranges among them, and a configuration
     needing more than the register file's 256 is refused with one line."""
     from hw.graphicionado.registers import BASE_REGISTERS, registers
     config = GraphicionadoConfig(algo="pagerank", max_slices=59, streams_src=4)
     pipeline = GraphicionadoPipeline(config)
     pipeline._MustUse__silence = True     # its ports only, never elaborated
     regs = pipeline.register_map
-    assert list(regs) == list(registers(config)) and len(regs) == 14 + 59 * 4 + 1 + 2
-    assert list(regs)[-2:] == ["param_0", "param_1"]
+    assert list(regs) == list(registers(config)) and len(regs) == 14 + 59 * 4 + 1
     assert [regs[name] for name in BASE_REGISTERS] == list(range(len(BASE_REGISTERS)))
-    with pytest.raises(ConfigError, match="273 registers, more than the register file's 256"):
+    with pytest.raises(ConfigError, match="271 registers, more than the register file's 256"):
         GraphicionadoConfig(algo="pagerank", max_slices=64, streams_src=4)
 
 
