@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from hw.lib.axi.rdl_map import RDLSource
 
 if TYPE_CHECKING:
+    from hw.graphicionado.algorithms import Algorithm
     from hw.graphicionado.config import GraphicionadoConfig
 
 
@@ -30,11 +31,11 @@ CF_REGISTERS = ("cf_gamma", "cf_lam")
 ROOT_REGISTERS = ("root",)
 
 
-def param_registers(cfg: GraphicionadoConfig) -> dict[str, str]:
+def param_registers(algorithm: Algorithm) -> dict[str, str]:
     """Register name -> the program's run-time parameter it holds: ``param_<k>`` for the k-th
     of :attr:`~hw.graphicionado.algorithms.Algorithm.params` (binary32 for a Float32
     parameter, else the unsigned value)."""
-    return {f"param_{k}": name for k, name in enumerate(cfg.algorithm.params)}
+    return {f"param_{k}": name for k, name in enumerate(algorithm.params)}
 
 
 # Extended slicing (§VI.B): the partitions N (of ``slice_vertices`` ids each) and the line
@@ -80,7 +81,7 @@ def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
         extra += CF_REGISTERS
     if cfg.algorithm.apply_reads_root:
         extra += ROOT_REGISTERS
-    extra += tuple(param_registers(cfg))
+    extra += tuple(param_registers(cfg.algorithm))
     if cfg.extended_slicing:
         extra += EXTENDED_REGISTERS
     return BASE_REGISTERS + extra

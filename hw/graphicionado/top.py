@@ -32,7 +32,8 @@ from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.destination_stream import DestinationStream
 from hw.graphicionado.layouts import update_flit
 from hw.graphicionado.phase_controller import PhaseController
-from hw.graphicionado.registers import counter_names, register_description, registers
+from hw.graphicionado.registers import (counter_names, param_registers, register_description,
+                                        registers)
 from hw.graphicionado.source_stream import SourceStream
 
 
@@ -233,8 +234,8 @@ class GraphicionadoPipeline(RegisterDesign):
             ]
             if cfg.algorithm.apply_reads_root:
                 m.d.comb += destination.root.eq(regs["root"])
-            m.d.comb += [destination.params[name].eq(regs[f"param_{k}"])
-                         for k, name in enumerate(cfg.algorithm.params)]
+            m.d.comb += [destination.params[name].eq(regs[register])
+                         for register, name in param_registers(cfg.algorithm).items()]
             if cfg.algorithm.large_property:
                 m.d.comb += [destination.gamma.eq(regs["cf_gamma"]),
                              destination.lam.eq(regs["cf_lam"])]

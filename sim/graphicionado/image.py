@@ -26,6 +26,7 @@ from golden.programs import golden_program, param_values
 from graphgen.programs import Float32
 from hw.lib.arith.fp32 import float32_bits
 from hw.graphicionado.algorithms import algorithm_of
+from hw.graphicionado.registers import param_registers
 from sim.dram_image import DRAMImage
 
 
@@ -227,8 +228,8 @@ def _param_words(algo: str, params: dict) -> dict[str, int]:
     """The registers of the parameters the pipeline reads: each value's 32-bit word."""
     algorithm = algorithm_of(algo)
     values = param_values(algorithm.program, params)
-    return {f"param_{k}": float32_bits(values[name]) if param.type is Float32
-            else int(values[name]) for k, (name, param) in enumerate(algorithm.params.items())}
+    return {register: float32_bits(values[name]) if algorithm.params[name].type is Float32
+            else int(values[name]) for register, name in param_registers(algorithm).items()}
 
 
 def _words(values: np.ndarray) -> np.ndarray:
