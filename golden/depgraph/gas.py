@@ -65,11 +65,10 @@ from typing import Any
 import numpy as np
 
 from graphgen.programs import PROGRAMS, Program, ProgramError, load_program
-from graphgen.programs.builtins import ALPHA
 from graphgen.programs.expr import Float32
 from graphgen.programs.gas import GasForm, gas_form
 
-from ..algorithms import UNREACHED
+from ..algorithms import ALPHA, UNREACHED
 from ..graph import Graph
 from ..programs import evaluator
 
@@ -195,7 +194,7 @@ def _built_ins() -> dict[str, GasAlgorithm]:
 
 GAS_ALGORITHMS = _built_ins()
 PAGERANK, SSSP, BFS, CC = (GAS_ALGORITHMS[name] for name in ("pagerank", "sssp", "bfs", "cc"))
-DAMPING = float(np.float32(ALPHA))      # alpha of PageRank, the program's float32 constant
+DAMPING = float(ALPHA)      # alpha of PageRank, the program's float32 constant
 
 
 def get_algorithm(algo: str | Program | GasAlgorithm) -> GasAlgorithm:

@@ -13,13 +13,12 @@ from scipy.sparse.linalg import spsolve
 
 import golden
 from graphgen.programs import PROGRAMS
-from graphgen.programs.builtins import ONE_MINUS_ALPHA
 from golden.depgraph import (DAMPING, FLAG_A, PAGERANK, SSSP, GasAlgorithm, check_linear,
                              core_structure, get_algorithm, owner_of, partition_bounds,
                              run_depgraph, run_ligra_baseline, run_sync_baseline, select_hubs)
 
 U32 = int(golden.UNREACHED)
-ONE_MINUS = float(np.float32(ONE_MINUS_ALPHA))
+ONE_MINUS = float(golden.ONE_MINUS_ALPHA)
 
 
 # ---------------------------------------------------------------------------- references
