@@ -125,7 +125,7 @@ def sim_settings(design, overrides: dict[str, str], mem_overrides: dict[str, str
     design without memory ports to spare runs on one channel."""
     from sim.gateware.sim_memory import SimMemoryConfig
     fields = design.config_class.field_names()
-    overrides = with_algo(design, overrides, algo)
+    overrides = with_algo(design, design.config_class.expand_preset(overrides), algo)
     if "memory_channels" in fields:
         match_memory_channels(overrides, mem_overrides)
     config = design.config(overrides)

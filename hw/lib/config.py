@@ -43,6 +43,10 @@ class DesignConfig:
     Subclasses declare their fields with defaults and check them in ``validate``; the checks
     run on construction so that an invalid configuration never reaches elaboration.
 
+    ``PRESETS`` names configurations of the design as ``key=value`` overrides (``ecp5``: the
+    largest that fits the ECP5-85k and meets its clock); ``preset=NAME`` among the overrides
+    of :meth:`from_overrides` starts from one, and the other overrides change it.
+
     Fields named in ``RUN_SETTINGS`` (stall injection, the watchdog) are settings of a
     simulation run, not of the hardware: :meth:`digest` leaves them out, so they key no
     synthesis build, and :meth:`design_only` sets them back to their defaults.
@@ -51,6 +55,7 @@ class DesignConfig:
     """
 
     RUN_SETTINGS: typing.ClassVar[tuple[str, ...]] = ()
+    PRESETS: typing.ClassVar[dict[str, dict[str, str]]] = {}
 
     def __post_init__(self):
         for field in dataclasses.fields(self):
@@ -97,8 +102,23 @@ class DesignConfig:
         return [field.name for field in dataclasses.fields(cls)]
 
     @classmethod
+    def expand_preset(cls, overrides: dict[str, str]) -> dict[str, str]:
+        """``overrides`` with ``preset=NAME`` replaced by that preset's overrides (the others
+        over them); unchanged for a class with a ``preset`` field of its own."""
+        overrides = dict(overrides)
+        if "preset" in cls.field_names() or "preset" not in overrides:
+            return overrides
+        preset = overrides.pop("preset")
+        if preset not in cls.PRESETS:
+            known = ", ".join(cls.PRESETS) or "none"
+            raise ConfigError(f"unknown preset {preset!r} for {cls.__name__}; presets: {known}")
+        return {**cls.PRESETS[preset], **overrides}
+
+    @classmethod
     def from_overrides(cls, overrides: dict[str, str]) -> "DesignConfig":
-        """Build a configuration from ``key=value`` strings given on the command line."""
+        """Build a configuration from ``key=value`` strings given on the command line;
+        ``preset=NAME`` starts from that preset's overrides (:data:`PRESETS`)."""
+        overrides = cls.expand_preset(overrides)
         values = {}
         for key, text in overrides.items():
             if key not in cls.field_names():

@@ -338,3 +338,23 @@ def test_bad_parameters_raise_without_assertions():
     result = subprocess.run([sys.executable, "-O", "-c", script], capture_output=True,
                             text=True, cwd=REPO_ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_preset_starts_a_configuration_that_sets_change():
+    """``preset=NAME`` gives the preset's parameters, a ``key=value`` beside it wins, and an
+    unknown preset is a ConfigError naming the known ones."""
+    import dataclasses
+    from typing import ClassVar
+    from hw.lib.config import DesignConfig
+
+    @dataclasses.dataclass(frozen=True)
+    class Small(DesignConfig):
+        PRESETS: ClassVar[dict] = {"ecp5": {"lanes": "2", "depth": "64"}}
+        lanes: int = 8
+        depth: int = 512
+
+    assert Small.from_overrides({}) == Small()
+    assert Small.from_overrides({"preset": "ecp5"}) == Small(lanes=2, depth=64)
+    assert Small.from_overrides({"preset": "ecp5", "depth": "32"}) == Small(lanes=2, depth=32)
+    with pytest.raises(ConfigError, match="unknown preset 'asic' for Small; presets: ecp5"):
+        Small.from_overrides({"preset": "asic"})
