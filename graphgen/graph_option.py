@@ -98,9 +98,9 @@ def _symmetrized(graph):
         differ = both.weight[at] != graph.weight
         if differ.any():
             e = int(np.flatnonzero(differ)[0])
-            u, v = int(graph.src[e]), int(graph.dst[e])
-            raise UsageError(f"--undirected: edge {u} -> {v} has weight "
-                             f"{graph.weight[e].item()} but {both.weight[at[e]].item()} is listed "
-                             f"for the same pair ({v} -> {u} or a repeat): not one "
-                             f"undirected edge")
+            u, v = sorted((int(graph.src[e]), int(graph.dst[e])))
+            weights = sorted((graph.weight[e].item(), both.weight[at[e]].item()))
+            raise UsageError(f"--undirected: the pair {u}, {v} carries weights {weights[0]} "
+                             f"and {weights[1]} ({u} -> {v}, {v} -> {u} or a repeat): not "
+                             f"one undirected edge")
     return both

@@ -128,7 +128,7 @@ def _si(value: float) -> str:
     for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= scale:
             return f"{value / scale:.4g} {prefix}"
-    return f"{value:.4g} "
+    return f"{value:.4g}"
 
 
 def throughput_lines(block: dict) -> list[str]:
@@ -137,5 +137,5 @@ def throughput_lines(block: dict) -> list[str]:
     line = f"throughput  {block['per_cycle']:.4f} {unit} per cycle"
     if block["per_second"] is None:
         return [line, f"            {NO_CLOCK}"]
-    return [line + f"; {_si(block['per_second'])}{unit}/s at {block['clock_mhz']:g} MHz "
+    return [line + f"; {_si(block['per_second'])} {unit}/s at {block['clock_mhz']:g} MHz "
                    f"({block['clock_source']})"]

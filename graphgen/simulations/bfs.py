@@ -125,7 +125,7 @@ def _report(run: SimRun) -> list[str]:
     if len(run.reports) == 1:
         lines += iteration_lines(run.reports[0].figures["per_iteration"], "level")
     if clock:
-        lines.append(f"TEPS at {clock:g} MHz ({run.json['clock_source']}): harmonic mean "
+        lines.append(f"TEPS at {clock:g} MHz, {run.json['clock_source']}: harmonic mean "
                      f"{harmonic_mean(teps) / 1e9:.4f} GTEPS over {len(run.reports)} root(s)")
     else:
         lines.append(f"TEPS: {NO_CLOCK}")
