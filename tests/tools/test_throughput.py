@@ -112,7 +112,7 @@ def test_bad_clocks_are_refused_before_the_run(tmp_path, capsys, monkeypatch, ca
 
 def test_undirected_and_directed(tmp_path):
     path = tmp_path / "once.el"
-    path.write_text("0 1\n1 2\n2 0\n")                       # an undirected triangle, each edge once
+    path.write_text("0 1\n1 2\n2 0\n")                       # a triangle, each edge once
     graph, symmetry = load_graph(str(path))
     assert not graph.symmetric and symmetry["symmetry"].startswith("directed")
     graph, symmetry = load_graph(str(path), undirected=True)
