@@ -5,6 +5,14 @@ to what the papers give. A default too big for the ECP5-85k keeps Yosys's counts
 nextpnr found overflowing, in place of an Fmax; one that nextpnr did not finish in the time
 limit keeps them too, with how far it got.
 
+Beside the ECP5 figures, each design that ``graphgen sim`` runs gets its throughput at its
+measured Fmax: one RTL simulation of the same default configuration (the same Verilog, joined
+by its hash) on one named graph (:data:`SIM_RUNS`: data/kron11.mtx, BFS for the engines that
+take an algorithm, a fixed mix of updates for the dynamic graph unit), its work per cycle
+times the Fmax (``graphgen.throughput.per_second``): edges per second (TEPS for the BFS
+engine, Graph500's count) or operations per second. A design without a simulation, or
+without an Fmax, says so in the cell.
+
 Each (design, target) is one point of a sweep (``graphgen.sweep``: a local Dask cluster,
 results cached in ``build/bench/design-table/cache`` by the Verilog's hash, so a rerun does
 only what is missing or changed). A run stopped at ``--time-limit`` is reported as such, not as
@@ -20,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from graphgen.designs import get_design  # noqa: E402
 from graphgen.reports import atomic_write, base_report, write_json  # noqa: E402
 from graphgen.sweep import run_sweep  # noqa: E402
+from graphgen.throughput import per_second  # noqa: E402
 from synth.flow import ASIC_NODE_NM  # noqa: E402
 from synth.sram_model import scale_area  # noqa: E402
 
@@ -28,6 +37,19 @@ DEFAULT_JSON = ROOT / "build" / "bench" / "design-table.json"
 DESIGNS = ("cam", "graphicionado", "graphicionado-cf", "depgraph", "bfs", "dyngraph")
 TARGETS = ("ecp5", "asic")
 SCALED_NM = 28.0
+KRON11 = ROOT / "data" / "kron11.mtx"
+# The one run per design whose work per cycle, times the design's ECP5 Fmax, is its
+# throughput in the table (the default configuration's algorithm: the synthesized Verilog's).
+SIM_RUNS = {
+    "graphicionado": {"algo": "bfs", "graph": str(KRON11), "root": 0},
+    "depgraph": {"algo": "bfs", "graph": str(KRON11), "root": 0},
+    "bfs": {"algo": "bfs", "graph": str(KRON11), "root": 0},
+    "dyngraph": {"graph": str(KRON11),
+                 "updates": "mix:ops=4096,insert=50,delete=25,search=25,seed=1"},
+}
+# What each design's work is, as the table's cell names it.
+WORK_NAMES = {"bfs": "TEPS", "depgraph": "edges fetched/s", "graphicionado": "edges/s",
+              "dyngraph": "operations/s"}
 
 # What the source documents (../shared/papers) give for each design's hardware cost.
 PAPERS = {
@@ -92,6 +114,49 @@ def _fmax_cell(figures: dict) -> str:
     return _cell(figures, ("fmax_mhz",), "{:.1f}")
 
 
+def sim_point(index: int, name: str) -> dict | None:
+    """The sweep point of ``name``'s throughput run (no synthesis), or None without one."""
+    if name not in SIM_RUNS:
+        return None
+    return {"index": index, "design": name, "settings": {}, "targets": [], **SIM_RUNS[name]}
+
+
+def throughput_entry(sim_row: dict | None, ecp5: dict, name: str) -> dict:
+    """A design's throughput at its ECP5 Fmax: the sim row (``graphgen.sweep.flat_row``) of
+    the same Verilog as the synthesis (``ecp5``: its row), its work per cycle and per second;
+    or why there is none (``missing``)."""
+    if sim_row is None:
+        return {"missing": "no simulation of this design"}
+    if sim_row.get("error"):
+        return {"missing": f"simulation failed: {sim_row['error']}"}
+    edges = sim_row.get("edges_per_cycle") is not None
+    per_cycle = sim_row["edges_per_cycle"] if edges else sim_row.get("operations_per_cycle")
+    entry = {"run": {k: v for k, v in SIM_RUNS[name].items()},
+             "unit": "edges" if edges else "operations", "cycles": sim_row.get("cycles"),
+             "per_cycle": per_cycle, "graph_symmetric": sim_row.get("graph_symmetric"),
+             "verilog_sha256": sim_row.get("verilog_sha256")}
+    fmax = ecp5.get("fmax_mhz")
+    if ecp5.get("verilog_sha256") and ecp5["verilog_sha256"] != sim_row.get("verilog_sha256"):
+        entry["missing"] = "the simulated Verilog is not the synthesized one"
+    elif not fmax:
+        entry["missing"] = "no Fmax"
+    else:
+        entry.update(fmax_mhz=fmax, per_second=per_second(per_cycle, fmax))
+    return entry
+
+
+def throughput_cell(entry: dict | None, name: str) -> str:
+    if not entry:
+        return "-"
+    if entry.get("per_cycle") is None:
+        return entry.get("missing", "-")
+    unit = "edges" if entry["unit"] == "edges" else "ops"
+    text = f"{entry['per_cycle']:.3f} {unit}/cycle"
+    if entry.get("per_second") is None:
+        return f"{text}; {entry.get('missing', 'no Fmax')}"
+    return f"{text}, {entry['per_second'] / 1e6:.1f} M {WORK_NAMES.get(name, unit + '/s')}"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--designs", default=",".join(DESIGNS))
@@ -100,6 +165,8 @@ def main():
                         help="for each design's synthesis for each target")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    parser.add_argument("--no-sim", action="store_true",
+                        help="leave out the throughput runs (RTL simulations)")
     args = parser.parse_args()
     designs = [d.strip() for d in args.designs.split(",") if d.strip()]
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
@@ -108,12 +175,21 @@ def main():
     points = [{"index": index, "design": name, "settings": {}, "targets": [target],
                "time_limit": args.time_limit}
               for index, (name, target) in enumerate((n, t) for n in designs for t in targets)]
+    sims = {}
+    if "ecp5" in targets and not args.no_sim:
+        for name in designs:
+            point = sim_point(len(points), name)
+            if point is not None:
+                points.append(point)
+                sims[name] = point["index"]
     folder = ROOT / "build" / "bench" / "design-table"
     report = base_report("bench", "design-table", None)
     rows, complete = run_sweep(points, folder, workers=args.workers, meta=report)
     by_point = {row["point"]: row for row in rows}
     table = []
     for point in points:
+        if not point["targets"]:
+            continue
         row = by_point.get(point["index"], {"error": "not run"})
         target = point["targets"][0]
         entry = next((e for e in table if e["design"] == point["design"]), None)
@@ -123,15 +199,21 @@ def main():
                      "paper": PAPERS.get(point["design"], "")}
             table.append(entry)
         entry[target] = _figures(row, target)
-    lines = ["| design | ECP5-85k LUT4 / FF / EBR | Fmax MHz | 0.18 um mm2 (logic + SRAM "
+        if target == "ecp5" and not args.no_sim:
+            sim_row = by_point.get(sims[point["design"]], {"error": "not run"}) \
+                if point["design"] in sims else None
+            entry["throughput"] = throughput_entry(sim_row, row, point["design"])
+    lines = ["| design | ECP5-85k LUT4 / FF / EBR | Fmax MHz | throughput at the Fmax "
+             "(kron11) | 0.18 um mm2 (logic + SRAM "
              f"model) | {SCALED_NM:g} nm mm2 | the paper |",
-             "| --- | ---: | ---: | ---: | ---: | --- |"]
+             "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     for entry in table:
         ecp5 = entry.get("ecp5", {"error": "not asked"})
         asic = entry.get("asic", {"error": "not asked"})
         lines.append(f"| {entry['design']} | "
                      f"{_cell(ecp5, ('ecp5_lut4', 'ecp5_ff', 'ecp5_ebr'), '{:,}')} | "
                      f"{_fmax_cell(ecp5)} | "
+                     f"{throughput_cell(entry.get('throughput'), entry['design'])} | "
                      f"{_cell(asic, ('asic_area_mm2',), '{:.2f}')} | "
                      f"{_cell(asic, (SCALED,), '{:.3f}')} | {entry['paper']} |")
     bits = {}

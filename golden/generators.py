@@ -489,11 +489,14 @@ def from_spec(spec: str) -> Graph:
 
 
 def load_graph(file_or_spec: str | Path) -> Graph:
-    """A graph from a file (when the path exists) or else from a generator spec."""
+    """A graph from a file (when the path exists) or else from a generator spec. A file's
+    graph is flagged symmetric when its edges mirror themselves (``read_graph``'s
+    ``detect_symmetry``), so that an undirected graph written with both directions of each
+    edge (GAPBS's converter, a SNAP file) counts its edges once, as generated ones do."""
     text = str(file_or_spec)
     path = Path(text)
     if path.exists():
-        return read_graph(path)
+        return read_graph(path, detect_symmetry=True)
     match = _SPEC.match(text)
     if match and (match.group(2) is not None
                   or _ALIASES.get(match.group(1).lower(), match.group(1).lower()) in GENERATORS):

@@ -340,6 +340,48 @@ class Graph:
         self._cache["symmetrized"] = out
         return out
 
+    def mirror_symmetric(self) -> bool:
+        """Whether the edges mirror themselves: the multiset of ``(src, dst, weight)`` equals
+        that of ``(dst, src, weight)`` (every edge listed in both directions, as often, with
+        the same weights), which is what ``symmetric`` promises. Array operations only."""
+        if "mirror_symmetric" in self._cache:
+            return self._cache["mirror_symmetric"]
+        self._cache["mirror_symmetric"] = answer = self._mirrors()
+        return answer
+
+    def _mirrors(self) -> bool:
+        if not np.array_equal(self.out_degree, self.in_degree):      # a cheap first refusal
+            return False
+        perm = sort_permutation(self.dst, self.src, self.num_vertices)
+        order = slice(None) if perm is None else perm
+        if not (np.array_equal(self.dst[order], self.src)
+                and np.array_equal(self.src[order], self.dst)):
+            return False
+        if self.weight is None:
+            return True
+        mine, mirrored = self.weight, self.weight[order]
+        if np.array_equal(mine, mirrored):
+            return True
+        # repeated (src, dst) pairs: compare the weights of each pair as sorted multisets
+        starts = group_starts(self.src, self.dst)
+        group = np.repeat(np.arange(starts.size), np.diff(np.append(starts, self.num_edges)))
+        return bool(np.array_equal(mine[np.lexsort((mine, group))],
+                                   mirrored[np.lexsort((mirrored, group))]))
+
+    def unmirrored_edge(self) -> int | None:
+        """The id of an edge (u, v) with no edge (v, u) at all, or None (then any asymmetry
+        is in how often a pair is listed, or in its weights)."""
+        keys = _edge_keys(self.src, self.dst)
+        missing = ~np.isin(keys, _edge_keys(self.dst, self.src))
+        return int(np.flatnonzero(missing)[0]) if missing.any() else None
+
+    def flagged(self, symmetric: bool) -> Graph:
+        """This graph with ``symmetric`` set as given (the same arrays, no checks)."""
+        if bool(symmetric) == self.symmetric:
+            return self
+        return Graph._trusted(self.num_vertices, self.src, self.dst, self.weight,
+                              bool(symmetric), self.name)
+
     # -- comparison and display ---------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:

@@ -15,6 +15,10 @@ Graphicionado (section 3.1) consumes a COO edge list; these are the files such l
   uint32, any other numbers as float32 (``# Weights: uint32|float32`` gives the type of an
   edge list without edges).
 
+A declared symmetry (``# Symmetric``, the ``.npz``'s ``symmetric``) is checked against the
+edges; ``read_graph(path, detect_symmetry=True)`` (what :func:`golden.load_graph` does) also
+flags symmetric an undeclared file whose edges mirror themselves.
+
 Faults are reported as :class:`GraphFormatError` with the message ``path:line: fault``.
 The fast path parses with ``np.loadtxt`` (C code); only on a fault is the file rescanned
 line by line to find the offending line.  Writers build the whole text with array
@@ -54,9 +58,34 @@ class GraphFormatError(GraphError):
 
 # ============================================================================ reading
 
-def read_graph(path: PathLike) -> Graph:
-    """Read a graph file, choosing the format by suffix (see the module docstring)."""
-    path = Path(path)
+def read_graph(path: PathLike, detect_symmetry: bool = False) -> Graph:
+    """Read a graph file, choosing the format by suffix (see the module docstring).
+
+    A file that declares itself symmetric (Matrix Market ``symmetric``, an edge list's
+    ``# Symmetric``, an ``.npz``'s ``symmetric``) is flagged so; the last two are checked
+    against the edges. With ``detect_symmetry`` any other file whose edges mirror themselves
+    (:meth:`Graph.mirror_symmetric`: every edge in both directions, as often, with equal
+    weights, as GAPBS's converter writes an undirected graph) is flagged symmetric too.
+    """
+    graph = _read_graph(Path(path))
+    if detect_symmetry and not graph.symmetric and graph.mirror_symmetric():
+        graph = graph.flagged(True)
+    return graph
+
+
+def _check_declared_symmetric(path: Path, graph: Graph, where: str) -> Graph:
+    """``graph`` if its edges mirror themselves, as ``where`` (the file's word) says."""
+    if graph.mirror_symmetric():
+        return graph
+    edge = graph.unmirrored_edge()
+    what = (f"edge {graph.src[edge]} -> {graph.dst[edge]} has no {graph.dst[edge]} -> "
+            f"{graph.src[edge]}" if edge is not None else
+            "an edge is listed more often, or with other weights, in one direction than "
+            "in the other")
+    raise GraphFormatError(path, None, f"{where} says the graph is symmetric, but {what}")
+
+
+def _read_graph(path: Path) -> Graph:
     suffix = path.suffix.lower()
     try:
         if suffix == ".npz":
@@ -104,10 +133,12 @@ def _read_npz(path: Path) -> Graph:
         if symmetric.shape != () or symmetric.dtype != np.bool_:
             raise GraphError("symmetric must be one boolean")
         name = str(arrays["name"]) if "name" in arrays else path.stem
-        return Graph.from_edges(int(n), arrays["src"], arrays["dst"], arrays.get("weight"),
-                                symmetric=bool(symmetric), name=name)
+        graph = Graph.from_edges(int(n), arrays["src"], arrays["dst"], arrays.get("weight"),
+                                 symmetric=bool(symmetric), name=name)
     except GraphError as exc:
         raise GraphFormatError(path, None, str(exc)) from None
+    return _check_declared_symmetric(path, graph, "its 'symmetric' array") \
+        if graph.symmetric else graph
 
 
 # -- text parsing shared by the edge-list and Matrix Market readers -------------------
@@ -342,7 +373,9 @@ def _read_edge_list(path: Path, data: bytes) -> Graph:
     weight = None
     if table.shape[1] == 3:
         weight = _check_weights(path, locate, table[:, 2], integer)
-    return Graph.from_edges(nodes, src, dst, weight, symmetric=symmetric, name=path.stem)
+    graph = Graph.from_edges(nodes, src, dst, weight, symmetric=symmetric, name=path.stem)
+    return _check_declared_symmetric(path, graph, "the '# Symmetric' header") \
+        if symmetric else graph
 
 
 # -- Matrix Market --------------------------------------------------------------------
@@ -567,8 +600,9 @@ def _edge_list_bytes(graph: Graph) -> bytes:
     return text.encode() + _columns(graph.src, graph.dst, graph.weight, 0)
 
 
-def _mirror_symmetric(graph: Graph) -> bool:
-    """True when the edge multiset (with weights) equals its own transpose."""
+def _mirror_in_order(graph: Graph) -> bool:
+    """True when the edges (with weights) equal their own transpose edge for edge, so that
+    the lower triangle read back in both directions is the same graph, weights in order."""
     perm = sort_permutation(graph.dst, graph.src, graph.num_vertices)
     order = slice(None) if perm is None else perm
     if not (np.array_equal(graph.dst[order], graph.src)
@@ -580,7 +614,7 @@ def _mirror_symmetric(graph: Graph) -> bool:
 def _mtx_bytes(graph: Graph) -> bytes:
     field = ("pattern" if graph.weight is None
              else "real" if graph.weight.dtype == np.float32 else "integer")
-    symmetric = graph.symmetric and _mirror_symmetric(graph)
+    symmetric = graph.symmetric and _mirror_in_order(graph)
     src, dst, weight = graph.src, graph.dst, graph.weight
     if symmetric:
         lower = src >= dst

@@ -137,8 +137,11 @@ def _fmax_plot(flats, plt):
 def _pareto_plot(flats, plt):
     area = [f for f in flats if f["asic_area_mm2"]]
     with_rate = [f for f in area if f["edges_per_second_at_fmax"]]
+    with_ops = [f for f in area if f["operations_per_second_at_fmax"]]
     chosen, y_key, y_label = (with_rate, "edges_per_second_at_fmax",
                               "edges per second at the ECP5 Fmax") if with_rate else \
+        (with_ops, "operations_per_second_at_fmax",
+         "operations per second at the ECP5 Fmax") if with_ops else \
         ([f for f in area if f["fmax_mhz"]], "fmax_mhz", "Fmax, MHz (no simulation swept)")
     if not chosen:
         return None
@@ -204,7 +207,9 @@ def _table(flats, rows) -> str:
                ("ecp5_dsp", "DSP"), ("fmax_mhz", "Fmax MHz"), ("asic_area_mm2", "mm²"),
                ("cycles", "cycles"), ("edges_per_cycle", "edges/cycle"),
                ("edges_per_second_at_fmax", "edges/s at Fmax"),
-               ("edges_per_second_per_mm2", "edges/s per mm²"), ("cached", "cached"),
+               ("edges_per_second_per_mm2", "edges/s per mm²"),
+               ("operations_per_cycle", "ops/cycle"),
+               ("operations_per_second_at_fmax", "ops/s at Fmax"), ("cached", "cached"),
                ("error", "error")]
     head = "".join(f"<th>{html.escape(title)}</th>" for _, title in columns)
     body = []
@@ -289,7 +294,8 @@ def write_report(folder: Path, output: Path) -> dict:
              "ECP5-85k place and route per configuration (point numbers as in the table)."),
             ("Throughput against area",
              sum(1 for f in flats if f["asic_area_mm2"] and
-                 (f["edges_per_second_at_fmax"] or f["fmax_mhz"])),
+                 (f["edges_per_second_at_fmax"] or f["operations_per_second_at_fmax"]
+                  or f["fmax_mhz"])),
              lambda: _pareto_plot(flats, plt),
              "Each point; the red line joins the points no other beats on both.")]:
         svg = draw() if count >= 2 else None

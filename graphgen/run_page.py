@@ -514,6 +514,44 @@ def _setting(value) -> str:
     return str(value)
 
 
+def _throughput_section(run: dict) -> str:
+    """The work per cycle and per second: at the run's own clock (stated or measured, as
+    ``graphgen sim`` recorded it), or else at the ECP5 Fmax of a synthesis report of this
+    configuration in the folder; with neither, how to get one."""
+    from .throughput import NO_CLOCK, per_second
+    sim = run["sim"][1]
+    block = sim.get("throughput")
+    symmetry = (sim.get("graph") or {}).get("symmetry")
+    counted = ""
+    if symmetry is not None:
+        kind = "symmetric" if sim["graph"].get("symmetric") else "directed"
+        counted = (f" The graph is {kind} ({symmetry})"
+                   + ("; an undirected edge counts once." if kind == "symmetric" else "."))
+    if not block:
+        return ("<h2>Throughput</h2><p class=\"note\" id=\"throughput\">This report records no "
+                "throughput block (a graphgen sim from before it).</p>")
+    unit = block["unit"]
+    pairs = [(f"{unit} per cycle", block["per_cycle"]), ("cycles", block["cycles"])]
+    rate, clock, source = block.get("per_second"), block.get("clock_mhz"), \
+        block.get("clock_source")
+    if rate is None:
+        fmaxes = [(p, d["figures"]["fmax_mhz"]) for p, d in run["synth"]
+                  if d["figures"].get("target") == "ecp5" and d["figures"].get("fmax_mhz")]
+        if fmaxes:
+            path, clock = fmaxes[0]
+            rate = per_second(block["per_cycle"], clock)
+            source = f"ECP5 Fmax of {path.name}"
+    if rate is None:
+        note = f"No per-second figure: {NO_CLOCK}."
+    else:
+        pairs += [("clock, MHz", clock), ("clock from", source),
+                  (f"{unit} per second", rate)]
+        note = (f"{block.get('per_second_is', unit)} per second = {unit} per cycle × the clock "
+                f"({source}).")
+    return ("<h2>Throughput</h2>" + _kv_table(pairs, keys="figure")
+            + f"<p class=\"note\" id=\"throughput\">{_e(note + counted)}</p>")
+
+
 def _simulation_section(sim: dict) -> str:
     f = sim["figures"]
     wall = f.get("wall_seconds") or {}
@@ -595,6 +633,7 @@ def write_run_page(folder: Path, output: Path) -> dict:
         body, p = _other_figures_section(sim, plt)
         sections.append(body)
         plots += p
+    sections.append(_throughput_section(run))
     body, p, _ = _synth_section(run, plt)
     sections.append(body)
     plots += p

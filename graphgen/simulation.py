@@ -17,8 +17,8 @@ __all__ = ["SimRequest", "SimRun", "Simulation", "SIM_OPTIONS", "match_memory_ch
            "sim_settings"]
 
 # The options of ``graphgen sim`` that some designs take and others do not.
-SIM_OPTIONS = ("algo", "param", "root", "iters", "slices", "roots", "parents", "clock_mhz",
-               "updates", "batch", "answers")
+SIM_OPTIONS = ("algo", "param", "root", "iters", "slices", "roots", "parents", "updates",
+               "batch", "answers")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,7 +35,7 @@ class SimRequest:
     iters: int | None = None
     slices: int | None = None
     roots: int | None = None
-    clock_mhz: float | None = None
+    clock: object = None             # a graphgen.throughput.Clock, or None: no clock
     updates: str | None = None       # FILE|SPEC of the operations
     batch: int | None = None
     simulator: str = "verilator"
@@ -70,6 +70,14 @@ class SimRun:
     json: dict
     outputs: dict[str, tuple] = dataclasses.field(default_factory=dict)
     run_dirs: list[Path] = dataclasses.field(default_factory=list)
+    rate: dict = dataclasses.field(default_factory=dict)   # the design's throughput wording
+
+    def throughput(self, clock=None) -> dict:
+        """The work per cycle and, at ``clock``, per second
+        (:func:`graphgen.throughput.throughput`), with the design's own wording (``rate``:
+        its unit's name, a per-second figure of its own such as TEPS' harmonic mean)."""
+        from .throughput import throughput
+        return {**throughput(self.work, self.cycles, clock), **self.rate}
 
     def summary(self) -> dict:
         """The sweep's figures of the run."""
@@ -97,6 +105,7 @@ class Simulation:
     simulate: Callable[[SimRequest], SimRun]
     report: Callable[[SimRun], list[str]]
     refusals: dict[str, str] = dataclasses.field(default_factory=dict)
+    prints_throughput: bool = False  # its report hook prints the per-second figures itself
 
 
 def match_memory_channels(overrides: dict, mem_overrides: dict) -> None:

@@ -31,6 +31,7 @@ from pathlib import Path
 from synth.reports import overflow_text, stopped_text
 
 from .reports import atomic_write, write_json
+from .throughput import per_second
 
 
 __all__ = ["parse_grid", "run_point", "run_sweep", "load_points", "write_table",
@@ -41,9 +42,10 @@ TABLE_COLUMNS = ("point", "design", "settings", "verilog_sha256", "error", "cach
                  "ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram",
                  "ecp5_overflow", "fmax_mhz", "asic_area_mm2", "asic_logic_mm2",
                  "asic_memory_mm2_model", "generic_cells",
-                 "algo", "graph", "cycles", "edges", "edges_per_cycle",
+                 "algo", "graph", "graph_symmetric", "cycles", "edges", "edges_per_cycle",
                  "edges_per_second_at_fmax", "edges_per_second_per_mm2",
-                 "updates", "operations", "operations_per_cycle", "seconds")
+                 "updates", "operations", "operations_per_cycle",
+                 "operations_per_second_at_fmax", "seconds")
 
 
 class SweepError(ValueError):
@@ -112,11 +114,13 @@ def _simulate(design, config, point: dict) -> dict:
     if design.simulation is None:
         raise SweepError(f"{design.name} has no simulation to sweep")
     memory = SimMemoryConfig(channels=getattr(config, "memory_channels", 1))
-    request = SimRequest(graph=golden.load_graph(point["graph"]), graph_name=point["graph"],
+    graph = golden.load_graph(point["graph"])
+    request = SimRequest(graph=graph, graph_name=point["graph"],
                          config=config, memory=memory, algo=point.get("algo"),
                          root=point.get("root"), updates=point.get("updates"),
                          batch=point.get("batch"))
-    return {**design.simulation.simulate(request).summary(), "memory": memory.as_dict()}
+    return {**design.simulation.simulate(request).summary(), "memory": memory.as_dict(),
+            "graph_symmetric": graph.symmetric}
 
 
 def run_point(point: dict, out_dir: str) -> dict:
@@ -188,10 +192,18 @@ def flat_row(row: dict) -> dict:
     flat["edges_per_cycle"] = sim.get("edges_per_cycle")
     flat["updates"], flat["operations"] = row.get("updates"), sim.get("operations")
     flat["operations_per_cycle"] = sim.get("operations_per_cycle")
-    rate = None
-    if flat["edges_per_cycle"] is not None and flat["fmax_mhz"]:
-        rate = flat["edges_per_cycle"] * flat["fmax_mhz"] * 1e6
+    flat["graph_symmetric"] = sim.get("graph_symmetric")
+    # At the point's own measured ECP5 Fmax (the same Verilog's): the work per cycle times
+    # the clock (graphgen.throughput.per_second); edges on a symmetric graph (BFS: TEPS,
+    # Graph500's count) once per undirected edge.
+    rate = ops = None
+    if flat["fmax_mhz"]:
+        if flat["edges_per_cycle"] is not None:
+            rate = per_second(flat["edges_per_cycle"], flat["fmax_mhz"])
+        if flat["operations_per_cycle"] is not None:
+            ops = per_second(flat["operations_per_cycle"], flat["fmax_mhz"])
     flat["edges_per_second_at_fmax"] = rate
+    flat["operations_per_second_at_fmax"] = ops
     flat["edges_per_second_per_mm2"] = rate / flat["asic_area_mm2"] \
         if rate is not None and flat["asic_area_mm2"] else None
     for key, value in row["settings"].items():

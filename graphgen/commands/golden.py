@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..algo_option import add_algo_option, add_param_option, program_params
 from ..common import UsageError, jsonable, parse_sets
+from ..graph_option import add_symmetry_options, load_graph, symmetry_line
 from ..golden_models import MODELS, model_figures, model_settings, run_model, settings_help
 from ..reports import atomic_write, base_report, write_json
 from . import golden_updates
@@ -22,6 +23,7 @@ def add_parser(commands) -> None:
     command.add_argument("--graph", required=True, metavar="FILE|SPEC",
                          help="a .mtx/.npz/edge-list file or a generator such as "
                               "kron:scale=16,ef=16,seed=1")
+    add_symmetry_options(command)
     add_param_option(command, " (the plain golden model)")
     command.add_argument("--root", type=int)
     command.add_argument("--iters", type=int)
@@ -82,7 +84,7 @@ def run(args) -> int:
         if args.iters is not None:
             raise UsageError("--iters is for the plain golden model; --model runs to "
                              "convergence")
-    graph = golden.load_graph(args.graph)
+    graph, args.symmetry = load_graph(args.graph, args.undirected, args.directed)
     if args.model == "bfs":
         return _golden_bfs(args, graph, settings)
     if args.model is not None:
@@ -114,6 +116,7 @@ def _golden_outputs(args, graph, values, configuration: dict, figures: dict) -> 
     """A golden run's summary line, ``-o`` values and ``--json`` report."""
     import numpy as np
     summary = _golden_summary(args.algo, values)
+    print(symmetry_line(args.symmetry))
     print(summary)
     if args.output:
         atomic_write(Path(args.output), lambda handle: np.save(handle, values), binary=True)
@@ -121,7 +124,7 @@ def _golden_outputs(args, graph, values, configuration: dict, figures: dict) -> 
         report = base_report("golden", None, None)
         report["configuration"] = {"algo": args.algo, "graph": args.graph, **configuration,
                                    "num_vertices": graph.num_vertices,
-                                   "num_edges": graph.num_edges}
+                                   "num_edges": graph.num_edges, **args.symmetry}
         report["figures"] = {**figures, "summary": summary}
         write_json(Path(args.json), report)
 

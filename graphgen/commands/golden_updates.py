@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..common import UsageError
 from ..dyngraph_text import answers_text, edge_list_text, summary_lines
+from ..graph_option import load_graph
 from ..reports import atomic_write, base_report, write_json
 
 __all__ = ["SETTINGS", "slab_options", "run"]
@@ -46,7 +47,7 @@ def run(args, overrides: dict[str, str]) -> int:
     if args.model is not None or args.parents is not None or args.iters is not None:
         raise UsageError("--updates does not take --model, --parents or --iters")
     options = slab_options(overrides)
-    graph = golden.load_graph(args.graph)
+    graph, _ = load_graph(args.graph, args.undirected, args.directed)
     start = time.perf_counter()
     state = SlabGraph.build(graph, options)
     updates = load_updates(args.updates, graph, state.max_vertices)

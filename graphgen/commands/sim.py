@@ -12,8 +12,10 @@ from ..algo_option import add_algo_option, add_param_option, program_params
 from ..common import (TRACE_HELP, UsageError, add_design_options, parse_sets, settings_lines,
                       trace_path)
 from ..designs import DESIGNS, check_sim_options, get_design, simulated_designs
+from ..graph_option import add_symmetry_options, load_graph, symmetry_line
 from ..reports import atomic_write, base_report, write_json
 from ..simulation import SIM_OPTIONS, SimRequest, sim_settings
+from ..throughput import resolve_clock, throughput_lines
 
 from sim.run_settings import AXI_SIM_OPTIONS, BUSES
 
@@ -64,8 +66,14 @@ def add_parser(commands) -> None:
                          help="bfs: the parent array (int64, the root its own parent, -1 "
                               "unreached; with --roots one row a root)")
     command.add_argument("--clock-mhz", type=float, metavar="F",
-                         help="bfs: the clock for TEPS (default: the Fmax graphgen synth "
-                              "--target ecp5 measured for this configuration)")
+                         help="the clock for the per-second figures (TEPS, edges/s, "
+                              "operations/s), stated (default: the Fmax of --fmax-from, or "
+                              "the one graphgen synth --target ecp5 of this configuration "
+                              "left in build/synth; none: per cycle only)")
+    command.add_argument("--fmax-from", metavar="SYNTH.json",
+                         help="the clock: the Fmax of this graphgen synth --json report (the "
+                              "same design and configuration)")
+    add_symmetry_options(command)
     command.add_argument("--updates", metavar="FILE|SPEC",
                          help="dyngraph: the operations (a file of + u v w / - u v / ? u v / "
                               "+v u / -v u lines, or mix:ops=N,insert=P,...)")
@@ -120,7 +128,6 @@ def _program_parameters(algo: str | None, given: dict | None) -> dict:
 
 
 def run(args) -> int:
-    import golden
     design = get_design(args.design)
     if design.simulation is None:
         names = simulated_designs()
@@ -131,22 +138,28 @@ def run(args) -> int:
     request = SimRequest(
         graph_name=args.graph, algo=args.algo, params=program_params(args.algo, args.param),
         root=args.root, iters=args.iters,
-        slices=args.slices, roots=args.roots, clock_mhz=args.clock_mhz, updates=args.updates,
+        slices=args.slices, roots=args.roots, updates=args.updates,
         batch=args.batch, simulator=args.simulator, seed=args.seed, trace=trace_path(args),
         keep=args.keep, bus=args.bus, axi=_axi_options(args))
     design.simulation.check(request)
     config, memory = sim_settings(design, parse_sets(args.set), parse_sets(args.mem, "--mem"),
                                   args.algo)
-    request = dataclasses.replace(request, config=config, memory=memory,
-                                  graph=golden.load_graph(args.graph))
+    clock = resolve_clock(args.clock_mhz, args.fmax_from, design.name, config)
+    graph, symmetry = load_graph(args.graph, args.undirected, args.directed)
+    request = dataclasses.replace(request, config=config, memory=memory, graph=graph,
+                                  clock=clock)
     result = design.simulation.simulate(request)
+    rate = result.throughput(clock)
     print(result.heading)
     bus = {"bus": args.bus, **(request.axi or {})}
     params = _program_parameters(args.algo, request.params)
     print("\n".join(settings_lines({"configuration": config.as_dict(),
                                     **({"program parameters": params} if params else {}),
                                     "simulated memory": memory.as_dict(), "bus": bus})))
+    print(symmetry_line(symmetry))
     print("\n".join(design.simulation.report(result)))
+    if not design.simulation.prints_throughput:
+        print("\n".join(throughput_lines(rate)))
     for folder in result.run_dirs:
         print(f"kept {folder}")
     for option, (content, binary) in result.outputs.items():
@@ -159,6 +172,8 @@ def run(args) -> int:
         if params:
             report["program_parameters"] = params
         report.update(result.json)
+        report.setdefault("graph", {}).update(symmetry)
+        report["throughput"] = rate
         write_json(Path(args.json), report)
     if not result.matches:
         print(f"graphgen: MISMATCH with the golden model{result.mismatch}", file=sys.stderr)

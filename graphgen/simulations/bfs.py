@@ -1,22 +1,22 @@
 """The BFS engine on one root or on Graph500's many, each run checked (levels against the
 golden model, parents by Graph500's rules, every level's record against the golden model's),
 and TEPS the Graph500 way: the root's component's edges over the run's time at a clock,
-harmonic mean over the roots.
+harmonic mean over the roots. On a symmetric graph (generated undirected, a file whose edges
+mirror themselves, or ``--undirected``) an undirected edge counts once.
 
-The clock is ``--clock-mhz``, or else the Fmax that ``graphgen synth --design bfs --target
-ecp5`` measured for this very configuration (its report in the build folder); with neither,
-edges per cycle are reported and TEPS are not.
+The clock is ``graphgen sim``'s (:mod:`graphgen.throughput`: ``--clock-mhz``, ``--fmax-from``
+or the Fmax ``graphgen synth --design bfs --target ecp5`` left in the build folder); with
+none, edges per cycle are reported and TEPS are not.
 """
 
 import dataclasses
-from pathlib import Path
 
 from ..common import UsageError
 from ..simulation import SimRequest, SimRun, Simulation
 from .graphicionado import iteration_lines
 
 
-__all__ = ["SIMULATION", "pick_roots", "synthesized_fmax"]
+__all__ = ["SIMULATION", "pick_roots"]
 
 
 def pick_roots(graph, count: int, seed: int) -> list[int]:
@@ -30,17 +30,6 @@ def pick_roots(graph, count: int, seed: int) -> list[int]:
     return [int(v) for v in chosen]
 
 
-def synthesized_fmax(config) -> tuple[float | None, str | None]:
-    """The ECP5 Fmax of this configuration's last ``graphgen synth`` run, and its report."""
-    from synth.reports import nextpnr_report
-    report = Path("build") / "synth" / f"bfs-{config.digest()}-ecp5" / "report.json"
-    if not report.exists():
-        return None, None
-    fmax_by_clock, _ = nextpnr_report(report)
-    values = [v for v in fmax_by_clock.values() if v]
-    return (min(values), str(report)) if values else (None, None)
-
-
 def _check_program(algo: str) -> None:
     if algo != "bfs":
         raise UsageError(f"the bfs design runs --algo bfs, not {algo}")
@@ -52,8 +41,6 @@ def _check(request: SimRequest) -> None:
         raise UsageError("give --root N or --roots K, not both")
     if request.roots is not None and request.roots < 1:
         raise UsageError(f"--roots must be at least 1, not {request.roots}")
-    if request.clock_mhz is not None and not request.clock_mhz > 0:
-        raise UsageError(f"--clock-mhz must be positive, not {request.clock_mhz}")
 
 
 def _simulate(request: SimRequest) -> SimRun:
@@ -66,17 +53,15 @@ def _simulate(request: SimRequest) -> SimRun:
             [request.root or 0]
     except ValueError as error:
         raise UsageError(str(error)) from None
-    clock, clock_source = request.clock_mhz, "--clock-mhz"
-    if clock is None:
-        clock, clock_source = synthesized_fmax(request.config)
+    from ..throughput import per_second
+    clock = request.clock
     settings = request.run_settings(algo=request.algo)
     if len(roots) > 1:
         settings = dataclasses.replace(settings, trace=None)
     runs = [simulate(graph, request.config, request.memory,
                      dataclasses.replace(settings, root=root))
             for root in roots]
-    teps = [r.figures["component_edges"] / (r.figures["cycles"] / (clock * 1e6))
-            for r in runs] if clock else []
+    teps = [per_second(r.figures["edges_per_cycle"], clock.mhz) for r in runs] if clock else []
     bad = [r for r in runs if not r.matches]
     single = len(runs) == 1
     levels = runs[0].levels if single else np.stack([r.levels for r in runs])
@@ -91,7 +76,7 @@ def _simulate(request: SimRequest) -> SimRun:
         mismatch=_mismatch(bad[0]) if bad else "", reports=runs,
         json={"graph": {"source": request.graph_name, "num_vertices": runs[0].num_vertices,
                         "num_edges": runs[0].num_edges, "roots": roots},
-              "clock_mhz": clock, "clock_source": clock_source,
+              "clock_mhz": clock and clock.mhz, "clock_source": clock and clock.source,
               "runs": [{"root": r.root, "figures": r.figures, "matches": r.matches,
                         "first_mismatch": r.first_mismatch, "parents_error": r.parents_error,
                         "log_mismatch": r.log_mismatch, "golden_per_level": r.golden_levels_log}
@@ -100,7 +85,11 @@ def _simulate(request: SimRequest) -> SimRun:
                           "harmonic_mean_teps": harmonic_mean(teps) if teps else None}},
         outputs={"output": (lambda handle: np.save(handle, levels), True),
                  "parents": (lambda handle: np.save(handle, parents), True)},
-        run_dirs=[r.run_dir for r in runs if r.run_dir])
+        run_dirs=[r.run_dir for r in runs if r.run_dir],
+        rate={"unit": "traversed edges (Graph500: the root's component, an undirected edge "
+                      "once)",
+              **({"per_second": harmonic_mean(teps), "per_second_is": "TEPS" if single else
+                  f"TEPS, harmonic mean over {len(runs)} roots"} if teps else {})})
 
 
 def _mismatch(r) -> str:
@@ -117,6 +106,7 @@ def _mismatch(r) -> str:
 
 def _report(run: SimRun) -> list[str]:
     from golden.bfs import harmonic_mean
+    from ..throughput import NO_CLOCK
     clock, teps = run.json["clock_mhz"], run.json["figures"]["teps"]
     lines = []
     for index, report in enumerate(run.reports):
@@ -135,14 +125,13 @@ def _report(run: SimRun) -> list[str]:
     if len(run.reports) == 1:
         lines += iteration_lines(run.reports[0].figures["per_iteration"], "level")
     if clock:
-        lines.append(f"TEPS at {clock:g} MHz ({run.json['clock_source']}): harmonic mean "
+        lines.append(f"TEPS at {clock:g} MHz, {run.json['clock_source']}: harmonic mean "
                      f"{harmonic_mean(teps) / 1e9:.4f} GTEPS over {len(run.reports)} root(s)")
     else:
-        lines.append("TEPS: no clock (give --clock-mhz, or run graphgen synth --design bfs "
-                     "--target ecp5 with this configuration for its Fmax)")
+        lines.append(f"TEPS: {NO_CLOCK}")
     return lines
 
 
-SIMULATION = Simulation(options=("algo", "root", "roots", "parents", "clock_mhz"),
+SIMULATION = Simulation(options=("algo", "root", "roots", "parents"),
                         requires=("algo",), check_program=_check_program, check=_check,
-                        simulate=_simulate, report=_report)
+                        simulate=_simulate, report=_report, prints_throughput=True)

@@ -37,7 +37,8 @@ def _simulate(request: SimRequest) -> SimRun:
                         "num_edges": report.num_edges, "root": request.root},
               "figures": report.figures, "first_mismatch": report.first_mismatch},
         outputs={"output": (lambda handle: np.save(handle, report.values), True)},
-        run_dirs=[report.run_dir] if report.run_dir else [])
+        run_dirs=[report.run_dir] if report.run_dir else [],
+        rate={"unit": "edges fetched"})
 
 
 def _hub_line(hub: dict | None, gold: dict) -> str:

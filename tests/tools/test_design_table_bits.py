@@ -47,3 +47,24 @@ def test_a_default_that_nextpnr_did_not_finish_says_how_far_it_got():
                "223,505 of 296,446 arcs left)")
     assert _fmax_cell({"ecp5_overflow": None, "ecp5_stopped": stopped, "fmax_mhz": None}) == \
         f"no Fmax: nextpnr {stopped}"
+
+
+def test_throughput_at_the_fmax_joins_the_same_verilog():
+    """The table's throughput: the simulation's work per cycle times the ECP5 Fmax of the
+    same Verilog (by its hash), exactly; another Verilog, no Fmax or no simulation say so."""
+    from bench_design_table import SIM_RUNS, throughput_cell, throughput_entry
+    sim = {"edges_per_cycle": 0.37, "operations_per_cycle": None, "cycles": 12345,
+           "verilog_sha256": "abc", "graph_symmetric": False, "error": None}
+    entry = throughput_entry(sim, {"fmax_mhz": 41.2, "verilog_sha256": "abc"}, "bfs")
+    assert entry["per_second"] == 0.37 * 41.2 * 1e6 and entry["run"] == SIM_RUNS["bfs"]
+    assert throughput_cell(entry, "bfs") == "0.370 edges/cycle, 15.2 M TEPS"
+    other = throughput_entry(sim, {"fmax_mhz": 41.2, "verilog_sha256": "def"}, "bfs")
+    assert "per_second" not in other and "not the synthesized one" in throughput_cell(other,
+                                                                                      "bfs")
+    ops = throughput_entry({**sim, "edges_per_cycle": None, "operations_per_cycle": 0.5},
+                           {"fmax_mhz": None, "verilog_sha256": "abc"}, "dyngraph")
+    assert throughput_cell(ops, "dyngraph") == "0.500 ops/cycle; no Fmax"
+    assert throughput_cell(throughput_entry(None, {}, "cam"), "cam") == \
+        "no simulation of this design"
+    failed = throughput_entry({"error": "worker: lost"}, {"fmax_mhz": 40.0}, "depgraph")
+    assert throughput_cell(failed, "depgraph") == "simulation failed: worker: lost"
