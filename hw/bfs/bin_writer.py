@@ -68,12 +68,29 @@ class BinWriter(wiring.Component):
             "mem": Out(MemoryPortSignature(addr_width)),
         })
 
-    def _line_address(self, cls, line):
-        bin_index = (self.buffer * CLASSES + cls) * self._lanes + self._lane
-        return self.queue_base + (bin_index << self.bin_shift) + line
+    def _bin_bases(self, m):
+        """Each class's bin's first line in the buffer written, in registers updated every
+        cycle from the settings (held while entries flow): a line's address is then one
+        add, not a shift by ``bin_shift`` and two adds behind the entry's class."""
+        bases = []
+        for c in range(CLASSES):
+            base = Signal(self._addr_width, name=f"bin_base{c}")
+            bin_index = (self.buffer * CLASSES + c) * self._lanes + self._lane
+            m.d.sync += base.eq(self.queue_base + (bin_index << self.bin_shift))
+            bases.append(base)
+        return bases
+
+    def _line_address(self, m, bases, cls, line):
+        base = Signal(self._addr_width)
+        with m.Switch(cls):
+            for c in range(CLASSES):
+                with m.Case(c):
+                    m.d.comb += base.eq(bases[c])
+        return base + line
 
     def elaborate(self, platform):
         m = Module()
+        bases = self._bin_bases(m)
         line_layout = data.ArrayLayout(QueueEntry, ENTRIES_PER_LINE)
         write_layout = data.StructLayout({"addr": self._addr_width, "line": line_layout})
         m.submodules.writes = writes = StreamFIFO(write_layout, 2)
@@ -132,14 +149,14 @@ class BinWriter(wiring.Component):
                     m.d.sync += flushing.eq(0)
             m.d.comb += [
                 writes.i.valid.eq(needed),
-                writes.i.payload.addr.eq(self._line_address(flush_class[:CLASS_BITS],
+                writes.i.payload.addr.eq(self._line_address(m, bases, flush_class[:CLASS_BITS],
                                                             partial_count >> 2)),
                 writes.i.payload.line.eq(partial),
             ]
         with m.Else():
             m.d.comb += [
                 writes.i.valid.eq(taken & completes),
-                writes.i.payload.addr.eq(self._line_address(cls, count >> 2)),
+                writes.i.payload.addr.eq(self._line_address(m, bases, cls, count >> 2)),
                 writes.i.payload.line.eq(full_line),
             ]
         with m.If(self.flush):

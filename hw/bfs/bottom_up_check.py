@@ -13,7 +13,7 @@ survivor: it goes to the next level's bottom-up queue, the previous queue minus 
 vertices just visited (Enterprise §4.1, figure 7 (c)).
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -21,6 +21,7 @@ from hw.lib.config import ConfigError
 from hw.lib.memory.port import WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.memory.range_streamer import RangeStreamer
 from hw.lib.stream.arbiter import StreamArbiter
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from hw.lib.memory.word_lookup import WordLookup
 from .hub_cache import cache_answer_layout, cache_lookup_layout
 from .layouts import CLASS_BITS, Discovery, LaneEntry
@@ -36,8 +37,10 @@ MAX_SLOTS = 256
 # the slot that holds the line of in-edges its next neighbour is in.
 SearchState = data.StructLayout({"vertex": 32, "first": 32, "count": 32, "pos": 32,
                                  "cls": CLASS_BITS, "lane": 4, "slot": range(MAX_SLOTS)})
-# What a search carries through the hub cache and its status read.
-CheckItem = data.StructLayout({"state": SearchState})
+# What a search carries through the hub cache and its status read: with whether the neighbour
+# checked is the search's last (``last``) and the last of its line (``line_end``), worked out
+# as the check starts, so the status answer's route needs no adder.
+CheckItem = data.StructLayout({"state": SearchState, "last": 1, "line_end": 1})
 
 
 class BottomUpCheck(wiring.Component):
@@ -117,18 +120,18 @@ class BottomUpCheck(wiring.Component):
         with m.Else():
             m.d.comb += self.entries.ready.eq(started.ready & room)
 
-    def _fetch(self, m, fetch_arbiter, fetch, arrived_check, lines):
+    def _fetch(self, m, fetches, fetch, arrived_check, lines):
         """Line fetches: the line of neighbour ``first + pos``, into the search's slot; the
         search goes on to check that neighbour."""
-        fetching = fetch_arbiter.o.payload
+        fetching = fetches.payload
         arrived = SearchState(fetch.items.payload.ctx)
         m.d.comb += [
-            fetch.cmd.valid.eq(fetch_arbiter.o.valid),
+            fetch.cmd.valid.eq(fetches.valid),
             fetch.cmd.payload.base.eq(self.edges_base),
             fetch.cmd.payload.first.eq((fetching.first + fetching.pos) >> 4),
             fetch.cmd.payload.count.eq(1),
             fetch.cmd.payload.ctx.eq(fetching),
-            fetch_arbiter.o.ready.eq(fetch.cmd.ready),
+            fetches.ready.eq(fetch.cmd.ready),
             arrived_check.valid.eq(fetch.items.valid),
             arrived_check.payload.state.eq(arrived),
             fetch.items.ready.eq(arrived_check.ready),
@@ -137,17 +140,23 @@ class BottomUpCheck(wiring.Component):
             lines.write_en.eq(fetch.items.valid & fetch.items.ready),
         ]
 
-    def _look_up(self, m, check_arbiter, lines):
+    def _look_up(self, m, checks, lines):
         """The neighbour to look at, read from the slot's line, goes to the hub cache with
         its search."""
-        checking = check_arbiter.o.payload
+        checking = checks.payload
+        state = checking.state
+        item = Signal(CheckItem)
+        next_pos = state.pos + 1
         wiring.connect(m, lines.neighbour, wiring.flipped(self.cache_lookup))
         m.d.comb += [
-            lines.lookup.valid.eq(check_arbiter.o.valid),
-            lines.lookup.payload.slot.eq(checking.state.slot),
-            lines.lookup.payload.word.eq((checking.state.first + checking.state.pos)[:4]),
-            lines.lookup.payload.ctx.eq(checking),
-            check_arbiter.o.ready.eq(lines.lookup.ready),
+            item.state.eq(state),
+            item.last.eq(next_pos == state.count),
+            item.line_end.eq((state.first + next_pos)[:4] == 0),
+            lines.lookup.valid.eq(checks.valid),
+            lines.lookup.payload.slot.eq(state.slot),
+            lines.lookup.payload.word.eq((state.first + state.pos)[:4]),
+            lines.lookup.payload.ctx.eq(item),
+            checks.ready.eq(lines.lookup.ready),
         ]
 
     def _cache_answer(self, m, found, status, release):
@@ -172,47 +181,47 @@ class BottomUpCheck(wiring.Component):
         m.d.comb += [release.valid.eq(hit_taken), release.payload.eq(answered.state.slot)]
         return hit_taken
 
-    def _status_answer(self, m, status, found, left, fetch_next, check_next, release):
+    def _status_answer(self, m, answers, found, left, fetch_next, check_next, release):
         """A neighbour at the level before is the parent; else the search goes on, within
         the line, from the next line, or ends with no parent. Ending, it gives its slot
         back. Returns whether a status was taken this cycle."""
-        read = status.o.payload
+        read = answers.payload.read
         item = CheckItem(read.ctx)
         state = item.state
-        parent = read.word == self.level - 1
+        parent = answers.payload.parent
         next_pos = state.pos + 1
-        exhausted = next_pos == state.count
-        new_line = (state.first + next_pos)[:4] == 0
+        exhausted = item.last
+        new_line = item.line_end
         route_found = parent
         route_left = ~parent & exhausted
         route_fetch = ~parent & ~exhausted & new_line
         route_check = ~parent & ~exhausted & ~new_line
         m.d.comb += [
-            found.valid.eq(status.o.valid & route_found),
+            found.valid.eq(answers.valid & route_found),
             found.payload.vertex.eq(state.vertex),
             found.payload.parent.eq(read.index),
-            left.valid.eq(status.o.valid & route_left),
+            left.valid.eq(answers.valid & route_left),
             left.payload.entry.vertex.eq(state.vertex),
             left.payload.entry.first.eq(state.first),
             left.payload.entry.count.eq(state.count),
             left.payload.cls.eq(state.cls),
             left.payload.lane.eq(state.lane),
-            fetch_next.valid.eq(status.o.valid & route_fetch),
+            fetch_next.valid.eq(answers.valid & route_fetch),
             fetch_next.payload.eq(state),
             fetch_next.payload.pos.eq(next_pos),
-            check_next.valid.eq(status.o.valid & route_check),
+            check_next.valid.eq(answers.valid & route_check),
             check_next.payload.eq(item),
             check_next.payload.state.pos.eq(next_pos),
         ]
         with m.If(route_found):
-            m.d.comb += status.o.ready.eq(found.ready)
+            m.d.comb += answers.ready.eq(found.ready)
         with m.Elif(route_left):
-            m.d.comb += status.o.ready.eq(left.ready)
+            m.d.comb += answers.ready.eq(left.ready)
         with m.Elif(route_fetch):
-            m.d.comb += status.o.ready.eq(fetch_next.ready)
+            m.d.comb += answers.ready.eq(fetch_next.ready)
         with m.Else():
-            m.d.comb += status.o.ready.eq(check_next.ready)
-        read_taken = status.o.valid & status.o.ready
+            m.d.comb += answers.ready.eq(check_next.ready)
+        read_taken = answers.valid & answers.ready
         m.d.comb += [release.valid.eq(read_taken & (route_found | route_left)),
                      release.payload.eq(state.slot)]
         return read_taken
@@ -242,11 +251,34 @@ class BottomUpCheck(wiring.Component):
         wiring.connect(m, left.o, wiring.flipped(self.survivors))
         m.d.comb += [status.base.eq(self.levels_base), self.edge_lines.eq(fetch.lines_read)]
 
-        self._start(m, pool, fetch_arbiter.i[1], left.i[1])
-        self._fetch(m, fetch_arbiter, fetch, check_arbiter.i[0], lines)
-        self._look_up(m, check_arbiter, lines)
+        # New searches pass a register slice into the fetch arbiter: the entry's test for
+        # no in-edges and the arbiter's grant would otherwise reach the slot pool.
+        m.submodules.starts = starts = StreamRegisterSlice(SearchState)
+        wiring.connect(m, starts.o, fetch_arbiter.i[1])
+        self._start(m, pool, starts.i, left.i[1])
+        # Fetch commands pass a register slice: the fetch reader's ready (whether its last
+        # line went out to the memory) would otherwise reach back through the arbiter into
+        # the status answers' route and the slot pool.
+        m.submodules.fetches = fetches = StreamRegisterSlice(SearchState)
+        wiring.connect(m, fetch_arbiter.o, fetches.i)
+        self._fetch(m, fetches.o, fetch, check_arbiter.i[0], lines)
+        # Checks pass a register slice after their arbiter: the next position's tests
+        # (``last``, ``line_end``) would otherwise follow the arbiter's grant.
+        m.submodules.checks = checks = StreamRegisterSlice(CheckItem)
+        wiring.connect(m, check_arbiter.o, checks.i)
+        self._look_up(m, checks.o, lines)
         hit_taken = self._cache_answer(m, found.i[0], status, pool.release[0])
-        read_taken = self._status_answer(m, status, found.i[1], left.i[0],
+        # The status answers pass a register slice before their four-way route: the route
+        # (a compare with the level, the search's next position) and the arbiters after it
+        # would otherwise hang off the lookup queue's asynchronous read.
+        m.submodules.answers = answers = StreamRegisterSlice(data.StructLayout({
+            "read": status.o.payload.shape(), "parent": 1}))
+        parent_level = Signal(32)          # the level before, from a register
+        m.d.sync += parent_level.eq(self.level - 1)
+        m.d.comb += [answers.i.valid.eq(status.o.valid), status.o.ready.eq(answers.i.ready),
+                     answers.i.payload.read.eq(status.o.payload),
+                     answers.i.payload.parent.eq(status.o.payload.word == parent_level)]
+        read_taken = self._status_answer(m, answers.o, found.i[1], left.i[0],
                                          fetch_arbiter.i[0], check_arbiter.i[1],
                                          pool.release[1])
         m.d.sync += [

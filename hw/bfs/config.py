@@ -71,9 +71,18 @@ class BfsConfig(DesignConfig):
         Cycles without a link moving before a simulation run is called hung (0: off).
     stall_injection : int
         Percentage of cycles each stream link stalls at random (verification; 0: none).
+
+    Presets
+    -------
+    ``ecp5``: 2 lanes, 32 bottom-up slots, 16-line read windows, 64 reads outstanding: the
+    configuration for the ECP5-85k. The default does not fit it with room to route (71% of
+    the logic cells placed, routing unfinished after an hour); this one placed at about half
+    of them and routed.
     """
 
     RUN_SETTINGS = ("stall_injection", "watchdog")
+    PRESETS = {"ecp5": {"lanes": "2", "bu_slots": "32", "read_window": "16",
+                        "memory_outstanding": "64"}}
 
     lanes: int = 4
     expand_lanes: int = 1

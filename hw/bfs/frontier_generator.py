@@ -13,7 +13,7 @@ and degree class (Enterprise §4.2): small below ``middle``, middle below ``larg
 below ``extreme``, extreme above.
 """
 
-from amaranth.hdl import C, Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -83,74 +83,110 @@ class FrontierGenerator(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        words = WORDS_PER_LINE
         lanes = self._lanes
         lane_bits = max((lanes - 1).bit_length(), 1)
+        self._load = load = Signal()
+        mine = self._hits_stage(m, lane_bits)
+        self._hand_out(m, mine, load)
+        entries = self._entries(m, load, lane_bits)
+        for lane, port in enumerate(self.lane):
+            m.d.comb += port.payload.eq(entries[self._first[lane]])
+        return m
 
-        # The line being handed out: its hits, their entries and classes, and its lane in a
-        # blocked scan (all of a line's vertices are in one block: blocks are 16 or more).
-        pending = Signal(words)
-        entries = Signal(data.ArrayLayout(LaneEntry, words))
-        block_lane = Signal(lane_bits)
-        blocked = Signal()
+    def _hits_stage(self, m, lane_bits):
+        """A status line's hits, each lane's share of them apart, in a register: the compares
+        with ``match`` and the lane masks end there, not in the hand-out's registers. Returns
+        each lane's hits of the line held (``lanes`` signals of 16 bits)."""
+        words, lanes = WORDS_PER_LINE, self._lanes
+        self._held = held = Signal()
+        self._held_lane = held_lane = Signal(lane_bits)
+        mine = [Signal(words, name=f"held_mine{lane}") for lane in range(lanes)]
+        line = self.status.payload.index
+        payload = data.ArrayLayout(32, words)(self.status.payload.data)
+        hits = Cat((payload[w] == self.match) & (Cat(Const(w, 4), line) < self.num_vertices)
+                   for w in range(words))
+        line_lane = ((line << 4) >> self.block_shift)[:lane_bits]
+        m.d.comb += self.status.ready.eq(~held | self._load)
+        with m.If(self.status.valid & self.status.ready):
+            m.d.sync += [held.eq(1), held_lane.eq(line_lane)]
+            for lane in range(lanes):
+                if lanes == 1:
+                    share = hits
+                else:
+                    interleaved = Const(sum(1 << w for w in range(words) if w % lanes == lane),
+                                        words)
+                    share = hits & Mux(self.blocked, (line_lane == lane).replicate(words),
+                                       interleaved)
+                m.d.sync += mine[lane].eq(share)
+        with m.Elif(self._load):
+            m.d.sync += held.eq(0)
+        return mine
 
-        # Each lane's lowest pending hit.
-        taken_by = []
-        for lane in range(lanes):
-            mine = Signal(words, name=f"mine{lane}")
-            if lanes == 1:
-                m.d.comb += mine.eq(pending)
-            else:
-                interleaved = Const(sum(1 << w for w in range(words) if w % lanes == lane),
-                                    words)
-                m.d.comb += mine.eq(pending & Mux(blocked,
-                                                  (block_lane == lane).replicate(words),
-                                                  interleaved))
+    def _hand_out(self, m, mine, load):
+        """Each lane's lowest hit not yet taken, offered from registers: ``first`` (its
+        word), ``rest`` (the lane's hits after it), ``offering`` and ``several`` (whether
+        ``rest`` has any); the next line loads once every lane gives its last hit this
+        cycle, a decision made from those registers and the lanes' ``ready`` alone."""
+        words = WORDS_PER_LINE
+        self._first = []
+        done = []
+        took = []
+        for lane, port in enumerate(self.lane):
             first = Signal(range(words), name=f"first{lane}")
-            for w in reversed(range(words)):
-                with m.If(mine[w]):
-                    m.d.comb += first.eq(w)
-            port = self.lane[lane]
-            m.d.comb += [port.valid.eq(mine.any()), port.payload.eq(entries[first])]
-            took = Signal(words, name=f"took{lane}")
-            with m.If(port.valid & port.ready):
-                m.d.comb += took.eq(C(1, words) << first)
-            taken_by.append(took)
+            rest = Signal(words, name=f"rest{lane}")
+            several = Signal(name=f"several{lane}")
+            offering = Signal(name=f"offering{lane}")
+            m.d.comb += port.valid.eq(offering)
+            self._first.append(first)
+            taken = offering & port.ready
+            took.append(taken)
+            done.append(~offering | (~several & port.ready))
+            state = Cat(first, rest, several, offering)
+            loaded = self._next_of(m, mine[lane], f"{lane}_load")
+            following = self._next_of(m, rest, f"{lane}_next")
+            with m.If(load):
+                m.d.sync += state.eq(loaded)
+            with m.Elif(taken):
+                m.d.sync += state.eq(following)
+        m.d.comb += [load.eq(self._held & self.pairs.valid & Cat(*done).all()),
+                     self.pairs.ready.eq(load),
+                     self.busy.eq(self._held | Cat(port.valid for port in self.lane).any())]
         waiting = sum(port.valid & ~port.ready for port in self.lane)
         m.d.sync += self.stalls.eq(self.stalls + waiting)
-        taken = Signal(words)
-        m.d.comb += taken.eq(Cat(*[Cat(t[w] for t in taken_by).any() for w in range(words)]))
-        left = pending & ~taken
         with m.If(self.clear):
             m.d.sync += self.hits.eq(0)
         with m.Else():
-            m.d.sync += self.hits.eq(self.hits + sum(taken[w] for w in range(words)))
+            m.d.sync += self.hits.eq(self.hits + sum(took))
 
-        # The next line comes in when this one's hits are all taken (this cycle included).
-        payload = data.ArrayLayout(32, words)(self.status.payload.data)
+    def _next_of(self, m, hits, name):
+        """The offer after ``hits``: its lowest becomes ``first``, the others ``rest``
+        (``several`` if any), ``offering`` if there is one; as ``Cat(first, rest, several,
+        offering)``, in a signal of its own (kept, so that synthesis does not share one
+        subtractor behind the choice between a line's hits and a lane's rest)."""
+        words = WORDS_PER_LINE
+        lowest = Signal(range(words), name=f"lowest{name}")
+        for w in reversed(range(words)):
+            with m.If(hits[w]):
+                m.d.comb += lowest.eq(w)
+        others = (hits & (hits - 1))[:words]
+        after = Signal(len(lowest) + words + 2, name=f"after{name}", attrs={"keep": 1})
+        m.d.comb += after.eq(Cat(lowest, others, others.any(), hits.any()))
+        return after
+
+    def _entries(self, m, load, lane_bits):
+        """The line's entries, each with its edge range and class, loaded with its hits."""
+        words, lanes = WORDS_PER_LINE, self._lanes
+        entries = Signal(data.ArrayLayout(LaneEntry, words))
         pairs = self.pairs.payload
-        load = ~left.any() & self.status.valid & self.pairs.valid
-        m.d.comb += [self.status.ready.eq(load), self.pairs.ready.eq(load),
-                     self.busy.eq(pending.any())]
-        line_lane = ((pairs.line << 4) >> self.block_shift)[:lane_bits]
         with m.If(load):
-            hits = Signal(words)
             for w in range(words):
-                vertex = Cat(Const(w, 4), pairs.line)
                 count = pairs.hi[w] - pairs.lo[w]
-                m.d.comb += hits[w].eq((payload[w] == self.match) &
-                                       (vertex < self.num_vertices))
                 m.d.sync += [
-                    entries[w].entry.vertex.eq(vertex),
+                    entries[w].entry.vertex.eq(Cat(Const(w, 4), pairs.line)),
                     entries[w].entry.first.eq(pairs.lo[w]),
                     entries[w].entry.count.eq(count[:32]),
                     entries[w].entry.spare.eq(0),
                     entries[w].cls.eq(degree_class(count[:32], self._thresholds)),
-                    entries[w].lane.eq(Mux(self.blocked, line_lane, w % lanes)),
+                    entries[w].lane.eq(Mux(self.blocked, self._held_lane, w % lanes)),
                 ]
-            m.d.sync += [pending.eq(hits), blocked.eq(self.blocked),
-                         block_lane.eq(line_lane)]
-        with m.Else():
-            m.d.sync += pending.eq(left)
-        return m
-
+        return entries

@@ -109,7 +109,7 @@ class HubCache(wiring.Component):
                 shape=Entry, depth=self._entries,
                 init=[{"id": 0, "tag": NO_LEVEL}] * self._entries)
             write = table.write_port()
-            read = table.read_port(transparent_for=(write,))
+            read = table.read_port()
             tables.append((write, read))
 
         # Lookups: one read a cycle of the table the level before wrote.
@@ -127,13 +127,29 @@ class HubCache(wiring.Component):
         m.d.sync += [pending.eq(self.insert.valid & self.insert.ready),
                      pending_id.eq(self.insert.payload)]
 
+        # The table's read ports are not transparent: an insert whose slot the insert just
+        # before it has written finds that write forwarded from a register instead (the
+        # write's decision would otherwise run on through the port's bypass into the read
+        # data register).
+        forwarded = Signal()
+        keep = Signal()
+        m.d.sync += forwarded.eq(keep & self.insert.valid & self.insert.ready &
+                                 (self.insert.payload[:slot_bits] == pending_id[:slot_bits]))
+        forwarded_id = Signal(32)
+        with m.If(keep):
+            m.d.sync += forwarded_id.eq(pending_id)
         previous = (self.level - 1)[:16]
         for p, (write, read) in enumerate(tables):
             entry = Entry(read.data)
             writes_here = write_side == p
             with m.If(writes_here):
                 m.d.comb += [read.addr.eq(self.insert.payload[:slot_bits]), read.en.eq(1)]
-                keep = pending & ((entry.tag != self.level) | (entry.id < pending_id))
+                found = Signal(Entry, name=f"found{p}")
+                m.d.comb += found.eq(entry)
+                with m.If(forwarded):
+                    m.d.comb += [found.id.eq(forwarded_id), found.tag.eq(self.level)]
+                m.d.comb += keep.eq(pending & ((found.tag != self.level) |
+                                               (found.id < pending_id)))
                 with m.If(keep):
                     m.d.comb += [write.addr.eq(pending_id[:slot_bits]), write.en.eq(1),
                                  write.data.id.eq(pending_id), write.data.tag.eq(self.level)]

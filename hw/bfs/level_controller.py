@@ -11,8 +11,8 @@ vertex twice; the scan counts it once). Its edges, reads and hubs are the blocks
 increase over the level (:class:`~hw.bfs.level_statistics.LevelStatistics`).
 """
 
-from amaranth.hdl import Module, Signal
-from amaranth.lib import enum, stream, wiring
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError, check_int
@@ -153,8 +153,7 @@ class LevelController(wiring.Component):
 
     def _next_level(self, m, statistics):
         """NEXT: the queue just made is the next level's frontier, or there is none."""
-        class_sums = self._class_sums()
-        frontier = sum(class_sums)
+        class_sums, frontier = self._sums, self._frontier
         record = self._record
         with m.If(frontier == 0):
             m.next = "FINISH"
@@ -178,10 +177,10 @@ class LevelController(wiring.Component):
                 m.d.sync += self.buffer.eq(~self.buffer)
             m.next = "EXPAND"
 
-    def _decide(self, m, statistics, policy):
+    def _decide(self, m, figures, policy):
         """DECIDE: the level's figures go to its record, and the next queue's scan starts in
         the direction the policy gives (or, bottom-up, the survivors are the next queue)."""
-        figures, record, n = statistics.level, self._record, self.num_vertices
+        record, n = self._record, self.num_vertices
         m.d.sync += [
             record.edges_checked.eq(figures.td_edges + figures.bu_edges),
             record.hubs_visited.eq(figures.hubs_found),
@@ -225,13 +224,28 @@ class LevelController(wiring.Component):
                      self._cur.eq(1), self._count_from.eq(CountFrom.KNOWN)]
 
     def _connect(self, m, statistics, policy):
+        """The level's figures and the direction policy's answers, and the bins' class sums
+        and their total, each in a register updated every cycle: the decisions in NEXT and
+        DECIDE then start from flip-flops, not from the adders and the policy's products
+        behind them. They are read only once the engine has been quiet for two cycles, when
+        the counters behind them have stood still for longer than the two registers take."""
         m.d.comb += [statistics.totals[name].eq(getattr(self, name)) for name in COUNTER_INPUTS]
+        figures = Signal.like(statistics.level)
+        m.d.sync += figures.eq(statistics.level)
         m.d.comb += [
-            policy.hubs.eq(self._hubs), policy.hubs_found.eq(statistics.level.hubs_found),
+            policy.hubs.eq(self._hubs), policy.hubs_found.eq(figures.hubs_found),
             policy.switched_back.eq(self._switched_back), policy.tail_limit.eq(self.tail_limit),
-            policy.visited.eq(statistics.level.written),
+            policy.visited.eq(figures.written),
             policy.previous_visited.eq(self._previous_visited),
         ]
+        decided = Signal(data.StructLayout({"to_bottom_up": 1, "to_top_down": 1}))
+        m.d.sync += [decided.to_bottom_up.eq(policy.to_bottom_up),
+                     decided.to_top_down.eq(policy.to_top_down)]
+        self._sums = [Signal(32, name=f"class_sum{c}") for c in range(CLASSES)]
+        self._frontier = Signal(32)
+        m.d.sync += [total.eq(value) for total, value in zip(self._sums, self._class_sums())]
+        m.d.sync += self._frontier.eq(sum(self._sums))
+        return figures, decided
 
     def _registers(self):
         """The loop's state, named as in the waveform."""
@@ -258,11 +272,8 @@ class LevelController(wiring.Component):
         n, offsets, record = self.num_vertices, self._offsets, self._record
         status_sent, offsets_sent = self._status_sent, self._offsets_sent
         generate_cycles = self._generate_cycles
-        quiet = Signal()                       # quiet for two cycles running
-        quiet_before = Signal()
-        m.d.sync += quiet_before.eq(self.quiet)
-        m.d.comb += quiet.eq(self.quiet & quiet_before)
-        self._connect(m, statistics, policy)
+        quiet = self._quiet(m)
+        figures, decided = self._connect(m, statistics, policy)
         m.d.comb += [
             self.status_cmd.payload.base.eq(self.levels_base),
             self.status_cmd.payload.count.eq((n + 15) >> 4),
@@ -331,7 +342,7 @@ class LevelController(wiring.Component):
                 with m.If(quiet):
                     m.next = "DECIDE"
             with m.State("DECIDE"):
-                self._decide(m, statistics, policy)
+                self._decide(m, figures, decided)
             with m.State("FINISH"):
                 with m.If(quiet):
                     # The hub cache empties itself while the engine is idle.
@@ -339,4 +350,24 @@ class LevelController(wiring.Component):
                     m.d.sync += self.done.eq(1)
                     m.next = "IDLE"
         m.d.comb += [self.busy.eq(~fsm.ongoing("IDLE")), self.read_buffer.eq(self.buffer)]
+        # What the controller did last cycle: changed state, or passed something on.
+        transfers = [self.status_cmd, self.offsets_cmd, self.root_discovery, self.log]
+        state_before, transferred = Signal.like(fsm.state), Signal()
+        m.d.sync += [state_before.eq(fsm.state),
+                     transferred.eq(Cat(s.valid & s.ready for s in transfers).any())]
+        m.d.comb += self._acted.eq((state_before != fsm.state) | transferred)
         return m
+
+    def _quiet(self, m):
+        """Whether the engine is quiet, from a register: ``quiet`` (an OR over every block)
+        is sampled into a flip-flop, so it does not reach the state machine's decisions in
+        the same cycle. A sample shows the cycle before, so the engine counts as quiet when
+        the last two samples are, and the controller did nothing the cycle before (changed
+        state or passed a command, whose effect the samples cannot show yet): the same
+        decision as from ``quiet`` itself in that cycle and the one before it, a cycle late."""
+        sampled, sampled_before = Signal(), Signal()
+        self._acted = Signal()
+        m.d.sync += [sampled.eq(self.quiet), sampled_before.eq(sampled)]
+        quiet = Signal()
+        m.d.comb += quiet.eq(sampled & sampled_before & ~self._acted)
+        return quiet

@@ -3,7 +3,7 @@ what the frontier generator's scan (Enterprise §4.1) and the hub count need bes
 line of the status array.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -52,10 +52,9 @@ class OffsetLines(wiring.Component):
         current = Signal(data.ArrayLayout(32, WORDS_PER_LINE))
         have = Signal()
         line = Signal(32)
-        vertex_lines = (self.num_vertices + WORDS_PER_LINE - 1) >> 4
-        pending = line < vertex_lines
-        needs_next = ((line + 1) << 4) <= self.num_vertices
         incoming = data.ArrayLayout(32, WORDS_PER_LINE)(self.lines.payload.data)
+        emitted = Signal()
+        pending, needs_next = self._line_tests(m, line, emitted)
 
         m.d.comb += [
             self.pairs.valid.eq(have & pending & (~needs_next | self.lines.valid)),
@@ -67,7 +66,7 @@ class OffsetLines(wiring.Component):
             m.d.comb += self.pairs.payload.hi[i].eq(current[i + 1])
         m.d.comb += self.pairs.payload.hi[WORDS_PER_LINE - 1].eq(incoming[0])
 
-        emitted = self.pairs.valid & self.pairs.ready
+        m.d.comb += emitted.eq(self.pairs.valid & self.pairs.ready)
         with m.If(~have):
             m.d.comb += self.lines.ready.eq(pending)
             with m.If(self.lines.valid & pending):
@@ -82,3 +81,26 @@ class OffsetLines(wiring.Component):
         with m.If(self.start):
             m.d.sync += [line.eq(0), have.eq(0)]
         return m
+
+    def _line_tests(self, m, line, emitted):
+        """Whether ``line`` is a line of vertices (``pending``) and whether its last ``hi``
+        is in the next offsets line (``needs_next``), as registers: both compares are made
+        a cycle ahead for each value ``line`` can take next (0, itself, one more), so the
+        handshakes do not wait for a 32-bit compare."""
+        n = self.num_vertices
+        vertex_lines = Signal(32)
+        m.d.sync += vertex_lines.eq((n + WORDS_PER_LINE - 1) >> 4)
+        pending, needs_next = Signal(), Signal()
+        # Each value's tests in signals of their own (kept, so synthesis does not share one
+        # compare behind the choice).
+        tests = {}
+        for name, value in (("zero", 0), ("same", line), ("after", line + 1)):
+            tests[name] = Signal(2, name=f"tests_{name}", attrs={"keep": 1})
+            m.d.comb += tests[name].eq(Cat(value < vertex_lines, ((value + 1) << 4) <= n))
+        with m.If(self.start):
+            m.d.sync += Cat(pending, needs_next).eq(tests["zero"])
+        with m.Elif(emitted):
+            m.d.sync += Cat(pending, needs_next).eq(tests["after"])
+        with m.Else():
+            m.d.sync += Cat(pending, needs_next).eq(tests["same"])
+        return pending, needs_next

@@ -159,11 +159,14 @@ class BfsEngine(RegisterDesign):
     def _wire_streams(self, m, b, link):
         lanes, writers = self._config.lanes, self._config.queue_writers
         control, generator = b["control"], b["generator"]
-        link(control.status_cmd, b["status_reader"].cmd, "control->status_reader")
-        link(control.offsets_cmd, b["offsets_reader"].cmd, "control->offsets_reader")
+        link(control.status_cmd, b["status_reader"].cmd, "control->status_reader",
+             register=True)
+        link(control.offsets_cmd, b["offsets_reader"].cmd, "control->offsets_reader",
+             register=True)
         link(b["status_reader"].items, generator.status, "status_reader->generator")
-        link(b["offsets_reader"].items, b["offset_lines"].lines, "offsets_reader->offset_lines")
-        link(b["offset_lines"].pairs, b["pairs"].i, "offset_lines->pairs")
+        link(b["offsets_reader"].items, b["offset_lines"].lines, "offsets_reader->offset_lines",
+             register=True)
+        link(b["offset_lines"].pairs, b["pairs"].i, "offset_lines->pairs", register=True)
         link(b["pairs"].o[0], b["hub_pass"].pairs, "pairs->hub_pass")
         link(b["pairs"].o[1], generator.pairs, "pairs->generator")
         link(b["hub_pass"].fill, b["bitmap"].fill, "hub_pass->bitmap")
@@ -176,10 +179,10 @@ class BfsEngine(RegisterDesign):
             scanned = list(generator.lane)
         for lane in range(writers):
             merge = b["bin_inputs"][lane]
-            link(scanned[lane], merge.i[0], f"generator->bins{lane}")
-            link(b["survivors"].o[lane], merge.i[1], f"survivors->bins{lane}")
-            link(merge.o, b["bins"][lane].entries, f"bin_input{lane}->bins{lane}")
-        link(b["queue_reader"].entries, b["to_check"].i, "queue_reader->check")
+            link(scanned[lane], merge.i[0], f"generator->bins{lane}", register=True)
+            link(b["survivors"].o[lane], merge.i[1], f"survivors->bins{lane}", register=True)
+            link(merge.o, b["bins"][lane].entries, f"bin_input{lane}->bins{lane}", register=True)
+        link(b["queue_reader"].entries, b["to_check"].i, "queue_reader->check", register=True)
         if "dispatch" in b:
             link(b["to_check"].o[0], b["dispatch"].entries, "check->dispatch")
             link(b["to_check"].o[1], b["bu_dispatch"].entries, "check->bu_dispatch")
@@ -198,17 +201,18 @@ class BfsEngine(RegisterDesign):
             link(b["to_check"].o[0], b["top_down"][0].entries, "check->top_down")
             link(b["to_check"].o[1], b["bottom_up"][0].entries, "check->bottom_up")
             link(b["writer"].insert, b["cache"][0].insert, "writer->cache")
-            link(b["bottom_up"][0].survivors, b["survivors"].i, "bottom_up->survivors")
+            link(b["bottom_up"][0].survivors, b["survivors"].i, "bottom_up->survivors",
+                 register=True)
         for lane, (search, cache) in enumerate(zip(b["bottom_up"], b["cache"])):
-            link(search.cache_lookup, cache.lookup, f"bottom_up{lane}->cache{lane}")
-            link(cache.answer, search.cache_answer, f"cache{lane}->bottom_up{lane}")
+            link(search.cache_lookup, cache.lookup, f"bottom_up{lane}->cache{lane}", register=True)
+            link(cache.answer, search.cache_answer, f"cache{lane}->bottom_up{lane}", register=True)
         link(control.root_discovery, b["discoveries"].i[0], "control->discoveries")
         for lane, (check, search) in enumerate(zip(b["top_down"], b["bottom_up"])):
             link(check.discoveries, b["discoveries"].i[1 + 2 * lane],
-                 f"top_down{lane}->discoveries")
+                 f"top_down{lane}->discoveries", register=True)
             link(search.discoveries, b["discoveries"].i[2 + 2 * lane],
-                 f"bottom_up{lane}->discoveries")
-        link(b["discoveries"].o, b["writer"].discoveries, "discoveries->writer")
+                 f"bottom_up{lane}->discoveries", register=True)
+        link(b["discoveries"].o, b["writer"].discoveries, "discoveries->writer", register=True)
         link(b["writer"].claim, b["bitmap"].claim, "writer->bitmap")
         link(b["bitmap"].claimed, b["writer"].claimed, "bitmap->writer")
         link(control.log, b["log"].records, "control->log")
