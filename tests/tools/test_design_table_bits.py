@@ -47,3 +47,11 @@ def test_a_default_that_nextpnr_did_not_finish_says_how_far_it_got():
                "223,505 of 296,446 arcs left)")
     assert _fmax_cell({"ecp5_overflow": None, "ecp5_stopped": stopped, "fmax_mhz": None}) == \
         f"no Fmax: nextpnr {stopped}"
+
+
+def test_the_gw5a_fmax_cell_reads_its_own_columns():
+    figures = {"gw5a_overflow": None, "gw5a_stopped": None, "gw5a_fmax_mhz": 113.11,
+               "fmax_mhz": 50.0}
+    assert _fmax_cell(figures, "gw5a", "gw5a_fmax_mhz") == "113.1"
+    assert _fmax_cell({**figures, "gw5a_overflow": "BSRAM 384 of 340"}, "gw5a",
+                      "gw5a_fmax_mhz") == "does not fit: BSRAM 384 of 340"
