@@ -19,9 +19,11 @@ instantiates DSP cells itself.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
+from .reports import yosys_stat
 from .steps import (clean, grouped, place_and_route, pnr_figures, read_command,
                     stat_figures, yosys)
 from .tools import SynthError
@@ -55,9 +57,12 @@ def gowin_synthesis(build_dir: Path, verilog: str, top: str,
     returns Yosys's seconds, the cell counts by type, the number of cells and the number of
     port bits the top had."""
     netlist = f"{top}.json"
-    clean(build_dir, netlist, "stat.json", "stat.txt")
+    clean(build_dir, netlist, "stat.json", "stat.txt", "multipliers.txt")
     seconds = yosys(build_dir, "gowin.ys", [
         read_command(verilog),
+        # The multipliers before mapping (synth_gowin runs proc again, to no effect).
+        "proc",
+        "tee -q -o multipliers.txt select -count t:$mul",
         f"synth_gowin -top {top} -family {family} -noiopads",
         "tee -q -o stat.txt stat",
         "tee -q -o stat.json stat -json",
@@ -72,7 +77,6 @@ def gowin_synthesis(build_dir: Path, verilog: str, top: str,
 
 
 def _port_bits(stat: Path, top: str) -> int:
-    from .reports import yosys_stat
     design = yosys_stat(stat, top)
     return int(design.get("num_port_bits", 0))
 
@@ -88,7 +92,8 @@ def gowin(build_dir: Path, verilog: str, top: str, target: str, clock_mhz: float
     notes = [f"{port_bits} port bits: placed and routed out of context (ports made internal "
              f"after mapping: no IO buffers, no global clock network, no IO timing)"]
     if not any(kind.startswith("MULT") for kind in cells) and _has_multiplier(build_dir):
-        notes.append("synth_gowin maps no multiplier to DSP blocks for GW5A: they are LUTs")
+        notes.append("synth_gowin maps no multiplier onto GW5A DSP blocks: the design's "
+                     "multipliers are LUTs and ALUs")
 
     def arguments(suffix):
         output = f"{top}{suffix}.routed.json"
@@ -112,8 +117,10 @@ def gowin(build_dir: Path, verilog: str, top: str, target: str, clock_mhz: float
 
 
 def _has_multiplier(build_dir: Path) -> bool:
-    """Whether Yosys's log shows a ``$mul`` cell the design had before mapping."""
+    """Whether the design had a ``$mul`` cell before mapping (Yosys's ``select -count``)."""
     try:
-        return "$mul" in (build_dir / "yosys.log").read_text(errors="replace")
+        text = (build_dir / "multipliers.txt").read_text(errors="replace")
     except OSError:
         return False
+    count = re.search(r"(\d+) objects", text)
+    return bool(count and int(count[1]) > 0)

@@ -11,7 +11,7 @@ from amaranth.back import verilog
 import synth
 from graphgen.designs import get_design
 from synth import SynthError, format_table, synthesize
-from synth.gowin import GOWIN_GROUPS, GOWIN_TARGETS
+from synth.gowin import GOWIN_GROUPS, GOWIN_TARGETS, _has_multiplier, gowin_synthesis
 from synth.reports import nextpnr_critical_path
 from synth.steps import grouped
 from synth.tools import TimeLimitReached
@@ -164,6 +164,25 @@ def test_gw5a_stopped_while_routing_keeps_yosys_counts(tmp_path, monkeypatch):
     assert any("nextpnr stopped at the time limit while routing" in n
                for n in report["notes"])
     assert "4,034 of 5,864 arcs left" in format_table(report)
+
+
+def test_gw5a_multipliers_are_luts(tmp_path):
+    """Yosys 0.70 maps no multiplier onto GW5A DSP blocks (the flow's note says so); the port
+    bits are counted before the ports are made internal."""
+    (tmp_path / "mul.v").write_text(
+        "module top(input clk, input [7:0] a, input [7:0] b, output reg [15:0] y);\n"
+        "  reg [7:0] x, z;\n  always @(posedge clk) begin x <= a; z <= b; y <= x * z; end\n"
+        "endmodule\n")
+    _, cells, num_cells, port_bits = gowin_synthesis(tmp_path, "mul.v", "top", "gw5a")
+    counts = grouped(cells, GOWIN_GROUPS)
+    assert counts["dsp"] == 0 and counts["lut4"] > 64 and counts["ff"] == 32
+    assert port_bits == 1 + 8 + 8 + 16 and num_cells == sum(cells.values())
+    assert _has_multiplier(tmp_path)
+    (tmp_path / "mul.v").write_text(
+        "module top(input clk, input [7:0] a, output reg [7:0] y);\n"
+        "  always @(posedge clk) y <= a + 8'd3;\nendmodule\n")
+    gowin_synthesis(tmp_path, "mul.v", "top", "gw5a")
+    assert not _has_multiplier(tmp_path)
 
 
 def test_gw5a_bad_options(tmp_path):
