@@ -91,6 +91,9 @@ def test_ecp5(ecp5_report):
     assert "nextpnr" in report["tool_versions"]["nextpnr-ecp5"]
     assert (build / "top.config").is_file() and (build / "report.json").is_file()
     assert "Fmax" in format_table(report)
+    path = report["critical_path"]       # from nextpnr's report, shared with gw5a-138
+    assert path["delay_ns"] > 0 and path["start"] and path["end"]
+    assert "critical path" in format_table(report)
 
 
 def test_ecp5_combinational_has_no_fmax(tmp_path):
