@@ -409,7 +409,8 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
     ``step_seconds`` and ``notes``, plus per target:
 
     * ``ecp5``: ``lut4``, ``ff``, ``ccu2c``, ``ebr``, ``lutram``, ``dsp``, ``cells``,
-      ``utilisation`` (``{bel: {"used", "available"}}``), ``fmax_mhz`` (lowest achieved Fmax
+      ``utilisation`` (``{bel: {"used", "available"}}``; ``utilisation_packed``: the table
+      nextpnr logs after packing), ``fmax_mhz`` (lowest achieved Fmax
       over the clock domains, ``None`` without a clock), ``fmax_by_clock``, ``timing_met``,
       ``device``, ``part``, ``package``, ``clock_mhz``, ``seed`` (the placement seed
       reported: the best of ``seed`` .. ``seed + seeds - 1``, placed and routed ``jobs`` at a

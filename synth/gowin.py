@@ -108,6 +108,10 @@ def gowin(build_dir: Path, verilog: str, top: str, target: str, clock_mhz: float
     figures.update({"device": chip["device"], "part": chip["family"]})
     figures.update(pnr_figures(build_dir, runs, jobs, chip["family"], routed, clock_mhz,
                                notes))
+    if figures["lutram"]:
+        notes.append(f"nextpnr's table after packing (utilisation_packed; utilisation too when "
+                     f"nextpnr did not finish) counts each of the {figures['lutram']:,} LUT "
+                     f"RAMs as 8 LUT4 and 8 DFF, and each ALU as a LUT4")
     figures.update({
         "port_bits": port_bits, "out_of_context": True, "cells": cells,
         "num_cells": num_cells, "netlist": netlist,

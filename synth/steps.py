@@ -173,6 +173,10 @@ def pnr_figures(build_dir: Path, runs: dict[int, PnrRun], jobs: int, part: str,
         "fmax_by_clock": best.fmax_by_clock,
         "timing_met": None if best.fmax is None else best.fmax >= clock_mhz,
         "critical_path": best.critical_path, "utilisation": best.utilisation,
+        # The table nextpnr logs after packing: what ``utilisation`` holds for a run that
+        # stopped or did not fit; for a routed run the report's counts, which on the GW5A
+        # differ (the table counts each LUT RAM as 8 LUT4 and 8 DFF, each ALU as a LUT4).
+        "utilisation_packed": nextpnr_log_utilisation(build_dir / f"nextpnr{best.suffix}.log"),
         "reports": ["stat.json"] + ([] if too_big or best.stopped else ["report.json"]),
         "logs": ["yosys.log", "nextpnr.log"], "notes": notes,
     }

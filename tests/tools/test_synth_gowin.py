@@ -58,6 +58,11 @@ def test_gw5a_small_design_places_and_routes(tmp_path):
     report = synthesize(source, "top", GW5A, tmp_path / "build")
     _routed(report, tmp_path / "build", "top")
     assert report["lutram"] > 0 and report["alu"] >= 16 and report["bsram"] == 0
+    # nextpnr's table after packing: each LUT RAM takes 8 LUT4 and 8 DFF, each ALU a LUT4.
+    packed = report["utilisation_packed"]
+    assert packed["RAM16SDP4"]["used"] == report["lutram"]
+    assert packed["LUT4"]["used"] == report["lut4"] + packed["ALU"]["used"] + 8 * report["lutram"]
+    assert packed["DFF"]["used"] == report["ff"] + 8 * report["lutram"]
 
 
 @pytest.mark.soak
