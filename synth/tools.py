@@ -1,4 +1,5 @@
-"""Running the YoWASP tools (Yosys, nextpnr-ecp5, nextpnr-himbaechel-gowin) and turning their failures into one-line errors.
+"""Running the YoWASP tools (Yosys, nextpnr-ecp5, nextpnr-himbaechel-gowin) and turning their
+failures into one-line errors.
 
 The YoWASP tools are WebAssembly programs. Two of their habits shape this module:
 
