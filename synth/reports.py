@@ -10,7 +10,8 @@ from pathlib import Path
 from .tools import SynthError
 
 
-__all__ = ["read_json", "yosys_stat", "nextpnr_report", "nextpnr_log_utilisation",
+__all__ = ["read_json", "yosys_stat", "nextpnr_report", "nextpnr_critical_path",
+           "nextpnr_log_utilisation",
            "nextpnr_log_progress", "overflow_text", "stopped_text", "clock_name",
            "liberty_cells", "format_table"]
 
@@ -57,6 +58,38 @@ def nextpnr_report(path: Path) -> tuple[dict[str, float], dict[str, dict[str, in
                          "available": int(entry.get("available", 0))}
                    for bel, entry in report.get("utilization", {}).items()}
     return fmax, utilisation
+
+
+def nextpnr_critical_path(path: Path) -> dict | None:
+    """The slowest of the critical paths in a nextpnr ``--report`` JSON file (one per clock
+    domain), or None without one: ``start`` and ``end`` (``cell.port``), ``start_net`` and
+    ``end_net`` (its first and last routed nets), ``delay_ns`` (its whole delay),
+    ``logic_ns``, ``routing_ns`` and ``logic_steps``."""
+    best = None
+    for entry in read_json(path, "nextpnr report").get("critical_paths", []):
+        steps = entry.get("path", [])
+        if not steps:
+            continue
+        delay = sum(float(step.get("delay", 0.0)) for step in steps)
+        if best is None or delay > best[0]:
+            best = (delay, steps)
+    if best is None:
+        return None
+    delay, steps = best
+
+    def end(point: dict) -> str:
+        return f"{point.get('cell')}.{point.get('port')}"
+
+    nets = [step["net"] for step in steps if step.get("type") == "routing" and "net" in step]
+    kinds = [step.get("type") for step in steps]
+    return {"start": end(steps[0]["from"]), "end": end(steps[-1]["to"]),
+            "start_net": nets[0] if nets else None, "end_net": nets[-1] if nets else None,
+            "delay_ns": delay,
+            "logic_ns": sum(float(step.get("delay", 0.0)) for step in steps
+                            if step.get("type") != "routing"),
+            "routing_ns": sum(float(step.get("delay", 0.0)) for step in steps
+                              if step.get("type") == "routing"),
+            "logic_steps": kinds.count("logic")}
 
 
 _UTILISATION_ROW = re.compile(r"^Info:\s+(?P<bel>\w+):\s+(?P<used>\d+)/\s*(?P<available>\d+)\s")
@@ -209,6 +242,45 @@ def _top_cells(cells: dict[str, int], limit: int = 8) -> str:
     return text + (f", ... ({len(ranked) - limit} more types)" if len(ranked) > limit else "")
 
 
+def _pnr_rows(figures: dict) -> list[tuple[str, str]]:
+    """The place-and-route rows of an FPGA target's table: Fmax (or why there is none), the
+    critical path, and the bel utilisation."""
+    rows: list[tuple[str, str]] = []
+    fmax = figures.get("fmax_mhz")
+    constraint = figures.get("clock_mhz")
+    if figures.get("stopped"):
+        rows.append(("Fmax", f"- ({stopped_text(figures['stopped'])})"))
+    elif figures.get("fits") is False:
+        rows.append(("Fmax", f"- (does not fit the device: "
+                             f"{overflow_text(figures.get('overflow', {}))})"))
+    elif fmax is None:
+        rows.append(("Fmax", "- (no clock)"))
+    else:
+        verdict = "met" if figures.get("timing_met") else "NOT met"
+        rows.append(("Fmax", f"{fmax:.1f} MHz (constraint {constraint:g} MHz: {verdict})"))
+        by_seed = figures.get("fmax_by_seed", {})
+        if len(by_seed) > 1:
+            rows.append(("  by placement seed", ", ".join(
+                f"{seed}: {'-' if value is None else f'{value:.1f}'}"
+                for seed, value in by_seed.items()) + " MHz"))
+        by_clock = figures.get("fmax_by_clock", {})
+        if len(by_clock) > 1:
+            for clock, value in sorted(by_clock.items()):
+                rows.append((f"  clock {clock}", f"{value:.1f} MHz"))
+    path = figures.get("critical_path")
+    if path and figures.get("fmax_mhz") is not None:
+        rows.append(("  critical path", f"{path['start']} -> {path['end']} "
+                                        f"({path['delay_ns']:.2f} ns: logic "
+                                        f"{path['logic_ns']:.2f}, routing "
+                                        f"{path['routing_ns']:.2f})"))
+    for bel, entry in sorted(figures.get("utilisation", {}).items()):
+        if entry.get("used"):
+            share = 100 * entry["used"] / entry["available"] if entry.get("available") else 0
+            rows.append((f"  {bel}",
+                         f"{entry['used']:,} / {entry['available']:,} ({share:.1f}%)"))
+    return rows
+
+
 def format_table(report: dict) -> str:
     """A small human-readable table of the figures returned by ``synthesize`` (a whole
     ``graphgen synth --json`` report, with its ``figures`` section, is accepted too)."""
@@ -223,37 +295,22 @@ def format_table(report: dict) -> str:
                  ("block RAM (DP16KD)", _number(figures.get("ebr"))),
                  ("LUT RAM (DPR16X4)", _number(figures.get("lutram"))),
                  ("DSP (MULT18X18D...)", _number(figures.get("dsp")))]
-        fmax = figures.get("fmax_mhz")
-        constraint = figures.get("clock_mhz")
-        if figures.get("stopped"):
-            rows.append(("Fmax", f"- ({stopped_text(figures['stopped'])})"))
-        elif figures.get("fits") is False:
-            rows.append(("Fmax", f"- (does not fit the device: "
-                                 f"{overflow_text(figures.get('overflow', {}))})"))
-        elif fmax is None:
-            rows.append(("Fmax", "- (no clock)"))
-        else:
-            verdict = "met" if figures.get("timing_met") else "NOT met"
-            rows.append(("Fmax", f"{fmax:.1f} MHz (constraint {constraint:g} MHz: {verdict})"))
-            by_seed = figures.get("fmax_by_seed", {})
-            if len(by_seed) > 1:
-                rows.append(("  by placement seed", ", ".join(
-                    f"{seed}: {'-' if value is None else f'{value:.1f}'}"
-                    for seed, value in by_seed.items()) + " MHz"))
-            by_clock = figures.get("fmax_by_clock", {})
-            if len(by_clock) > 1:
-                for clock, value in sorted(by_clock.items()):
-                    rows.append((f"  clock {clock}", f"{value:.1f} MHz"))
-        for bel, entry in sorted(figures.get("utilisation", {}).items()):
-            if entry.get("used"):
-                share = 100 * entry["used"] / entry["available"] if entry.get("available") else 0
-                rows.append((f"  {bel}",
-                             f"{entry['used']:,} / {entry['available']:,} ({share:.1f}%)"))
+        rows += _pnr_rows(figures)
         for unit, entry in figures.get("units", {}).items():
             rows.append((f"unit {unit}",
                          f"LUT4 {entry['lut4']:,} ({100 * entry['share_lut4']:.1f}%), FF "
                          f"{entry['ff']:,}, EBR {entry['ebr']}, DSP {entry['dsp']}, "
                          f"LUT RAM {entry['lutram']}"))
+    elif figures.get("bsram") is not None:
+        rows.append(("device", f"{figures.get('part')} ({figures.get('device')})"))
+        rows += [("LUT4 (LUT1-LUT4)", _number(figures.get("lut4"))),
+                 ("flip-flops (DFF*)", _number(figures.get("ff"))),
+                 ("carry (ALU)", _number(figures.get("alu"))),
+                 ("wide muxes (MUX2_LUT5-8)", _number(figures.get("widemux"))),
+                 ("block RAM (BSRAM)", _number(figures.get("bsram"))),
+                 ("LUT RAM (RAM16SDP*)", _number(figures.get("lutram"))),
+                 ("DSP (MULT*)", _number(figures.get("dsp")))]
+        rows += _pnr_rows(figures)
     elif target == "asic":
         rows += [("total with memories (model)",
                   f"{_number(figures.get('area_total_um2_with_model'))} um^2"),

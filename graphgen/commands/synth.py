@@ -10,6 +10,11 @@ from ..designs import DESIGNS, design_and_config
 from ..reports import atomic_write, base_report, write_json
 from .verilog import AXI_OPTIONS, BUSES, axi_options
 
+# synth.TARGETS, without importing synth (and its tools) to build the parser.
+TARGETS = ("ecp5", "gw5a-138", "generic", "asic")
+# The targets placed and routed by nextpnr (--clock-mhz, --seeds).
+PNR_TARGETS = ("ecp5", "gw5a-138")
+
 
 __all__ = ["add_parser", "run", "synthesized_source"]
 
@@ -20,7 +25,9 @@ def add_parser(commands) -> None:
     add_design_options(command, DESIGNS)
     add_algo_option(command, "the vertex program the design is built for (sets its algo "
                              "parameter)")
-    command.add_argument("--target", choices=("ecp5", "generic", "asic"))
+    command.add_argument("--target", choices=TARGETS,
+                         help="ecp5: Lattice ECP5-85k; gw5a-138: Gowin GW5AST-138C (out of "
+                              "context); generic: Yosys gates; asic: standard cells")
     command.add_argument("--bus", choices=BUSES, default="native",
                          help="native: the design alone (default); axi: its AXI top (as "
                               "graphgen verilog --bus axi emits it), --per-unit naming the "
@@ -34,9 +41,10 @@ def add_parser(commands) -> None:
                               "(ulx3s-85f, ecpix5-85, versa-ecp5, ...) instead of a --target")
     command.add_argument("--liberty", metavar="FILE", help="Liberty file for --target asic")
     command.add_argument("--clock-mhz", type=float, default=100.0,
-                         help="clock constraint given to nextpnr (ecp5)")
+                         help="clock constraint given to nextpnr (ecp5, gw5a-138)")
     command.add_argument("--seeds", type=int, default=1, metavar="N",
-                         help="ecp5: place and route with seeds 1..N, report the best")
+                         help="ecp5, gw5a-138: place and route with seeds 1..N, report the "
+                              "best")
     command.add_argument("--per-unit", action="store_true",
                          help="asic: synthesize each submodule of the top apart and report "
                               "each one's area (needed for designs a flat run cannot hold); "
@@ -45,8 +53,9 @@ def add_parser(commands) -> None:
                          help="asic: also give the area scaled to this node (classical "
                               "scaling)")
     command.add_argument("--jobs", type=int, metavar="N",
-                         help="asic --per-unit: Yosys runs at a time; ecp5 --seeds: seeds "
-                              "placed and routed at a time (default: one per core)")
+                         help="asic --per-unit: Yosys runs at a time; ecp5 or gw5a-138 "
+                              "--seeds: seeds placed and routed at a time (default: one per "
+                              "core)")
     command.add_argument("--time-limit", type=float, metavar="SECONDS",
                          help="stop the tools after this long in all (an error saying so; "
                               "nextpnr stopped: the counts and how far it got, no Fmax)")
@@ -133,8 +142,9 @@ def _check_target_options(args) -> None:
                                       (math.isfinite(args.scale_to) and args.scale_to > 0)):
         raise UsageError("--scale-to takes a positive node in nm, with --target asic")
     if args.jobs is not None and not ((args.per_unit and args.target == "asic") or
-                                      (args.seeds > 1 and args.target == "ecp5")):
-        raise UsageError("--jobs is for --per-unit asic synthesis and ecp5 --seeds")
+                                      (args.seeds > 1 and args.target in PNR_TARGETS)):
+        raise UsageError("--jobs is for --per-unit asic synthesis and ecp5 or gw5a-138 "
+                         "--seeds")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
     if args.time_limit is not None and not (math.isfinite(args.time_limit)

@@ -211,16 +211,18 @@ def test_bad_option_values(data):
     elif option == "clock":
         clock = data.draw(st.floats(max_value=0).map(repr) | not_numbers |
                           st.sampled_from(["inf", "-inf", "nan", "1e400"]), label="clock")
-        argv = [*synth, "--target", "ecp5", f"--clock-mhz={clock}"]
+        target = data.draw(st.sampled_from(["ecp5", "gw5a-138"]), label="target")
+        argv = [*synth, "--target", target, f"--clock-mhz={clock}"]
     elif option == "seeds":
         seeds = data.draw(st.integers(max_value=0).map(str) | not_numbers, label="seeds")
-        argv = [*synth, "--target", "ecp5", f"--seeds={seeds}"]
+        target = data.draw(st.sampled_from(["ecp5", "gw5a-138"]), label="target")
+        argv = [*synth, "--target", target, f"--seeds={seeds}"]
     elif option == "liberty":
         argv = [*synth, "--target", "asic", "--liberty", "no/such/cells.lib"]
     elif option == "choice":
         which = data.draw(st.sampled_from(["--algo", "--simulator", "--target"]))
         choice = data.draw(st.text(max_size=10), label="choice")
-        if choice in ("verilator", "icarus", "ecp5", "generic", "asic") or \
+        if choice in ("verilator", "icarus", "ecp5", "gw5a-138", "generic", "asic") or \
                 which == "--algo" and choice.strip().lower() in PROGRAMS:
             reject()
         argv = {"--algo": [*gold[:1], f"--algo={choice}", "--graph", GRAPH],

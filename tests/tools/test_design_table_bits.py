@@ -68,3 +68,11 @@ def test_throughput_at_the_fmax_joins_the_same_verilog():
         "no simulation of this design"
     failed = throughput_entry({"error": "worker: lost"}, {"fmax_mhz": 40.0}, "depgraph")
     assert throughput_cell(failed, "depgraph") == "simulation failed: worker: lost"
+
+
+def test_the_gw5a_fmax_cell_reads_its_own_columns():
+    figures = {"gw5a_overflow": None, "gw5a_stopped": None, "gw5a_fmax_mhz": 113.11,
+               "fmax_mhz": 50.0}
+    assert _fmax_cell(figures, "gw5a", "gw5a_fmax_mhz") == "113.1"
+    assert _fmax_cell({**figures, "gw5a_overflow": "BSRAM 384 of 340"}, "gw5a",
+                      "gw5a_fmax_mhz") == "does not fit: BSRAM 384 of 340"

@@ -18,7 +18,7 @@ import pytest
 
 from graphgen.cli import main
 from graphgen.html_report import pareto_front
-from graphgen.sweep import flat_row, parse_grid, run_point, run_sweep
+from graphgen.sweep import TABLE_COLUMNS, flat_row, parse_grid, run_point, run_sweep
 
 CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
 
@@ -44,6 +44,25 @@ def test_a_point_that_does_not_fit_names_what_overflows():
     assert flat["ecp5_ebr"] == 392
     fitting = {**row, "results": {"ecp5": {**ecp5, "fits": True, "overflow": {}}}}
     assert flat_row(fitting)["ecp5_overflow"] is None
+
+
+def test_a_gw5a_point_has_its_own_columns():
+    """The GW5AST-138C's figures beside the ECP5's, its Fmax apart from the ECP5's."""
+    gw5a = {"lut4": 2000, "ff": 500, "bsram": 384, "dsp": 0, "fmax_mhz": None, "fits": False,
+            "overflow": {"BSRAM": {"used": 384, "available": 340}}, "stopped": {}}
+    ecp5 = {"lut4": 900, "ebr": 4, "fmax_mhz": 80.0, "fits": True, "overflow": {}}
+    row = {"point": 0, "design": "cam", "settings": {},
+           "results": {"ecp5": ecp5, "gw5a-138": gw5a}}
+    flat = flat_row(row)
+    assert (flat["gw5a_lut4"], flat["gw5a_ff"], flat["gw5a_bsram"], flat["gw5a_dsp"]) == \
+        (2000, 500, 384, 0)
+    assert flat["gw5a_overflow"] == "BSRAM 384 of 340" and flat["gw5a_stopped"] is None
+    assert flat["gw5a_fmax_mhz"] is None and flat["fmax_mhz"] == 80.0
+    routed = {**row, "results": {"gw5a-138": {**gw5a, "fits": True, "overflow": {},
+                                              "fmax_mhz": 120.5}}}
+    assert flat_row(routed)["gw5a_fmax_mhz"] == 120.5 and flat_row(routed)["fmax_mhz"] is None
+    assert all(f"gw5a_{key}" in TABLE_COLUMNS for key in ("lut4", "ff", "bsram", "dsp",
+                                                          "overflow", "fmax_mhz"))
 
 
 def test_a_point_that_nextpnr_did_not_finish_says_how_far_it_got(tmp_path):

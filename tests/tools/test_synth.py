@@ -91,6 +91,9 @@ def test_ecp5(ecp5_report):
     assert "nextpnr" in report["tool_versions"]["nextpnr-ecp5"]
     assert (build / "top.config").is_file() and (build / "report.json").is_file()
     assert "Fmax" in format_table(report)
+    path = report["critical_path"]       # from nextpnr's report, shared with gw5a-138
+    assert path["delay_ns"] > 0 and path["start"] and path["end"]
+    assert "critical path" in format_table(report)
 
 
 def test_ecp5_combinational_has_no_fmax(tmp_path):
@@ -209,7 +212,7 @@ def test_liberty_missing(small_design, tmp_path, monkeypatch):
 
 
 def test_bad_target(small_design, tmp_path):
-    assert TARGETS == ("ecp5", "generic", "asic")
+    assert TARGETS == ("ecp5", "gw5a-138", "generic", "asic")
     with pytest.raises(SynthError, match="unknown synthesis target 'vivado'"):
         synthesize(small_design, "top", "vivado", tmp_path)
 
@@ -292,7 +295,7 @@ def test_ecp5_stopped_while_routing_is_reported_with_yosys_counts(big_design, tm
                                                                   monkeypatch):
     """nextpnr stopped by the time limit (here a stand-in that writes a routing log and
     raises as ``run_tool`` does) leaves Yosys's counts and how far it got, not an error."""
-    real_run_tool = synth.flow.run_tool
+    real_run_tool = synth.tools.run_tool
 
     def stopped_nextpnr(tool, args, build_dir, log_name, timeout=None):
         if tool != "nextpnr-ecp5":
@@ -300,7 +303,7 @@ def test_ecp5_stopped_while_routing_is_reported_with_yosys_counts(big_design, tm
         (build_dir / log_name).write_text(_STOPPED_LOG)
         raise TimeLimitReached(f"{tool} stopped at the time limit (see {build_dir / log_name})")
 
-    monkeypatch.setattr(synth.flow, "run_tool", stopped_nextpnr)
+    monkeypatch.setattr(synth.tools, "run_tool", stopped_nextpnr)
     report = synthesize(big_design, "top", "ecp5", tmp_path / "build", seeds=2, jobs=1,
                         per_unit=True)
     assert report["lut4"] > 0 and report["ebr"] == 1
@@ -322,7 +325,7 @@ def test_ecp5_stopped_while_routing_is_reported_with_yosys_counts(big_design, tm
         raise TimeLimitReached(f"{tool} stopped at the time limit (see {build_dir / log_name})")
 
     # Stopped before nextpnr wrote a log: still the time limit's error.
-    monkeypatch.setattr(synth.flow, "run_tool", failing_nextpnr)
+    monkeypatch.setattr(synth.tools, "run_tool", failing_nextpnr)
     with pytest.raises(SynthError, match="time limit"):
         synthesize(big_design, "top", "ecp5", tmp_path / "early")
 

@@ -1,5 +1,6 @@
 """Each design's smallest configuration through the synthesis targets (issue 20): the ECP5 mapping
-by Yosys (``synth_ecp5``: LUT4, flip-flops, block RAM) and the OSU 0.18 um standard cells
+by Yosys (``synth_ecp5``: LUT4, flip-flops, block RAM), the GW5A mapping (``synth_gowin``,
+soak only) and the OSU 0.18 um standard cells
 (area, every cell mapped). The whole cross runs in ``make soak``; ``make test`` runs each
 target on one design (Graphicionado at 0.18 um, DepGraph on ECP5): the Yosys runs take 40-130 s
 each here, and the others would take ``make test`` past its 20 minutes. Place and route to an
@@ -11,6 +12,8 @@ import pytest
 from graphgen.designs import get_design
 from synth import DEFAULT_LIBERTY, synthesize
 from synth.flow import ecp5_synthesis
+from synth.gowin import GOWIN_GROUPS, gowin_synthesis
+from synth.steps import grouped
 
 SMALLEST = {
     "graphicionado": {"max_vertices": "256", "memory_outstanding": "16",
@@ -24,7 +27,7 @@ SMALLEST = {
 TIMED = {("graphicionado", "asic"), ("depgraph", "ecp5")}
 CASES = [pytest.param(design, target, id=f"{design}-{target}",
                       marks=() if (design, target) in TIMED else pytest.mark.soak)
-         for design in SMALLEST for target in ("ecp5", "asic")]
+         for design in SMALLEST for target in ("ecp5", "gw5a-138", "asic")]
 
 
 @pytest.mark.parametrize("name, target", CASES)
@@ -37,6 +40,11 @@ def test_smallest_configuration_synthesizes(name, target, tmp_path):
         _, cells, num_cells = ecp5_synthesis(tmp_path, f"{top}.v", top)
         assert cells.get("LUT4", 0) > 1000 and cells.get("TRELLIS_FF", 0) > 500, cells
         assert num_cells == sum(cells.values())
+    elif target == "gw5a-138":
+        _, cells, num_cells, port_bits = gowin_synthesis(tmp_path, f"{top}.v", top, "gw5a")
+        counts = grouped(cells, GOWIN_GROUPS)
+        assert counts["lut4"] > 1000 and counts["ff"] > 500, cells
+        assert num_cells == sum(cells.values()) and port_bits > 0
     else:
         if not DEFAULT_LIBERTY.is_file():
             pytest.skip(f"{DEFAULT_LIBERTY} missing: apt-get install qflow-tech-osu018")
