@@ -28,7 +28,7 @@ from .ecp5_outreg import absorb_output_registers
 from .reports import (liberty_cells, nextpnr_log_utilisation, nextpnr_report,
                       nextpnr_log_progress, overflow_text, stopped_text, yosys_stat)
 from .sram_model import SRAM_MODEL, access_energy_pj, macro_area_um2
-from .sta import Constraints, analyse, sta_version, worst_of_parts
+from .sta import Constraints, abc_constraints, analyse, sta_version, worst_of_parts
 from .tools import (LibertyNotFound, SynthError, TimeLimitReached, run_tool, time_limit,
                     tool_versions)
 
@@ -345,15 +345,20 @@ ASIC_NODE_NM = 180.0
 
 
 def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
-          blackboxes: str | None = None, timing: Constraints | None = None,
-          prefix: str = "") -> dict:
+          blackboxes: str | None = None, constraints: Constraints = Constraints(),
+          sta: bool = False, prefix: str = "") -> dict:
     """ASIC synthesis of ``top``; ``blackboxes`` names a Verilog file in ``build_dir`` whose
-    modules are read as black boxes (no area), as the per-unit flow's glue parts need. With
-    ``timing``, the mapped netlist (less the SRAM macros and black boxes, which have no
-    timing) is written to ``mapped.v`` and timed by OpenSTA (``synth.sta``; ``prefix``: the
-    hierarchical name of ``top`` in the design, for the names reported) as ``asic_timing``."""
+    modules are read as black boxes (no area), as the per-unit flow's glue parts need.
+
+    ABC maps for delay at ``constraints.period_ns`` and buffers and sizes the cells for the
+    load (``abc -D -constr``): without it a net of a thousand loads (a wide FIFO's write
+    enable) is driven by one NOR2X1, hundreds of ns. With ``sta``, the mapped netlist (less
+    the SRAM macros and black boxes, which have no timing) is written to ``mapped.v`` and
+    timed by OpenSTA (``synth.sta``; ``prefix``: the hierarchical name of ``top`` in the
+    design, for the names reported) as ``asic_timing``."""
     lib = _stage(liberty, build_dir)
     _clean(build_dir, "stat.json", "stat.txt", "memories.txt", "mapped.v")
+    (build_dir / "abc.constr").write_text(abc_constraints(build_dir / lib, constraints))
     keep = f"t:$mem_v2 r:SIZE>={MACRO_MIN_DEPTH} %i"
     seconds = _yosys(build_dir, "asic.ys", [
         *([f"read_verilog -lib {blackboxes}"] if blackboxes else []),
@@ -367,15 +372,16 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
         "techmap",
         "opt -fast",
         f"dfflibmap -liberty {lib}",
-        f"abc -liberty {lib}",
+        f"abc -D {round(constraints.period_ns * 1e3)} -constr abc.constr -liberty {lib}",
         "opt_clean",
         f"tee -q -o stat.txt stat -liberty {lib}",
         f"tee -q -o stat.json stat -liberty {lib} -json",
-        *([] if timing is None else [
+        *([] if not sta else [
             # What has no timing model goes (after the area is counted): the SRAM macros,
-            # the black boxes, the hierarchy notes flatten left.
+            # the black boxes, the hierarchy notes flatten left. OpenSTA's Verilog reader
+            # takes no concatenation left of an assign (-simple-lhs).
             "delete t:$__graphgen_sram_macro t:$scopeinfo =A:blackbox %C",
-            "write_verilog -noattr mapped.v"]),
+            "write_verilog -noattr -simple-lhs mapped.v"]),
     ])
     design, cells, num_cells = _stat_figures(build_dir, top)
     library = liberty_cells(build_dir / lib)
@@ -404,8 +410,8 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
                      f"their area is a model (synth/sram_model.py at {ASIC_NODE_NM:g} nm), "
                      f"the logic area is from the Liberty file")
     figures = {}
-    if timing is not None:
-        figures["asic_timing"] = analyse(build_dir, "mapped.v", top, lib, timing, prefix)
+    if sta:
+        figures["asic_timing"] = analyse(build_dir, "mapped.v", top, lib, constraints, prefix)
     return {**figures, "area_um2": area, "area_seq_um2": area_seq,
             "area_comb_um2": area - area_seq,
             "area_logic_um2": area,
@@ -417,9 +423,9 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
                                  if kind in library and library[kind]["sequential"]),
             "cells": cells, "unmapped_cells": unmapped, "liberty": str(liberty),
             "reports": ["stat.json"],
-            "logs": ["yosys.log"] + (["sta.log"] if timing is not None else []),
+            "logs": ["yosys.log"] + (["sta.log"] if sta else []),
             "step_seconds": {"yosys": seconds} | (
-                {"sta": figures["asic_timing"]["seconds"]} if timing is not None else {}),
+                {"sta": figures["asic_timing"]["seconds"]} if sta else {}),
             "notes": notes}
 
 
@@ -429,10 +435,10 @@ def _module_names(path: Path) -> set[str]:
 
 
 def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs: int,
-                   timing: Constraints | None = None) -> dict:
+                   constraints: Constraints = Constraints(), sta: bool = False) -> dict:
     """ASIC synthesis unit by unit (``synth.units``): each part in its own Yosys run, ``jobs``
     at a time, in ``build_dir/units/<part>``; the figures are their sums, with ``units``
-    giving each top-level unit's area and share. With ``timing``, each part is timed apart
+    giving each top-level unit's area and share. With ``sta``, each part is timed apart
     by OpenSTA and ``asic_timing`` gives the worst part's path (``synth.sta.worst_of_parts``):
     paths between parts are not analysed."""
     from .units import MAX_UNIT_BYTES, plan_parts
@@ -446,7 +452,7 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
         if part.blackboxes:
             (folder / "blackboxes.v").write_text(part.blackboxes)
             boxes = "blackboxes.v"
-        return _asic(folder, "part.v", part.top, liberty, boxes, timing,
+        return _asic(folder, "part.v", part.top, liberty, boxes, constraints, sta,
                      part.name.removeprefix(top).removeprefix("."))
 
     results = _map_in_contexts(run, parts, jobs)
@@ -481,7 +487,7 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
         notes.append(f"{len(memories)} memories of {MACRO_MIN_DEPTH}+ words kept as SRAM "
                      f"macros: their area is a model (synth/sram_model.py at "
                      f"{ASIC_NODE_NM:g} nm), the logic area is from the Liberty file")
-    if timing is not None:
+    if sta:
         clock = worst_of_parts({part.name: result["asic_timing"]
                                 for part, result in zip(parts, results)},
                                {part.name: part.unit for part in parts})
@@ -497,9 +503,9 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
             "unmapped_cells": sorted(unmapped), "liberty": str(liberty), "per_unit": True,
             "reports": [f"units/{_safe_name(part.name)}/stat.json" for part in parts],
             "logs": [f"units/{_safe_name(part.name)}/{log}" for part in parts
-                     for log in ("yosys.log", "sta.log")[:2 if timing is not None else 1]],
+                     for log in ("yosys.log", "sta.log")[:2 if sta else 1]],
             "step_seconds": {step: sum(r["step_seconds"][step] for r in results)
-                             for step in ("yosys", "sta")[:2 if timing is not None else 1]},
+                             for step in ("yosys", "sta")[:2 if sta else 1]},
             "notes": notes}
 
 
@@ -644,18 +650,25 @@ def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, 
         tools = ("yosys",)
     else:
         assert library is not None
-        timing = Constraints(period_ns=1e3 / clock_mhz) if sta and sta_version() else None
+        constraints = Constraints(period_ns=1e3 / clock_mhz)
+        timed = bool(sta and sta_version())
         if per_unit:
-            figures = _asic_per_unit(build_dir, verilog, top, library, jobs, timing)
+            figures = _asic_per_unit(build_dir, verilog, top, library, jobs, constraints,
+                                     timed)
         else:
-            figures = _asic(build_dir, verilog, top, library, timing=timing)
-            if timing is not None and figures["memories"]:
+            figures = _asic(build_dir, verilog, top, library, constraints=constraints,
+                            sta=timed)
+            if timed and figures["memories"]:
                 figures["asic_timing"]["notes"].append(
                     f"paths into and out of the {len(figures['memories'])} SRAM macros are "
                     f"not timed (no timing model)")
-        if timing is None:
+        figures["clock_mhz"] = clock_mhz
+        figures["notes"].append(f"ABC mapped for a {constraints.period_ns:g} ns clock "
+                                f"({clock_mhz:g} MHz), buffering and sizing cells for the load "
+                                f"(abc -D -constr)")
+        if not timed:
             figures["asic_timing"] = None
             if sta:
                 figures["notes"].append(NO_STA)
-        tools = ("yosys", "sta") if timing is not None else ("yosys",)
+        tools = ("yosys", "sta") if timed else ("yosys",)
     return figures, tools

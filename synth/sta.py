@@ -18,10 +18,10 @@ blocks.
 
 The figures are pre-layout with no wire parasitics: OpenSTA times the cells' NLDM tables with
 the pins' capacitance as each net's only load (the OSU 0.18 um library has no wire-load
-model), and the clock is ideal (no tree, no skew). The mapping by Yosys and ABC neither sizes
-cells nor buffers nets, so a net with a large fanout is driven by a small cell and is slow;
-a layout flow would buffer it. OpenSTA (Debian's ``opensta``, 2.0.17 here) prints an error
-and goes on, exiting 0: the log is searched for its ``Error`` lines.
+model), and the clock is ideal (no tree, no skew). ABC buffers and sizes the cells for the
+clock when it maps them (:func:`abc_constraints`, ``synth.flow``); a placer's buffering
+would differ. OpenSTA (Debian's ``opensta``, 2.0.17 here) prints an error and goes on,
+exiting 0: the log is searched for its ``Error`` lines.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from .tools import SynthError, run_tool, tool_versions
 
 
 __all__ = ["BASIS", "DEFAULT_PERIOD_NS", "Constraints", "sta_version", "write_sdc",
+           "abc_constraints",
            "analyse", "parse_report", "block_of", "worst_of_parts"]
 
 BASIS = "pre-layout, no wire parasitics"
@@ -155,6 +156,22 @@ def write_sdc(path: Path, clocks: list[str], inputs: list[str], outputs: list[st
     Path(path).write_text("\n".join(lines) + "\n")
 
 
+def abc_constraints(liberty: Path, constraints: Constraints) -> str:
+    """The constraints file of Yosys's ``abc -constr``, which has ABC buffer and size the
+    mapped cells: the load of the SDC, and as the inputs' driver the library's smallest
+    one-input, one-output combinational cell (an inverter; a flip-flop, which drives most
+    nets, is no cell ABC knows); none if it has none."""
+    from .reports import liberty_cells
+    areas = liberty_cells(liberty)
+    single = [name for name, cell in liberty_pins(liberty).items()
+              if name in areas and not areas[name]["sequential"]
+              and sorted(info["direction"] for info in cell.values()) == ["input", "output"]]
+    lines = [f"set_load {constraints.output_load_pf:g}"]
+    if single:
+        lines.insert(0, f"set_driving_cell {min(single, key=lambda n: (areas[n]['area'], n))}")
+    return "\n".join(lines) + "\n"
+
+
 def _script(liberty: str, netlist: str, top: str, sdc: str) -> str:
     checks = {
         "register_to_register": "-from [all_registers -clock_pins] "
@@ -172,7 +189,7 @@ def _script(liberty: str, netlist: str, top: str, sdc: str) -> str:
                  "input_to_register": "$graphgen_registers && [llength [all_inputs]]",
                  "register_to_output": "$graphgen_registers && [llength [all_outputs]]"}[kind]
         lines.append(f"if {{{guard}}} {{ report_checks {checks[kind]} -path_delay max "
-                     f"-digits 3 -fields {{fanout}} }} else {{ puts \"No paths found.\" }}")
+                     f"-digits 3 -fields {{net fanout}} }} else {{ puts \"No paths found.\" }}")
     lines += [f'puts "{_MARK} end"', "log_end"]
     return "\n".join(lines) + "\n"
 
