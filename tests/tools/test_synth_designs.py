@@ -1,6 +1,7 @@
 """Each design's smallest configuration through the synthesis targets (issue 20): the ECP5 mapping
 by Yosys (``synth_ecp5``: LUT4, flip-flops, block RAM) and the OSU 0.18 um standard cells
-(area, every cell mapped). The whole cross runs in ``make soak``; ``make test`` runs each
+(area, every cell mapped, and with OpenSTA installed the clock: a plausible Fmax and a path
+named by the design's hierarchy). The whole cross runs in ``make soak``; ``make test`` runs each
 target on one design (Graphicionado at 0.18 um, DepGraph on ECP5): the Yosys runs take 40-130 s
 each here, and the others would take ``make test`` past its 20 minutes. Place and route to an
 Fmax is tested on the CAM (``test_synth.py``, ``test_board.py``) and measured for every default
