@@ -22,12 +22,14 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $@
 
 # Optional system packages: Icarus Verilog (second simulator), the OSU 0.18 um Liberty
-# file (ASIC area), LZ4's header (Verilator's FST waveforms, --trace) and headless Chromium
-# (the test that opens graphgen report's page). Installed when we are root with apt-get; otherwise only a warning.
+# file (ASIC area), OpenSTA (the ASIC clock, `sta`), LZ4's header (Verilator's FST
+# waveforms, --trace) and headless Chromium (the test that opens graphgen report's page).
+# Installed when we are root with apt-get; otherwise only a warning.
 system-deps:
 	@missing=""; \
 	command -v iverilog >/dev/null || missing="$$missing iverilog"; \
 	[ -f $(OSU018_LIB) ] || missing="$$missing qflow-tech-osu018"; \
+	command -v sta >/dev/null || missing="$$missing opensta"; \
 	[ -f /usr/include/lz4.h ] || missing="$$missing liblz4-dev"; \
 	command -v chromium-headless-shell >/dev/null || missing="$$missing chromium-headless-shell"; \
 	if [ -n "$$missing" ]; then \

@@ -8,7 +8,9 @@
   Gowin GW5AST-138C, out of context (``synth.gowin``); the same figures as ``ecp5``.
 * ``generic``: Yosys ``synth`` onto its internal gate library; cell counts.
 * ``asic``: Yosys ``synth``, then ``dfflibmap``/``abc`` onto a Liberty standard-cell library
-  (OSU 0.18 um by default); chip area, split into sequential and combinational area.
+  (OSU 0.18 um by default); chip area, split into sequential and combinational area; with
+  OpenSTA installed, the mapped netlist's clock (``synth.sta``: pre-layout, no wire
+  parasitics).
 
 Each run writes its scripts, logs and reports into the build folder; the tools run with that
 folder as working directory and see only relative paths (see ``synth.tools``).
@@ -26,11 +28,13 @@ from .ecp5_outreg import absorb_output_registers
 from .gowin import GOWIN_TARGETS, gowin
 from .reports import liberty_cells
 from .sram_model import SRAM_MODEL, access_energy_pj, macro_area_um2
+from .sta import Constraints, abc_constraints, analyse, sta_version, worst_of_parts
 from .steps import (clean as _clean, grouped, map_in_contexts as _map_in_contexts,
                     place_and_route, pnr_figures, port_bits as _port_bits,
                     read_command as _read_command, stat_figures as _stat_figures,
                     yosys as _yosys)
-from .tools import LibertyNotFound, SynthError, time_limit, tool_versions
+from .tools import (LibertyNotFound, SynthError, TimeLimitReached, run_tool, time_limit,
+                    tool_versions)
 
 
 __all__ = ["TARGETS", "DEFAULT_LIBERTY", "ECP5_DEVICES", "synthesize", "ecp5_unit_cells"]
@@ -53,6 +57,9 @@ _ECP5_GROUPS = {
     "dsp": ("MULT18X18D", "MULT9X9D", "ALU54B", "ALU24B"),
 }
 _TOP_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+# The clock constraint when none is given: nextpnr's for ecp5, the SDC's for asic.
+DEFAULT_CLOCK_MHZ = {"ecp5": 100.0, "gw5a-138": 100.0, "asic": 250.0}
+NO_STA = "no OpenSTA: area only (apt-get install opensta for the clock)"
 _NO_LIBERTY = ("no Liberty file found: install Debian's qflow-tech-osu018 "
                "(apt-get install qflow-tech-osu018) or pass --liberty FILE")
 
@@ -237,11 +244,20 @@ ASIC_NODE_NM = 180.0
 
 
 def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
-          blackboxes: str | None = None) -> dict:
+          blackboxes: str | None = None, constraints: Constraints = Constraints(),
+          sta: bool = False, prefix: str = "") -> dict:
     """ASIC synthesis of ``top``; ``blackboxes`` names a Verilog file in ``build_dir`` whose
-    modules are read as black boxes (no area), as the per-unit flow's glue parts need."""
+    modules are read as black boxes (no area), as the per-unit flow's glue parts need.
+
+    ABC maps for delay at ``constraints.period_ns`` and buffers and sizes the cells for the
+    load (``abc -D -constr``): without it a net of a thousand loads (a wide FIFO's write
+    enable) is driven by one NOR2X1, hundreds of ns. With ``sta``, the mapped netlist (less
+    the SRAM macros and black boxes, which have no timing) is written to ``mapped.v`` and
+    timed by OpenSTA (``synth.sta``; ``prefix``: the hierarchical name of ``top`` in the
+    design, for the names reported) as ``asic_timing``."""
     lib = _stage(liberty, build_dir)
-    _clean(build_dir, "stat.json", "stat.txt", "memories.txt")
+    _clean(build_dir, "stat.json", "stat.txt", "memories.txt", "mapped.v")
+    (build_dir / "abc.constr").write_text(abc_constraints(build_dir / lib, constraints))
     keep = f"t:$mem_v2 r:SIZE>={MACRO_MIN_DEPTH} %i"
     seconds = _yosys(build_dir, "asic.ys", [
         *([f"read_verilog -lib {blackboxes}"] if blackboxes else []),
@@ -255,10 +271,16 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
         "techmap",
         "opt -fast",
         f"dfflibmap -liberty {lib}",
-        f"abc -liberty {lib}",
+        f"abc -D {round(constraints.period_ns * 1e3)} -constr abc.constr -liberty {lib}",
         "opt_clean",
         f"tee -q -o stat.txt stat -liberty {lib}",
         f"tee -q -o stat.json stat -liberty {lib} -json",
+        *([] if not sta else [
+            # What has no timing model goes (after the area is counted): the SRAM macros,
+            # the black boxes, the hierarchy notes flatten left. OpenSTA's Verilog reader
+            # takes no concatenation left of an assign (-simple-lhs).
+            "delete t:$__graphgen_sram_macro t:$scopeinfo =A:blackbox %C",
+            "write_verilog -noattr -simple-lhs mapped.v"]),
     ])
     design, cells, num_cells = _stat_figures(build_dir, top)
     library = liberty_cells(build_dir / lib)
@@ -286,7 +308,11 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
         notes.append(f"{len(macros)} memories of {MACRO_MIN_DEPTH}+ words kept as SRAM macros: "
                      f"their area is a model (synth/sram_model.py at {ASIC_NODE_NM:g} nm), "
                      f"the logic area is from the Liberty file")
-    return {"area_um2": area, "area_seq_um2": area_seq, "area_comb_um2": area - area_seq,
+    figures = {}
+    if sta:
+        figures["asic_timing"] = analyse(build_dir, "mapped.v", top, lib, constraints, prefix)
+    return {**figures, "area_um2": area, "area_seq_um2": area_seq,
+            "area_comb_um2": area - area_seq,
             "area_logic_um2": area,
             "memories": macros, "memory_bits": sum(macro["bits"] for macro in macros),
             "area_memory_um2_model": macro_area, "sram_model": dict(SRAM_MODEL),
@@ -295,8 +321,11 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
             "num_seq_cells": sum(count for kind, count in cells.items()
                                  if kind in library and library[kind]["sequential"]),
             "cells": cells, "unmapped_cells": unmapped, "liberty": str(liberty),
-            "reports": ["stat.json"], "logs": ["yosys.log"],
-            "step_seconds": {"yosys": seconds}, "notes": notes}
+            "reports": ["stat.json"],
+            "logs": ["yosys.log"] + (["sta.log"] if sta else []),
+            "step_seconds": {"yosys": seconds} | (
+                {"sta": figures["asic_timing"]["seconds"]} if sta else {}),
+            "notes": notes}
 
 
 def _module_names(path: Path) -> set[str]:
@@ -304,10 +333,13 @@ def _module_names(path: Path) -> set[str]:
     return set(split_modules(path.read_text())[1])
 
 
-def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs: int) -> dict:
+def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs: int,
+                   constraints: Constraints = Constraints(), sta: bool = False) -> dict:
     """ASIC synthesis unit by unit (``synth.units``): each part in its own Yosys run, ``jobs``
     at a time, in ``build_dir/units/<part>``; the figures are their sums, with ``units``
-    giving each top-level unit's area and share."""
+    giving each top-level unit's area and share. With ``sta``, each part is timed apart
+    by OpenSTA and ``asic_timing`` gives the worst part's path (``synth.sta.worst_of_parts``):
+    paths between parts are not analysed."""
     from .units import MAX_UNIT_BYTES, plan_parts
     parts = plan_parts((build_dir / verilog).read_text(), top)
 
@@ -319,7 +351,8 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
         if part.blackboxes:
             (folder / "blackboxes.v").write_text(part.blackboxes)
             boxes = "blackboxes.v"
-        return _asic(folder, "part.v", part.top, liberty, boxes)
+        return _asic(folder, "part.v", part.top, liberty, boxes, constraints, sta,
+                     part.name.removeprefix(top).removeprefix("."))
 
     results = _map_in_contexts(run, parts, jobs)
     summed = ("area_um2", "area_seq_um2", "area_comb_um2", "area_logic_um2",
@@ -353,13 +386,25 @@ def _asic_per_unit(build_dir: Path, verilog: str, top: str, liberty: Path, jobs:
         notes.append(f"{len(memories)} memories of {MACRO_MIN_DEPTH}+ words kept as SRAM "
                      f"macros: their area is a model (synth/sram_model.py at "
                      f"{ASIC_NODE_NM:g} nm), the logic area is from the Liberty file")
+    if sta:
+        clock = worst_of_parts({part.name: result["asic_timing"]
+                                for part, result in zip(parts, results)},
+                               {part.name: part.unit for part in parts})
+        figures["asic_timing"] = clock
+        for unit, entry in clock["units"].items():
+            units[unit]["fmax_mhz"] = entry["fmax_mhz"]
+        if memories:
+            clock["notes"].append(f"paths into and out of the {len(memories)} SRAM macros "
+                                  f"are not timed (no timing model)")
     return {**figures, "cells": cells, "units": dict(sorted(
                 units.items(), key=lambda item: -item[1]["area_total_um2_with_model"])),
             "memories": memories, "sram_model": dict(SRAM_MODEL),
             "unmapped_cells": sorted(unmapped), "liberty": str(liberty), "per_unit": True,
             "reports": [f"units/{_safe_name(part.name)}/stat.json" for part in parts],
-            "logs": [f"units/{_safe_name(part.name)}/yosys.log" for part in parts],
-            "step_seconds": {"yosys": sum(r["step_seconds"]["yosys"] for r in results)},
+            "logs": [f"units/{_safe_name(part.name)}/{log}" for part in parts
+                     for log in ("yosys.log", "sta.log")[:2 if sta else 1]],
+            "step_seconds": {step: sum(r["step_seconds"][step] for r in results)
+                             for step in ("yosys", "sta")[:2 if sta else 1]},
             "notes": notes}
 
 
@@ -398,9 +443,10 @@ def _find_liberty(liberty: Path | None) -> Path:
 
 def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
                liberty: Path | None = None, ecp5_device: str = "85k",
-               ecp5_package: str = "CABGA381", clock_mhz: float = 100.0,
+               ecp5_package: str = "CABGA381", clock_mhz: float | None = None,
                seed: int = 1, seeds: int = 1, per_unit: bool = False,
-               jobs: int | None = None, time_limit_s: float | None = None) -> dict:
+               jobs: int | None = None, time_limit_s: float | None = None,
+               sta: bool = True) -> dict:
     """Synthesize module ``top`` of ``verilog_path`` for ``target`` (one of :data:`TARGETS`).
 
     All scripts, logs and reports go into ``build_dir`` (created if needed). Returns a
@@ -429,7 +475,17 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
       ``num_cells``, ``cells``, ``liberty`` (the file used; :data:`DEFAULT_LIBERTY` when
       ``liberty`` is None, :class:`LibertyNotFound` if absent); with ``per_unit``, the
       design is synthesized unit by unit (``synth.units``, ``jobs`` Yosys runs at a time, by
-      default one per core) and ``units`` gives each top-level unit's figures and share.
+      default one per core) and ``units`` gives each top-level unit's figures and share;
+      ``asic_timing``: with ``sta`` and OpenSTA installed, the mapped netlist's timing
+      (:func:`synth.sta.analyse`: ``min_period_ns``, ``fmax_mhz``, the worst
+      register-to-register path's ``start``, ``end``, ``start_block``, ``end_block``, the
+      worst port paths, ``basis`` "pre-layout, no wire parasitics", ``sta_version``) with
+      the clock at ``clock_mhz``; per unit, each part is timed apart and the worst part is
+      reported (:func:`synth.sta.worst_of_parts`), each unit's Fmax in ``units``. Without
+      OpenSTA, ``asic_timing`` is None and a note says so.
+
+    ``clock_mhz``: the clock constraint, nextpnr's for ``ecp5`` and the SDC's for ``asic``
+    (default :data:`DEFAULT_CLOCK_MHZ` for the target).
 
     ``time_limit_s``: the tool runs stop after that many seconds in all (a
     :class:`SynthError` saying so).
@@ -447,12 +503,15 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
     if not verilog_path.is_file():
         raise SynthError(f"Verilog file {verilog_path} not found")
     device = str(ecp5_device).lower().removeprefix("--")
+    if clock_mhz is None:
+        clock_mhz = DEFAULT_CLOCK_MHZ.get(target, DEFAULT_CLOCK_MHZ["ecp5"])
+    if (target in ("ecp5", "asic") or target in GOWIN_TARGETS) and \
+            not (isinstance(clock_mhz, (int, float)) and 0 < clock_mhz < float("inf")):
+        raise SynthError(f"clock_mhz must be positive, got {clock_mhz}")
     if target == "ecp5" and device not in ECP5_DEVICES:
         raise SynthError(f"unknown ECP5 device {ecp5_device!r}: expected one of "
                          f"{', '.join(ECP5_DEVICES)}")
     if target == "ecp5" or target in GOWIN_TARGETS:
-        if not clock_mhz > 0:
-            raise SynthError(f"clock_mhz must be positive, got {clock_mhz}")
         if not (isinstance(seeds, int) and seeds >= 1):
             raise SynthError(f"seeds must be a positive number of placement seeds, got {seeds!r}")
     if per_unit and target not in ("asic", "ecp5"):
@@ -468,14 +527,15 @@ def synthesize(verilog_path: Path, top: str, target: str, build_dir: Path, *,
 
     with time_limit(time_limit_s):
         figures, tools = _run_target(target, build_dir, verilog, top, library, device,
-                                     ecp5_package, clock_mhz, seed, seeds, per_unit, jobs)
+                                     ecp5_package, clock_mhz, seed, seeds, per_unit, jobs,
+                                     sta)
     return {"target": target, "top": top, **figures,
             "tool_versions": tool_versions(*tools), "build_dir": str(build_dir),
             "wall_seconds": time.perf_counter() - start}
 
 
 def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, clock_mhz,
-                seed, seeds, per_unit, jobs):
+                seed, seeds, per_unit, jobs, sta):
     jobs = jobs or os.cpu_count() or 1
     if target == "ecp5":
         figures = _ecp5(build_dir, verilog, top, device, ecp5_package, float(clock_mhz),
@@ -499,9 +559,25 @@ def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, 
         tools = ("yosys",)
     else:
         assert library is not None
+        constraints = Constraints(period_ns=1e3 / clock_mhz)
+        timed = bool(sta and sta_version())
         if per_unit:
-            figures = _asic_per_unit(build_dir, verilog, top, library, jobs)
+            figures = _asic_per_unit(build_dir, verilog, top, library, jobs, constraints,
+                                     timed)
         else:
-            figures = _asic(build_dir, verilog, top, library)
-        tools = ("yosys",)
+            figures = _asic(build_dir, verilog, top, library, constraints=constraints,
+                            sta=timed)
+            if timed and figures["memories"]:
+                figures["asic_timing"]["notes"].append(
+                    f"paths into and out of the {len(figures['memories'])} SRAM macros are "
+                    f"not timed (no timing model)")
+        figures["clock_mhz"] = clock_mhz
+        figures["notes"].append(f"ABC mapped for a {constraints.period_ns:g} ns clock "
+                                f"({clock_mhz:g} MHz), buffering and sizing cells for the load "
+                                f"(abc -D -constr)")
+        if not timed:
+            figures["asic_timing"] = None
+            if sta:
+                figures["notes"].append(NO_STA)
+        tools = ("yosys", "sta") if timed else ("yosys",)
     return figures, tools

@@ -13,7 +13,7 @@ from .tools import SynthError
 __all__ = ["read_json", "yosys_stat", "nextpnr_report", "nextpnr_critical_path",
            "nextpnr_log_utilisation",
            "nextpnr_log_progress", "overflow_text", "stopped_text", "clock_name",
-           "liberty_cells", "format_table"]
+           "liberty_cells", "liberty_pins", "format_table"]
 
 
 def read_json(path: Path, what: str) -> dict:
@@ -196,12 +196,7 @@ def liberty_cells(path: Path) -> dict[str, dict]:
     A cell is sequential when it holds an ``ff``, ``latch`` (or ``*_bank``, ``statetable``)
     group. Only what area figures need is read; complex attributes are skipped.
     """
-    try:
-        text = Path(path).read_text(errors="replace")
-    except OSError as error:
-        raise SynthError(f"cannot read Liberty file {path}: {error}") from None
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
-    text = text.replace("\\\n", " ")
+    text = _liberty_text(path)
     cells: dict[str, dict] = {}
     stack: list[str] = []
     cell: str | None = None
@@ -225,6 +220,48 @@ def liberty_cells(path: Path) -> dict[str, dict]:
                 cells[cell]["area"] = float(match["value"].strip().strip('"'))
             except ValueError:
                 pass
+    return cells
+
+
+def _liberty_text(path: Path) -> str:
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError as error:
+        raise SynthError(f"cannot read Liberty file {path}: {error}") from None
+    return re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL).replace("\\\n", " ")
+
+
+def liberty_pins(path: Path) -> dict[str, dict[str, dict]]:
+    """The pins of each cell of a Liberty file: ``{cell: {pin: {"direction": "input" |
+    "output" | ..., "clock": bool}}}`` (``clock : true`` marks a flip-flop's or latch's clock
+    pin)."""
+    cells: dict[str, dict[str, dict]] = {}
+    stack: list[str] = []
+    cell: str | None = None
+    pin: str | None = None
+    for match in _LIBERTY_TOKEN.finditer(_liberty_text(path)):
+        if match["group"]:
+            stack.append(match["group"])
+            name = match["arg"].strip().strip('"')
+            if match["group"] == "cell" and len(stack) == 2:
+                cell = name
+                cells[cell] = {}
+            elif match["group"] == "pin" and cell is not None and len(stack) == 3:
+                pin = name
+                cells[cell][pin] = {"direction": None, "clock": False}
+        elif match["close"]:
+            if stack:
+                stack.pop()
+            if len(stack) < 3:
+                pin = None
+            if len(stack) < 2:
+                cell = None
+        elif pin is not None and len(stack) == 3:
+            value = match["value"].strip().strip('"')
+            if match["attr"] == "direction":
+                cells[cell][pin]["direction"] = value
+            elif match["attr"] == "clock":
+                cells[cell][pin]["clock"] = value == "true"
     return cells
 
 
@@ -281,6 +318,40 @@ def _pnr_rows(figures: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def _path_text(path: dict) -> str:
+    return (f"{path['start']} ({path['start_block']}) -> {path['end']} "
+            f"({path['end_block']})")
+
+
+def _asic_timing_rows(timing: dict) -> list[tuple[str, str]]:
+    """The rows of ``synth.sta``'s figures: the register-to-register minimum period and
+    Fmax, its path, the port paths apart."""
+    inside = " inside units" if timing.get("per_unit") else ""
+    rows = [("clock (OpenSTA)", f"{timing['basis']}, ideal clock; "
+                                f"{timing.get('sta_version') or 'OpenSTA'}")]
+    if timing.get("fmax_mhz") is None:
+        rows.append((f"  register to register{inside}",
+                     f"no path ({timing.get('registers', 0):,} flip-flops)"))
+    else:
+        verdict = "met" if timing["met"] else "NOT met"
+        rows.append((f"  register to register{inside}",
+                     f"min period {timing['min_period_ns']:.3f} ns: Fmax "
+                     f"{timing['fmax_mhz']:.1f} MHz (at {1e3 / timing['period_ns']:g} MHz: "
+                     f"{verdict}, slack {timing['slack_ns']:.3f} ns)"))
+        rows.append(("    worst path", _path_text(timing)
+                     + (f" in part {timing['part']}" if timing.get("part") else "")))
+    for key, label in (("input_to_register", "input to register"),
+                       ("register_to_output", "register to output")):
+        path = timing.get(key)
+        if path:
+            rows.append((f"  {label}", f"{path['min_period_ns']:.3f} ns: {_path_text(path)}"))
+    if timing.get("scope"):
+        rows.append(("  scope", timing["scope"]))
+    for note in timing.get("notes", []):
+        rows.append(("  timing note", note))
+    return rows
+
+
 def format_table(report: dict) -> str:
     """A small human-readable table of the figures returned by ``synthesize`` (a whole
     ``graphgen synth --json`` report, with its ``figures`` section, is accepted too)."""
@@ -323,6 +394,8 @@ def format_table(report: dict) -> str:
                  ("Liberty", str(figures.get("liberty")))]
         if figures.get("unmapped_cells"):
             rows.append(("  unmapped (no area)", ", ".join(figures["unmapped_cells"])))
+        if figures.get("asic_timing"):
+            rows += _asic_timing_rows(figures["asic_timing"])
         memories = figures.get("memories", [])
         # A whole design's hundreds of memories are summed by unit above; a block's few are
         # listed.
@@ -335,7 +408,9 @@ def format_table(report: dict) -> str:
             rows.append((f"unit {unit}",
                          f"{_number(entry['area_um2'])} um^2 logic + "
                          f"{_number(entry['area_memory_um2_model'])} um^2 memories (model), "
-                         f"{100 * entry['share']:.1f}% of the total"))
+                         f"{100 * entry['share']:.1f}% of the total"
+                         + (f", Fmax {entry['fmax_mhz']:.1f} MHz" if entry.get("fmax_mhz")
+                            else "")))
         if figures.get("memories"):
             rows.append(("memories (model)",
                          f"{_number(figures['area_memory_um2_model'])} um^2 for "

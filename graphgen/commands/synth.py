@@ -40,8 +40,9 @@ def add_parser(commands) -> None:
                          help="build up to a bitstream for an amaranth-boards board "
                               "(ulx3s-85f, ecpix5-85, versa-ecp5, ...) instead of a --target")
     command.add_argument("--liberty", metavar="FILE", help="Liberty file for --target asic")
-    command.add_argument("--clock-mhz", type=float, default=100.0,
-                         help="clock constraint given to nextpnr (ecp5, gw5a-138)")
+    command.add_argument("--clock-mhz", type=float,
+                         help="clock constraint: nextpnr's for ecp5 and gw5a-138 (default "
+                              "100), the SDC's for OpenSTA for asic (default 250)")
     command.add_argument("--seeds", type=int, default=1, metavar="N",
                          help="ecp5, gw5a-138: place and route with seeds 1..N, report the "
                               "best")
@@ -130,7 +131,8 @@ def run(args) -> int:
 
 
 def _check_target_options(args) -> None:
-    if not (math.isfinite(args.clock_mhz) and args.clock_mhz > 0):
+    if args.clock_mhz is not None and not (math.isfinite(args.clock_mhz)
+                                           and args.clock_mhz > 0):
         raise UsageError(f"--clock-mhz must be a positive number, not {args.clock_mhz}")
     if args.seeds < 1:
         raise UsageError(f"--seeds must be at least 1, not {args.seeds}")

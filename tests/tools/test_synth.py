@@ -14,6 +14,7 @@ from amaranth.lib.wiring import In, Out
 import synth
 from synth import (DEFAULT_LIBERTY, TARGETS, LibertyNotFound, SynthError, format_table,
                    liberty_cells, synthesize)
+from synth.reports import liberty_pins
 from synth.tools import TimeLimitReached
 
 
@@ -198,6 +199,15 @@ def test_liberty_parser(tmp_path):
     }""")
     assert liberty_cells(lib) == {"INV": {"area": 16.0, "sequential": False},
                                   "DFF": {"area": 96.5, "sequential": True}}
+    # The pins OpenSTA's flow needs (synth.sta): directions and the clock pin.
+    lib.write_text(lib.read_text().replace(
+        'pin(Q) {', 'pin(CLK) { direction : input; clock : true; internal_power() { '
+        'direction : output; } }\n        pin(Q) { direction : output;'))
+    assert liberty_pins(lib) == {
+        "INV": {"A": {"direction": "input", "clock": False},
+                "Y": {"direction": "output", "clock": False}},
+        "DFF": {"CLK": {"direction": "input", "clock": True},
+                "Q": {"direction": "output", "clock": False}}}
 
 
 def test_liberty_missing(small_design, tmp_path, monkeypatch):

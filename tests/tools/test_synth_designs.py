@@ -1,16 +1,20 @@
 """Each design's smallest configuration through the synthesis targets (issue 20): the ECP5 mapping
 by Yosys (``synth_ecp5``: LUT4, flip-flops, block RAM), the GW5A mapping (``synth_gowin``,
 soak only) and the OSU 0.18 um standard cells
-(area, every cell mapped). The whole cross runs in ``make soak``; ``make test`` runs each
+(area, every cell mapped, and with OpenSTA installed the clock: a plausible Fmax and a path
+named by the design's hierarchy). The whole cross runs in ``make soak``; ``make test`` runs each
 target on one design (Graphicionado at 0.18 um, DepGraph on ECP5): the Yosys runs take 40-130 s
 each here, and the others would take ``make test`` past its 20 minutes. Place and route to an
 Fmax is tested on the CAM (``test_synth.py``, ``test_board.py``) and measured for every default
 configuration in ``make bench`` (``bench_design_table.py``)."""
 
+import re
+
 import pytest
 
 from graphgen.designs import get_design
 from synth import DEFAULT_LIBERTY, synthesize
+from synth.sta import sta_version
 from synth.flow import ecp5_synthesis
 from synth.gowin import GOWIN_GROUPS, gowin_synthesis
 from synth.steps import grouped
@@ -52,3 +56,22 @@ def test_smallest_configuration_synthesizes(name, target, tmp_path):
         assert report["unmapped_cells"] == []
         assert report["area_seq_um2"] > 0 and report["area_comb_um2"] > 0
         assert report["area_um2"] > 1e5              # at least 0.1 mm2: a real design
+        if sta_version() is not None:
+            _check_timing(report, (tmp_path / f"{top}.v").read_text(), top)
+
+
+def _check_timing(report: dict, verilog: str, top: str) -> None:
+    """OpenSTA's register-to-register path on a whole design: a clock within what 0.18 um
+    cells give a design of tens of levels (50 MHz to 1 GHz), its registers named by the
+    design's hierarchy, the blocks they are in the top's submodules."""
+    timing = report["asic_timing"]
+    assert 50 < timing["fmax_mhz"] < 1000, timing
+    assert timing["min_period_ns"] == pytest.approx(timing["arrival_ns"] + timing["setup_ns"],
+                                                    abs=2e-3)
+    for end in ("start", "end"):
+        name, block = timing[end], timing[f"{end}_block"]
+        assert not re.fullmatch(r"_\d+_", name), timing
+        assert block == (name.split(".")[0] if "." in name.split("[")[0] else "(top)")
+        assert block == "(top)" or f"module \\{top}.{block} " in verilog, (block, timing)
+    if report["memories"]:
+        assert "SRAM macros are not timed" in timing["notes"][-1]
