@@ -100,12 +100,16 @@ class OpIssue(wiring.Component):
         batch_last = Signal(32)
         ops_last = Signal(32)
         m.d.sync += [batch_last.eq(self.batch_size - 1), ops_last.eq(self.ops_count - 1)]
-        batch_full = in_batch == self.batch_size
+        # ``in_batch == batch_size``, kept beside ``in_batch`` (a register, not a compare).
+        batch_full = Signal()
+        with m.If(~self.go):
+            m.d.sync += batch_full.eq(self.batch_size == 0)
         last_op = self.issued == ops_last
         present = self.present_u & self.present_v
         # A batch boundary: wait for the batch's operations to end, then count it.
         with m.If(held & batch_full & drained):
-            m.d.sync += [in_batch.eq(0), self.batches.eq(self.batches + 1)]
+            m.d.sync += [in_batch.eq(0), self.batches.eq(self.batches + 1),
+                         batch_full.eq(self.batch_size == 0)]
         ready_to_go = held & ~batch_full
 
         # Edge operations.
@@ -147,7 +151,8 @@ class OpIssue(wiring.Component):
                              (self.skips.valid & self.skips.ready) |
                              (self.vertex_ops.valid & self.vertex_ops.ready))
         with m.If(leave):
-            m.d.sync += [self.issued.eq(self.issued + 1), in_batch.eq(in_batch + 1)]
+            m.d.sync += [self.issued.eq(self.issued + 1), in_batch.eq(in_batch + 1),
+                         batch_full.eq(in_batch == batch_last)]
             with m.If(kind == OpKind.SEARCH):
                 m.d.sync += searches.eq(searches + 1)
             with m.If(kind == OpKind.DELETE_VERTEX):
