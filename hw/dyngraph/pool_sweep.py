@@ -98,7 +98,7 @@ class PoolSweep(wiring.Component):
             m.d.comb += cells.eq(pending[8:])
         # The tombstones leave through a register slice: the pending cells' test and the
         # line's mask are not in one path with the slab-write arbiter's grant.
-        m.submodules.out = out = StreamRegisterSlice(SlabWrite)
+        m.submodules.tombstones = out = StreamRegisterSlice(SlabWrite)
         wiring.connect(m, out.o, wiring.flipped(self.writes))
         tombstones = out.i
         write = tombstones.payload
