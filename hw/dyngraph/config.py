@@ -53,9 +53,18 @@ class DynGraphConfig(DesignConfig):
         Cycles without a link moving before a simulation run is called hung (0: off).
     stall_injection : int
         Percentage of cycles each stream link stalls at random (verification; 0: none).
+
+    Presets (``--set preset=NAME``)
+    -------------------------------
+    ecp5
+        The ECP5-85k build (the default, 16 slots and 65,536 vertices, does not fit it):
+        4 slots, 4,096 vertices, 8 reads in flight, a read window of 4 lines (about 68% of
+        the chip's logic cells, no block RAM).
     """
 
     RUN_SETTINGS = ("stall_injection", "watchdog")
+    PRESETS = {"ecp5": {"slots": "4", "max_vertices": "4096", "memory_outstanding": "8",
+                        "read_window": "4"}}
 
     max_vertices: int = 1 << 16
     slots: int = 16

@@ -120,23 +120,40 @@ class LockIssue(wiring.Component):
         ]
         staged_bucket = staged.ctx.op.bucket
         m.d.comb += [self.probe_id.eq(head.ctx.op.bucket), self.probe2_id.eq(bucket)]
-        head_free = (queue.o.valid & ~self.probe_hit
-                     & ~(staged_valid & (staged_bucket == head.ctx.op.bucket)))
+        # The probes' answers are registered: the CAM's compare of every way is not in the
+        # path to the choice. An answer is used the cycle after, for an operation that was
+        # there (not taken) when it was probed: a bucket freed since is still seen held (the
+        # operation waits a cycle or queues, which keeps each bucket's order); the bucket
+        # locked since, by the operation that left the stage last cycle, is compared here.
+        probe_hit, probe2_hit = Signal(), Signal()
+        head_seen, new_seen = Signal(), Signal()
+        locked = Signal(LOCK_BITS)
+        locked_valid = Signal()
+        m.d.sync += [probe_hit.eq(self.probe_hit), probe2_hit.eq(self.probe2_hit),
+                     head_seen.eq(queue.o.valid & ~queue.o.ready),
+                     new_seen.eq(self.i.valid & ~self.i.ready),
+                     locked.eq(staged_bucket), locked_valid.eq(fire)]
+
+        def held(id_):
+            return ((staged_valid & (staged_bucket == id_)) |
+                    (locked_valid & (locked == id_)))
+
+        head_free = (queue.o.valid & head_seen & ~probe_hit & ~held(head.ctx.op.bucket))
         drained = self.in_flight == 0
         credit = (self.in_flight < self._slots) & (self.parallel | drained)
         behind = Cat((waiting_valid[k] & (waiting_bucket[k] == bucket))
                      for k in range(depth)).any()
         # A new operation waits: its bucket is held, or an earlier one of its bucket waits.
         # (The probes read the lock's state at the start of the cycle, as the insert does.)
-        defer = self.i.valid & (behind | self.probe2_hit
-                                | (staged_valid & (staged_bucket == bucket)))
+        known = self.i.valid & new_seen
+        defer = known & (behind | probe2_hit | held(bucket))
         # The head goes first when its bucket is free; one at a time, it goes before any new
         # operation.
         from_queue = head_free | (queue.o.valid & ~self.parallel)
         candidate = Signal(read_layout)
         offered = Signal()
         m.d.comb += [candidate.eq(self.i.payload),
-                     offered.eq(self.i.valid & ~defer)]
+                     offered.eq(known & ~defer)]
         with m.If(from_queue):
             m.d.comb += [candidate.eq(head), offered.eq(1)]
 

@@ -94,12 +94,22 @@ class OpIssue(wiring.Component):
         with m.Elif(~edge_sent & self.released):
             m.d.sync += in_flight.eq(in_flight - 1)
         drained = in_flight == 0
-        batch_full = in_batch == self.batch_size
-        last_op = self.issued + 1 == self.ops_count
+        # ``x + 1 == n`` as ``x == n - 1`` with ``n - 1`` registered (the run's settings do
+        # not change while it issues): no adder between the counters and the issue's
+        # choice, which ran on through the vertex operation into the sweep's start.
+        batch_last = Signal(32)
+        ops_last = Signal(32)
+        m.d.sync += [batch_last.eq(self.batch_size - 1), ops_last.eq(self.ops_count - 1)]
+        # ``in_batch == batch_size``, kept beside ``in_batch`` (a register, not a compare).
+        batch_full = Signal()
+        with m.If(~self.go):
+            m.d.sync += batch_full.eq(self.batch_size == 0)
+        last_op = self.issued == ops_last
         present = self.present_u & self.present_v
         # A batch boundary: wait for the batch's operations to end, then count it.
         with m.If(held & batch_full & drained):
-            m.d.sync += [in_batch.eq(0), self.batches.eq(self.batches + 1)]
+            m.d.sync += [in_batch.eq(0), self.batches.eq(self.batches + 1),
+                         batch_full.eq(self.batch_size == 0)]
         ready_to_go = held & ~batch_full
 
         # Edge operations.
@@ -126,8 +136,8 @@ class OpIssue(wiring.Component):
         next_op = data.View(OpWords, self.ops.payload.data)
         next_known = self.ops.valid | last_op
         next_is_delete = self.ops.valid & (next_op.kind[:3] == OpKind.DELETE_VERTEX)
-        group_end = (last_op | (in_batch + 1 == self.batch_size) |
-                     (group + 1 == self._sweep_group) | ~next_is_delete)
+        group_end = (last_op | (in_batch == batch_last) |
+                     (group == self._sweep_group - 1) | ~next_is_delete)
         vertex = self.vertex_ops.payload
         m.d.comb += [
             self.vertex_ops.valid.eq(ready_to_go & ~edge & drained & next_known),
@@ -141,7 +151,8 @@ class OpIssue(wiring.Component):
                              (self.skips.valid & self.skips.ready) |
                              (self.vertex_ops.valid & self.vertex_ops.ready))
         with m.If(leave):
-            m.d.sync += [self.issued.eq(self.issued + 1), in_batch.eq(in_batch + 1)]
+            m.d.sync += [self.issued.eq(self.issued + 1), in_batch.eq(in_batch + 1),
+                         batch_full.eq(in_batch == batch_last)]
             with m.If(kind == OpKind.SEARCH):
                 m.d.sync += searches.eq(searches + 1)
             with m.If(kind == OpKind.DELETE_VERTEX):

@@ -11,6 +11,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import check_int
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import FREE_OWNER, SLAB_PAIRS, TOMBSTONE_KEY, SlabPurpose, SlabCtx, SlabWrite
 from .slab_port import slab_out_layout, slab_read_layout
 
@@ -79,20 +80,30 @@ class PoolSweep(wiring.Component):
         owner = Signal(32)
         taken = Signal()
         m.d.comb += self.slabs.ready.eq(~taken)
+        # The hits are counted the cycle after, from ``pending`` (a register; no write
+        # changes it before then): the compares and the count are not one path.
+        fresh = Signal()
+        m.d.sync += fresh.eq(self.slabs.valid & ~taken)
+        with m.If(fresh):
+            m.d.sync += self.removed.eq(self.removed + _count_ones(pending))
         with m.If(self.slabs.valid & ~taken):
             m.d.sync += [pending.eq(hits), index.eq(self.slabs.payload.index), taken.eq(1),
                          owner.eq(slab.aux),
-                         received.eq(received + 1),
-                         self.removed.eq(self.removed + sum(hits[c] for c in range(SLAB_PAIRS)))]
+                         received.eq(received + 1)]
         line = Signal()
         m.d.comb += line.eq(pending[:8] == 0)
         cells = Signal(8)
         m.d.comb += cells.eq(pending[:8])
         with m.If(line):
             m.d.comb += cells.eq(pending[8:])
-        write = self.writes.payload
+        # The tombstones leave through a register slice: the pending cells' test and the
+        # line's mask are not in one path with the slab-write arbiter's grant.
+        m.submodules.tombstones = out = StreamRegisterSlice(SlabWrite)
+        wiring.connect(m, out.o, wiring.flipped(self.writes))
+        tombstones = out.i
+        write = tombstones.payload
         m.d.comb += [
-            self.writes.valid.eq(taken & (pending != 0)),
+            tombstones.valid.eq(taken & (pending != 0)),
             write.write.eq(1),
             write.slab.eq(index),
             write.vertex.eq(owner),         # the port of the owner's slabs
@@ -102,11 +113,20 @@ class PoolSweep(wiring.Component):
         ]
         with m.If(taken & (pending == 0)):
             m.d.sync += taken.eq(0)
-        with m.Elif(self.writes.valid & self.writes.ready):
+        with m.Elif(tombstones.valid & tombstones.ready):
             with m.If(line):
                 m.d.sync += pending[8:].eq(0)
             with m.Else():
                 m.d.sync += pending[:8].eq(0)
-        with m.If(self.busy & ~self.start & (received == self.pool_slabs) & ~taken):
+        with m.If(self.busy & ~self.start & (received == self.pool_slabs) & ~taken &
+                  ~out.o.valid):
             m.d.sync += self.busy.eq(0)
         return m
+
+
+def _count_ones(bits):
+    """The set bits of ``bits``, summed as a balanced tree (not a chain of adders)."""
+    terms = [bits[k] for k in range(len(bits))]
+    while len(terms) > 1:
+        terms = [a + b for a, b in zip(terms[::2], terms[1::2])] + terms[len(terms) & ~1:]
+    return terms[0]

@@ -4,6 +4,12 @@ slab belongs to: a port takes one line request a cycle, and an edge operation ne
 operation a cycle. Each vertex's slabs are read and written through one port, in order, as
 :class:`~hw.dyngraph.slab_port.SlabPort` requires; the sweep reads slab ``s`` through port
 ``s mod ports`` (the vertex operations wait for the memory to be quiet around it).
+
+The reads and the writes enter through register slices: the arbiters' grants, the allocator's
+and the vertex operations' choices are then not in one path with a port's choice between a
+write and a read, its line address adder and its request queue (nor is the port's ready in
+theirs). A write releases its lock when it enters its port, as before, so a slice costs a
+cycle and changes no order; ``busy`` counts what the slices hold.
 """
 
 from amaranth.hdl import Module, Mux
@@ -15,6 +21,7 @@ from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from hw.lib.stream.select import StreamDemux
 from .layouts import SlabCtx, SlabPurpose, SlabWrite
 from .slab_port import SlabPort, slab_out_layout, slab_read_layout
@@ -90,8 +97,12 @@ class SlabPorts(wiring.Component):
             SlabWrite, count, route=(lambda p: p.vertex[:bits]) if bits else (lambda p: 0))
         m.submodules.slab_merge = slab_merge = StreamArbiter(slab_out_layout(SlabCtx), count)
         m.submodules.release_merge = release_merge = StreamArbiter(32, count)
-        wiring.connect(m, wiring.flipped(self.reads), read_split.i)
-        wiring.connect(m, wiring.flipped(self.writes), write_split.i)
+        m.submodules.read_slice = read_slice = StreamRegisterSlice(slab_read_layout(SlabCtx))
+        m.submodules.write_slice = write_slice = StreamRegisterSlice(SlabWrite)
+        wiring.connect(m, wiring.flipped(self.reads), read_slice.i)
+        wiring.connect(m, wiring.flipped(self.writes), write_slice.i)
+        wiring.connect(m, read_slice.o, read_split.i)
+        wiring.connect(m, write_slice.o, write_split.i)
         for k, port in enumerate(ports):
             if count > 1:
                 # A port takes a read only between its other line requests (two cycles a
@@ -113,6 +124,7 @@ class SlabPorts(wiring.Component):
             self.reads_done.eq(sum(port.reads_done for port in ports)),
             self.writes_done.eq(sum(port.writes_done for port in ports)),
             self.busy.eq(any_busy((port.busy for port in ports),
-                                  (queue.o.valid for queue in queues))),
+                                  (queue.o.valid for queue in queues),
+                                  read_slice.o.valid, write_slice.o.valid)),
         ]
         return m

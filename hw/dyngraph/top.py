@@ -169,8 +169,7 @@ class UpdateUnit(RegisterDesign):
         # arbiters' grants into the slab ports' address adders. Forward-only (one register a
         # bit, no skid multiplexer) where the payload is wide and the ready path short.
         link(b["op_reader"].items, issue.ops, "op_reader->issue", register=True)
-        link(b["issue"].edges, b["table_requests"].i[0], "issue->table", register=True,
-             skid=False)
+        link(b["issue"].edges, b["table_requests"].i[0], "issue->table", register=True)
         link(b["table_answers"].o[0], b["hash"].i, "table->hash")
         link(b["hash"].o, b["lock_issue"].i, "hash->lock", register=True)
         link(b["lock_issue"].o, b["slab_reads"].i[0], "lock->slab_port")
@@ -180,13 +179,14 @@ class UpdateUnit(RegisterDesign):
         link(b["compare"].o, b["step"].i, "compare->step")
         link(b["step"].retire, retire_in.i[0], "step->retire")
         link(b["allocator"].retire, retire_in.i[1], "allocator->retire")
-        link(issue.skips, retire_in.i[2], "issue->retire", register=True, skid=False)
+        link(issue.skips, retire_in.i[2], "issue->retire", register=True)
         link(retire_in.o, b["retire"].i, "retire_in->retire", register=True, skid=False)
         link(b["retire"].writes, b["slab_writes"].i[0], "retire->slab_port", register=True)
         link(b["step"].allocate, b["alloc_requests"].i[0], "step->allocator")
         link(b["sweep"].reads, b["slab_reads"].i[3], "sweep->slab_port", register=True,
              skid=False)
-        link(b["slabs"].o[2], b["sweep"].slabs, "slab_port->sweep")
+        link(b["slabs"].o[2], b["sweep"].slabs, "slab_port->sweep", register=True,
+             skid=False)
 
     def _wire_direct(self, m, b):
         """The links a later operation's reads must find done when their producer moves on:

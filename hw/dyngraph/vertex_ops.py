@@ -183,10 +183,14 @@ class VertexOps(wiring.Component):
         following = Signal(32)
         count = self.sweep_count
         table_write = Signal()
+        group_end = Signal()
         self._payloads(m, word, slab, table_write)
 
         with m.FSM():
             with m.State("IDLE"):
+                # Kept from the start: the issue's group end (its counters' compares) is
+                # then not in the path to the sweep's start.
+                m.d.sync += group_end.eq(op.group_end)
                 with m.If(self.op.valid & op.insert & op.present):
                     m.d.sync += self.insert_present.eq(self.insert_present + 1)
                     m.next = "ACK"
@@ -204,11 +208,11 @@ class VertexOps(wiring.Component):
             # the memory takes every earlier write first, and the next operation waits for
             # the sweep's writes likewise.
             with m.State("GROUP_END"):
-                with m.If(op.group_end & (count != 0) & self.memory_quiet):
+                with m.If(group_end & (count != 0) & self.memory_quiet):
                     m.d.comb += self.sweep_start.eq(1)
                     m.d.sync += self.sweeps.eq(self.sweeps + 1)
                     m.next = "SWEEP"
-                with m.Elif(~(op.group_end & (count != 0))):
+                with m.Elif(~(group_end & (count != 0))):
                     m.next = "ACK"
             with m.State("SWEEP"):
                 with m.If(~self.sweep_busy):
