@@ -169,10 +169,16 @@ class DepGraph(RegisterDesign):
         # spread over the chip, and without them each one's line-queue write enable decoded
         # the memory's tag in the same cycle, and the queue heads' valids reached the outbox's
         # write enable (each once the two-engine ECP5 build's critical path: docs/results.md).
+        # No client refuses a response: the range readers (the HDTLs', the loader's, the
+        # DDMU's) and the circular queue count their reads in flight against the room in their
+        # line queues, the writer and the hub-index learner take theirs at once; so the
+        # router does not wait on their ``ready`` (spread over the chip) either. Not with stall
+        # injection, whose throttles on the response links refuse at random.
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
             read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes],
-            response_buffer=True, request_slice=True)
+            response_buffer=True, request_slice=True,
+            responses_never_refused=not cfg.stall_injection, level_flags=True)
         for (name, client, _), port in zip(clients, arbiter.clients):
             link.port(client, port, name)
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))

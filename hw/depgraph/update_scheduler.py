@@ -132,7 +132,11 @@ class UpdateScheduler(wiring.Component):
             m.d.sync += history_valid.eq(Cat(sent, history_valid[:-1]))
             m.d.sync += history[0].eq(sent_key)
             m.d.sync += [history[h].eq(history[h - 1]) for h in range(1, remembered)]
-        with m.If(sent & ~pick[0]):
+        # Counted a cycle later, from a register: the pick (which waits on the bank's
+        # ``ready``) reaches one flip-flop, not the clock enable of a 32-bit counter.
+        passed_now = Signal()
+        m.d.sync += passed_now.eq(sent & ~pick[0])
+        with m.If(passed_now):
             m.d.sync += self.passed.eq(self.passed + 1)
 
         # The window's next state: the sent entry removed (the younger ones move down one),

@@ -157,8 +157,10 @@ class RangeReader(wiring.Component):
             # up to whole lines.
             head = index[:shift] if shift else 0
             spanned = (items_left + head + (per_line - 1)) >> shift
+            # ``spanned != 0`` without the adder: some item, or a first line begun.
+            some_lines = (items_left != 0) | (index[:shift] != 0) if shift else items_left != 0
             m.d.sync += [setup.eq(0), active.eq(~self.abort), next_line.eq(index >> shift),
-                         lines_left.eq(spanned), have_lines.eq(spanned != 0),
+                         lines_left.eq(spanned), have_lines.eq(some_lines),
                          have_items.eq(items_left != 0), final_item.eq(items_left == 1)]
         m.d.comb += self.busy.eq(any_busy(~idle, in_flight))
         return m
