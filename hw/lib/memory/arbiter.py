@@ -141,7 +141,15 @@ class MemoryArbiter(wiring.Component):
         valid = Cat(req.valid for req in heads)
         sent = Signal(n)
         m.d.comb += sent.eq(grant & valid & go.replicate(n))
+        # With the level flags, ``sending`` is kept a net of its own (two LUT levels from
+        # the registered grant, heads' valids and ``go``), so that synthesis does not fold it
+        # into the logic it feeds (the read count's and the payload's) on the way to the
+        # next grant.
         sending = sent.any()
+        if self._level_flags:
+            kept = Signal(attrs={"keep": 1})
+            m.d.comb += kept.eq(sending)
+            sending = kept
         for index, req in enumerate(heads):
             m.d.comb += req.ready.eq(sent[index])
         width = len(requests[0].as_value())
@@ -211,8 +219,7 @@ class MemoryArbiter(wiring.Component):
                           (queued < outbox.depth))
         # A registered queue's output is not yet valid in the cycle after it took a request:
         # busy looks at the levels.
-        m.d.comb += self.busy.eq(outbox.o.valid | staged_valid |
-                                 Cat(level != 0 for level in levels).any())
+        m.d.comb += self.busy.eq(outbox.o.valid | staged_valid | some.any())
 
         self._responses(m)
         return m

@@ -45,6 +45,11 @@ class RangeReader(wiring.Component):
         Words per item, a power of two dividing a line.
     window : int
         Lines requested ahead of the hand-out.
+    buffered_lines : bool
+        Keep the line at the head of the line queue in a register (a buffered queue: one
+        cycle more from a line's arrival to its items): the items' word multiplexer then
+        starts at flip-flops, not at the queue's distributed-RAM read (the one-engine
+        DepGraph's vertex loader's deepest path, into the register slice after it).
 
     Members
     -------
@@ -60,7 +65,8 @@ class RangeReader(wiring.Component):
     lines_read : ``Out(32)``
     """
 
-    def __init__(self, *, addr_width: int, item_words: int, window: int = 4):
+    def __init__(self, *, addr_width: int, item_words: int, window: int = 4,
+                 buffered_lines: bool = False):
         check_int("RangeReader", "addr_width", addr_width, high=32)
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError("RangeReader: item_words must be 1, 2, 4, 8 or 16, not "
@@ -69,7 +75,13 @@ class RangeReader(wiring.Component):
             raise ConfigError(f"RangeReader: window must be at least 1, not {window!r}")
         self._addr_width = addr_width
         self._item_words = item_words
+        if buffered_lines and window < 3:
+            # A buffered queue of two refuses a line for a cycle after taking one into its
+            # empty inner store: the window would no longer promise room.
+            raise ConfigError(f"RangeReader: buffered_lines needs a window of at least 3, "
+                              f"not {window!r}")
         self._window = window
+        self._buffered_lines = buffered_lines
         super().__init__({
             "cmd": In(stream.Signature(range_command_layout(addr_width))),
             "items": Out(stream.Signature(range_item_layout(item_words))),
@@ -85,7 +97,10 @@ class RangeReader(wiring.Component):
         shift = per_line.bit_length() - 1
         item_bits = 32 * self._item_words
 
-        m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._window)
+        # The queue has room for every line requested (``in_flight`` never exceeds the
+        # window, the queue's depth): a response is never refused.
+        m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._window,
+                                                buffered=self._buffered_lines)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
 
         active = Signal()
