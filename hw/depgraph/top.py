@@ -188,8 +188,17 @@ class DepGraph(RegisterDesign):
             control.start.eq(self.control.start), self.control.busy.eq(control.busy),
             self.control.done.eq(control.done),
             loader.start.eq(self.control.start), writer.start.eq(control.write_start),
-            control.loader_done.eq(loader.done),
-            control.store_idle.eq(~any_busy((e.store_busy for e in engines), link.busy)),
+        ]
+        # The load's end through a register each: whether the banks are idle comes from
+        # every bank's queues (the smallest build's deepest path into the control's own
+        # register of it); the loader's done is delayed alike, so the control sees both as
+        # they were in the same cycle (one cycle more per run). ``start`` clears the delayed
+        # done, which would otherwise still show the last run's in the load's first cycle.
+        loader_done, store_idle = Signal(), Signal()
+        m.d.sync += [loader_done.eq(loader.done & ~self.control.start),
+                     store_idle.eq(~any_busy((e.store_busy for e in engines), link.busy))]
+        m.d.comb += [
+            control.loader_done.eq(loader_done), control.store_idle.eq(store_idle),
             control.quiet.eq(~any_busy((e.busy for e in engines), network.busy, link.busy) &
                              Cat(e.drained.all() for e in engines).all() & hub_quiet),
             control.written.eq(writer.done & ~arbiter.busy & ~link.busy),

@@ -52,7 +52,7 @@ CASES = [
     # Without stall injection the arbiter hands responses out without waiting on the
     # clients' ready (they reserve room): every kind of client (range readers alone and
     # merged, the circular queue, the writer, the DDMU and the learner) against both memories.
-    pytest.param("sssp", 2, 10, 2, True, 0, ["rmat8"], False, 4, False,
+    pytest.param("sssp", 4, 2, 2, True, 0, ["rmat8"], False, 4, False,
                  marks=pytest.mark.soak),
 ]
 

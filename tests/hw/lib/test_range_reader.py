@@ -16,10 +16,12 @@ BASE_LINE = 3
 
 
 def run_reader(commands, words, item_words, *, backpressure, seed, buffered=False):
+    # ``buffered`` also spends the flags cycle on each command (the vertex loader's readers).
     """``commands``: (first, count, abort_after or None). Returns the items handed out per
     command as (index, words) tuples. The memory fails the run if a response is refused
     (the reader reserves room for every line it requests)."""
-    dut = RangeReader(addr_width=16, item_words=item_words, window=4, buffered_lines=buffered)
+    dut = RangeReader(addr_width=16, item_words=item_words, window=4, buffered_lines=buffered,
+                      flags_cycle=buffered)
     memory_model = LineMemoryModel(words_to_lines(words, BASE_LINE), latency=7,
                                    jitter=5 if backpressure else 0,
                                    stall_probability=0.3 if backpressure else 0.0, seed=seed)
