@@ -189,7 +189,11 @@ class Engine(wiring.Component):
             m.submodules.update_scheduler = scheduler = UpdateScheduler(
                 window=cfg.update_window, spacing=bank.record_spacing,
                 index_width=cfg.bank_index_width)
-            link(wiring.flipped(self.incoming), scheduler.i, "network->update_scheduler")
+            # Through a register slice: the scheduler compares the incoming update's record
+            # with its entries and its history of sends, into its waits (from the network's
+            # queue read, the two-engine build's deepest path).
+            link(wiring.flipped(self.incoming), scheduler.i, "network->update_scheduler",
+                 register=True)
             link(scheduler.o, bank.update, "update_scheduler->bank")
             scheduler_busy = scheduler.busy
             m.d.comb += self.updates_passed.eq(scheduler.passed)
