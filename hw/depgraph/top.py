@@ -19,7 +19,7 @@ of its updates, the owner of its in-flight count (``drained``) and of ``left``.
 
 from pathlib import Path
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import wiring
 
 from hw.lib.axi.rdl_map import RDLSource
@@ -199,8 +199,7 @@ class DepGraph(RegisterDesign):
                      store_idle.eq(~any_busy((e.store_busy for e in engines), link.busy))]
         m.d.comb += [
             control.loader_done.eq(loader_done), control.store_idle.eq(store_idle),
-            control.quiet.eq(~any_busy((e.busy for e in engines), network.busy, link.busy) &
-                             Cat(e.drained.all() for e in engines).all() & hub_quiet),
+            control.quiet.eq(self._registered_quiet(m, engines, network, link, hub_quiet)),
             control.written.eq(writer.done & ~arbiter.busy & ~link.busy),
         ]
         for e in engines:
@@ -212,6 +211,19 @@ class DepGraph(RegisterDesign):
         self._count_memory_requests(m)
         m.d.comb += self.control.error.eq(Cat(e.queue_overflow for e in engines).any())
         return m
+
+    @staticmethod
+    def _registered_quiet(m, engines, network, link, hub_quiet):
+        """Whether nothing is left, from its terms each through a register where it is made
+        (an engine's busy came from its HDTLs' states through the engine's and the top's
+        ORs into the control's register: the one-engine build's path): the control sees
+        every term one cycle late, alike (:class:`RunControl` allows for it)."""
+        terms = [~e.busy for e in engines] + [e.drained.all() for e in engines]
+        hub = Const(hub_quiet, 1) if isinstance(hub_quiet, int) else hub_quiet
+        terms += [~network.busy, ~link.busy, hub]
+        registered = Signal(len(terms))
+        m.d.sync += registered.eq(Cat(terms))
+        return registered.all()
 
     def _elaborate_engines(self, m, regs):
         """The engines, each on its partition ``first<e>`` .. ``first<e + 1>``."""
