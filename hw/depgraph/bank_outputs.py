@@ -71,7 +71,22 @@ class BankOutputs(wiring.Component):
             released = queue.o.valid & queue.o.ready
             returned = self.unused_push if name == "push" else 0
             m.d.sync += used.eq(used + self.gain[k] - released - returned)
-            m.d.comb += self.room[k].eq(used != depth)
+            m.d.comb += self.room[k].eq(self._room_register(m, name, used, self.gain[k],
+                                                            released, returned))
             levels.append(queue.level)
         m.d.comb += self.busy.eq(any_busy(levels))
         return m
+
+    def _room_register(self, m, name, used, gain, released, returned):
+        """``used != depth`` as a register worked out from the count and its steps: the
+        pick reads ``room`` through its round robin into the hazard compares, and a compare
+        of the count in front of it was the smallest configuration's deepest path. The
+        count is full next cycle if it is full and its steps cancel, or one short of full
+        and it only gains."""
+        depth = self._depth
+        room = Signal(name=f"{name}_room", init=1)
+        lost = released | returned
+        full_next = (((used == depth) & (gain == (released + returned))) |
+                     ((used == depth - 1) & gain & ~lost))
+        m.d.sync += room.eq(~full_next)
+        return room

@@ -26,7 +26,8 @@ class DepGraphConfig(DesignConfig):
         values.
     engines : int
         Engines (HDTL + FIFO edge buffer + processing element), one partition each (the
-        paper: 4 cores with DepGraph engines).
+        paper: 4 cores with DepGraph engines). Four do not fit an ECP5-85k's block RAM; the
+        ``ecp5`` preset (``--set preset=ecp5``) is the default with two.
     stack_depth : int
         HDTL stack entries (the paper: 10).
     walks : int
@@ -85,6 +86,11 @@ class DepGraphConfig(DesignConfig):
     """
 
     RUN_SETTINGS = ("stall_injection", "watchdog")
+    # ``ecp5``: the default (four engines) needs 276 DP16KD of the ECP5-85k's 208; two
+    # engines of the default 8,192-vertex banks are the most that fit (a third would take
+    # the block RAM to its last few). The hub index stays off (its DDMU and learner are the
+    # default's too).
+    PRESETS = {"ecp5": {"engines": "2"}}
 
     algo: str = "bfs"
     engines: int = 4

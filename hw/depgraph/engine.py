@@ -189,7 +189,11 @@ class Engine(wiring.Component):
             m.submodules.update_scheduler = scheduler = UpdateScheduler(
                 window=cfg.update_window, spacing=bank.record_spacing,
                 index_width=cfg.bank_index_width)
-            link(wiring.flipped(self.incoming), scheduler.i, "network->update_scheduler")
+            # Through a register slice: the scheduler compares the incoming update's record
+            # with its entries and its history of sends, into its waits (from the network's
+            # queue read, the two-engine build's deepest path).
+            link(wiring.flipped(self.incoming), scheduler.i, "network->update_scheduler",
+                 register=True)
             link(scheduler.o, bank.update, "update_scheduler->bank")
             scheduler_busy = scheduler.busy
             m.d.comb += self.updates_passed.eq(scheduler.passed)
@@ -310,7 +314,9 @@ class Engine(wiring.Component):
             hdtl = hdtls[0]
             link(roots, hdtl.pop, "queue->hdtl")
             link(hdtl.visit, bank.visit, "hdtl.visit->bank")
-            link(bank.visited, hdtl.visited, "bank->hdtl.visited")
+            # Visits' answers through a register slice: the HDTL works out whether the
+            # vertex has edges (a 32-bit compare) from it, not from the bank's queue read.
+            link(bank.visited, hdtl.visited, "bank->hdtl.visited", register=True)
             link(hdtl.probe, bank.probe, "hdtl.probe->bank")
             link(bank.probed, hdtl.probed, "bank->hdtl.probed")
             return {"edges": hdtl.edges, "offsets_mem": getattr(hdtl, "offsets_mem", None),
@@ -334,7 +340,7 @@ class Engine(wiring.Component):
             m.d.comb += dispatch.levels[k].eq(0)
             link(dispatch.o[k], hdtl.pop, f"queue->hdtl{k}")
             link(hdtl.visit, visits.requests[k], f"hdtl{k}.visit->visits")
-            link(visits.responses[k], hdtl.visited, f"visits->hdtl{k}.visited")
+            link(visits.responses[k], hdtl.visited, f"visits->hdtl{k}.visited", register=True)
             link(hdtl.probe, probes.requests[k], f"hdtl{k}.probe->probes")
             link(probes.responses[k], hdtl.probed, f"probes->hdtl{k}.probed")
             link(hdtl.edges, edges.i[k], f"hdtl{k}->edges")

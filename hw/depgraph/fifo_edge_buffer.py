@@ -1,7 +1,7 @@
 """The FIFO edge buffer between an engine's HDTL and its processing element (DepGraph, Zhang et
 al., HPCA 2021, §III-B: the HDTL fills it, the PE takes its edges with ``DEP_FETCH_EDGE``)."""
 
-from amaranth.hdl import Module
+from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -54,7 +54,18 @@ class FIFOEdgeBuffer(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.queue = queue = StreamFIFO(EdgeTask, self._depth)
-        wiring.connect(m, wiring.flipped(self.i), queue.i)
+        # ``ready`` is a register (whether the queue will have room, from its level and this
+        # cycle's push and pop) instead of the queue's compare of its level: the HDTL's
+        # batch state waits on it (the one-engine build's path from the HDTL's state through
+        # the queue's level back into its state).
+        room = Signal(init=1)
+        level, depth = queue.level, self._depth
+        pushed = self.i.valid & room
+        popped = queue.o.valid & queue.o.ready
+        m.d.comb += [queue.i.payload.eq(self.i.payload), queue.i.valid.eq(self.i.valid & room),
+                     self.i.ready.eq(room)]
+        m.d.sync += room.eq(~(((level == depth) & ~(popped & ~pushed)) |
+                              ((level == depth - 1) & pushed & ~popped)))
         wiring.connect(m, queue.o, wiring.flipped(self.o))
         m.d.comb += [self.level.eq(queue.level), self.busy.eq(queue.level != 0)]
         return m

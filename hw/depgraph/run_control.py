@@ -17,8 +17,9 @@ class RunControl(wiring.Component):
     ``start`` starts the vertex loader and resets the engines (the top wires it to them);
     the load ends when the loader is done and the vertex store has been idle for two
     cycles; the engines are then enabled until ``quiet`` has held for two cycles, no earlier
-    than the fourth run cycle (both quiet samples must have seen the engines enabled; the
-    32-bit compare is kept off the path to the writer's start as a flag); then the writer
+    than the fifth run cycle (both quiet samples must have seen the engines enabled, and
+    ``quiet`` comes through a register in the top; the 32-bit compare is kept off the path
+    to the writer's start as a flag); then the writer
     starts, and ``done`` rises when it is done and the memory is idle.
 
     The idle checks are registered: a block that hands work to another shows it busy in the
@@ -60,7 +61,7 @@ class RunControl(wiring.Component):
         loaded, loaded_before = Signal(), Signal()
         m.d.sync += [quiet.eq(self.quiet), quiet_before.eq(quiet),
                      loaded.eq(self.store_idle), loaded_before.eq(loaded)]
-        settled = Signal()      # run_cycles > 3
+        settled = Signal()      # run_cycles > 4
         with m.FSM() as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):
@@ -75,7 +76,7 @@ class RunControl(wiring.Component):
                     m.next = "RUN"
             with m.State("RUN"):
                 m.d.sync += self.run_cycles.eq(self.run_cycles + 1)
-                with m.If(self.run_cycles == 3):
+                with m.If(self.run_cycles == 4):
                     m.d.sync += settled.eq(1)
                 with m.If(quiet & quiet_before & settled):
                     m.d.sync += self.enable.eq(0)

@@ -19,7 +19,7 @@ of its updates, the owner of its in-flight count (``drained``) and of ``left``.
 
 from pathlib import Path
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import wiring
 
 from hw.lib.axi.rdl_map import RDLSource
@@ -169,10 +169,16 @@ class DepGraph(RegisterDesign):
         # spread over the chip, and without them each one's line-queue write enable decoded
         # the memory's tag in the same cycle, and the queue heads' valids reached the outbox's
         # write enable (each once the two-engine ECP5 build's critical path: docs/results.md).
+        # No client refuses a response: the range readers (the HDTLs', the loader's, the
+        # DDMU's) and the circular queue count their reads in flight against the room in their
+        # line queues, the writer and the hub-index learner take theirs at once; so the
+        # router does not wait on their ``ready`` (spread over the chip) either. Not with stall
+        # injection, whose throttles on the response links refuse at random.
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
             read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes],
-            response_buffer=True, request_slice=True)
+            response_buffer=True, request_slice=True,
+            responses_never_refused=not cfg.stall_injection, level_flags=True)
         for (name, client, _), port in zip(clients, arbiter.clients):
             link.port(client, port, name)
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))
@@ -182,10 +188,18 @@ class DepGraph(RegisterDesign):
             control.start.eq(self.control.start), self.control.busy.eq(control.busy),
             self.control.done.eq(control.done),
             loader.start.eq(self.control.start), writer.start.eq(control.write_start),
-            control.loader_done.eq(loader.done),
-            control.store_idle.eq(~any_busy((e.store_busy for e in engines), link.busy)),
-            control.quiet.eq(~any_busy((e.busy for e in engines), network.busy, link.busy) &
-                             Cat(e.drained.all() for e in engines).all() & hub_quiet),
+        ]
+        # The load's end through a register each: whether the banks are idle comes from
+        # every bank's queues (the smallest build's deepest path into the control's own
+        # register of it); the loader's done is delayed alike, so the control sees both as
+        # they were in the same cycle (one cycle more per run). ``start`` clears the delayed
+        # done, which would otherwise still show the last run's in the load's first cycle.
+        loader_done, store_idle = Signal(), Signal()
+        m.d.sync += [loader_done.eq(loader.done & ~self.control.start),
+                     store_idle.eq(~any_busy((e.store_busy for e in engines), link.busy))]
+        m.d.comb += [
+            control.loader_done.eq(loader_done), control.store_idle.eq(store_idle),
+            control.quiet.eq(self._registered_quiet(m, engines, network, link, hub_quiet)),
             control.written.eq(writer.done & ~arbiter.busy & ~link.busy),
         ]
         for e in engines:
@@ -197,6 +211,19 @@ class DepGraph(RegisterDesign):
         self._count_memory_requests(m)
         m.d.comb += self.control.error.eq(Cat(e.queue_overflow for e in engines).any())
         return m
+
+    @staticmethod
+    def _registered_quiet(m, engines, network, link, hub_quiet):
+        """Whether nothing is left, from its terms each through a register where it is made
+        (an engine's busy came from its HDTLs' states through the engine's and the top's
+        ORs into the control's register: the one-engine build's path): the control sees
+        every term one cycle late, alike (:class:`RunControl` allows for it)."""
+        terms = [~e.busy for e in engines] + [e.drained.all() for e in engines]
+        hub = Const(hub_quiet, 1) if isinstance(hub_quiet, int) else hub_quiet
+        terms += [~network.busy, ~link.busy, hub]
+        registered = Signal(len(terms))
+        m.d.sync += registered.eq(Cat(terms))
+        return registered.all()
 
     def _elaborate_engines(self, m, regs):
         """The engines, each on its partition ``first<e>`` .. ``first<e + 1>``."""

@@ -75,23 +75,42 @@ class UpdateScheduler(wiring.Component):
             "passed": Out(32),
         })
 
-    def _resent(self, m, entries, pick, key):
-        """Whether each entry's record (and the incoming one's) is the one sent now: from
-        compares between registers, so that the pick only gates them (no compare of the
-        picked entry's record lies after the pick)."""
+    def _resent(self, m, entries, pick, key, moves):
+        """Whether each entry's record (and the incoming one's) is the one sent now. Whether
+        two entries hold one record is kept as registers (``same``, worked out as the window
+        moves: a moved pair keeps its bit, an entry coming in is compared with the entries
+        it lands beside), so the pick only gates registers: a compare of two entries' records
+        between the pick and the waits was the one-engine build's deepest path. ``moves`` is
+        ``(taken_below, landing)``: which entries move down one, and the one-hot slot the
+        incoming update takes (none if it does not come in)."""
         n = self._window
+        taken_below, landing = moves
+        same = {(j, k): Signal(name=f"same{j}_{k}") for j in range(n) for k in range(j + 1, n)}
 
-        def same(a, b):
-            return key(a) == key(b)
+        def same_bit(j, k):
+            if j == k:
+                return 1
+            if max(j, k) >= n:
+                return 0        # beyond the window: an entry that will not be valid
+            return same[min(j, k), max(j, k)]
+
+        # The incoming update's record against each entry: one compare each, from the input.
+        incoming_same = Cat(key(self.i.payload) == key(entry) for entry in entries)
+        for (j, k), bit in same.items():
+            kept = Mux(taken_below[j],
+                       Mux(taken_below[k], same_bit(j + 1, k + 1), same_bit(j + 1, k)),
+                       Mux(taken_below[k], same_bit(j, k + 1), same_bit(j, k)))
+            # The incoming lands at k (above j): compared with what moves into j.
+            lands_k = Mux(taken_below[j], incoming_same[j + 1] if j + 1 < n else 0,
+                          incoming_same[j])
+            m.d.sync += bit.eq(Mux(landing[k], lands_k, Mux(landing[j], 0, kept)))
 
         resent = Signal(n)                      # entry j's record is sent now
         for j in range(n):
             m.d.comb += resent[j].eq(
-                (Cat(pick[k] & same(entries[j], entries[k]) for k in range(n) if k != j)
-                 .any()))
+                Cat(pick[k] & same_bit(j, k) for k in range(n) if k != j).any())
         incoming_resent = Signal()
-        m.d.comb += incoming_resent.eq(
-            Cat(pick[k] & same(self.i.payload, entries[k]) for k in range(n)).any())
+        m.d.comb += incoming_resent.eq((pick & incoming_same).any())
         return resent, incoming_resent
 
     def elaborate(self, platform):
@@ -132,7 +151,11 @@ class UpdateScheduler(wiring.Component):
             m.d.sync += history_valid.eq(Cat(sent, history_valid[:-1]))
             m.d.sync += history[0].eq(sent_key)
             m.d.sync += [history[h].eq(history[h - 1]) for h in range(1, remembered)]
-        with m.If(sent & ~pick[0]):
+        # Counted a cycle later, from a register: the pick (which waits on the bank's
+        # ``ready``) reaches one flip-flop, not the clock enable of a 32-bit counter.
+        passed_now = Signal()
+        m.d.sync += passed_now.eq(sent & ~pick[0])
+        with m.If(passed_now):
             m.d.sync += self.passed.eq(self.passed + 1)
 
         # The window's next state: the sent entry removed (the younger ones move down one),
@@ -141,7 +164,19 @@ class UpdateScheduler(wiring.Component):
         for j in range(n):
             m.d.comb += taken_below[j].eq(pick[:j + 1].any())
 
-        resent, incoming_resent = self._resent(m, entries, pick, key)
+        # ``ready`` is a register: the window has room for one more.
+        m.d.comb += self.i.ready.eq(~valid[n - 1])
+        incoming = self.i.valid & self.i.ready
+        moved_valid = Signal(n)
+        for j in range(n):
+            m.d.comb += moved_valid[j].eq(Mux(taken_below[j], valid[j + 1] if j + 1 < n else 0,
+                                              valid[j]))
+        landing = Signal(n)                     # one-hot: the slot the incoming update takes
+        for j in range(n):
+            slot_free = ~moved_valid[j] & (moved_valid[j - 1] if j else 1)
+            m.d.comb += landing[j].eq(incoming & slot_free)
+
+        resent, incoming_resent = self._resent(m, entries, pick, key, (taken_below, landing))
 
         def waited(hit, wait_now):
             """The wait of an entry next cycle (it may go when it is 0): restarted if its
@@ -149,24 +184,19 @@ class UpdateScheduler(wiring.Component):
             later."""
             return Mux(hit, remembered, Mux(wait_now == 0, 0, wait_now - 1))
 
-        moved_valid = Signal(n)
         moved = [Signal(VertexUpdate, name=f"moved{j}") for j in range(n)]
         moved_wait = [Signal(wait_width, name=f"moved_wait{j}") for j in range(n)]
         moved_resent = Signal(n)
         for j in range(n):
             above = j + 1 < n
             with m.If(taken_below[j]):
-                m.d.comb += moved_valid[j].eq(valid[j + 1] if above else 0)
                 if above:
                     m.d.comb += [moved[j].eq(entries[j + 1]), moved_wait[j].eq(wait[j + 1]),
                                  moved_resent[j].eq(resent[j + 1])]
             with m.Else():
-                m.d.comb += [moved_valid[j].eq(valid[j]), moved[j].eq(entries[j]),
+                m.d.comb += [moved[j].eq(entries[j]),
                              moved_wait[j].eq(wait[j]), moved_resent[j].eq(resent[j])]
 
-        # ``ready`` is a register: the window has room for one more.
-        m.d.comb += self.i.ready.eq(~valid[n - 1])
-        incoming = self.i.valid & self.i.ready
         # The one coming in waits for the youngest send of its record in the history: one
         # sent h + 1 cycles ago may be sent again in spacing - 1 - h cycles.
         in_wait = Signal(wait_width)
@@ -174,8 +204,7 @@ class UpdateScheduler(wiring.Component):
             with m.If(history_valid[h] & (history[h] == key(self.i.payload))):
                 m.d.comb += in_wait.eq(remembered - h)
         for j in range(n):
-            slot_free = ~moved_valid[j] & (moved_valid[j - 1] if j else 1)
-            with m.If(incoming & slot_free):
+            with m.If(landing[j]):
                 m.d.sync += [entries[j].eq(self.i.payload), valid[j].eq(1),
                              wait[j].eq(waited(incoming_resent, in_wait))]
             with m.Else():

@@ -103,7 +103,8 @@ class VertexLoader(wiring.Component):
         m = Module()
         readers, items = {}, {}
         for name in self.arrays:
-            reader = RangeReader(addr_width=self._addr_width, item_words=1, window=4)
+            reader = RangeReader(addr_width=self._addr_width, item_words=1, window=4,
+                                 buffered_lines=True, flags_cycle=True)
             m.submodules[f"{name}_reader"] = readers[name] = reader
             wiring.connect(m, reader.mem, wiring.flipped(getattr(self, f"{name}_mem")))
             m.d.comb += [reader.cmd.payload.base.eq(getattr(self, f"{name}_base")),

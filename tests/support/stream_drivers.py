@@ -198,13 +198,14 @@ class Bench:
         self.sim.add_testbench(process, background=True)
         return queue
 
-    def sink(self, name, stream, count=None, *, convert=to_py, on_item=None):
+    def sink(self, name, stream, count=None, *, convert=to_py, on_item=None, pausing=True):
         """Take payloads from ``stream`` into ``self.received[name]``; ``run`` waits for
-        ``count`` of them (if given) and fails on more."""
+        ``count`` of them (if given) and fails on more. Without ``pausing`` the sink is
+        always ready (a client that never refuses), whatever the bench's pauses."""
         self.watch(name, stream)
         out = self.received[name] = []
         self.expected[name] = count
-        rng = self.rng(f"sink/{name}")
+        rng = self.rng(f"sink/{name}") if pausing else None
 
         raw = stream.payload.as_value() if hasattr(stream.payload, "as_value") \
             else stream.payload

@@ -53,6 +53,19 @@ class MemoryArbiter(wiring.Component):
         loaded only by the memory's handshake. One cycle more per read and two lines of
         flip-flops; for a design whose clients are spread over the chip.
 
+    responses_never_refused : bool
+        The clients never refuse a response (each reserved room for it when it sent the
+        read): with ``response_buffer`` the router then takes no client's ``ready`` into its
+        registers (:class:`hw.lib.memory.response_router.ResponseRouter`'s
+        ``never_refused``), without it the memory's ``ready`` is 1. A client that refuses
+        a response all the same loses it.
+
+    level_flags : bool
+        Keep whether each client queue holds at least one and at least two requests as
+        flip-flops of the arbiter's own, worked out from its pushes and pops, for the next
+        grant (which otherwise compares each queue's level, the sum of its inner count and
+        output register: once the one-engine DepGraph's deepest path into the grant).
+
     request_slice : bool
         Pass each granted request through a register before the outbox: the clients' queue
         heads then reach one flip-flop, not the outbox's write enable. One cycle more per
@@ -77,7 +90,8 @@ class MemoryArbiter(wiring.Component):
 
     def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128,
                  queue_depth: int = 3, tag_width: int = MEMORY_TAG_WIDTH,
-                 read_only=(), response_buffer: bool = False, request_slice: bool = False):
+                 read_only=(), response_buffer: bool = False, request_slice: bool = False,
+                 responses_never_refused: bool = False, level_flags: bool = False):
         check_int("MemoryArbiter", "addr_width", addr_width, high=32)
         if ports < 1:
             raise ConfigError(f"ports must be at least 1, not {ports}")
@@ -94,6 +108,8 @@ class MemoryArbiter(wiring.Component):
         self._read_only = read_only
         self._response_buffer = response_buffer
         self._request_slice = request_slice
+        self._never_refused = responses_never_refused
+        self._level_flags = level_flags
         self._ports = ports
         self._outstanding = outstanding
         self._queue_depth = queue_depth
@@ -125,7 +141,15 @@ class MemoryArbiter(wiring.Component):
         valid = Cat(req.valid for req in heads)
         sent = Signal(n)
         m.d.comb += sent.eq(grant & valid & go.replicate(n))
+        # With the level flags, ``sending`` is kept a net of its own (two LUT levels from
+        # the registered grant, heads' valids and ``go``), so that synthesis does not fold it
+        # into the logic it feeds (the read count's and the payload's) on the way to the
+        # next grant.
         sending = sent.any()
+        if self._level_flags:
+            kept = Signal(attrs={"keep": 1})
+            m.d.comb += kept.eq(sending)
+            sending = kept
         for index, req in enumerate(heads):
             m.d.comb += req.ready.eq(sent[index])
         width = len(requests[0].as_value())
@@ -171,9 +195,14 @@ class MemoryArbiter(wiring.Component):
         # Whether a request goes this cycle comes from the queue heads' valid, the last thing
         # known: both grants, as if one goes and as if none does, are worked out from
         # registers alone, and ``sending`` only chooses between them.
-        if_sent = first_request(m, Cat(level > grant[index] for index, level in enumerate(levels)),
-                                above_granted, "if_sent")
-        if_idle = first_request(m, Cat(level != 0 for level in levels), at_or_after, "if_idle")
+        if self._level_flags:
+            some, more = self._level_flag_registers(m, levels, sent)
+            will_have = Cat(Mux(grant[index], more[index], some[index]) for index in range(n))
+        else:
+            some = Cat(level != 0 for level in levels)
+            will_have = Cat(level > grant[index] for index, level in enumerate(levels))
+        if_sent = first_request(m, will_have, above_granted, "if_sent")
+        if_idle = first_request(m, some, at_or_after, "if_idle")
         m.d.sync += grant.eq(Mux(sending, if_sent, if_idle))
         # Reads in flight: sent to the outbox and not yet answered. At most one read is sent
         # a cycle, so a read may go next cycle if the count with this cycle's read is below
@@ -190,8 +219,7 @@ class MemoryArbiter(wiring.Component):
                           (queued < outbox.depth))
         # A registered queue's output is not yet valid in the cycle after it took a request:
         # busy looks at the levels.
-        m.d.comb += self.busy.eq(outbox.o.valid | staged_valid |
-                                 Cat(level != 0 for level in levels).any())
+        m.d.comb += self.busy.eq(outbox.o.valid | staged_valid | some.any())
 
         self._responses(m)
         return m
@@ -219,6 +247,27 @@ class MemoryArbiter(wiring.Component):
             requests.append(request)
         return heads, levels, requests
 
+    def _level_flag_registers(self, m, levels, sent):
+        """Whether each client queue holds at least one (``some``) and at least two
+        (``more``) requests, as registers: from a count of the arbiter's own (the queue's
+        level, kept alongside it) and this cycle's push and pop."""
+        n = self._ports
+        some = Signal(n)
+        more = Signal(n)
+        for index in range(n):
+            count = Signal.like(levels[index], name=f"count{index}")
+            queue = m.submodules[f"queue{index}"]
+            pushed = queue.i.valid & queue.i.ready
+            popped = sent[index]
+            m.d.sync += count.eq(count + pushed - popped)
+            # A pop needs an entry, so count == 1 and a pop leaves none unless one comes in.
+            m.d.sync += [
+                some[index].eq(pushed | (count >= 2) | ((count == 1) & ~popped)),
+                more[index].eq((count >= 3) | ((count == 2) & (pushed | ~popped)) |
+                               ((count == 1) & pushed & ~popped)),
+            ]
+        return some, more
+
     def _responses(self, m):
         """Responses go back to the client their tag names (``answered`` counts them as the
         memory hands them over, before the router if there is one)."""
@@ -228,7 +277,8 @@ class MemoryArbiter(wiring.Component):
         if self._response_buffer:
             # The tag is decoded before the router, which gives each client a valid of its
             # own from a register: the write enable of a wide line queue placed anywhere.
-            m.submodules.response_router = router = ResponseRouter(line_response_layout(), n)
+            m.submodules.response_router = router = ResponseRouter(
+                line_response_layout(), n, never_refused=self._never_refused)
             m.d.comb += [router.i.valid.eq(resp.valid),
                          router.i.payload.data.rdata.eq(resp.payload.rdata),
                          router.i.payload.clients.eq(mine),
@@ -239,5 +289,8 @@ class MemoryArbiter(wiring.Component):
         for index, client in enumerate(self.clients):
             m.d.comb += [client.resp.payload.rdata.eq(resp.payload.rdata),
                          client.resp.valid.eq(resp.valid & mine[index])]
+            if self._never_refused:
+                m.d.comb += resp.ready.eq(1)
+                continue
             with m.If(mine[index]):
                 m.d.comb += resp.ready.eq(client.resp.ready)

@@ -14,7 +14,7 @@ cycle after it takes a command, and takes the next once the last one's lines are
 can abort, and carries no context.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -45,6 +45,16 @@ class RangeReader(wiring.Component):
         Words per item, a power of two dividing a line.
     window : int
         Lines requested ahead of the hand-out.
+    buffered_lines : bool
+        Keep the line at the head of the line queue in a register (a buffered queue: one
+        cycle more from a line's arrival to its items): the items' word multiplexer then
+        starts at flip-flops, not at the queue's distributed-RAM read (the one-engine
+        DepGraph's vertex loader's deepest path, into the register slice after it).
+    flags_cycle : bool
+        Spend a second cycle on a command before its first request: the first works out
+        whether it has items and lines (32-bit compares of the registered command) into
+        registers, the second sets the hand-out's flags from them (the one-engine DepGraph's
+        vertex loader's deepest path once its line queues were buffered).
 
     Members
     -------
@@ -60,7 +70,8 @@ class RangeReader(wiring.Component):
     lines_read : ``Out(32)``
     """
 
-    def __init__(self, *, addr_width: int, item_words: int, window: int = 4):
+    def __init__(self, *, addr_width: int, item_words: int, window: int = 4,
+                 buffered_lines: bool = False, flags_cycle: bool = False):
         check_int("RangeReader", "addr_width", addr_width, high=32)
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError("RangeReader: item_words must be 1, 2, 4, 8 or 16, not "
@@ -69,7 +80,14 @@ class RangeReader(wiring.Component):
             raise ConfigError(f"RangeReader: window must be at least 1, not {window!r}")
         self._addr_width = addr_width
         self._item_words = item_words
+        if buffered_lines and window < 3:
+            # A buffered queue of two refuses a line for a cycle after taking one into its
+            # empty inner store: the window would no longer promise room.
+            raise ConfigError(f"RangeReader: buffered_lines needs a window of at least 3, "
+                              f"not {window!r}")
         self._window = window
+        self._buffered_lines = buffered_lines
+        self._flags_cycle = flags_cycle
         super().__init__({
             "cmd": In(stream.Signature(range_command_layout(addr_width))),
             "items": Out(stream.Signature(range_item_layout(item_words))),
@@ -85,7 +103,10 @@ class RangeReader(wiring.Component):
         shift = per_line.bit_length() - 1
         item_bits = 32 * self._item_words
 
-        m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._window)
+        # The queue has room for every line requested (``in_flight`` never exceeds the
+        # window, the queue's depth): a response is never refused.
+        m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._window,
+                                                buffered=self._buffered_lines)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
 
         active = Signal()
@@ -147,18 +168,30 @@ class RangeReader(wiring.Component):
         # from them in the next cycle: no arithmetic on the path from the command's source
         # (the HDTL's scanner works the command out of a line in the same cycle).
         setup = Signal()
-        idle = ~active & ~setup & (dropping == 0)
+        flagging = Signal()             # the command's first cycle with ``flags_cycle``
+        idle = ~active & ~setup & ~flagging & (dropping == 0)
         m.d.comb += self.cmd.ready.eq(idle)
         with m.If(self.cmd.valid & idle):
-            m.d.sync += [setup.eq(1), base.eq(self.cmd.payload.base),
+            m.d.sync += [base.eq(self.cmd.payload.base),
                          index.eq(self.cmd.payload.first), items_left.eq(self.cmd.payload.count)]
+            m.d.sync += (flagging if self._flags_cycle else setup).eq(1)
+        # ``spanned != 0`` without the adder: some item, or a first line begun.
+        some_items = items_left != 0
+        some_lines = some_items | (index[:shift] != 0) if shift else some_items
+        one_item = items_left == 1
+        if self._flags_cycle:
+            flags = Signal(3)
+            with m.If(flagging):
+                m.d.sync += [flagging.eq(0), setup.eq(~self.abort),   # aborted: dropped
+                             flags.eq(Cat(some_items, some_lines, one_item))]
+            some_items, some_lines, one_item = flags[0], flags[1], flags[2]
         with m.If(setup):
             # Lines spanned: the items from the first line's start to the last item, rounded
             # up to whole lines.
             head = index[:shift] if shift else 0
             spanned = (items_left + head + (per_line - 1)) >> shift
             m.d.sync += [setup.eq(0), active.eq(~self.abort), next_line.eq(index >> shift),
-                         lines_left.eq(spanned), have_lines.eq(spanned != 0),
-                         have_items.eq(items_left != 0), final_item.eq(items_left == 1)]
+                         lines_left.eq(spanned), have_lines.eq(some_lines),
+                         have_items.eq(some_items), final_item.eq(one_item)]
         m.d.comb += self.busy.eq(any_busy(~idle, in_flight))
         return m

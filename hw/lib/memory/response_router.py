@@ -34,6 +34,13 @@ class ResponseRouter(wiring.Component):
         What each response carries.
     clients : int
         Outputs.
+    never_refused : bool
+        The clients never refuse a response (each reserved room for it when it sent the
+        read, as a range reader's window does): the outputs' ``ready`` is not used, and an
+        entry leaves the cycle after it reaches the head. The ``ready`` of clients spread
+        over the chip then reaches none of the router's registers (without it, every
+        client's ``ready`` went into whether the head was taken and from there into every
+        client's valid: at some placements the two-engine DepGraph's critical path on ECP5).
 
     Members
     -------
@@ -44,11 +51,12 @@ class ResponseRouter(wiring.Component):
         Entries held.
     """
 
-    def __init__(self, data_shape, clients: int):
+    def __init__(self, data_shape, clients: int, *, never_refused: bool = False):
         if clients < 1:
             raise ConfigError(f"ResponseRouter: clients must be at least 1, not {clients!r}")
         self._layout = routed_layout(data_shape, clients)
         self._clients = clients
+        self._never_refused = never_refused
         super().__init__({
             "i": In(stream.Signature(self._layout)),
             "o": Out(stream.Signature(data_shape)).array(clients),
@@ -65,7 +73,8 @@ class ResponseRouter(wiring.Component):
         valid = Signal(self._clients)
         ready = Cat(output.ready for output in self.o)
         taken = self.i.valid & ~full
-        given = (valid & ready).any()
+        # Never refused: the head is taken by its client whenever there is one.
+        given = nonempty if self._never_refused else (valid & ready).any()
         m.d.comb += self.i.ready.eq(~full)
         for k, output in enumerate(self.o):
             m.d.comb += [output.valid.eq(valid[k]),

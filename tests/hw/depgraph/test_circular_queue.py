@@ -291,6 +291,7 @@ def test_fifo_edge_buffer():
         for _ in range(1500):
             assert ctx.get(dut.level) == held
             assert ctx.get(dut.busy) == (held != 0)
+            assert ctx.get(dut.i.ready) == (held != 16)
             ctx.set(dut.i.valid, bool(pending) and rng.random() < 0.7)
             if pending:
                 ctx.set(dut.i.payload, pending[0])

@@ -49,6 +49,11 @@ CASES = [
     pytest.param("cc", 2, 10, 1, True, 20, ["kron8"], True, 0, False,
                  marks=pytest.mark.soak),
     ("pagerank", 2, 10, 2, True, 20, ["kron7"], True, 4, True),
+    # Without stall injection the arbiter hands responses out without waiting on the
+    # clients' ready (they reserve room): every kind of client (range readers alone and
+    # merged, the circular queue, the writer, the DDMU and the learner) against both memories.
+    pytest.param("sssp", 4, 2, 2, True, 0, ["rmat8"], False, 4, False,
+                 marks=pytest.mark.soak),
 ]
 
 

@@ -115,14 +115,15 @@ def test_arbiter_refuses_a_read_only_client_that_does_not_exist():
         MemoryArbiter(ports=3, addr_width=10, read_only=(0, 3))
 
 
-@pytest.mark.parametrize("request_slice", [False, True])
+@pytest.mark.parametrize("request_slice, level_flags", [(False, False), (True, False),
+                                                        (True, True)])
 @pytest.mark.parametrize("asking", [(0, 1, 2, 3, 4), (1, 3), (4,), (0, 2, 3)])
-def test_arbiter_grants_round_robin_at_a_request_a_cycle(asking, request_slice):
+def test_arbiter_grants_round_robin_at_a_request_a_cycle(asking, request_slice, level_flags):
     """Clients that always ask take turns in index order, wrapping after the highest, and
     the memory port takes a request every cycle once the queues are primed."""
     ports = 5
     arbiter = MemoryArbiter(ports=ports, addr_width=10, outstanding=64, tag_width=4,
-                            request_slice=request_slice)
+                            request_slice=request_slice, level_flags=level_flags)
     tags = []
 
     async def bench(ctx):

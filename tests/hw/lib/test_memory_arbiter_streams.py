@@ -23,19 +23,25 @@ def client_program(rng, client, count, writes=True):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("ports, outstanding, read_only, response_buffer, request_slice",
-                         [(1, 2, (), False, False), (3, 4, (), False, False),
-                          (4, 16, (), False, False), (4, 8, (0, 2), False, False),
-                          (1, 2, (), True, False), (4, 8, (0, 2), True, False),
-                          (1, 2, (), False, True), (4, 8, (0, 2), True, True)])
+@pytest.mark.parametrize("ports, outstanding, read_only, response_buffer, request_slice, "
+                         "never_refused",
+                         [(1, 2, (), False, False, False), (3, 4, (), False, False, False),
+                          (4, 16, (), False, False, False), (4, 8, (0, 2), False, False, False),
+                          (1, 2, (), True, False, False), (4, 8, (0, 2), True, False, False),
+                          (1, 2, (), False, True, False), (4, 8, (0, 2), True, True, False),
+                          (3, 4, (), False, False, True), (4, 8, (0, 2), True, True, True)])
 def test_memory_arbiter_contract(ports, outstanding, read_only, response_buffer,
-                                 request_slice, pause):
+                                 request_slice, never_refused, pause):
+    """The cases with ``never_refused`` also keep the queue levels as flags
+    (``level_flags``); their clients' response sides never pause."""
     rng = random.Random(f"arbiter/{ports}/{read_only}")
     dut = MemoryArbiter(ports=ports, addr_width=ADDR, outstanding=outstanding,
                         read_only=read_only, response_buffer=response_buffer,
-                        request_slice=request_slice)
+                        request_slice=request_slice, responses_never_refused=never_refused,
+                        level_flags=never_refused)
     bench = Bench(dut, f"MemoryArbiter(ports={ports}, outstanding={outstanding}, "
-                       f"response_buffer={response_buffer}, request_slice={request_slice})",
+                       f"response_buffer={response_buffer}, request_slice={request_slice}, "
+                       f"never_refused={never_refused})",
                   pause=pause)
     image, programs = {}, []
     for c in range(ports):
@@ -44,7 +50,8 @@ def test_memory_arbiter_contract(ports, outstanding, read_only, response_buffer,
         image.update(lines)
         programs.append((requests, reads, writes))
         bench.source(f"clients[{c}].req", dut.clients[c].req, requests)
-        bench.sink(f"clients[{c}].resp", dut.clients[c].resp, len(reads))
+        bench.sink(f"clients[{c}].resp", dut.clients[c].resp, len(reads),
+                   pausing=not never_refused)
     memory = LineMemoryModel(image, latency=2 if pause is None else 7,
                              jitter=0 if pause is None else 6,
                              stall_probability=0 if pause is None else 0.3,

@@ -99,6 +99,49 @@ def test_payload_registers_change_only_on_input():
     sim.run()
 
 
+@pytest.mark.parametrize("stalls", [0.0, 0.5])
+def test_never_refused_hands_each_response_out_once_without_ready(stalls):
+    """``never_refused``: with every output's ready held low, each response is offered to
+    its client for exactly one cycle, in order; the input is never held up longer than the
+    router's two entries need."""
+    dut = ResponseRouter(16, 3, never_refused=True)
+    rng = random.Random(f"never/{stalls}")
+    items = [(rng.randrange(3), rng.randrange(1 << 16)) for _ in range(200)]
+    received = [[] for _ in range(3)]
+    cycles = 0
+
+    async def bench(ctx):
+        nonlocal cycles
+        sent = 0
+        for output in dut.o:
+            ctx.set(output.ready, 0)
+        while sum(map(len, received)) < len(items):
+            assert cycles < 10 * len(items), "the router stopped handing out"
+            offer = sent < len(items) and rng.random() >= stalls
+            ctx.set(dut.i.valid, offer)
+            client, value = items[sent] if offer else (0, 0)
+            ctx.set(dut.i.payload, {"data": value, "clients": 1 << client})
+            valid = [ctx.get(output.valid) for output in dut.o]
+            assert sum(valid) <= 1, "more than one client offered a response"
+            for k, output in enumerate(dut.o):
+                if valid[k]:
+                    received[k].append(ctx.get(output.payload))
+            if offer:
+                assert ctx.get(dut.i.ready), "a never-refused router held its input up"
+                sent += 1
+            await ctx.tick()
+            cycles += 1
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    for k in range(3):
+        assert received[k] == [value for client, value in items if client == k]
+    if stalls == 0:
+        assert cycles == len(items) + 1
+
+
 def test_no_clients_is_refused():
     with pytest.raises(ConfigError, match="at least 1"):
         ResponseRouter(8, 0)
