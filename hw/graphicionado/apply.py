@@ -86,17 +86,18 @@ class Apply(wiring.Component):
         self._apply_operands = operands_of(program.apply)
         # Through the apply datapath ride the vertex id, its old property and what the
         # active rule reads besides ``new``.
-        # Apply sits between FIFOs (A1, A2 and A4), so its integer logic needs no stage of
-        # its own, as the FP32 units do.
+        # A register after each integer operation too (``registered_logic``): between the
+        # A1 and A2 queues' read data and the active decision, a combinational min and a
+        # compare were the smallest BFS pipeline's longest path.
         self._datapath = Datapath(program.apply, self._apply_operands, tag_width=96,
-                                  lzc_stage=True, registered_logic=False)
+                                  lzc_stage=True, registered_logic=True)
         self._changed = _changed_rule(program.apply)
         self._active = None
         if self._frontier and program.active is not None:
             self._active_operands = operands_of(program.active)
             self._active = Datapath(program.active,
                                     {role: types[role] for role in self._active_operands},
-                                    tag_width=64, lzc_stage=True, registered_logic=False)
+                                    tag_width=64, lzc_stage=True, registered_logic=True)
         self._reads_root = any("is_root" in operands_of(expr) for expr in
                                (program.apply, program.active) if expr is not None)
         members = {"temp": In(stream.Signature(TempItem)), "o_prop": Out(stream.Signature(32)),

@@ -128,12 +128,16 @@ class EdgeLineRequests(wiring.Component):
         decoded_done = Signal()
         take = jobs.o.valid & (~decoded_valid | decoded_done)
         m.d.comb += jobs.o.ready.eq(take)
+        # ``final``: ``remaining`` is 0 (a register, off the path to the queue's read).
+        final = Signal()
         with m.If(requested):
-            m.d.sync += [line.eq(line + 1), remaining.eq(remaining - 1)]
+            m.d.sync += [line.eq(line + 1), remaining.eq(remaining - 1),
+                         final.eq(remaining == 1)]
         with m.If(take):         # after the line above: a new job's first line wins
             m.d.sync += [decoded_valid.eq(1),
                          line.eq(self.edge_base + job.first + job.skip),
                          remaining.eq(job.span - job.skip),
+                         final.eq(job.span == job.skip),
                          empty.eq(job.empty)]
         with m.Elif(decoded_done):
             m.d.sync += decoded_valid.eq(0)
@@ -143,7 +147,7 @@ class EdgeLineRequests(wiring.Component):
             self.req.payload.addr.eq(line),
             self.req.payload.write.eq(0),
             requested.eq(self.req.valid & self.req.ready),
-            decoded_done.eq(decoded_valid & (empty | (requested & (remaining == 0)))),
+            decoded_done.eq(decoded_valid & (empty | (requested & final))),
             self.busy.eq(any_busy(jobs.level, decoded_valid, outstanding)),
         ]
         return m
