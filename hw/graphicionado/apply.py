@@ -5,7 +5,7 @@ from a scalar program's expressions, :class:`FlitApply` from a ``Float32Vector``
 on flits (§IV.E)."""
 
 from amaranth.hdl import Cat, Const, Module, Signal
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from graphgen.programs import BOOL, Program, UInt
@@ -15,12 +15,16 @@ from hw.lib.arith.fp32_vector import check_lanes
 from hw.lib.program import (Datapath, drive_params, operands_of, params_member, params_of,
                             shape_of)
 from hw.lib.program.flits import FlitSplit
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import ActiveVertex
 from .scratchpad import TempItem, temp_item
 from .sequential_vertex_read import item_layout
 
 
 __all__ = ["Apply", "FlitApply", "apply_flits"]
+
+# A frontier vertex's result, between Apply's datapath and its two outputs.
+OUT_LAYOUT = data.StructLayout({"id": 32, "prop": 32, "active": 1})
 
 
 class Apply(wiring.Component):
@@ -82,17 +86,18 @@ class Apply(wiring.Component):
         self._apply_operands = operands_of(program.apply)
         # Through the apply datapath ride the vertex id, its old property and what the
         # active rule reads besides ``new``.
-        # Apply sits between FIFOs (A1, A2 and A4), so its integer logic needs no stage of
-        # its own, as the FP32 units do.
+        # A register after each integer operation too (``registered_logic``): between the
+        # A1 and A2 queues' read data and the active decision, a combinational min and a
+        # compare were the smallest BFS pipeline's longest path.
         self._datapath = Datapath(program.apply, self._apply_operands, tag_width=96,
-                                  lzc_stage=True, registered_logic=False)
+                                  lzc_stage=True, registered_logic=True)
         self._changed = _changed_rule(program.apply)
         self._active = None
         if self._frontier and program.active is not None:
             self._active_operands = operands_of(program.active)
             self._active = Datapath(program.active,
                                     {role: types[role] for role in self._active_operands},
-                                    tag_width=64, lzc_stage=True, registered_logic=False)
+                                    tag_width=64, lzc_stage=True, registered_logic=True)
         self._reads_root = any("is_root" in operands_of(expr) for expr in
                                (program.apply, program.active) if expr is not None)
         members = {"temp": In(stream.Signature(TempItem)), "o_prop": Out(stream.Signature(32)),
@@ -108,7 +113,10 @@ class Apply(wiring.Component):
 
     @property
     def latency(self) -> int:
-        return self._datapath.latency + (self._active.latency if self._active else 0)
+        """Cycles from a vertex taken to its outputs offered (frontier programs: one more,
+        the output slice)."""
+        return self._datapath.latency + (self._active.latency if self._active else 0) + \
+            int(self._frontier)
 
     def elaborate(self, platform):
         m = Module()
@@ -157,7 +165,15 @@ class Apply(wiring.Component):
             result = rule.o
             vertex, new = rule.o.payload.tag[:32], rule.o.payload.tag[32:]
             active = rule.o.payload.result[0]
-        self._count(m, taken, self._fork(m, result, vertex, new, active))
+        # A register slice before the fork: the active decision (a compare) and the two
+        # outputs' ready reach flip-flops, not the A1 and A2 queues' read side through the
+        # datapath's enable (once the smallest BFS pipeline's longest path).
+        m.submodules.out_slice = out = StreamRegisterSlice(OUT_LAYOUT)
+        m.d.comb += [out.i.valid.eq(result.valid), result.ready.eq(out.i.ready),
+                     out.i.payload.id.eq(vertex), out.i.payload.prop.eq(new),
+                     out.i.payload.active.eq(active)]
+        self._count(m, taken, self._fork(m, out.o, out.o.payload.id, out.o.payload.prop,
+                                         out.o.payload.active))
         return m
 
     def _count(self, m, taken, done):

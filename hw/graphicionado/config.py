@@ -105,9 +105,18 @@ class GraphicionadoConfig(DesignConfig):
         Simulation only (a run-time input of the simulation top, not in the design's Verilog):
         stop a run whose stream links have not moved for this many cycles and report every
         link's state. 0 = off.
+
+    Presets (``preset=NAME``, :attr:`PRESETS`): ``ecp5``, the ECP5-85k's configuration: 2 × 2
+    streams, ``max_vertices`` 32768 (the rest the defaults), for the one-word algorithms
+    (bfs, sssp, cc, pagerank; cf's 128-byte properties make even its 1 × 1 pipeline half
+    the chip's logic). Its place and route is measured with pagerank.
     """
 
     RUN_SETTINGS = ("stall_injection", "watchdog")
+    # The ECP5-85k (issue 51): the default's 64K-vertex scratchpad and EdgeIDTable take 392
+    # of its 208 DP16KD; 2 x 2 streams with 32K vertices leave room for any one-word
+    # algorithm (the scratchpads 64 DP16KD, BFS's EdgeIDTables about as many again).
+    PRESETS = {"ecp5": {"streams_src": "2", "streams_dst": "2", "max_vertices": "32768"}}
 
     algo: str = "bfs"
     property_bytes: int = 0

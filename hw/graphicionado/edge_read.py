@@ -33,7 +33,9 @@ HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": 1})
 # The request side needs a job's lines only: its first and last line, and how many more lines
 # it spans, worked out on the way in, so decoding a job is left with one comparison (is the
 # first line the one the last job ended on?) and no subtraction.
-LineJob = data.StructLayout({"first": 32, "last": 32, "span": 32})
+# A job's lines: the first, how many more, whether the first is the previous job's last
+# (``skip``, already read) and whether that was its only one (``empty``).
+LineJob = data.StructLayout({"first": 32, "span": 32, "skip": 1, "empty": 1})
 
 
 class EdgeLineRequests(wiring.Component):
@@ -86,13 +88,24 @@ class EdgeLineRequests(wiring.Component):
         m.submodules.jobs = jobs = StreamFIFO(LineJob, self._job_depth, buffered=True)
         first_line = self.jobs.payload.start >> EDGE_SHIFT
         last_line = (self.jobs.payload.end - 1) >> EDGE_SHIFT
+        # Whether a job's first line is the job before's last is decided as it enters the
+        # queue (the jobs keep their order), against a register: not in the decode, where a
+        # 32-bit compare stood between the queue's head and the request logic.
+        prev_last = Signal(32)               # line index of the previous job's last edge
+        prev_valid = Signal()
+        skip = prev_valid & (first_line == prev_last)
         m.d.comb += [
             jobs.i.payload.first.eq(first_line),
-            jobs.i.payload.last.eq(last_line),
             jobs.i.payload.span.eq(last_line - first_line),
+            jobs.i.payload.skip.eq(skip),
+            jobs.i.payload.empty.eq(skip & (last_line == first_line)),
             jobs.i.valid.eq(self.jobs.valid),
             self.jobs.ready.eq(jobs.i.ready),
         ]
+        with m.If(self.jobs.valid & self.jobs.ready):
+            m.d.sync += [prev_valid.eq(1), prev_last.eq(last_line)]
+        with m.If(self.start):
+            m.d.sync += prev_valid.eq(0)
 
         # Lines requested and not yet handed on. A release is counted a cycle late, from a
         # register: the hand-out's decision sits far across the chip from the request side
@@ -112,20 +125,20 @@ class EdgeLineRequests(wiring.Component):
         line = Signal(self._addr_width)      # next line to request, absolute
         remaining = Signal(self._addr_width) # lines of the job after ``line``
         empty = Signal()                     # every line of the job was read for the last job
-        prev_last = Signal(32)               # line index of the previous job's last edge
-        prev_valid = Signal()
         decoded_done = Signal()
         take = jobs.o.valid & (~decoded_valid | decoded_done)
         m.d.comb += jobs.o.ready.eq(take)
+        # ``final``: ``remaining`` is 0 (a register, off the path to the queue's read).
+        final = Signal()
         with m.If(requested):
-            m.d.sync += [line.eq(line + 1), remaining.eq(remaining - 1)]
+            m.d.sync += [line.eq(line + 1), remaining.eq(remaining - 1),
+                         final.eq(remaining == 1)]
         with m.If(take):         # after the line above: a new job's first line wins
-            skip = prev_valid & (job.first == prev_last)
-            m.d.sync += [decoded_valid.eq(1), prev_valid.eq(1), prev_last.eq(job.last),
-                         line.eq(Mux(skip, self.edge_base + job.first + 1,
-                                     self.edge_base + job.first)),
-                         remaining.eq(Mux(skip, job.span - 1, job.span)),
-                         empty.eq(skip & (job.span == 0))]
+            m.d.sync += [decoded_valid.eq(1),
+                         line.eq(self.edge_base + job.first + job.skip),
+                         remaining.eq(job.span - job.skip),
+                         final.eq(job.span == job.skip),
+                         empty.eq(job.empty)]
         with m.Elif(decoded_done):
             m.d.sync += decoded_valid.eq(0)
 
@@ -134,11 +147,9 @@ class EdgeLineRequests(wiring.Component):
             self.req.payload.addr.eq(line),
             self.req.payload.write.eq(0),
             requested.eq(self.req.valid & self.req.ready),
-            decoded_done.eq(decoded_valid & (empty | (requested & (remaining == 0)))),
+            decoded_done.eq(decoded_valid & (empty | (requested & final))),
             self.busy.eq(any_busy(jobs.level, decoded_valid, outstanding)),
         ]
-        with m.If(self.start):
-            m.d.sync += prev_valid.eq(0)
         return m
 
 

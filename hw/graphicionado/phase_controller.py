@@ -62,8 +62,8 @@ class PhaseController(wiring.Component):
         super().__init__(members)
 
     def _start_run(self, m):
-        """IDLE, on ``start``: counts from the initial frontier, then the EdgeIDTable loaded
-        (unsliced frontier algorithms) or the scratchpad cleared."""
+        """IDLE, on ``start``: counts from the initial frontier; then (BEGIN) the EdgeIDTable
+        loaded (unsliced frontier algorithms) or the scratchpad cleared."""
         full = self._cfg.algorithm.full_edge_access
         m.d.sync += [self.done.eq(0), self.iterations.eq(0), self.parity.eq(0),
                      self._settle.eq(0)]
@@ -73,7 +73,12 @@ class PhaseController(wiring.Component):
             m.d.sync += self.slice.eq(0)
         m.d.sync += [count.eq(0 if full else initial)
                      for count, initial in zip(self.counts, self.initial_counts)]
-        # A sliced run loads each slice's EdgeIDTable before its processing.
+        m.next = "BEGIN"
+
+    def _first_load(self, m):
+        """BEGIN, the cycle after ``start``: an unsliced frontier algorithm loads its
+        EdgeIDTable once (a sliced run loads each slice's before its processing), from
+        ``sliced``, a register of the slice count, not the count's compare."""
         with m.If(self._load_once):
             m.d.sync += self.load.eq(1)
             m.next = "LOAD"
@@ -148,6 +153,8 @@ class PhaseController(wiring.Component):
         m = Module()
         settle = self._settle = Signal(3, name="settle")
         settled = settle == 7
+        waited = Signal()   # the idle check of the current state (0 outside the waits)
+        ok = Signal()
         stop = Signal()
         sliced = Signal()
         last_slice = Signal()
@@ -163,21 +170,23 @@ class PhaseController(wiring.Component):
                                    (self.slice == cfg.max_slices - 1))]
         m.d.comb += self.active_total.eq(sum(self.counts))
         # Frontier algorithms load the EdgeIDTable once, or per slice when sliced.
-        self._load_once = Const(0) if full else self.num_slices <= 1
+        self._load_once = Const(0) if full else ~sliced
         self._load_each = Const(0) if full else sliced
 
         with m.FSM(name="control") as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):
                     self._start_run(m)
+            with m.State("BEGIN"):
+                self._first_load(m)
             with m.State("LOAD"):
-                m.d.comb += self.in_load.eq(1)
-                with m.If(settled & ready["loaded"]):
+                m.d.comb += [self.in_load.eq(1), waited.eq(ready["loaded"])]
+                with m.If(ok):
                     m.d.sync += [self.clear.eq(1), settle.eq(0)]
                     m.next = "CLEAR"
             with m.State("CLEAR"):
-                m.d.comb += self.in_load.eq(1)
-                with m.If(settled & ready["cleared"]):
+                m.d.comb += [self.in_load.eq(1), waited.eq(ready["cleared"])]
+                with m.If(ok):
                     m.next = "NEXT"
             with m.State("NEXT"):
                 m.d.sync += stop.eq(((self.active_total == 0) & (not full)) |
@@ -194,27 +203,35 @@ class PhaseController(wiring.Component):
                 self._begin_slice(m)
             if ext:
                 with m.State("PREPARE"):
-                    m.d.comb += self.in_load.eq(1)
-                    with m.If(settled & ready["cleared"] & ready["spilled"]):
+                    m.d.comb += [self.in_load.eq(1),
+                                 waited.eq(ready["cleared"] & ready["spilled"])]
+                    with m.If(ok):
                         m.d.sync += [self.start_process.eq(1), settle.eq(0)]
                         m.next = "PROCESS"
                 with m.State("STORE"):
-                    m.d.comb += self.in_load.eq(1)
-                    with m.If(settled & ready["spilled"]):
+                    m.d.comb += [self.in_load.eq(1), waited.eq(ready["spilled"])]
+                    with m.If(ok):
                         self._after_store(m)
             with m.State("LOAD_SLICE"):
-                m.d.comb += self.in_load.eq(1)
-                with m.If(settled & ready["loaded"]):
+                m.d.comb += [self.in_load.eq(1), waited.eq(ready["loaded"])]
+                with m.If(ok):
                     m.d.sync += [self.start_process.eq(1), settle.eq(0)]
                     m.next = "PROCESS"
             with m.State("PROCESS"):
-                m.d.comb += self.in_process.eq(1)
-                with m.If(settled & ready["drained"]):
+                m.d.comb += [self.in_process.eq(1), waited.eq(ready["drained"])]
+                with m.If(ok):
                     self._end_process(m)
             with m.State("APPLY"):
-                m.d.comb += self.in_apply.eq(1)
-                with m.If(settled & ready["applied"]):
+                m.d.comb += [self.in_apply.eq(1), waited.eq(ready["applied"])]
+                with m.If(ok):
                     self._end_apply(m, last_slice)
+        # ``ok``, a register, ends a wait: the idle check of the state held, settled, in the
+        # cycle before. It is never high in a state's first cycle (the cycle before, either
+        # the state before ended on ``ok`` or it was not a waiting one), so the check seen is
+        # always the current state's: one cycle more per wait, for a transition decided by a
+        # flip-flop and not by the settle count's compare and the idle checks on the way to
+        # every register the transition loads (settle itself the longest).
+        m.d.sync += ok.eq(settled & waited & ~ok)
         m.d.comb += self.busy.eq(~self.done & ~fsm.ongoing("IDLE"))
         return m
 

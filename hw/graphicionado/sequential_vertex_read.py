@@ -2,18 +2,22 @@
 
 Reads an array of fixed-size items from consecutive 64-byte lines starting at a line address,
 buffers whole lines and hands out one item per cycle. Up to ``prefetch_lines`` lines are
-requested ahead of the one being handed out (next-line prefetch). The reading is
-:class:`hw.lib.memory.range_streamer.RangeStreamer`'s, one range from item 0; this block
-gives it Graphicionado's start pulse and the vertex ids of a partition.
+requested ahead of the one being handed out (next-line prefetch). It reads as
+:class:`hw.lib.memory.range_streamer.RangeStreamer` does one range from item 0, with the
+start taken into registers first (a cycle more) and the lines counted down, so that its last
+line is a flip-flop: RangeStreamer compares the line with the range's end on the way to its
+command's ready and the memory handshake (once the longest path of the smallest
+configuration).
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
-from hw.lib.memory.port import MemoryPortSignature
-from hw.lib.memory.range_streamer import RangeStreamer
+from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.stream.fifo import StreamFIFO
 
 
 __all__ = ["item_layout", "SequentialVertexRead"]
@@ -82,22 +86,74 @@ class SequentialVertexRead(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.reader = reader = RangeStreamer(
-            addr_width=self._addr_width, item_words=self._item_words,
-            window=self._prefetch_lines)
-        wiring.connect(m, reader.mem, wiring.flipped(self.mem))
-        first_index = Signal(32)
-        with m.If(self.start):
-            m.d.sync += first_index.eq(self.first_index)
-        item = reader.items.payload
+        per_line = WORDS_PER_LINE // self._item_words
+        shift = per_line.bit_length() - 1
+        slot_bits = max(shift, 1)
+        m.submodules.meta = meta = StreamFIFO(
+            data.StructLayout({"hi": slot_bits, "index": 32}), self._prefetch_lines)
+        m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._prefetch_lines,
+                                                buffered=self._prefetch_lines > 8)
+        wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
+        requested = self._requests(m, meta, per_line, shift)
+
+        # Hand-out: the items of the line at the head, from slot 0 to its ``hi``.
+        offset = Signal(slot_bits)
+        head = meta.o.payload
+        words = data.ArrayLayout(32 * self._item_words, per_line)(lines.o.payload)
+        line_done = (offset == head.hi) if shift else 1
         m.d.comb += [
-            reader.cmd.valid.eq(self.start),
-            reader.cmd.payload.base.eq(self.base),
-            reader.cmd.payload.count.eq(self.count),
-            self.o.valid.eq(reader.items.valid),
-            self.o.payload.index.eq(first_index + (item.index << self._index_shift)),
-            self.o.payload.data.eq(item.data),
-            reader.items.ready.eq(self.o.ready),
-            self.busy.eq(reader.busy),
+            self.o.valid.eq(meta.o.valid & lines.o.valid),
+            self.o.payload.data.eq(words[offset] if shift else words[0]),
+            self.o.payload.index.eq(head.index + (offset << self._index_shift)),
         ]
+        handed = self.o.valid & self.o.ready
+        popped = handed & line_done
+        m.d.comb += [meta.o.ready.eq(popped), lines.o.ready.eq(popped)]
+        with m.If(popped):
+            m.d.sync += offset.eq(0)
+        with m.Elif(handed):
+            m.d.sync += offset.eq(offset + 1)
+        in_flight = self._in_flight
+        m.d.sync += in_flight.eq(in_flight + requested - popped)
+        m.d.comb += self.busy.eq(any_busy(self._pending, self._have, in_flight))
         return m
+
+    def _requests(self, m, meta, per_line, shift):
+        """A line a cycle from ``base``, at most ``prefetch_lines`` not yet handed out, each
+        with its last slot and the index of its first item recorded in ``meta``. The start
+        is taken into registers first and the lines to go counted down, so the last line is
+        a flip-flop (``final``) and no count compare is on the way to the memory's
+        handshake. Returns whether a line is requested this cycle."""
+        pending = self._pending = Signal()
+        have = self._have = Signal()
+        in_flight = self._in_flight = Signal(range(self._prefetch_lines + 1))
+        base, count = Signal(self._addr_width), Signal(32)
+        line, left = Signal(self._addr_width), Signal(32 - shift)
+        final, last_hi, index = Signal(), Signal(max(shift, 1)), Signal(32)
+        request = have & (in_flight < self._prefetch_lines) & meta.i.ready
+        requested = request & self.mem.req.ready
+        m.d.sync += pending.eq(self.start)
+        with m.If(self.start):
+            m.d.sync += [base.eq(self.base), count.eq(self.count),
+                         index.eq(self.first_index)]
+        with m.If(pending):
+            m.d.sync += [
+                have.eq(count != 0), line.eq(base),
+                left.eq((count + per_line - 1) >> shift),
+                final.eq(count <= per_line),
+                last_hi.eq((count - 1)[:shift] if shift else 0),
+            ]
+        with m.Elif(requested):
+            m.d.sync += [line.eq(line + 1), left.eq(left - 1), final.eq(left == 2),
+                         index.eq(index + (per_line << self._index_shift))]
+            with m.If(final):
+                m.d.sync += have.eq(0)
+        m.d.comb += [
+            self.mem.req.valid.eq(request),
+            self.mem.req.payload.addr.eq(line),
+            self.mem.req.payload.write.eq(0),
+            meta.i.valid.eq(requested),
+            meta.i.payload.hi.eq(Mux(final, last_hi, per_line - 1)),
+            meta.i.payload.index.eq(index),
+        ]
+        return requested

@@ -26,6 +26,7 @@ from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.broadcast import StreamBroadcast
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.links import StreamLinks
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .config import GraphicionadoConfig
 from .edge_id_read import EdgeIDRead
 from .edge_read import EdgeRead
@@ -218,7 +219,11 @@ class SourceStream(wiring.Component):
         ]
         link(entries, fifo_p1.i, "active_read->fifo_p1")
         link(fifo_p1.o, edge_id_read.i, "fifo_p1->edge_id_read")
-        link(edge_id_read.o, edge_read.i, "edge_id_read->edge_read")
+        # A register slice between P2 and P3: the EdgeIDTable's read data (block RAM
+        # outputs) reach flip-flops, not Edge Read's job decode and its queue's write.
+        m.submodules.slice_p2 = slice_p2 = StreamRegisterSlice(edge_id_read.o.payload.shape())
+        wiring.connect(m, edge_id_read.o, slice_p2.i)
+        link(slice_p2.o, edge_read.i, "edge_id_read->edge_read")
         wiring.connect(m, edge_read.o, wiring.flipped(self.o[0]))
         m.d.comb += [
             table.table_addr.eq(edge_id_read.table_addr),
@@ -229,7 +234,8 @@ class SourceStream(wiring.Component):
             self.stall_p1.eq(fifo_p1.o.valid & ~fifo_p1.o.ready),
             self.stall_p2.eq(edge_id_read.o.valid & ~edge_id_read.o.ready),
         ]
-        return active_read.busy | fifo_p1.o.valid | edge_id_read.busy | edge_read.busy
+        return active_read.busy | fifo_p1.o.valid | edge_id_read.busy | slice_p2.o.valid | \
+            edge_read.busy
 
     def _full_edge_front(self, m, link, walk):
         """P1 (VProperty, VConst) broadcast to the readers' Source Merges, P3 per reader,

@@ -19,7 +19,7 @@ behind a round-robin arbiter. The host writes the run's registers
 other designs'.
 """
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal, Value
 from amaranth.lib import wiring
 
 from hw.lib.busy import any_busy
@@ -38,6 +38,10 @@ from hw.graphicionado.source_stream import SourceStream
 
 
 __all__ = ["GraphicionadoPipeline"]
+
+# Counters of the phase controller's state, counted as they happen; every other event is
+# counted a cycle late (:meth:`GraphicionadoPipeline._registered`).
+PHASE_EVENTS = ("cycles", "cycles_load", "cycles_process", "cycles_apply")
 
 
 class GraphicionadoPipeline(RegisterDesign):
@@ -129,7 +133,10 @@ class GraphicionadoPipeline(RegisterDesign):
                     for name, port in destination.memory_clients]
         m.submodules.interconnect = interconnect = MemoryInterconnect(
             ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
-            outstanding=cfg.memory_outstanding)
+            outstanding=cfg.memory_outstanding,
+            # Only the write clients' request queues hold a line of data and its mask.
+            read_only=[index for index, (name, _) in enumerate(clients)
+                       if not name.endswith("write")])
         for (name, client), port in zip(clients, interconnect.clients):
             link.port(client, port, name, "interconnect")
         for channel, mem in zip(interconnect.channels, self.memory_ports):
@@ -335,7 +342,21 @@ class GraphicionadoPipeline(RegisterDesign):
         m.d.sync += restart.eq(self.control.start & ~self.control.busy)
         for name, event in events.items():
             counter = getattr(self.counters, name)
+            if name not in PHASE_EVENTS:
+                event = self._registered(m, event, name)
             with m.If(restart):
                 m.d.sync += counter.eq(event)
             with m.Else():
                 m.d.sync += counter.eq(counter + event)
+
+    @staticmethod
+    def _registered(m, event, name):
+        """``event`` a cycle late, from a register: the stages' handshakes, spread over the
+        chip, then reach a flip-flop and not a 32-bit counter's carry chain. The count is
+        still exact when ``done`` rises: the stream events all stop with the run's last
+        phase, which ends cycles before ``done`` (its idle checks are registered and settle,
+        :class:`PhaseController`), and they are zero in the cycle a run starts (everything is
+        idle then), which the first registered value counts."""
+        late = Signal(Value.cast(event).shape(), name=f"{name}_event")
+        m.d.sync += late.eq(event)
+        return late
