@@ -2,18 +2,21 @@
 by Yosys (``synth_ecp5``: LUT4, flip-flops, block RAM), the GW5A mapping (``synth_gowin``,
 soak only) and the OSU 0.18 um standard cells
 (area, every cell mapped, and with OpenSTA installed the clock: a plausible Fmax and a path
-named by the design's hierarchy). The whole cross runs in ``make soak``; ``make test`` runs each
-target on one design (Graphicionado at 0.18 um, DepGraph on ECP5): the Yosys runs take 40-130 s
-each here, and the others would take ``make test`` past its 20 minutes. Place and route to an
+named by the design's hierarchy). The whole cross runs in ``make soak``; ``make test`` runs every
+design's ECP5 mapping, which also checks its longest combinational path against the design's
+ceiling (``synth.comb_budget``, issue 51), and Graphicionado at 0.18 um: the Yosys runs take
+30-150 s each here, and the others would take ``make test`` past its 20 minutes. Place and route to an
 Fmax is tested on the CAM (``test_synth.py``, ``test_board.py``) and measured for every default
 configuration in ``make bench`` (``bench_design_table.py``)."""
 
+import json
 import re
 
 import pytest
 
 from graphgen.designs import get_design
 from synth import DEFAULT_LIBERTY, synthesize
+from synth.comb_budget import BUDGET_NS, BUDGET_REASON, CEILING_NS, over
 from synth.sta import sta_version
 from synth.flow import ecp5_synthesis
 from synth.gowin import GOWIN_GROUPS, gowin_synthesis
@@ -28,7 +31,8 @@ SMALLEST = {
     "dyngraph": {"slots": "2", "lock_ways": "2", "max_vertices": "16",
                  "memory_outstanding": "4", "read_window": "2"},
 }
-TIMED = {("graphicionado", "asic"), ("depgraph", "ecp5")}
+TIMED = {("graphicionado", "asic"), ("graphicionado", "ecp5"), ("depgraph", "ecp5"),
+         ("bfs", "ecp5"), ("dyngraph", "ecp5")}
 CASES = [pytest.param(design, target, id=f"{design}-{target}",
                       marks=() if (design, target) in TIMED else pytest.mark.soak)
          for design in SMALLEST for target in ("ecp5", "gw5a-138", "asic")]
@@ -44,6 +48,7 @@ def test_smallest_configuration_synthesizes(name, target, tmp_path):
         _, cells, num_cells = ecp5_synthesis(tmp_path, f"{top}.v", top)
         assert cells.get("LUT4", 0) > 1000 and cells.get("TRELLIS_FF", 0) > 500, cells
         assert num_cells == sum(cells.values())
+        _check_comb_ceiling(name, json.loads((tmp_path / f"{top}.json").read_text()))
     elif target == "gw5a-138":
         _, cells, num_cells, port_bits = gowin_synthesis(tmp_path, f"{top}.v", top, "gw5a")
         counts = grouped(cells, GOWIN_GROUPS)
@@ -58,6 +63,16 @@ def test_smallest_configuration_synthesizes(name, target, tmp_path):
         assert report["area_um2"] > 1e5              # at least 0.1 mm2: a real design
         if sta_version() is not None:
             _check_timing(report, (tmp_path / f"{top}.v").read_text(), top)
+
+
+def _check_comb_ceiling(name: str, netlist: dict) -> None:
+    """The design's longest combinational path (``synth.comb_depth``'s estimate) within its
+    ceiling (``synth.comb_budget``: the estimate it has today, on the way to the budget of
+    100 MHz)."""
+    paths = over(netlist, CEILING_NS[name])
+    assert not paths, (f"{name}: longer than its ceiling {CEILING_NS[name]} ns (budget "
+                       f"{BUDGET_NS} ns: {BUDGET_REASON}):\n"
+                       + "\n".join(path.describe() for path in paths))
 
 
 def _check_timing(report: dict, verilog: str, top: str) -> None:

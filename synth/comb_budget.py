@@ -1,0 +1,42 @@
+"""The combinational-path budget that is to keep the designs at 100 MHz on the ECP5-85k, and
+the ceilings that keep each design from drifting further from it (issue 51).
+
+Place and route takes from ten minutes to over an hour a design; :mod:`synth.comb_depth`
+estimates the longest combinational path of a Yosys ``synth_ecp5`` netlist in seconds.
+``make test`` maps each design's smallest configuration (``tests/tools/test_synth_designs.py``)
+and fails when its longest path's estimate exceeds the design's :data:`CEILING_NS`, naming the
+path and the blocks it crosses, so a change that puts logic back on a long valid/ready chain is
+caught before anyone routes it.
+
+The estimate is optimistic: it counts cells and nets, not where nextpnr puts them. Measured
+against routed builds (``docs/results.md``), nextpnr's critical path was 1.3-2 times the
+estimate (DepGraph with two engines: 8.8 ns estimated, 11.8-13.5 ns routed; the BFS engine:
+22.6 ns estimated, 45 ns routed), so 100 MHz needs an estimate of about :data:`BUDGET_NS`.
+No design has been routed at 100 MHz yet: each design's ceiling is the estimate it has today
+(after the register slices of issue 51), above the budget. Lower a ceiling when a change
+shortens the design's paths; a ceiling at or under :data:`BUDGET_NS` is the goal.
+"""
+
+from .comb_depth import CombPath, longest_paths
+
+__all__ = ["BUDGET_NS", "BUDGET_REASON", "CEILING_NS", "over"]
+
+BUDGET_NS = 6.5
+BUDGET_REASON = ("100 MHz is 10 ns; routed ECP5 builds took 1.3-2x the estimate of their "
+                 "longest path, so 10 ns / 1.5")
+
+# The smallest configuration's longest path today, estimated (ns), with 0.3 ns for the
+# estimate's spread between netlists of equal logic (Yosys and ABC9 place cells differently
+# when names change).
+CEILING_NS = {
+    "graphicionado": 9.2,       # 8.9 today: src0's fifo_p1; memory and crossbar arbiters 8.4
+    "depgraph": 8.2,            # 7.9: engine 0's bank picker into its hazard compares
+    "bfs": 14.2,                # 13.9: the memory interconnect's arbiter grant
+    "dyngraph": 12.3,           # 12.0: vertex_ops -> retire slice -> step -> slab port
+}
+
+
+def over(design: dict, ceiling: float, count: int = 5) -> list[CombPath]:
+    """The longest paths (up to ``count``, distinct first and last blocks) of the Yosys netlist
+    ``design`` whose estimate exceeds ``ceiling`` ns; empty when the netlist keeps within it."""
+    return [path for path in longest_paths(design, count) if path.ns > ceiling]
