@@ -42,7 +42,7 @@ class Model:
                 self.enable, state = 1, "RUN"
         elif self.state == "RUN":
             c["run_cycles"] += 1
-            if self.counts["run_cycles"] == 3:
+            if self.counts["run_cycles"] == 4:
                 settled = 1
             if out["write_start"]:
                 self.enable, state = 0, "WRITE"
