@@ -97,12 +97,6 @@ class LockIssue(wiring.Component):
         m.submodules.issued = issued_reads = StreamRegisterSlice(read_layout)
         wiring.connect(m, issued_reads.o, wiring.flipped(self.o))
         out = issued_reads.i
-        # The buckets in the queue, by position, for the comparison with a new operation.
-        waiting_bucket = [Signal(LOCK_BITS, name=f"waiting_bucket{k}") for k in range(depth)]
-        waiting_valid = Signal(depth)
-        write_at = Signal(range(depth))
-        read_at = Signal(range(depth))
-
         head = queue.o.payload
         bucket = self.i.payload.ctx.op.bucket
         # The operation chosen last cycle: it takes its lock and offers its read now. Choosing
@@ -141,8 +135,7 @@ class LockIssue(wiring.Component):
         head_free = (queue.o.valid & head_seen & ~probe_hit & ~held(head.ctx.op.bucket))
         drained = self.in_flight == 0
         credit = (self.in_flight < self._slots) & (self.parallel | drained)
-        behind = Cat((waiting_valid[k] & (waiting_bucket[k] == bucket))
-                     for k in range(depth)).any()
+        behind = self._waiting_buckets(m, queue, bucket)
         # A new operation waits: its bucket is held, or an earlier one of its bucket waits.
         # (The probes read the lock's state at the start of the cycle, as the insert does.)
         known = self.i.valid & new_seen
@@ -169,17 +162,6 @@ class LockIssue(wiring.Component):
             queue.o.ready.eq(from_queue & issued),
             self.i.ready.eq((~from_queue & issued) | parked),
         ]
-        with m.If(queue.i.valid & queue.i.ready):
-            m.d.sync += [write_at.eq(write_at + 1), self.deferred.eq(self.deferred + 1)]
-            with m.Switch(write_at):
-                for k in range(depth):
-                    with m.Case(k):
-                        m.d.sync += waiting_bucket[k].eq(bucket)
-        set_bits = Cat(queue.i.valid & queue.i.ready & (write_at == k) for k in range(depth))
-        clear_bits = Cat(queue.o.valid & queue.o.ready & (read_at == k) for k in range(depth))
-        m.d.sync += waiting_valid.eq((waiting_valid & ~clear_bits) | set_bits)
-        with m.If(queue.o.valid & queue.o.ready):
-            m.d.sync += read_at.eq(read_at + 1)
         with m.If((staged_valid & ~self.lock.ready) | (self.i.valid & defer & ~parked)):
             m.d.sync += self.lock_waits.eq(self.lock_waits + 1)
         with m.If(staged_valid & ~out.ready):
@@ -195,3 +177,25 @@ class LockIssue(wiring.Component):
         m.d.comb += self.idle.eq(~self.i.valid & ~queue.o.valid & ~self.o.valid & drained
                                  & ~staged_valid)
         return m
+
+    def _waiting_buckets(self, m, queue, bucket):
+        """The buckets of the operations parked in ``queue``, by position (written as one
+        enters, its valid bit cleared as it leaves; ``deferred`` counts the entries): whether
+        an operation of ``bucket`` waits there."""
+        depth = self._waiting
+        waiting_bucket = [Signal(LOCK_BITS, name=f"waiting_bucket{k}") for k in range(depth)]
+        waiting_valid = Signal(depth)
+        write_at = Signal(range(depth))
+        read_at = Signal(range(depth))
+        with m.If(queue.i.valid & queue.i.ready):
+            m.d.sync += [write_at.eq(write_at + 1), self.deferred.eq(self.deferred + 1)]
+            with m.Switch(write_at):
+                for k in range(depth):
+                    with m.Case(k):
+                        m.d.sync += waiting_bucket[k].eq(bucket)
+        set_bits = Cat(queue.i.valid & queue.i.ready & (write_at == k) for k in range(depth))
+        clear_bits = Cat(queue.o.valid & queue.o.ready & (read_at == k) for k in range(depth))
+        m.d.sync += waiting_valid.eq((waiting_valid & ~clear_bits) | set_bits)
+        with m.If(queue.o.valid & queue.o.ready):
+            m.d.sync += read_at.eq(read_at + 1)
+        return Cat((waiting_valid[k] & (waiting_bucket[k] == bucket)) for k in range(depth)).any()
