@@ -292,11 +292,15 @@ class BottomUpCheck(wiring.Component):
         read_taken = self._status_answer(m, answers.o, found.i[1], left.i[0],
                                          fetch_arbiter.i[0], check_arbiter.i[1],
                                          pool.release[1])
+        # The counters count a cycle late, from registers: whether a hit and a status were
+        # taken hang off the routes' readies, and would otherwise run on into 32-bit adders.
+        hit_counted, read_counted = Signal(), Signal()
         m.d.sync += [
-            self.edges_checked.eq(self.edges_checked + hit_taken + read_taken),
-            self.cache_hits.eq(self.cache_hits + hit_taken),
-            self.status_reads.eq(self.status_reads + read_taken),
+            hit_counted.eq(hit_taken), read_counted.eq(read_taken),
+            self.edges_checked.eq(self.edges_checked + hit_counted + read_counted),
+            self.cache_hits.eq(self.cache_hits + hit_counted),
+            self.status_reads.eq(self.status_reads + read_counted),
         ]
         m.d.comb += self.busy.eq(pool.busy | self.entries.valid | entering.o.valid |
-                                 ~entering.i.ready)
+                                 ~entering.i.ready | hit_counted | read_counted)
         return m
