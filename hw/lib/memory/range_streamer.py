@@ -116,11 +116,16 @@ class RangeStreamer(wiring.Component):
                          final.eq(next_final),
                          next_final.eq(prepared.line + 2 == prepared.end)]
         with m.If(self.cmd.valid & self.cmd.ready):
-            first_line = first >> shift
-            last_line = last_item >> shift
+            # The range ends in its first line if ``count`` is at most the items left in it
+            # (``per_line - lo``), in the second if at most ``per_line`` more: compares of a
+            # few low bits and a test of the high ones for zero, no 32-bit adder before them.
+            lo = first[:shift] if shift else 0
+            left1 = Signal(shift + 2)
+            m.d.comb += left1.eq(per_line - lo)
             m.d.sync += [
-                final.eq(first_line == last_line),
-                next_final.eq(first_line + 1 == last_line),
+                final.eq((count >> (shift + 1) == 0) & (count[:shift + 1] <= left1)),
+                next_final.eq((count >> (shift + 2) == 0) & (count[:shift + 2] > left1) &
+                              (count[:shift + 2] <= left1 + per_line)),
                 have.eq(count != 0), prepared.base.eq(self.cmd.payload.base),
                 prepared.line.eq(first >> shift), prepared.end.eq(last_item >> shift),
                 prepared.lo.eq(first[:shift] if shift else 0),
