@@ -59,13 +59,13 @@ class SlotPool(wiring.Component):
         m = Module()
         slots = self._slots
         free = Signal(slots, init=(1 << slots) - 1)
-        # The lowest free slot (one-hot) and whether any is free are registers, worked out
-        # from the next ``free``: a priority chain over the slots then lies between the
-        # pool's registers, not between a take and the searches' start register (at 32
-        # slots, once the ecp5 preset's deepest path, 15 ns estimated).
-        lowest = Signal(slots, init=1)
-        room = Signal(init=1)
-        m.d.comb += [self.room.eq(room), self.busy.eq(~free.all())]
+        # The lowest free slot, one-hot (``free & -free``, a carry chain from the register),
+        # is taken as it is: no priority chain over the slots for the offer and no decode of
+        # the offer for the take (together, at 32 slots, once the ecp5 preset's deepest path,
+        # 15 ns estimated). The offer is its OR-encoding.
+        lowest = Signal(slots)
+        m.d.comb += [lowest.eq(free & (~free + 1)[:slots]),
+                     self.room.eq(free.any()), self.busy.eq(~free.all())]
         for bit in range(len(self.offer)):
             m.d.comb += self.offer[bit].eq(
                 Cat(lowest[index] for index in range(slots) if index >> bit & 1).any())
@@ -74,8 +74,5 @@ class SlotPool(wiring.Component):
             with m.If(port.valid):
                 m.d.comb += freed.bit_select(port.payload, 1).eq(1)
         taken = lowest & self.take.replicate(slots)
-        following = Signal(slots)
-        m.d.comb += following.eq((free & ~taken) | freed)
-        m.d.sync += [free.eq(following), lowest.eq(following & (~following + 1)[:slots]),
-                     room.eq(following.any())]
+        m.d.sync += free.eq((free & ~taken) | freed)
         return m
