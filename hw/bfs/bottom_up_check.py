@@ -96,14 +96,15 @@ class BottomUpCheck(wiring.Component):
             "status_mem": Out(MemoryPortSignature(addr_width)),
         })
 
-    def _start(self, m, pool, started, left):
+    def _start(self, m, pool, entering, started, left):
         """New searches, while a slot is free (the lowest); a vertex without in-edges
-        survives at once."""
-        entry = self.entries.payload
-        no_edges = entry.entry.count == 0
+        survives at once. ``entering``: the entries, with whether they have no in-edges,
+        out of their register slice."""
+        entry = entering.payload.entry
+        no_edges = entering.payload.no_edges
         room = pool.room
         m.d.comb += [
-            started.valid.eq(self.entries.valid & ~no_edges & room),
+            started.valid.eq(entering.valid & ~no_edges & room),
             started.payload.vertex.eq(entry.entry.vertex),
             started.payload.first.eq(entry.entry.first),
             started.payload.count.eq(entry.entry.count),
@@ -112,13 +113,13 @@ class BottomUpCheck(wiring.Component):
             started.payload.lane.eq(entry.lane),
             started.payload.slot.eq(pool.offer),
             pool.take.eq(started.valid & started.ready),
-            left.valid.eq(self.entries.valid & no_edges),
+            left.valid.eq(entering.valid & no_edges),
             left.payload.eq(entry),
         ]
         with m.If(no_edges):
-            m.d.comb += self.entries.ready.eq(left.ready)
+            m.d.comb += entering.ready.eq(left.ready)
         with m.Else():
-            m.d.comb += self.entries.ready.eq(started.ready & room)
+            m.d.comb += entering.ready.eq(started.ready & room)
 
     def _fetch(self, m, fetches, fetch, arrived_check, lines):
         """Line fetches: the line of neighbour ``first + pos``, into the search's slot; the
@@ -255,7 +256,17 @@ class BottomUpCheck(wiring.Component):
         # no in-edges and the arbiter's grant would otherwise reach the slot pool.
         m.submodules.starts = starts = StreamRegisterSlice(SearchState)
         wiring.connect(m, starts.o, fetch_arbiter.i[1])
-        self._start(m, pool, starts.i, left.i[1])
+        # Entries pass a register slice on the way in, with their test for no in-edges (a
+        # 32-bit compare) worked out before it: the compare and the check-direction select
+        # in front of this block would otherwise reach the slot pool and the survivors'
+        # arbiter (once the smallest build's deepest path).
+        m.submodules.entering = entering = StreamRegisterSlice(data.StructLayout({
+            "entry": LaneEntry, "no_edges": 1}))
+        m.d.comb += [entering.i.valid.eq(self.entries.valid),
+                     entering.i.payload.entry.eq(self.entries.payload),
+                     entering.i.payload.no_edges.eq(self.entries.payload.entry.count == 0),
+                     self.entries.ready.eq(entering.i.ready)]
+        self._start(m, pool, entering.o, starts.i, left.i[1])
         # Fetch commands pass a register slice: the fetch reader's ready (whether its last
         # line went out to the memory) would otherwise reach back through the arbiter into
         # the status answers' route and the slot pool.
@@ -281,10 +292,15 @@ class BottomUpCheck(wiring.Component):
         read_taken = self._status_answer(m, answers.o, found.i[1], left.i[0],
                                          fetch_arbiter.i[0], check_arbiter.i[1],
                                          pool.release[1])
+        # The counters count a cycle late, from registers: whether a hit and a status were
+        # taken hang off the routes' readies, and would otherwise run on into 32-bit adders.
+        hit_counted, read_counted = Signal(), Signal()
         m.d.sync += [
-            self.edges_checked.eq(self.edges_checked + hit_taken + read_taken),
-            self.cache_hits.eq(self.cache_hits + hit_taken),
-            self.status_reads.eq(self.status_reads + read_taken),
+            hit_counted.eq(hit_taken), read_counted.eq(read_taken),
+            self.edges_checked.eq(self.edges_checked + hit_counted + read_counted),
+            self.cache_hits.eq(self.cache_hits + hit_counted),
+            self.status_reads.eq(self.status_reads + read_counted),
         ]
-        m.d.comb += self.busy.eq(pool.busy | self.entries.valid)
+        m.d.comb += self.busy.eq(pool.busy | self.entries.valid | entering.o.valid |
+                                 ~entering.i.ready | hit_counted | read_counted)
         return m

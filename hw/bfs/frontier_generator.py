@@ -20,7 +20,8 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.config import ConfigError, is_power_of_two
 from hw.lib.memory.port import WORDS_PER_LINE
 from hw.lib.memory.range_streamer import range_out_layout
-from .layouts import LaneEntry
+from hw.lib.stream.register_slice import StreamRegisterSlice
+from .layouts import CLASS_BITS, LaneEntry
 from .offset_lines import OffsetPairs
 
 
@@ -86,6 +87,7 @@ class FrontierGenerator(wiring.Component):
         lanes = self._lanes
         lane_bits = max((lanes - 1).bit_length(), 1)
         self._load = load = Signal()
+        self._pairs = self._degree_stages(m)
         mine = self._hits_stage(m, lane_bits)
         self._hand_out(m, mine, load)
         entries = self._entries(m, load, lane_bits)
@@ -148,9 +150,11 @@ class FrontierGenerator(wiring.Component):
                 m.d.sync += state.eq(loaded)
             with m.Elif(taken):
                 m.d.sync += state.eq(following)
-        m.d.comb += [load.eq(self._held & self.pairs.valid & Cat(*done).all()),
-                     self.pairs.ready.eq(load),
-                     self.busy.eq(self._held | Cat(port.valid for port in self.lane).any())]
+        m.d.comb += [load.eq(self._held & self._pairs.valid & Cat(*done).all()),
+                     self._pairs.ready.eq(load),
+                     self.busy.eq(self._held | Cat(port.valid for port in self.lane).any() |
+                                  Cat(Cat(stage.o.valid, ~stage.i.ready)
+                                      for stage in self._stages).any())]
         waiting = sum(port.valid & ~port.ready for port in self.lane)
         m.d.sync += self.stalls.eq(self.stalls + waiting)
         with m.If(self.clear):
@@ -173,20 +177,49 @@ class FrontierGenerator(wiring.Component):
         m.d.comb += after.eq(Cat(lowest, others, others.any(), hits.any()))
         return after
 
+    def _degree_stages(self, m):
+        """The edge ranges through two register slices: the first takes each vertex's degree
+        (``hi - lo``), the second its class (three compares of the degree). A subtractor and
+        the compares after it in one cycle, from the pairs into the entries' registers, were
+        the smallest BFS build's deepest path but for the memory arbiter's grant; two cycles
+        more per line, at a line a cycle still. Returns the second slice's output."""
+        words = WORDS_PER_LINE
+        counted = data.StructLayout({"line": 32, "lo": data.ArrayLayout(32, words),
+                                     "count": data.ArrayLayout(32, words)})
+        classed = data.StructLayout({"line": 32, "lo": data.ArrayLayout(32, words),
+                                     "count": data.ArrayLayout(32, words),
+                                     "cls": data.ArrayLayout(CLASS_BITS, words)})
+        m.submodules.degrees = degrees = StreamRegisterSlice(counted)
+        m.submodules.classes = classes = StreamRegisterSlice(classed)
+        pairs = self.pairs.payload
+        m.d.comb += [degrees.i.valid.eq(self.pairs.valid), self.pairs.ready.eq(degrees.i.ready),
+                     degrees.i.payload.line.eq(pairs.line), degrees.i.payload.lo.eq(pairs.lo),
+                     classes.i.valid.eq(degrees.o.valid), degrees.o.ready.eq(classes.i.ready),
+                     classes.i.payload.line.eq(degrees.o.payload.line),
+                     classes.i.payload.lo.eq(degrees.o.payload.lo),
+                     classes.i.payload.count.eq(degrees.o.payload.count)]
+        for w in range(words):
+            m.d.comb += [
+                degrees.i.payload.count[w].eq((pairs.hi[w] - pairs.lo[w])[:32]),
+                classes.i.payload.cls[w].eq(degree_class(degrees.o.payload.count[w],
+                                                         self._thresholds)),
+            ]
+        self._stages = (degrees, classes)
+        return classes.o
+
     def _entries(self, m, load, lane_bits):
         """The line's entries, each with its edge range and class, loaded with its hits."""
         words, lanes = WORDS_PER_LINE, self._lanes
         entries = Signal(data.ArrayLayout(LaneEntry, words))
-        pairs = self.pairs.payload
+        pairs = self._pairs.payload
         with m.If(load):
             for w in range(words):
-                count = pairs.hi[w] - pairs.lo[w]
                 m.d.sync += [
                     entries[w].entry.vertex.eq(Cat(Const(w, 4), pairs.line)),
                     entries[w].entry.first.eq(pairs.lo[w]),
-                    entries[w].entry.count.eq(count[:32]),
+                    entries[w].entry.count.eq(pairs.count[w]),
                     entries[w].entry.spare.eq(0),
-                    entries[w].cls.eq(degree_class(count[:32], self._thresholds)),
+                    entries[w].cls.eq(pairs.cls[w]),
                     entries[w].lane.eq(Mux(self.blocked, self._held_lane, w % lanes)),
                 ]
         return entries

@@ -23,8 +23,8 @@ ClaimedDiscovery = data.StructLayout({"discovery": Discovery, "hub": 1})
 class HubBitmap(wiring.Component):
     """``max_vertices`` bits in a block RAM of 16-bit words.
 
-    A claim reads the word of its vertex and, if the vertex's bit is set, clears it and
-    answers ``hub`` = 1: the first claim of a hub since the fill. The read port is transparent
+    A claim reads the word of its vertex and, if the vertex's bit is set, clears it (in the
+    cycle its word arrives) and answers ``hub`` = 1: the first claim of a hub since the fill. The read port is transparent
     to the write port, so claims of one word back to back see each other's clearing.
 
     Parameters
@@ -76,11 +76,20 @@ class HubBitmap(wiring.Component):
             self.claimed.payload.discovery.eq(held_claim),
             self.claimed.payload.hub.eq(is_hub),
         ]
+        # ``fresh``: the held claim came this cycle. It clears its hub's bit then, not as it
+        # leaves: the write then does not wait on ``claimed.ready`` (the discovery writer's,
+        # through the control's: once the smallest build's path from the read data back into
+        # it). The next claim's read comes no earlier than this one leaves, and sees the bit
+        # cleared either way; the held read data stay (no read while held).
+        fresh = Signal()
         with m.If(advance):
             m.d.sync += [held.eq(self.claim.valid & self.claim.ready),
+                         fresh.eq(self.claim.valid & self.claim.ready),
                          held_claim.eq(self.claim.payload)]
-        # A claim that finds its hub clears the bit as it leaves; a fill has the port else.
-        with m.If(held & self.claimed.ready & is_hub):
+        with m.Else():
+            m.d.sync += fresh.eq(0)
+        # A claim that finds its hub clears the bit; a fill has the port else.
+        with m.If(held & fresh & is_hub):
             m.d.comb += [write.addr.eq(held_claim.vertex[4:4 + index_bits]),
                          write.data.eq(read.data & ~(C(1, WORDS_PER_LINE) << bit)[:WORDS_PER_LINE]),
                          write.en.eq(1)]

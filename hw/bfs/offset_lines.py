@@ -93,10 +93,20 @@ class OffsetLines(wiring.Component):
         pending, needs_next = Signal(), Signal()
         # Each value's tests in signals of their own (kept, so synthesis does not share one
         # compare behind the choice).
+        # ``line`` + 1 and + 2 are registers of their own, kept with ``line``, so that no
+        # adder comes before the compares (an adder into a compare of ``line`` + 2 was the
+        # smallest build's deepest path in this block, 11.6 ns estimated).
+        line1 = Signal(32, init=1)
+        line2 = Signal(32, init=2)
+        with m.If(self.start):
+            m.d.sync += [line1.eq(1), line2.eq(2)]
+        with m.Elif(emitted):
+            m.d.sync += [line1.eq(line2), line2.eq(line2 + 1)]
         tests = {}
-        for name, value in (("zero", 0), ("same", line), ("after", line + 1)):
+        for name, value, following in (("zero", 0, 1), ("same", line, line1),
+                                        ("after", line1, line2)):
             tests[name] = Signal(2, name=f"tests_{name}", attrs={"keep": 1})
-            m.d.comb += tests[name].eq(Cat(value < vertex_lines, ((value + 1) << 4) <= n))
+            m.d.comb += tests[name].eq(Cat(value < vertex_lines, (following << 4) <= n))
         with m.If(self.start):
             m.d.sync += Cat(pending, needs_next).eq(tests["zero"])
         with m.Elif(emitted):

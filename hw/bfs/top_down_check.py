@@ -8,7 +8,7 @@ same level, and one of the parents stays, which is as right as the other. The ne
 made by scanning the status array, so no vertex is queued twice (no atomics, §4.1).
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -92,7 +92,11 @@ class TopDownCheck(wiring.Component):
             self.discoveries.payload.parent.eq(answer.ctx),
             status.o.ready.eq(self.discoveries.ready | ~unvisited),
         ]
-        with m.If(status.o.valid & status.o.ready):
+        # Counted a cycle late, from a register: the status taken hangs off the discoveries'
+        # ready, and would otherwise run on into a 32-bit adder.
+        counted = Signal()
+        m.d.sync += counted.eq(status.o.valid & status.o.ready)
+        with m.If(counted):
             m.d.sync += self.edges_checked.eq(self.edges_checked + 1)
-        m.d.comb += self.busy.eq(edges.busy | status.busy | self.entries.valid)
+        m.d.comb += self.busy.eq(edges.busy | status.busy | self.entries.valid | counted)
         return m

@@ -99,16 +99,33 @@ class RangeStreamer(wiring.Component):
         last_item = first + count - 1
         request = have & (in_flight < self._window) & meta.i.ready
         requested = request & self.mem.req.ready
-        final = prepared.line == prepared.end
+        # Whether the line to request is the command's last (``final``) and whether the one
+        # after it is (``next_final``) are registers, worked out a line ahead: the compare of
+        # two 32-bit line numbers is then not on the way from ``final`` through ``cmd.ready``
+        # to the upstream block and back into every prepared register (once the deepest path
+        # of the BFS engine's status reader).
+        final = Signal()
+        next_final = Signal()
         m.d.comb += self.cmd.ready.eq(~have | (requested & final))
         # (A command taken in the cycle the last line of the one before goes out replaces it:
         # these statements come first so that the command's own win.)
         with m.If(requested):
             m.d.sync += [prepared.line.eq(prepared.line + 1), prepared.lo.eq(0),
                          prepared.index.eq(prepared.index + per_line - prepared.lo),
-                         self.lines_read.eq(self.lines_read + 1)]
+                         self.lines_read.eq(self.lines_read + 1),
+                         final.eq(next_final),
+                         next_final.eq(prepared.line + 2 == prepared.end)]
         with m.If(self.cmd.valid & self.cmd.ready):
+            # The range ends in its first line if ``count`` is at most the items left in it
+            # (``per_line - lo``), in the second if at most ``per_line`` more: compares of a
+            # few low bits and a test of the high ones for zero, no 32-bit adder before them.
+            lo = first[:shift] if shift else 0
+            left1 = Signal(shift + 2)
+            m.d.comb += left1.eq(per_line - lo)
             m.d.sync += [
+                final.eq((count >> (shift + 1) == 0) & (count[:shift + 1] <= left1)),
+                next_final.eq((count >> (shift + 2) == 0) & (count[:shift + 2] > left1) &
+                              (count[:shift + 2] <= left1 + per_line)),
                 have.eq(count != 0), prepared.base.eq(self.cmd.payload.base),
                 prepared.line.eq(first >> shift), prepared.end.eq(last_item >> shift),
                 prepared.lo.eq(first[:shift] if shift else 0),

@@ -8,7 +8,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from hw.lib.config import ConfigError
-from hw.lib.memory.arbiter import MemoryArbiter
+from hw.lib.memory.arbiter import MemoryArbiter, _groups
 
 
 def run_arbiter(*, ports=3, outstanding=5, reads=30, seed=1, latency=0):
@@ -115,15 +115,37 @@ def test_arbiter_refuses_a_read_only_client_that_does_not_exist():
         MemoryArbiter(ports=3, addr_width=10, read_only=(0, 3))
 
 
-@pytest.mark.parametrize("request_slice, level_flags", [(False, False), (True, False),
-                                                        (True, True)])
-@pytest.mark.parametrize("asking", [(0, 1, 2, 3, 4), (1, 3), (4,), (0, 2, 3)])
-def test_arbiter_grants_round_robin_at_a_request_a_cycle(asking, request_slice, level_flags):
-    """Clients that always ask take turns in index order, wrapping after the highest, and
-    the memory port takes a request every cycle once the queues are primed."""
-    ports = 5
+def two_level_turns(ports, asking, count):
+    """The grants of a two-level round robin among clients that always ask: the groups of
+    :func:`hw.lib.memory.arbiter._groups` take turns, and in each group its members."""
+    groups = [[c for c in members if c in asking] for members in _groups(ports)]
+    groups = [members for members in groups if members]
+    served = [0] * len(groups)
+    turns = []
+    for step in range(count):
+        g = step % len(groups)
+        turns.append(groups[g][served[g] % len(groups[g])])
+        served[g] += 1
+    return turns
+
+
+def test_arbiter_groups_are_small_and_even():
+    assert _groups(5) == [[0, 1], [2, 3, 4]]
+    assert _groups(4) == [[0, 1, 2, 3]]
+    assert [len(g) for g in _groups(12)] == [4, 4, 4]
+    assert [len(g) for g in _groups(13)] == [3, 3, 3, 4]
+
+
+@pytest.mark.parametrize("request_slice", [False, True])
+@pytest.mark.parametrize("ports, asking", [(5, (0, 1, 2, 3, 4)), (5, (1, 3)), (5, (4,)),
+                                           (5, (0, 2, 3)), (4, (0, 1, 3)),
+                                           (12, tuple(range(12))), (12, (0, 5, 6, 7, 11))])
+def test_arbiter_grants_round_robin_at_a_request_a_cycle(ports, asking, request_slice):
+    """Clients that always ask take turns, the groups in index order and in each group its
+    members (with four clients or fewer, plain round robin), and the memory port takes a
+    request every cycle once the queues are primed."""
     arbiter = MemoryArbiter(ports=ports, addr_width=10, outstanding=64, tag_width=4,
-                            request_slice=request_slice, level_flags=level_flags)
+                            request_slice=request_slice)
     tags = []
 
     async def bench(ctx):
@@ -143,5 +165,5 @@ def test_arbiter_grants_round_robin_at_a_request_a_cycle(asking, request_slice, 
     start = tags.index(asking[0])
     steady = tags[start:start + 25]
     assert None not in steady, f"a cycle without a request: {tags}"
-    turn = [asking[k % len(asking)] for k in range(len(steady))]
+    turn = two_level_turns(ports, asking, len(steady))
     assert steady == turn, f"grants {steady}, round robin {turn}"

@@ -29,16 +29,17 @@ def client_program(rng, client, count, writes=True):
                           (4, 16, (), False, False, False), (4, 8, (0, 2), False, False, False),
                           (1, 2, (), True, False, False), (4, 8, (0, 2), True, False, False),
                           (1, 2, (), False, True, False), (4, 8, (0, 2), True, True, False),
-                          (3, 4, (), False, False, True), (4, 8, (0, 2), True, True, True)])
+                          (3, 4, (), False, False, True), (4, 8, (0, 2), True, True, True),
+                          (9, 8, (1, 4, 7), False, False, False),
+                          (6, 8, (0,), True, True, True)])
 def test_memory_arbiter_contract(ports, outstanding, read_only, response_buffer,
                                  request_slice, never_refused, pause):
-    """The cases with ``never_refused`` also keep the queue levels as flags
-    (``level_flags``); their clients' response sides never pause."""
+    """The cases with ``never_refused``: their clients' response sides never pause. Nine and
+    six clients make two-level grants (groups of at most four)."""
     rng = random.Random(f"arbiter/{ports}/{read_only}")
     dut = MemoryArbiter(ports=ports, addr_width=ADDR, outstanding=outstanding,
                         read_only=read_only, response_buffer=response_buffer,
-                        request_slice=request_slice, responses_never_refused=never_refused,
-                        level_flags=never_refused)
+                        request_slice=request_slice, responses_never_refused=never_refused)
     bench = Bench(dut, f"MemoryArbiter(ports={ports}, outstanding={outstanding}, "
                        f"response_buffer={response_buffer}, request_slice={request_slice}, "
                        f"never_refused={never_refused})",
