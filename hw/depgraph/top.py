@@ -178,7 +178,7 @@ class DepGraph(RegisterDesign):
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
             read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes],
             response_buffer=True, request_slice=True,
-            responses_never_refused=not cfg.stall_injection, level_flags=True)
+            responses_never_refused=not cfg.stall_injection)
         for (name, client, _), port in zip(clients, arbiter.clients):
             link.port(client, port, name)
         wiring.connect(m, arbiter.bus, wiring.flipped(self.mem))

@@ -88,11 +88,6 @@ class MemoryArbiter(wiring.Component):
         ``never_refused``), without it the memory's ``ready`` is 1. A client that refuses
         a response all the same loses it.
 
-    level_flags : bool
-        Accepted for callers written before the flags became the only way (no effect): each
-        client queue's "holds at least one / at least two requests" are always flip-flops of
-        the arbiter's own, worked out from its pushes and pops.
-
     request_slice : bool
         Pass each granted request through a register before the outbox: the clients' queue
         heads then reach one flip-flop, not the outbox's write enable. One cycle more per
@@ -124,7 +119,7 @@ class MemoryArbiter(wiring.Component):
     def __init__(self, *, ports: int, addr_width: int, outstanding: int = 128,
                  queue_depth: int = 3, tag_width: int = MEMORY_TAG_WIDTH,
                  read_only=(), response_buffer: bool = False, request_slice: bool = False,
-                 responses_never_refused: bool = False, level_flags: bool = False):
+                 responses_never_refused: bool = False):
         check_int("MemoryArbiter", "addr_width", addr_width, high=32)
         if ports < 1:
             raise ConfigError(f"ports must be at least 1, not {ports}")
@@ -142,7 +137,6 @@ class MemoryArbiter(wiring.Component):
         self._response_buffer = response_buffer
         self._request_slice = request_slice
         self._never_refused = responses_never_refused
-        self._level_flags = level_flags
         self._ports = ports
         self._outstanding = outstanding
         self._queue_depth = queue_depth
