@@ -64,7 +64,8 @@ class TopDownCheck(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.edges = edges = RangeStreamer(addr_width=self._addr_width, item_words=1,
-                                                   ctx_width=32, window=self._window)
+                                                   ctx_width=32, window=self._window,
+                                                   cmd_slice=True)
         m.submodules.status = status = WordLookup(addr_width=self._addr_width, ctx_width=32,
                                                   outstanding=self._outstanding)
         wiring.connect(m, edges.mem, wiring.flipped(self.edges_mem))

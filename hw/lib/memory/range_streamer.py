@@ -12,6 +12,7 @@ from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.register_slice import StreamRegisterSlice
 
 
 __all__ = ["RangeStreamer", "range_cmd_layout", "range_out_layout"]
@@ -41,6 +42,12 @@ class RangeStreamer(wiring.Component):
     window : int
         Lines requested and not yet handed out, at most (their landing queue's depth): the
         reader keeps up a line a cycle when this covers the memory latency.
+    cmd_slice : bool
+        Take commands through a :class:`hw.lib.stream.register_slice.StreamRegisterSlice`:
+        ``cmd.ready`` is then a register, and the end-of-range tests start from registers,
+        so the block that sends the commands and this one share no combinational path (the
+        BFS engine's top-down check: its edge reader's ``have`` through the check's command
+        logic into ``next_final``). One cycle more per command's first line.
 
     Members
     -------
@@ -55,7 +62,7 @@ class RangeStreamer(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, item_words: int = 1, ctx_width: int = 1,
-                 window: int = 32):
+                 window: int = 32, cmd_slice: bool = False):
         check_int("RangeStreamer", "addr_width", addr_width, high=32)
         check_int("RangeStreamer", "ctx_width", ctx_width, low=0)
         if item_words not in (1, 2, 4, 8, 16):
@@ -67,6 +74,7 @@ class RangeStreamer(wiring.Component):
         self._item_words = item_words
         self._ctx_width = ctx_width
         self._window = window
+        self._cmd_slice = cmd_slice
         super().__init__({
             "cmd": In(stream.Signature(range_cmd_layout(addr_width, ctx_width))),
             "items": Out(stream.Signature(range_out_layout(item_words, ctx_width))),
@@ -94,8 +102,13 @@ class RangeStreamer(wiring.Component):
                                                 buffered=self._window > 8)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
 
+        cmd = self.cmd
+        if self._cmd_slice:
+            m.submodules.cmd_slice = cmd_slice = StreamRegisterSlice(self.cmd.payload.shape())
+            wiring.connect(m, wiring.flipped(self.cmd), cmd_slice.i)
+            cmd = cmd_slice.o
         in_flight = Signal(range(self._window + 1))
-        first, count = self.cmd.payload.first, self.cmd.payload.count
+        first, count = cmd.payload.first, cmd.payload.count
         last_item = first + count - 1
         request = have & (in_flight < self._window) & meta.i.ready
         requested = request & self.mem.req.ready
@@ -106,7 +119,7 @@ class RangeStreamer(wiring.Component):
         # of the BFS engine's status reader).
         final = Signal()
         next_final = Signal()
-        m.d.comb += self.cmd.ready.eq(~have | (requested & final))
+        m.d.comb += cmd.ready.eq(~have | (requested & final))
         # (A command taken in the cycle the last line of the one before goes out replaces it:
         # these statements come first so that the command's own win.)
         with m.If(requested):
@@ -115,7 +128,7 @@ class RangeStreamer(wiring.Component):
                          self.lines_read.eq(self.lines_read + 1),
                          final.eq(next_final),
                          next_final.eq(prepared.line + 2 == prepared.end)]
-        with m.If(self.cmd.valid & self.cmd.ready):
+        with m.If(cmd.valid & cmd.ready):
             # The range ends in its first line if ``count`` is at most the items left in it
             # (``per_line - lo``), in the second if at most ``per_line`` more: compares of a
             # few low bits and a test of the high ones for zero, no 32-bit adder before them.
@@ -126,11 +139,11 @@ class RangeStreamer(wiring.Component):
                 final.eq((count >> (shift + 1) == 0) & (count[:shift + 1] <= left1)),
                 next_final.eq((count >> (shift + 2) == 0) & (count[:shift + 2] > left1) &
                               (count[:shift + 2] <= left1 + per_line)),
-                have.eq(count != 0), prepared.base.eq(self.cmd.payload.base),
+                have.eq(count != 0), prepared.base.eq(cmd.payload.base),
                 prepared.line.eq(first >> shift), prepared.end.eq(last_item >> shift),
                 prepared.lo.eq(first[:shift] if shift else 0),
                 prepared.hi.eq(last_item[:shift] if shift else 0),
-                prepared.index.eq(first), prepared.ctx.eq(self.cmd.payload.ctx),
+                prepared.index.eq(first), prepared.ctx.eq(cmd.payload.ctx),
             ]
         with m.Elif(requested & final):
             m.d.sync += have.eq(0)
@@ -171,5 +184,6 @@ class RangeStreamer(wiring.Component):
         with m.Elif(handed):
             m.d.sync += offset.eq(offset + 1)
         m.d.sync += in_flight.eq(in_flight + requested - popped)
-        m.d.comb += self.busy.eq(any_busy(have, in_flight))
+        queued = [cmd.valid] if self._cmd_slice else []      # a command in the slice
+        m.d.comb += self.busy.eq(any_busy(have, in_flight, *queued))
         return m
