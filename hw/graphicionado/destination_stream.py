@@ -410,13 +410,17 @@ class DestinationStream(wiring.Component):
         flit_shift = cfg.flits.bit_length() - 1
         clear_index = Signal(32)
         clear_left = Signal(32)
+        # ``clearing`` (``clear_left != 0``) is a register of its own: the count's compare is
+        # not on the way to the scratchpad's port select and the update counters. A region
+        # count is 0 only for no vertices.
         with m.If(self.clear):
             m.d.sync += [clear_index.eq(self.region_first << flit_shift),
-                         clear_left.eq(self._region_count() << flit_shift)]
-        with m.Elif(clear_left != 0):
-            m.d.sync += [clear_index.eq(clear_index + 1), clear_left.eq(clear_left - 1)]
+                         clear_left.eq(self._region_count() << flit_shift),
+                         self.clearing.eq(self.region_vertices != 0)]
+        with m.Elif(self.clearing):
+            m.d.sync += [clear_index.eq(clear_index + 1), clear_left.eq(clear_left - 1),
+                         self.clearing.eq(clear_left != 1)]
         m.d.comb += [
-            self.clearing.eq(clear_left != 0),
             atomic.temp_read_data.eq(pad.temp_read_data),
             temp_stream.read_data.eq(pad.temp_read_data),
         ]

@@ -92,8 +92,17 @@ class EdgeLineRequests(wiring.Component):
         m = Module()
         # A registered output: decoding a job starts from flip-flops.
         m.submodules.jobs = jobs = StreamFIFO(LineJob, self._job_depth, buffered=True)
-        first_line = self.jobs.payload.start >> EDGE_SHIFT
-        last_line = (self.jobs.payload.end - 1) >> EDGE_SHIFT
+        # A job's first and last line go through a register slice first: the last line's
+        # subtraction and the span's are not one after the other on the way to the queue.
+        m.submodules.bounds = bounds = StreamRegisterSlice(
+            data.StructLayout({"first": 32, "last": 32}))
+        m.d.comb += [
+            bounds.i.valid.eq(self.jobs.valid),
+            bounds.i.payload.first.eq(self.jobs.payload.start >> EDGE_SHIFT),
+            bounds.i.payload.last.eq((self.jobs.payload.end - 1) >> EDGE_SHIFT),
+            self.jobs.ready.eq(bounds.i.ready),
+        ]
+        first_line, last_line = bounds.o.payload.first, bounds.o.payload.last
         # Whether a job's first line is the job before's last is decided as it enters the
         # queue (the jobs keep their order), against a register: not in the decode, where a
         # 32-bit compare stood between the queue's head and the request logic.
@@ -105,10 +114,10 @@ class EdgeLineRequests(wiring.Component):
             jobs.i.payload.span.eq(last_line - first_line),
             jobs.i.payload.skip.eq(skip),
             jobs.i.payload.empty.eq(skip & (last_line == first_line)),
-            jobs.i.valid.eq(self.jobs.valid),
-            self.jobs.ready.eq(jobs.i.ready),
+            jobs.i.valid.eq(bounds.o.valid),
+            bounds.o.ready.eq(jobs.i.ready),
         ]
-        with m.If(self.jobs.valid & self.jobs.ready):
+        with m.If(bounds.o.valid & bounds.o.ready):
             m.d.sync += [prev_valid.eq(1), prev_last.eq(last_line)]
         with m.If(self.start):
             m.d.sync += prev_valid.eq(0)
@@ -154,7 +163,7 @@ class EdgeLineRequests(wiring.Component):
             self.req.payload.write.eq(0),
             requested.eq(self.req.valid & self.req.ready),
             decoded_done.eq(decoded_valid & (empty | (requested & final))),
-            self.busy.eq(any_busy(jobs.level, decoded_valid, outstanding)),
+            self.busy.eq(any_busy(bounds.o.valid, jobs.level, decoded_valid, outstanding)),
         ]
         return m
 
