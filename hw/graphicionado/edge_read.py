@@ -8,7 +8,7 @@ ahead of the hand-out by up to ``prefetch_lines`` lines, across job boundaries; 
 by two consecutive jobs is read once.
 """
 
-from amaranth.hdl import Module, Signal, Mux
+from amaranth.hdl import Cat, Module, Signal, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -27,7 +27,9 @@ EDGES_PER_LINE = WORDS_PER_LINE // EDGE_WORDS
 EDGE_SHIFT = EDGES_PER_LINE.bit_length() - 1
 
 # An edge of the range with whether its srcid is the job's source.
-HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": 1})
+# (Two bits, one per half of the srcid compare, both set for a match: the line's word select
+# and a 32-bit compare were in a row on the way to the queue.)
+HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": 2})
 
 
 # The request side needs a job's lines only: its first and last line, and how many more lines
@@ -262,7 +264,8 @@ class EdgeHandout(wiring.Component):
             out.i.payload.edge.edge.eq(edge),
             out.i.payload.edge.prop.eq(current.prop),
             out.i.payload.edge.const.eq(current.const),
-            out.i.payload.match.eq(self.match_any | (edge.src == current.src)),
+            out.i.payload.match.eq(Cat(self.match_any | (edge.src[:16] == current.src[:16]),
+                                       self.match_any | (edge.src[16:] == current.src[16:]))),
             self.lines.ready.eq(advance & ~use_held),
         ]
         with m.If(self.lines.ready):
@@ -278,9 +281,9 @@ class EdgeHandout(wiring.Component):
         m.d.sync += current_valid.eq(Mux(load, 1, current_valid & ~(advance & final)))
 
         m.d.comb += [
-            self.o.valid.eq(out.o.valid & out.o.payload.match),
+            self.o.valid.eq(out.o.valid & out.o.payload.match.all()),
             self.o.payload.eq(out.o.payload.edge),
-            out.o.ready.eq(self.o.ready | ~out.o.payload.match),
+            out.o.ready.eq(self.o.ready | ~out.o.payload.match.all()),
             self.busy.eq(any_busy(jobs.level, current_valid, out.level)),
         ]
         return m
