@@ -225,7 +225,8 @@ class SourceStream(wiring.Component):
             entries.payload.eq(active_read.o.payload.data),
             active_read.o.ready.eq(entries.ready),
         ]
-        link(entries, fifo_p1.i, "active_read->fifo_p1")
+        # (Through a register slice: the FIFO's level is not on the way to P1's hand-out.)
+        link(entries, fifo_p1.i, "active_read->fifo_p1", register=True)
         # A register slice between P1's FIFO and P2: the FIFO's LUT-RAM read reaches
         # flip-flops, not EdgeID Read's table address (and its carry) into the block RAM.
         m.submodules.slice_p1 = slice_p1 = StreamRegisterSlice(ActiveVertex)
