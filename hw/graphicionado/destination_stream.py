@@ -11,7 +11,7 @@ Apply phase, partition by partition of the ones it owns (:class:`PartitionWalk`)
     → A4 Sequential Vertex Write (VProperty), A5 Sequential Vertex Write (ActiveVertex)
 """
 
-from amaranth.hdl import Array, Const, Module, Mux, Signal
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -94,6 +94,9 @@ class DestinationStream(wiring.Component):
     clearing, applying : ``Out(1)``
     drained : ``Out(1)``
         Every edge taken so far in the processing phase has been reduced into the scratchpad.
+    drained_late : ``Out(1)``
+        ``drained`` of the cycle before, from registers of its terms (the top's idle check
+        takes every block's a cycle late).
     edge_taken, update_written, vertex_updated, cam_stall : ``Out(1)``
         Events for the counters.
     stall_p3, stall_p4, stall_p5, stall_apply : ``Out(1)``
@@ -129,7 +132,7 @@ class DestinationStream(wiring.Component):
             "vprop_read_base": In(32), "gamma": In(32), "lam": In(32),
             "slice_first": In(32), "first_slice": In(1), "active_base": In(32),
             "active_counts": Out(32).array(config.destination_segments),
-            "clearing": Out(1), "applying": Out(1), "drained": Out(1),
+            "clearing": Out(1), "applying": Out(1), "drained": Out(1), "drained_late": Out(1),
             "edge_taken": Out(1), "update_written": Out(1), "vertex_updated": Out(1),
             "cam_stall": Out(1), "stall_p3": Out(1), "stall_p4": Out(1), "stall_p5": Out(1),
             "stall_apply": Out(1),
@@ -300,12 +303,20 @@ class DestinationStream(wiring.Component):
         with m.Else():
             m.d.sync += [flits_in.eq(flits_in + flit_counted),
                          flits_reduced.eq(flits_reduced + flit_written)]
+        m.d.sync += self.cam_stall.eq(atomic.cam_stall)
+        counted = flits_in == flits_reduced
+        busy_terms = [fifo_p3.level != 0, p4_busy, process_busy, link.busy]
+        # The same test a cycle late, from a register of each term (the compare's carry and
+        # the busy flags reach flip-flops here, not the controller through the top's AND).
+        late = Signal(1 + len(busy_terms), name="drained_terms")
+        m.d.sync += late.eq(Cat(counted, *(~Value.cast(term) for term in busy_terms)))
         m.d.comb += [
-            self.drained.eq((flits_in == flits_reduced) &
-                            ~any_busy(fifo_p3.level, p4_busy, process_busy, link.busy)),
+            self.drained.eq(counted & ~any_busy(busy_terms)),
+            self.drained_late.eq(late.all()),
             self.edge_taken.eq(edge_taken),
             self.update_written.eq(update_written),
-            self.cam_stall.eq(atomic.cam_stall),
+            # A cycle late, from a register: the CAM's free-way test reaches a flip-flop
+            # here, not the counter's.
             self.stall_p3.eq(fifo_p3.o.valid & ~fifo_p3.o.ready),
             self.stall_p5.eq(fifo_p5.o.valid & ~fifo_p5.o.ready),
         ]
@@ -399,13 +410,17 @@ class DestinationStream(wiring.Component):
         flit_shift = cfg.flits.bit_length() - 1
         clear_index = Signal(32)
         clear_left = Signal(32)
+        # ``clearing`` (``clear_left != 0``) is a register of its own: the count's compare is
+        # not on the way to the scratchpad's port select and the update counters. A region
+        # count is 0 only for no vertices.
         with m.If(self.clear):
             m.d.sync += [clear_index.eq(self.region_first << flit_shift),
-                         clear_left.eq(self._region_count() << flit_shift)]
-        with m.Elif(clear_left != 0):
-            m.d.sync += [clear_index.eq(clear_index + 1), clear_left.eq(clear_left - 1)]
+                         clear_left.eq(self._region_count() << flit_shift),
+                         self.clearing.eq(self.region_vertices != 0)]
+        with m.Elif(self.clearing):
+            m.d.sync += [clear_index.eq(clear_index + 1), clear_left.eq(clear_left - 1),
+                         self.clearing.eq(clear_left != 1)]
         m.d.comb += [
-            self.clearing.eq(clear_left != 0),
             atomic.temp_read_data.eq(pad.temp_read_data),
             temp_stream.read_data.eq(pad.temp_read_data),
         ]

@@ -7,7 +7,7 @@ vertices; the range then covers the whole group and Edge Read keeps only the edg
 srcid matches. Vertices without edges are dropped here.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -19,7 +19,8 @@ __all__ = ["EdgeIDRead"]
 
 
 class EdgeIDRead(wiring.Component):
-    """Active vertex in, edge-id range out, through two synchronous table read ports.
+    """Active vertex in, edge-id range out, through two synchronous table read ports and a
+    register stage after them (a cycle more).
 
     Parameters
     ----------
@@ -66,21 +67,33 @@ class EdgeIDRead(wiring.Component):
         m = Module()
         shift = self._coarsening.bit_length() - 1 + self._id_shift
 
+        # Stage 1: the vertex whose table entries are being read (their data is the table's
+        # output). Stage 2: the vertex and its range, registered with the range's emptiness
+        # as two half compares: the block RAMs' outputs reach flip-flops, not the output's
+        # valid and the register slice behind it through a 32-bit compare.
         held = Signal(ActiveVertex)
         held_valid = Signal()
-        empty = self.table_data == self.table_next_data
+        job = Signal(EdgeJob)
+        job_valid = Signal()
+        same = Signal(2)
+        empty = same.all()
         m.d.comb += [
-            self.o.valid.eq(held_valid & ~empty),
-            self.o.payload.src.eq(held.id),
-            self.o.payload.prop.eq(held.prop),
-            self.o.payload.const.eq(0),
-            self.o.payload.start.eq(self.table_data),
-            self.o.payload.end.eq(self.table_next_data),
-            self.busy.eq(held_valid),
+            self.o.valid.eq(job_valid & ~empty),
+            self.o.payload.eq(job),
+            self.busy.eq(held_valid | job_valid),
         ]
-        # The table ports hold their data while ``table_en`` is low, so the output is stable
-        # until taken.
-        advance = ~held_valid | empty | self.o.ready
+        take = ~job_valid | empty | self.o.ready
+        with m.If(take):
+            data, following = self.table_data, self.table_next_data
+            m.d.sync += [
+                job_valid.eq(held_valid),
+                job.src.eq(held.id), job.prop.eq(held.prop), job.const.eq(0),
+                job.start.eq(data), job.end.eq(following),
+                same.eq(Cat(data[:16] == following[:16], data[16:] == following[16:])),
+            ]
+        # The table ports hold their data while ``table_en`` is low, so stage 1's range is
+        # stable until stage 2 takes it.
+        advance = ~held_valid | take
         group = self.i.payload.id >> shift
         m.d.comb += [
             self.i.ready.eq(advance),

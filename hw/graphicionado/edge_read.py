@@ -8,7 +8,7 @@ ahead of the hand-out by up to ``prefetch_lines`` lines, across job boundaries; 
 by two consecutive jobs is read once.
 """
 
-from amaranth.hdl import Module, Signal, Mux
+from amaranth.hdl import Cat, Module, Signal, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -27,7 +27,9 @@ EDGES_PER_LINE = WORDS_PER_LINE // EDGE_WORDS
 EDGE_SHIFT = EDGES_PER_LINE.bit_length() - 1
 
 # An edge of the range with whether its srcid is the job's source.
-HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": 1})
+# (Two bits, one per half of the srcid compare, both set for a match: the line's word select
+# and a 32-bit compare were in a row on the way to the queue.)
+HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": 2})
 
 
 # The request side needs a job's lines only: its first and last line, and how many more lines
@@ -36,6 +38,12 @@ HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": 1})
 # A job's lines: the first, how many more, whether the first is the previous job's last
 # (``skip``, already read) and whether that was its only one (``empty``).
 LineJob = data.StructLayout({"first": 32, "span": 32, "skip": 1, "empty": 1})
+
+# The hand-out side's job: the source's fields, the slot of its first edge, its edges after
+# the first (``left``) and whether its first line is the job before's last
+# (``same``: that line is held, not read again).
+HandoutJob = data.StructLayout({"src": 32, "prop": 32, "const": 32, "slot": EDGE_SHIFT,
+                                "left": 32, "same": 1})
 
 
 class EdgeLineRequests(wiring.Component):
@@ -86,8 +94,17 @@ class EdgeLineRequests(wiring.Component):
         m = Module()
         # A registered output: decoding a job starts from flip-flops.
         m.submodules.jobs = jobs = StreamFIFO(LineJob, self._job_depth, buffered=True)
-        first_line = self.jobs.payload.start >> EDGE_SHIFT
-        last_line = (self.jobs.payload.end - 1) >> EDGE_SHIFT
+        # A job's first and last line go through a register slice first: the last line's
+        # subtraction and the span's are not one after the other on the way to the queue.
+        m.submodules.bounds = bounds = StreamRegisterSlice(
+            data.StructLayout({"first": 32, "last": 32}))
+        m.d.comb += [
+            bounds.i.valid.eq(self.jobs.valid),
+            bounds.i.payload.first.eq(self.jobs.payload.start >> EDGE_SHIFT),
+            bounds.i.payload.last.eq((self.jobs.payload.end - 1) >> EDGE_SHIFT),
+            self.jobs.ready.eq(bounds.i.ready),
+        ]
+        first_line, last_line = bounds.o.payload.first, bounds.o.payload.last
         # Whether a job's first line is the job before's last is decided as it enters the
         # queue (the jobs keep their order), against a register: not in the decode, where a
         # 32-bit compare stood between the queue's head and the request logic.
@@ -99,10 +116,10 @@ class EdgeLineRequests(wiring.Component):
             jobs.i.payload.span.eq(last_line - first_line),
             jobs.i.payload.skip.eq(skip),
             jobs.i.payload.empty.eq(skip & (last_line == first_line)),
-            jobs.i.valid.eq(self.jobs.valid),
-            self.jobs.ready.eq(jobs.i.ready),
+            jobs.i.valid.eq(bounds.o.valid),
+            bounds.o.ready.eq(jobs.i.ready),
         ]
-        with m.If(self.jobs.valid & self.jobs.ready):
+        with m.If(bounds.o.valid & bounds.o.ready):
             m.d.sync += [prev_valid.eq(1), prev_last.eq(last_line)]
         with m.If(self.start):
             m.d.sync += prev_valid.eq(0)
@@ -148,7 +165,7 @@ class EdgeLineRequests(wiring.Component):
             self.req.payload.write.eq(0),
             requested.eq(self.req.valid & self.req.ready),
             decoded_done.eq(decoded_valid & (empty | (requested & final))),
-            self.busy.eq(any_busy(jobs.level, decoded_valid, outstanding)),
+            self.busy.eq(any_busy(bounds.o.valid, jobs.level, decoded_valid, outstanding)),
         ]
         return m
 
@@ -194,21 +211,48 @@ class EdgeHandout(wiring.Component):
             "busy": Out(1),
         })
 
+    def _enqueue(self, m, jobs):
+        """Each job into the queue with what loading it needs worked out on the way in, as
+        the request side does: its edges after the first, and whether
+        its first line is the job before's last (``same``, against a register: the jobs keep
+        their order). Loading a job then needs no compare: a 32-bit one stood between the
+        queue's head and ``use_held``. ``left``'s zero test is a register too (``final``), off
+        the path to the queue's read."""
+        first_line = self.jobs.payload.start >> EDGE_SHIFT
+        last_line = (self.jobs.payload.end - 1) >> EDGE_SHIFT
+        prev_last = Signal(32)               # line index of the previous job's last edge
+        prev_valid = Signal()
+        # end - 1 - start as one addition (two's complement: ~start = -start - 1).
+        left = (self.jobs.payload.end + ~self.jobs.payload.start)[:32]
+        m.d.comb += [
+            jobs.i.payload.src.eq(self.jobs.payload.src),
+            jobs.i.payload.prop.eq(self.jobs.payload.prop),
+            jobs.i.payload.const.eq(self.jobs.payload.const),
+            jobs.i.payload.slot.eq(self.jobs.payload.start[:EDGE_SHIFT]),
+            jobs.i.payload.left.eq(left),
+            jobs.i.payload.same.eq(prev_valid & (first_line == prev_last)),
+            jobs.i.valid.eq(self.jobs.valid),
+            self.jobs.ready.eq(jobs.i.ready),
+        ]
+        with m.If(self.jobs.valid & self.jobs.ready):
+            m.d.sync += [prev_valid.eq(1), prev_last.eq(last_line)]
+        with m.If(self.start):
+            m.d.sync += prev_valid.eq(0)
+
     def elaborate(self, platform):
         m = Module()
         # A registered output: decoding a job starts from flip-flops.
-        m.submodules.jobs = jobs = StreamFIFO(EdgeJob, self._job_depth, buffered=True)
-        wiring.connect(m, wiring.flipped(self.jobs), jobs.i)
+        m.submodules.jobs = jobs = StreamFIFO(HandoutJob, self._job_depth, buffered=True)
+        self._enqueue(m, jobs)
         m.submodules.out = out = StreamFIFO(HandedEdge, 3, buffered=True)
         job = jobs.o.payload
-        current = Signal(EdgeJob)
+        current = Signal(HandoutJob)
         current_valid = Signal()
         slot = Signal(EDGE_SHIFT)
         left = Signal(32)                    # edges of the job after this one
+        final = Signal()                     # ``left == 0``, a register
         use_held = Signal()                  # this edge is in ``held``
         held = Signal(LINE_BITS)
-        held_line = Signal(32)               # the previous job's last line, held
-        held_valid = Signal()
 
         has_data = current_valid & (use_held | self.lines.valid)
         advance = has_data & out.i.ready
@@ -220,32 +264,28 @@ class EdgeHandout(wiring.Component):
             out.i.payload.edge.edge.eq(edge),
             out.i.payload.edge.prop.eq(current.prop),
             out.i.payload.edge.const.eq(current.const),
-            out.i.payload.match.eq(self.match_any | (edge.src == current.src)),
+            out.i.payload.match.eq(Cat(self.match_any | (edge.src[:16] == current.src[:16]),
+                                       self.match_any | (edge.src[16:] == current.src[16:]))),
             self.lines.ready.eq(advance & ~use_held),
         ]
         with m.If(self.lines.ready):
             m.d.sync += held.eq(self.lines.payload)
         with m.If(advance):
-            m.d.sync += [slot.eq(slot + 1), left.eq(left - 1),
+            m.d.sync += [slot.eq(slot + 1), left.eq(left - 1), final.eq(left == 1),
                          use_held.eq(slot != EDGES_PER_LINE - 1)]
-        load = jobs.o.valid & (~current_valid | (advance & (left == 0)))
+        load = jobs.o.valid & (~current_valid | (advance & final))
         m.d.comb += jobs.o.ready.eq(load)
         with m.If(load):
-            first_line = job.start >> EDGE_SHIFT
-            m.d.sync += [current.eq(job), slot.eq(job.start[:EDGE_SHIFT]),
-                         left.eq(job.end - 1 - job.start),
-                         use_held.eq(held_valid & (first_line == held_line)),
-                         held_line.eq((job.end - 1) >> EDGE_SHIFT), held_valid.eq(1)]
-        m.d.sync += current_valid.eq(Mux(load, 1, current_valid & ~(advance & (left == 0))))
+            m.d.sync += [current.eq(job), slot.eq(job.slot), left.eq(job.left),
+                         final.eq(job.left == 0), use_held.eq(job.same)]
+        m.d.sync += current_valid.eq(Mux(load, 1, current_valid & ~(advance & final)))
 
         m.d.comb += [
-            self.o.valid.eq(out.o.valid & out.o.payload.match),
+            self.o.valid.eq(out.o.valid & out.o.payload.match.all()),
             self.o.payload.eq(out.o.payload.edge),
-            out.o.ready.eq(self.o.ready | ~out.o.payload.match),
+            out.o.ready.eq(self.o.ready | ~out.o.payload.match.all()),
             self.busy.eq(any_busy(jobs.level, current_valid, out.level)),
         ]
-        with m.If(self.start):
-            m.d.sync += held_valid.eq(0)
         return m
 
 

@@ -36,8 +36,8 @@ class PartitionWalk(wiring.Component):
 
     For each: a ``seg_start`` pulse with the partition's number, size and line offset held
     until the next; then, once ``seg_idle`` (a few cycles after the pulse, so that the
-    stream's busy flags have risen), a ``seg_end`` pulse; then, once ``seg_drained``, the
-    next partition. ``busy`` from ``start`` until the last partition is drained.
+    stream's busy flags have risen; seen through a register), a ``seg_end`` pulse; then,
+    once ``seg_drained`` (through a register too), the next partition. ``busy`` from ``start`` until the last partition is drained.
 
     Parameters
     ----------
@@ -61,7 +61,8 @@ class PartitionWalk(wiring.Component):
     segment : ``Out(range(segments))``
         k of the partition being walked.
     partition : ``Out(32)``; size : ``Out(32)``
-        ``size``: the partition's vertices in the range.
+        ``size``: the partition's vertices in the range, a register valid from ``seg_start``
+        (``num_vertices`` and ``range_first`` held from the cycle before it).
     offset : ``Out(32)``
         ``partition * part_lines + range_first / 16 L``: the line offset of the partition's
         part of the range in a one-word-per-vertex array.
@@ -100,9 +101,16 @@ class PartitionWalk(wiring.Component):
         m.d.sync += [self.seg_start.eq(0), self.seg_end.eq(0),
                      settle.eq(settle + ~settled)]
         shift = self._partitions.bit_length() - 1
-        m.d.comb += self.size.eq(partition_size(self.num_vertices, self.partition,
+        # ``size`` and the stream's idle checks are registers: the range's end comes from
+        # across the design, and the size's carry chains and the stream's compare of what it
+        # wrote against it were on the way to the walk's state and ``settle`` (once the ecp5
+        # preset's critical path). ``size`` is read from ``seg_start`` on, a cycle after the
+        # partition is set (START): registering it costs nothing; the checks, a cycle each.
+        m.d.sync += self.size.eq(partition_size(self.num_vertices, self.partition,
                                                 self._partitions)
                                  - (self.range_first >> shift))
+        idle, drained = Signal(), Signal()
+        m.d.sync += [idle.eq(self.seg_idle), drained.eq(self.seg_drained)]
         range_lines = self.range_first >> (shift + 4)
         with m.FSM(name="walk"):
             with m.State("IDLE"):
@@ -116,11 +124,11 @@ class PartitionWalk(wiring.Component):
                 m.d.sync += [self.seg_start.eq(1), settle.eq(0)]
                 m.next = "RUN"
             with m.State("RUN"):
-                with m.If(settled & self.seg_idle):
+                with m.If(settled & idle):
                     m.d.sync += [self.seg_end.eq(1), settle.eq(0)]
                     m.next = "DRAIN"
             with m.State("DRAIN"):
-                with m.If(settled & self.seg_drained):
+                with m.If(settled & drained):
                     with m.If(self.segment == self._segments - 1):
                         m.d.sync += self.busy.eq(0)
                         m.next = "IDLE"

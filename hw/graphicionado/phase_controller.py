@@ -2,7 +2,7 @@
 apply phases alternate until no vertex is active), with graph slicing (§VI.A) and the
 extended-slicing schedule for symmetric graphs (§VI.B)."""
 
-from amaranth.hdl import Const, Module, Signal
+from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -65,8 +65,7 @@ class PhaseController(wiring.Component):
         """IDLE, on ``start``: counts from the initial frontier; then (BEGIN) the EdgeIDTable
         loaded (unsliced frontier algorithms) or the scratchpad cleared."""
         full = self._cfg.algorithm.full_edge_access
-        m.d.sync += [self.done.eq(0), self.iterations.eq(0), self.parity.eq(0),
-                     self._settle.eq(0)]
+        m.d.sync += [self.done.eq(0), self.iterations.eq(0), self.parity.eq(0)]
         if self._cfg.extended_slicing:
             m.d.comb += self._sched.restart.eq(1)
         else:
@@ -78,7 +77,9 @@ class PhaseController(wiring.Component):
     def _first_load(self, m):
         """BEGIN, the cycle after ``start``: an unsliced frontier algorithm loads its
         EdgeIDTable once (a sliced run loads each slice's before its processing), from
-        ``sliced``, a register of the slice count, not the count's compare."""
+        ``sliced``, a register of the slice count, not the count's compare. ``settle``
+        restarts here, not on ``start`` (whose decode with the state was on the way to it)."""
+        m.d.sync += self._settle.eq(0)
         with m.If(self._load_once):
             m.d.sync += self.load.eq(1)
             m.next = "LOAD"
@@ -169,6 +170,17 @@ class PhaseController(wiring.Component):
                      last_slice.eq((self.slice + 1 >= self.num_slices) |
                                    (self.slice == cfg.max_slices - 1))]
         m.d.comb += self.active_total.eq(sum(self.counts))
+        # The stop conditions from registers: each partition's count zero (the counts, at
+        # most the graph's vertices, sum to 0 only so) and each byte of the iteration compare,
+        # so neither the counts' sum nor a 32-bit compare is on the way to ``stop`` (once the
+        # smallest configuration's longest path of its own).
+        empty = Signal(len(self.counts), name="counts_empty")
+        equal = Signal(4, name="iterations_equal")
+        m.d.sync += [empty.eq(Cat(count == 0 for count in self.counts)),
+                     equal.eq(Cat(self.iterations[8 * b:8 * b + 8] ==
+                                  self.max_iterations[8 * b:8 * b + 8] for b in range(4)))]
+        finished = Const(0) if full else empty.all()
+        exhausted = equal.all()
         # Frontier algorithms load the EdgeIDTable once, or per slice when sliced.
         self._load_once = Const(0) if full else ~sliced
         self._load_each = Const(0) if full else sliced
@@ -189,8 +201,11 @@ class PhaseController(wiring.Component):
                 with m.If(ok):
                     m.next = "NEXT"
             with m.State("NEXT"):
-                m.d.sync += stop.eq(((self.active_total == 0) & (not full)) |
-                                    (self.iterations == self.max_iterations))
+                # The counts and the iteration number change on the way in: their compares
+                # (registers, ``finished`` and ``exhausted``) hold them a cycle later.
+                m.next = "TALLY"
+            with m.State("TALLY"):
+                m.d.sync += stop.eq(finished | exhausted)
                 m.next = "DECIDE"
             with m.State("DECIDE"):
                 with m.If(stop):

@@ -4,7 +4,7 @@ Reads an array of fixed-size items from consecutive 64-byte lines starting at a 
 buffers whole lines and hands out one item per cycle. Up to ``prefetch_lines`` lines are
 requested ahead of the one being handed out (next-line prefetch). It reads as
 :class:`hw.lib.memory.range_streamer.RangeStreamer` does one range from item 0, with the
-start taken into registers first (a cycle more) and the lines counted down, so that its last
+start taken into registers first (two cycles more) and the lines counted down, so that its last
 line is a flip-flop: RangeStreamer compares the line with the range's end on the way to its
 command's ready and the memory handshake (once the longest path of the smallest
 configuration).
@@ -115,7 +115,7 @@ class SequentialVertexRead(wiring.Component):
             m.d.sync += offset.eq(offset + 1)
         in_flight = self._in_flight
         m.d.sync += in_flight.eq(in_flight + requested - popped)
-        m.d.comb += self.busy.eq(any_busy(self._pending, self._have, in_flight))
+        m.d.comb += self.busy.eq(any_busy(self._pending, self._counted, self._have, in_flight))
         return m
 
     def _requests(self, m, meta, per_line, shift):
@@ -132,17 +132,23 @@ class SequentialVertexRead(wiring.Component):
         final, last_hi, index = Signal(), Signal(max(shift, 1)), Signal(32)
         request = have & (in_flight < self._prefetch_lines) & meta.i.ready
         requested = request & self.mem.req.ready
-        m.d.sync += pending.eq(self.start)
+        # A third stage makes ``final`` from ``left``, a register: ``count <= per_line`` was
+        # a 32-bit compare on the way from ``count`` (once the ecp5 preset's longest path of
+        # its own).
+        counted = self._counted = Signal()
+        nonzero = Signal()
+        m.d.sync += [pending.eq(self.start), counted.eq(pending)]
         with m.If(self.start):
             m.d.sync += [base.eq(self.base), count.eq(self.count),
                          index.eq(self.first_index)]
         with m.If(pending):
             m.d.sync += [
-                have.eq(count != 0), line.eq(base),
+                nonzero.eq(count != 0), line.eq(base),
                 left.eq((count + per_line - 1) >> shift),
-                final.eq(count <= per_line),
                 last_hi.eq((count - 1)[:shift] if shift else 0),
             ]
+        with m.If(counted):
+            m.d.sync += [have.eq(nonzero), final.eq(left == 1)]
         with m.Elif(requested):
             m.d.sync += [line.eq(line + 1), left.eq(left - 1), final.eq(left == 2),
                          index.eq(index + (per_line << self._index_shift))]

@@ -16,7 +16,7 @@ Its edges leave, with their source's property, towards the crossbar (one crossba
 reader for full edge access).
 """
 
-from amaranth.hdl import Array, Cat, Module, Signal
+from amaranth.hdl import Array, Cat, Module, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -80,6 +80,9 @@ class SourceStream(wiring.Component):
         Edges, or with large properties edge packets of flits (§IV.E).
     busy : ``Out(1)``
         A vertex or an edge of the phase is still inside.
+    busy_late : ``Out(1)``
+        ``busy`` of the cycle before, from registers of its terms (the top's idle check
+        takes every block's a cycle late).
     loading : ``Out(1)``
     error : ``Out(1)``
         Source Merge saw an edge out of source order.
@@ -105,7 +108,7 @@ class SourceStream(wiring.Component):
             "edge_starts": In(32).array(ranges),
             "edge_ends": In(32).array(ranges),
             "o": Out(stream.Signature(config.edge_payload)).array(config.source_outputs),
-            "busy": Out(1), "loading": Out(1), "error": Out(1),
+            "busy": Out(1), "busy_late": Out(1), "loading": Out(1), "error": Out(1),
             "stall_p1": Out(1), "stall_p2": Out(1),
         }
         members.update({name: In(32) for name in SOURCE_REGISTERS})
@@ -147,7 +150,12 @@ class SourceStream(wiring.Component):
             front_busy = self._full_edge_front(m, link, walk)
         else:
             front_busy = self._frontier_front(m, link, walk)
-        m.d.comb += self.busy.eq(walk.busy | front_busy | link.busy)
+        terms = [walk.busy, *front_busy, link.busy]
+        # The same flag a cycle late, from a register of each term: the units' busy flags
+        # reach flip-flops here, not the controller's idle check through the top's AND.
+        late = Signal(len(terms), name="busy_terms")
+        m.d.sync += late.eq(Cat(Value.cast(term).any() for term in terms))
+        m.d.comb += [self.busy.eq(Cat(terms).any()), self.busy_late.eq(late.any())]
         return m
 
     def _reader_ports(self) -> list:
@@ -164,7 +172,7 @@ class SourceStream(wiring.Component):
                                     index_shift=index_shift)
 
     def _frontier_front(self, m, link, walk):
-        """P1 → P2 → P3, and the loader of the EdgeIDTable slice. Returns the busy flag."""
+        """P1 → P2 → P3, and the loader of the EdgeIDTable slice. Returns the busy flags."""
         cfg = self._config
         if cfg.edge_readers == 1:
             m.submodules.edge_read = edge_read = EdgeRead(
@@ -217,8 +225,13 @@ class SourceStream(wiring.Component):
             entries.payload.eq(active_read.o.payload.data),
             active_read.o.ready.eq(entries.ready),
         ]
-        link(entries, fifo_p1.i, "active_read->fifo_p1")
-        link(fifo_p1.o, edge_id_read.i, "fifo_p1->edge_id_read")
+        # (Through a register slice: the FIFO's level is not on the way to P1's hand-out.)
+        link(entries, fifo_p1.i, "active_read->fifo_p1", register=True)
+        # A register slice between P1's FIFO and P2: the FIFO's LUT-RAM read reaches
+        # flip-flops, not EdgeID Read's table address (and its carry) into the block RAM.
+        m.submodules.slice_p1 = slice_p1 = StreamRegisterSlice(ActiveVertex)
+        link(fifo_p1.o, slice_p1.i, "fifo_p1->edge_id_read")
+        wiring.connect(m, slice_p1.o, edge_id_read.i)
         # A register slice between P2 and P3: the EdgeIDTable's read data (block RAM
         # outputs) reach flip-flops, not Edge Read's job decode and its queue's write.
         m.submodules.slice_p2 = slice_p2 = StreamRegisterSlice(edge_id_read.o.payload.shape())
@@ -234,12 +247,12 @@ class SourceStream(wiring.Component):
             self.stall_p1.eq(fifo_p1.o.valid & ~fifo_p1.o.ready),
             self.stall_p2.eq(edge_id_read.o.valid & ~edge_id_read.o.ready),
         ]
-        return active_read.busy | fifo_p1.o.valid | edge_id_read.busy | slice_p2.o.valid | \
-            edge_read.busy
+        return [active_read.busy, fifo_p1.o.valid, slice_p1.o.valid, edge_id_read.busy,
+                slice_p2.o.valid, edge_read.busy]
 
     def _full_edge_front(self, m, link, walk):
         """P1 (VProperty, VConst) broadcast to the readers' Source Merges, P3 per reader,
-        partition by partition. Returns the busy flag."""
+        partition by partition. Returns the busy flags."""
         cfg = self._config
         readers = cfg.edge_readers
         shift = cfg.partitions.bit_length() - 1
@@ -285,19 +298,25 @@ class SourceStream(wiring.Component):
             link(consts[k], merge.const, f"src_const{cast or '_read'}->source_merge{suffix}")
             link(edge_read.o, merge.edges, f"edge_read{suffix}->source_merge{suffix}")
             wiring.connect(m, merge.o, wiring.flipped(self.o[k]))
-            # One edge job per partition: the reader's whole range, offered at its start.
+            # One edge job per partition: the reader's whole range, offered at its start. The
+            # range is registered from the partition's number, set the cycle before
+            # ``seg_start`` (START), so the selection of the registers is not on the way to
+            # ``job_pending`` and the job queue.
             job_pending = Signal(name=f"job_pending{suffix}")
+            job_start = Signal(32, name=f"job_start{suffix}")
+            job_end = Signal(32, name=f"job_end{suffix}")
             at = (self.slice * cfg.source_segments + walk.segment) * readers + k
+            m.d.sync += [job_start.eq(starts[at]), job_end.eq(ends[at])]
             with m.If(edge_read.i.ready):
                 m.d.sync += job_pending.eq(0)
             with m.If(walk.seg_start):
-                m.d.sync += job_pending.eq(starts[at] != ends[at])
+                m.d.sync += job_pending.eq(job_start != job_end)
             m.d.comb += [
                 edge_read.start.eq(self.start), edge_read.edge_base.eq(self.edge_base),
                 edge_read.match_any.eq(1),
                 edge_read.i.valid.eq(job_pending),
-                edge_read.i.payload.start.eq(starts[at]),
-                edge_read.i.payload.end.eq(ends[at]),
+                edge_read.i.payload.start.eq(job_start),
+                edge_read.i.payload.end.eq(job_end),
             ]
             busy.append(job_pending | merge.busy | edge_read.busy)
             pending.append(job_pending)
@@ -309,7 +328,7 @@ class SourceStream(wiring.Component):
             self.error.eq(Cat(errors).any()),
             self.stall_p1.eq(src_prop.o.valid & ~src_prop.o.ready),
         ]
-        return src_prop.busy | src_const.busy | Cat(busy).any()
+        return [src_prop.busy, src_const.busy, *busy]
 
     def _broadcast(self, m, link, prop, const, readers):
         """The vertex streams, to each reader's Source Merge (§V.B: every source id is

@@ -22,7 +22,6 @@ other designs'.
 from amaranth.hdl import Cat, Module, Mux, Signal, Value
 from amaranth.lib import wiring
 
-from hw.lib.busy import any_busy
 from hw.lib.stream.crossbar import Crossbar
 from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.registers.design import RegisterDesign
@@ -107,14 +106,17 @@ class GraphicionadoPipeline(RegisterDesign):
             route=lambda edge: edge.edge.dst, voq_depth=cfg.voq_entries,
             # Large properties: an edge's flits pass an output together (wormhole, §IV.E).
             packet_last=cfg.packet_last)
+        # Register slices on each side of the crossbar: its queues' levels and its
+        # arbitration reach flip-flops, not the source streams' Source Merge / Edge Read and
+        # the destination streams' first FIFO (the slices' words count in ``link.busy``).
         for s, source in enumerate(sources):
             m.submodules[f"src{s}"] = source
             for k in range(outs):
                 name = f"src{s}" + (f".{k}" if outs > 1 else "")
-                link(source.o[k], crossbar.i[s * outs + k], f"{name}->crossbar")
+                link(source.o[k], crossbar.i[s * outs + k], f"{name}->crossbar", register=True)
         for d, destination in enumerate(destinations):
             m.submodules[f"dst{d}"] = destination
-            link(crossbar.o[d], destination.i, f"crossbar->dst{d}")
+            link(crossbar.o[d], destination.i, f"crossbar->dst{d}", register=True)
         network = self._update_network(m, destinations, link)
         if cfg.stall_injection:
             m.d.comb += [stream_.stall_seed.eq(self.stall_seed) for stream_ in self._streams]
@@ -138,7 +140,12 @@ class GraphicionadoPipeline(RegisterDesign):
             read_only=[index for index, (name, _) in enumerate(clients)
                        if not name.endswith("write")])
         for (name, client), port in zip(clients, interconnect.clients):
-            link.port(client, port, name, "interconnect")
+            # A write's request (a line, its mask) through a register slice: the writer's line
+            # assembly reaches flip-flops, not the arbiter's request queue, and the arbiter's
+            # ready not the writer.
+            link(client.req, port.req, f"{name}.req->interconnect",
+                 register=name.endswith("write"))
+            link(port.resp, client.resp, f"interconnect->{name}.resp")
         for channel, mem in zip(interconnect.channels, self.memory_ports):
             wiring.connect(m, channel, wiring.flipped(mem))
         m.d.comb += control.memory_idle.eq(~interconnect.busy & ~link.busy)
@@ -190,9 +197,8 @@ class GraphicionadoPipeline(RegisterDesign):
             self.control.error.eq(Cat(source.error for source in sources).any()),
             control.loaded.eq(~Cat(source.loading for source in sources).any() & ~link.busy),
             control.cleared.eq(~Cat(d.clearing for d in destinations).any()),
-            control.drained.eq(~any_busy((source.busy for source in sources),
-                                         crossbar.busy, link.busy) & control.network_idle &
-                               Cat(d.drained for d in destinations).all()),
+            control.drained.eq(self._drained(m, sources, destinations, crossbar, link,
+                                             control.network_idle)),
             control.applied.eq(~Cat(d.applying for d in destinations).any()),
             control.spilled.eq(~Cat(d.spilling for d in destinations).any()),
         ]
@@ -254,6 +260,18 @@ class GraphicionadoPipeline(RegisterDesign):
             for j in range(cfg.destination_segments):
                 m.d.comb += control.new_counts[d + cfg.streams_dst * j].eq(
                     destination.active_counts[j])
+
+    @staticmethod
+    def _drained(m, sources, destinations, crossbar, link, network_idle):
+        """The processing phase's idle check of the cycle before: the streams' own (their
+        ``busy_late``, ``drained_late``) and registers of the crossbar's, the links' and the
+        update network's, all taken in the same cycle. Still correct, a cycle late (a
+        drained phase stays drained); every stream's busy flags and compares reach a
+        flip-flop near them, not the controller's ``drained_r`` through the whole AND."""
+        held = Signal(3, name="drained_terms")
+        m.d.sync += held.eq(Cat(~crossbar.busy, ~link.busy, network_idle))
+        return (~Cat(source.busy_late for source in sources).any() & held.all() &
+                Cat(d.drained_late for d in destinations).all())
 
     @staticmethod
     def _vertex_range(m, number, regs):
