@@ -29,10 +29,10 @@ BUDGET_REASON = ("100 MHz is 10 ns; routed ECP5 builds took 1.3-2x the estimate 
 # estimate's spread between netlists of equal logic (Yosys and ABC9 place cells differently
 # when names change).
 CEILING_NS = {
-    "graphicionado": 8.8,       # 8.5 today: the memory arbiter's grant; the line writer's
-                                # request 8.4, Edge Read's hand-out 8.2
-    "depgraph": 8.2,            # 7.9: engine 0's bank picker into its hazard compares
-    "bfs": 13.4,                # 13.1: the top-down range streamer (was 13.9: arbiter grant)
+    "graphicionado": 8.2,       # 7.9 today: Atomic Update's CAM probe into its held hit;
+                                # Edge Read's hand-out 7.6
+    "depgraph": 8.2,            # 7.9: engine 0's root buffer level into its queue's tail
+    "bfs": 13.1,                # 12.8: the bottom-up check's answer routing into its slots
     "dyngraph": 12.3,           # 12.0: vertex_ops -> retire slice -> step -> slab port
 }
 
