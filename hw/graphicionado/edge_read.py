@@ -46,6 +46,19 @@ HandoutJob = data.StructLayout({"src": 32, "prop": 32, "const": 32, "slot": EDGE
                                 "left": 32, "same": 1})
 
 
+def _same_line_as_before(m, first_line, last_line, taken, start):
+    """Whether a job's ``first_line`` is the line the job taken before it ended on
+    (``last_line`` kept in a register as each job is ``taken``; none before the first job
+    after ``start``): decided as the job enters a queue, against a register."""
+    prev_last = Signal(32)
+    prev_valid = Signal()
+    with m.If(taken):
+        m.d.sync += [prev_valid.eq(1), prev_last.eq(last_line)]
+    with m.If(start):
+        m.d.sync += prev_valid.eq(0)
+    return prev_valid & (first_line == prev_last)
+
+
 class EdgeLineRequests(wiring.Component):
     """Edge Read's request side: the edge lines of each job, requested up to
     ``prefetch_lines`` ahead of the hand-out, a line shared with the job before not again.
@@ -108,9 +121,8 @@ class EdgeLineRequests(wiring.Component):
         # Whether a job's first line is the job before's last is decided as it enters the
         # queue (the jobs keep their order), against a register: not in the decode, where a
         # 32-bit compare stood between the queue's head and the request logic.
-        prev_last = Signal(32)               # line index of the previous job's last edge
-        prev_valid = Signal()
-        skip = prev_valid & (first_line == prev_last)
+        skip = _same_line_as_before(m, first_line, last_line,
+                                    bounds.o.valid & bounds.o.ready, self.start)
         m.d.comb += [
             jobs.i.payload.first.eq(first_line),
             jobs.i.payload.span.eq(last_line - first_line),
@@ -119,10 +131,6 @@ class EdgeLineRequests(wiring.Component):
             jobs.i.valid.eq(bounds.o.valid),
             bounds.o.ready.eq(jobs.i.ready),
         ]
-        with m.If(bounds.o.valid & bounds.o.ready):
-            m.d.sync += [prev_valid.eq(1), prev_last.eq(last_line)]
-        with m.If(self.start):
-            m.d.sync += prev_valid.eq(0)
 
         # Lines requested and not yet handed on. A release is counted a cycle late, from a
         # register: the hand-out's decision sits far across the chip from the request side
@@ -220,8 +228,8 @@ class EdgeHandout(wiring.Component):
         the path to the queue's read."""
         first_line = self.jobs.payload.start >> EDGE_SHIFT
         last_line = (self.jobs.payload.end - 1) >> EDGE_SHIFT
-        prev_last = Signal(32)               # line index of the previous job's last edge
-        prev_valid = Signal()
+        same = _same_line_as_before(m, first_line, last_line,
+                                    self.jobs.valid & self.jobs.ready, self.start)
         # end - 1 - start as one addition (two's complement: ~start = -start - 1).
         left = (self.jobs.payload.end + ~self.jobs.payload.start)[:32]
         m.d.comb += [
@@ -230,14 +238,10 @@ class EdgeHandout(wiring.Component):
             jobs.i.payload.const.eq(self.jobs.payload.const),
             jobs.i.payload.slot.eq(self.jobs.payload.start[:EDGE_SHIFT]),
             jobs.i.payload.left.eq(left),
-            jobs.i.payload.same.eq(prev_valid & (first_line == prev_last)),
+            jobs.i.payload.same.eq(same),
             jobs.i.valid.eq(self.jobs.valid),
             self.jobs.ready.eq(jobs.i.ready),
         ]
-        with m.If(self.jobs.valid & self.jobs.ready):
-            m.d.sync += [prev_valid.eq(1), prev_last.eq(last_line)]
-        with m.If(self.start):
-            m.d.sync += prev_valid.eq(0)
 
     def elaborate(self, platform):
         m = Module()
