@@ -9,10 +9,26 @@ another base seed crosses every test with new stall patterns.
 """
 
 import os
+from fnmatch import fnmatch
 
 import pytest
 
 os.environ.setdefault("GRAPHGEN_VERILATOR_BUILD", "quick")
+
+
+# Modules whose tests take 30-120 s each (Yosys runs, whole designs in Verilator): they run
+# first, so that pytest-xdist's two workers are not left one busy with them at the end while
+# the other has nothing (make test on a fresh clone: the last five minutes on one core).
+LONG_FIRST = ("tests/tools/test_synth_designs.py", "tests/hw/*/test_rtl.py",
+              "tests/tools/test_driver_cocotb.py", "tests/sim/test_checker_fires.py")
+
+
+def pytest_collection_modifyitems(items):
+    """The long tests' modules first (``LONG_FIRST``), every module's own order kept."""
+    def long(item):
+        path = item.nodeid.split("::")[0]
+        return any(fnmatch(path, pattern) for pattern in LONG_FIRST)
+    items.sort(key=lambda item: not long(item))
 
 
 def pytest_addoption(parser):
