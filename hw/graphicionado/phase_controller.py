@@ -147,6 +147,20 @@ class PhaseController(wiring.Component):
                 m.d.sync += self.slice.eq(self.slice + 1)
             m.next = "SLICE"
 
+    def _stop_conditions(self, m, full):
+        """Whether every partition's count is zero (``finished``; never for full-edge
+        algorithms) and whether the iterations reached their limit (``exhausted``), from
+        registers: each partition's count zero (the counts, at most the graph's vertices, sum
+        to 0 only so) and each byte of the iteration compare, so neither the counts' sum nor
+        a 32-bit compare is on the way to ``stop`` (once the smallest configuration's longest
+        path of its own)."""
+        empty = Signal(len(self.counts), name="counts_empty")
+        equal = Signal(4, name="iterations_equal")
+        m.d.sync += [empty.eq(Cat(count == 0 for count in self.counts)),
+                     equal.eq(Cat(self.iterations[8 * b:8 * b + 8] ==
+                                  self.max_iterations[8 * b:8 * b + 8] for b in range(4)))]
+        return (Const(0) if full else empty.all()), equal.all()
+
     def elaborate(self, platform):
         cfg = self._cfg
         full = cfg.algorithm.full_edge_access
@@ -170,17 +184,7 @@ class PhaseController(wiring.Component):
                      last_slice.eq((self.slice + 1 >= self.num_slices) |
                                    (self.slice == cfg.max_slices - 1))]
         m.d.comb += self.active_total.eq(sum(self.counts))
-        # The stop conditions from registers: each partition's count zero (the counts, at
-        # most the graph's vertices, sum to 0 only so) and each byte of the iteration compare,
-        # so neither the counts' sum nor a 32-bit compare is on the way to ``stop`` (once the
-        # smallest configuration's longest path of its own).
-        empty = Signal(len(self.counts), name="counts_empty")
-        equal = Signal(4, name="iterations_equal")
-        m.d.sync += [empty.eq(Cat(count == 0 for count in self.counts)),
-                     equal.eq(Cat(self.iterations[8 * b:8 * b + 8] ==
-                                  self.max_iterations[8 * b:8 * b + 8] for b in range(4)))]
-        finished = Const(0) if full else empty.all()
-        exhausted = equal.all()
+        finished, exhausted = self._stop_conditions(m, full)
         # Frontier algorithms load the EdgeIDTable once, or per slice when sliced.
         self._load_once = Const(0) if full else ~sliced
         self._load_each = Const(0) if full else sliced

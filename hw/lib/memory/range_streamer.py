@@ -102,11 +102,7 @@ class RangeStreamer(wiring.Component):
                                                 buffered=self._window > 8)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
 
-        cmd = self.cmd
-        if self._cmd_slice:
-            m.submodules.cmd_slice = cmd_slice = StreamRegisterSlice(self.cmd.payload.shape())
-            wiring.connect(m, wiring.flipped(self.cmd), cmd_slice.i)
-            cmd = cmd_slice.o
+        cmd = self._commands(m)
         in_flight = Signal(range(self._window + 1))
         first, count = cmd.payload.first, cmd.payload.count
         last_item = first + count - 1
@@ -187,3 +183,12 @@ class RangeStreamer(wiring.Component):
         queued = [cmd.valid] if self._cmd_slice else []      # a command in the slice
         m.d.comb += self.busy.eq(any_busy(have, in_flight, *queued))
         return m
+
+    def _commands(self, m):
+        """The commands as the prepare stage takes them: ``cmd`` itself, or through the
+        register slice (``cmd_slice``)."""
+        if not self._cmd_slice:
+            return self.cmd
+        m.submodules.cmd_slice = cmd_slice = StreamRegisterSlice(self.cmd.payload.shape())
+        wiring.connect(m, wiring.flipped(self.cmd), cmd_slice.i)
+        return cmd_slice.o
