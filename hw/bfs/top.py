@@ -145,7 +145,8 @@ class BfsEngine(RegisterDesign):
         # Every block that holds a word reports it: with stalls injected, a word can wait at
         # a block's output while the link's throttle takes nothing.
         busy = [b[name].busy for name in ("status_reader", "offsets_reader", "offset_lines",
-                                          "generator", "queue_reader", "bitmap", "writer")]
+                                          "hub_pass", "generator", "queue_reader", "bitmap",
+                                          "writer")]
         busy += [block.busy for block in
                  b["bins"] + b["top_down"] + b["bottom_up"] + b["cache"]]
         if "dispatch" in b:

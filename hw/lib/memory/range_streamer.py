@@ -44,8 +44,8 @@ class RangeStreamer(wiring.Component):
         reader keeps up a line a cycle when this covers the memory latency.
     cmd_slice : bool
         Take commands through a :class:`hw.lib.stream.register_slice.StreamRegisterSlice`:
-        ``cmd.ready`` is then a register, and the end-of-range tests start from registers,
-        so the block that sends the commands and this one share no combinational path (the
+        ``cmd.ready`` is then a register, and the span's adder and the end-of-range tests
+        are worked out before the slice, so the block that sends the commands and this one share no combinational path (the
         BFS engine's top-down check: its edge reader's ``have`` through the check's command
         logic into ``next_final``). One cycle more per command's first line.
 
@@ -102,11 +102,11 @@ class RangeStreamer(wiring.Component):
                                                 buffered=self._window > 8)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
 
-        cmd = self._commands(m)
+        cmd = self._commands(m, prepared.shape(), per_line, shift)
+        # ``in_flight`` never passes the window, so "below it" is "not equal to it": a test
+        # of a few bits for equality, not a subtraction.
         in_flight = Signal(range(self._window + 1))
-        first, count = cmd.payload.first, cmd.payload.count
-        last_item = first + count - 1
-        request = have & (in_flight < self._window) & meta.i.ready
+        request = have & (in_flight != self._window) & meta.i.ready
         requested = request & self.mem.req.ready
         # Whether the line to request is the command's last (``final``) and whether the one
         # after it is (``next_final``) are registers, worked out a line ahead: the compare of
@@ -125,22 +125,8 @@ class RangeStreamer(wiring.Component):
                          final.eq(next_final),
                          next_final.eq(prepared.line + 2 == prepared.end)]
         with m.If(cmd.valid & cmd.ready):
-            # The range ends in its first line if ``count`` is at most the items left in it
-            # (``per_line - lo``), in the second if at most ``per_line`` more: compares of a
-            # few low bits and a test of the high ones for zero, no 32-bit adder before them.
-            lo = first[:shift] if shift else 0
-            left1 = Signal(shift + 2)
-            m.d.comb += left1.eq(per_line - lo)
-            m.d.sync += [
-                final.eq((count >> (shift + 1) == 0) & (count[:shift + 1] <= left1)),
-                next_final.eq((count >> (shift + 2) == 0) & (count[:shift + 2] > left1) &
-                              (count[:shift + 2] <= left1 + per_line)),
-                have.eq(count != 0), prepared.base.eq(cmd.payload.base),
-                prepared.line.eq(first >> shift), prepared.end.eq(last_item >> shift),
-                prepared.lo.eq(first[:shift] if shift else 0),
-                prepared.hi.eq(last_item[:shift] if shift else 0),
-                prepared.index.eq(first), prepared.ctx.eq(cmd.payload.ctx),
-            ]
+            m.d.sync += [prepared.eq(cmd.payload.span), final.eq(cmd.payload.final),
+                         next_final.eq(cmd.payload.next_final), have.eq(cmd.payload.nonempty)]
         with m.Elif(requested & final):
             m.d.sync += have.eq(0)
 
@@ -184,11 +170,37 @@ class RangeStreamer(wiring.Component):
         m.d.comb += self.busy.eq(any_busy(have, in_flight, *queued))
         return m
 
-    def _commands(self, m):
-        """The commands as the prepare stage takes them: ``cmd`` itself, or through the
-        register slice (``cmd_slice``)."""
-        if not self._cmd_slice:
-            return self.cmd
-        m.submodules.cmd_slice = cmd_slice = StreamRegisterSlice(self.cmd.payload.shape())
-        wiring.connect(m, wiring.flipped(self.cmd), cmd_slice.i)
-        return cmd_slice.o
+    def _commands(self, m, span_layout, per_line, shift):
+        """The commands as the prepare stage takes them, each with its line span and its
+        end-of-range tests: from ``cmd`` itself, or through the register slice
+        (``cmd_slice``), the span's adder and the tests then before the slice."""
+        cmd = self.cmd.payload
+        first, count = cmd.first, cmd.count
+        last_item = first + count - 1
+        ready_layout = data.StructLayout({"span": span_layout, "final": 1, "next_final": 1,
+                                          "nonempty": 1})
+        ready = Signal(ready_layout)
+        # The range ends in its first line if ``count`` is at most the items left in it
+        # (``per_line - lo``), in the second if at most ``per_line`` more: compares of a few
+        # low bits and a test of the high ones for zero, no 32-bit adder before them.
+        lo = first[:shift] if shift else 0
+        left1 = Signal(shift + 2)
+        m.d.comb += [
+            left1.eq(per_line - lo),
+            ready.final.eq((count >> (shift + 1) == 0) & (count[:shift + 1] <= left1)),
+            ready.next_final.eq((count >> (shift + 2) == 0) & (count[:shift + 2] > left1) &
+                                (count[:shift + 2] <= left1 + per_line)),
+            ready.nonempty.eq(count != 0),
+            ready.span.base.eq(cmd.base),
+            ready.span.line.eq(first >> shift), ready.span.end.eq(last_item >> shift),
+            ready.span.lo.eq(lo), ready.span.hi.eq(last_item[:shift] if shift else 0),
+            ready.span.index.eq(first), ready.span.ctx.eq(cmd.ctx),
+        ]
+        if self._cmd_slice:
+            m.submodules.cmd_slice = taken = StreamRegisterSlice(ready_layout)
+            taken_in, taken_out = taken.i, taken.o
+        else:
+            taken_in = taken_out = stream.Signature(ready_layout).create()
+        m.d.comb += [taken_in.valid.eq(self.cmd.valid), taken_in.payload.eq(ready),
+                     self.cmd.ready.eq(taken_in.ready)]
+        return taken_out
