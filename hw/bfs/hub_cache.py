@@ -159,8 +159,9 @@ class HubCache(wiring.Component):
                     m.d.comb += [found.id.eq(forwarded_id), found.tag.eq(self.level)]
                 with m.Elif(forwarded2):
                     m.d.comb += [found.id.eq(forwarded2_id), found.tag.eq(self.level)]
+                # Both ids are of the slot: their bits above it decide.
                 m.d.comb += keep.eq(pending & ((found.tag != self.level) |
-                                               (found.id < pending_id)))
+                                               (found.id[slot_bits:] < pending_id[slot_bits:])))
                 with m.If(writing):
                     m.d.comb += [write.addr.eq(writing_id[:slot_bits]), write.en.eq(1),
                                  write.data.id.eq(writing_id), write.data.tag.eq(self.level)]

@@ -203,7 +203,7 @@ class LevelController(wiring.Component):
             visited = figures.written
             m.d.sync += [record.visited.eq(visited), self._reached.eq(self._reached + visited),
                          self._count_from.eq(CountFrom.KNOWN)]
-            with m.If(visited == 0):
+            with m.If(policy.none_visited):
                 m.d.sync += self._stop_after.eq(1)
                 m.next = "LOG"
             with m.Elif(policy.to_top_down):
@@ -224,11 +224,12 @@ class LevelController(wiring.Component):
                      self._cur.eq(1), self._count_from.eq(CountFrom.KNOWN)]
 
     def _connect(self, m, statistics, policy):
-        """The level's figures and the direction policy's answers, and the bins' class sums
-        and their total, each in a register updated every cycle: the decisions in NEXT and
-        DECIDE then start from flip-flops, not from the adders and the policy's products
-        behind them. They are read only once the engine has been quiet for two cycles, when
-        the counters behind them have stood still for longer than the two registers take."""
+        """The level's figures, the direction policy's answers (and whether the level visited
+        no vertex), and the bins' class sums and their total, each in a register updated
+        every cycle: the decisions in NEXT and DECIDE then start from flip-flops, not from the
+        adders and the policy's products behind them. They are read only once the engine has
+        been quiet for two cycles, when the counters behind them have stood still for longer
+        than the two registers take."""
         m.d.comb += [statistics.totals[name].eq(getattr(self, name)) for name in COUNTER_INPUTS]
         figures = Signal.like(statistics.level)
         m.d.sync += figures.eq(statistics.level)
@@ -238,9 +239,11 @@ class LevelController(wiring.Component):
             policy.visited.eq(figures.written),
             policy.previous_visited.eq(self._previous_visited),
         ]
-        decided = Signal(data.StructLayout({"to_bottom_up": 1, "to_top_down": 1}))
+        decided = Signal(data.StructLayout({"to_bottom_up": 1, "to_top_down": 1,
+                                            "none_visited": 1}))
         m.d.sync += [decided.to_bottom_up.eq(policy.to_bottom_up),
-                     decided.to_top_down.eq(policy.to_top_down)]
+                     decided.to_top_down.eq(policy.to_top_down),
+                     decided.none_visited.eq(statistics.level.written == 0)]
         self._sums = [Signal(32, name=f"class_sum{c}") for c in range(CLASSES)]
         self._frontier = Signal(32)
         m.d.sync += [total.eq(value) for total, value in zip(self._sums, self._class_sums())]

@@ -164,7 +164,10 @@ class BfsEngine(RegisterDesign):
              register=True)
         link(control.offsets_cmd, b["offsets_reader"].cmd, "control->offsets_reader",
              register=True)
-        link(b["status_reader"].items, generator.status, "status_reader->generator")
+        # A register stage (forward only: a line is wide) between the status lines' index
+        # adder and the generator's compares with the vertex count.
+        link(b["status_reader"].items, generator.status, "status_reader->generator",
+             register=True, skid=False)
         link(b["offsets_reader"].items, b["offset_lines"].lines, "offsets_reader->offset_lines",
              register=True)
         link(b["offset_lines"].pairs, b["pairs"].i, "offset_lines->pairs", register=True)

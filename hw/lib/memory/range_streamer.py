@@ -94,7 +94,7 @@ class RangeStreamer(wiring.Component):
 
         # Prepare: a command's line span, worked out in a register stage.
         prepared = Signal(data.StructLayout({
-            "base": self._addr_width, "line": 32, "end": 32, "lo": slot_bits,
+            "base": self._addr_width, "line": 32, "left": 32, "lo": slot_bits,
             "hi": slot_bits, "index": 32, "ctx": ctx_width}))
         have = Signal()
         m.submodules.meta = meta = StreamFIFO(meta_layout, self._window)
@@ -109,10 +109,11 @@ class RangeStreamer(wiring.Component):
         request = have & (in_flight != self._window) & meta.i.ready
         requested = request & self.mem.req.ready
         # Whether the line to request is the command's last (``final``) and whether the one
-        # after it is (``next_final``) are registers, worked out a line ahead: the compare of
-        # two 32-bit line numbers is then not on the way from ``final`` through ``cmd.ready``
-        # to the upstream block and back into every prepared register (once the deepest path
-        # of the BFS engine's status reader).
+        # after it is (``next_final``) are registers, worked out a line ahead from ``left``
+        # (the range's last line less the line to request, counted down): no compare of two
+        # 32-bit line numbers on the way from ``final`` through ``cmd.ready`` to the upstream
+        # block and back into every prepared register (once the deepest path of the BFS
+        # engine's status reader), and no adder before the test.
         final = Signal()
         next_final = Signal()
         m.d.comb += cmd.ready.eq(~have | (requested & final))
@@ -120,10 +121,11 @@ class RangeStreamer(wiring.Component):
         # these statements come first so that the command's own win.)
         with m.If(requested):
             m.d.sync += [prepared.line.eq(prepared.line + 1), prepared.lo.eq(0),
+                         prepared.left.eq(prepared.left - 1),
                          prepared.index.eq(prepared.index + per_line - prepared.lo),
                          self.lines_read.eq(self.lines_read + 1),
                          final.eq(next_final),
-                         next_final.eq(prepared.line + 2 == prepared.end)]
+                         next_final.eq(prepared.left == 2)]
         with m.If(cmd.valid & cmd.ready):
             m.d.sync += [prepared.eq(cmd.payload.span), final.eq(cmd.payload.final),
                          next_final.eq(cmd.payload.next_final), have.eq(cmd.payload.nonempty)]
@@ -192,7 +194,8 @@ class RangeStreamer(wiring.Component):
                                 (count[:shift + 2] <= left1 + per_line)),
             ready.nonempty.eq(count != 0),
             ready.span.base.eq(cmd.base),
-            ready.span.line.eq(first >> shift), ready.span.end.eq(last_item >> shift),
+            ready.span.line.eq(first >> shift),
+            ready.span.left.eq((last_item >> shift) - (first >> shift)),
             ready.span.lo.eq(lo), ready.span.hi.eq(last_item[:shift] if shift else 0),
             ready.span.index.eq(first), ready.span.ctx.eq(cmd.ctx),
         ]
