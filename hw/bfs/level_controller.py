@@ -143,7 +143,7 @@ class LevelController(wiring.Component):
             with m.If(self._count_from == CountFrom.HITS):
                 m.d.comb += visited.eq(self.scan_hits)
             with m.Else():
-                m.d.comb += visited.eq(self.num_vertices - self._reached - self.scan_hits)
+                m.d.comb += visited.eq(self._newly_visited)
             with m.If(self._count_from != CountFrom.KNOWN):
                 m.d.sync += [self._record.visited.eq(visited),
                              self._reached.eq(self._reached + visited)]
@@ -258,6 +258,7 @@ class LevelController(wiring.Component):
         self._record = Signal(LogRecord, name="record")
         self._hubs = Signal(32, name="hubs")
         self._reached = Signal(32, name="reached")
+        self._newly_visited = Signal(32, name="newly_visited")
         self._previous_visited = Signal(32, name="previous_visited")
         self._switched_back = Signal(name="switched_back")
         self._stop_after = Signal(name="stop_after")
@@ -291,6 +292,10 @@ class LevelController(wiring.Component):
             m.d.sync += offsets_sent.eq(1)
         with m.If(self.status_cmd.valid & self.status_cmd.ready):
             m.d.sync += status_sent.eq(1)
+        # The vertices a bottom-up level visited, from a register that GENERATED reads: its
+        # two subtractions and the addition to ``reached`` would otherwise be one path. The
+        # scan's hits have stood still since the engine went quiet, ``reached`` since DECIDE.
+        m.d.sync += self._newly_visited.eq(n - self._reached - self.scan_hits)
         with m.FSM() as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):

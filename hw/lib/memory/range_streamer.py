@@ -186,12 +186,18 @@ class RangeStreamer(wiring.Component):
         # (``per_line - lo``), in the second if at most ``per_line`` more: compares of a few
         # low bits and a test of the high ones for zero, no 32-bit adder before them.
         lo = first[:shift] if shift else 0
-        left1 = Signal(shift + 2)
+        if shift:
+            left1 = Signal(shift + 2)
+            m.d.comb += [
+                left1.eq(per_line - lo),
+                ready.final.eq((count >> (shift + 1) == 0) & (count[:shift + 1] <= left1)),
+                ready.next_final.eq((count >> (shift + 2) == 0) &
+                                    (count[:shift + 2] > left1) &
+                                    (count[:shift + 2] <= left1 + per_line)),
+            ]
+        else:
+            m.d.comb += [ready.final.eq(count >> 1 == 0), ready.next_final.eq(count == 2)]
         m.d.comb += [
-            left1.eq(per_line - lo),
-            ready.final.eq((count >> (shift + 1) == 0) & (count[:shift + 1] <= left1)),
-            ready.next_final.eq((count >> (shift + 2) == 0) & (count[:shift + 2] > left1) &
-                                (count[:shift + 2] <= left1 + per_line)),
             ready.nonempty.eq(count != 0),
             ready.span.base.eq(cmd.base),
             ready.span.line.eq(first >> shift),
