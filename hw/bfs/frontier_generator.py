@@ -133,6 +133,7 @@ class FrontierGenerator(wiring.Component):
         self._first = []
         done = []
         took = []
+        taken_now = Signal(range(self._lanes + 1))      # hits taken the cycle before
         for lane, port in enumerate(self.lane):
             first = Signal(range(words), name=f"first{lane}")
             rest = Signal(words, name=f"rest{lane}")
@@ -152,15 +153,21 @@ class FrontierGenerator(wiring.Component):
                 m.d.sync += state.eq(following)
         m.d.comb += [load.eq(self._held & self._pairs.valid & Cat(*done).all()),
                      self._pairs.ready.eq(load),
-                     self.busy.eq(self._held | Cat(port.valid for port in self.lane).any() |
+                     self.busy.eq(self._held | (taken_now != 0) |
+                                  Cat(port.valid for port in self.lane).any() |
                                   Cat(Cat(stage.o.valid, ~stage.i.ready)
                                       for stage in self._stages).any())]
         waiting = sum(port.valid & ~port.ready for port in self.lane)
         m.d.sync += self.stalls.eq(self.stalls + waiting)
-        with m.If(self.clear):
+        # The hits taken are counted, and the count cleared, a cycle late, from registers:
+        # the lanes' readies and the controller's decision to clear would otherwise run on
+        # into the 32-bit count (read only once the engine has been quiet for two cycles).
+        clearing = Signal()
+        m.d.sync += [taken_now.eq(sum(took)), clearing.eq(self.clear)]
+        with m.If(clearing):
             m.d.sync += self.hits.eq(0)
         with m.Else():
-            m.d.sync += self.hits.eq(self.hits + sum(took))
+            m.d.sync += self.hits.eq(self.hits + taken_now)
 
     def _next_of(self, m, hits, name):
         """The offer after ``hits``: its lowest becomes ``first``, the others ``rest``

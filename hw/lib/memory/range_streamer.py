@@ -183,17 +183,21 @@ class RangeStreamer(wiring.Component):
                                           "nonempty": 1})
         ready = Signal(ready_layout)
         # The range ends in its first line if ``count`` is at most the items left in it
-        # (``per_line - lo``), in the second if at most ``per_line`` more: compares of a few
-        # low bits and a test of the high ones for zero, no 32-bit adder before them.
+        # (``per_line - lo``), in the second if at most ``per_line`` more: tests of a few low
+        # bits and of the high ones for zero, no 32-bit adder before them.
         lo = first[:shift] if shift else 0
         if shift:
-            left1 = Signal(shift + 2)
+            # With ``reach`` = lo + count (while count < 4 lines): final if reach is at most a
+            # line, next_final if it is in the line after; tests of its bits, one short adder.
+            reach = Signal(shift + 3)
+            short = count >> (shift + 2) == 0
             m.d.comb += [
-                left1.eq(per_line - lo),
-                ready.final.eq((count >> (shift + 1) == 0) & (count[:shift + 1] <= left1)),
-                ready.next_final.eq((count >> (shift + 2) == 0) &
-                                    (count[:shift + 2] > left1) &
-                                    (count[:shift + 2] <= left1 + per_line)),
+                reach.eq(lo + count[:shift + 2]),
+                ready.final.eq(short & (reach[shift + 1:] == 0) &
+                               (~reach[shift] | (reach[:shift] == 0))),
+                ready.next_final.eq(short & ~reach[shift + 2] & (
+                    (reach[shift + 1] & (reach[:shift + 1] == 0)) |
+                    (~reach[shift + 1] & reach[shift] & (reach[:shift] != 0)))),
             ]
         else:
             m.d.comb += [ready.final.eq(count >> 1 == 0), ready.next_final.eq(count == 2)]
