@@ -236,12 +236,14 @@ class BottomUpCheck(wiring.Component):
         # The four arbiters' grants are registers: the status answers' route, its readies
         # and the slots it gives back would otherwise run through each arbiter's choice.
         # Fetches of a search's next line: continuing searches (0) and new ones (1).
-        m.submodules.fetch_arbiter = fetch_arbiter = StreamArbiter(SearchState, 2, registered_grant=True)
+        m.submodules.fetch_arbiter = fetch_arbiter = StreamArbiter(
+            SearchState, 2, registered_grant=True)
         m.submodules.fetch = fetch = RangeStreamer(
             addr_width=self._addr_width, item_words=WORDS_PER_LINE,
             ctx_width=SearchState.size, window=slots)
         # Checks of a search's next neighbour: a line just read (0), or the same line (1).
-        m.submodules.check_arbiter = check_arbiter = StreamArbiter(CheckItem, 2, registered_grant=True)
+        m.submodules.check_arbiter = check_arbiter = StreamArbiter(
+            CheckItem, 2, registered_grant=True)
         m.submodules.search_lines = lines = SearchLines(slots=slots, ctx_width=CheckItem.size)
         m.submodules.status = status = WordLookup(
             addr_width=self._addr_width, ctx_width=CheckItem.size,

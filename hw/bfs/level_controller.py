@@ -146,7 +146,7 @@ class LevelController(wiring.Component):
                 m.d.comb += visited.eq(self._newly_visited)
             with m.If(self._count_from != CountFrom.KNOWN):
                 m.d.sync += [self._record.visited.eq(visited),
-                             self._reached.eq(self._reached + visited)]
+                             self._to_reach.eq(visited)]
             m.next = "LOG"
         with m.Else():
             m.next = "NEXT"
@@ -201,7 +201,7 @@ class LevelController(wiring.Component):
             m.next = "SCAN"
         with m.Else():
             visited = figures.written
-            m.d.sync += [record.visited.eq(visited), self._reached.eq(self._reached + visited),
+            m.d.sync += [record.visited.eq(visited), self._to_reach.eq(visited),
                          self._count_from.eq(CountFrom.KNOWN)]
             with m.If(policy.none_visited):
                 m.d.sync += self._stop_after.eq(1)
@@ -250,6 +250,16 @@ class LevelController(wiring.Component):
         m.d.sync += self._frontier.eq(sum(self._sums))
         return figures, decided
 
+    def _reach_counts(self, m):
+        """The vertices reached, counted from registers (before the state machine, whose
+        assignments win): a level's visited count is added to ``reached`` a cycle after it is
+        known, so the state's choice of the count does not run into the adder; a bottom-up
+        level's count (``newly_visited``) is worked out every cycle for GENERATED to read, so
+        its two subtractions and that addition are not one path. The scan's hits have stood
+        still since the engine went quiet, ``reached`` since DECIDE."""
+        m.d.sync += [self._newly_visited.eq(self.num_vertices - self._reached - self.scan_hits),
+                     self._reached.eq(self._reached + self._to_reach), self._to_reach.eq(0)]
+
     def _registers(self):
         """The loop's state, named as in the waveform."""
         self._offsets = Signal(self._addr_width, name="offsets")
@@ -258,6 +268,7 @@ class LevelController(wiring.Component):
         self._record = Signal(LogRecord, name="record")
         self._hubs = Signal(32, name="hubs")
         self._reached = Signal(32, name="reached")
+        self._to_reach = Signal(32, name="to_reach")      # added to ``reached`` next cycle
         self._newly_visited = Signal(32, name="newly_visited")
         self._previous_visited = Signal(32, name="previous_visited")
         self._switched_back = Signal(name="switched_back")
@@ -292,10 +303,7 @@ class LevelController(wiring.Component):
             m.d.sync += offsets_sent.eq(1)
         with m.If(self.status_cmd.valid & self.status_cmd.ready):
             m.d.sync += status_sent.eq(1)
-        # The vertices a bottom-up level visited, from a register that GENERATED reads: its
-        # two subtractions and the addition to ``reached`` would otherwise be one path. The
-        # scan's hits have stood still since the engine went quiet, ``reached`` since DECIDE.
-        m.d.sync += self._newly_visited.eq(n - self._reached - self.scan_hits)
+        self._reach_counts(m)
         with m.FSM() as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):
