@@ -147,7 +147,10 @@ class HubCache(wiring.Component):
         ]
         with m.If(keep):
             m.d.sync += forwarded_id.eq(pending_id)
-        previous = (self.level - 1)[:16]
+        # The level before, from a register (``level`` stands still while lookups flow): the
+        # subtraction would otherwise come before the hit's compare.
+        previous = Signal(16)
+        m.d.sync += previous.eq(self.level - 1)
         for p, (write, read) in enumerate(tables):
             entry = Entry(read.data)
             writes_here = write_side == p

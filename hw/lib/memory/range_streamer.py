@@ -97,7 +97,10 @@ class RangeStreamer(wiring.Component):
             "base": self._addr_width, "line": 32, "left": 32, "lo": slot_bits,
             "hi": slot_bits, "index": 32, "ctx": ctx_width}))
         have = Signal()
-        m.submodules.meta = meta = StreamFIFO(meta_layout, self._window)
+        # With several items a line, a line's part of its range leaves ``meta`` from a
+        # register: its first item's place and the choice of the item's word in the line then
+        # do not follow the queue's read.
+        m.submodules.meta = meta = StreamFIFO(meta_layout, self._window, buffered=per_line > 1)
         m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._window,
                                                 buffered=self._window > 8)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
