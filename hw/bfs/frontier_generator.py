@@ -34,6 +34,20 @@ def degree_class(count, thresholds):
     return (count >= middle).as_unsigned() + (count >= large) + (count >= extreme)
 
 
+def two_or_more(bits):
+    """Whether two or more of ``bits`` are set, as a tree of groups of four (each group's
+    any and two-or-more, then the same of the groups): a few LUT levels, where a test of
+    ``bits & (bits - 1)`` for zero is a carry chain and an OR tree after it."""
+    groups = [bits[i:i + 4] for i in range(0, len(bits), 4)]
+    if len(groups) == 1:
+        group = groups[0]
+        return Cat(group[i] & group[j] for i in range(len(group))
+                   for j in range(i + 1, len(group))).any()
+    anys = Cat(group.any() for group in groups)
+    twos = Cat(two_or_more(group) for group in groups)
+    return twos.any() | two_or_more(anys)
+
+
 class FrontierGenerator(wiring.Component):
     """Parameters
     ----------
@@ -181,7 +195,7 @@ class FrontierGenerator(wiring.Component):
                 m.d.comb += lowest.eq(w)
         others = (hits & (hits - 1))[:words]
         after = Signal(len(lowest) + words + 2, name=f"after{name}", attrs={"keep": 1})
-        m.d.comb += after.eq(Cat(lowest, others, others.any(), hits.any()))
+        m.d.comb += after.eq(Cat(lowest, others, two_or_more(hits), hits.any()))
         return after
 
     def _degree_stages(self, m):
