@@ -193,7 +193,9 @@ class FrontierGenerator(wiring.Component):
         for w in reversed(range(words)):
             with m.If(hits[w]):
                 m.d.comb += lowest.eq(w)
-        others = (hits & (hits - 1))[:words]
+        # The hits after the lowest: each hit with a hit below it (OR trees of the bits
+        # below, a few LUT levels, where ``hits & (hits - 1)`` is a carry chain).
+        others = Cat(hits[w] & hits[:w].any() for w in range(words))
         after = Signal(len(lowest) + words + 2, name=f"after{name}", attrs={"keep": 1})
         m.d.comb += after.eq(Cat(lowest, others, two_or_more(hits), hits.any()))
         return after
