@@ -32,7 +32,9 @@ CEILING_NS = {
     "graphicionado": 8.2,       # 7.9 today: Atomic Update's CAM probe into its held hit;
                                 # Edge Read's hand-out 7.6
     "depgraph": 8.2,            # 7.9: engine 0's root buffer level into its queue's tail
-    "bfs": 13.1,                # 12.8: the bottom-up check's answer routing into its slots
+    "bfs": 8.7,                 # 8.4: the frontier generator's next offer (a lane's hits
+                                # after its lowest), the hub cache's insert compare, the
+                                # status lookups' queue counts
     "dyngraph": 12.3,           # 12.0: vertex_ops -> retire slice -> step -> slab port
 }
 

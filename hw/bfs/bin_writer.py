@@ -110,12 +110,16 @@ class BinWriter(wiring.Component):
         entry, cls = self.entries.payload.entry, self.entries.payload.cls
         position = Signal(range(ENTRIES_PER_LINE))
         count = Signal(32)
+        # Whether each class's next entry completes its line, a register kept with its
+        # count: the test of the count's low bits is then not after the choice of the class,
+        # on the way into the entries' ready.
+        last_place = [Signal(name=f"last_place{c}") for c in range(CLASSES)]
+        completes = Signal()
         with m.Switch(cls):
             for c in range(CLASSES):
                 with m.Case(c):
-                    m.d.comb += count.eq(self.counts[c])
+                    m.d.comb += [count.eq(self.counts[c]), completes.eq(last_place[c])]
         m.d.comb += position.eq(count[:2])
-        completes = position == ENTRIES_PER_LINE - 1
         m.d.comb += self.entries.ready.eq(~flushing & (~completes | writes.i.ready))
         taken = self.entries.valid & self.entries.ready
 
@@ -125,7 +129,8 @@ class BinWriter(wiring.Component):
                     for i in range(ENTRIES_PER_LINE):
                         with m.Case(i):
                             m.d.sync += gathered[c][i].eq(entry)
-                m.d.sync += self.counts[c].eq(self.counts[c] + 1)
+                m.d.sync += [self.counts[c].eq(self.counts[c] + 1),
+                             last_place[c].eq(self.counts[c][:2] == ENTRIES_PER_LINE - 2)]
         full_line = Signal(line_layout)
         m.d.comb += full_line.eq(gathered[0])
         with m.Switch(cls):
@@ -163,5 +168,6 @@ class BinWriter(wiring.Component):
             m.d.sync += [flushing.eq(1), flush_class.eq(0)]
         with m.If(self.clear):
             m.d.sync += [self.counts[c].eq(0) for c in range(CLASSES)]
+            m.d.sync += [flag.eq(0) for flag in last_place]
         m.d.comb += self.busy.eq(flushing | writes.o.valid)
         return m

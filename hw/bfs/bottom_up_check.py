@@ -233,19 +233,23 @@ class BottomUpCheck(wiring.Component):
         # A search can end at the hub cache and another at its status read in one cycle;
         # each gives its slot back.
         m.submodules.slots = pool = SlotPool(slots=slots, releases=2)
+        # The four arbiters' grants are registers: the status answers' route, its readies
+        # and the slots it gives back would otherwise run through each arbiter's choice.
         # Fetches of a search's next line: continuing searches (0) and new ones (1).
-        m.submodules.fetch_arbiter = fetch_arbiter = StreamArbiter(SearchState, 2)
+        m.submodules.fetch_arbiter = fetch_arbiter = StreamArbiter(
+            SearchState, 2, registered_grant=True)
         m.submodules.fetch = fetch = RangeStreamer(
             addr_width=self._addr_width, item_words=WORDS_PER_LINE,
             ctx_width=SearchState.size, window=slots)
         # Checks of a search's next neighbour: a line just read (0), or the same line (1).
-        m.submodules.check_arbiter = check_arbiter = StreamArbiter(CheckItem, 2)
+        m.submodules.check_arbiter = check_arbiter = StreamArbiter(
+            CheckItem, 2, registered_grant=True)
         m.submodules.search_lines = lines = SearchLines(slots=slots, ctx_width=CheckItem.size)
         m.submodules.status = status = WordLookup(
             addr_width=self._addr_width, ctx_width=CheckItem.size,
             outstanding=self._outstanding)
-        m.submodules.found = found = StreamArbiter(Discovery, 2)
-        m.submodules.left = left = StreamArbiter(LaneEntry, 2)
+        m.submodules.found = found = StreamArbiter(Discovery, 2, registered_grant=True)
+        m.submodules.left = left = StreamArbiter(LaneEntry, 2, registered_grant=True)
         wiring.connect(m, fetch.mem, wiring.flipped(self.edges_mem))
         wiring.connect(m, status.mem, wiring.flipped(self.status_mem))
         wiring.connect(m, found.o, wiring.flipped(self.discoveries))

@@ -8,7 +8,7 @@ The compare is in integers, ``gamma_percent * hubs < 100 * hubs_found``, as the 
 (golden/bfs/traversal.py) makes it; a graph without hubs never switches.
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -20,7 +20,9 @@ __all__ = ["DirectionPolicy"]
 
 
 class DirectionPolicy(wiring.Component):
-    """Which way the next level goes, decided from the level just expanded (combinational).
+    """Which way the next level goes, decided from the level just expanded: the products of
+    the gamma rule are registers, so the answers follow the inputs a cycle later (the level
+    controller reads them once its figures have stood still for longer).
 
     Parameters
     ----------
@@ -66,8 +68,11 @@ class DirectionPolicy(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         if self._direction == "auto":
+            scaled_hubs, scaled_found = Signal(39), Signal(39)
+            m.d.sync += [scaled_hubs.eq(self._gamma * self.hubs),
+                         scaled_found.eq(100 * self.hubs_found)]
             m.d.comb += [
-                self.to_bottom_up.eq((self._gamma * self.hubs < 100 * self.hubs_found) &
+                self.to_bottom_up.eq((scaled_hubs < scaled_found) &
                                      (self.hubs != 0) & ~self.switched_back),
                 self.to_top_down.eq((self.visited < self.tail_limit) &
                                     (self.visited < self.previous_visited)),

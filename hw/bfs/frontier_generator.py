@@ -34,6 +34,20 @@ def degree_class(count, thresholds):
     return (count >= middle).as_unsigned() + (count >= large) + (count >= extreme)
 
 
+def two_or_more(bits):
+    """Whether two or more of ``bits`` are set, as a tree of groups of four (each group's
+    any and two-or-more, then the same of the groups): a few LUT levels, where a test of
+    ``bits & (bits - 1)`` for zero is a carry chain and an OR tree after it."""
+    groups = [bits[i:i + 4] for i in range(0, len(bits), 4)]
+    if len(groups) == 1:
+        group = groups[0]
+        return Cat(group[i] & group[j] for i in range(len(group))
+                   for j in range(i + 1, len(group))).any()
+    anys = Cat(group.any() for group in groups)
+    twos = Cat(two_or_more(group) for group in groups)
+    return twos.any() | two_or_more(anys)
+
+
 class FrontierGenerator(wiring.Component):
     """Parameters
     ----------
@@ -133,6 +147,7 @@ class FrontierGenerator(wiring.Component):
         self._first = []
         done = []
         took = []
+        taken_now = Signal(range(self._lanes + 1))      # hits taken the cycle before
         for lane, port in enumerate(self.lane):
             first = Signal(range(words), name=f"first{lane}")
             rest = Signal(words, name=f"rest{lane}")
@@ -152,15 +167,21 @@ class FrontierGenerator(wiring.Component):
                 m.d.sync += state.eq(following)
         m.d.comb += [load.eq(self._held & self._pairs.valid & Cat(*done).all()),
                      self._pairs.ready.eq(load),
-                     self.busy.eq(self._held | Cat(port.valid for port in self.lane).any() |
+                     self.busy.eq(self._held | (taken_now != 0) |
+                                  Cat(port.valid for port in self.lane).any() |
                                   Cat(Cat(stage.o.valid, ~stage.i.ready)
                                       for stage in self._stages).any())]
         waiting = sum(port.valid & ~port.ready for port in self.lane)
         m.d.sync += self.stalls.eq(self.stalls + waiting)
-        with m.If(self.clear):
+        # The hits taken are counted, and the count cleared, a cycle late, from registers:
+        # the lanes' readies and the controller's decision to clear would otherwise run on
+        # into the 32-bit count (read only once the engine has been quiet for two cycles).
+        clearing = Signal()
+        m.d.sync += [taken_now.eq(sum(took)), clearing.eq(self.clear)]
+        with m.If(clearing):
             m.d.sync += self.hits.eq(0)
         with m.Else():
-            m.d.sync += self.hits.eq(self.hits + sum(took))
+            m.d.sync += self.hits.eq(self.hits + taken_now)
 
     def _next_of(self, m, hits, name):
         """The offer after ``hits``: its lowest becomes ``first``, the others ``rest``
@@ -172,9 +193,11 @@ class FrontierGenerator(wiring.Component):
         for w in reversed(range(words)):
             with m.If(hits[w]):
                 m.d.comb += lowest.eq(w)
-        others = (hits & (hits - 1))[:words]
+        # The hits after the lowest: each hit with a hit below it (OR trees of the bits
+        # below, a few LUT levels, where ``hits & (hits - 1)`` is a carry chain).
+        others = Cat(hits[w] & hits[:w].any() for w in range(words))
         after = Signal(len(lowest) + words + 2, name=f"after{name}", attrs={"keep": 1})
-        m.d.comb += after.eq(Cat(lowest, others, others.any(), hits.any()))
+        m.d.comb += after.eq(Cat(lowest, others, two_or_more(hits), hits.any()))
         return after
 
     def _degree_stages(self, m):

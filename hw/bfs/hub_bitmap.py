@@ -23,9 +23,10 @@ ClaimedDiscovery = data.StructLayout({"discovery": Discovery, "hub": 1})
 class HubBitmap(wiring.Component):
     """``max_vertices`` bits in a block RAM of 16-bit words.
 
-    A claim reads the word of its vertex and, if the vertex's bit is set, clears it (in the
-    cycle its word arrives) and answers ``hub`` = 1: the first claim of a hub since the fill. The read port is transparent
-    to the write port, so claims of one word back to back see each other's clearing.
+    A claim reads the word of its vertex, clears the vertex's bit (in the cycle its word
+    arrives) and answers ``hub`` = 1 if it was set: the first claim of a hub since the fill.
+    The read port is transparent to the write port, so claims of one word back to back see
+    each other's clearing.
 
     Parameters
     ----------
@@ -88,8 +89,10 @@ class HubBitmap(wiring.Component):
                          held_claim.eq(self.claim.payload)]
         with m.Else():
             m.d.sync += fresh.eq(0)
-        # A claim that finds its hub clears the bit; a fill has the port else.
-        with m.If(held & fresh & is_hub):
+        # A claim clears its vertex's bit as its word arrives, whether it was set or not
+        # (clearing a clear bit changes nothing), so the write does not wait on the bit read;
+        # a fill has the port else.
+        with m.If(held & fresh):
             m.d.comb += [write.addr.eq(held_claim.vertex[4:4 + index_bits]),
                          write.data.eq(read.data & ~(C(1, WORDS_PER_LINE) << bit)[:WORDS_PER_LINE]),
                          write.en.eq(1)]

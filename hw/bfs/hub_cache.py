@@ -127,18 +127,30 @@ class HubCache(wiring.Component):
         m.d.sync += [pending.eq(self.insert.valid & self.insert.ready),
                      pending_id.eq(self.insert.payload)]
 
-        # The table's read ports are not transparent: an insert whose slot the insert just
-        # before it has written finds that write forwarded from a register instead (the
-        # write's decision would otherwise run on through the port's bypass into the read
-        # data register).
-        forwarded = Signal()
+        # An insert whose slot is kept is written a cycle after its decision, from registers
+        # (the decision's compare would otherwise run on into the table's write port). The
+        # table's read ports are not transparent: an insert whose slot one of the two inserts
+        # just before it is writing finds that write forwarded from a register instead
+        # (``forwarded`` the one just before, ``forwarded2`` the one before that).
+        writing = Signal()
+        writing_id = Signal(32)
         keep = Signal()
-        m.d.sync += forwarded.eq(keep & self.insert.valid & self.insert.ready &
-                                 (self.insert.payload[:slot_bits] == pending_id[:slot_bits]))
-        forwarded_id = Signal(32)
+        m.d.sync += [writing.eq(keep), writing_id.eq(pending_id)]
+        accepted = self.insert.valid & self.insert.ready
+        slot = self.insert.payload[:slot_bits]
+        forwarded, forwarded2 = Signal(), Signal()
+        forwarded_id, forwarded2_id = Signal(32), Signal(32)
+        m.d.sync += [
+            forwarded.eq(keep & accepted & (slot == pending_id[:slot_bits])),
+            forwarded2.eq(writing & accepted & (slot == writing_id[:slot_bits])),
+            forwarded2_id.eq(writing_id),
+        ]
         with m.If(keep):
             m.d.sync += forwarded_id.eq(pending_id)
-        previous = (self.level - 1)[:16]
+        # The level before, from a register (``level`` stands still while lookups flow): the
+        # subtraction would otherwise come before the hit's compare.
+        previous = Signal(16)
+        m.d.sync += previous.eq(self.level - 1)
         for p, (write, read) in enumerate(tables):
             entry = Entry(read.data)
             writes_here = write_side == p
@@ -148,11 +160,14 @@ class HubCache(wiring.Component):
                 m.d.comb += found.eq(entry)
                 with m.If(forwarded):
                     m.d.comb += [found.id.eq(forwarded_id), found.tag.eq(self.level)]
+                with m.Elif(forwarded2):
+                    m.d.comb += [found.id.eq(forwarded2_id), found.tag.eq(self.level)]
+                # Both ids are of the slot: their bits above it decide.
                 m.d.comb += keep.eq(pending & ((found.tag != self.level) |
-                                               (found.id < pending_id)))
-                with m.If(keep):
-                    m.d.comb += [write.addr.eq(pending_id[:slot_bits]), write.en.eq(1),
-                                 write.data.id.eq(pending_id), write.data.tag.eq(self.level)]
+                                               (found.id[slot_bits:] < pending_id[slot_bits:])))
+                with m.If(writing):
+                    m.d.comb += [write.addr.eq(writing_id[:slot_bits]), write.en.eq(1),
+                                 write.data.id.eq(writing_id), write.data.tag.eq(self.level)]
             with m.Else():
                 m.d.comb += [read.addr.eq(self.lookup.payload.vertex[:slot_bits]),
                              read.en.eq(advance)]
@@ -163,7 +178,7 @@ class HubCache(wiring.Component):
             with m.If(clearing):
                 m.d.comb += [write.addr.eq(clear_slot[:slot_bits]), write.en.eq(1),
                              write.data.id.eq(0), write.data.tag.eq(NO_LEVEL)]
-        m.d.comb += self.busy.eq(clearing | held | pending)
+        m.d.comb += self.busy.eq(clearing | held | pending | writing)
         m.d.comb += [
             self.answer.valid.eq(held),
             self.answer.payload.vertex.eq(held_lookup.vertex),

@@ -143,10 +143,10 @@ class LevelController(wiring.Component):
             with m.If(self._count_from == CountFrom.HITS):
                 m.d.comb += visited.eq(self.scan_hits)
             with m.Else():
-                m.d.comb += visited.eq(self.num_vertices - self._reached - self.scan_hits)
+                m.d.comb += visited.eq(self._newly_visited)
             with m.If(self._count_from != CountFrom.KNOWN):
                 m.d.sync += [self._record.visited.eq(visited),
-                             self._reached.eq(self._reached + visited)]
+                             self._to_reach.eq(visited)]
             m.next = "LOG"
         with m.Else():
             m.next = "NEXT"
@@ -201,9 +201,9 @@ class LevelController(wiring.Component):
             m.next = "SCAN"
         with m.Else():
             visited = figures.written
-            m.d.sync += [record.visited.eq(visited), self._reached.eq(self._reached + visited),
+            m.d.sync += [record.visited.eq(visited), self._to_reach.eq(visited),
                          self._count_from.eq(CountFrom.KNOWN)]
-            with m.If(visited == 0):
+            with m.If(policy.none_visited):
                 m.d.sync += self._stop_after.eq(1)
                 m.next = "LOG"
             with m.Elif(policy.to_top_down):
@@ -224,11 +224,12 @@ class LevelController(wiring.Component):
                      self._cur.eq(1), self._count_from.eq(CountFrom.KNOWN)]
 
     def _connect(self, m, statistics, policy):
-        """The level's figures and the direction policy's answers, and the bins' class sums
-        and their total, each in a register updated every cycle: the decisions in NEXT and
-        DECIDE then start from flip-flops, not from the adders and the policy's products
-        behind them. They are read only once the engine has been quiet for two cycles, when
-        the counters behind them have stood still for longer than the two registers take."""
+        """The level's figures, the direction policy's answers (and whether the level visited
+        no vertex), and the bins' class sums and their total, each in a register updated
+        every cycle: the decisions in NEXT and DECIDE then start from flip-flops, not from the
+        adders and the policy's products behind them. They are read only once the engine has
+        been quiet for two cycles, when the counters behind them have stood still for longer
+        than the two registers take."""
         m.d.comb += [statistics.totals[name].eq(getattr(self, name)) for name in COUNTER_INPUTS]
         figures = Signal.like(statistics.level)
         m.d.sync += figures.eq(statistics.level)
@@ -238,14 +239,26 @@ class LevelController(wiring.Component):
             policy.visited.eq(figures.written),
             policy.previous_visited.eq(self._previous_visited),
         ]
-        decided = Signal(data.StructLayout({"to_bottom_up": 1, "to_top_down": 1}))
+        decided = Signal(data.StructLayout({"to_bottom_up": 1, "to_top_down": 1,
+                                            "none_visited": 1}))
         m.d.sync += [decided.to_bottom_up.eq(policy.to_bottom_up),
-                     decided.to_top_down.eq(policy.to_top_down)]
+                     decided.to_top_down.eq(policy.to_top_down),
+                     decided.none_visited.eq(statistics.level.written == 0)]
         self._sums = [Signal(32, name=f"class_sum{c}") for c in range(CLASSES)]
         self._frontier = Signal(32)
         m.d.sync += [total.eq(value) for total, value in zip(self._sums, self._class_sums())]
         m.d.sync += self._frontier.eq(sum(self._sums))
         return figures, decided
+
+    def _reach_counts(self, m):
+        """The vertices reached, counted from registers (before the state machine, whose
+        assignments win): a level's visited count is added to ``reached`` a cycle after it is
+        known, so the state's choice of the count does not run into the adder; a bottom-up
+        level's count (``newly_visited``) is worked out every cycle for GENERATED to read, so
+        its two subtractions and that addition are not one path. The scan's hits have stood
+        still since the engine went quiet, ``reached`` since DECIDE."""
+        m.d.sync += [self._newly_visited.eq(self.num_vertices - self._reached - self.scan_hits),
+                     self._reached.eq(self._reached + self._to_reach), self._to_reach.eq(0)]
 
     def _registers(self):
         """The loop's state, named as in the waveform."""
@@ -255,6 +268,8 @@ class LevelController(wiring.Component):
         self._record = Signal(LogRecord, name="record")
         self._hubs = Signal(32, name="hubs")
         self._reached = Signal(32, name="reached")
+        self._to_reach = Signal(32, name="to_reach")      # added to ``reached`` next cycle
+        self._newly_visited = Signal(32, name="newly_visited")
         self._previous_visited = Signal(32, name="previous_visited")
         self._switched_back = Signal(name="switched_back")
         self._stop_after = Signal(name="stop_after")
@@ -288,6 +303,7 @@ class LevelController(wiring.Component):
             m.d.sync += offsets_sent.eq(1)
         with m.If(self.status_cmd.valid & self.status_cmd.ready):
             m.d.sync += status_sent.eq(1)
+        self._reach_counts(m)
         with m.FSM() as fsm:
             with m.State("IDLE"):
                 with m.If(self.start):

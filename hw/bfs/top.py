@@ -65,6 +65,8 @@ class BfsEngine(RegisterDesign):
         cfg = self._config
         aw, lanes, writers = cfg.addr_width, cfg.lanes, cfg.queue_writers
         add = m.submodules
+        # Every arbiter's grant is a register (``registered_grant``): none joins the
+        # valid/ready chains of the blocks on its two sides into one path.
         b = {
             "regs": RegisterFile(REGISTERS),
             "control": LevelController(addr_width=aw, lanes=writers, direction=cfg.direction,
@@ -82,7 +84,8 @@ class BfsEngine(RegisterDesign):
             "to_check": StreamDemux(LaneEntry, 2),
             "survivors": StreamDemux(LaneEntry, writers,
                                      route=(lambda p: p.lane[:4]) if writers > 1 else None),
-            "discoveries": StreamArbiter(Discovery, 1 + 2 * cfg.expand_lanes),
+            "discoveries": StreamArbiter(Discovery, 1 + 2 * cfg.expand_lanes,
+                                         registered_grant=True),
             "writer": DiscoveryWriter(addr_width=aw),
             "log": LevelLog(addr_width=aw),
         }
@@ -90,7 +93,8 @@ class BfsEngine(RegisterDesign):
             b["dispatch"] = ExpandDispatch(lanes=cfg.expand_lanes,
                                            classified=cfg.dispatch == "classes")
             b["bu_dispatch"] = ExpandDispatch(lanes=cfg.expand_lanes, classified=False)
-            b["bu_survivors"] = StreamArbiter(LaneEntry, cfg.expand_lanes)
+            b["bu_survivors"] = StreamArbiter(LaneEntry, cfg.expand_lanes,
+                                              registered_grant=True)
             # Every bottom-up lane has its own copy of the hub cache, each filled with
             # every insert, so each looks up one neighbour a cycle.
             b["cache_inserts"] = StreamBroadcast(32, cfg.expand_lanes)
@@ -111,10 +115,12 @@ class BfsEngine(RegisterDesign):
         b["bin_inputs"] = []
         if writers == 1 and lanes > 1:
             # The flat queue: the lanes take turns at its one writer.
-            add["shared_queue"] = b["shared_queue"] = StreamArbiter(LaneEntry, lanes)
+            add["shared_queue"] = b["shared_queue"] = StreamArbiter(
+                LaneEntry, lanes, registered_grant=True)
         for lane in range(writers):
             add[f"bins{lane}"] = writer = BinWriter(addr_width=aw, lane=lane, lanes=writers)
-            add[f"bin_input{lane}"] = merge = StreamArbiter(LaneEntry, 2)
+            add[f"bin_input{lane}"] = merge = StreamArbiter(LaneEntry, 2,
+                                                            registered_grant=True)
             b["bins"].append(writer)
             b["bin_inputs"].append(merge)
         return b
@@ -145,7 +151,8 @@ class BfsEngine(RegisterDesign):
         # Every block that holds a word reports it: with stalls injected, a word can wait at
         # a block's output while the link's throttle takes nothing.
         busy = [b[name].busy for name in ("status_reader", "offsets_reader", "offset_lines",
-                                          "generator", "queue_reader", "bitmap", "writer")]
+                                          "hub_pass", "generator", "queue_reader", "bitmap",
+                                          "writer")]
         busy += [block.busy for block in
                  b["bins"] + b["top_down"] + b["bottom_up"] + b["cache"]]
         if "dispatch" in b:
@@ -163,7 +170,10 @@ class BfsEngine(RegisterDesign):
              register=True)
         link(control.offsets_cmd, b["offsets_reader"].cmd, "control->offsets_reader",
              register=True)
-        link(b["status_reader"].items, generator.status, "status_reader->generator")
+        # A register stage (forward only: a line is wide) between the status lines' index
+        # adder and the generator's compares with the vertex count.
+        link(b["status_reader"].items, generator.status, "status_reader->generator",
+             register=True, skid=False)
         link(b["offsets_reader"].items, b["offset_lines"].lines, "offsets_reader->offset_lines",
              register=True)
         link(b["offset_lines"].pairs, b["pairs"].i, "offset_lines->pairs", register=True)

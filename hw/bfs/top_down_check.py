@@ -16,6 +16,7 @@ from hw.lib.config import check_int
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.memory.range_streamer import RangeStreamer
 from hw.lib.memory.word_lookup import WordLookup
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import UNVISITED, Discovery, LaneEntry
 
 
@@ -68,6 +69,8 @@ class TopDownCheck(wiring.Component):
                                                    cmd_slice=True)
         m.submodules.status = status = WordLookup(addr_width=self._addr_width, ctx_width=32,
                                                   outstanding=self._outstanding)
+        m.submodules.edge = edge = StreamRegisterSlice(edges.items.payload.shape())
+        wiring.connect(m, edges.items, edge.i)
         wiring.connect(m, edges.mem, wiring.flipped(self.edges_mem))
         wiring.connect(m, status.mem, wiring.flipped(self.status_mem))
         entry = self.entries.payload.entry
@@ -79,11 +82,13 @@ class TopDownCheck(wiring.Component):
             edges.cmd.payload.count.eq(entry.count),
             edges.cmd.payload.ctx.eq(entry.vertex),
             self.entries.ready.eq(edges.cmd.ready),
-            # An edge's destination goes to the status lookup with its source as context.
-            status.i.valid.eq(edges.items.valid),
-            status.i.payload.index.eq(edges.items.payload.data),
-            status.i.payload.ctx.eq(edges.items.payload.ctx),
-            edges.items.ready.eq(status.i.ready),
+            # An edge's destination goes to the status lookup with its source as context,
+            # through a register slice: the edge reader's choice of a word in its line and the
+            # lookup's address adder would otherwise be one path.
+            status.i.valid.eq(edge.o.valid),
+            status.i.payload.index.eq(edge.o.payload.data),
+            status.i.payload.ctx.eq(edge.o.payload.ctx),
+            edge.o.ready.eq(status.i.ready),
         ]
         answer = status.o.payload
         unvisited = answer.word == UNVISITED
@@ -99,5 +104,6 @@ class TopDownCheck(wiring.Component):
         m.d.sync += counted.eq(status.o.valid & status.o.ready)
         with m.If(counted):
             m.d.sync += self.edges_checked.eq(self.edges_checked + 1)
-        m.d.comb += self.busy.eq(edges.busy | status.busy | self.entries.valid | counted)
+        m.d.comb += self.busy.eq(edges.busy | edge.o.valid | ~edge.i.ready | status.busy |
+                                 self.entries.valid | counted)
         return m

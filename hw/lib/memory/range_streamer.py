@@ -44,8 +44,8 @@ class RangeStreamer(wiring.Component):
         reader keeps up a line a cycle when this covers the memory latency.
     cmd_slice : bool
         Take commands through a :class:`hw.lib.stream.register_slice.StreamRegisterSlice`:
-        ``cmd.ready`` is then a register, and the end-of-range tests start from registers,
-        so the block that sends the commands and this one share no combinational path (the
+        ``cmd.ready`` is then a register, and the span's adder and the end-of-range tests
+        are worked out before the slice, so the block that sends the commands and this one share no combinational path (the
         BFS engine's top-down check: its edge reader's ``have`` through the check's command
         logic into ``next_final``). One cycle more per command's first line.
 
@@ -94,25 +94,29 @@ class RangeStreamer(wiring.Component):
 
         # Prepare: a command's line span, worked out in a register stage.
         prepared = Signal(data.StructLayout({
-            "base": self._addr_width, "line": 32, "end": 32, "lo": slot_bits,
+            "base": self._addr_width, "line": 32, "left": 32, "lo": slot_bits,
             "hi": slot_bits, "index": 32, "ctx": ctx_width}))
         have = Signal()
-        m.submodules.meta = meta = StreamFIFO(meta_layout, self._window)
+        # With several items a line, a line's part of its range leaves ``meta`` from a
+        # register: its first item's place and the choice of the item's word in the line then
+        # do not follow the queue's read.
+        m.submodules.meta = meta = StreamFIFO(meta_layout, self._window, buffered=per_line > 1)
         m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._window,
                                                 buffered=self._window > 8)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
 
-        cmd = self._commands(m)
+        cmd = self._commands(m, prepared.shape(), per_line, shift)
+        # ``in_flight`` never passes the window, so "below it" is "not equal to it": a test
+        # of a few bits for equality, not a subtraction.
         in_flight = Signal(range(self._window + 1))
-        first, count = cmd.payload.first, cmd.payload.count
-        last_item = first + count - 1
-        request = have & (in_flight < self._window) & meta.i.ready
+        request = have & (in_flight != self._window) & meta.i.ready
         requested = request & self.mem.req.ready
         # Whether the line to request is the command's last (``final``) and whether the one
-        # after it is (``next_final``) are registers, worked out a line ahead: the compare of
-        # two 32-bit line numbers is then not on the way from ``final`` through ``cmd.ready``
-        # to the upstream block and back into every prepared register (once the deepest path
-        # of the BFS engine's status reader).
+        # after it is (``next_final``) are registers, worked out a line ahead from ``left``
+        # (the range's last line less the line to request, counted down): no compare of two
+        # 32-bit line numbers on the way from ``final`` through ``cmd.ready`` to the upstream
+        # block and back into every prepared register (once the deepest path of the BFS
+        # engine's status reader), and no adder before the test.
         final = Signal()
         next_final = Signal()
         m.d.comb += cmd.ready.eq(~have | (requested & final))
@@ -120,27 +124,14 @@ class RangeStreamer(wiring.Component):
         # these statements come first so that the command's own win.)
         with m.If(requested):
             m.d.sync += [prepared.line.eq(prepared.line + 1), prepared.lo.eq(0),
+                         prepared.left.eq(prepared.left - 1),
                          prepared.index.eq(prepared.index + per_line - prepared.lo),
                          self.lines_read.eq(self.lines_read + 1),
                          final.eq(next_final),
-                         next_final.eq(prepared.line + 2 == prepared.end)]
+                         next_final.eq(prepared.left == 2)]
         with m.If(cmd.valid & cmd.ready):
-            # The range ends in its first line if ``count`` is at most the items left in it
-            # (``per_line - lo``), in the second if at most ``per_line`` more: compares of a
-            # few low bits and a test of the high ones for zero, no 32-bit adder before them.
-            lo = first[:shift] if shift else 0
-            left1 = Signal(shift + 2)
-            m.d.comb += left1.eq(per_line - lo)
-            m.d.sync += [
-                final.eq((count >> (shift + 1) == 0) & (count[:shift + 1] <= left1)),
-                next_final.eq((count >> (shift + 2) == 0) & (count[:shift + 2] > left1) &
-                              (count[:shift + 2] <= left1 + per_line)),
-                have.eq(count != 0), prepared.base.eq(cmd.payload.base),
-                prepared.line.eq(first >> shift), prepared.end.eq(last_item >> shift),
-                prepared.lo.eq(first[:shift] if shift else 0),
-                prepared.hi.eq(last_item[:shift] if shift else 0),
-                prepared.index.eq(first), prepared.ctx.eq(cmd.payload.ctx),
-            ]
+            m.d.sync += [prepared.eq(cmd.payload.span), final.eq(cmd.payload.final),
+                         next_final.eq(cmd.payload.next_final), have.eq(cmd.payload.nonempty)]
         with m.Elif(requested & final):
             m.d.sync += have.eq(0)
 
@@ -184,11 +175,48 @@ class RangeStreamer(wiring.Component):
         m.d.comb += self.busy.eq(any_busy(have, in_flight, *queued))
         return m
 
-    def _commands(self, m):
-        """The commands as the prepare stage takes them: ``cmd`` itself, or through the
-        register slice (``cmd_slice``)."""
-        if not self._cmd_slice:
-            return self.cmd
-        m.submodules.cmd_slice = cmd_slice = StreamRegisterSlice(self.cmd.payload.shape())
-        wiring.connect(m, wiring.flipped(self.cmd), cmd_slice.i)
-        return cmd_slice.o
+    def _commands(self, m, span_layout, per_line, shift):
+        """The commands as the prepare stage takes them, each with its line span and its
+        end-of-range tests: from ``cmd`` itself, or through the register slice
+        (``cmd_slice``), the span's adder and the tests then before the slice."""
+        cmd = self.cmd.payload
+        first, count = cmd.first, cmd.count
+        last_item = first + count - 1
+        ready_layout = data.StructLayout({"span": span_layout, "final": 1, "next_final": 1,
+                                          "nonempty": 1})
+        ready = Signal(ready_layout)
+        # The range ends in its first line if ``count`` is at most the items left in it
+        # (``per_line - lo``), in the second if at most ``per_line`` more: tests of a few low
+        # bits and of the high ones for zero, no 32-bit adder before them.
+        lo = first[:shift] if shift else 0
+        if shift:
+            # With ``reach`` = lo + count (while count < 4 lines): final if reach is at most a
+            # line, next_final if it is in the line after; tests of its bits, one short adder.
+            reach = Signal(shift + 3)
+            short = count >> (shift + 2) == 0
+            m.d.comb += [
+                reach.eq(lo + count[:shift + 2]),
+                ready.final.eq(short & (reach[shift + 1:] == 0) &
+                               (~reach[shift] | (reach[:shift] == 0))),
+                ready.next_final.eq(short & ~reach[shift + 2] & (
+                    (reach[shift + 1] & (reach[:shift + 1] == 0)) |
+                    (~reach[shift + 1] & reach[shift] & (reach[:shift] != 0)))),
+            ]
+        else:
+            m.d.comb += [ready.final.eq(count >> 1 == 0), ready.next_final.eq(count == 2)]
+        m.d.comb += [
+            ready.nonempty.eq(count != 0),
+            ready.span.base.eq(cmd.base),
+            ready.span.line.eq(first >> shift),
+            ready.span.left.eq((last_item >> shift) - (first >> shift)),
+            ready.span.lo.eq(lo), ready.span.hi.eq(last_item[:shift] if shift else 0),
+            ready.span.index.eq(first), ready.span.ctx.eq(cmd.ctx),
+        ]
+        if self._cmd_slice:
+            m.submodules.cmd_slice = taken = StreamRegisterSlice(ready_layout)
+            taken_in, taken_out = taken.i, taken.o
+        else:
+            taken_in = taken_out = stream.Signature(ready_layout).create()
+        m.d.comb += [taken_in.valid.eq(self.cmd.valid), taken_in.payload.eq(ready),
+                     self.cmd.ready.eq(taken_in.ready)]
+        return taken_out

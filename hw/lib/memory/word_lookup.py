@@ -85,8 +85,9 @@ class WordLookup(wiring.Component):
         # The word's place in its line, for each read sent, in order.
         m.submodules.response_slot = response_slot = StreamFIFO(
             WORD_SHIFT, self._outstanding, buffered=False)
-        m.submodules.words = words = StreamFIFO(32, self._outstanding,
-                                                buffered=self._outstanding > 16)
+        # The words leave from a register at any depth: the consumer's compare of the word
+        # (a BFS check's test of the level) then does not follow the queue's read.
+        m.submodules.words = words = StreamFIFO(32, self._outstanding, buffered=True)
         m.d.comb += [
             in_flight.i.payload.eq(self.i.payload),
             requests.i.payload.eq(self.base + (self.i.payload.index >> WORD_SHIFT)),

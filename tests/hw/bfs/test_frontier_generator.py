@@ -6,10 +6,12 @@ import random
 
 import numpy as np
 import pytest
+from amaranth.hdl import Module, Signal
+from amaranth.sim import Simulator
 
 from golden.bfs.frontier import blocked_scan, degree_class, interleaved_scan
 from hw.bfs.bin_writer import BinWriter
-from hw.bfs.frontier_generator import FrontierGenerator
+from hw.bfs.frontier_generator import FrontierGenerator, two_or_more
 from hw.bfs.layouts import UNVISITED
 from sim.amaranth_memory import lines_to_words, words_to_lines
 from tests.support.stream_drivers import PAUSES, Bench
@@ -108,3 +110,21 @@ def test_bin_writer_lays_out_each_class_bin(pause):
         words = lines_to_words(model.lines, start, 4 * len(mine)).reshape(-1, 4)
         assert [tuple(int(x) for x in row[:3]) for row in words] == \
             [(e["vertex"], e["first"], e["count"]) for e in mine], c
+
+
+@pytest.mark.parametrize("width", [4, 16])
+def test_two_or_more(width):
+    """The generator's tree test of two or more hits in a line, against a bit count."""
+    bits, out = Signal(width), Signal()
+    m = Module()
+    m.d.comb += out.eq(two_or_more(bits))
+    sim = Simulator(m)
+
+    async def bench(ctx):
+        for value in list(range(0, 1 << width, 5)) + [1 << i for i in range(width)]:
+            ctx.set(bits, value)
+            await ctx.delay(1e-9)
+            assert ctx.get(out) == (bin(value).count("1") >= 2), value
+
+    sim.add_testbench(bench)
+    sim.run()

@@ -32,6 +32,9 @@ def test_offset_lines_pair_every_vertex(n, pause):
 
     async def setup(ctx):
         ctx.set(dut.num_vertices, n)
+        ctx.set(dut.start, 1)            # the pulse before the pass
+        await ctx.tick()
+        ctx.set(dut.start, 0)
 
     bench.add_process(setup)
     bench.source("lines", dut.lines, lines)

@@ -2,13 +2,15 @@
 source's items in order, and in each transfer the source served is the first valid one after
 the source served last (so none waits more than ``count - 1`` transfers of others), unless an
 offer on ``o`` was left waiting: it keeps its grant until taken (stream rule 2, checked by the
-second test)."""
+second test). With a registered grant (``registered_grant``), against the same model one cycle
+ahead: the grant moves to the first other source offering after it, unless an offer waits."""
 
 import random
 
 import pytest
 from amaranth.lib import data
 
+from hw.lib.config import ConfigError
 from hw.lib.stream.arbiter import StreamArbiter
 from tests.support.stream_drivers import PAUSES, Bench
 
@@ -83,3 +85,58 @@ def run(count, pause, *, check_protocol):
                           f"source {s}'s items")
     if pause is None and cycles > total + 30:
         bench.fail(f"{cycles} cycles for {total} items without pauses")
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_stream_arbiter_registered_grant(count, pause):
+    dut = StreamArbiter(Item, count, registered_grant=True)
+    rng = random.Random(f"registered/{count}")
+    items = [[{"source": s, "seq": k, "data": rng.randrange(1 << 11)}
+              for k in range(rng.randrange(60, 160))] for s in range(count)]
+    bench = Bench(dut, f"StreamArbiter(count={count}, registered_grant)", pause=pause,
+                  check_protocol=True)
+    for s in range(count):
+        bench.source(f"i[{s}]", dut.i[s], items[s])
+    total = sum(map(len, items))
+    bench.sink("o", dut.o, total)
+    waits = [0] * count
+
+    async def registered_model(ctx):
+        grant = 1 % count
+        signals = [dut.o.valid, dut.o.ready]
+        for source in dut.i:
+            signals += [source.valid, source.ready]
+        async for _, _, ov, ordy, *ins in ctx.tick().sample(*signals):
+            valid = ins[0::2]
+            ready = ins[1::2]
+            if ov != valid[grant]:
+                bench.fail(f"o.valid={ov}, source {grant} granted with valid {valid} "
+                           f"(cycle {bench.cycle})")
+            if list(ready) != [int(s == grant and ordy) for s in range(count)]:
+                bench.fail(f"readies {ready} with source {grant} granted, o.ready={ordy} "
+                           f"(cycle {bench.cycle})")
+            if ov and ordy:
+                for s in range(count):
+                    waits[s] = waits[s] + 1 if valid[s] and s != grant else 0
+                    if waits[s] >= count:
+                        bench.fail(f"source {s} waited {waits[s]} transfers")
+            if ov and not ordy:
+                continue
+            others = [s % count for s in range(grant + 1, grant + count) if valid[s % count]]
+            if others:
+                grant = others[0]
+
+    bench.add_process(registered_model)
+    cycles = bench.run()
+    got = bench.received["o"]
+    for s in range(count):
+        bench.check_equal([item for item in got if item["source"] == s], items[s],
+                          f"source {s}'s items")
+    if pause is None and cycles > total + 30:
+        bench.fail(f"{cycles} cycles for {total} items without pauses")
+
+
+def test_registered_grant_is_not_for_packets():
+    with pytest.raises(ConfigError, match="registered_grant"):
+        StreamArbiter(Item, 2, last=lambda payload: payload.seq[0], registered_grant=True)
