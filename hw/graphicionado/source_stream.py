@@ -302,20 +302,15 @@ class SourceStream(wiring.Component):
             # range is registered from the partition's number, set the cycle before
             # ``seg_start`` (START), so the selection of the registers is not on the way to
             # ``job_pending`` and the job queue.
-            # Whether the range has edges is registered beside it (the compare of the two
-            # registers was shared with Edge Read's subtraction of them, on the way to
-            # ``job_pending``).
             job_pending = Signal(name=f"job_pending{suffix}")
             job_start = Signal(32, name=f"job_start{suffix}")
             job_end = Signal(32, name=f"job_end{suffix}")
-            job_edges = Signal(name=f"job_edges{suffix}")
             at = (self.slice * cfg.source_segments + walk.segment) * readers + k
-            m.d.sync += [job_start.eq(starts[at]), job_end.eq(ends[at]),
-                         job_edges.eq(starts[at] != ends[at])]
+            m.d.sync += [job_start.eq(starts[at]), job_end.eq(ends[at])]
             with m.If(edge_read.i.ready):
                 m.d.sync += job_pending.eq(0)
             with m.If(walk.seg_start):
-                m.d.sync += job_pending.eq(job_edges)
+                m.d.sync += job_pending.eq(job_start != job_end)
             m.d.comb += [
                 edge_read.start.eq(self.start), edge_read.edge_base.eq(self.edge_base),
                 edge_read.match_any.eq(1),
