@@ -116,6 +116,12 @@ def _count_leading_zeros(m, value, name):
     return count
 
 
+def _at_least(value, bound):
+    """``value >= bound`` for an unsigned ``value``: a constant 1 from ``bound`` 0 down (so
+    that no compare is always true: Verilator's lint refuses one)."""
+    return Const(1, 1) if bound <= 0 else value >= bound
+
+
 def _shift_right_sticky(value, amount):
     """``value >> amount`` and whether any one bit was shifted out (``amount`` at most
     ``len(value)``)."""
@@ -322,29 +328,32 @@ class FP32Adder(_FP32Unit):
         m.d.comb += total.eq(Mux(s2.subtract,
                                  s2.x_extended - s2.y_aligned,
                                  s2.x_extended + s2.y_aligned))
-        summed = s2
         if self._lzc_stage:
-            summed = stage(sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
-                           total=total, nan=s2.nan, inf=s2.inf)
-            total = summed.total
-        s3 = stage(
-            sign=summed.sign, zero_sign=summed.zero_sign, exponent=summed.exponent,
-            total=total,
-            leading_zeros=_count_leading_zeros(m, total, "s3_lzc"),
-            nan=summed.nan, inf=summed.inf,
-        )
+            s3 = self._count_stages(m, stage, s2, total)
+        else:
+            s3 = stage(
+                sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
+                total=total,
+                leading_zeros=_count_leading_zeros(m, total, "s3_lzc"),
+                nan=s2.nan, inf=s2.inf,
+            )
+            # Whether the shift is limited (below the normal range), and the sum zero.
+            s3.limited = s3.leading_zeros > s3.exponent
+            s3.zero = s3.total == 0
 
         # Stage 4: normalize so the leading one lands on bit 27, i.e. the exponent becomes
         # exponent + 1 - shift, but not below exponent field 1: a result below the normal range
         # stays subnormal (exact, since both operands are multiples of the smallest subnormal).
-        shift = _wire(m, Mux(s3.leading_zeros > s3.exponent,
-                             s3.exponent, s3.leading_zeros)[0:5], "s4_shift")
+        # The leading one reaches bit 27 unless the shift is limited or the sum is zero, so
+        # the exponent is worked out beside the shifter, not from its top bit.
+        shift = _wire(m, Mux(s3.limited, s3.exponent, s3.leading_zeros)[0:5], "s4_shift")
         normalized = Signal(28, name="s4_normalized")
         m.d.comb += normalized.eq(s3.total << shift)
-        exponent = _wire(m, Mux(normalized[27], s3.exponent + 1 - shift, 0), "s4_exponent")
+        exponent = _wire(m, Mux(~s3.limited & ~s3.zero, s3.exponent + 1 - shift, 0),
+                         "s4_exponent")
         s4 = stage(
             sign=s3.sign, zero_sign=s3.zero_sign, exponent=exponent,
-            normalized=normalized, zero=s3.total == 0, nan=s3.nan, inf=s3.inf,
+            normalized=normalized, zero=s3.zero, nan=s3.nan, inf=s3.inf,
         )
 
         # Stage 5: round and pack (the rounding increment is a carry chain of its own).
@@ -355,6 +364,29 @@ class FP32Adder(_FP32Unit):
                              zero_sign=s4.zero_sign)
         s5 = stage(result=result)
         return {"result": s5.result}
+
+
+    @staticmethod
+    def _count_stages(m, stage, s2, total):
+        """With ``lzc_stage``: the sum into a register, with a mask of the bits at or above
+        ``27 - exponent`` (each a compare of the exponent with a constant); then the leading
+        zeros, whether the normalization shift is limited (no one bit under the mask:
+        ``leading_zeros > exponent``, never from exponent 28 on) and whether the sum is zero,
+        each on its own, so that the normalization stage has one carry chain, not a compare's
+        and a subtraction's in a row (the slowest path of Graphicionado's ECP5 preset with
+        PageRank once the multiplier's were shortened)."""
+        summed = stage(sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
+                       total=total, nan=s2.nan, inf=s2.inf,
+                       can_limit=s2.exponent < 28,
+                       limit_mask=Cat(_at_least(s2.exponent, 27 - j) for j in range(28)))
+        return stage(
+            sign=summed.sign, zero_sign=summed.zero_sign, exponent=summed.exponent,
+            total=summed.total,
+            leading_zeros=_count_leading_zeros(m, summed.total, "s3_lzc"),
+            limited=summed.can_limit & ~(summed.total & summed.limit_mask).any(),
+            zero=summed.total == 0,
+            nan=summed.nan, inf=summed.inf,
+        )
 
 
 class FP32Multiplier(_FP32Unit):
@@ -458,7 +490,7 @@ class FP32Multiplier(_FP32Unit):
             # lzc > left_limit <=> no one bit at or above 47 - left_limit (never, from 48 on:
             # a product has at most 48 leading zeros).
             can_limit=s1a.left_limit < 48,
-            limit_mask=Cat(s1a.left_limit >= 47 - j for j in range(48)),
+            limit_mask=Cat(_at_least(s1a.left_limit, 47 - j) for j in range(48)),
             # Below the normal range, the bits that end under the guard bit: those a right
             # shift moves out and the 23 after them.
             right_mask=Cat(Const(1, 1) if j < 23 else s1a.right_shift > j - 23
