@@ -27,7 +27,6 @@ from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.registers.design import RegisterDesign
 from hw.lib.registers.file import RegisterFile
 from hw.lib.stream.links import StreamLinks
-from hw.lib.stream.register_slice import StreamRegisterSlice
 from hw.graphicionado.config import GraphicionadoConfig
 from hw.graphicionado.destination_stream import DestinationStream
 from hw.graphicionado.layouts import update_flit
@@ -146,22 +145,10 @@ class GraphicionadoPipeline(RegisterDesign):
             # ready not the writer.
             link(client.req, port.req, f"{name}.req->interconnect",
                  register=name.endswith("write"))
-            # And its responses: the arbiter's routing (a compare of the tag) reaches
-            # flip-flops, not the client's line queue, and the ready it picks by the tag is a
-            # flip-flop's, not the client's queue level.
-            link(port.resp, client.resp, f"interconnect->{name}.resp", register=True)
-        responses_held = []
-        for c, (channel, mem) in enumerate(zip(interconnect.channels, self.memory_ports)):
-            # Each channel's responses through a register slice: the memory's ready is a
-            # flip-flop, and its payload (the tag) reaches flip-flops before the routing.
-            m.submodules[f"response_slice{c}"] = response = StreamRegisterSlice(
-                mem.resp.payload.shape())
-            wiring.connect(m, channel.req, wiring.flipped(mem.req))
-            wiring.connect(m, wiring.flipped(mem.resp), response.i)
-            wiring.connect(m, response.o, channel.resp)
-            responses_held.append(response.o.valid | ~response.i.ready)
-        m.d.comb += control.memory_idle.eq(~interconnect.busy & ~link.busy &
-                                           ~Cat(responses_held).any())
+            link(port.resp, client.resp, f"interconnect->{name}.resp")
+        for channel, mem in zip(interconnect.channels, self.memory_ports):
+            wiring.connect(m, channel, wiring.flipped(mem))
+        m.d.comb += control.memory_idle.eq(~interconnect.busy & ~link.busy)
         self._counters(m, control, sources, destinations, crossbar)
         return m
 
