@@ -29,8 +29,10 @@ BUDGET_REASON = ("100 MHz is 10 ns; routed ECP5 builds took 1.3-2x the estimate 
 # estimate's spread between netlists of equal logic (Yosys and ABC9 place cells differently
 # when names change).
 CEILING_NS = {
-    "graphicionado": 8.2,       # 7.9 today: Atomic Update's CAM probe into its held hit;
-                                # Edge Read's hand-out 7.6
+    "graphicionado": 8.2,       # 7.9: Atomic Update's CAM probe into its hit bit (7.5 to
+                                # 7.9 for the same logic as the netlist around it changes);
+                                # a table read's hand-out 7.5; Edge Read's, the memory
+                                # response routing 7.3
     "depgraph": 8.2,            # 7.9: engine 0's root buffer level into its queue's tail
     "bfs": 8.7,                 # 8.4: the frontier generator's next offer (a lane's hits
                                 # after its lowest), the hub cache's insert compare, the

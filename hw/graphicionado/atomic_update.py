@@ -94,22 +94,28 @@ class AtomicUpdate(wiring.Component):
         """P6: the update waiting for the CAM; returns it and whether it is issued this
         cycle."""
         # P6 holds one update in a register together with whether its id is in the CAM. That
-        # bit is worked out a cycle ahead, for the update that will sit here next cycle (the
-        # one here now, or the one offered), from the CAM's probe and this cycle's insert and
+        # is worked out a cycle ahead, for the update that will sit here next cycle (the one
+        # here now, or the one offered), from the CAM's probe and this cycle's insert and
         # remove. Taking an update then needs no tag comparison, which keeps the CAM off the
         # path to the FIFO in front, and the CAM need not compare the id it inserts. (An id
         # written back in the cycle it is waiting here is taken the cycle after, not in the
-        # same one.)
+        # same one.) The parts of that bit are registers of their own, joined in P6: the
+        # probe (a tag comparison and the OR over the ways) then reaches a flip-flop without
+        # the corrections for this cycle's insert and remove and the choice of update after it.
         held_valid = Signal()
         held = Signal(update_layout(self._value_width))
+        hit_probe = Signal()     # the CAM held the id when the update was loaded
+        hit_removed = Signal()   # ... and it was being removed in that cycle
+        hit_same = Signal()      # the update issued as it was loaded had the same id
+        hit_cleared = Signal()   # the id was removed since
         held_hit = Signal()
         issue = Signal()
         load = Signal()
         offered = self.i.payload
         removing = cam.remove.valid & (cam.remove.payload == offered.dst)
         removing_held = cam.remove.valid & (cam.remove.payload == held.dst)
-        offered_hit = ((cam.probe_hit & ~removing) | (issue & (held.dst == offered.dst)))
         m.d.comb += [
+            held_hit.eq(((hit_probe & ~hit_removed) | hit_same) & ~hit_cleared),
             cam.probe_id.eq(offered.dst),
             cam.insert.valid.eq(held_valid & ~held_hit),
             cam.insert.payload.eq(held.dst),
@@ -121,9 +127,10 @@ class AtomicUpdate(wiring.Component):
         ]
         with m.If(load):
             m.d.sync += [held_valid.eq(self.i.valid), held.eq(offered),
-                         held_hit.eq(offered_hit)]
+                         hit_probe.eq(cam.probe_hit), hit_removed.eq(removing),
+                         hit_same.eq(issue & (held.dst == offered.dst)), hit_cleared.eq(0)]
         with m.Else():
-            m.d.sync += held_hit.eq(held_hit & ~removing_held)
+            m.d.sync += hit_cleared.eq(hit_cleared | removing_held)
         return held_valid, held, issue
 
     def _issued(self, m, taken, held):
@@ -183,7 +190,8 @@ class AtomicUpdate(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.cam = cam = AtomicUpdateCAM(self._cam_config, insert_checked=False)
+        m.submodules.cam = cam = AtomicUpdateCAM(self._cam_config, insert_checked=False,
+                                                  free_registers=True)
         m.submodules.reduce = reduce = self._reduce
 
         held_valid, held, taken = self._p6(m, cam)

@@ -253,7 +253,10 @@ class DestinationStream(wiring.Component):
             item_words=cfg.lanes, addr_width=cfg.addr_width, marked=False)
         m.submodules.fifo_a4 = fifo_a4 = StreamFIFO(word_width, cfg.fifo_depth)
         wiring.connect(m, vprop_write.mem, wiring.flipped(self.vprop_write_mem))
-        link(fifo_a4.o, vprop_write.items, "fifo_a4->vprop_write")
+        # Register slices in front of the line writers (here and A5's): a writer's decision
+        # to take an item (its slot in the line) reached the queue's read and, through its
+        # distributed RAM, the writer's line address and mask again.
+        link(fifo_a4.o, vprop_write.items, "fifo_a4->vprop_write", register=True)
         m.d.comb += [
             walk.start.eq(self.start_apply), walk.num_vertices.eq(self.num_vertices),
             walk.part_lines.eq(self.part_lines), walk.range_first.eq(self.slice_first),
@@ -516,7 +519,7 @@ class DestinationStream(wiring.Component):
         link(fifo_a1.o, apply.prop, "fifo_a1->apply")
         link(apply.o_prop, fifo_a4.i, "apply.o_prop->fifo_a4")
         link(apply.o_active, fifo_a5.i, "apply.o_active->fifo_a5")
-        link(fifo_a5.o, active_write.items, "fifo_a5->active_write")
+        link(fifo_a5.o, active_write.items, "fifo_a5->active_write", register=True)
         # Slices after the first append to the lists (§VI.A).
         counts = Array(self.active_counts)
         listed = Signal(32)

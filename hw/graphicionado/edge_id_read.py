@@ -69,13 +69,13 @@ class EdgeIDRead(wiring.Component):
 
         # Stage 1: the vertex whose table entries are being read (their data is the table's
         # output). Stage 2: the vertex and its range, registered with the range's emptiness
-        # as two half compares: the block RAMs' outputs reach flip-flops, not the output's
+        # as four byte compares: the block RAMs' outputs reach flip-flops, not the output's
         # valid and the register slice behind it through a 32-bit compare.
         held = Signal(ActiveVertex)
         held_valid = Signal()
         job = Signal(EdgeJob)
         job_valid = Signal()
-        same = Signal(2)
+        same = Signal(4)
         empty = same.all()
         m.d.comb += [
             self.o.valid.eq(job_valid & ~empty),
@@ -89,7 +89,8 @@ class EdgeIDRead(wiring.Component):
                 job_valid.eq(held_valid),
                 job.src.eq(held.id), job.prop.eq(held.prop), job.const.eq(0),
                 job.start.eq(data), job.end.eq(following),
-                same.eq(Cat(data[:16] == following[:16], data[16:] == following[16:])),
+                same.eq(Cat(data.word_select(k, 8) == following.word_select(k, 8)
+                            for k in range(4))),
             ]
         # The table ports hold their data while ``table_en`` is low, so stage 1's range is
         # stable until stage 2 takes it.

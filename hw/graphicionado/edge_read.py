@@ -27,17 +27,21 @@ EDGES_PER_LINE = WORDS_PER_LINE // EDGE_WORDS
 EDGE_SHIFT = EDGES_PER_LINE.bit_length() - 1
 
 # An edge of the range with whether its srcid is the job's source.
-# (Two bits, one per half of the srcid compare, both set for a match: the line's word select
-# and a 32-bit compare were in a row on the way to the queue.)
-HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": 2})
+# (Four bits, one per byte of the srcid compare, all set for a match: the line's word select
+# and a 32-bit compare were in a row on the way to the queue; an 8-bit compare is two LUT
+# levels, and the queue's far end ANDs the four.)
+MATCH_PARTS = 4
+HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": MATCH_PARTS})
 
 
 # The request side needs a job's lines only: its first and last line, and how many more lines
 # it spans, worked out on the way in, so decoding a job is left with one comparison (is the
 # first line the one the last job ended on?) and no subtraction.
 # A job's lines: the first, how many more, whether the first is the previous job's last
-# (``skip``, already read) and whether that was its only one (``empty``).
-LineJob = data.StructLayout({"first": 32, "span": 32, "skip": 1, "empty": 1})
+# (``skip``, already read) and whether it has only the one (``single``; both set: nothing to
+# read, worked out when the job is decoded, so the two 32-bit compares are side by side on
+# the way into the queue).
+LineJob = data.StructLayout({"first": 32, "span": 32, "skip": 1, "single": 1})
 
 # The hand-out side's job: the source's fields, the slot of its first edge, its edges after
 # the first (``left``) and whether its first line is the job before's last
@@ -127,7 +131,7 @@ class EdgeLineRequests(wiring.Component):
             jobs.i.payload.first.eq(first_line),
             jobs.i.payload.span.eq(last_line - first_line),
             jobs.i.payload.skip.eq(skip),
-            jobs.i.payload.empty.eq(skip & (last_line == first_line)),
+            jobs.i.payload.single.eq(last_line == first_line),
             jobs.i.valid.eq(bounds.o.valid),
             bounds.o.ready.eq(jobs.i.ready),
         ]
@@ -163,7 +167,7 @@ class EdgeLineRequests(wiring.Component):
                          line.eq(self.edge_base + job.first + job.skip),
                          remaining.eq(job.span - job.skip),
                          final.eq(job.span == job.skip),
-                         empty.eq(job.empty)]
+                         empty.eq(job.skip & job.single)]
         with m.Elif(decoded_done):
             m.d.sync += decoded_valid.eq(0)
 
@@ -268,8 +272,9 @@ class EdgeHandout(wiring.Component):
             out.i.payload.edge.edge.eq(edge),
             out.i.payload.edge.prop.eq(current.prop),
             out.i.payload.edge.const.eq(current.const),
-            out.i.payload.match.eq(Cat(self.match_any | (edge.src[:16] == current.src[:16]),
-                                       self.match_any | (edge.src[16:] == current.src[16:]))),
+            out.i.payload.match.eq(Cat(self.match_any | (edge.src.word_select(k, 8) ==
+                                                         current.src.word_select(k, 8))
+                                       for k in range(MATCH_PARTS))),
             self.lines.ready.eq(advance & ~use_held),
         ]
         with m.If(self.lines.ready):

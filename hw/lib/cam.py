@@ -81,6 +81,11 @@ class AtomicUpdateCAM(wiring.Component):
     second_probe : bool
         A second probe port (the dynamic graph's lock looks up the next operation and the
         head of its waiting queue in one cycle).
+    free_registers : bool
+        Keep whether each set has a free way in a register of its own, worked out from the
+        next cycle's valid bits, so ``set_has_free`` (and ``insert.ready``) needs only the
+        set's selection, not the OR over its ways' valid bits. The same values, a register
+        per set more. (Atomic Update's issue decision, through its queue's ready.)
 
     Members
     -------
@@ -109,12 +114,13 @@ class AtomicUpdateCAM(wiring.Component):
     """
 
     def __init__(self, config: CAMConfig, *, insert_checked: bool = True,
-                 second_probe: bool = False):
+                 second_probe: bool = False, free_registers: bool = False):
         if not isinstance(config, CAMConfig):
             raise ConfigError(f"AtomicUpdateCAM needs a CAMConfig, not {type(config).__name__}")
         self._config = config
         self._insert_checked = bool(insert_checked)
         self._second_probe = bool(second_probe)
+        self._free_registers = bool(free_registers)
         extra = {"probe2_id": In(config.id_width), "probe2_hit": Out(1)} if second_probe else {}
         super().__init__({
             **extra,
@@ -157,6 +163,9 @@ class AtomicUpdateCAM(wiring.Component):
             probe2_bits = []
 
         m.d.comb += self.remove.ready.eq(1)
+        # With ``free_registers``: whether each set has a free way (all do at reset).
+        free = [Signal(name=f"free_s{s}", init=1) for s in range(cfg.sets)] \
+            if self._free_registers else None
         removed_bits, hit_bits, free_bits, probe_bits = [], [], [], []
         # Which way an insert would take: the lowest free one of its set, from the registered
         # state only, so the choice is off the ready path.
@@ -176,7 +185,8 @@ class AtomicUpdateCAM(wiring.Component):
                 if self._second_probe:
                     probe2_bits.append(probe2_set[s] & valid[s][w] &
                                        (tags[s][w] == probe2_tag))
-            free_bits.append(Cat(~valid[s][w] for w in range(cfg.ways)).any() & insert_set[s])
+            set_free = free[s] if free else Cat(~valid[s][w] for w in range(cfg.ways)).any()
+            free_bits.append(set_free & insert_set[s])
 
         hit = Cat(hit_bits).any() if self._insert_checked else Const(0, 1)
         has_free = Cat(free_bits).any()
@@ -197,14 +207,18 @@ class AtomicUpdateCAM(wiring.Component):
         allocating = Signal()
         m.d.comb += allocating.eq(self.insert.valid & ~hit & has_free)
         for s in range(cfg.sets):
+            valid_next = []
             for w in range(cfg.ways):
                 # A free way's tag is don't-care, so the candidate's tag is written whenever an
                 # id is offered; only its valid bit waits for the id to be taken.
                 with m.If(self.insert.valid & candidate[s][w]):
                     m.d.sync += tags[s][w].eq(insert_tag)
                 keep = removed[s][w] & rejoin & self.insert.valid
-                m.d.sync += valid[s][w].eq((valid[s][w] & ~removed[s][w]) | keep |
-                                           (allocating & candidate[s][w]))
+                valid_next.append((valid[s][w] & ~removed[s][w]) | keep |
+                                  (allocating & candidate[s][w]))
+                m.d.sync += valid[s][w].eq(valid_next[-1])
+            if free:
+                m.d.sync += free[s].eq(~Cat(valid_next).all())
 
         joined = allocating
         left = removed_one & ~(rejoin & self.insert.valid)

@@ -90,24 +90,36 @@ def _wire(m, value, name):
 
 def _count_leading_zeros(m, value, name):
     """Number of leading zero bits of ``value`` (``len(value)`` when it is zero), as a tree of
-    multiplexers (logarithmic depth, unlike a priority chain)."""
+    multiplexers (logarithmic depth, unlike a priority chain): each half of ``2**k`` bits
+    gives whether it is all zero and, when it is not, its count in ``k`` bits; the two halves'
+    counts join as ``1, lower`` or ``0, upper``, without an addition."""
     width = len(value)
     padded_width = 1 << max(width - 1, 0).bit_length()
     # Ones below the value stop the count at ``width`` for a zero value.
     padded = Cat(Const((1 << (padded_width - width)) - 1, padded_width - width), value)
 
     def tree(bits, path):
-        # (count of leading zeros, all zero)
+        # (count of leading zeros when not all zero, all zero)
         if len(bits) == 1:
-            return ~bits[0], ~bits[0]
+            return Const(0, 0), ~bits[0]
         half = len(bits) // 2
         upper_count, upper_zero = tree(bits[half:], path + "h")
         lower_count, lower_zero = tree(bits[:half], path + "l")
-        return (_wire(m, Mux(upper_zero, half + lower_count, upper_count), f"{path}_count"),
+        return (_wire(m, Mux(upper_zero, Cat(lower_count, 1), Cat(upper_count, 0)),
+                      f"{path}_count"),
                 _wire(m, upper_zero & lower_zero, f"{path}_zero"))
 
-    count, _ = tree(padded, name)
+    count, zero = tree(padded, name)
+    if padded_width == width:
+        # No padding: a zero value's count (all ones in its bits) is one short.
+        count = Mux(zero, width, count)
     return count
+
+
+def _at_least(value, bound):
+    """``value >= bound`` for an unsigned ``value``: a constant 1 from ``bound`` 0 down (so
+    that no compare is always true: Verilator's lint refuses one)."""
+    return Const(1, 1) if bound <= 0 else value >= bound
 
 
 def _shift_right_sticky(value, amount):
@@ -136,6 +148,8 @@ def _unpack(m, x, name):
         zero=exponent_zero & fraction_zero,
         inf=exponent_ones & fraction_zero,
         nan=exponent_ones & ~fraction_zero,
+        # The three compares the classes come from, for a unit that registers them first.
+        exponent_zero=exponent_zero, exponent_ones=exponent_ones, fraction_zero=fraction_zero,
     )
 
 
@@ -148,6 +162,26 @@ def _round_and_pack(m, sign, exponent, significand, guard, sticky):
     magnitude = Signal(31)
     m.d.comb += magnitude.eq(Cat(significand[0:23], exponent) + round_up)
     return Cat(magnitude, sign)
+
+
+def _sum_of_partial_products(m, partial):
+    """``low_low + ((low_high + high_low) << 17) + (high_high << 34)``, the 48-bit product of
+    two 24-bit significands split at bit 17, with one carry chain: ``low_low`` (34 bits) and
+    ``high_high << 34`` do not overlap, so they are one operand; the two middle products join
+    it in a carry-save adder (a LUT level: each bit's sum and carry), whose two outputs one
+    addition takes. (Three carry chains in a row were the slowest path of the Graphicionado
+    pipeline on the ECP5 with PageRank.)"""
+    outer = Cat(partial.low_low[:34], partial.high_high[:14])
+    # Bits 17 up of the three operands (31 bits; the product fits 48 bits, so the sum of the
+    # upper parts taken modulo 2**31 is exact).
+    upper = outer[17:48]
+    middle_a = partial.low_high[:24]
+    middle_b = partial.high_low[:24]
+    sums = _wire(m, upper ^ middle_a ^ middle_b, "s1_csa_sum")
+    carries = _wire(m, (upper & middle_a) | (upper & middle_b) | (middle_a & middle_b),
+                    "s1_csa_carry")
+    total = _wire(m, (sums + (carries << 1))[:31], "s1_csa_total")
+    return Cat(outer[:17], total)
 
 
 def _special_or(m, name, packed, *, sign, nan, inf, zero, zero_sign=None):
@@ -294,29 +328,32 @@ class FP32Adder(_FP32Unit):
         m.d.comb += total.eq(Mux(s2.subtract,
                                  s2.x_extended - s2.y_aligned,
                                  s2.x_extended + s2.y_aligned))
-        summed = s2
         if self._lzc_stage:
-            summed = stage(sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
-                           total=total, nan=s2.nan, inf=s2.inf)
-            total = summed.total
-        s3 = stage(
-            sign=summed.sign, zero_sign=summed.zero_sign, exponent=summed.exponent,
-            total=total,
-            leading_zeros=_count_leading_zeros(m, total, "s3_lzc"),
-            nan=summed.nan, inf=summed.inf,
-        )
+            s3 = self._count_stages(m, stage, s2, total)
+        else:
+            s3 = stage(
+                sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
+                total=total,
+                leading_zeros=_count_leading_zeros(m, total, "s3_lzc"),
+                nan=s2.nan, inf=s2.inf,
+            )
+            # Whether the shift is limited (below the normal range), and the sum zero.
+            s3.limited = s3.leading_zeros > s3.exponent
+            s3.zero = s3.total == 0
 
         # Stage 4: normalize so the leading one lands on bit 27, i.e. the exponent becomes
         # exponent + 1 - shift, but not below exponent field 1: a result below the normal range
         # stays subnormal (exact, since both operands are multiples of the smallest subnormal).
-        shift = _wire(m, Mux(s3.leading_zeros > s3.exponent,
-                             s3.exponent, s3.leading_zeros)[0:5], "s4_shift")
+        # The leading one reaches bit 27 unless the shift is limited or the sum is zero, so
+        # the exponent is worked out beside the shifter, not from its top bit.
+        shift = _wire(m, Mux(s3.limited, s3.exponent, s3.leading_zeros)[0:5], "s4_shift")
         normalized = Signal(28, name="s4_normalized")
         m.d.comb += normalized.eq(s3.total << shift)
-        exponent = _wire(m, Mux(normalized[27], s3.exponent + 1 - shift, 0), "s4_exponent")
+        exponent = _wire(m, Mux(~s3.limited & ~s3.zero, s3.exponent + 1 - shift, 0),
+                         "s4_exponent")
         s4 = stage(
             sign=s3.sign, zero_sign=s3.zero_sign, exponent=exponent,
-            normalized=normalized, zero=s3.total == 0, nan=s3.nan, inf=s3.inf,
+            normalized=normalized, zero=s3.zero, nan=s3.nan, inf=s3.inf,
         )
 
         # Stage 5: round and pack (the rounding increment is a carry chain of its own).
@@ -329,12 +366,40 @@ class FP32Adder(_FP32Unit):
         return {"result": s5.result}
 
 
+    @staticmethod
+    def _count_stages(m, stage, s2, total):
+        """With ``lzc_stage``: the sum into a register, with a mask of the bits at or above
+        ``27 - exponent`` (each a compare of the exponent with a constant); then the leading
+        zeros, whether the normalization shift is limited (no one bit under the mask:
+        ``leading_zeros > exponent``, never from exponent 28 on) and whether the sum is zero,
+        each on its own, so that the normalization stage has one carry chain, not a compare's
+        and a subtraction's in a row (the slowest path of Graphicionado's ECP5 preset with
+        PageRank once the multiplier's were shortened)."""
+        summed = stage(sign=s2.sign, zero_sign=s2.zero_sign, exponent=s2.exponent,
+                       total=total, nan=s2.nan, inf=s2.inf,
+                       can_limit=s2.exponent < 28,
+                       limit_mask=Cat(_at_least(s2.exponent, 27 - j) for j in range(28)))
+        return stage(
+            sign=summed.sign, zero_sign=summed.zero_sign, exponent=summed.exponent,
+            total=summed.total,
+            leading_zeros=_count_leading_zeros(m, summed.total, "s3_lzc"),
+            limited=summed.can_limit & ~(summed.total & summed.limit_mask).any(),
+            zero=summed.total == 0,
+            nan=summed.nan, inf=summed.inf,
+        )
+
+
 class FP32Multiplier(_FP32Unit):
     """``a * b`` in binary32, rounded to nearest even, subnormals exact (operands and
     results, including underflow to zero), overflow to infinity, NaN results as :data:`QNAN`.
-    Six pipeline stages: unpacking; the four partial products of the 24×24-bit significand
-    product (block multipliers); their sum; the normalization shift amount (or the
-    denormalization below the normal range); the shift; rounding and packing.
+    Seven pipeline stages: unpacking; the four partial products of the 24×24-bit significand
+    product (block multipliers); their sum (one carry chain); the leading zeros of each third
+    of the product and whether the normalization shift is limited (below the normal range
+    the product is denormalized, shifted right, instead); the shift amount and the shift by
+    its multiple of 8; the rest of the shift and the sticky bit; rounding and packing. (Six
+    until the normalization's leading-zero count, its 48-bit shift and the sticky bit's OR,
+    two of them in a stage, were the slowest paths of Graphicionado's ECP5 preset with
+    PageRank, 10 ns.)
 
     Parameters
     ----------
@@ -344,7 +409,7 @@ class FP32Multiplier(_FP32Unit):
     Attributes
     ----------
     latency : int
-        Cycles from taking an operation on ``i`` to offering its result on ``o`` (6) when
+        Cycles from taking an operation on ``i`` to offering its result on ``o`` (7) when
         ``o`` is not stalled.
 
     Members
@@ -355,7 +420,7 @@ class FP32Multiplier(_FP32Unit):
         ``result`` (binary32 bit pattern) and the operation's ``tag``.
     """
 
-    latency = 6
+    latency = 7
 
     def _datapath(self, m, stage, a, b):
         x, y = _unpack(m, a, "s1_a"), _unpack(m, b, "s1_b")
@@ -365,15 +430,20 @@ class FP32Multiplier(_FP32Unit):
             sign=x.sign ^ y.sign,
             x_significand=x.significand,
             y_significand=y.significand,
-            exponent=x.exponent + y.exponent - 126,  # -124 .. 382
-            # How far the leading one may move left before the exponent field reaches 1,
-            # and its negation: stage 1 only compares them (one carry chain each, not three).
-            left_limit=x.exponent + y.exponent - 127,
-            negated_limit=127 - x.exponent - y.exponent,
-            nan=x.nan | y.nan | (x.inf & y.zero) | (y.inf & x.zero),
-            inf=x.inf | y.inf,
-            zero=x.zero | y.zero,
+            # The exponent fields' sum (one carry chain); the constants are taken in stage 1.
+            exponent_sum=x.exponent + y.exponent,  # 2 .. 508
+            # The operands' compares, not yet their classes (one LUT level less from ``i``).
+            x_exponent_zero=x.exponent_zero, x_exponent_ones=x.exponent_ones,
+            x_fraction_zero=x.fraction_zero,
+            y_exponent_zero=y.exponent_zero, y_exponent_ones=y.exponent_ones,
+            y_fraction_zero=y.fraction_zero,
         )
+        x_zero = s0.x_exponent_zero & s0.x_fraction_zero
+        x_inf = s0.x_exponent_ones & s0.x_fraction_zero
+        y_zero = s0.y_exponent_zero & s0.y_fraction_zero
+        y_inf = s0.y_exponent_ones & s0.y_fraction_zero
+        x_nan = s0.x_exponent_ones & ~s0.x_fraction_zero
+        y_nan = s0.y_exponent_ones & ~s0.y_fraction_zero
 
         # Stage 1: the partial products of the significands, split at bit 17 so each fits a
         # block multiplier; summing them in the same cycle as a block multiplier's
@@ -381,80 +451,122 @@ class FP32Multiplier(_FP32Unit):
         x_low, x_high = s0.x_significand[:17], s0.x_significand[17:]
         y_low, y_high = s0.y_significand[:17], s0.y_significand[17:]
         # Beside them, what the normalization needs from the exponent alone: the limit of the
-        # left shift, and, for a result below the normal range, how far the product moves
-        # right instead. Left for stage 2, these were its slowest path.
-        left_limit, negated_limit = s0.left_limit, s0.negated_limit
-        below = _wire(m, left_limit < 0, "s1_below")
+        # left shift (how far the leading one may move left before the exponent field
+        # reaches 1, ``exponent_sum - 127``), and, for a result below the normal range, how
+        # far the product moves right instead (its negation). Left for stage 2, these were
+        # its slowest path. Each clamp compares the sum with a constant, beside the
+        # subtraction it selects.
+        total = s0.exponent_sum
+        below = _wire(m, total < 127, "s1_below")
         s1a = stage(
             sign=s0.sign,
             low_low=x_low * y_low,
             low_high=x_low * y_high,
             high_low=x_high * y_low,
             high_high=x_high * y_high,
-            exponent=s0.exponent,
+            # With the leading one on bit 47, the biased result exponent (-124 .. 382).
+            exponent=total - 126,
             # The limit clamped to 0..63 (a product has at most 47 leading zeros).
-            left_limit=Mux(below, 0, Mux(left_limit > 63, 63, left_limit))[0:6],
-            right_shift=Mux(negated_limit > 48, 48, negated_limit)[0:6],
+            left_limit=Mux(below, 0, Mux(total > 190, 63, (total - 127)[0:6])),
+            right_shift=Mux(total < 79, 48, (127 - total)[0:6]),
             below=below,
-            nan=s0.nan, inf=s0.inf, zero=s0.zero,
+            nan=x_nan | y_nan | (x_inf & y_zero) | (y_inf & x_zero),
+            inf=x_inf | y_inf,
+            zero=x_zero | y_zero,
         )
 
         # Stage 1b: the product of the significands, 46 fraction bits. With the leading one on
-        # bit 47 the biased result exponent is x.exponent + y.exponent - 126.
+        # bit 47 the biased result exponent is x.exponent + y.exponent - 126. Beside it, two
+        # masks from the shift amounts alone (each bit a compare with a constant), so that
+        # stage 2 only ANDs them with the product: the bits at or above ``47 - left_limit``
+        # (none set: the left shift is limited) and the bits a right shift moves out (sticky).
         product = Signal(48, name="s1_product")
-        m.d.comb += product.eq(s1a.low_low + ((s1a.low_high + s1a.high_low) << 17) +
-                               (s1a.high_high << 34))
+        m.d.comb += product.eq(_sum_of_partial_products(m, s1a))
         s1 = stage(
             sign=s1a.sign,
             product=product,
             exponent=s1a.exponent,
             left_limit=s1a.left_limit, right_shift=s1a.right_shift, below=s1a.below,
+            # lzc > left_limit <=> no one bit at or above 47 - left_limit (never, from 48 on:
+            # a product has at most 48 leading zeros).
+            can_limit=s1a.left_limit < 48,
+            limit_mask=Cat(_at_least(s1a.left_limit, 47 - j) for j in range(48)),
+            # Below the normal range, the bits that end under the guard bit: those a right
+            # shift moves out and the 23 after them.
+            right_mask=Cat(Const(1, 1) if j < 23 else s1a.right_shift > j - 23
+                           for j in range(48)),
             nan=s1a.nan, inf=s1a.inf, zero=s1a.zero,
         )
 
         # Stage 2: how far to move the leading one to bit 47, but not below exponent field 1
         # (a subnormal operand has leading zeros; a result below the normal range is shifted
-        # right instead, its shifted-out bits kept as sticky).
-        leading_zeros = _count_leading_zeros(m, s1.product, "s2_lzc")
-        limited = _wire(m, s1.below | (leading_zeros > s1.left_limit), "s2_limited")
-        left_shift = _wire(m, Mux(limited, s1.left_limit, leading_zeros)[0:6], "s2_left_shift")
+        # right instead, its shifted-out bits kept as sticky): the leading zeros of each 16-bit
+        # part of the product, and whether the limit applies, each on its own.
+        parts = [s1.product[16 * k:16 * (k + 1)] for k in range(3)]
+        limited = _wire(m, s1.below | (s1.can_limit & ~(s1.product & s1.limit_mask).any()),
+                        "s2_limited")
         s2 = stage(
             sign=s1.sign,
             product=s1.product,
             exponent=s1.exponent,
-            left_shift=left_shift,
+            part_zeros=Cat(_count_leading_zeros(m, part, f"s2_lzc{k}")[0:5]
+                           for k, part in enumerate(parts)),
+            high_zero=parts[2] == 0, middle_zero=parts[1] == 0,
+            left_limit=s1.left_limit,
             right_shift=s1.right_shift,
+            right_sticky=(s1.product & s1.right_mask).any(),
             below=s1.below,
             limited=limited,
             nan=s1.nan, inf=s1.inf, zero=s1.zero,
         )
 
-        # Stage 3: the shift itself. The leading one reaches bit 47 unless the shift was
-        # limited or the product is zero (an operand is): known without the shifter, so the
-        # exponent and its overflow check are worked out beside it.
-        shifted_left = Signal(48, name="s3_shifted_left")
-        m.d.comb += shifted_left.eq(s2.product << s2.left_shift)
-        shifted_right, right_sticky = _shift_right_sticky(s2.product, s2.right_shift)
-        normalized = _wire(m, Mux(s2.below, shifted_right, shifted_left), "s3_normalized")
+        # Stage 3: the leading zeros from the parts' (no addition: a part's count is below 16
+        # unless it is zero), the shift amount, and the shifts by its multiple of 8; beside
+        # them the exponent (the leading one reaches bit 47 unless the shift was limited or
+        # the product is zero, an operand is), and which of the product's low bits the left
+        # shift leaves under the guard bit (the sticky ones).
+        low, middle, high = (s2.part_zeros[5 * k:5 * (k + 1)] for k in range(3))
+        leading_zeros = Mux(s2.high_zero,
+                            Mux(s2.middle_zero, Cat(low, Const(1, 1)),
+                                Cat(middle[0:4], Const(0b01, 2))),
+                            high)
+        left_shift = _wire(m, Mux(s2.limited, s2.left_limit, leading_zeros)[0:6],
+                           "s3_left_shift")
         exponent = _wire(m, Mux(~s2.below & ~s2.limited & ~s2.zero,
-                                s2.exponent - s2.left_shift, 0), "s3_exponent")
-        s3 = stage(
-            sign=s2.sign,
-            exponent=exponent[0:8],
-            significand=normalized[24:48],
-            guard=normalized[23],
-            sticky=normalized[0:23].any() | (s2.below & right_sticky),
-            overflow=exponent >= 0xFF,
+                                s2.exponent - left_shift, 0), "s3_exponent")
+        s3a = stage(
+            sign=s2.sign, exponent=exponent, below=s2.below,
+            left=(s2.product << Cat(Const(0, 3), left_shift[3:6]))[0:48],
+            left_fine=left_shift[0:3],
+            right=s2.product >> Cat(Const(0, 3), s2.right_shift[3:6]),
+            right_fine=s2.right_shift[0:3],
+            low=s2.product[0:23],
+            left_mask=Cat(left_shift <= 22 - j for j in range(23)),
+            right_sticky=s2.right_sticky,
             nan=s2.nan, inf=s2.inf, zero=s2.zero,
         )
 
-        # Stage 4: round and pack.
+        # Stage 4: the shifts by the rest, 0..7, the normal range's or the one below it, the
+        # sticky bit, and the overflow check.
+        normalized = _wire(m, Mux(s3a.below, s3a.right >> s3a.right_fine,
+                                  (s3a.left << s3a.left_fine)[0:48]), "s4_normalized")
+        s3 = stage(
+            sign=s3a.sign,
+            exponent=s3a.exponent[0:8],
+            significand=normalized[24:48],
+            guard=normalized[23],
+            sticky=Mux(s3a.below, s3a.right_sticky, (s3a.low & s3a.left_mask).any()),
+            overflow=s3a.exponent >= 0xFF,
+            nan=s3a.nan, inf=s3a.inf, zero=s3a.zero,
+        )
+
+        # Stage 5: round and pack.
         packed = _round_and_pack(m, s3.sign, s3.exponent, s3.significand, s3.guard,
                                  s3.sticky)
-        result = _special_or(m, "s4_result", packed, sign=s3.sign, nan=s3.nan,
+        result = _special_or(m, "s5_result", packed, sign=s3.sign, nan=s3.nan,
                              inf=s3.inf | s3.overflow, zero=s3.zero)
-        s4 = stage(result=result)
-        return {"result": s4.result}
+        s5 = stage(result=result)
+        return {"result": s5.result}
 
 
 class FP32Divider(_FP32Unit):

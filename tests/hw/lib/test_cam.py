@@ -88,14 +88,18 @@ def test_config_type_checked():
 def test_unchecked_insert_matches_checked(config):
     """With ``insert_checked=False`` the CAM behaves as the checked one for a user that
     offers only ids not held and not being removed (Atomic Update): both CAMs get the same
-    random inserts and removes, and must agree on every output in every cycle."""
+    random inserts and removes, and must agree on every output in every cycle. So do both
+    with ``free_registers`` (the sets' free flags kept in registers)."""
     import random
     from amaranth.sim import Simulator
 
     m = Module()
     m.submodules.checked = checked = AtomicUpdateCAM(config)
     m.submodules.unchecked = unchecked = AtomicUpdateCAM(config, insert_checked=False)
-    cams = (checked, unchecked)
+    m.submodules.checked_free = AtomicUpdateCAM(config, free_registers=True)
+    m.submodules.unchecked_free = AtomicUpdateCAM(config, insert_checked=False,
+                                                  free_registers=True)
+    cams = (checked, unchecked, m.submodules.checked_free, m.submodules.unchecked_free)
     rng = random.Random(7)
     # Ids of few sets, so sets fill up and inserts wait for a free way.
     pool = [rng.randrange(1 << config.id_width) & ~1 for _ in range(3 * config.entries)]
@@ -116,8 +120,8 @@ def test_unchecked_insert_matches_checked(config):
                 ctx.set(cam.probe_id, probe)
             outputs = [(ctx.get(cam.insert.ready), ctx.get(cam.set_full),
                         ctx.get(cam.probe_hit), ctx.get(cam.occupancy),
-                        ctx.get(cam.remove_miss)) for cam in cams]
-            assert outputs[0] == outputs[1], (insert, remove, outputs)
+                        ctx.get(cam.remove_miss), ctx.get(cam.set_has_free)) for cam in cams]
+            assert all(output == outputs[0] for output in outputs), (insert, remove, outputs)
             assert not ctx.get(checked.conflict)
             if remove is not None:
                 held.remove(remove)
