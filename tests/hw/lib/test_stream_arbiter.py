@@ -29,9 +29,10 @@ def test_stream_arbiter_holds_its_offer(count, pause):
     run(count, pause, check_protocol=True)
 
 
-def run(count, pause, *, check_protocol):
-    dut = StreamArbiter(Item, count)
-    rng = random.Random(f"items/{count}")
+def arbiter_bench(dut, count, seed, pause, check_protocol):
+    """A bench with random items on each of the ``count`` sources and a sink for all of
+    them; returns it with the items and their total."""
+    rng = random.Random(seed)
     items = [[{"source": s, "seq": k, "data": rng.randrange(1 << 11)}
               for k in range(rng.randrange(60, 160))] for s in range(count)]
     bench = Bench(dut, f"StreamArbiter(count={count})", pause=pause,
@@ -40,6 +41,22 @@ def run(count, pause, *, check_protocol):
         bench.source(f"i[{s}]", dut.i[s], items[s])
     total = sum(map(len, items))
     bench.sink("o", dut.o, total)
+    return bench, items, total
+
+
+def check_items(bench, items, total, cycles, pause):
+    """Each source's items out in order, and near a transfer a cycle without pauses."""
+    got = bench.received["o"]
+    for s, sent in enumerate(items):
+        bench.check_equal([item for item in got if item["source"] == s], sent,
+                          f"source {s}'s items")
+    if pause is None and cycles > total + 30:
+        bench.fail(f"{cycles} cycles for {total} items without pauses")
+
+
+def run(count, pause, *, check_protocol):
+    dut = StreamArbiter(Item, count)
+    bench, items, total = arbiter_bench(dut, count, f"items/{count}", pause, check_protocol)
     waits = [0] * count
 
     async def round_robin_model(ctx):
@@ -78,28 +95,14 @@ def run(count, pause, *, check_protocol):
             last = want
 
     bench.add_process(round_robin_model)
-    cycles = bench.run()
-    got = bench.received["o"]
-    for s in range(count):
-        bench.check_equal([item for item in got if item["source"] == s], items[s],
-                          f"source {s}'s items")
-    if pause is None and cycles > total + 30:
-        bench.fail(f"{cycles} cycles for {total} items without pauses")
+    check_items(bench, items, total, bench.run(), pause)
 
 
 @pytest.mark.parametrize("pause", PAUSES)
 @pytest.mark.parametrize("count", [1, 2, 3])
 def test_stream_arbiter_registered_grant(count, pause):
     dut = StreamArbiter(Item, count, registered_grant=True)
-    rng = random.Random(f"registered/{count}")
-    items = [[{"source": s, "seq": k, "data": rng.randrange(1 << 11)}
-              for k in range(rng.randrange(60, 160))] for s in range(count)]
-    bench = Bench(dut, f"StreamArbiter(count={count}, registered_grant)", pause=pause,
-                  check_protocol=True)
-    for s in range(count):
-        bench.source(f"i[{s}]", dut.i[s], items[s])
-    total = sum(map(len, items))
-    bench.sink("o", dut.o, total)
+    bench, items, total = arbiter_bench(dut, count, f"registered/{count}", pause, True)
     waits = [0] * count
 
     async def registered_model(ctx):
@@ -128,13 +131,7 @@ def test_stream_arbiter_registered_grant(count, pause):
                 grant = others[0]
 
     bench.add_process(registered_model)
-    cycles = bench.run()
-    got = bench.received["o"]
-    for s in range(count):
-        bench.check_equal([item for item in got if item["source"] == s], items[s],
-                          f"source {s}'s items")
-    if pause is None and cycles > total + 30:
-        bench.fail(f"{cycles} cycles for {total} items without pauses")
+    check_items(bench, items, total, bench.run(), pause)
 
 
 def test_registered_grant_is_not_for_packets():
