@@ -78,6 +78,22 @@ class HubCache(wiring.Component):
             "insert": In(stream.Signature(32)),
         })
 
+    def _clearing(self, m, slot_bits):
+        """The clear, if anything was inserted since the last: a slot a cycle. Returns
+        whether it runs and the slot it empties."""
+        clearing = Signal()
+        clear_slot = Signal(slot_bits + 1)
+        dirty = Signal(reset_less=True)         # inserted since the last clear
+        with m.If(self.insert.valid & self.insert.ready):
+            m.d.sync += dirty.eq(1)
+        with m.If(self.clear & dirty):
+            m.d.sync += [clearing.eq(1), clear_slot.eq(0)]
+        with m.Elif(clearing):
+            m.d.sync += clear_slot.eq(clear_slot + 1)
+            with m.If(clear_slot == self._entries - 1):
+                m.d.sync += [clearing.eq(0), dirty.eq(0)]
+        return clearing, clear_slot
+
     def elaborate(self, platform):
         m = Module()
         if not self._entries:
@@ -91,17 +107,7 @@ class HubCache(wiring.Component):
             return m
         slot_bits = (self._entries - 1).bit_length()
         write_side = self.level[0]          # table written this level; the other is read
-        clearing = Signal()
-        clear_slot = Signal(slot_bits + 1)
-        dirty = Signal(reset_less=True)         # inserted since the last clear
-        with m.If(self.insert.valid & self.insert.ready):
-            m.d.sync += dirty.eq(1)
-        with m.If(self.clear & dirty):
-            m.d.sync += [clearing.eq(1), clear_slot.eq(0)]
-        with m.Elif(clearing):
-            m.d.sync += clear_slot.eq(clear_slot + 1)
-            with m.If(clear_slot == self._entries - 1):
-                m.d.sync += [clearing.eq(0), dirty.eq(0)]
+        clearing, clear_slot = self._clearing(m, slot_bits)
 
         tables = []
         for p in range(2):
