@@ -126,13 +126,16 @@ _MAX_FREQUENCY = re.compile(r"^Info: Max frequency for clock '(?P<clock>[^']+)':
 _ROUTING_ARCS = re.compile(r"^Info: Routing (?P<arcs>\d+) arcs\.")
 # router1's progress rows: iterations | rerouted with, without ripup | delta | remaining arcs |
 _ROUTER1_ROW = re.compile(r"^Info:\s+\d+ \|\s+\d+\s+\d+ \|\s+\d+\s+\d+ \|\s+(?P<left>\d+)\|")
+# router2's: its iteration, the wires in use and how many of them more than one net uses.
+_ROUTER2_ROW = re.compile(r"^Info:\s+iter=(?P<iteration>\d+) wires=\d+ overused=(?P<overused>\d+)")
 
 
 def nextpnr_log_progress(path: Path) -> dict:
     """How far a nextpnr-ecp5 run that was stopped got, from its log: ``stage`` (``packing``,
     ``placement``, ``routing``, or None without a log), ``placed_fmax_mhz`` (the timing
     estimate printed after placement, the slowest clock's; None before it), ``arcs`` (arcs to
-    route) and ``arcs_left`` (router1's last count of arcs still to route)."""
+    route) and ``arcs_left`` (router1's last count of arcs still to route), or router2's
+    last ``iteration`` and its ``overused`` wires."""
     progress = {"stage": None, "placed_fmax_mhz": None, "arcs": None, "arcs_left": None}
     try:
         lines = Path(path).read_text(errors="replace").splitlines()
@@ -145,7 +148,7 @@ def nextpnr_log_progress(path: Path) -> dict:
         elif line.startswith("Info: Placed ") or "placer" in line.lower():
             if progress["stage"] != "routing":
                 progress["stage"] = "placement"
-        elif line.startswith("Info: Routing"):
+        elif line.startswith("Info: Routing") or line.startswith("Info: Running router2"):
             progress["stage"] = "routing"
         frequency = _MAX_FREQUENCY.match(line)
         if frequency and progress["stage"] != "routing":
@@ -156,6 +159,9 @@ def nextpnr_log_progress(path: Path) -> dict:
         row = _ROUTER1_ROW.match(line)
         if row and progress["stage"] == "routing":
             progress["arcs_left"] = int(row["left"])
+        row2 = _ROUTER2_ROW.match(line)
+        if row2:
+            progress.update(iteration=int(row2["iteration"]), overused=int(row2["overused"]))
     if placed:
         progress["placed_fmax_mhz"] = min(placed.values())
     return progress
@@ -174,6 +180,9 @@ def stopped_text(progress: dict) -> str:
         details.append(f"placement's estimate {progress['placed_fmax_mhz']:.1f} MHz")
     if progress.get("arcs_left") is not None and progress.get("arcs"):
         details.append(f"{progress['arcs_left']:,} of {progress['arcs']:,} arcs left")
+    if progress.get("iteration") is not None:
+        details.append(f"router2 iteration {progress['iteration']}, "
+                       f"{progress['overused']:,} wires overused")
     return text + (f" ({'; '.join(details)})" if details else "")
 
 

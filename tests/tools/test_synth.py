@@ -299,6 +299,21 @@ def test_nextpnr_log_progress(tmp_path):
                        "arcs_left": None}
     assert stopped_text(placing) == "stopped at the time limit while placing"
     assert nextpnr_log_progress(tmp_path / "absent.log")["stage"] is None
+    # router2 (the flow's router) counts overused wires per iteration, not arcs.
+    log.write_text(_STOPPED_LOG.split("Info: Routing globals")[0] + """\
+Info: Routing globals...
+Info: Running router2...
+Info: Setting up routing resources...
+Info: Running main router loop...
+Info:     iter=1 wires=603183 overused=32251 overuse=37628 archfail=NA
+Info:     iter=2 wires=615296 overused=19095 overuse=20446 archfail=NA
+""")
+    routing = nextpnr_log_progress(log)
+    assert routing == {"stage": "routing", "placed_fmax_mhz": 12.5, "arcs": None,
+                       "arcs_left": None, "iteration": 2, "overused": 19095}
+    assert stopped_text(routing) == ("stopped at the time limit while routing (placement's "
+                                     "estimate 12.5 MHz; router2 iteration 2, 19,095 wires "
+                                     "overused)")
 
 
 def test_ecp5_stopped_while_routing_is_reported_with_yosys_counts(big_design, tmp_path,
