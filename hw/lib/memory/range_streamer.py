@@ -45,9 +45,10 @@ class RangeStreamer(wiring.Component):
     cmd_slice : bool
         Take commands through a :class:`hw.lib.stream.register_slice.StreamRegisterSlice`:
         ``cmd.ready`` is then a register, and the span's adder and the end-of-range tests
-        are worked out before the slice, so the block that sends the commands and this one share no combinational path (the
-        BFS engine's top-down check: its edge reader's ``have`` through the check's command
-        logic into ``next_final``). One cycle more per command's first line.
+        are worked out before the slice, so the block that sends the commands and this one
+        share no combinational path (the BFS engine's top-down check: its edge reader's
+        ``have`` through the check's command logic into ``next_final``). One cycle more per
+        command's first line.
 
     Members
     -------
