@@ -37,8 +37,16 @@ def yosys(build_dir: Path, script_name: str, script: list[str]) -> float:
     return run.seconds
 
 
+# Registers the gateware copies to split a fan-out (``hw.lib.fanout``) carry ``keep`` on
+# their wire only; Yosys merges registers with the same inputs unless the flip-flop cell
+# itself is kept, so every flow marks the driver of each ``keep`` wire too.
+KEEP_COPIES = "setattr -set keep 1 a:keep %ci1 a:keep %d"
+
+
 def read_command(verilog: str) -> str:
-    return f"read_verilog {'-sv ' if verilog.endswith('.sv') else ''}{verilog}"
+    """The Yosys commands that read ``verilog`` and keep its register copies apart."""
+    return "\n".join([f"read_verilog {'-sv ' if verilog.endswith('.sv') else ''}{verilog}",
+                      "proc", KEEP_COPIES])
 
 
 def stat_figures(build_dir: Path, top: str) -> tuple[dict, dict[str, int], int]:
