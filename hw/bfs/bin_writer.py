@@ -7,11 +7,12 @@ Bin (buffer b, class c) of lane ``lane`` starts at line
 ``queue_base + (((b * 4 + c) * lanes + lane) << bin_shift)``.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Array, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import check_int
+from hw.lib.fanout import register_copies
 from hw.lib.memory.port import LINE_BYTES, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import CLASS_BITS, ENTRIES_PER_LINE, LaneEntry, QueueEntry
@@ -88,6 +89,23 @@ class BinWriter(wiring.Component):
                     m.d.comb += base.eq(bases[c])
         return base + line
 
+    @staticmethod
+    def _line_out(m, gathered, entry, cls, flush_class_next, flushing_next):
+        """The line written: the entry's class's line completed by the entry, or while
+        flushing the partial line of the class flushed. The flush's class and whether it
+        flushes select between 512-bit lines: they are registers kept once per entry of the
+        line (:mod:`hw.lib.fanout`), each copy beside its quarter of the multiplexer."""
+        line = Signal(data.ArrayLayout(QueueEntry, ENTRIES_PER_LINE))
+        flush_classes = register_copies(m, flush_class_next[:CLASS_BITS], ENTRIES_PER_LINE,
+                                        name="flush_class")
+        flushes = register_copies(m, flushing_next, ENTRIES_PER_LINE, name="flushing")
+        for i, (flush_class, flushing) in enumerate(zip(flush_classes, flushes)):
+            full = entry if i == ENTRIES_PER_LINE - 1 else \
+                Array(g[i] for g in gathered)[cls]
+            m.d.comb += line[i].eq(Mux(flushing, Array(g[i] for g in gathered)[flush_class],
+                                       full))
+        return line
+
     def elaborate(self, platform):
         m = Module()
         bases = self._bin_bases(m)
@@ -131,41 +149,35 @@ class BinWriter(wiring.Component):
                             m.d.sync += gathered[c][i].eq(entry)
                 m.d.sync += [self.counts[c].eq(self.counts[c] + 1),
                              last_place[c].eq(self.counts[c][:2] == ENTRIES_PER_LINE - 2)]
-        full_line = Signal(line_layout)
-        m.d.comb += full_line.eq(gathered[0])
-        with m.Switch(cls):
-            for c in range(CLASSES):
-                with m.Case(c):
-                    m.d.comb += full_line.eq(gathered[c])
-        m.d.comb += full_line[ENTRIES_PER_LINE - 1].eq(entry)
-
         # A flush writes each class's partial line, one class a cycle.
-        partial = Signal(line_layout)
         partial_count = Signal(32)
         with m.Switch(flush_class):
             for c in range(CLASSES):
                 with m.Case(c):
-                    m.d.comb += [partial.eq(gathered[c]), partial_count.eq(self.counts[c])]
+                    m.d.comb += partial_count.eq(self.counts[c])
+        flush_class_next, flushing_next = Signal.like(flush_class), Signal()
+        m.d.comb += [flush_class_next.eq(flush_class), flushing_next.eq(flushing)]
         with m.If(flushing):
             needed = partial_count[:2] != 0
             with m.If(~needed | writes.i.ready):
-                m.d.sync += flush_class.eq(flush_class + 1)
+                m.d.comb += flush_class_next.eq(flush_class + 1)
                 with m.If(flush_class == CLASSES - 1):
-                    m.d.sync += flushing.eq(0)
+                    m.d.comb += flushing_next.eq(0)
             m.d.comb += [
                 writes.i.valid.eq(needed),
                 writes.i.payload.addr.eq(self._line_address(m, bases, flush_class[:CLASS_BITS],
                                                             partial_count >> 2)),
-                writes.i.payload.line.eq(partial),
             ]
         with m.Else():
             m.d.comb += [
                 writes.i.valid.eq(taken & completes),
                 writes.i.payload.addr.eq(self._line_address(m, bases, cls, count >> 2)),
-                writes.i.payload.line.eq(full_line),
             ]
         with m.If(self.flush):
-            m.d.sync += [flushing.eq(1), flush_class.eq(0)]
+            m.d.comb += [flushing_next.eq(1), flush_class_next.eq(0)]
+        m.d.sync += [flush_class.eq(flush_class_next), flushing.eq(flushing_next)]
+        m.d.comb += writes.i.payload.line.eq(
+            self._line_out(m, gathered, entry, cls, flush_class_next, flushing_next))
         with m.If(self.clear):
             m.d.sync += [self.counts[c].eq(0) for c in range(CLASSES)]
             m.d.sync += [flag.eq(0) for flag in last_place]

@@ -94,6 +94,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.arith.fp32 import FP32Adder
 from hw.lib.config import check_int
+from hw.lib.fanout import register_copies
 from hw.lib.stream.fifo import StreamFIFO
 from .program import gas_of
 from .layouts import (LoadRecord, ORIGIN_BITS, ProbeResult, VertexUpdate, VisitRequest,
@@ -401,8 +402,8 @@ class VertexStoreBank(wiring.Component):
         """Stage W: the record's memories written, the answer queued, ``ack`` and the
         counters."""
         wk = w["kind"]
-        for port in writes.values():
-            m.d.comb += port.addr.eq(w["index"])
+        for port, index in zip(writes.values(), w["index_copies"]):
+            m.d.comb += port.addr.eq(index)
         m.d.comb += [
             writes["state"].data.eq(w["state"]),
             writes["state"].en.eq(w_valid & w["state_en"]),
@@ -439,33 +440,42 @@ class VertexStoreBank(wiring.Component):
                 self.stack_overflows.eq(self.stack_overflows + w["overflows"]),
             ]
 
-    def _elaborate_edge_ranges(self, m, a_valid, a_kind, a_index, b_valid, b_kind, load,
+    def _elaborate_edge_ranges(self, m, a_valid, a_kind, a_indexes, b_valid, b_kind, load,
                                w_valid, w_kind, outputs):
         """The vertices' CSR offsets, kept beside the pipeline: a load writes its record's
         and a visit reads its vertex's in stage A (so in the order the ops are picked); the
         visit's range waits in a queue for the visit to reach stage W, where it joins the
-        answer."""
-        m.submodules.edge_range = ranges = memory.Memory(shape=64, depth=self._words, init=[])
-        write, read = ranges.write_port(), ranges.read_port()
+        answer. The range's two words are two memories, each addressed by its own copy of
+        stage A's index (``a_indexes``): together they are the bank's largest."""
         loaded = Signal(64)
         m.d.sync += loaded.eq(Cat(load.lo, load.hi))        # registered with stage A
-        m.d.comb += [write.addr.eq(a_index), write.data.eq(loaded),
-                     write.en.eq(a_valid & a_kind[OpKind.LOAD]), read.addr.eq(a_index)]
+        range_read = Signal(64)
+        for half, a_index in enumerate(a_indexes):
+            ranges = memory.Memory(shape=32, depth=self._words, init=[])
+            m.submodules[f"edge_range_{('lo', 'hi')[half]}"] = ranges
+            write, read = ranges.write_port(), ranges.read_port()
+            m.d.comb += [write.addr.eq(a_index), write.data.eq(loaded[32 * half:32 * half + 32]),
+                         write.en.eq(a_valid & a_kind[OpKind.LOAD]), read.addr.eq(a_index),
+                         range_read[32 * half:32 * half + 32].eq(read.data)]
         # It holds the ranges of the visits in stages N to W (one op a stage: latency - 3 of
         # them), and takes the next one's, from B, in the same cycle as W's is taken: the
         # queue accepts an entry only when not full, so one more.
         m.submodules.edge_range_queue = queue = StreamFIFO(64, self.latency - 2)
         m.d.comb += [queue.i.valid.eq(b_valid & b_kind[OpKind.VISIT]),
-                     queue.i.payload.eq(read.data),
+                     queue.i.payload.eq(range_read),
                      queue.o.ready.eq(w_valid & w_kind[OpKind.VISIT]),
                      outputs.visited_in.payload.lo.eq(queue.o.payload[:32]),
                      outputs.visited_in.payload.hi.eq(queue.o.payload[32:])]
 
     # ---------------------------------------------------------------------------- elaborate
 
-    def _elaborate_memories(self, m):
+    def _elaborate_memories(self, m, pick_index):
         """The bank's block RAMs (state, delta, flags, and const for sum type) with a read and
-        a write port each, and the probes' own read port of the flags."""
+        a write port each, and the probes' own read port of the flags. The read ports are
+        always enabled (an enable would fan out to every block RAM) and each memory, the edge
+        ranges' two included, has its own copy of stage A's index (``pick_index``
+        registered): one net to all of a bank's block RAMs spans the chip. Returns the read
+        and write ports, the probe port and the copies of the index."""
         m.submodules.state = state_mem = memory.Memory(shape=32, depth=self._words, init=[])
         m.submodules.delta = delta_mem = memory.Memory(shape=32, depth=self._words, init=[])
         m.submodules.flags = flags_mem = memory.Memory(shape=len(RecordFlag), depth=self._words,
@@ -488,7 +498,11 @@ class VertexStoreBank(wiring.Component):
         m.d.comb += [probes.base.eq(self.base), probe_read.addr.eq(probes.addr),
                      probes.flags.eq(probe_read.data), self.probe_read.eq(probes.read),
                      self.probe_index.eq(probes.addr)]
-        return reads, writes, probes
+        read_indexes = register_copies(m, pick_index, len(reads) + 2, name="a_index",
+                                       reset_less=True)
+        for port, index in zip(reads.values(), read_indexes):
+            m.d.comb += port.addr.eq(index)
+        return reads, writes, probes, read_indexes
 
     def _elaborate_inputs(self, m):
         """The input queues of the loads, visits, updates and dumps, in kind order. (Probes
@@ -548,6 +562,8 @@ class VertexStoreBank(wiring.Component):
             "d": f["d"], "c": f["c"], "s": f["s"],
         }, f_valid)
         w.update({name: w["write"][name] for name in RecordWrite.members})
+        w["index_copies"] = register_copies(m, f["index"], len(self._memories), name="w_index",
+                                            reset_less=True)
         return w_valid, w
 
     def elaborate(self, platform):
@@ -584,10 +600,7 @@ class VertexStoreBank(wiring.Component):
             "load_head": load_main.head, "load_leaf": load_main.leaf,
         }, grant.any())
 
-        reads, writes, probes = self._elaborate_memories(m)
-        # The read ports are always enabled (an enable would fan out to every block RAM).
-        for port in reads.values():
-            m.d.comb += port.addr.eq(a["index"])
+        reads, writes, probes, read_indexes = self._elaborate_memories(m, picker.pick_index)
 
         load_worth = Signal()
         if is_min:
@@ -635,8 +648,8 @@ class VertexStoreBank(wiring.Component):
         self._elaborate_write(m, w_valid, w, writes, outputs)
         wk = w["kind"]
         if self._offsets:
-            self._elaborate_edge_ranges(m, a_valid, a["kind"], a["index"], b_valid, b["kind"],
-                                        load_main, w_valid, wk, outputs)
+            self._elaborate_edge_ranges(m, a_valid, a["kind"], read_indexes[-2:], b_valid,
+                                        b["kind"], load_main, w_valid, wk, outputs)
 
         # ------------------------------------------------------------------------ credits
         m.d.comb += [

@@ -14,6 +14,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
+from hw.lib.fanout import lane_slices, register_copies
 from hw.lib.memory.port import (LINE_BITS, WORDS_PER_LINE, MemoryPortSignature,
                                 line_request_layout)
 from hw.lib.stream.fifo import StreamFIFO
@@ -247,6 +248,26 @@ class EdgeHandout(wiring.Component):
             self.jobs.ready.eq(jobs.i.ready),
         ]
 
+    def _held_lines(self, m, current_valid_next, use_held_next):
+        """The line the edge in hand comes from: the line offered, or ``held``, the last line
+        taken, when the job's next edges are still in it. ``held`` takes the offered line
+        in every cycle a job is in hand and does not use it (``current_valid & ~use_held``):
+        then the line held is behind the job and no later job starts in it (a job can only
+        start in the line its predecessor ended in), and in the cycle a line is taken it is
+        the line offered. So its enable depends on two registers only, kept per edge of the
+        line (:mod:`hw.lib.fanout`), each copy beside its quarter of the line."""
+        held = Signal(LINE_BITS)
+        line = Signal(LINE_BITS)
+        copies = EDGES_PER_LINE
+        in_hand = register_copies(m, current_valid_next, copies, name="in_hand")
+        holding = register_copies(m, use_held_next, copies, name="holding")
+        for part, job_in_hand, use_held in zip(lane_slices(LINE_BITS, copies), in_hand,
+                                               holding):
+            with m.If(job_in_hand & ~use_held):
+                m.d.sync += held[part].eq(self.lines.payload[part])
+            m.d.comb += line[part].eq(Mux(use_held, held[part], self.lines.payload[part]))
+        return line
+
     def elaborate(self, platform):
         m = Module()
         # A registered output: decoding a job starts from flip-flops.
@@ -260,11 +281,11 @@ class EdgeHandout(wiring.Component):
         left = Signal(32)                    # edges of the job after this one
         final = Signal()                     # ``left == 0``, a register
         use_held = Signal()                  # this edge is in ``held``
-        held = Signal(LINE_BITS)
+        use_held_next, current_valid_next = Signal(), Signal()
 
         has_data = current_valid & (use_held | self.lines.valid)
         advance = has_data & out.i.ready
-        line_data = Mux(use_held, held, self.lines.payload)
+        line_data = self._held_lines(m, current_valid_next, use_held_next)
         edge = Signal(Edge)
         m.d.comb += [
             edge.eq(line_data.word_select(slot, 32 * EDGE_WORDS)),
@@ -277,17 +298,18 @@ class EdgeHandout(wiring.Component):
                                        for k in range(MATCH_PARTS))),
             self.lines.ready.eq(advance & ~use_held),
         ]
-        with m.If(self.lines.ready):
-            m.d.sync += held.eq(self.lines.payload)
+        m.d.comb += use_held_next.eq(use_held)
         with m.If(advance):
-            m.d.sync += [slot.eq(slot + 1), left.eq(left - 1), final.eq(left == 1),
-                         use_held.eq(slot != EDGES_PER_LINE - 1)]
+            m.d.sync += [slot.eq(slot + 1), left.eq(left - 1), final.eq(left == 1)]
+            m.d.comb += use_held_next.eq(slot != EDGES_PER_LINE - 1)
         load = jobs.o.valid & (~current_valid | (advance & final))
         m.d.comb += jobs.o.ready.eq(load)
         with m.If(load):
             m.d.sync += [current.eq(job), slot.eq(job.slot), left.eq(job.left),
-                         final.eq(job.left == 0), use_held.eq(job.same)]
-        m.d.sync += current_valid.eq(Mux(load, 1, current_valid & ~(advance & final)))
+                         final.eq(job.left == 0)]
+            m.d.comb += use_held_next.eq(job.same)
+        m.d.comb += current_valid_next.eq(Mux(load, 1, current_valid & ~(advance & final)))
+        m.d.sync += [current_valid.eq(current_valid_next), use_held.eq(use_held_next)]
 
         m.d.comb += [
             self.o.valid.eq(out.o.valid & out.o.payload.match.all()),
@@ -355,7 +377,7 @@ class EdgeRead(wiring.Component):
         # output (so the queue itself needs no output register, nor the logic that keeps it
         # filled). The slice holds lines already counted as outstanding: the queue never
         # fills.
-        m.submodules.lines = lines = StreamRegisterSlice(LINE_BITS)
+        m.submodules.lines = lines = StreamRegisterSlice(LINE_BITS, lanes=EDGES_PER_LINE)
         wiring.connect(m, line_queue.o, lines.i)
         wiring.connect(m, lines.o, handout.lines)
         wiring.connect(m, requests.req, wiring.flipped(self.mem.req))

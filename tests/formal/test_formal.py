@@ -48,15 +48,17 @@ def test_stream_fifo_proof(depth, buffered):
     assert result.passed, result.summary()
 
 
-def test_register_slice_proof():
-    harness = stream_order.slice_harness(WIDTH, bound=12)
-    result = prove(harness, "register-slice", depth=12)
+@pytest.mark.parametrize("lanes", [1, 3])
+def test_register_slice_proof(lanes):
+    harness = stream_order.slice_harness(WIDTH, bound=12, lanes=lanes)
+    result = prove(harness, f"register-slice-l{lanes}", depth=12)
     assert result.passed, result.summary()
 
 
-def test_register_slice_forward_only_proof():
-    harness = stream_order.slice_harness(WIDTH, bound=12, skid=False)
-    result = prove(harness, "register-slice-forward", depth=12)
+@pytest.mark.parametrize("lanes", [1, 3])
+def test_register_slice_forward_only_proof(lanes):
+    harness = stream_order.slice_harness(WIDTH, bound=12, skid=False, lanes=lanes)
+    result = prove(harness, f"register-slice-forward-l{lanes}", depth=12)
     assert result.passed, result.summary()
 
 

@@ -122,10 +122,10 @@ def fifo_harness(width, depth, buffered, bound, dut=None, only=None):
                               max_held=depth, only=only)
 
 
-def slice_harness(width, bound, dut=None, only=None, skid=True):
-    """The harness for ``StreamRegisterSlice(width, skid=skid)`` (or a mutant): two words
-    held with the skid register, one without."""
-    dut = dut if dut is not None else StreamRegisterSlice(width, skid=skid)
+def slice_harness(width, bound, dut=None, only=None, skid=True, lanes=1):
+    """The harness for ``StreamRegisterSlice(width, skid=skid, lanes=lanes)`` (or a
+    mutant): two words held with the skid register, one without."""
+    dut = dut if dut is not None else StreamRegisterSlice(width, skid=skid, lanes=lanes)
     held = 2 if skid else 1
     return StreamOrderHarness(dut, width=width, bound=bound, latency=1, capacity=held,
                               max_held=held, has_level=False, only=only)
