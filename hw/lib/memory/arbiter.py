@@ -10,6 +10,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError, check_int
+from hw.lib.fanout import COPY_ATTRS, lane_slices
 from hw.lib.memory.port import (MEMORY_TAG_WIDTH, MemoryPortSignature, line_response_layout,
                           mem_port_signature)
 from hw.lib.stream.fifo import StreamFIFO
@@ -19,6 +20,10 @@ from hw.lib.memory.response_router import ResponseRouter
 __all__ = ["MemoryArbiter"]
 
 GROUP = 4       # clients in a group of the two-level round robin, at most
+# A request (or response) carries a 512-bit line: its queues, its multiplexer and the
+# response router keep it in this many lanes, each under its own copy of the control
+# (hw.lib.fanout), so no enable or select is one net to every bit of a line.
+LANES = 4
 
 
 def _groups(ports: int) -> list[list[int]]:
@@ -156,7 +161,7 @@ class MemoryArbiter(wiring.Component):
         # With the request slice, a sent request spends a cycle in a register first (below),
         # and the outbox's fourth entry keeps one request a cycle going.
         m.submodules.outbox = outbox = StreamFIFO(self.bus.req.payload.shape(),
-                                                  4 if self._request_slice else 3)
+                                                  4 if self._request_slice else 3, lanes=LANES)
         wiring.connect(m, outbox.o, wiring.flipped(self.bus.req))
 
         heads, levels, requests = self._client_queues(m)
@@ -175,6 +180,9 @@ class MemoryArbiter(wiring.Component):
         picks = [Signal(len(members), name=f"group{g}_pick") for g, members in enumerate(groups)]
         indices = [Signal(range(len(members)), name=f"group{g}_index")
                    for g, members in enumerate(groups)]
+        index_copies = [[Signal(range(len(members)), name=f"group{g}_index_copy{k}",
+                                attrs=COPY_ATTRS) for k in range(LANES)]
+                        for g, members in enumerate(groups)]
         sent = Signal(n)
         for g, members in enumerate(groups):
             for k, client in enumerate(members):
@@ -182,9 +190,10 @@ class MemoryArbiter(wiring.Component):
         for index, req in enumerate(heads):
             m.d.comb += req.ready.eq(sent[index])
         granted_group = Signal(range(len(groups)))
-        granted = Signal(self.bus.req.payload.shape())
-        m.d.comb += [granted.eq(self._granted(requests, groups, indices, granted_group)),
-                     self.requests.eq(sent)]
+        group_copies = [Signal(range(len(groups)), name=f"granted_group_copy{k}",
+                               attrs=COPY_ATTRS) for k in range(LANES)]
+        granted = self._granted(m, requests, groups, index_copies, group_copies)
+        m.d.comb += self.requests.eq(sent)
         # Requests in the outbox, or on their way to it, after this cycle (at most).
         if self._request_slice:
             # The granted request is taken into a register every cycle, sent or not (no
@@ -213,8 +222,10 @@ class MemoryArbiter(wiring.Component):
             mine = Cat(some[c] for c in members)
             mine_more = Cat(more[c] for c in members)
             m.d.comb += group_left[g].eq((mine & ~(picks[g] & ~mine_more)).any())
-            self._turn(m, f"group{g}", mine, mine_more, group_sends[g], picks[g], indices[g])
-        self._turn(m, "groups", group_some, group_left, sending, grant, granted_group)
+            self._turn(m, f"group{g}", mine, mine_more, group_sends[g], picks[g],
+                       [indices[g], *index_copies[g]])
+        self._turn(m, "groups", group_some, group_left, sending, grant,
+                   [granted_group, *group_copies])
         self._read_limit(m, go, sending, granted, outbox, staged_valid)
         # A registered queue's output is not yet valid in the cycle after it took a request:
         # busy looks at the levels.
@@ -224,8 +235,10 @@ class MemoryArbiter(wiring.Component):
         return m
 
     @staticmethod
-    def _turn(m, name, some, left, moved, pick, index):
-        """The next ``pick`` (one-hot) and its ``index`` (binary), both registers, among a
+    def _turn(m, name, some, left, moved, pick, indexes):
+        """The next ``pick`` (one-hot) and its index (binary, into every register of
+        ``indexes``: the copies that choose the lanes of the granted request), all registers,
+        among a
         group's members or among the groups: the first at or after the one after the last
         sent (``start``) that will have a request. ``some``: which have one now (registers);
         ``left``: whether the pick still has one once it is sent. Both choices, as if the pick
@@ -244,19 +257,27 @@ class MemoryArbiter(wiring.Component):
         if_sent = _rotate(m, some, after, f"{name}_if_sent")
         if_idle = _rotate(m, some, start, f"{name}_if_idle")
         with m.If(kept):
-            m.d.sync += [pick.eq(if_sent[0] & ~gone), index.eq(if_sent[1]), start.eq(after)]
+            m.d.sync += [pick.eq(if_sent[0] & ~gone), start.eq(after)]
+            m.d.sync += [index.eq(if_sent[1]) for index in indexes]
         with m.Else():
-            m.d.sync += [pick.eq(if_idle[0]), index.eq(if_idle[1])]
+            m.d.sync += pick.eq(if_idle[0])
+            m.d.sync += [index.eq(if_idle[1]) for index in indexes]
 
-    def _granted(self, requests, groups, indices, granted_group):
+    def _granted(self, m, requests, groups, index_copies, group_copies):
         """The request of the granted group's pick, with the client's index as its tag:
-        binary-indexed multiplexers, a member among its group's then a group."""
-        per_group = []
-        for members, index in zip(groups, indices):
-            values = [Cat(requests[client].as_value(), C(client, range(self._ports)))
-                      for client in members]
-            per_group.append(Array(values)[index] if len(values) > 1 else values[0])
-        return Array(per_group)[granted_group] if len(per_group) > 1 else per_group[0]
+        binary-indexed multiplexers, a member among its group's then a group, lane by lane,
+        each lane under its own copies of the indices."""
+        granted = Signal(self.bus.req.payload.shape())
+        tagged = [Cat(request.as_value(), C(client, range(self._ports)))
+                  for client, request in enumerate(requests)]
+        for lane, part in enumerate(lane_slices(len(tagged[0]), LANES)):
+            per_group = []
+            for members, copies in zip(groups, index_copies):
+                values = [tagged[client][part] for client in members]
+                per_group.append(Array(values)[copies[lane]] if len(values) > 1 else values[0])
+            m.d.comb += granted.as_value()[part].eq(
+                Array(per_group)[group_copies[lane]] if len(per_group) > 1 else per_group[0])
+        return granted
 
     def _read_limit(self, m, go, sending, granted, outbox, staged_valid):
         """``go`` for the next cycle: the outbox will have room and the reads in flight will
@@ -290,7 +311,8 @@ class MemoryArbiter(wiring.Component):
                 request = Signal(client.req.payload.shape())
                 m.d.comb += request.addr.eq(queue.o.payload)
             else:
-                queue = StreamFIFO(client.req.payload.shape(), self._queue_depth, buffered=True)
+                queue = StreamFIFO(client.req.payload.shape(), self._queue_depth, buffered=True,
+                                   lanes=LANES)
                 wiring.connect(m, wiring.flipped(client.req), queue.i)
                 request = queue.o.payload
             m.submodules[f"queue{index}"] = queue
@@ -332,7 +354,7 @@ class MemoryArbiter(wiring.Component):
             # The tag is decoded before the router, which gives each client a valid of its
             # own from a register: the write enable of a wide line queue placed anywhere.
             m.submodules.response_router = router = ResponseRouter(
-                line_response_layout(), n, never_refused=self._never_refused)
+                line_response_layout(), n, never_refused=self._never_refused, lanes=LANES)
             m.d.comb += [router.i.valid.eq(resp.valid),
                          router.i.payload.data.rdata.eq(resp.payload.rdata),
                          router.i.payload.clients.eq(mine),

@@ -1,11 +1,12 @@
 """A two-entry buffer that hands each memory response to the client it names, every client's
 valid a flip-flop of its own."""
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal, Value
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
+from hw.lib.fanout import COPY_ATTRS, lane_slices
 
 
 __all__ = ["ResponseRouter", "routed_layout"]
@@ -41,6 +42,10 @@ class ResponseRouter(wiring.Component):
         over the chip then reaches none of the router's registers (without it, every
         client's ``ready`` went into whether the head was taken and from there into every
         client's valid: at some placements the two-engine DepGraph's critical path on ECP5).
+    lanes : int
+        The entries' data is cut into this many lanes, each loaded and chosen under its own
+        copy of the write and read pointers (:mod:`hw.lib.fanout`): the enables and the
+        select of 512-bit entries are then several short nets, not one across the chip.
 
     Members
     -------
@@ -51,9 +56,12 @@ class ResponseRouter(wiring.Component):
         Entries held.
     """
 
-    def __init__(self, data_shape, clients: int, *, never_refused: bool = False):
+    def __init__(self, data_shape, clients: int, *, never_refused: bool = False,
+                 lanes: int = 1):
         if clients < 1:
             raise ConfigError(f"ResponseRouter: clients must be at least 1, not {clients!r}")
+        check_int("ResponseRouter", "lanes", lanes)
+        self._lanes = lanes
         self._layout = routed_layout(data_shape, clients)
         self._clients = clients
         self._never_refused = never_refused
@@ -62,6 +70,27 @@ class ResponseRouter(wiring.Component):
             "o": Out(stream.Signature(data_shape)).array(clients),
             "level": Out(range(3)),
         })
+
+    def _lane_data(self, m, entries, taken, given):
+        """The entries' data, loaded lane by lane under each lane's own write pointer (both
+        pointers toggle as ``write_index`` and ``read_index`` do); the head's data, chosen
+        by each lane's read pointer."""
+        data_in = Value.cast(self.i.payload.data)
+        stored = [Value.cast(entry.data) for entry in entries]
+        head = Signal(len(data_in))
+        for k, part in enumerate(lane_slices(len(data_in), self._lanes)):
+            attrs = COPY_ATTRS if self._lanes > 1 else {}
+            write_index = Signal(name=f"lane{k}_write_index", attrs=attrs)
+            read_index = Signal(name=f"lane{k}_read_index", attrs=attrs)
+            with m.If(taken):
+                m.d.sync += write_index.eq(~write_index)
+            with m.If(given):
+                m.d.sync += read_index.eq(~read_index)
+            for index, entry in enumerate(stored):
+                with m.If(taken & (write_index == index)):
+                    m.d.sync += entry[part].eq(data_in[part])
+            m.d.comb += head[part].eq(Mux(read_index, stored[1][part], stored[0][part]))
+        return head
 
     def elaborate(self, platform):
         m = Module()
@@ -76,12 +105,12 @@ class ResponseRouter(wiring.Component):
         # Never refused: the head is taken by its client whenever there is one.
         given = nonempty if self._never_refused else (valid & ready).any()
         m.d.comb += self.i.ready.eq(~full)
+        head_data = self._lane_data(m, entries, taken, given)
         for k, output in enumerate(self.o):
-            m.d.comb += [output.valid.eq(valid[k]),
-                         output.payload.eq(Mux(read_index, entries[1].data, entries[0].data))]
+            m.d.comb += [output.valid.eq(valid[k]), output.payload.eq(head_data)]
         for k, entry in enumerate(entries):
             with m.If(taken & (write_index == k)):
-                m.d.sync += entry.eq(self.i.payload)
+                m.d.sync += entry.clients.eq(self.i.payload.clients)
         with m.If(taken):
             m.d.sync += write_index.eq(~write_index)
         with m.If(given):

@@ -1,11 +1,12 @@
 """A first-in first-out queue between two stream interfaces: the small hardware FIFOs
 (4–8 entries) that join Graphicionado's stages (Ham et al. §3.2)."""
 
-from amaranth.hdl import Module, Shape
+from amaranth.hdl import Module, Shape, Signal, Value
 from amaranth.lib import data, fifo, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from hw.lib.config import ConfigError
+from hw.lib.config import ConfigError, check_int
+from hw.lib.fanout import lane_slices
 
 
 __all__ = ["StreamFIFO"]
@@ -23,6 +24,11 @@ class StreamFIFO(wiring.Component):
     buffered : bool
         Register the output (block-RAM friendly, one more cycle of latency) instead of reading
         the storage asynchronously (registers or distributed RAM, fall-through).
+    lanes : int
+        The payload's bits are kept in this many queues side by side, each with its own
+        pointers and level (which always agree): the read and write enables of a queue of
+        512-bit lines are then several short nets instead of one that spans the chip
+        (:mod:`hw.lib.fanout`). Lane 0's flags drive ``i.ready``, ``o.valid`` and ``level``.
 
     Members
     -------
@@ -32,12 +38,14 @@ class StreamFIFO(wiring.Component):
         Number of entries held.
     """
 
-    def __init__(self, shape, depth: int, *, buffered: bool = False):
+    def __init__(self, shape, depth: int, *, buffered: bool = False, lanes: int = 1):
         if depth < 1:
             raise ConfigError(f"StreamFIFO: depth must be at least 1, not {depth!r}")
+        check_int("StreamFIFO", "lanes", lanes)
         self._shape = shape
         self._depth = depth
         self._buffered = buffered
+        self._lanes = lanes
         super().__init__({
             "i": In(stream.Signature(shape)),
             "o": Out(stream.Signature(shape)),
@@ -52,15 +60,19 @@ class StreamFIFO(wiring.Component):
         m = Module()
         width = Shape.cast(self._shape).width
         queue_class = fifo.SyncFIFOBuffered if self._buffered else fifo.SyncFIFO
-        m.submodules.queue = queue = queue_class(width=width, depth=self._depth)
+        w_data = Value.cast(self.i.payload)
+        r_data = Signal(width)
+        queues = []
+        for k, part in enumerate(lane_slices(width, self._lanes)):
+            queue = queue_class(width=part.stop - part.start, depth=self._depth)
+            m.submodules["queue" if self._lanes == 1 else f"queue{k}"] = queue
+            m.d.comb += [queue.w_data.eq(w_data[part]), queue.w_en.eq(self.i.valid),
+                         r_data[part].eq(queue.r_data), queue.r_en.eq(self.o.ready)]
+            queues.append(queue)
         m.d.comb += [
-            queue.w_data.eq(self.i.payload.as_value() if isinstance(self.i.payload, data.View)
-                            else self.i.payload),
-            queue.w_en.eq(self.i.valid),
-            self.i.ready.eq(queue.w_rdy),
-            self.o.payload.eq(queue.r_data),
-            self.o.valid.eq(queue.r_rdy),
-            queue.r_en.eq(self.o.ready),
-            self.level.eq(queue.level),
+            self.i.ready.eq(queues[0].w_rdy),
+            self.o.payload.eq(r_data),
+            self.o.valid.eq(queues[0].r_rdy),
+            self.level.eq(queues[0].level),
         ]
         return m

@@ -56,10 +56,10 @@ def _run(dut, items, stalls, seed):
     return received, cycles
 
 
-@pytest.mark.parametrize("clients", [1, 3, 5])
+@pytest.mark.parametrize("clients, lanes", [(1, 1), (3, 1), (5, 1), (3, 4)])
 @pytest.mark.parametrize("stalls", [0.0, 0.3, 0.7])
-def test_responses_reach_their_clients_in_order(clients, stalls):
-    dut = ResponseRouter(16, clients)
+def test_responses_reach_their_clients_in_order(clients, lanes, stalls):
+    dut = ResponseRouter(16, clients, lanes=lanes)
     rng = random.Random(f"router/{clients}/{stalls}")
     items = [(rng.randrange(clients), rng.randrange(1 << 16)) for _ in range(300)]
     received, cycles = _run(dut, items, stalls, seed=f"router/{clients}/{stalls}/run")
@@ -99,12 +99,13 @@ def test_payload_registers_change_only_on_input():
     sim.run()
 
 
+@pytest.mark.parametrize("lanes", [1, 3])
 @pytest.mark.parametrize("stalls", [0.0, 0.5])
-def test_never_refused_hands_each_response_out_once_without_ready(stalls):
+def test_never_refused_hands_each_response_out_once_without_ready(stalls, lanes):
     """``never_refused``: with every output's ready held low, each response is offered to
     its client for exactly one cycle, in order; the input is never held up longer than the
     router's two entries need."""
-    dut = ResponseRouter(16, 3, never_refused=True)
+    dut = ResponseRouter(16, 3, never_refused=True, lanes=lanes)
     rng = random.Random(f"never/{stalls}")
     items = [(rng.randrange(3), rng.randrange(1 << 16)) for _ in range(200)]
     received = [[] for _ in range(3)]

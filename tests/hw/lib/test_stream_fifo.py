@@ -1,5 +1,6 @@
 """StreamFIFO against a Python deque: every item comes out once and in order, ``level`` is the
-number held and never above ``depth``, under pauses on both sides and without them."""
+number held and never above ``depth``, under pauses on both sides and without them; the same
+with the payload kept in several lanes."""
 
 import random
 
@@ -13,9 +14,10 @@ Item = data.StructLayout({"a": 13, "b": 7})
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("depth, buffered", [(1, False), (2, True), (4, False), (5, True)])
-def test_stream_fifo(depth, buffered, pause):
-    dut = StreamFIFO(Item, depth, buffered=buffered)
+@pytest.mark.parametrize("depth, buffered, lanes", [(1, False, 1), (2, True, 1), (4, False, 1),
+                                                    (5, True, 1), (2, False, 3), (3, True, 2)])
+def test_stream_fifo(depth, buffered, lanes, pause):
+    dut = StreamFIFO(Item, depth, buffered=buffered, lanes=lanes)
     rng = random.Random(f"items/{depth}/{buffered}")
     items = [{"a": rng.randrange(1 << 13), "b": rng.randrange(1 << 7)} for _ in range(300)]
     bench = Bench(dut, f"StreamFIFO(depth={depth}, buffered={buffered})", pause=pause)
