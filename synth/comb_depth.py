@@ -9,7 +9,11 @@ the PFUMX beside it, or along a carry chain). These are round figures of the ECP
 analysis: nextpnr's Fmax after placement and routing is the measurement; this ranks paths and
 names the blocks they cross (by the top-level part of the net names Yosys keeps).
 
-``python -m synth.comb_depth NETLIST.json [--paths N] [--nets]``
+The estimate charges every net the same, whatever its fan-out; routed, a net with hundreds of
+loads spread over the chip is what limits the clock (issue 51's ecp5 presets: 13-19 ns on one
+such net). :func:`wide_nets` lists the nets of most loads beside the paths.
+
+``python -m synth.comb_depth NETLIST.json [--paths N] [--nets] [--fanout N]``
 """
 
 import argparse
@@ -19,7 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CombPath", "longest_paths", "main"]
+__all__ = ["CombPath", "WideNet", "longest_paths", "wide_nets", "main"]
 
 CELL_NS = {"LUT4": 0.4, "PFUMX": 0.25, "L6MUX21": 0.25, "TRELLIS_DPR16X4": 0.6,
            "MULT18X18D": 3.5}
@@ -50,6 +54,51 @@ class CombPath:
         crossing = " -> ".join(f"{name} ({count})" for name, count in self.blocks)
         return (f"{self.ns:5.1f} ns, {len(self.nets)} nets: {crossing}\n"
                 f"        from {self.nets[0]}\n        to   {self.nets[-1]}")
+
+
+@dataclass(frozen=True)
+class WideNet:
+    """A net, the cell type driving it and its loads (cell inputs), counted by cell port."""
+    net: str
+    driver: str
+    loads: int
+    ports: tuple[tuple[str, int], ...]
+
+    def describe(self) -> str:
+        ports = ", ".join(f"{port} {count}" for port, count in self.ports)
+        return f"{self.loads:6d} loads  {self.net} ({self.driver}): {ports}"
+
+
+def wide_nets(design: dict, count: int = 10) -> list[WideNet]:
+    """The ``count`` nets of most loads driven by a cell (a register or logic; not a
+    top-level input such as the reset, whose fan-out a reset tree in the system handles), and
+    not clocks."""
+    module = _top_module(design)
+    names: dict[int, str] = {}
+    for net, info in module["netnames"].items():
+        for bit in info["bits"]:
+            if isinstance(bit, int) and (bit not in names or len(net) < len(names[bit])):
+                names[bit] = net
+    drivers: dict[int, str] = {}
+    loads = defaultdict(lambda: defaultdict(int))
+    for cell in module["cells"].values():
+        for port, bits in cell["connections"].items():
+            for bit in bits:
+                if not isinstance(bit, int):
+                    continue
+                if cell["port_directions"][port] == "output":
+                    drivers[bit] = cell["type"]
+                else:
+                    loads[bit][f"{cell['type']}.{port}"] += 1
+    found = []
+    for bit, ports in loads.items():
+        if bit not in drivers or any(port.endswith(".CLK") for port in ports):
+            continue
+        ordered = tuple(sorted(ports.items(), key=lambda item: (-item[1], item[0])))
+        found.append(WideNet(names.get(bit, f"bit {bit}"), drivers[bit], sum(ports.values()),
+                             ordered))
+    found.sort(key=lambda net: (-net.loads, net.net))
+    return found[:count]
 
 
 def _top_module(design: dict) -> dict:
@@ -188,10 +237,13 @@ def main(argv=None) -> int:
     parser.add_argument("netlist", type=Path, help="Yosys JSON netlist (synth_ecp5 -json)")
     parser.add_argument("--paths", type=int, default=10)
     parser.add_argument("--nets", action="store_true", help="print every net of each path")
+    parser.add_argument("--fanout", type=int, default=0, metavar="N",
+                        help="also list the N nets of most loads")
     args = parser.parse_args(argv)
     try:
         design = json.loads(args.netlist.read_text())
         paths = longest_paths(design, args.paths)
+        wide = wide_nets(design, args.fanout) if args.fanout > 0 else []
     except (OSError, ValueError, KeyError) as error:
         print(f"comb_depth: error: {args.netlist}: {error}", file=sys.stderr)
         return 2
@@ -200,6 +252,10 @@ def main(argv=None) -> int:
         if args.nets:
             for net in path.nets:
                 print(f"          {net}")
+    if wide:
+        print("nets of most loads:")
+        for net in wide:
+            print(f"  {net.describe()}")
     return 0
 
 

@@ -1,6 +1,7 @@
 """synth.comb_depth on small ECP5 netlists: the longest path runs through the adder chain it
 should, names the blocks it crosses, and a register put in the middle of the chain shortens
-it; a netlist that cannot be read is one error line and status 2."""
+it; the nets of most loads are listed (a 64-bit register's load enable, split over copies
+when the design asks); a netlist that cannot be read is one error line and status 2."""
 
 import json
 
@@ -9,7 +10,8 @@ from amaranth.back import verilog
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from synth.comb_depth import longest_paths, main
+from hw.lib.fanout import lane_slices, register_copies
+from synth.comb_depth import longest_paths, main, wide_nets
 from synth.flow import ecp5_synthesis
 
 
@@ -77,3 +79,39 @@ def test_unreadable_netlist_is_one_error_line(tmp_path, capsys):
     assert main([str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "comb_depth: error" in err
+
+
+class Loaded(wiring.Component):
+    """A 64-bit register loaded when any bit of ``a`` is set, through ``copies`` copies of
+    the registered enable, each loading its part."""
+
+    def __init__(self, copies: int):
+        self._copies = copies
+        super().__init__({"a": In(4), "d": In(64), "q": Out(64)})
+
+    def elaborate(self, platform):
+        m = Module()
+        enables = register_copies(m, self.a.any(), self._copies, name="load")
+        for enable, part in zip(enables, lane_slices(64, self._copies)):
+            with m.If(enable):
+                m.d.sync += self.q[part].eq(self.d[part])
+        return m
+
+
+def test_wide_nets_lists_the_load_enable(tmp_path, capsys):
+    widest = {}
+    for copies in (1, 4):
+        folder = tmp_path / f"copies{copies}"
+        folder.mkdir()
+        (folder / "top.v").write_text(verilog.convert(Loaded(copies), name="top"))
+        ecp5_synthesis(folder, "top.v", "top")
+        netlist = json.loads((folder / "top.json").read_text())
+        nets = wide_nets(netlist, 3)
+        assert nets and all(a.loads >= b.loads for a, b in zip(nets, nets[1:]))
+        assert all(not dict(net.ports).get("TRELLIS_FF.CLK") for net in nets)
+        widest[copies] = nets[0]
+    assert widest[1].loads >= 64 and dict(widest[1].ports)["TRELLIS_FF.CE"] == 64
+    assert widest[4].loads <= 20, widest[4].describe()
+    assert main([str(tmp_path / "copies1" / "top.json"), "--paths", "1", "--fanout", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "nets of most loads" in out and "TRELLIS_FF.CE 64" in out
