@@ -13,7 +13,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import check_int
 from hw.lib.fanout import register_copies
-from hw.lib.memory.port import LINE_BYTES, MemoryPortSignature
+from hw.lib.memory.port import LINE_LANES, LINE_BYTES, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import CLASS_BITS, ENTRIES_PER_LINE, LaneEntry, QueueEntry
 
@@ -111,7 +111,7 @@ class BinWriter(wiring.Component):
         bases = self._bin_bases(m)
         line_layout = data.ArrayLayout(QueueEntry, ENTRIES_PER_LINE)
         write_layout = data.StructLayout({"addr": self._addr_width, "line": line_layout})
-        m.submodules.writes = writes = StreamFIFO(write_layout, 2)
+        m.submodules.writes = writes = StreamFIFO(write_layout, 2, lanes=LINE_LANES)
         m.d.comb += [
             self.mem.req.valid.eq(writes.o.valid),
             self.mem.req.payload.addr.eq(writes.o.payload.addr),

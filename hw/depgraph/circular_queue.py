@@ -14,7 +14,8 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
-from hw.lib.memory.port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.memory.port import (LINE_LANES, LINE_BITS, LINE_BYTES, WORDS_PER_LINE,
+                                MemoryPortSignature)
 from hw.lib.stream.fifo import StreamFIFO
 
 
@@ -122,7 +123,7 @@ class CircularQueue(wiring.Component):
         lines, prefetch = self._lines, self._prefetch_lines
 
         # The lines read ahead; emptied by ``start``.
-        landing = StreamFIFO(LINE_BITS, prefetch)
+        landing = StreamFIFO(LINE_BITS, prefetch, lanes=LINE_LANES)
         m.submodules.landing = ResetInserter(self.start)(landing)
 
         tail = Signal(LINE_BITS)

@@ -15,7 +15,7 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
 from hw.lib.fanout import lane_slices, register_copies
-from hw.lib.memory.port import (LINE_BITS, WORDS_PER_LINE, MemoryPortSignature,
+from hw.lib.memory.port import (LINE_LANES, LINE_BITS, WORDS_PER_LINE, MemoryPortSignature,
                                 line_request_layout)
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
@@ -370,7 +370,8 @@ class EdgeRead(wiring.Component):
             addr_width=self._addr_width, prefetch_lines=self._prefetch_lines,
             job_depth=job_depth)
         m.submodules.handout = handout = EdgeHandout(job_depth=job_depth)
-        m.submodules.line_queue = line_queue = StreamFIFO(LINE_BITS, self._prefetch_lines)
+        m.submodules.line_queue = line_queue = StreamFIFO(LINE_BITS, self._prefetch_lines,
+                                                           lanes=LINE_LANES)
         wiring.connect(m, wiring.flipped(self.mem.resp), line_queue.i)
         # The queue of lines is wide and spread out: a register slice drives its read enable
         # from a flip-flop, rather than from the hand-out's decision, and registers its

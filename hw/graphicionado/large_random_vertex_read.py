@@ -14,7 +14,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, is_power_of_two, check_int
-from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.memory.port import LINE_LANES, LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from .layouts import edge_flit
 
@@ -95,7 +95,8 @@ class LargeRandomVertexRead(wiring.Component):
         # The lines are taken from the memory as they come: a line serves up to two flits
         # over two cycles, and held at the memory's response it would block the responses
         # to every other client behind it (they come back in order on a channel).
-        m.submodules.lines = lines = StreamFIFO(LINE_BITS, 4, buffered=True)
+        m.submodules.lines = lines = StreamFIFO(LINE_BITS, 4, buffered=True,
+                                                lanes=LINE_LANES)
         m.d.comb += [lines.i.valid.eq(self.mem.resp.valid),
                      lines.i.payload.eq(self.mem.resp.payload.rdata),
                      self.mem.resp.ready.eq(lines.i.ready)]

@@ -16,7 +16,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
-from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.memory.port import LINE_LANES, LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 
 
@@ -92,7 +92,8 @@ class SequentialVertexRead(wiring.Component):
         m.submodules.meta = meta = StreamFIFO(
             data.StructLayout({"hi": slot_bits, "index": 32}), self._prefetch_lines)
         m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._prefetch_lines,
-                                                buffered=self._prefetch_lines > 8)
+                                                buffered=self._prefetch_lines > 8,
+                                                lanes=LINE_LANES)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
         requested = self._requests(m, meta, per_line, shift)
 

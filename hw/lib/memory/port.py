@@ -17,13 +17,16 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.config import check_int
 
 
-__all__ = ["LINE_BYTES", "LINE_BITS", "WORDS_PER_LINE", "MEMORY_TAG_WIDTH",
+__all__ = ["LINE_BYTES", "LINE_BITS", "LINE_LANES", "WORDS_PER_LINE", "MEMORY_TAG_WIDTH",
            "line_request_layout", "line_response_layout", "MemoryPortSignature",
            "mem_request_layout", "mem_response_layout", "mem_port_signature"]
 
 LINE_BYTES = 64
 LINE_BITS = LINE_BYTES * 8
 WORDS_PER_LINE = LINE_BYTES // 4
+# A queue of lines keeps a line's bits in this many lanes, each under its own pointers
+# (StreamFIFO's ``lanes``): one enable to all 512 bits of a line is a net across the chip.
+LINE_LANES = 4
 MEMORY_TAG_WIDTH = 8        # a design's memory port: up to 256 clients behind its arbiter
 
 

@@ -20,7 +20,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
-from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.memory.port import LINE_LANES, LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 
 
@@ -106,7 +106,8 @@ class RangeReader(wiring.Component):
         # The queue has room for every line requested (``in_flight`` never exceeds the
         # window, the queue's depth): a response is never refused.
         m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._window,
-                                                buffered=self._buffered_lines)
+                                                buffered=self._buffered_lines,
+                                                lanes=LINE_LANES)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
 
         active = Signal()

@@ -10,7 +10,7 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.busy import any_busy
 from hw.lib.config import ConfigError, check_int
-from hw.lib.memory.port import LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
+from hw.lib.memory.port import LINE_LANES, LINE_BITS, WORDS_PER_LINE, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
 
@@ -103,7 +103,7 @@ class RangeStreamer(wiring.Component):
         # do not follow the queue's read.
         m.submodules.meta = meta = StreamFIFO(meta_layout, self._window, buffered=per_line > 1)
         m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._window,
-                                                buffered=self._window > 8)
+                                                buffered=self._window > 8, lanes=LINE_LANES)
         wiring.connect(m, wiring.flipped(self.mem.resp), lines.i)
 
         cmd = self._commands(m, prepared.shape(), per_line, shift)
