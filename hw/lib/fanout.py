@@ -19,11 +19,14 @@ from amaranth.hdl import Signal, Value, ValueCastable
 from hw.lib.config import check_int
 
 
-__all__ = ["COPY_ATTRS", "register_copies", "lane_slices"]
+__all__ = ["COPY_ATTRS", "LANE_BITS", "register_copies", "lane_slices", "lanes_for"]
 
 
 # The attribute every copy carries (see the module docstring).
 COPY_ATTRS = {"keep": 1}
+# Bits a lane of a wide register holds at most, where a block cuts a payload into lanes by
+# its width: a 512-bit line in four, a line request with its address in five.
+LANE_BITS = 128
 
 
 def register_copies(m, next_value, copies: int, *, name: str, shape=None, init=0,
@@ -66,3 +69,8 @@ def lane_slices(width: int, lanes: int) -> list[slice]:
     check_int("lane_slices", "width", width)
     bounds = [width * k // lanes for k in range(lanes + 1)]
     return [slice(lo, hi) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+
+
+def lanes_for(width: int) -> int:
+    """Lanes of at most :data:`LANE_BITS` bits for a payload of ``width`` bits."""
+    return max(1, -(-width // LANE_BITS))

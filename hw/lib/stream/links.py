@@ -8,10 +8,11 @@ simulation top, so nothing here depends on it.
 
 import zlib
 
-from amaranth.hdl import C, Cat
+from amaranth.hdl import C, Cat, Shape
 from amaranth.lib import wiring
 
 from hw.lib.config import ConfigError
+from hw.lib.fanout import lanes_for
 from hw.lib.stream.register_slice import StreamRegisterSlice
 
 
@@ -70,10 +71,12 @@ class StreamLinks:
     def __call__(self, source, sink, name: str, *, register: bool = False, skid: bool = True):
         """Join stream ``source`` (a producer's output, or a flipped input) to ``sink``; with
         ``register``, through a :class:`StreamRegisterSlice` (``skid``: registered in both
-        directions; else valid and payload only), whose held words count as busy."""
+        directions; else valid and payload only), whose held words count as busy; a wide
+        payload in lanes (:func:`hw.lib.fanout.lanes_for`)."""
         full_name = self._prefix + name
         if register:
-            stage = StreamRegisterSlice(source.payload.shape(), skid=skid)
+            shape = source.payload.shape()
+            stage = StreamRegisterSlice(shape, skid=skid, lanes=lanes_for(Shape.cast(shape).width))
             self._m.submodules["stage_" + _identifier(name)] = stage
             wiring.connect(self._m, source, stage.i)
             self._busy.append(stage.o.valid | ~stage.i.ready)

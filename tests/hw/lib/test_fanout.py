@@ -1,7 +1,7 @@
 # amaranth: UnusedElaboratable=no
 """register_copies: every copy takes the same value each cycle; graphgen's Yosys flows keep
 the copies apart (one flip-flop each) where plain synthesis merges them; lane_slices cuts a
-width into near-equal runs."""
+width into near-equal runs, lanes_for counts the lanes a width needs."""
 
 import json
 
@@ -13,7 +13,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 from hw.lib.config import ConfigError
-from hw.lib.fanout import lane_slices, register_copies
+from hw.lib.fanout import lane_slices, lanes_for, register_copies
 from synth import steps
 
 
@@ -72,6 +72,7 @@ def test_lane_slices_cover_the_width():
     assert lane_slices(2, 4) == [slice(0, 1), slice(1, 2)]
     with pytest.raises(ConfigError, match="lanes"):
         lane_slices(8, 0)
+    assert [lanes_for(w) for w in (1, 128, 129, 512, 600)] == [1, 1, 2, 4, 5]
 
 
 def _flip_flops(tmp_path, commands):
