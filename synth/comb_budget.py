@@ -16,9 +16,11 @@ at least. The ecp5 presets routed 2-3 times their estimate, each on one net of l
 fan-out spread over the chip, which the estimate charges like any other net: DepGraph's, 8.2
 ns estimated, routed at 18.6 ns (a bank's read address to its block RAMs); Graphicionado's
 (PageRank), 9.5 ns, at 14.7 ns (a line register's clock enable); the BFS engine's, 8.7 ns, at
-25.3 ns (a select into a 512-bit multiplexer). No design has been routed at 100 MHz yet: each
-design's ceiling is the estimate it has today (after the register slices of issue 51), above
-the budget. Lower a ceiling when a change shortens the design's paths; a ceiling at or under
+25.3 ns (a select into a 512-bit multiplexer). :func:`synth.comb_depth.wide_nets` lists such
+nets; the designs now split them over register copies and lanes (:mod:`hw.lib.fanout`), and a
+failing check names the widest nets beside the paths. No design has been routed at 100 MHz
+yet: each design's ceiling is the estimate it has today (after the register slices of issue
+51), above the budget. Lower a ceiling when a change shortens the design's paths; a ceiling at or under
 :data:`BUDGET_NS` is the goal, and a place and route the proof.
 """
 

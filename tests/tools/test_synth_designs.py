@@ -18,6 +18,7 @@ import pytest
 from graphgen.designs import get_design
 from synth import DEFAULT_LIBERTY, synthesize
 from synth.comb_budget import BUDGET_NS, BUDGET_REASON, CEILING_NS, over
+from synth.comb_depth import wide_nets
 from synth.sta import sta_version
 from synth.flow import ecp5_synthesis
 from synth.gowin import GOWIN_GROUPS, gowin_synthesis
@@ -72,7 +73,9 @@ def _check_comb_ceiling(name: str, netlist: dict) -> None:
     paths = over(netlist, CEILING_NS[name])
     assert not paths, (f"{name}: longer than its ceiling {CEILING_NS[name]} ns (budget "
                        f"{BUDGET_NS} ns: {BUDGET_REASON}):\n"
-                       + "\n".join(path.describe() for path in paths))
+                       + "\n".join(path.describe() for path in paths)
+                       + "\nnets of most loads:\n"
+                       + "\n".join(net.describe() for net in wide_nets(netlist, 5)))
 
 
 def _check_timing(report: dict, verilog: str, top: str) -> None:
