@@ -22,6 +22,7 @@ from hw.lib.memory.port import MemoryPortSignature, line_request_layout
 from hw.lib.memory.range_streamer import RangeStreamer
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .chain_merge import ChainMerge
 from .compact_index import RECORD_WORDS, CompactIndex, DegreeSide
 from .compact_walk import CompactWalk
@@ -92,13 +93,16 @@ class SlabCompactor(wiring.Component):
             "chains": ChainMerge(),
             "serialize": PairSerialize(),
             "edge_fifo": StreamFIFO(CompactEdge, 4),
+            # The index's compare of each edge's vertex (its ready) is not in one path with
+            # the queue's read, nor the serializer's with the index's.
+            "edge_slice": StreamRegisterSlice(CompactEdge),
             "index": CompactIndex(),
             # The result (bits, degree, side) is the VConst item (1/deg, deg) bit for bit.
             "reciprocal": Reciprocal(DegreeSide, out_layout=line_item_layout(2)),
             "record_writer": SequentialLineWriter(addr_width=aw, item_words=RECORD_WORDS),
             "table_writer": SequentialLineWriter(addr_width=aw, item_words=1),
             "vconst_writer": SequentialLineWriter(addr_width=aw, item_words=2),
-            "writes": StreamArbiter(line_request_layout(aw), 3),
+            "writes": StreamArbiter(line_request_layout(aw), 3, registered_grant=True),
         }
         for name, block in blocks.items():
             m.submodules[name] = block
@@ -112,7 +116,8 @@ class SlabCompactor(wiring.Component):
         connect(m, b["chain_port"].slabs, b["chains"].chained)
         connect(m, b["chains"].slabs, b["serialize"].slabs)
         connect(m, b["serialize"].edges, b["edge_fifo"].i)
-        connect(m, b["edge_fifo"].o, b["index"].edges)
+        connect(m, b["edge_fifo"].o, b["edge_slice"].i)
+        connect(m, b["edge_slice"].o, b["index"].edges)
         connect(m, b["index"].records, b["record_writer"].items)
         connect(m, b["index"].entries, b["table_writer"].items)
         connect(m, b["index"].degrees, b["reciprocal"].i)
@@ -148,7 +153,7 @@ class SlabCompactor(wiring.Component):
         ]
         busy = [command.valid, reader.busy, b["walk"].busy, b["base_port"].busy,
                 b["chain_port"].busy, b["chains"].following, b["serialize"].busy,
-                b["edge_fifo"].o.valid, b["index"].busy, b["reciprocal"].busy,
-                *(w.busy for w in writers)]
+                b["edge_fifo"].o.valid, b["edge_slice"].o.valid, b["index"].busy,
+                b["reciprocal"].busy, *(w.busy for w in writers)]
         m.d.comb += self.busy.eq(any_busy(busy))
         return m

@@ -81,21 +81,25 @@ class UpdateUnit(RegisterDesign):
             "lock": AtomicUpdateCAM(CAMConfig(entries=4 * cfg.slots, ways=cfg.lock_ways),
                                     second_probe=True),
             "table": VertexTable(addr_width=aw, ctx_shape=TableCtx, depth=2 * cfg.slots),
-            "table_requests": StreamArbiter(table_request_layout(TableCtx), 2),
+            # Every arbiter's grant is a register: none joins its sources' valid/ready chains
+            # (the vertex operations' state, the walk's queues, the allocator's stack top)
+            # into one path with its sink's.
+            "table_requests": StreamArbiter(table_request_layout(TableCtx), 2,
+                                            registered_grant=True),
             "table_answers": StreamDemux(table_answer_layout(TableCtx), 2,
                                          route=lambda p: p.ctx.purpose.as_value()),
             "hash": BucketHash(slab_index_bits=cfg.slab_index_bits),
-            "slab_reads": StreamArbiter(slab_read_layout(SlabCtx), 4),
+            "slab_reads": StreamArbiter(slab_read_layout(SlabCtx), 4, registered_grant=True),
             "slab_port": SlabPorts(ports=cfg.slab_ports, addr_width=aw, depth=depth),
             "slabs": StreamDemux(slab_out_layout(SlabCtx), 3,
                                  route=lambda p: p.ctx.purpose.as_value()),
             "compare": SlabCompare(ctx_shape=SlabCtx, key_of=lambda ctx: ctx.op.v),
             "step": OpStep(),
             "allocator": SlabAllocator(addr_width=aw),
-            "alloc_requests": StreamArbiter(AllocRequest, 2),
-            "retire_in": StreamArbiter(RetireRecord, 3),
+            "alloc_requests": StreamArbiter(AllocRequest, 2, registered_grant=True),
+            "retire_in": StreamArbiter(RetireRecord, 3, registered_grant=True),
             "retire": Retire(addr_width=aw),
-            "slab_writes": StreamArbiter(SlabWrite, 4),
+            "slab_writes": StreamArbiter(SlabWrite, 4, registered_grant=True),
             "vertex_ops": VertexOps(slab_index_bits=cfg.slab_index_bits,
                                     group=cfg.sweep_group),
             "sweep": PoolSweep(group=cfg.sweep_group),
@@ -174,8 +178,7 @@ class UpdateUnit(RegisterDesign):
         link(b["hash"].o, b["lock_issue"].i, "hash->lock", register=True)
         link(b["lock_issue"].o, b["slab_reads"].i[0], "lock->slab_port")
         link(b["step"].next, b["slab_reads"].i[1], "step->slab_port")
-        link(b["slabs"].o[0], b["compare"].i, "slab_port->compare", register=True,
-             skid=False)
+        link(b["slabs"].o[0], b["compare"].i, "slab_port->compare", register=True)
         link(b["compare"].o, b["step"].i, "compare->step")
         link(b["step"].retire, retire_in.i[0], "step->retire")
         link(b["allocator"].retire, retire_in.i[1], "allocator->retire")

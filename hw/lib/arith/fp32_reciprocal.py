@@ -126,9 +126,12 @@ class Reciprocal(wiring.Component):
 
     def _leading_one(self, leading):
         value = self.i.payload.value
-        log2 = Const(0, 5)
-        for bit in range(32):                   # the highest set bit wins
-            log2 = Mux(value[bit], bit, log2)
+        # The highest set bit, one-hot, then each bit of its position an OR of the positions
+        # that have it: a tree a few LUTs deep (a chain of 32 multiplexers was the compactor's
+        # longest path).
+        highest = [value[bit] & ~value[bit + 1:].any() for bit in range(31)] + [value[31]]
+        log2 = Cat(Cat(highest[bit] for bit in range(32) if bit >> place & 1).any()
+                   for place in range(5))
         return [leading.value.eq(value), leading.side.eq(self.i.payload.side),
                 leading.log2.eq(log2), leading.zero.eq(value == 0),
                 leading.exact.eq((value & (value - 1)) == 0)]
