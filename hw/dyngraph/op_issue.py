@@ -8,7 +8,7 @@ once; here each edge operation goes on to its source vertex's word read, the buc
 * a batch ends when all its operations have ended (the GPU's kernel boundary).
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -147,9 +147,11 @@ class OpIssue(wiring.Component):
             vertex.group_end.eq(group_end),
         ]
 
-        m.d.comb += leave.eq((self.edges.valid & self.edges.ready) |
-                             (self.skips.valid & self.skips.ready) |
-                             (self.vertex_ops.valid & self.vertex_ops.ready))
+        # The presence bits (the bitmap's read, the latest input here) only pick which
+        # ready counts.
+        m.d.comb += leave.eq(Mux(edge, ready_to_go & Mux(present, self.edges.ready,
+                                                         self.skips.ready),
+                                 self.vertex_ops.valid & self.vertex_ops.ready))
         with m.If(leave):
             m.d.sync += [self.issued.eq(self.issued + 1), in_batch.eq(in_batch + 1),
                          batch_full.eq(in_batch == batch_last)]

@@ -96,7 +96,7 @@ class SlabAllocator(wiring.Component):
         m.d.comb += [self.granted.payload.ok.eq(ok), self.granted.payload.slab.eq(slab)]
         return line0, line1
 
-    def _idle(self, m, ok):
+    def _idle(self, m, ok, top_zero):
         """IDLE: a freed slab is pushed first; a request pops, or is refused on an empty
         stack."""
         with m.If(self.frees.valid):
@@ -110,16 +110,16 @@ class SlabAllocator(wiring.Component):
                 self.frees.ready.eq(self.mem.req.ready),
             ]
             with m.If(self.mem.req.ready):
-                m.d.sync += [self.top.eq(self.top + 1),
+                m.d.sync += [self.top.eq(self.top + 1), top_zero.eq(0),
                              self.pushes.eq(self.pushes + 1)]
-        with m.Elif(self.requests.valid & (self.top == 0)):
+        with m.Elif(self.requests.valid & top_zero):
             m.d.sync += [ok.eq(0), self.failures.eq(self.failures + 1)]
             m.next = "RELEASE"
         with m.Elif(self.requests.valid):
             m.d.comb += [self.mem.req.valid.eq(1),
                          self.mem.req.payload.addr.eq(self._stack_line(self.top - 1))]
             with m.If(self.mem.req.ready):
-                m.d.sync += self.top.eq(self.top - 1)
+                m.d.sync += [self.top.eq(self.top - 1), top_zero.eq(self.top == 1)]
                 m.next = "POP"
 
     def elaborate(self, platform):
@@ -127,14 +127,17 @@ class SlabAllocator(wiring.Component):
         request = self.requests.payload
         slab = Signal(32)
         ok = Signal()
+        # ``top == 0``, kept beside ``top`` (a register, not a compare in the path to the
+        # memory request).
+        top_zero = Signal(init=1)
         with m.If(self.restart):
-            m.d.sync += self.top.eq(self.start_top)
+            m.d.sync += [self.top.eq(self.start_top), top_zero.eq(self.start_top == 0)]
         line0, line1 = self._payloads(m, slab, ok)
         write = self.writes.payload
 
         with m.FSM():
             with m.State("IDLE"):
-                self._idle(m, ok)
+                self._idle(m, ok, top_zero)
             with m.State("POP"):
                 m.d.comb += self.mem.resp.ready.eq(1)
                 with m.If(self.mem.resp.valid):

@@ -19,7 +19,7 @@ from hw.lib.config import check_int
 from hw.lib.arith.fp32_reciprocal import Reciprocal
 from hw.lib.memory.line_writer import SequentialLineWriter, line_item_layout
 from hw.lib.memory.port import MemoryPortSignature, line_request_layout
-from hw.lib.memory.range_streamer import RangeStreamer
+from hw.lib.memory.range_streamer import RangeStreamer, range_out_layout
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
@@ -28,7 +28,7 @@ from .compact_index import RECORD_WORDS, CompactIndex, DegreeSide
 from .compact_walk import CompactWalk
 from .layouts import CompactCtx, CompactEdge
 from .pair_serialize import PairSerialize
-from .slab_port import SlabPort
+from .slab_port import SlabPort, slab_out_layout
 
 
 __all__ = ["SlabCompactor", "CLIENTS"]
@@ -90,7 +90,12 @@ class SlabCompactor(wiring.Component):
             "base_port": SlabPort(addr_width=aw, ctx_shape=CompactCtx, depth=self._depth,
                                  read_only=True),
             "chain_port": SlabPort(addr_width=aw, ctx_shape=CompactCtx, depth=2, read_only=True),
+            # A slice between the vertex table's reader and the walk (the word's bucket
+            # count into the walk's compare), one between the chains and the serializer
+            # (the ports' queues into the live pairs' search).
+            "vertex_slice": StreamRegisterSlice(range_out_layout(1, 1)),
             "chains": ChainMerge(),
+            "slab_slice": StreamRegisterSlice(slab_out_layout(CompactCtx), skid=False),
             "serialize": PairSerialize(),
             "edge_fifo": StreamFIFO(CompactEdge, 4),
             # The index's compare of each edge's vertex (its ready) is not in one path with
@@ -109,12 +114,14 @@ class SlabCompactor(wiring.Component):
         b = blocks
         connect = wiring.connect
         reader = b["vertex_reader"]
-        connect(m, reader.items, b["walk"].vertices)
+        connect(m, reader.items, b["vertex_slice"].i)
+        connect(m, b["vertex_slice"].o, b["walk"].vertices)
         connect(m, b["walk"].reads, b["base_port"].reads)
         connect(m, b["base_port"].slabs, b["chains"].base)
         connect(m, b["chains"].chain_reads, b["chain_port"].reads)
         connect(m, b["chain_port"].slabs, b["chains"].chained)
-        connect(m, b["chains"].slabs, b["serialize"].slabs)
+        connect(m, b["chains"].slabs, b["slab_slice"].i)
+        connect(m, b["slab_slice"].o, b["serialize"].slabs)
         connect(m, b["serialize"].edges, b["edge_fifo"].i)
         connect(m, b["edge_fifo"].o, b["edge_slice"].i)
         connect(m, b["edge_slice"].o, b["index"].edges)
@@ -151,8 +158,9 @@ class SlabCompactor(wiring.Component):
             self.chain_reads.eq(b["chain_port"].reads_done),
             self.slab_reads.eq(b["base_port"].reads_done + b["chain_port"].reads_done),
         ]
-        busy = [command.valid, reader.busy, b["walk"].busy, b["base_port"].busy,
-                b["chain_port"].busy, b["chains"].following, b["serialize"].busy,
+        busy = [command.valid, reader.busy, b["vertex_slice"].o.valid, b["walk"].busy,
+                b["base_port"].busy, b["chain_port"].busy, b["chains"].following,
+                b["slab_slice"].o.valid, b["serialize"].busy,
                 b["edge_fifo"].o.valid, b["edge_slice"].o.valid, b["index"].busy,
                 b["reciprocal"].busy, *(w.busy for w in writers)]
         m.d.comb += self.busy.eq(any_busy(busy))
