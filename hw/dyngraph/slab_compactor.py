@@ -108,6 +108,8 @@ class SlabCompactor(wiring.Component):
             "table_writer": SequentialLineWriter(addr_width=aw, item_words=1),
             "vconst_writer": SequentialLineWriter(addr_width=aw, item_words=2),
             "writes": StreamArbiter(line_request_layout(aw), 3, registered_grant=True),
+            # The memory's ready is not in one path with the writers' choices.
+            "write_slice": StreamRegisterSlice(line_request_layout(aw)),
         }
         for name, block in blocks.items():
             m.submodules[name] = block
@@ -134,7 +136,8 @@ class SlabCompactor(wiring.Component):
         for client, mem in zip((reader.mem, b["base_port"].mem, b["chain_port"].mem),
                                self.mem[:3]):
             connect(m, client, wiring.flipped(mem))
-        connect(m, b["writes"].o, wiring.flipped(self.mem[3].req))
+        connect(m, b["writes"].o, b["write_slice"].i)
+        connect(m, b["write_slice"].o, wiring.flipped(self.mem[3].req))
         m.d.comb += self.mem[3].resp.ready.eq(1)
 
         # The vertex table's read, asked once a start.
@@ -153,7 +156,8 @@ class SlabCompactor(wiring.Component):
             writers[0].base.eq(self.edges_base), writers[1].base.eq(self.table_base),
             writers[2].base.eq(self.vconst_base),
             *(writer.start.eq(self.start) for writer in writers),
-            self.done.eq(writers[0].done & writers[1].done & writers[2].done),
+            self.done.eq(writers[0].done & writers[1].done & writers[2].done &
+                         ~b["write_slice"].o.valid),
             self.edges.eq(b["index"].edge_count),
             self.chain_reads.eq(b["chain_port"].reads_done),
             self.slab_reads.eq(b["base_port"].reads_done + b["chain_port"].reads_done),
@@ -162,6 +166,7 @@ class SlabCompactor(wiring.Component):
                 b["base_port"].busy, b["chain_port"].busy, b["chains"].following,
                 b["slab_slice"].o.valid, b["serialize"].busy,
                 b["edge_fifo"].o.valid, b["edge_slice"].o.valid, b["index"].busy,
-                b["reciprocal"].busy, *(w.busy for w in writers)]
+                b["reciprocal"].busy, *(w.busy for w in writers),
+                b["write_slice"].o.valid]
         m.d.comb += self.busy.eq(any_busy(busy))
         return m

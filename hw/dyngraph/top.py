@@ -78,8 +78,12 @@ class UpdateUnit(RegisterDesign):
                                        window=cfg.read_window),
             "issue": OpIssue(sweep_group=cfg.sweep_group),
             "lock_issue": LockIssue(slots=cfg.slots),
+            # The lock stage offers only buckets its probes found free and that nothing
+            # staged or locked since holds (so none is being removed): the insert need not
+            # compare tags, and a register per set says whether it has a free way.
             "lock": AtomicUpdateCAM(CAMConfig(entries=4 * cfg.slots, ways=cfg.lock_ways),
-                                    second_probe=True),
+                                    second_probe=True, insert_checked=False,
+                                    free_registers=True),
             "table": VertexTable(addr_width=aw, ctx_shape=TableCtx, depth=2 * cfg.slots),
             # Every arbiter's grant is a register: none joins its sources' valid/ready chains
             # (the vertex operations' state, the walk's queues, the allocator's stack top)
