@@ -9,7 +9,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError
-from .layouts import EMPTY_KEY, SLAB_PAIRS, TOMBSTONE_KEY
+from .layouts import EMPTY_KEY, NULL_SLAB, SLAB_PAIRS, TOMBSTONE_KEY
 from .slab_port import slab_out_layout
 
 
@@ -17,11 +17,11 @@ __all__ = ["SlabCompare", "SlabMatch", "compare_out_layout"]
 
 # What a slab says about a key: where it is (and its value), the first free cell (empty or
 # tombstone), whether any cell is empty (nothing lies beyond this slab), the next slab and
-# the owner.
+# the owner; ``end``: a walk ends at this slab (an empty cell, or no next slab).
 SlabMatch = data.StructLayout({
     "found": 1, "found_cell": 4, "value": 32,
     "open": 1, "open_cell": 4, "has_empty": 1,
-    "next": 32, "aux": 32,
+    "next": 32, "aux": 32, "end": 1,
 })
 
 
@@ -114,6 +114,7 @@ class SlabCompare(wiring.Component):
                 out.has_empty.eq(compared.empty.any()),
                 out.next.eq(compared.next),
                 out.aux.eq(compared.aux),
+                out.end.eq(compared.empty.any() | (compared.next == NULL_SLAB)),
             ]
         m.d.comb += self.busy.eq(compared_valid | self.o.valid)
         return m
