@@ -99,7 +99,7 @@ class UpdateUnit(RegisterDesign):
                                  route=lambda p: p.ctx.purpose.as_value()),
             "compare": SlabCompare(ctx_shape=SlabCtx, key_of=lambda ctx: ctx.op.v),
             "step": OpStep(),
-            "allocator": SlabAllocator(addr_width=aw),
+            "allocator": SlabAllocator(addr_width=aw, plenty=cfg.slots),
             "alloc_requests": StreamArbiter(AllocRequest, 2, registered_grant=True),
             "retire_in": StreamArbiter(RetireRecord, 3, registered_grant=True),
             "retire": Retire(addr_width=aw),
@@ -170,14 +170,14 @@ class UpdateUnit(RegisterDesign):
     def _wire_streams(self, m, b, link):
         """The links whose order nothing depends on (throttled when stalls are injected)."""
         issue, retire_in = b["issue"], b["retire_in"]
-        # Register slices cut the longest paths of an ECP5 build: the operation reader into
-        # the issue, the presence bitmap's read through the issue into the table's arbiter and
-        # the retire arbiter, the lock stage's probes back into the hash, the slab port's line
-        # assembly into the 15-key compare, the sweep's and the retire and slab-write
-        # arbiters' grants into the slab ports' address adders. Forward-only (one register a
-        # bit, no skid multiplexer) where the payload is wide and the ready path short.
+        # Register slices cut the longest paths of an ECP5 build (the issue's edge operations
+        # leave through its own): the operation reader into the issue, the lock stage's
+        # probes back into the hash, the slab port's line assembly into the 15-key compare,
+        # the sweep's and the retire and slab-write arbiters' grants into the slab ports'
+        # address adders. Forward-only (one register a bit, no skid multiplexer) where the
+        # payload is wide and the ready path short.
         link(b["op_reader"].items, issue.ops, "op_reader->issue", register=True)
-        link(b["issue"].edges, b["table_requests"].i[0], "issue->table", register=True)
+        link(b["issue"].edges, b["table_requests"].i[0], "issue->table")
         link(b["table_answers"].o[0], b["hash"].i, "table->hash")
         link(b["hash"].o, b["lock_issue"].i, "hash->lock", register=True)
         link(b["lock_issue"].o, b["slab_reads"].i[0], "lock->slab_port")
@@ -186,7 +186,7 @@ class UpdateUnit(RegisterDesign):
         link(b["compare"].o, b["step"].i, "compare->step")
         link(b["step"].retire, retire_in.i[0], "step->retire")
         link(b["allocator"].retire, retire_in.i[1], "allocator->retire")
-        link(issue.skips, retire_in.i[2], "issue->retire", register=True)
+        link(issue.skips, retire_in.i[2], "issue->retire")
         link(retire_in.o, b["retire"].i, "retire_in->retire", register=True, skid=False)
         link(b["retire"].writes, b["slab_writes"].i[0], "retire->slab_port", register=True)
         link(b["step"].allocate, b["alloc_requests"].i[0], "step->allocator")
@@ -252,7 +252,7 @@ class UpdateUnit(RegisterDesign):
             bitmap.read_v.eq(issue.read_v),
             issue.released.eq(b["lock"].remove.valid),
             lock_issue.released.eq(b["lock"].remove.valid),
-            lock_issue.parallel.eq(allocator.top >= self._config.slots),
+            lock_issue.parallel.eq(allocator.plenty),
             b["lock"].probe_id.eq(lock_issue.probe_id),
             lock_issue.probe_hit.eq(b["lock"].probe_hit),
             b["lock"].probe2_id.eq(lock_issue.probe2_id),
