@@ -74,7 +74,7 @@ class OpIssue(wiring.Component):
         """The edge operations' output register (a register slice): the bitmap's read, the
         latest input here, goes only into its payload, not into the issue's choice; after
         it, the presence bits pick ``edges`` or ``skips``."""
-        m.submodules.out = out = StreamRegisterSlice(data.StructLayout({
+        m.submodules.edge_out = out = StreamRegisterSlice(data.StructLayout({
             "present": 1, "request": table_request_layout(TableCtx)}))
         present, request = out.o.payload.present, out.o.payload.request
         m.d.comb += [
