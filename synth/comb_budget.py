@@ -44,7 +44,11 @@ CEILING_NS = {
     "bfs": 8.7,                 # 8.4: the frontier generator's next offer (a lane's hits
                                 # after its lowest), the hub cache's insert compare, the
                                 # status lookups' queue counts
-    "dyngraph": 12.3,           # 12.0: vertex_ops -> retire slice -> step -> slab port
+    "dyngraph": 10.1,           # 9.8: the issue's in-flight count (drained) through the
+                                # batch boundary into the operation reader's slice; the lock
+                                # stage's choice on the CAM's free-way register 9.8; the
+                                # lock's remove into those registers, Reciprocal's leading one
+                                # 9.5
 }
 
 

@@ -67,20 +67,24 @@ class CompactIndex(wiring.Component):
                 m.d.sync += out.valid.eq(0)
 
         n = self.num_vertices
+        # ``next_vertex == n`` and ``next_vertex > n``, kept beside ``next_vertex`` as it
+        # counts up from 0 (registers, not compares in the path to the steps).
+        at_n, beyond_n = Signal(), Signal()
         table_step = self.edges.valid & ~finished & (edge.end | (next_vertex <= edge.u))
-        entry_step = table_step & (next_vertex <= n) & free["entries"] & free["degrees"]
-        end_step = table_step & (next_vertex > n) & free["records"]
+        entry_step = table_step & ~beyond_n & free["entries"] & free["degrees"]
+        end_step = table_step & beyond_n & free["records"]
         edge_step = self.edges.valid & ~finished & ~table_step & free["records"]
         m.d.comb += [self.edges.ready.eq(edge_step | end_step),
                      self.busy.eq(records.valid | entries.valid | degrees.valid)]
         with m.If(entry_step):
             m.d.sync += [
                 entries.valid.eq(1), entries.payload.data.eq(count),
-                entries.payload.empty.eq(0), entries.payload.last.eq(next_vertex == n),
+                entries.payload.empty.eq(0), entries.payload.last.eq(at_n),
                 degrees.valid.eq(1), degrees.payload.value.eq(count - previous),
                 degrees.payload.side.empty.eq(next_vertex == 0),
-                degrees.payload.side.last.eq(next_vertex == n),
+                degrees.payload.side.last.eq(at_n),
                 next_vertex.eq(next_vertex + 1), previous.eq(count),
+                at_n.eq(next_vertex + 1 == n), beyond_n.eq(at_n),
             ]
         with m.If(edge_step):
             m.d.sync += [records.valid.eq(1),
@@ -91,5 +95,6 @@ class CompactIndex(wiring.Component):
             m.d.sync += [records.valid.eq(1), records.payload.empty.eq(1),
                          records.payload.last.eq(1), finished.eq(1)]
         with m.If(self.restart):
-            m.d.sync += [count.eq(0), next_vertex.eq(0), previous.eq(0), finished.eq(0)]
+            m.d.sync += [count.eq(0), next_vertex.eq(0), previous.eq(0), finished.eq(0),
+                         at_n.eq(n == 0), beyond_n.eq(0)]
         return m

@@ -50,7 +50,9 @@ class CompactWalk(wiring.Component):
         buckets = Signal(32 - self._bits)
         bucket = Signal(32 - self._bits)
         last = Signal()
-        asked = bucket == buckets           # every slab of the vertex asked for
+        # Every slab of the vertex asked for: a register, so the count's compare is not in
+        # the path to the vertex reader's and the slab port's readies.
+        asked = Signal()
         m.d.comb += [
             self.reads.valid.eq(held & (~asked | last)),
             self.reads.payload.slab.eq(base + bucket),
@@ -63,13 +65,13 @@ class CompactWalk(wiring.Component):
         with m.If(asked):
             m.d.comb += self.reads.payload.slab.eq(0)
         with m.If(self.reads.valid & self.reads.ready):
-            m.d.sync += bucket.eq(bucket + 1)
+            m.d.sync += [bucket.eq(bucket + 1), asked.eq(bucket + 1 == buckets)]
             with m.If(asked):
                 m.d.sync += held.eq(0)
         with m.If(self.vertices.ready):
             m.d.sync += held.eq(self.vertices.valid)
         with m.If(self.vertices.valid & self.vertices.ready):
             m.d.sync += [u.eq(self.vertices.payload.index), base.eq(word.base),
-                         buckets.eq(word.buckets), bucket.eq(0),
+                         buckets.eq(word.buckets), bucket.eq(0), asked.eq(word.buckets == 0),
                          last.eq(self.vertices.payload.last)]
         return m

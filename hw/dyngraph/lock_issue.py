@@ -16,7 +16,7 @@ file order, the waiting ones (earlier in the file) first, so the inserts the poo
 are exactly the golden model's.
 """
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -121,25 +121,29 @@ class LockIssue(wiring.Component):
         # locked since, by the operation that left the stage last cycle, is compared here.
         probe_hit, probe2_hit = Signal(), Signal()
         head_seen, new_seen = Signal(), Signal()
-        locked = Signal(LOCK_BITS)
         locked_valid = Signal()
         m.d.sync += [probe_hit.eq(self.probe_hit), probe2_hit.eq(self.probe2_hit),
                      head_seen.eq(queue.o.valid & ~queue.o.ready),
                      new_seen.eq(self.i.valid & ~self.i.ready),
-                     locked.eq(staged_bucket), locked_valid.eq(fire)]
+                     locked_valid.eq(fire)]
+        issued = Signal()
+        head_held, new_held = self._held(m, staged_bucket, head.ctx.op.bucket, bucket, issued)
+        head_held = (staged_valid & head_held[0]) | (locked_valid & head_held[1])
+        new_held = (staged_valid & new_held[0]) | (locked_valid & new_held[1])
 
-        def held(id_):
-            return ((staged_valid & (staged_bucket == id_)) |
-                    (locked_valid & (locked == id_)))
-
-        head_free = (queue.o.valid & head_seen & ~probe_hit & ~held(head.ctx.op.bucket))
+        head_free = (queue.o.valid & head_seen & ~probe_hit & ~head_held)
         drained = self.in_flight == 0
         credit = (self.in_flight < self._slots) & (self.parallel | drained)
-        behind = self._waiting_buckets(m, queue, bucket)
+        # Registered like the probes: the waiting buckets' compare is not in the path to the
+        # choice. Read a cycle late it can only be too cautious: no operation enters the
+        # waiting queue while this one waits unseen, and one that left it since is still
+        # counted (the new operation queues behind, in order).
+        behind = Signal()
+        m.d.sync += behind.eq(self._waiting_buckets(m, queue, bucket))
         # A new operation waits: its bucket is held, or an earlier one of its bucket waits.
         # (The probes read the lock's state at the start of the cycle, as the insert does.)
         known = self.i.valid & new_seen
-        defer = known & (behind | probe2_hit | held(bucket))
+        defer = known & (behind | probe2_hit | new_held)
         # The head goes first when its bucket is free; one at a time, it goes before any new
         # operation.
         from_queue = head_free | (queue.o.valid & ~self.parallel)
@@ -150,7 +154,7 @@ class LockIssue(wiring.Component):
         with m.If(from_queue):
             m.d.comb += [candidate.eq(head), offered.eq(1)]
 
-        issued = offered & credit & (~staged_valid | fire)
+        m.d.comb += issued.eq(offered & credit & (~staged_valid | fire))
         with m.If(issued):
             m.d.sync += [staged.eq(candidate), staged_valid.eq(1)]
         with m.Elif(fire):
@@ -177,6 +181,21 @@ class LockIssue(wiring.Component):
         m.d.comb += self.idle.eq(~self.i.valid & ~queue.o.valid & ~self.o.valid & drained
                                  & ~staged_valid)
         return m
+
+    @staticmethod
+    def _held(m, staged_bucket, head_bucket, bucket, issued):
+        """Whether the head's and the new operation's buckets are the staged one's and the
+        one locked last cycle (each a pair: staged, locked), compared a cycle ahead and
+        registered: the compares are not in the path to the choice. They are used only for
+        an operation that was there, not taken, a cycle before: the bucket locked now was
+        staged then, and the one staged now was staged then or was the other operation's
+        (the one issued then)."""
+        staged_head, staged_new = staged_bucket == head_bucket, staged_bucket == bucket
+        head_new = head_bucket == bucket
+        head_held, new_held = Signal(2), Signal(2)
+        m.d.sync += [head_held.eq(Cat(Mux(issued, head_new, staged_head), staged_head)),
+                     new_held.eq(Cat(Mux(issued, head_new, staged_new), staged_new))]
+        return head_held, new_held
 
     def _waiting_buckets(self, m, queue, bucket):
         """The buckets of the operations parked in ``queue``, by position (written as one

@@ -8,13 +8,14 @@ once; here each edge operation goes on to its source vertex's word read, the buc
 * a batch ends when all its operations have ended (the GPU's kernel boundary).
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import check_int
 from hw.lib.memory.range_streamer import range_out_layout
-from .layouts import OpKind, Outcome, OpWords, Retire, TablePurpose, \
+from hw.lib.stream.register_slice import StreamRegisterSlice
+from .layouts import EdgeKind, OpKind, Outcome, OpWords, Retire, TablePurpose, \
     TableCtx, VertexOp
 from .vertex_table import table_request_layout
 
@@ -69,6 +70,35 @@ class OpIssue(wiring.Component):
             "finished": Out(1),
         })
 
+    def _edge_out(self, m):
+        """The edge operations' output register (a register slice): the bitmap's read, the
+        latest input here, goes only into its payload, not into the issue's choice; after
+        it, the presence bits pick ``edges`` or ``skips``."""
+        m.submodules.edge_out = out = StreamRegisterSlice(data.StructLayout({
+            "present": 1, "request": table_request_layout(TableCtx)}))
+        present, request = out.o.payload.present, out.o.payload.request
+        m.d.comb += [
+            self.edges.valid.eq(out.o.valid & present),
+            self.edges.payload.eq(request),
+            self.skips.valid.eq(out.o.valid & ~present),
+            self.skips.payload.outcome.eq(Outcome.SKIPPED),
+            self.skips.payload.search.eq(request.ctx.op.kind == EdgeKind.SEARCH),
+            self.skips.payload.answer.index.eq(request.ctx.op.answer),
+            out.o.ready.eq(Mux(present, self.edges.ready, self.skips.ready)),
+        ]
+        return out
+
+    def _drained(self, m, out):
+        """Whether no edge operation is in flight (from its entry into the output register
+        to its end) and no skip waits there: a vertex operation waits for that."""
+        in_flight = Signal(16)
+        edge_sent = out.i.valid & out.i.ready & out.i.payload.present
+        with m.If(edge_sent & ~self.released):
+            m.d.sync += in_flight.eq(in_flight + 1)
+        with m.Elif(~edge_sent & self.released):
+            m.d.sync += in_flight.eq(in_flight - 1)
+        return (in_flight == 0) & ~out.o.valid
+
     def elaborate(self, platform):
         m = Module()
         op = Signal(OpWords)
@@ -86,14 +116,8 @@ class OpIssue(wiring.Component):
         searches = Signal(32)
         kind = op.kind[:3]
         edge = kind < OpKind.INSERT_VERTEX
-        # Edge operations issued and not yet ended; a vertex operation waits for none.
-        in_flight = Signal(16)
-        edge_sent = self.edges.valid & self.edges.ready
-        with m.If(edge_sent & ~self.released):
-            m.d.sync += in_flight.eq(in_flight + 1)
-        with m.Elif(~edge_sent & self.released):
-            m.d.sync += in_flight.eq(in_flight - 1)
-        drained = in_flight == 0
+        out = self._edge_out(m)
+        drained = self._drained(m, out)
         # ``x + 1 == n`` as ``x == n - 1`` with ``n - 1`` registered (the run's settings do
         # not change while it issues): no adder between the counters and the issue's
         # choice, which ran on through the vertex operation into the sweep's start.
@@ -104,52 +128,52 @@ class OpIssue(wiring.Component):
         batch_full = Signal()
         with m.If(~self.go):
             m.d.sync += batch_full.eq(self.batch_size == 0)
-        last_op = self.issued == ops_last
         present = self.present_u & self.present_v
         # A batch boundary: wait for the batch's operations to end, then count it.
-        with m.If(held & batch_full & drained):
+        boundary = held & batch_full & drained
+        # A vertex operation's group end from registered compares (not in the path to the
+        # vertex operations' start): right a cycle after the counters last moved, so a
+        # vertex operation waits for that cycle.
+        last_op, batch_end, settled = Signal(), Signal(), Signal()
+        m.d.sync += [last_op.eq(self.issued == ops_last), batch_end.eq(in_batch == batch_last),
+                     settled.eq(~leave & ~boundary)]
+        with m.If(boundary):
             m.d.sync += [in_batch.eq(0), self.batches.eq(self.batches + 1),
                          batch_full.eq(self.batch_size == 0)]
         ready_to_go = held & ~batch_full
 
-        # Edge operations.
-        issue = ready_to_go & edge & present
-        skip = ready_to_go & edge & ~present
-        edge_op = self.edges.payload.ctx.op
+        # Edge operations, with their presence bits, into the output register.
+        edge_op = out.i.payload.request.ctx.op
         m.d.comb += [
-            self.edges.valid.eq(issue),
-            self.edges.payload.write.eq(0),
-            self.edges.payload.vertex.eq(op.u),
-            self.edges.payload.ctx.purpose.eq(TablePurpose.TO_HASH),
+            out.i.valid.eq(ready_to_go & edge),
+            out.i.payload.present.eq(present),
+            out.i.payload.request.write.eq(0),
+            out.i.payload.request.vertex.eq(op.u),
+            out.i.payload.request.ctx.purpose.eq(TablePurpose.TO_HASH),
             edge_op.kind.eq(kind),
             edge_op.u.eq(op.u),
             edge_op.v.eq(op.v),
             edge_op.w.eq(op.w),
             edge_op.answer.eq(searches),
-            self.skips.valid.eq(skip),
-            self.skips.payload.outcome.eq(Outcome.SKIPPED),
-            self.skips.payload.search.eq(kind == OpKind.SEARCH),
-            self.skips.payload.answer.index.eq(searches),
         ]
 
         # Vertex operations, alone; a run of deletions shares one sweep.
         next_op = data.View(OpWords, self.ops.payload.data)
         next_known = self.ops.valid | last_op
         next_is_delete = self.ops.valid & (next_op.kind[:3] == OpKind.DELETE_VERTEX)
-        group_end = (last_op | (in_batch == batch_last) |
+        group_end = (last_op | batch_end |
                      (group == self._sweep_group - 1) | ~next_is_delete)
         vertex = self.vertex_ops.payload
         m.d.comb += [
-            self.vertex_ops.valid.eq(ready_to_go & ~edge & drained & next_known),
+            self.vertex_ops.valid.eq(ready_to_go & ~edge & drained & next_known & settled),
             vertex.insert.eq(kind == OpKind.INSERT_VERTEX),
             vertex.u.eq(op.u),
             vertex.present.eq(self.present_u),
             vertex.group_end.eq(group_end),
         ]
 
-        m.d.comb += leave.eq((self.edges.valid & self.edges.ready) |
-                             (self.skips.valid & self.skips.ready) |
-                             (self.vertex_ops.valid & self.vertex_ops.ready))
+        m.d.comb += leave.eq(Mux(edge, ready_to_go & out.i.ready,
+                                 self.vertex_ops.valid & self.vertex_ops.ready))
         with m.If(leave):
             m.d.sync += [self.issued.eq(self.issued + 1), in_batch.eq(in_batch + 1),
                          batch_full.eq(in_batch == batch_last)]

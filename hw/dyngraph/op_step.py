@@ -13,7 +13,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.stream.fifo import StreamFIFO
-from .layouts import (NULL_SLAB, TOMBSTONE_KEY, AllocRequest, EdgeKind, Outcome, Retire,
+from .layouts import (TOMBSTONE_KEY, AllocRequest, EdgeKind, Outcome, Retire,
                       SlabCtx, SlabPurpose)
 from .slab_compare import compare_out_layout
 from .slab_port import slab_read_layout
@@ -83,7 +83,7 @@ class OpStep(wiring.Component):
                      open_cell.eq(op.open_cell)]
         with m.If(~op.open):
             m.d.comb += [open_slab.eq(op.slab), open_cell.eq(match.open_cell)]
-        end = match.has_empty | (match.next == NULL_SLAB)
+        end = match.end
         to_allocate = ~match.found & end & (op.kind == EdgeKind.INSERT) & ~has_open
         to_next = ~match.found & ~end
 

@@ -67,29 +67,22 @@ class PoolSweep(wiring.Component):
         with m.If(self.reads.valid & self.reads.ready):
             m.d.sync += [sent.eq(sent + 1), self.slab_reads.eq(self.slab_reads + 1)]
 
-        slab = self.slabs.payload.slab
-        owned = slab.aux != FREE_OWNER
-        hits = Signal(SLAB_PAIRS)
-        for cell in range(SLAB_PAIRS):
-            key = slab.pairs[cell].key
-            m.d.comb += hits[cell].eq(owned & Cat(
-                (key == self.ids[k]) & (k < self.count) for k in range(self._group)).any())
+        hits, compared_index, compared_owner, compared = self._compare(m, received)
         # A slab's hits: line 0 (cells 0-7), then line 1 (cells 8-14), a write each.
         pending = Signal(SLAB_PAIRS)
         index = Signal(32)
         owner = Signal(32)
         taken = Signal()
-        m.d.comb += self.slabs.ready.eq(~taken)
+        m.d.comb += self.slabs.ready.eq(~compared | ~taken)
         # The hits are counted the cycle after, from ``pending`` (a register; no write
         # changes it before then): the compares and the count are not one path.
         fresh = Signal()
-        m.d.sync += fresh.eq(self.slabs.valid & ~taken)
+        m.d.sync += fresh.eq(compared & ~taken)
         with m.If(fresh):
             m.d.sync += self.removed.eq(self.removed + _count_ones(pending))
-        with m.If(self.slabs.valid & ~taken):
-            m.d.sync += [pending.eq(hits), index.eq(self.slabs.payload.index), taken.eq(1),
-                         owner.eq(slab.aux),
-                         received.eq(received + 1)]
+        with m.If(compared & ~taken):
+            m.d.sync += [pending.eq(hits), index.eq(compared_index),
+                         owner.eq(compared_owner), taken.eq(1)]
         line = Signal()
         m.d.comb += line.eq(pending[:8] == 0)
         cells = Signal(8)
@@ -119,9 +112,39 @@ class PoolSweep(wiring.Component):
             with m.Else():
                 m.d.sync += pending[:8].eq(0)
         with m.If(self.busy & ~self.start & (received == self.pool_slabs) & ~taken &
-                  ~out.o.valid):
+                  ~compared & ~out.o.valid):
             m.d.sync += self.busy.eq(0)
         return m
+
+    def _compare(self, m, received):
+        """The slabs' keys compared with each deleted vertex, registered a stage ahead of
+        the pending cells (``compared``: the stage holds a slab); the cells that hit, from
+        the registered compares, the vertices in the group and the owner's word."""
+        slab = self.slabs.payload.slab
+        group = self._group
+        # Which of the ids are in the group: constant through a sweep, so registered.
+        active = Signal(group)
+        m.d.sync += active.eq(Cat(k < self.count for k in range(group)))
+        equal = Signal(SLAB_PAIRS * group)
+        owned = Signal()
+        index = Signal(32)
+        owner = Signal(32)
+        compared = Signal()
+        with m.If(self.slabs.valid & self.slabs.ready):
+            m.d.sync += [
+                equal.eq(Cat(slab.pairs[cell].key == self.ids[k]
+                             for cell in range(SLAB_PAIRS) for k in range(group))),
+                owned.eq(slab.aux != FREE_OWNER),
+                index.eq(self.slabs.payload.index),
+                owner.eq(slab.aux),
+                received.eq(received + 1),
+            ]
+        with m.If(self.slabs.ready):
+            m.d.sync += compared.eq(self.slabs.valid)
+        hits = Signal(SLAB_PAIRS)
+        m.d.comb += hits.eq(Cat(owned & (equal[cell * group:(cell + 1) * group] & active).any()
+                                for cell in range(SLAB_PAIRS)))
+        return hits, index, owner, compared
 
 
 def _count_ones(bits):

@@ -25,13 +25,21 @@ Grant = data.StructLayout({"ok": 1, "slab": 32})
 
 
 class SlabAllocator(wiring.Component):
-    """Members
+    """Parameters
+    ----------
+    addr_width : int
+    plenty : int
+        The ``plenty`` flag's threshold.
+
+    Members
     -------
     stack_base : ``In(addr_width)``
     start_top : ``In(32)``; restart : ``In(1)``
         Free slabs at the start of a run, taken on ``restart``.
     top : ``Out(32)``
         Free slabs now.
+    plenty : ``Out(1)``
+        ``top >= plenty`` (a register beside ``top``).
     requests : ``In(stream.Signature(AllocRequest))``
     frees : ``In(stream.Signature(32))``
         Slabs given back (pushed).
@@ -48,14 +56,17 @@ class SlabAllocator(wiring.Component):
         The stack.
     """
 
-    def __init__(self, *, addr_width: int):
+    def __init__(self, *, addr_width: int, plenty: int = 1):
         check_int("SlabAllocator", "addr_width", addr_width, high=32)
+        check_int("SlabAllocator", "plenty", plenty)
         self._addr_width = addr_width
+        self._plenty = plenty
         super().__init__({
             "stack_base": In(addr_width),
             "start_top": In(32),
             "restart": In(1),
             "top": Out(32),
+            "plenty": Out(1),
             "requests": In(stream.Signature(AllocRequest)),
             "frees": In(stream.Signature(32)),
             "writes": Out(stream.Signature(SlabWrite)),
@@ -96,7 +107,7 @@ class SlabAllocator(wiring.Component):
         m.d.comb += [self.granted.payload.ok.eq(ok), self.granted.payload.slab.eq(slab)]
         return line0, line1
 
-    def _idle(self, m, ok):
+    def _idle(self, m, ok, top_zero):
         """IDLE: a freed slab is pushed first; a request pops, or is refused on an empty
         stack."""
         with m.If(self.frees.valid):
@@ -110,16 +121,18 @@ class SlabAllocator(wiring.Component):
                 self.frees.ready.eq(self.mem.req.ready),
             ]
             with m.If(self.mem.req.ready):
-                m.d.sync += [self.top.eq(self.top + 1),
+                m.d.sync += [self.top.eq(self.top + 1), top_zero.eq(0),
+                             self.plenty.eq(self.top + 1 >= self._plenty),
                              self.pushes.eq(self.pushes + 1)]
-        with m.Elif(self.requests.valid & (self.top == 0)):
+        with m.Elif(self.requests.valid & top_zero):
             m.d.sync += [ok.eq(0), self.failures.eq(self.failures + 1)]
             m.next = "RELEASE"
         with m.Elif(self.requests.valid):
             m.d.comb += [self.mem.req.valid.eq(1),
                          self.mem.req.payload.addr.eq(self._stack_line(self.top - 1))]
             with m.If(self.mem.req.ready):
-                m.d.sync += self.top.eq(self.top - 1)
+                m.d.sync += [self.top.eq(self.top - 1), top_zero.eq(self.top == 1),
+                             self.plenty.eq(self.top > self._plenty)]
                 m.next = "POP"
 
     def elaborate(self, platform):
@@ -127,14 +140,18 @@ class SlabAllocator(wiring.Component):
         request = self.requests.payload
         slab = Signal(32)
         ok = Signal()
+        # ``top == 0`` and ``plenty``, kept beside ``top`` (registers, not compares in the
+        # paths to the memory request and to the lock stage's choice).
+        top_zero = Signal(init=1)
         with m.If(self.restart):
-            m.d.sync += self.top.eq(self.start_top)
+            m.d.sync += [self.top.eq(self.start_top), top_zero.eq(self.start_top == 0),
+                         self.plenty.eq(self.start_top >= self._plenty)]
         line0, line1 = self._payloads(m, slab, ok)
         write = self.writes.payload
 
         with m.FSM():
             with m.State("IDLE"):
-                self._idle(m, ok)
+                self._idle(m, ok, top_zero)
             with m.State("POP"):
                 m.d.comb += self.mem.resp.ready.eq(1)
                 with m.If(self.mem.resp.valid):

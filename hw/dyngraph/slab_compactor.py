@@ -19,15 +19,16 @@ from hw.lib.config import check_int
 from hw.lib.arith.fp32_reciprocal import Reciprocal
 from hw.lib.memory.line_writer import SequentialLineWriter, line_item_layout
 from hw.lib.memory.port import MemoryPortSignature, line_request_layout
-from hw.lib.memory.range_streamer import RangeStreamer
+from hw.lib.memory.range_streamer import RangeStreamer, range_out_layout
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.register_slice import StreamRegisterSlice
 from .chain_merge import ChainMerge
 from .compact_index import RECORD_WORDS, CompactIndex, DegreeSide
 from .compact_walk import CompactWalk
 from .layouts import CompactCtx, CompactEdge
 from .pair_serialize import PairSerialize
-from .slab_port import SlabPort
+from .slab_port import SlabPort, slab_out_layout
 
 
 __all__ = ["SlabCompactor", "CLIENTS"]
@@ -89,30 +90,43 @@ class SlabCompactor(wiring.Component):
             "base_port": SlabPort(addr_width=aw, ctx_shape=CompactCtx, depth=self._depth,
                                  read_only=True),
             "chain_port": SlabPort(addr_width=aw, ctx_shape=CompactCtx, depth=2, read_only=True),
+            # A slice between the vertex table's reader and the walk (the word's bucket
+            # count into the walk's compare), one between the chains and the serializer
+            # (the ports' queues into the live pairs' search).
+            "vertex_slice": StreamRegisterSlice(range_out_layout(1, 1)),
             "chains": ChainMerge(),
+            "slab_slice": StreamRegisterSlice(slab_out_layout(CompactCtx), skid=False),
             "serialize": PairSerialize(),
             "edge_fifo": StreamFIFO(CompactEdge, 4),
+            # The index's compare of each edge's vertex (its ready) is not in one path with
+            # the queue's read, nor the serializer's with the index's.
+            "edge_slice": StreamRegisterSlice(CompactEdge),
             "index": CompactIndex(),
             # The result (bits, degree, side) is the VConst item (1/deg, deg) bit for bit.
             "reciprocal": Reciprocal(DegreeSide, out_layout=line_item_layout(2)),
             "record_writer": SequentialLineWriter(addr_width=aw, item_words=RECORD_WORDS),
             "table_writer": SequentialLineWriter(addr_width=aw, item_words=1),
             "vconst_writer": SequentialLineWriter(addr_width=aw, item_words=2),
-            "writes": StreamArbiter(line_request_layout(aw), 3),
+            "writes": StreamArbiter(line_request_layout(aw), 3, registered_grant=True),
+            # The memory's ready is not in one path with the writers' choices.
+            "write_slice": StreamRegisterSlice(line_request_layout(aw)),
         }
         for name, block in blocks.items():
             m.submodules[name] = block
         b = blocks
         connect = wiring.connect
         reader = b["vertex_reader"]
-        connect(m, reader.items, b["walk"].vertices)
+        connect(m, reader.items, b["vertex_slice"].i)
+        connect(m, b["vertex_slice"].o, b["walk"].vertices)
         connect(m, b["walk"].reads, b["base_port"].reads)
         connect(m, b["base_port"].slabs, b["chains"].base)
         connect(m, b["chains"].chain_reads, b["chain_port"].reads)
         connect(m, b["chain_port"].slabs, b["chains"].chained)
-        connect(m, b["chains"].slabs, b["serialize"].slabs)
+        connect(m, b["chains"].slabs, b["slab_slice"].i)
+        connect(m, b["slab_slice"].o, b["serialize"].slabs)
         connect(m, b["serialize"].edges, b["edge_fifo"].i)
-        connect(m, b["edge_fifo"].o, b["index"].edges)
+        connect(m, b["edge_fifo"].o, b["edge_slice"].i)
+        connect(m, b["edge_slice"].o, b["index"].edges)
         connect(m, b["index"].records, b["record_writer"].items)
         connect(m, b["index"].entries, b["table_writer"].items)
         connect(m, b["index"].degrees, b["reciprocal"].i)
@@ -122,7 +136,8 @@ class SlabCompactor(wiring.Component):
         for client, mem in zip((reader.mem, b["base_port"].mem, b["chain_port"].mem),
                                self.mem[:3]):
             connect(m, client, wiring.flipped(mem))
-        connect(m, b["writes"].o, wiring.flipped(self.mem[3].req))
+        connect(m, b["writes"].o, b["write_slice"].i)
+        connect(m, b["write_slice"].o, wiring.flipped(self.mem[3].req))
         m.d.comb += self.mem[3].resp.ready.eq(1)
 
         # The vertex table's read, asked once a start.
@@ -141,14 +156,17 @@ class SlabCompactor(wiring.Component):
             writers[0].base.eq(self.edges_base), writers[1].base.eq(self.table_base),
             writers[2].base.eq(self.vconst_base),
             *(writer.start.eq(self.start) for writer in writers),
-            self.done.eq(writers[0].done & writers[1].done & writers[2].done),
+            self.done.eq(writers[0].done & writers[1].done & writers[2].done &
+                         ~b["write_slice"].o.valid),
             self.edges.eq(b["index"].edge_count),
             self.chain_reads.eq(b["chain_port"].reads_done),
             self.slab_reads.eq(b["base_port"].reads_done + b["chain_port"].reads_done),
         ]
-        busy = [command.valid, reader.busy, b["walk"].busy, b["base_port"].busy,
-                b["chain_port"].busy, b["chains"].following, b["serialize"].busy,
-                b["edge_fifo"].o.valid, b["index"].busy, b["reciprocal"].busy,
-                *(w.busy for w in writers)]
+        busy = [command.valid, reader.busy, b["vertex_slice"].o.valid, b["walk"].busy,
+                b["base_port"].busy, b["chain_port"].busy, b["chains"].following,
+                b["slab_slice"].o.valid, b["serialize"].busy,
+                b["edge_fifo"].o.valid, b["edge_slice"].o.valid, b["index"].busy,
+                b["reciprocal"].busy, *(w.busy for w in writers),
+                b["write_slice"].o.valid]
         m.d.comb += self.busy.eq(any_busy(busy))
         return m

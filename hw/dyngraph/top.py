@@ -78,24 +78,32 @@ class UpdateUnit(RegisterDesign):
                                        window=cfg.read_window),
             "issue": OpIssue(sweep_group=cfg.sweep_group),
             "lock_issue": LockIssue(slots=cfg.slots),
+            # The lock stage offers only buckets its probes found free and that nothing
+            # staged or locked since holds (so none is being removed): the insert need not
+            # compare tags, and a register per set says whether it has a free way.
             "lock": AtomicUpdateCAM(CAMConfig(entries=4 * cfg.slots, ways=cfg.lock_ways),
-                                    second_probe=True),
+                                    second_probe=True, insert_checked=False,
+                                    free_registers=True),
             "table": VertexTable(addr_width=aw, ctx_shape=TableCtx, depth=2 * cfg.slots),
-            "table_requests": StreamArbiter(table_request_layout(TableCtx), 2),
+            # Every arbiter's grant is a register: none joins its sources' valid/ready chains
+            # (the vertex operations' state, the walk's queues, the allocator's stack top)
+            # into one path with its sink's.
+            "table_requests": StreamArbiter(table_request_layout(TableCtx), 2,
+                                            registered_grant=True),
             "table_answers": StreamDemux(table_answer_layout(TableCtx), 2,
                                          route=lambda p: p.ctx.purpose.as_value()),
             "hash": BucketHash(slab_index_bits=cfg.slab_index_bits),
-            "slab_reads": StreamArbiter(slab_read_layout(SlabCtx), 4),
+            "slab_reads": StreamArbiter(slab_read_layout(SlabCtx), 4, registered_grant=True),
             "slab_port": SlabPorts(ports=cfg.slab_ports, addr_width=aw, depth=depth),
             "slabs": StreamDemux(slab_out_layout(SlabCtx), 3,
                                  route=lambda p: p.ctx.purpose.as_value()),
             "compare": SlabCompare(ctx_shape=SlabCtx, key_of=lambda ctx: ctx.op.v),
             "step": OpStep(),
-            "allocator": SlabAllocator(addr_width=aw),
-            "alloc_requests": StreamArbiter(AllocRequest, 2),
-            "retire_in": StreamArbiter(RetireRecord, 3),
+            "allocator": SlabAllocator(addr_width=aw, plenty=cfg.slots),
+            "alloc_requests": StreamArbiter(AllocRequest, 2, registered_grant=True),
+            "retire_in": StreamArbiter(RetireRecord, 3, registered_grant=True),
             "retire": Retire(addr_width=aw),
-            "slab_writes": StreamArbiter(SlabWrite, 4),
+            "slab_writes": StreamArbiter(SlabWrite, 4, registered_grant=True),
             "vertex_ops": VertexOps(slab_index_bits=cfg.slab_index_bits,
                                     group=cfg.sweep_group),
             "sweep": PoolSweep(group=cfg.sweep_group),
@@ -162,24 +170,23 @@ class UpdateUnit(RegisterDesign):
     def _wire_streams(self, m, b, link):
         """The links whose order nothing depends on (throttled when stalls are injected)."""
         issue, retire_in = b["issue"], b["retire_in"]
-        # Register slices cut the longest paths of an ECP5 build: the operation reader into
-        # the issue, the presence bitmap's read through the issue into the table's arbiter and
-        # the retire arbiter, the lock stage's probes back into the hash, the slab port's line
-        # assembly into the 15-key compare, the sweep's and the retire and slab-write
-        # arbiters' grants into the slab ports' address adders. Forward-only (one register a
-        # bit, no skid multiplexer) where the payload is wide and the ready path short.
+        # Register slices cut the longest paths of an ECP5 build (the issue's edge operations
+        # leave through its own): the operation reader into the issue, the lock stage's
+        # probes back into the hash, the slab port's line assembly into the 15-key compare,
+        # the sweep's and the retire and slab-write arbiters' grants into the slab ports'
+        # address adders. Forward-only (one register a bit, no skid multiplexer) where the
+        # payload is wide and the ready path short.
         link(b["op_reader"].items, issue.ops, "op_reader->issue", register=True)
-        link(b["issue"].edges, b["table_requests"].i[0], "issue->table", register=True)
+        link(b["issue"].edges, b["table_requests"].i[0], "issue->table")
         link(b["table_answers"].o[0], b["hash"].i, "table->hash")
         link(b["hash"].o, b["lock_issue"].i, "hash->lock", register=True)
         link(b["lock_issue"].o, b["slab_reads"].i[0], "lock->slab_port")
         link(b["step"].next, b["slab_reads"].i[1], "step->slab_port")
-        link(b["slabs"].o[0], b["compare"].i, "slab_port->compare", register=True,
-             skid=False)
+        link(b["slabs"].o[0], b["compare"].i, "slab_port->compare", register=True)
         link(b["compare"].o, b["step"].i, "compare->step")
         link(b["step"].retire, retire_in.i[0], "step->retire")
         link(b["allocator"].retire, retire_in.i[1], "allocator->retire")
-        link(issue.skips, retire_in.i[2], "issue->retire", register=True)
+        link(issue.skips, retire_in.i[2], "issue->retire")
         link(retire_in.o, b["retire"].i, "retire_in->retire", register=True, skid=False)
         link(b["retire"].writes, b["slab_writes"].i[0], "retire->slab_port", register=True)
         link(b["step"].allocate, b["alloc_requests"].i[0], "step->allocator")
@@ -245,7 +252,7 @@ class UpdateUnit(RegisterDesign):
             bitmap.read_v.eq(issue.read_v),
             issue.released.eq(b["lock"].remove.valid),
             lock_issue.released.eq(b["lock"].remove.valid),
-            lock_issue.parallel.eq(allocator.top >= self._config.slots),
+            lock_issue.parallel.eq(allocator.plenty),
             b["lock"].probe_id.eq(lock_issue.probe_id),
             lock_issue.probe_hit.eq(b["lock"].probe_hit),
             b["lock"].probe2_id.eq(lock_issue.probe2_id),

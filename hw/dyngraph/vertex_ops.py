@@ -137,20 +137,26 @@ class VertexOps(wiring.Component):
 
     def _deletion(self, m, word, bucket, slab, following):
         """The states of a deletion: the chains of every bucket freed."""
+        # ``bucket == word.buckets``, set beside them (a register, not a compare in the path
+        # to the next state).
+        buckets_done = Signal()
         with m.State("READ_WORD"):
             m.d.comb += self.table.valid.eq(1)
             with m.If(self.table.ready):
                 m.next = "WORD"
         with m.State("WORD"):
             with m.If(self.table_answers.valid):
-                m.d.sync += [word.eq(self.table_answers.payload.word), bucket.eq(0)]
+                answer = self._word(self.table_answers.payload.word)
+                m.d.sync += [word.eq(answer), bucket.eq(0),
+                             buckets_done.eq(answer.buckets == 0)]
                 m.next = "BUCKET"
         with m.State("BUCKET"):
-            with m.If(bucket == word.buckets):
+            with m.If(buckets_done):
                 m.d.sync += word.eq(0)
                 m.next = "WRITE_WORD"
             with m.Else():
-                m.d.sync += [slab.eq(word.base + bucket), bucket.eq(bucket + 1)]
+                m.d.sync += [slab.eq(word.base + bucket), bucket.eq(bucket + 1),
+                             buckets_done.eq(bucket + 1 == word.buckets)]
                 m.next = "READ_SLAB"
         with m.State("READ_SLAB"):
             m.d.comb += self.reads.valid.eq(1)

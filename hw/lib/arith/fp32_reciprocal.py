@@ -30,8 +30,7 @@ def reciprocal_out_layout(side_shape) -> data.StructLayout:
 
 
 def _leading_layout(side_shape) -> data.StructLayout:
-    return data.StructLayout({"value": 32, "side": side_shape, "log2": 5, "exact": 1,
-                              "zero": 1})
+    return data.StructLayout({"value": 32, "side": side_shape, "log2": 5})
 
 
 def _stage_layout(side_shape) -> data.StructLayout:
@@ -126,18 +125,22 @@ class Reciprocal(wiring.Component):
 
     def _leading_one(self, leading):
         value = self.i.payload.value
-        log2 = Const(0, 5)
-        for bit in range(32):                   # the highest set bit wins
-            log2 = Mux(value[bit], bit, log2)
+        # The highest set bit, one-hot, then each bit of its position an OR of the positions
+        # that have it: a tree a few LUTs deep (a chain of 32 multiplexers was the compactor's
+        # longest path).
+        highest = [value[bit] & ~value[bit + 1:].any() for bit in range(31)] + [value[31]]
+        log2 = Cat(Cat(highest[bit] for bit in range(32) if bit >> place & 1).any()
+                   for place in range(5))
         return [leading.value.eq(value), leading.side.eq(self.i.payload.side),
-                leading.log2.eq(log2), leading.zero.eq(value == 0),
-                leading.exact.eq((value & (value - 1)) == 0)]
+                leading.log2.eq(log2)]
 
     @staticmethod
     def _normalised(leading, first):
         return [first.value.eq(leading.value), first.side.eq(leading.side),
                 first.log2.eq(leading.log2), first.divisor.eq(leading.value << (~leading.log2)[:5]),
-                first.zero.eq(leading.zero), first.exact.eq(leading.exact),
+                # Beside the shift, not after the leading one's search.
+                first.zero.eq(leading.value == 0),
+                first.exact.eq((leading.value & (leading.value - 1)) == 0),
                 first.rem.eq(Const(1 << 32, 33)), first.quot.eq(0)]
 
     @staticmethod

@@ -70,6 +70,7 @@ def test_each_slab_goes_where_the_rules_say(pause):
                  "open_cell": rng.randrange(15), "has_empty": int(rng.random() < 0.3),
                  "next": rng.choice([NULL_SLAB, rng.randrange(1 << 20)]),
                  "aux": rng.randrange(1 << 32)}
+        match["end"] = int(match["has_empty"] or match["next"] == NULL_SLAB)
         op = {"kind": rng.choice([INSERT, INSERT, DELETE, SEARCH]), "u": rng.randrange(1 << 32),
               "v": rng.randrange(1 << 32), "w": rng.randrange(1 << 32), "answer": k,
               "bucket": rng.randrange(1 << 24), "slab": rng.randrange(1 << 20),

@@ -67,7 +67,8 @@ def _reading(keys, values, key, aux, following):
     return {"found": int(found is not None), "found_cell": found or 0,
             "value": values[found or 0], "open": int(opened is not None),
             "open_cell": opened or 0, "has_empty": int(layouts.EMPTY_KEY in keys),
-            "next": following, "aux": aux}
+            "next": following, "aux": aux,
+            "end": int(layouts.EMPTY_KEY in keys or following == layouts.NULL_SLAB)}
 
 
 @pytest.mark.parametrize("pause", PAUSES)
