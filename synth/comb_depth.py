@@ -74,11 +74,7 @@ def wide_nets(design: dict, count: int = 10) -> list[WideNet]:
     top-level input such as the reset, whose fan-out a reset tree in the system handles), and
     not clocks."""
     module = _top_module(design)
-    names: dict[int, str] = {}
-    for net, info in module["netnames"].items():
-        for bit in info["bits"]:
-            if isinstance(bit, int) and (bit not in names or len(net) < len(names[bit])):
-                names[bit] = net
+    names = _bit_names(module)
     drivers: dict[int, str] = {}
     loads = defaultdict(lambda: defaultdict(int))
     for cell in module["cells"].values():
@@ -99,6 +95,16 @@ def wide_nets(design: dict, count: int = 10) -> list[WideNet]:
                              ordered))
     found.sort(key=lambda net: (-net.loads, net.net))
     return found[:count]
+
+
+def _bit_names(module: dict) -> dict[int, str]:
+    """Each bit's shortest net name (Yosys keeps several names for one net)."""
+    names: dict[int, str] = {}
+    for net, info in module["netnames"].items():
+        for bit in info["bits"]:
+            if isinstance(bit, int) and (bit not in names or len(net) < len(names[bit])):
+                names[bit] = net
+    return names
 
 
 def _top_module(design: dict) -> dict:
@@ -151,11 +157,7 @@ def longest_paths(design: dict, count: int = 10) -> list[CombPath]:
     """The ``count`` longest paths with different (first block, last block) pairs."""
     module = _top_module(design)
     cells = module["cells"]
-    names: dict[int, str] = {}
-    for net, info in module["netnames"].items():
-        for bit in info["bits"]:
-            if isinstance(bit, int) and (bit not in names or len(net) < len(names[bit])):
-                names[bit] = net
+    names = _bit_names(module)
     drivers: dict[int, str] = {}
     sinks = defaultdict(list)
     for name, cell in cells.items():
