@@ -44,7 +44,10 @@ CEILING_NS = {
     "bfs": 8.7,                 # 8.4: the frontier generator's next offer (a lane's hits
                                 # after its lowest), the hub cache's insert compare, the
                                 # status lookups' queue counts
-    "dyngraph": 10.1,           # 9.8: the issue's in-flight count (drained) through the
+    "dyngraph": 10.7,           # 10.4 on main after the merge with the lanes: the
+                                # compactor's edges into its index's records valid enable;
+                                # 9.8 on the helper's branch: the issue's in-flight count
+                                # (drained) through the
                                 # batch boundary into the operation reader's slice; the lock
                                 # stage's choice on the CAM's free-way register 9.8; the
                                 # lock's remove into those registers, Reciprocal's leading one
