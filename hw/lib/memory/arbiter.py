@@ -11,8 +11,8 @@ from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError, check_int
 from hw.lib.fanout import COPY_ATTRS, lane_slices
-from hw.lib.memory.port import (MEMORY_TAG_WIDTH, MemoryPortSignature, line_response_layout,
-                          mem_port_signature)
+from hw.lib.memory.port import (LINE_LANES, MEMORY_TAG_WIDTH, MemoryPortSignature,
+                                line_response_layout, mem_port_signature)
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.memory.response_router import ResponseRouter
 
@@ -20,10 +20,6 @@ from hw.lib.memory.response_router import ResponseRouter
 __all__ = ["MemoryArbiter"]
 
 GROUP = 4       # clients in a group of the two-level round robin, at most
-# A request (or response) carries a 512-bit line: its queues, its multiplexer and the
-# response router keep it in this many lanes, each under its own copy of the control
-# (hw.lib.fanout), so no enable or select is one net to every bit of a line.
-LANES = 4
 
 
 def _groups(ports: int) -> list[list[int]]:
@@ -161,7 +157,8 @@ class MemoryArbiter(wiring.Component):
         # With the request slice, a sent request spends a cycle in a register first (below),
         # and the outbox's fourth entry keeps one request a cycle going.
         m.submodules.outbox = outbox = StreamFIFO(self.bus.req.payload.shape(),
-                                                  4 if self._request_slice else 3, lanes=LANES)
+                                                  4 if self._request_slice else 3,
+                                                  lanes=LINE_LANES)
         wiring.connect(m, outbox.o, wiring.flipped(self.bus.req))
 
         heads, levels, requests = self._client_queues(m)
@@ -181,7 +178,7 @@ class MemoryArbiter(wiring.Component):
         indices = [Signal(range(len(members)), name=f"group{g}_index")
                    for g, members in enumerate(groups)]
         index_copies = [[Signal(range(len(members)), name=f"group{g}_index_copy{k}",
-                                attrs=COPY_ATTRS) for k in range(LANES)]
+                                attrs=COPY_ATTRS) for k in range(LINE_LANES)]
                         for g, members in enumerate(groups)]
         sent = Signal(n)
         for g, members in enumerate(groups):
@@ -191,7 +188,7 @@ class MemoryArbiter(wiring.Component):
             m.d.comb += req.ready.eq(sent[index])
         granted_group = Signal(range(len(groups)))
         group_copies = [Signal(range(len(groups)), name=f"granted_group_copy{k}",
-                               attrs=COPY_ATTRS) for k in range(LANES)]
+                               attrs=COPY_ATTRS) for k in range(LINE_LANES)]
         granted = self._granted(m, requests, groups, index_copies, group_copies)
         m.d.comb += self.requests.eq(sent)
         # Requests in the outbox, or on their way to it, after this cycle (at most).
@@ -237,10 +234,9 @@ class MemoryArbiter(wiring.Component):
     @staticmethod
     def _turn(m, name, some, left, moved, pick, indexes):
         """The next ``pick`` (one-hot) and its index (binary, into every register of
-        ``indexes``: the copies that choose the lanes of the granted request), all registers,
-        among a
-        group's members or among the groups: the first at or after the one after the last
-        sent (``start``) that will have a request. ``some``: which have one now (registers);
+        ``indexes``: the copies that choose the lanes of the granted request, each a line's
+        :data:`LINE_LANES`), all registers, among a group's members or among the groups: the
+        first at or after the one after the last sent (``start``) that will have a request. ``some``: which have one now (registers);
         ``left``: whether the pick still has one once it is sent. Both choices, as if the pick
         is sent now (``moved``: from the one after the pick, which comes last) and as if not,
         are worked out from ``some`` and small registers alone; ``moved`` chooses."""
@@ -270,7 +266,7 @@ class MemoryArbiter(wiring.Component):
         granted = Signal(self.bus.req.payload.shape())
         tagged = [Cat(request.as_value(), C(client, range(self._ports)))
                   for client, request in enumerate(requests)]
-        for lane, part in enumerate(lane_slices(len(tagged[0]), LANES)):
+        for lane, part in enumerate(lane_slices(len(tagged[0]), LINE_LANES)):
             per_group = []
             for members, copies in zip(groups, index_copies):
                 values = [tagged[client][part] for client in members]
@@ -312,7 +308,7 @@ class MemoryArbiter(wiring.Component):
                 m.d.comb += request.addr.eq(queue.o.payload)
             else:
                 queue = StreamFIFO(client.req.payload.shape(), self._queue_depth, buffered=True,
-                                   lanes=LANES)
+                                   lanes=LINE_LANES)
                 wiring.connect(m, wiring.flipped(client.req), queue.i)
                 request = queue.o.payload
             m.submodules[f"queue{index}"] = queue
@@ -354,7 +350,8 @@ class MemoryArbiter(wiring.Component):
             # The tag is decoded before the router, which gives each client a valid of its
             # own from a register: the write enable of a wide line queue placed anywhere.
             m.submodules.response_router = router = ResponseRouter(
-                line_response_layout(), n, never_refused=self._never_refused, lanes=LANES)
+                line_response_layout(), n, never_refused=self._never_refused,
+                lanes=LINE_LANES)
             m.d.comb += [router.i.valid.eq(resp.valid),
                          router.i.payload.data.rdata.eq(resp.payload.rdata),
                          router.i.payload.clients.eq(mine),
