@@ -6,7 +6,8 @@ The folder holds one ``graphgen sim --json`` report and any number of ``graphgen
 about that run: the design and its configuration (key/value tables), the result's check
 against the golden model (vertices compared and differing, iterations), cycles by phase and
 edges per cycle, cycles and edges per cycle of each iteration (from the counters the
-testbench read at each iteration's end), each memory channel's utilisation, the stall
+testbench read at each iteration's end), each memory channel's utilisation, the memory
+roofline (bytes per edge by kind of data against the memory's peak), the stall
 counters, and, from the synthesis reports of the same configuration (the same
 ``config_digest``), the ASIC area by unit and the ECP5 Fmax. A synthesis report of another
 design or configuration is left out (the page names it). Nothing is shown that the reports
@@ -335,6 +336,60 @@ def _memory_section(sim: dict) -> str:
               f"not taken.</p>")
 
 
+def _roofline_chart(roof: dict, plt) -> str:
+    """Work per cycle against work per byte, log-log: the memory's roof (its peak bytes a
+    cycle times the work per byte), the bound at the run's traffic, and the run."""
+    unit = roof["unit"]
+    total = roof[f"bytes_per_{unit}"]["total"]
+    peak = roof["peak_bytes_per_cycle"]
+    intensity = 1 / total
+    achieved, bound = roof[f"{unit}s_per_cycle"], roof[f"bound_{unit}s_per_cycle"]
+    figure, axes = plt.subplots(figsize=(6, 3.6))
+    xs = [intensity / 16, intensity * 16]
+    axes.loglog(xs, [peak * x for x in xs], color="tab:gray",
+                label=f"memory roof: {peak:g} bytes a cycle")
+    axes.plot([intensity], [bound], marker="_", markersize=18, color="tab:red",
+              label=f"bound at this traffic: {bound:.3f}")
+    axes.plot([intensity], [achieved], marker="o", color="tab:blue",
+              label=f"this run: {achieved:.3f}")
+    axes.set_xlabel(f"{unit}s per byte of memory traffic")
+    axes.set_ylabel(f"{unit}s per cycle")
+    axes.legend(fontsize=8, loc="upper left")
+    return svg_of(figure)
+
+
+def _roofline_section(sim: dict, plt) -> tuple[str, int]:
+    """The run's memory roofline (``graphgen sim``'s ``roofline``): bytes per unit of work
+    by kind, the channels' shares of the peak and the chart."""
+    roof = sim.get("roofline")
+    if not roof:
+        return ("<h2>Memory roofline</h2><p class=\"note\">Not in this report (a report "
+                "from before the DRAM model counted each client's lines): run "
+                "<code>graphgen sim ... --json</code> again.</p>"), 0
+    unit = roof["unit"]
+    per = roof[f"bytes_per_{unit}"]
+    if per["total"] is None:
+        return f"<h2>Memory roofline</h2><p>No {_e(unit)}s processed.</p>", 0
+    rows = [[kind, _num(value["read"]), _num(value["written"])]
+            for kind, value in per["by_kind"].items()]
+    rows.append(["all", _num(per["total"]), ""])
+    shares = [[str(c), _num(ch["bytes"]), _pct(ch["share"])]
+              for c, ch in enumerate(roof["channels"])]
+    shares.append(["all", _num(sum(ch["bytes"] for ch in roof["channels"])),
+                   _pct(roof["share"])])
+    body = ("<h2>Memory roofline</h2><div class=\"grid\">"
+            + _table(["data", f"bytes read per {unit}", f"bytes written per {unit}"], rows)
+            + _table(["channel", "bytes", "share of its peak"], shares) + "</div>"
+            + f"<p class=\"note\">Every request moves a 64-byte line, as the DRAM model "
+              f"charges it. The bound is the {_e(unit)}s per cycle at which the busiest "
+              f"channel would carry its peak with this traffic per {_e(unit)}.</p>")
+    body += figure_html(_roofline_chart(roof, plt),
+                        f"{_num(roof[f'{unit}s_per_cycle'])} {unit}s per cycle measured "
+                        f"against a bound of {_num(roof[f'bound_{unit}s_per_cycle'])} at "
+                        f"{_num(per['total'])} bytes per {unit}.")
+    return body, 1
+
+
 def _stall_chart(rows, plt) -> str | None:
     if len(rows) < 2:
         return None
@@ -633,6 +688,9 @@ def write_run_page(folder: Path, output: Path) -> dict:
         body, p = _other_figures_section(sim, plt)
         sections.append(body)
         plots += p
+    body, p = _roofline_section(sim, plt)
+    sections.append(body)
+    plots += p
     sections.append(_throughput_section(run))
     body, p, _ = _synth_section(run, plt)
     sections.append(body)

@@ -59,7 +59,8 @@ class SimRequest:
 class SimRun:
     """What a run gave: the lines ``graphgen sim`` prints around the design's figures, the
     work done in ``cycles`` (``{"edges": n}`` or ``{"operations": n}``), the files it offers
-    (option name: (content, binary)) and the design's part of the ``--json`` report."""
+    (option name: (content, binary)), the design's part of the ``--json`` report and the
+    memory traffic its roofline comes from."""
     heading: str
     matches: bool
     cycles: int
@@ -71,6 +72,10 @@ class SimRun:
     outputs: dict[str, tuple] = dataclasses.field(default_factory=dict)
     run_dirs: list[Path] = dataclasses.field(default_factory=list)
     rate: dict = dataclasses.field(default_factory=dict)   # the design's throughput wording
+    # The lines each memory client moved (sim.traffic.MemoryTraffic; None when not counted)
+    # and what each client's lines hold (the design's MEMORY_KINDS).
+    traffic: object = None
+    memory_kinds: dict = dataclasses.field(default_factory=dict)
 
     def throughput(self, clock=None) -> dict:
         """The work per cycle and, at ``clock``, per second
@@ -78,6 +83,17 @@ class SimRun:
         its unit's name, a per-second figure of its own such as TEPS' harmonic mean)."""
         from .throughput import throughput
         return {**throughput(self.work, self.cycles, clock), **self.rate}
+
+    def roofline(self, memory) -> dict | None:
+        """The run's memory roofline (:func:`sim.traffic.roofline`) on ``memory`` (a
+        SimMemoryConfig), per edge (or operation) of :attr:`work`; None when the traffic was
+        not counted."""
+        if self.traffic is None:
+            return None
+        from sim.traffic import roofline
+        (name, count), = self.work.items()
+        return roofline(self.traffic, self.memory_kinds, count, self.cycles,
+                        memory.bytes_per_cycle, unit=name.removesuffix("s"))
 
     def summary(self) -> dict:
         """The sweep's figures of the run."""

@@ -16,6 +16,7 @@ import numpy as np
 from hw.lib.config import ConfigError
 from sim.dram_image import DRAMImage
 from sim.harness import SimResult, SimulationError, emit_verilog, run_cocotb
+from sim.traffic import MemoryTraffic, read_traffic
 
 
 __all__ = ["DRAMRun", "RunFailure", "run_with_dram", "run_register_design", "sim_top_for",
@@ -37,6 +38,7 @@ class DRAMRun:
     readback_seconds: float
     run_dir: Path | None = None     # the run's folder, if kept
     extra: dict = dataclasses.field(default_factory=dict)   # the ``also_read`` regions
+    traffic: MemoryTraffic | None = None    # the lines each client moved (sim.traffic)
 
     def report_fields(self, golden_seconds: float, simulator: str) -> dict:
         """The :class:`~sim.report.SimReport` fields this run fills in every design's
@@ -48,23 +50,28 @@ class DRAMRun:
                                  "run": self.outcome["run_wall_seconds"],
                                  "readback": self.readback_seconds},
                 "simulator": simulator, "build_cached": self.result.cached,
-                "run_dir": self.run_dir,
+                "run_dir": self.run_dir, "traffic": self.traffic,
                 "snapshots": self.outcome.get("iteration_snapshots", [])}
 
 
 # The Verilog of each sim top emitted in this process, by name and digest: a test suite runs
 # many graphs on one configuration, and emitting a design takes seconds.
-_emitted: dict[tuple[str, str], tuple[str, list, list]] = {}
+_emitted: dict[tuple[str, str], tuple] = {}
 
 
-def _verilog(make_top, top_name: str, digest: str) -> tuple[str, list, list, list]:
-    """The top's Verilog, its extra sources, its links' names and its AXI4-Lite register map
-    (empty for a top without one)."""
+def _verilog(make_top, top_name: str, digest: str) -> tuple:
+    """The top's Verilog, its extra sources, its links' names, its AXI4-Lite register map
+    (empty for a top without one), its memory clients in tag order (None when its tags are
+    not clients) and its memory channels."""
     key = (top_name, digest)
     if key not in _emitted:
         top = make_top()
-        _emitted[key] = (emit_verilog(top, top_name), list(top.extra_sources),
-                         list(top.link_names), list(getattr(top, "address_map", [])))
+        verilog = emit_verilog(top, top_name)
+        clients = getattr(top, "memory_clients", None)
+        _emitted[key] = (verilog, list(top.extra_sources), list(top.link_names),
+                         list(getattr(top, "address_map", [])),
+                         None if clients is None else tuple(clients),
+                         top.memory_config.channels)
     return _emitted[key]
 
 
@@ -89,7 +96,8 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
     if dram.total_lines > depth_lines:
         raise ConfigError(f"the graph needs {dram.total_lines} lines of simulated DRAM "
                           f"but it holds {depth_lines} (set --mem depth_lines=N)")
-    verilog, extra_sources, link_names, address_map = _verilog(make_top, top_name, digest)
+    verilog, extra_sources, link_names, address_map, clients, channels = _verilog(
+        make_top, top_name, digest)
     if callable(run_spec):
         run_spec = run_spec(address_map)
     start = time.perf_counter()
@@ -100,6 +108,7 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
     try:
         # Binary images: $fread/$fwrite are an order of magnitude faster than $readmemh here.
         init_path, dump_path = run_dir / "dram_init.bin", run_dir / "dram_dump.bin"
+        traffic_path = run_dir / "dram_traffic.txt"
         dram.write_bin(init_path)
         image_seconds = time.perf_counter() - start
         result_path = run_dir / "result.json"
@@ -112,6 +121,7 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
                                 build_root=build_root, run_root=run_dir, keep=True,
                                 plusargs=[f"+dram_init_bin={init_path.resolve()}",
                                           f"+dram_dump_bin={dump_path.resolve()}",
+                                          f"+dram_traffic={traffic_path.resolve()}",
                                           f"+dram_seed={seed}", *plusargs], trace=trace)
         except SimulationError:
             kept = keep or any(run_dir.glob("run-*"))    # a simulator run's log to read
@@ -134,6 +144,7 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
         start = time.perf_counter()
         base, count = dram.region(read_region)
         words = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
+        traffic = _traffic(traffic_path, clients, channels)
         extra = {}
         for name in also_read:
             base, count = dram.region(name)
@@ -147,7 +158,20 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
             shutil.rmtree(run_dir, ignore_errors=True)
     result.run_dir = run_dir if keep else None
     return DRAMRun(outcome, result, words, image_seconds, time.perf_counter() - start,
-                   run_dir if keep else None, extra)
+                   run_dir if keep else None, extra, traffic)
+
+
+def _traffic(path: Path, clients, channels: int) -> MemoryTraffic:
+    """The DRAM's count of the lines each tag moved; with ``clients`` None (the tags are an
+    AXI master's IDs) every tag of a channel counts as one client, ``bus``."""
+    traffic = read_traffic(path, clients or (), channels)
+    if clients is not None:
+        return traffic
+    lines = {}
+    for (channel, _), (reads, writes) in traffic.lines.items():
+        have = lines.get((channel, 0), (0, 0))
+        lines[(channel, 0)] = (have[0] + reads, have[1] + writes)
+    return MemoryTraffic(("bus",), channels, lines)
 
 
 def memory_for(config, memory, what: str):

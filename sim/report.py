@@ -15,7 +15,8 @@ class SimReport(abc.ABC):
     the first difference from the golden model (None when the result matches), the wall-clock
     phases (``golden``, ``image``, ``build``, ``simulation``, ``run``, ``readback``
     seconds), the simulator and whether its build came from the cache, the run's folder
-    when kept and the counters at each iteration's end. A design adds its result and its own checks; ``matches`` is the verdict over
+    when kept, the lines each memory client moved and the counters at each iteration's
+    end. A design adds its result and its own checks; ``matches`` is the verdict over
     all of them and ``figures`` the design's figures as ``--json`` reports them."""
     graph: str
     num_vertices: int
@@ -26,6 +27,8 @@ class SimReport(abc.ABC):
     simulator: str
     build_cached: bool
     run_dir: Path | None = None
+    # The lines each memory client moved (sim.traffic.MemoryTraffic), None when not counted.
+    traffic: object = dataclasses.field(default=None, repr=False)
     # The counters at each iteration's end (the testbench's snapshots, sim.iterations); empty
     # for a design without an iteration counter.
     snapshots: list = dataclasses.field(default_factory=list, repr=False)

@@ -18,6 +18,7 @@ from ..simulation import SIM_OPTIONS, SimRequest, sim_settings
 from ..throughput import resolve_clock, throughput_lines
 
 from sim.run_settings import AXI_SIM_OPTIONS, BUSES
+from sim.traffic import roofline_lines
 
 
 __all__ = ["add_parser", "run"]
@@ -150,6 +151,7 @@ def run(args) -> int:
                                   clock=clock)
     result = design.simulation.simulate(request)
     rate = result.throughput(clock)
+    roofline = result.roofline(memory)
     print(result.heading)
     bus = {"bus": args.bus, **(request.axi or {})}
     params = _program_parameters(args.algo, request.params)
@@ -158,6 +160,8 @@ def run(args) -> int:
                                     "simulated memory": memory.as_dict(), "bus": bus})))
     print(symmetry_line(symmetry))
     print("\n".join(design.simulation.report(result)))
+    if roofline is not None:
+        print("\n".join(roofline_lines(roofline)))
     if not design.simulation.prints_throughput:
         print("\n".join(throughput_lines(rate)))
     for folder in result.run_dirs:
@@ -174,6 +178,7 @@ def run(args) -> int:
         report.update(result.json)
         report.setdefault("graph", {}).update(symmetry)
         report["throughput"] = rate
+        report["roofline"] = roofline
         write_json(Path(args.json), report)
     if not result.matches:
         print(f"graphgen: MISMATCH with the golden model{result.mismatch}", file=sys.stderr)

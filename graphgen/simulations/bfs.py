@@ -46,7 +46,7 @@ def _check(request: SimRequest) -> None:
 def _simulate(request: SimRequest) -> SimRun:
     import numpy as np
     from golden.bfs import harmonic_mean
-    from sim.bfs.run import simulate
+    from sim.bfs.run import MEMORY_KINDS, simulate
     graph = request.graph
     try:
         roots = pick_roots(graph, request.roots, request.seed) if request.roots else \
@@ -86,6 +86,9 @@ def _simulate(request: SimRequest) -> SimRun:
         outputs={"output": (lambda handle: np.save(handle, levels), True),
                  "parents": (lambda handle: np.save(handle, parents), True)},
         run_dirs=[r.run_dir for r in runs if r.run_dir],
+        traffic=None if runs[0].traffic is None else sum(
+            (r.traffic for r in runs[1:]), runs[0].traffic),
+        memory_kinds=MEMORY_KINDS,
         rate={"unit": "traversed edges (Graph500: the root's component, an undirected edge "
                       "once)",
               **({"per_second": harmonic_mean(teps), "per_second_is": "TEPS" if single else

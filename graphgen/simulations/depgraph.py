@@ -21,7 +21,7 @@ def _check(request: SimRequest) -> None:
 
 def _simulate(request: SimRequest) -> SimRun:
     import numpy as np
-    from sim.depgraph.run import PAGERANK_ATOL, PAGERANK_RTOL, simulate
+    from sim.depgraph.run import MEMORY_KINDS, PAGERANK_ATOL, PAGERANK_RTOL, simulate
     report = simulate(request.graph, request.config, request.memory,
                       request.run_settings(algo=request.algo, root=request.root))
     within = "" if request.config.is_min else \
@@ -38,6 +38,7 @@ def _simulate(request: SimRequest) -> SimRun:
               "figures": report.figures, "first_mismatch": report.first_mismatch},
         outputs={"output": (lambda handle: np.save(handle, report.values), True)},
         run_dirs=[report.run_dir] if report.run_dir else [],
+        traffic=report.traffic, memory_kinds=MEMORY_KINDS,
         rate={"unit": "edges fetched"})
 
 

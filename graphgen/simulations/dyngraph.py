@@ -33,7 +33,7 @@ def _check(request: SimRequest) -> None:
 
 def _simulate(request: SimRequest) -> SimRun:
     from golden.dyngraph import Answers, load_updates
-    from sim.dyngraph.run import simulate
+    from sim.dyngraph.run import MEMORY_KINDS, simulate
     graph, algo = request.graph, request.algo
     updates = load_updates(request.updates, graph, request.config.max_vertices)
     batches = updates.batches(request.batch)
@@ -78,7 +78,8 @@ def _simulate(request: SimRequest) -> SimRun:
         mismatch=(f": {algo} on the compacted graph: {analytics[0].first_mismatch}"
                   if analytics_differ else _mismatch(report)),
         reports=[report] + ([analytics] if analytics else []), json=json, outputs=outputs,
-        run_dirs=[report.run_dir] if report.run_dir else [])
+        run_dirs=[report.run_dir] if report.run_dir else [],
+        traffic=report.traffic, memory_kinds=MEMORY_KINDS)
 
 
 def _mismatch(report) -> str:

@@ -29,7 +29,7 @@ def _check(request: SimRequest) -> None:
 
 def _simulate(request: SimRequest) -> SimRun:
     import numpy as np
-    from sim.graphicionado.run import simulate
+    from sim.graphicionado.run import MEMORY_KINDS, simulate
     report = simulate(request.graph, request.config, request.memory,
                       request.run_settings(algo=request.algo, root=request.root,
                                            iters=request.iters, slices=request.slices,
@@ -47,7 +47,8 @@ def _simulate(request: SimRequest) -> SimRun:
                         "iters": request.iters, "slices": report.slices},
               "figures": report.figures, "first_mismatch": report.first_mismatch},
         outputs={"output": (lambda handle: np.save(handle, report.values), True)},
-        run_dirs=[report.run_dir] if report.run_dir else [])
+        run_dirs=[report.run_dir] if report.run_dir else [],
+        traffic=report.traffic, memory_kinds=MEMORY_KINDS)
 
 
 def _report(run: SimRun) -> list[str]:

@@ -138,6 +138,7 @@ class BfsEngine(RegisterDesign):
         self._wire_streams(m, b, link)
         self._wire_settings(m, b)
         clients = self._clients(b)
+        self._memory_clients = [name for name, _, _ in clients]
         m.submodules.interconnect = interconnect = MemoryInterconnect(
             ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
             outstanding=cfg.memory_outstanding,

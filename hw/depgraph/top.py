@@ -174,6 +174,7 @@ class DepGraph(RegisterDesign):
         # line queues, the writer and the hub-index learner take theirs at once; so the
         # router does not wait on their ``ready`` (spread over the chip) either. Not with stall
         # injection, whose throttles on the response links refuse at random.
+        self._memory_clients = [name for name, _, _ in clients]
         m.submodules.arbiter = arbiter = MemoryArbiter(
             ports=len(clients), addr_width=cfg.addr_width, outstanding=cfg.memory_outstanding,
             read_only=[index for index, (_, _, writes) in enumerate(clients) if not writes],

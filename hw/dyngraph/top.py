@@ -144,6 +144,7 @@ class UpdateUnit(RegisterDesign):
                    ("answers", b["retire"].mem, True),
                    *((name, port, name == COMPACT_CLIENTS[-1])
                      for name, port in zip(COMPACT_CLIENTS, b["compactor"].mem))]
+        self._memory_clients = [name for name, _, _ in clients]
         m.submodules.interconnect = interconnect = MemoryInterconnect(
             ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
             outstanding=cfg.memory_outstanding,

@@ -133,6 +133,7 @@ class GraphicionadoPipeline(RegisterDesign):
                    for name, port in source.memory_clients]
         clients += [(f"dst{d}.{name}", port) for d, destination in enumerate(destinations)
                     for name, port in destination.memory_clients]
+        self._memory_clients = [name for name, _ in clients]
         m.submodules.interconnect = interconnect = MemoryInterconnect(
             ports=len(clients), channels=cfg.memory_channels, addr_width=cfg.addr_width,
             outstanding=cfg.memory_outstanding,

@@ -28,7 +28,17 @@ from sim.run_settings import RunSettings
 from sim.iterations import per_iteration
 
 
-__all__ = ["BfsReport", "simulate", "COMPARED"]
+__all__ = ["BfsReport", "simulate", "COMPARED", "MEMORY_KINDS"]
+
+# What each memory client's lines hold (sim.traffic.roofline), by its name without numbers:
+# a top-down check reads its edge's destination's status, a bottom-up search its candidate
+# parent's (the edge's source).
+MEMORY_KINDS = {
+    "top_down.edges": "edges", "bottom_up.edges": "edges", "offsets_reader": "tables",
+    "top_down.status": "destination properties", "bottom_up.status": "source properties",
+    "status_reader": "frontier", "queue_reader": "frontier", "bins": "frontier",
+    "writer.levels": "write-back", "writer.parents": "write-back", "log": "write-back",
+}
 
 # The level-log words compared with the golden model's records (the others are the RTL's own).
 COMPARED = ("direction", "frontier", "small", "middle", "large", "extreme", "scanned",

@@ -29,7 +29,16 @@ from sim.report import SimReport
 from sim.run_settings import RunSettings
 
 
-__all__ = ["DepGraphReport", "check_graph", "simulate", "PAGERANK_RTOL", "PAGERANK_ATOL"]
+__all__ = ["DepGraphReport", "check_graph", "simulate", "PAGERANK_RTOL", "PAGERANK_ATOL", "MEMORY_KINDS"]
+
+# What each memory client's lines hold (sim.traffic.roofline), by its name without numbers.
+MEMORY_KINDS = {
+    "engine.edges": "edges", "engine.offsets": "tables", "engine.queue": "frontier",
+    "loader.state": "vertex properties", "loader.delta": "vertex properties",
+    "loader.const": "vertex properties", "loader.stop": "vertex properties",
+    "loader.offsets": "tables", "ddmu": "tables", "learner": "tables",
+    "writer": "write-back",
+}
 
 # PageRank: |rtl - golden| <= PAGERANK_ATOL + PAGERANK_RTOL * |golden| for every vertex.
 PAGERANK_RTOL = 1e-3

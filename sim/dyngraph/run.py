@@ -28,7 +28,15 @@ from sim.run_settings import RunSettings
 from sim.iterations import per_iteration
 
 
-__all__ = ["DynGraphReport", "simulate", "COMPARED", "COMPACTED", "compacted_words"]
+__all__ = ["DynGraphReport", "simulate", "COMPARED", "COMPACTED", "compacted_words", "MEMORY_KINDS"]
+
+# What each memory client's lines hold (sim.traffic.roofline), by its name without numbers.
+MEMORY_KINDS = {
+    "op_reader": "operations", "answers": "write-back",
+    "table": "tables", "present_reader": "tables", "compact_vertices": "tables",
+    "slab_port": "edges", "compact_slabs": "edges", "compact_chains": "edges",
+    "compact_writes": "write-back", "stack": "other",
+}
 
 # The compactor's regions (:mod:`hw.dyngraph.layouts`).
 COMPACTED = ("edges", "table", "vconst")

@@ -120,6 +120,17 @@ class AXISimTop(wiring.Component):
     def link_names(self) -> list[str]:
         return [probe.name for probe in self._probes]
 
+    @property
+    def memory_config(self) -> SimMemoryConfig:
+        """The simulated DRAM beside the design."""
+        return self._memory
+
+    @property
+    def memory_clients(self) -> None:
+        """None: the DRAM sees the AXI masters' IDs (and a last-beat bit) as tags, not the
+        design's clients, so its ``+dram_traffic`` is counted per channel only."""
+        return None
+
     def elaborate(self, platform):
         m = Module()
         top, memory = self._top, self._memory

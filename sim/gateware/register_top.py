@@ -71,6 +71,17 @@ class RegisterSimTop(wiring.Component):
         """The watched links, in the bit order of ``link_valid`` and ``link_ready``."""
         return [probe.name for probe in self._probes]
 
+    @property
+    def memory_config(self) -> SimMemoryConfig:
+        """The simulated DRAM beside the design."""
+        return self._memory
+
+    @property
+    def memory_clients(self) -> list[str] | None:
+        """The design's memory clients in tag order (what the DRAM's ``+dram_traffic``
+        counts by), or None when what stands in its place does not name them."""
+        return getattr(self._design, "memory_clients", None)
+
     def elaborate(self, platform):
         m = Module()
         design = self._design

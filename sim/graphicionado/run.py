@@ -30,7 +30,18 @@ from sim.iterations import per_iteration
 
 
 __all__ = ["GraphicionadoReport", "plan_slices", "plan_partitions", "check_graph",
-           "stored_graph", "check_memory", "simulate"]
+           "stored_graph", "check_memory", "simulate", "MEMORY_KINDS"]
+
+# What each memory client's lines hold (sim.traffic.roofline), by its name without numbers.
+MEMORY_KINDS = {
+    "src.edge_read": "edges", "src.table_read": "tables",
+    "src.active_read": "source properties", "src.src_prop_read": "source properties",
+    "src.src_const_read": "source properties",
+    "dst.vprop_read": "destination properties", "dst.dst_prop_read": "destination properties",
+    "dst.spill_read": "destination properties",
+    "dst.vprop_write": "write-back", "dst.spill_write": "write-back",
+    "dst.active_write": "frontier",
+}
 
 
 @dataclasses.dataclass(kw_only=True)

@@ -195,3 +195,25 @@ def test_another_designs_per_batch_figures_get_their_table(tmp_path):
     assert "edges" not in table
     assert '<td>all</td><td class="num">505</td><td class="num">100.0%</td>' in table
     assert "per_batch" not in text.split("<h3>Per batch</h3>")[0]
+
+
+def test_run_page_draws_the_roofline(tmp_path):
+    from sim.traffic import MemoryTraffic, roofline
+    folder = _run_folder(tmp_path)
+    path = folder / "sim-bfs.json"
+    sim = json.loads(path.read_text())
+    page = folder / "report.html"
+    assert main(["report", str(folder), "-o", str(page)]) == 0
+    assert "Not in this report" in page.read_text()
+    traffic = MemoryTraffic(("src0.edge_read", "dst0.vprop_write"), 1,
+                            {(0, 0): (400, 0), (0, 1): (0, 25)})
+    sim["roofline"] = roofline(traffic, {"src.edge_read": "edges",
+                                         "dst.vprop_write": "write-back"}, 1600, 800, 64.0)
+    path.write_text(json.dumps(sim))
+    assert main(["report", str(folder), "-o", str(page)]) == 0
+    text = page.read_text()
+    section = text.split("<h2>Memory roofline</h2>", 1)[1].split("<h2>", 1)[0]
+    assert "<td>edges</td><td class=\"num\">16</td>" in section
+    assert "<td>write-back</td><td class=\"num\">0</td><td class=\"num\">1</td>" in section
+    assert "2 edges per cycle measured against a bound of 3.765 at 17 bytes per edge" in section
+    assert "<svg" in section

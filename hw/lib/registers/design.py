@@ -35,7 +35,8 @@ class RegisterDesign(wiring.Component):
 
     A subclass names its configuration class in ``CONFIG``, its register description in
     :meth:`register_description`, records its stream links in
-    ``self._links`` (a :class:`~hw.lib.stream.links.StreamLinks`) while it elaborates, and
+    ``self._links`` (a :class:`~hw.lib.stream.links.StreamLinks`) and its memory clients'
+    names in ``self._memory_clients`` (in the order of their tags) while it elaborates, and
     hands ``self._throttle`` to them: the stream throttle class a simulation top passes in
     for stall injection (simulation-only gateware; None for the hardware alone).
     """
@@ -48,6 +49,7 @@ class RegisterDesign(wiring.Component):
         self._throttle = throttle
         self._registers = tuple(registers)
         self._links = None
+        self._memory_clients = []
         port = Out(mem_port_signature(config.addr_width, MEMORY_TAG_WIDTH))
         members = {"regs": In(RegisterWriteSignature()), "control": In(RunControlSignature()),
                    "mem": port if config.memory_channels == 1 else
@@ -84,6 +86,12 @@ class RegisterDesign(wiring.Component):
     def memory_ports(self) -> list:
         """``mem`` as a list of channel ports, whatever the number of channels."""
         return [self.mem] if self._config.memory_channels == 1 else list(self.mem)
+
+    @property
+    def memory_clients(self) -> list[str]:
+        """The names of the memory clients, client ``k`` tagging its requests ``k`` (after
+        elaboration): what a memory model counting by tag reports the traffic of."""
+        return list(self._memory_clients)
 
     @property
     def link_probes(self) -> list:

@@ -20,6 +20,9 @@
 //   +dram_dump_bin=PATH  written then too, as a raw little-endian image like +dram_init_bin
 //                        ($fwrite "%u" per line).
 //   +dram_seed=N         seed of the random generators (default 1).
+//   +dram_traffic=PATH   written when `dump` is sampled high: the lines each tag read and
+//                        wrote on each channel since reset, one text line
+//                        "channel tag reads writes" (decimal) per pair that moved a line.
 // A missing init file stops the simulation ($finish) with an error on the console.
 //
 // Timing plusargs: read at time 0, so that one build serves every memory setting. Each
@@ -174,6 +177,11 @@ module graphgen_dram #(
     reg [63:0]          now;        // index of the current cycle
     reg                 dump_taken;
     reg [31:0]          warnings;
+    // Lines each tag read and wrote on each channel since reset (+dram_traffic), the pair of
+    // channel c and tag t at [c * TAGS + t].
+    localparam TAGS = 1 << TAG_BITS;
+    reg [31:0]          tag_reads [0:CHANNELS*TAGS-1];
+    reg [31:0]          tag_writes [0:CHANNELS*TAGS-1];
     // The outputs, registered: the state above is written with blocking assignments, which
     // the design's clocked blocks must not see in the edge that makes them.
     reg [CHANNELS-1:0]           ready_r, valid_r;
@@ -184,8 +192,8 @@ module graphgen_dram #(
     integer             latency, jitter, limit, tail_percent, tail, pushback, bandwidth;
     integer             reorder;
 
-    reg [8*1024-1:0]    init_path, dump_path, dump_bin_path;
-    reg                 have_dump_path, have_dump_bin_path;
+    reg [8*1024-1:0]    init_path, dump_path, dump_bin_path, traffic_path;
+    reg                 have_dump_path, have_dump_bin_path, have_traffic_path;
     reg [LINE_BITS-1:0] swap_in, swap_out;
     integer             seed_arg, i, j, fd, loaded;
 
@@ -244,6 +252,11 @@ module graphgen_dram #(
         end
         have_dump_path = $value$plusargs("dram_dump=%s", dump_path);
         have_dump_bin_path = $value$plusargs("dram_dump_bin=%s", dump_bin_path);
+        have_traffic_path = $value$plusargs("dram_traffic=%s", traffic_path);
+        for (i = 0; i < CHANNELS * TAGS; i = i + 1) begin
+            tag_reads[i] = 32'd0;
+            tag_writes[i] = 32'd0;
+        end
         seed_arg = 1;
         if ($value$plusargs("dram_seed=%d", seed_arg)) begin end
         latency = LATENCY;
@@ -334,6 +347,10 @@ module graphgen_dram #(
                 q_live[s] = 1'b0;
             for (s = 0; s < CHANNELS * CHAINS; s = s + 1)
                 chain_count[s] = 0;
+            for (s = 0; s < CHANNELS * TAGS; s = s + 1) begin
+                tag_reads[s] = 32'd0;
+                tag_writes[s] = 32'd0;
+            end
             for (c = 0; c < CHANNELS; c = c + 1) begin
                 count[c] = 0;
                 pres_valid[c] = 1'b0;
@@ -388,6 +405,7 @@ module graphgen_dram #(
                 end
                 if (accept && wr) begin
                     writes_now = writes_now + 32'd1;
+                    tag_writes[c * TAGS + rtag] = tag_writes[c * TAGS + rtag] + 32'd1;
                     if (in_range) begin
                         merged = mem[addr];
                         for (b = 0; b < LINE_BITS / 8; b = b + 1)
@@ -398,6 +416,7 @@ module graphgen_dram #(
                 end
                 if (accept && !wr) begin
                     reads_now = reads_now + 32'd1;
+                    tag_reads[c * TAGS + rtag] = tag_reads[c * TAGS + rtag] + 32'd1;
                     prng[c] = xorshift32(prng[c]);
                     draw = prng[c];
                     extra = (jitter > 0) ? ({32'd0, draw} % (jitter + 1)) : 64'd0;
@@ -481,6 +500,19 @@ module graphgen_dram #(
                 end
                 if (!have_dump_path && !have_dump_bin_path)
                     $display("graphgen_dram: dump asked but no +dram_dump=PATH was given");
+                if (have_traffic_path) begin
+                    fd = $fopen(traffic_path, "w");
+                    if (fd == 0)
+                        $display("graphgen_dram: ERROR: cannot write +dram_traffic=%0s",
+                                 traffic_path);
+                    else begin
+                        for (i = 0; i < CHANNELS * TAGS; i = i + 1)
+                            if (tag_reads[i] != 0 || tag_writes[i] != 0)
+                                $fwrite(fd, "%0d %0d %0d %0d\n", i / TAGS, i % TAGS,
+                                        tag_reads[i], tag_writes[i]);
+                        $fclose(fd);
+                    end
+                end
             end
         end
     end

@@ -18,7 +18,8 @@ from golden.bfs import run_bfs
 from hw.bfs.config import BfsConfig
 from hw.lib.config import ConfigError
 from sim.gateware.sim_memory import SimMemoryConfig
-from sim.bfs.run import simulate
+from sim.bfs.run import MEMORY_KINDS, simulate
+from tests.support.traffic import check_traffic
 from sim.run_settings import RunSettings
 
 MEMORY = SimMemoryConfig(latency=40, latency_dist="uniform", jitter=16, outstanding=64,
@@ -90,6 +91,7 @@ def test_rtl_matches_golden(name, settings, graphs, run_seeds):
         assert report.parents_valid, (*where, report.parents_error)
         assert report.log_match, (*where, report.log_mismatch)
         assert report.parents[root] == root
+        check_traffic(report, MEMORY_KINDS)
         directions.update(report.figures["directions"])
         hits += report.counters["cache_hits"]
     if config.direction == "auto":

@@ -14,7 +14,8 @@ from golden.depgraph import run_depgraph
 from hw.lib.config import ConfigError
 from hw.depgraph.config import DepGraphConfig
 from sim.gateware.sim_memory import SimMemoryConfig
-from sim.depgraph.run import simulate
+from sim.depgraph.run import MEMORY_KINDS, simulate
+from tests.support.traffic import check_traffic
 from sim.run_settings import RunSettings
 from tests.support.graphs import networkx_graph
 
@@ -89,6 +90,7 @@ def test_rtl_matches_golden(algo, engines, depth, walks, hub, stalls, graphs, on
                           RunSettings(algo=algo, root=root, graph_name=name, seed=seed,
                                       hub_sample_min=1))
         assert report.matches, (name, report.first_mismatch, run_seeds.hint(seed))
+        check_traffic(report, MEMORY_KINDS)
         c = report.counters
         # Every edge, shortcut and pseudo-edge sent was applied; every folding visit is a
         # vertex update; every shortcut lent for PageRank was paid back.

@@ -16,7 +16,8 @@ from golden.dyngraph import SlabGraph, SlabOptions, generate_updates
 from hw.dyngraph.config import DynGraphConfig
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dyngraph.analytics import analytics_config, run_analytics
-from sim.dyngraph.run import simulate
+from sim.dyngraph.run import MEMORY_KINDS, simulate
+from tests.support.traffic import check_traffic
 from sim.run_settings import RunSettings
 
 MEMORY = SimMemoryConfig(latency=40, latency_dist="uniform", jitter=16, outstanding=64,
@@ -74,6 +75,7 @@ def test_rtl_matches_golden(name, settings, runs, run_seeds):
         assert report.answers_match, report.first_mismatch
         assert report.counter_mismatch is None, report.counter_mismatch
         assert report.compaction["matches_golden"], report.compaction
+        check_traffic(report, MEMORY_KINDS)
         chain_reads += report.compaction["chain_reads"]
         if index == 0:
             _check_analytics(report, "pagerank", seed)

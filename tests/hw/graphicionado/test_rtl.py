@@ -16,10 +16,12 @@ from golden.programs import run_program
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from sim.graphicionado.top import SimMemoryConfig
-from sim.graphicionado.run import _watchdog, simulate
+from sim.graphicionado.image import build_image
+from sim.graphicionado.run import MEMORY_KINDS, _watchdog, simulate
 from sim.run_settings import RunSettings
 from tests.support.examples import spec_of
 from tests.support.graphs import networkx_graph
+from tests.support.traffic import check_traffic
 
 MEMORY = SimMemoryConfig(latency=60, latency_dist="uniform", jitter=24, outstanding=96,
                          depth_lines=1 << 15)
@@ -94,6 +96,35 @@ def test_rtl_matches_golden(algo, graph_name, run_seeds):
     assert report.counters["edges"] == reference.counters["edges_processed"]
     assert report.counters["edges"] == report.counters["updates"]
     check_stream_counters(report, graph if algo != "cc" else graph.symmetrized(), config)
+    check_traffic(report, MEMORY_KINDS)
+    if algo == "pagerank":
+        check_pagerank_traffic(report, graph, config, iters)
+
+
+def check_pagerank_traffic(report, graph, config, iters):
+    """Full edge access reads, each iteration, the lines of VProperty and VConst that hold
+    vertices (each source stream its partition's), its edge group's lines (a line two groups
+    share read by both), and writes VProperty's lines once: exactly, against the image's
+    layout (VConst's vertices take a power-of-two number of words each)."""
+    image = build_image(graph, algo="pagerank", max_iterations=iters,
+                        streams_src=config.streams_src, streams_dst=config.streams_dst,
+                        max_slices=config.max_slices)
+    parts = config.partitions
+    const_words = image.dram.regions["vconst"].num_lines // (parts * image.registers["part_lines"])
+    per_part = np.bincount(np.arange(graph.num_vertices) % parts, minlength=parts)
+    vprop_lines = int(np.sum(-(-per_part // 16)))
+    const_lines = int(np.sum(-(-(per_part * const_words) // 16)))
+    bounds = [image.registers[f"edge_part_{k}"] for k in range(parts + 1)]
+    edge_lines = sum(-(-end // 4) - start // 4 for start, end in zip(bounds, bounds[1:])
+                     if end > start)
+    lines = {"src_prop_read": (vprop_lines, 0), "src_const_read": (const_lines, 0),
+             "edge_read": (edge_lines, 0), "vprop_write": (0, vprop_lines)}
+    moved = {}
+    for name, (reads, writes) in report.traffic.per_client().items():
+        have = moved.get(name.split(".")[1], (0, 0))
+        moved[name.split(".")[1]] = (have[0] + reads, have[1] + writes)
+    assert moved == {name: (reads * iters, writes * iters)
+                     for name, (reads, writes) in lines.items()}
 
 
 # Every built-in scalar program and every example (examples/programs/) on one stream each
