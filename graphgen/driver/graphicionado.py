@@ -41,7 +41,8 @@ class GraphicionadoHost:
                             streams_src=config.streams_src, streams_dst=config.streams_dst,
                             edge_readers=config.edge_readers, slice_vertices=slice_vertices,
                             max_slices=config.max_slices, cf=cf,
-                            extended=config.extended_slicing, params=params)
+                            extended=config.extended_slicing, params=params,
+                            edge_words=config.edge_words)
         return HostImage.of(image)
 
     def result(self, image: HostImage, counters: dict, read_words) -> np.ndarray:

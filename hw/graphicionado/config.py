@@ -76,6 +76,13 @@ class GraphicionadoConfig(DesignConfig):
         The atomic-update CAM (the paper: 16 entries, 4 ways).
     coarsening : int
         Vertices per EdgeIDTable entry (§6.C); 1 = a full table.
+    edge_format : str
+        How an edge is stored in memory. ``coo``, the paper's: four words (srcid, dstid,
+        weight, reserved), 16 bytes, four edges a line; Edge Read finds a source's edges by
+        their srcid. ``csr``: the destination id alone (4 bytes, 16 edges a line), or with
+        the weight (8 bytes, 8 a line) when the program reads one; the source is the one the
+        EdgeIDTable entry (frontier programs) or the edge counts in VConst (full edge access)
+        say the edge belongs to. ``csr`` needs a full EdgeIDTable (``coarsening`` 1).
     memory_outstanding : int
         Reads in flight at most per memory channel (its arbiter); with several channels also
         per memory client (the lines of its reorder buffer).
@@ -136,6 +143,7 @@ class GraphicionadoConfig(DesignConfig):
     cam_entries: int = 16
     cam_ways: int = 4
     coarsening: int = 1
+    edge_format: str = "coo"
     memory_outstanding: int = 128
     memory_channels: int = 1
     symmetric: bool = False
@@ -185,6 +193,12 @@ class GraphicionadoConfig(DesignConfig):
             raise ConfigError(f"coarsening must be a power of two not above table_vertices "
                               f"(max_vertices unless set), "
                               f"not {self.coarsening}")
+        if self.edge_format not in ("coo", "csr"):
+            raise ConfigError(f"edge_format must be coo or csr, not {self.edge_format!r}")
+        if self.edge_format == "csr" and self.coarsening > 1:
+            raise ConfigError(f"edge_format csr stores no srcid, which a coarsened "
+                              f"EdgeIDTable (coarsening {self.coarsening}) needs to find a "
+                              f"source's edges: use coarsening 1 or edge_format coo")
         if not 2 <= self.memory_outstanding <= 1024:
             raise ConfigError(f"memory_outstanding must be between 2 and 1024, "
                               f"not {self.memory_outstanding}")
@@ -233,6 +247,14 @@ class GraphicionadoConfig(DesignConfig):
     def program(self):
         """The :class:`graphgen.programs.Program` the pipeline runs."""
         return algorithm_of(self.algo).program
+
+    @property
+    def edge_words(self) -> int:
+        """Words of an edge in memory: 4 for ``coo``; for ``csr`` 2 (dstid, weight) when the
+        program reads the weight, else 1."""
+        if self.edge_format == "coo":
+            return 4
+        return 2 if self.program.uses_weight else 1
 
     @property
     def property_words(self) -> int:

@@ -6,6 +6,11 @@ access random, then sequential) and hands out, one per cycle, the edges whose sr
 job's source (all of them when ``match_any`` is set, for the full-edge stream). Requests run
 ahead of the hand-out by up to ``prefetch_lines`` lines, across job boundaries; a line shared
 by two consecutive jobs is read once.
+
+An edge in memory is ``edge_words`` words: 4 in the paper's layout (srcid, dstid, weight,
+reserved); 1 (dstid) or 2 (dstid, weight) in the compact one (``edge_format`` csr), whose
+ranges are exact, so every edge of a range is the job's source's and takes its srcid from
+the job.
 """
 
 from amaranth.hdl import Cat, Module, Signal, Mux
@@ -24,8 +29,15 @@ from .layouts import EDGE_WORDS, Edge, EdgeJob, SourcedEdge
 
 __all__ = ["EdgeRead", "EdgeLineRequests", "EdgeHandout"]
 
-EDGES_PER_LINE = WORDS_PER_LINE // EDGE_WORDS
-EDGE_SHIFT = EDGES_PER_LINE.bit_length() - 1
+EDGE_LAYOUT_WORDS = (1, 2, EDGE_WORDS)
+
+
+def _check_edge_words(owner: str, edge_words: int) -> int:
+    """``log2`` of the edges a line holds at ``edge_words`` words an edge."""
+    if edge_words not in EDGE_LAYOUT_WORDS:
+        raise ConfigError(f"{owner}: edge_words must be one of {EDGE_LAYOUT_WORDS}, "
+                          f"not {edge_words!r}")
+    return (WORDS_PER_LINE // edge_words).bit_length() - 1
 
 # An edge of the range with whether its srcid is the job's source.
 # (Four bits, one per byte of the srcid compare, all set for a match: the line's word select
@@ -44,11 +56,14 @@ HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": MATCH_PARTS})
 # the way into the queue).
 LineJob = data.StructLayout({"first": 32, "span": 32, "skip": 1, "single": 1})
 
-# The hand-out side's job: the source's fields, the slot of its first edge, its edges after
-# the first (``left``) and whether its first line is the job before's last
-# (``same``: that line is held, not read again).
-HandoutJob = data.StructLayout({"src": 32, "prop": 32, "const": 32, "slot": EDGE_SHIFT,
-                                "left": 32, "same": 1})
+
+
+def handout_job_layout(shift: int) -> data.StructLayout:
+    """The hand-out side's job: the source's fields, the slot of its first edge in its line
+    (``shift`` bits), its edges after the first (``left``) and whether its first line is the
+    job before's last (``same``: that line is held, not read again)."""
+    return data.StructLayout({"src": 32, "prop": 32, "const": 32, "slot": shift, "left": 32,
+                              "same": 1})
 
 
 def _same_line_as_before(m, first_line, last_line, taken, start):
@@ -75,6 +90,8 @@ class EdgeLineRequests(wiring.Component):
         Lines requested and not yet handed on, at most.
     job_depth : int
         Depth of the queue of jobs (at least 3).
+    edge_words : int
+        Words of an edge in memory (1, 2 or 4).
 
     Members
     -------
@@ -91,7 +108,9 @@ class EdgeLineRequests(wiring.Component):
         Jobs queued or in hand, or lines outstanding.
     """
 
-    def __init__(self, *, addr_width: int, prefetch_lines: int, job_depth: int):
+    def __init__(self, *, addr_width: int, prefetch_lines: int, job_depth: int,
+                 edge_words: int = EDGE_WORDS):
+        self._shift = _check_edge_words("EdgeLineRequests", edge_words)
         if prefetch_lines < 1:
             raise ConfigError(f"EdgeLineRequests: prefetch_lines must be at least 1, "
                               f"not {prefetch_lines!r}")
@@ -118,8 +137,8 @@ class EdgeLineRequests(wiring.Component):
             data.StructLayout({"first": 32, "last": 32}))
         m.d.comb += [
             bounds.i.valid.eq(self.jobs.valid),
-            bounds.i.payload.first.eq(self.jobs.payload.start >> EDGE_SHIFT),
-            bounds.i.payload.last.eq((self.jobs.payload.end - 1) >> EDGE_SHIFT),
+            bounds.i.payload.first.eq(self.jobs.payload.start >> self._shift),
+            bounds.i.payload.last.eq((self.jobs.payload.end - 1) >> self._shift),
             self.jobs.ready.eq(bounds.i.ready),
         ]
         first_line, last_line = bounds.o.payload.first, bounds.o.payload.last
@@ -197,6 +216,10 @@ class EdgeHandout(wiring.Component):
     ----------
     job_depth : int
         Depth of the queue of jobs (at least 3).
+    edge_words : int
+        Words of an edge in memory: 4 (srcid, dstid, weight, reserved), or the compact 1
+        (dstid) or 2 (dstid, weight), whose srcid is the job's and whose weight is 0 when
+        not stored.
 
     Members
     -------
@@ -212,7 +235,9 @@ class EdgeHandout(wiring.Component):
         Jobs queued or in hand, or edges in the output queue.
     """
 
-    def __init__(self, *, job_depth: int):
+    def __init__(self, *, job_depth: int, edge_words: int = EDGE_WORDS):
+        self._shift = _check_edge_words("EdgeHandout", edge_words)
+        self._edge_words = edge_words
         if job_depth < 3:
             raise ConfigError(f"EdgeHandout: job_depth must be at least 3, not {job_depth!r}")
         self._job_depth = job_depth
@@ -231,8 +256,8 @@ class EdgeHandout(wiring.Component):
         their order). Loading a job then needs no compare: a 32-bit one stood between the
         queue's head and ``use_held``. ``left``'s zero test is a register too (``final``), off
         the path to the queue's read."""
-        first_line = self.jobs.payload.start >> EDGE_SHIFT
-        last_line = (self.jobs.payload.end - 1) >> EDGE_SHIFT
+        first_line = self.jobs.payload.start >> self._shift
+        last_line = (self.jobs.payload.end - 1) >> self._shift
         same = _same_line_as_before(m, first_line, last_line,
                                     self.jobs.valid & self.jobs.ready, self.start)
         # end - 1 - start as one addition (two's complement: ~start = -start - 1).
@@ -241,7 +266,7 @@ class EdgeHandout(wiring.Component):
             jobs.i.payload.src.eq(self.jobs.payload.src),
             jobs.i.payload.prop.eq(self.jobs.payload.prop),
             jobs.i.payload.const.eq(self.jobs.payload.const),
-            jobs.i.payload.slot.eq(self.jobs.payload.start[:EDGE_SHIFT]),
+            jobs.i.payload.slot.eq(self.jobs.payload.start[:self._shift]),
             jobs.i.payload.left.eq(left),
             jobs.i.payload.same.eq(same),
             jobs.i.valid.eq(self.jobs.valid),
@@ -254,11 +279,11 @@ class EdgeHandout(wiring.Component):
         in every cycle a job is in hand and does not use it (``current_valid & ~use_held``):
         then the line held is behind the job and no later job starts in it (a job can only
         start in the line its predecessor ended in), and in the cycle a line is taken it is
-        the line offered. So its enable depends on two registers only, kept per edge of the
+        the line offered. So its enable depends on two registers only, kept per lane of the
         line (:mod:`hw.lib.fanout`), each copy beside its quarter of the line."""
         held = Signal(LINE_BITS)
         line = Signal(LINE_BITS)
-        copies = EDGES_PER_LINE
+        copies = LINE_LANES
         in_hand = register_copies(m, current_valid_next, copies, name="in_hand")
         holding = register_copies(m, use_held_next, copies, name="holding")
         for part, job_in_hand, use_held in zip(lane_slices(LINE_BITS, copies), in_hand,
@@ -268,16 +293,34 @@ class EdgeHandout(wiring.Component):
             m.d.comb += line[part].eq(Mux(use_held, held[part], self.lines.payload[part]))
         return line
 
+    def _edge(self, m, words, current, out):
+        """The edge in ``words`` into the output queue with whether it is the job's source's:
+        the paper's layout compares its srcid, the compact one's is the job's."""
+        edge = out.i.payload.edge.edge
+        if self._edge_words == EDGE_WORDS:
+            m.d.comb += [
+                edge.eq(words),
+                out.i.payload.match.eq(Cat(self.match_any | (edge.src.word_select(k, 8) ==
+                                                             current.src.word_select(k, 8))
+                                           for k in range(MATCH_PARTS))),
+            ]
+            return
+        m.d.comb += [edge.src.eq(current.src), edge.dst.eq(words[:32]),
+                     out.i.payload.match.eq(-1)]
+        if self._edge_words == 2:
+            m.d.comb += edge.weight.eq(words[32:64])
+
     def elaborate(self, platform):
         m = Module()
         # A registered output: decoding a job starts from flip-flops.
-        m.submodules.jobs = jobs = StreamFIFO(HandoutJob, self._job_depth, buffered=True)
+        layout = handout_job_layout(self._shift)
+        m.submodules.jobs = jobs = StreamFIFO(layout, self._job_depth, buffered=True)
         self._enqueue(m, jobs)
         m.submodules.out = out = StreamFIFO(HandedEdge, 3, buffered=True)
         job = jobs.o.payload
-        current = Signal(HandoutJob)
+        current = Signal(layout)
         current_valid = Signal()
-        slot = Signal(EDGE_SHIFT)
+        slot = Signal(self._shift)
         left = Signal(32)                    # edges of the job after this one
         final = Signal()                     # ``left == 0``, a register
         use_held = Signal()                  # this edge is in ``held``
@@ -286,22 +329,17 @@ class EdgeHandout(wiring.Component):
         has_data = current_valid & (use_held | self.lines.valid)
         advance = has_data & out.i.ready
         line_data = self._held_lines(m, current_valid_next, use_held_next)
-        edge = Signal(Edge)
         m.d.comb += [
-            edge.eq(line_data.word_select(slot, 32 * EDGE_WORDS)),
             out.i.valid.eq(has_data),
-            out.i.payload.edge.edge.eq(edge),
             out.i.payload.edge.prop.eq(current.prop),
             out.i.payload.edge.const.eq(current.const),
-            out.i.payload.match.eq(Cat(self.match_any | (edge.src.word_select(k, 8) ==
-                                                         current.src.word_select(k, 8))
-                                       for k in range(MATCH_PARTS))),
             self.lines.ready.eq(advance & ~use_held),
         ]
+        self._edge(m, line_data.word_select(slot, 32 * self._edge_words), current, out)
         m.d.comb += use_held_next.eq(use_held)
         with m.If(advance):
             m.d.sync += [slot.eq(slot + 1), left.eq(left - 1), final.eq(left == 1)]
-            m.d.comb += use_held_next.eq(slot != EDGES_PER_LINE - 1)
+            m.d.comb += use_held_next.eq(slot != (1 << self._shift) - 1)
         load = jobs.o.valid & (~current_valid | (advance & final))
         m.d.comb += jobs.o.ready.eq(load)
         with m.If(load):
@@ -331,6 +369,9 @@ class EdgeRead(wiring.Component):
         ``prefetch_lines * 4`` edges per latency.
     job_depth : int
         Depth of the job queues between the request and hand-out sides.
+    edge_words : int
+        Words of an edge in memory: 4 (the paper's), or the compact 1 or 2
+        (:class:`EdgeHandout`).
 
     Members
     -------
@@ -346,7 +387,10 @@ class EdgeRead(wiring.Component):
     mem : ``Out(MemoryPortSignature(addr_width))``
     """
 
-    def __init__(self, *, addr_width: int, prefetch_lines: int = 4, job_depth: int = 4):
+    def __init__(self, *, addr_width: int, prefetch_lines: int = 4, job_depth: int = 4,
+                 edge_words: int = EDGE_WORDS):
+        _check_edge_words("EdgeRead", edge_words)
+        self._edge_words = edge_words
         check_int("EdgeRead", "addr_width", addr_width, high=32)
         check_int("EdgeRead", "prefetch_lines", prefetch_lines)
         check_int("EdgeRead", "job_depth", job_depth)
@@ -368,8 +412,9 @@ class EdgeRead(wiring.Component):
         job_depth = max(3, self._job_depth)
         m.submodules.requests = requests = EdgeLineRequests(
             addr_width=self._addr_width, prefetch_lines=self._prefetch_lines,
-            job_depth=job_depth)
-        m.submodules.handout = handout = EdgeHandout(job_depth=job_depth)
+            job_depth=job_depth, edge_words=self._edge_words)
+        m.submodules.handout = handout = EdgeHandout(job_depth=job_depth,
+                                                     edge_words=self._edge_words)
         m.submodules.line_queue = line_queue = StreamFIFO(LINE_BITS, self._prefetch_lines,
                                                            lanes=LINE_LANES)
         wiring.connect(m, wiring.flipped(self.mem.resp), line_queue.i)
@@ -378,7 +423,7 @@ class EdgeRead(wiring.Component):
         # output (so the queue itself needs no output register, nor the logic that keeps it
         # filled). The slice holds lines already counted as outstanding: the queue never
         # fills.
-        m.submodules.lines = lines = StreamRegisterSlice(LINE_BITS, lanes=EDGES_PER_LINE)
+        m.submodules.lines = lines = StreamRegisterSlice(LINE_BITS, lanes=LINE_LANES)
         wiring.connect(m, line_queue.o, lines.i)
         wiring.connect(m, lines.o, handout.lines)
         wiring.connect(m, requests.req, wiring.flipped(self.mem.req))

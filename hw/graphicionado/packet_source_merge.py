@@ -35,6 +35,10 @@ class PacketSourceMerge(wiring.Component):
     const_words, degree_word : int
         As :class:`SourceMerge`: VConst's width and the word holding this merge's edge count.
 
+    srcid_stored : bool
+        The edges carry their srcid from memory (the paper's layout), checked against the
+        vertex the counts point at; without it (the compact layout) the edge takes that
+        vertex's id.
     Members
     -------
     prop : ``In(stream.Signature(item_layout(lanes)))``
@@ -50,7 +54,8 @@ class PacketSourceMerge(wiring.Component):
     """
 
     def __init__(self, *, lanes: int, flits: int, depth: int = 4, const_words: int = 2,
-                 degree_word: int = 1):
+                 degree_word: int = 1,
+                 srcid_stored: bool = True):
         check_int("PacketSourceMerge", "depth", depth)
         for name, value in (("lanes", lanes), ("flits", flits)):
             check_lanes("PacketSourceMerge", value, name=name, power_of_two=True)
@@ -62,6 +67,7 @@ class PacketSourceMerge(wiring.Component):
         self._depth = depth
         self._const_words = const_words
         self._degree_word = degree_word
+        self._srcid_stored = srcid_stored
         super().__init__({
             "prop": In(stream.Signature(item_layout(lanes))),
             "const": In(stream.Signature(item_layout(const_words))),
@@ -139,6 +145,9 @@ class PacketSourceMerge(wiring.Component):
             m.d.sync += left.eq(left - 1)
         m.d.comb += self.busy.eq(any_busy(prop_in.level, const_in.level, count,
                                           vertices.level, current_valid))
-        with m.If(fire & (self.edges.payload.edge.src != current.id)):
-            m.d.sync += self.mismatch.eq(1)
+        if self._srcid_stored:
+            with m.If(fire & (self.edges.payload.edge.src != current.id)):
+                m.d.sync += self.mismatch.eq(1)
+        else:
+            m.d.comb += self.o.payload.edge.src.eq(current.id)
         return m

@@ -18,7 +18,7 @@ from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.fifo import StreamFIFO
 from .edge_read import EdgeRead
-from .layouts import EdgeJob, SourcedEdge
+from .layouts import EDGE_WORDS, EdgeJob, SourcedEdge
 
 
 __all__ = ["ParallelEdgeRead"]
@@ -31,7 +31,7 @@ class ParallelEdgeRead(wiring.Component):
     ----------
     readers : int
         At least 2 (one reader is :class:`EdgeRead` itself).
-    addr_width, prefetch_lines, job_depth : int
+    addr_width, prefetch_lines, job_depth, edge_words : int
         Each reader's, as :class:`EdgeRead`'s.
     queue_depth : int
         Jobs each reader's input queue holds (whose occupancy the dispatcher compares).
@@ -47,7 +47,7 @@ class ParallelEdgeRead(wiring.Component):
     """
 
     def __init__(self, *, readers: int, addr_width: int, prefetch_lines: int = 4,
-                 job_depth: int = 4, queue_depth: int = 4):
+                 job_depth: int = 4, queue_depth: int = 4, edge_words: int = EDGE_WORDS):
         check_int("ParallelEdgeRead", "addr_width", addr_width, high=32)
         check_int("ParallelEdgeRead", "prefetch_lines", prefetch_lines)
         check_int("ParallelEdgeRead", "job_depth", job_depth)
@@ -61,6 +61,7 @@ class ParallelEdgeRead(wiring.Component):
         self._prefetch_lines = prefetch_lines
         self._job_depth = job_depth
         self._queue_depth = queue_depth
+        self._edge_words = edge_words
         super().__init__({
             "start": In(1), "edge_base": In(addr_width),
             "i": In(stream.Signature(EdgeJob)),
@@ -78,7 +79,8 @@ class ParallelEdgeRead(wiring.Component):
         for k in range(count):
             queue = StreamFIFO(EdgeJob, self._queue_depth)
             reader = EdgeRead(addr_width=self._addr_width,
-                              prefetch_lines=self._prefetch_lines, job_depth=self._job_depth)
+                              prefetch_lines=self._prefetch_lines, job_depth=self._job_depth,
+                              edge_words=self._edge_words)
             m.submodules[f"queue{k}"] = queue
             m.submodules[f"reader{k}"] = reader
             wiring.connect(m, queue.o, reader.i)

@@ -40,6 +40,10 @@ class SourceMerge(wiring.Component):
         vertex: the out-degree (word 1), or with parallel edge readers (§V.B) the edges of
         this merge's reader.
 
+    srcid_stored : bool
+        The edges carry their srcid from memory (the paper's layout), checked against the
+        vertex the counts point at; without it (the compact layout) the edge takes that
+        vertex's id.
     Members
     -------
     prop : ``In(stream.Signature(item_layout(1)))``
@@ -54,7 +58,8 @@ class SourceMerge(wiring.Component):
         A vertex is queued or being merged.
     """
 
-    def __init__(self, *, depth: int = 4, const_words: int = 2, degree_word: int = 1):
+    def __init__(self, *, depth: int = 4, const_words: int = 2, degree_word: int = 1,
+                 srcid_stored: bool = True):
         check_int("SourceMerge", "depth", depth)
         if not 1 <= degree_word < const_words:
             raise ConfigError(f"SourceMerge: degree_word must be between 1 and {const_words - 1},"
@@ -62,6 +67,7 @@ class SourceMerge(wiring.Component):
         self._depth = depth
         self._const_words = const_words
         self._degree_word = degree_word
+        self._srcid_stored = srcid_stored
         super().__init__({
             "prop": In(stream.Signature(item_layout(1))),
             "const": In(stream.Signature(item_layout(const_words))),
@@ -136,6 +142,9 @@ class SourceMerge(wiring.Component):
         # cycle after it took an item.
         m.d.comb += self.busy.eq(any_busy(prop_in.level, const_in.level, zipped_valid,
                                           vertices.level, current_valid))
-        with m.If(fire & (self.edges.payload.edge.src != current.id)):
-            m.d.sync += self.mismatch.eq(1)
+        if self._srcid_stored:
+            with m.If(fire & (self.edges.payload.edge.src != current.id)):
+                m.d.sync += self.mismatch.eq(1)
+        else:
+            m.d.comb += self.o.payload.edge.src.eq(current.id)
         return m

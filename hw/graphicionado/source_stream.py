@@ -177,14 +177,14 @@ class SourceStream(wiring.Component):
         if cfg.edge_readers == 1:
             m.submodules.edge_read = edge_read = EdgeRead(
                 addr_width=cfg.addr_width, prefetch_lines=cfg.edge_prefetch_lines,
-                job_depth=cfg.edge_jobs)
+                job_depth=cfg.edge_jobs, edge_words=cfg.edge_words)
             wiring.connect(m, edge_read.mem, wiring.flipped(self.edge_read_mem))
             m.d.comb += edge_read.match_any.eq(0)
         else:
             m.submodules.edge_read = edge_read = ParallelEdgeRead(
                 readers=cfg.edge_readers, addr_width=cfg.addr_width,
                 prefetch_lines=cfg.edge_prefetch_lines, job_depth=cfg.edge_jobs,
-                queue_depth=cfg.fifo_depth)
+                queue_depth=cfg.fifo_depth, edge_words=cfg.edge_words)
             for port, client in zip(edge_read.mem, self._reader_ports()):
                 wiring.connect(m, port, wiring.flipped(client))
         m.d.comb += [edge_read.start.eq(self.start), edge_read.edge_base.eq(self.edge_base)]
@@ -281,14 +281,16 @@ class SourceStream(wiring.Component):
         busy, pending, errors = [], [], []
         for k, port in enumerate(self._reader_ports()):
             edge_read = EdgeRead(addr_width=cfg.addr_width,
-                                 prefetch_lines=cfg.edge_prefetch_lines, job_depth=cfg.edge_jobs)
+                                 prefetch_lines=cfg.edge_prefetch_lines, job_depth=cfg.edge_jobs,
+                                 edge_words=cfg.edge_words)
+            srcid = cfg.edge_format == "coo"
             if large:
                 merge = PacketSourceMerge(lanes=cfg.lanes, flits=cfg.flits,
                                           depth=cfg.fifo_depth, const_words=cfg.const_words,
-                                          degree_word=1 + k)
+                                          degree_word=1 + k, srcid_stored=srcid)
             else:
                 merge = SourceMerge(depth=cfg.fifo_depth, const_words=cfg.const_words,
-                                    degree_word=1 + k)
+                                    degree_word=1 + k, srcid_stored=srcid)
             suffix = "" if readers == 1 else str(k)
             m.submodules[f"edge_read{suffix}"] = edge_read
             m.submodules[f"source_merge{suffix}"] = merge

@@ -78,7 +78,8 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
                 max_iterations: int = 0xFFFF_FFFF, streams_src: int = 1,
                 streams_dst: int = 1, edge_readers: int = 1, slice_vertices: int | None = None,
                 max_slices: int = 1, cf: dict | None = None,
-                extended: bool = False, params: dict | None = None) -> GraphImage:
+                extended: bool = False, params: dict | None = None,
+                edge_words: int = 4) -> GraphImage:
     """Lay out ``graph`` (already symmetrized for undirected programs) and the initial state of
     the program ``algo`` (its ``init``, ``vconst`` and first active set, evaluated by
     ``golden.programs``), for ``streams_src`` × ``streams_dst`` streams (§V.A).
@@ -106,6 +107,10 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
 
     ``params``: values of the program's parameters (others: their defaults), for the initial
     state and the registers ``param_<k>`` (:func:`hw.graphicionado.registers.param_registers`).
+
+    ``edge_words``: an edge's words in memory (``GraphicionadoConfig.edge_words``): 4, the
+    paper's (srcid, dstid, weight, reserved); 2 (dstid, weight) or 1 (dstid), the compact
+    layout, in the same order, so that edge ids, table entries and edge ranges are the same.
 
     CF: ``cf`` holds ``golden.cf_program``'s parameters (K, gamma, lam, seed, init_scale);
     VProperty holds K words per vertex (partition l from line ``l * part_lines * K``), the
@@ -167,6 +172,7 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         slice_of_edge * streams_src + src % streams_src
     order = np.argsort(group, kind="stable")
     edges = np.stack([src, dst, weight, np.zeros(m, dtype=np.uint32)], axis=1)[order]
+    edges = edges[:, {4: [0, 1, 2, 3], 2: [1, 2], 1: [1]}[edge_words]]
     registers = {}
     if full:
         bounds = np.searchsorted(group[order], np.arange(max_slices * parts * readers + 1))

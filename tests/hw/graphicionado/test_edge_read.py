@@ -26,12 +26,16 @@ def random_graph(seed, n=40, m=200):
     return n, src, dst, weight, offsets
 
 
-def edge_words(src, dst, weight):
-    return np.stack([src, dst, weight, np.zeros_like(src)], axis=1).reshape(-1)
+def edge_words(src, dst, weight, words=4):
+    """The edges as stored: the paper's four words (srcid, dstid, weight, reserved), or the
+    compact layout's dstid (and weight)."""
+    columns = {4: [src, dst, weight, np.zeros_like(src)], 2: [dst, weight], 1: [dst]}[words]
+    return np.stack(columns, axis=1).reshape(-1)
 
 
-def run_edge_read(jobs, lines, *, match_any=False, prefetch=4, backpressure=False, seed=1):
-    dut = EdgeRead(addr_width=16, prefetch_lines=prefetch)
+def run_edge_read(jobs, lines, *, match_any=False, prefetch=4, backpressure=False, seed=1,
+                  words=4):
+    dut = EdgeRead(addr_width=16, prefetch_lines=prefetch, edge_words=words)
     memory_model = LineMemoryModel(lines, latency=9, jitter=4 if backpressure else 0,
                                    stall_probability=0.25 if backpressure else 0.0, seed=seed)
     rng = random.Random(seed)
@@ -85,11 +89,15 @@ def run_edge_read(jobs, lines, *, match_any=False, prefetch=4, backpressure=Fals
     return out, memory_model
 
 
+# The compact layouts store no srcid, so they run with a full EdgeIDTable only.
+LAYOUTS = [(4, 1), (4, 4), (2, 1), (1, 1)]
+
+
 @pytest.mark.parametrize("backpressure", [False, True])
-@pytest.mark.parametrize("coarsening", [1, 4])
-def test_frontier_edges(backpressure, coarsening):
-    n, src, dst, weight, offsets = random_graph(3 + coarsening)
-    lines = words_to_lines(edge_words(src, dst, weight), base_line=2)
+@pytest.mark.parametrize("words, coarsening", LAYOUTS)
+def test_frontier_edges(backpressure, words, coarsening):
+    n, src, dst, weight, offsets = random_graph(3 + coarsening + words)
+    lines = words_to_lines(edge_words(src, dst, weight, words), base_line=2)
     frontier = sorted(random.Random(coarsening).sample(range(n), 15))
     frontier += [frontier[3], 0, n - 1]          # repeats and out-of-order ids too
     jobs, expect = [], []
@@ -100,19 +108,26 @@ def test_frontier_edges(backpressure, coarsening):
             continue
         jobs.append({"src": v, "prop": 1000 + v, "const": 0, "start": start, "end": end})
         for e in range(offsets[v], offsets[v + 1]):
-            expect.append((v, int(dst[e]), int(weight[e]), 1000 + v))
-    out, memory_model = run_edge_read(jobs, lines, backpressure=backpressure)
+            expect.append((v, int(dst[e]), int(weight[e]) if words > 1 else 0, 1000 + v))
+    out, memory_model = run_edge_read(jobs, lines, backpressure=backpressure, words=words)
     assert out == expect
+    # A line is read once for each run of jobs that ends in it (consecutive jobs share one).
+    per_line = 16 // words
+    assert memory_model.reads <= sum(-(-j["end"] // per_line) - j["start"] // per_line
+                                     for j in jobs)
 
 
-def test_full_edge_stream_reads_each_line_once():
+@pytest.mark.parametrize("words", [4, 2, 1])
+def test_full_edge_stream_reads_each_line_once(words):
     n, src, dst, weight, offsets = random_graph(9, n=30, m=301)
-    lines = words_to_lines(edge_words(src, dst, weight), base_line=2)
+    lines = words_to_lines(edge_words(src, dst, weight, words), base_line=2)
     jobs = [{"src": 0, "prop": 0, "const": 0, "start": 0, "end": len(src)}]
-    out, memory_model = run_edge_read(jobs, lines, match_any=True, prefetch=8)
-    assert [(s, d, w) for s, d, w, _ in out] == list(zip(src.tolist(), dst.tolist(),
-                                                          weight.tolist()))
-    assert memory_model.reads == -(-len(src) // 4)
+    out, memory_model = run_edge_read(jobs, lines, match_any=True, prefetch=8, words=words)
+    # The compact layouts' srcid is the job's (the source merge sets the real one).
+    assert [(s, d, w) for s, d, w, _ in out] == list(zip(
+        src.tolist() if words == 4 else [0] * len(src), dst.tolist(),
+        weight.tolist() if words > 1 else [0] * len(src)))
+    assert memory_model.reads == -(-len(src) * words // 16)
 
 
 class _EdgeIDReadWithTable(wiring.Component):

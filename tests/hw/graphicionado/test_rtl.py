@@ -108,15 +108,16 @@ def check_pagerank_traffic(report, graph, config, iters):
     layout (VConst's vertices take a power-of-two number of words each)."""
     image = build_image(graph, algo="pagerank", max_iterations=iters,
                         streams_src=config.streams_src, streams_dst=config.streams_dst,
-                        max_slices=config.max_slices)
+                        max_slices=config.max_slices, edge_words=config.edge_words)
     parts = config.partitions
     const_words = image.dram.regions["vconst"].num_lines // (parts * image.registers["part_lines"])
     per_part = np.bincount(np.arange(graph.num_vertices) % parts, minlength=parts)
     vprop_lines = int(np.sum(-(-per_part // 16)))
     const_lines = int(np.sum(-(-(per_part * const_words) // 16)))
     bounds = [image.registers[f"edge_part_{k}"] for k in range(parts + 1)]
-    edge_lines = sum(-(-end // 4) - start // 4 for start, end in zip(bounds, bounds[1:])
-                     if end > start)
+    per_line = 16 // config.edge_words
+    edge_lines = sum(-(-end // per_line) - start // per_line
+                     for start, end in zip(bounds, bounds[1:]) if end > start)
     lines = {"src_prop_read": (vprop_lines, 0), "src_const_read": (const_lines, 0),
              "edge_read": (edge_lines, 0), "vprop_write": (0, vprop_lines)}
     moved = {}
@@ -281,6 +282,41 @@ def test_graph_slicing(algo, slices, memory, run_seeds):
     assert report.counters["edges"] == report.counters["updates"] == \
         reference.counters["edges_processed"]
     check_stream_counters(report, graph if algo != "cc" else graph.symmetrized(), config)
+
+
+# The compact edge layout (edge_format csr: an edge is its dstid, and its weight when the
+# program reads one): each case against the golden model under stalls and the hostile
+# memory, with the traffic counted against the image. make test runs a weighted frontier
+# program over graph slices and PageRank's full edge access (two builds); make soak the
+# parallel edge readers, CF's flits, the symmetric optimisation and extended slicing.
+CSR_CASES = [
+    pytest.param("sssp", dict(streams_src=2, max_vertices=256, max_slices=4,
+                              table_vertices=512), 2, "rmat9", id="sssp-2x1-sliced"),
+    pytest.param("pagerank", dict(streams_src=4), None, "kron7", id="pagerank-4x1"),
+    pytest.param("bfs", dict(edge_readers=2, streams_src=2, streams_dst=2), None, "grid",
+                 id="bfs-2x2-readers", marks=pytest.mark.soak),
+    pytest.param("pagerank", dict(edge_readers=2, streams_src=4, streams_dst=4), None,
+                 "lesmis", id="pagerank-4x4-readers", marks=pytest.mark.soak),
+    pytest.param("cc", dict(streams_dst=2), None, "kron7-sparse", id="cc-1x2",
+                 marks=pytest.mark.soak),
+]
+
+
+@pytest.mark.parametrize("algo, shape, slices, graph_name", CSR_CASES)
+def test_compact_edges(algo, shape, slices, graph_name, run_seeds):
+    graph = GRAPHS[graph_name]()
+    config = GraphicionadoConfig(algo=algo, edge_format="csr", edge_prefetch_lines=16,
+                                 stall_injection=25, **{"max_vertices": 1024, **shape})
+    root = best_root(graph) if algo in ("bfs", "sssp") else None
+    iters = 2 if algo == "pagerank" else None
+    seed = run_seeds.get(len(graph_name))
+    report = simulate(graph, config, HOSTILE,
+                      RunSettings(algo=algo, root=root, iters=iters, seed=seed, slices=slices))
+    assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
+    assert config.edge_words == (2 if algo == "sssp" else 1)
+    check_traffic(report, MEMORY_KINDS)
+    if algo == "pagerank":
+        check_pagerank_traffic(report, graph, config, iters)
 
 
 def test_bad_sssp_weights_are_refused():

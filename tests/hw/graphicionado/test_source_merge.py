@@ -28,8 +28,8 @@ def model(base, degrees, props, consts):
     return [(props[v], consts[v]) for v in range(len(degrees)) for _ in range(degrees[v])]
 
 
-def run(pause, base, degrees, props, consts, edges, name):
-    dut = SourceMerge(depth=4)
+def run(pause, base, degrees, props, consts, edges, name, srcid_stored=True):
+    dut = SourceMerge(depth=4, srcid_stored=srcid_stored)
     bench = Bench(dut, name, pause=pause)
     bench.source("prop", dut.prop, [{"index": base + v, "data": p}
                                     for v, p in enumerate(props)])
@@ -71,6 +71,20 @@ def test_source_merge(pause):
         bench.fail(f"mismatch set at cycle {mismatch_at[0]} on a consistent image")
     if pause is None and cycles > max(len(edges), len(props)) + 40:
         bench.fail(f"{cycles} cycles for {len(edges)} edges without pauses")
+
+
+@pytest.mark.parametrize("pause", PAUSES)
+def test_compact_edges_take_the_vertex_as_srcid(pause):
+    # The compact layout stores no srcid: each edge leaves with the vertex the degrees give
+    # it, and nothing is checked.
+    rng = random.Random("source-merge-csr")
+    base, degrees, props, consts, edges = random_image(rng)
+    stored = [dict(edge, src=0) for edge in edges]
+    dut, bench, _, mismatch_at = run(pause, base, degrees, props, consts, stored,
+                                     "SourceMerge (csr)", srcid_stored=False)
+    bench.check_equal([item["edge"] for item in bench.received["o"]], edges, "edges")
+    if mismatch_at:
+        bench.fail("mismatch set without stored srcids")
 
 
 @pytest.mark.parametrize("pause", [1])
