@@ -61,6 +61,7 @@ GRAPHS = {
     "karate": lambda: networkx_graph("karate"),
     "lesmis": lambda: networkx_graph("lesmis"),
     "florentine": lambda: networkx_graph("florentine"),
+    "ratings": lambda: golden.from_spec("bipartite:users=100,items=60,ratings=2,seed=5"),
 }
 
 
@@ -299,6 +300,11 @@ CSR_CASES = [
                  "lesmis", id="pagerank-4x4-readers", marks=pytest.mark.soak),
     pytest.param("cc", dict(streams_dst=2), None, "kron7-sparse", id="cc-1x2",
                  marks=pytest.mark.soak),
+    pytest.param("cf", dict(property_bytes=32, symmetric=True, streams_dst=2), None,
+                 "ratings", id="cf-symmetric-1x2", marks=pytest.mark.soak),
+    pytest.param("cf", dict(property_bytes=32, symmetric=True, max_vertices=64,
+                            max_slices=15), None, "ratings", id="cf-extended",
+                 marks=pytest.mark.soak),
 ]
 
 
@@ -313,7 +319,7 @@ def test_compact_edges(algo, shape, slices, graph_name, run_seeds):
     report = simulate(graph, config, HOSTILE,
                       RunSettings(algo=algo, root=root, iters=iters, seed=seed, slices=slices))
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
-    assert config.edge_words == (2 if algo == "sssp" else 1)
+    assert config.edge_words == (2 if algo in ("sssp", "cf") else 1)
     check_traffic(report, MEMORY_KINDS)
     if algo == "pagerank":
         check_pagerank_traffic(report, graph, config, iters)
