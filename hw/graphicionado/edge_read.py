@@ -24,7 +24,7 @@ from hw.lib.memory.port import (LINE_LANES, LINE_BITS, WORDS_PER_LINE, MemoryPor
                                 line_request_layout)
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
-from .layouts import EDGE_WORDS, Edge, EdgeJob, SourcedEdge
+from .layouts import EDGE_WORDS, EdgeJob, SourcedEdge
 
 
 __all__ = ["EdgeRead", "EdgeLineRequests", "EdgeHandout"]

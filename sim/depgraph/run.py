@@ -29,7 +29,8 @@ from sim.report import SimReport
 from sim.run_settings import RunSettings
 
 
-__all__ = ["DepGraphReport", "check_graph", "simulate", "PAGERANK_RTOL", "PAGERANK_ATOL", "MEMORY_KINDS"]
+__all__ = ["DepGraphReport", "check_graph", "simulate", "PAGERANK_RTOL", "PAGERANK_ATOL",
+           "MEMORY_KINDS"]
 
 # What each memory client's lines hold (sim.traffic.roofline), by its name without numbers.
 MEMORY_KINDS = {
