@@ -57,7 +57,6 @@ HandedEdge = data.StructLayout({"edge": SourcedEdge, "match": MATCH_PARTS})
 LineJob = data.StructLayout({"first": 32, "span": 32, "skip": 1, "single": 1})
 
 
-
 def handout_job_layout(shift: int) -> data.StructLayout:
     """The hand-out side's job: the source's fields, the slot of its first edge in its line
     (``shift`` bits), its edges after the first (``left``) and whether its first line is the
