@@ -74,6 +74,7 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_cam_sim.py --json build/bench/cam-sim.json
 	$(BIN)/python bench/bench_graphicionado.py --json build/bench/graphicionado.json
 	$(BIN)/python bench/bench_graphicionado_streams.py --json build/bench/graphicionado-streams.json
+	$(BIN)/python bench/bench_roofline.py --json build/bench/roofline.json
 	$(GRAPHGEN) synth --design graphicionado --set algo=pagerank --set streams_src=2 \
 		--set streams_dst=2 --target ecp5 --json build/bench/graphicionado-pagerank-2x2-ecp5.json
 	$(BIN)/python bench/bench_graphicionado_slicing.py --json build/bench/graphicionado-slicing.json
