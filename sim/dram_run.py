@@ -165,13 +165,7 @@ def _traffic(path: Path, clients, channels: int) -> MemoryTraffic:
     """The DRAM's count of the lines each tag moved; with ``clients`` None (the tags are an
     AXI master's IDs) every tag of a channel counts as one client, ``bus``."""
     traffic = read_traffic(path, clients or (), channels)
-    if clients is not None:
-        return traffic
-    lines = {}
-    for (channel, _), (reads, writes) in traffic.lines.items():
-        have = lines.get((channel, 0), (0, 0))
-        lines[(channel, 0)] = (have[0] + reads, have[1] + writes)
-    return MemoryTraffic(("bus",), channels, lines)
+    return traffic if clients is not None else traffic.as_one_client("bus")
 
 
 def memory_for(config, memory, what: str):

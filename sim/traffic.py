@@ -15,12 +15,21 @@ from pathlib import Path
 from sim.dram_image import LINE_BYTES
 
 
-__all__ = ["KINDS", "MemoryTraffic", "read_traffic", "client_kind", "roofline",
+__all__ = ["KINDS", "MemoryTraffic", "sum_lines", "read_traffic", "client_kind", "roofline",
            "roofline_lines"]
 
 # What a client's lines hold, in the order reports list them.
 KINDS = ("edges", "tables", "source properties", "destination properties",
          "vertex properties", "frontier", "write-back", "operations", "other")
+
+
+def sum_lines(counts) -> dict:
+    """``(key, (reads, writes))`` pairs summed by key, in the order keys first appear."""
+    totals: dict = {}
+    for key, (reads, writes) in counts:
+        have_reads, have_writes = totals.get(key, (0, 0))
+        totals[key] = (have_reads + reads, have_writes + writes)
+    return totals
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,27 +48,23 @@ class MemoryTraffic:
         """Two runs of one design together (the BFS engine's roots)."""
         if other.clients != self.clients or other.channels != self.channels:
             raise ValueError("traffic of different designs cannot be added")
-        lines = dict(self.lines)
-        for key, (reads, writes) in other.lines.items():
-            have = lines.get(key, (0, 0))
-            lines[key] = (have[0] + reads, have[1] + writes)
+        lines = sum_lines([*self.lines.items(), *other.lines.items()])
         return MemoryTraffic(self.clients, self.channels, lines)
+
+    def as_one_client(self, name: str) -> "MemoryTraffic":
+        """This traffic with every tag of a channel counted as one client, ``name``."""
+        lines = sum_lines(((channel, 0), moved) for (channel, _), moved in self.lines.items())
+        return MemoryTraffic((name,), self.channels, lines)
 
     def per_client(self) -> dict[str, tuple[int, int]]:
         """Lines read and written by each client, every channel together."""
-        totals: dict[str, tuple[int, int]] = {}
-        for (_, tag), (reads, writes) in sorted(self.lines.items()):
-            have = totals.get(self.client_name(tag), (0, 0))
-            totals[self.client_name(tag)] = (have[0] + reads, have[1] + writes)
-        return totals
+        return sum_lines((self.client_name(tag), moved)
+                         for (_, tag), moved in sorted(self.lines.items()))
 
     def per_channel(self) -> list[tuple[int, int]]:
         """Lines read and written on each channel, every client together."""
-        totals = [(0, 0)] * self.channels
-        for (channel, _), (reads, writes) in self.lines.items():
-            have = totals[channel]
-            totals[channel] = (have[0] + reads, have[1] + writes)
-        return totals
+        totals = sum_lines((channel, moved) for (channel, _), moved in self.lines.items())
+        return [totals.get(channel, (0, 0)) for channel in range(self.channels)]
 
 
 def read_traffic(path: Path, clients, channels: int) -> MemoryTraffic:

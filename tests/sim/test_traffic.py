@@ -4,7 +4,8 @@ over runs and turned into bytes per edge by kind, bandwidth shares and the bound
 import pytest
 
 from sim.dram_run import _traffic
-from sim.traffic import MemoryTraffic, client_kind, read_traffic, roofline, roofline_lines
+from sim.traffic import (MemoryTraffic, client_kind, read_traffic, roofline, roofline_lines,
+                         sum_lines)
 
 KINDS = {"src.edge_read": "edges", "dst.vprop_write": "write-back", "bins": "frontier"}
 
@@ -21,8 +22,14 @@ def test_read_traffic(tmp_path):
 def test_axi_tags_count_as_one_client(tmp_path):
     path = tmp_path / "traffic.txt"
     path.write_text("0 3 5 1\n0 131 2 0\n")
-    traffic = _traffic(path, None, 1)
+    traffic = _traffic(path, None, 2)
     assert traffic.per_client() == {"bus": (7, 1)}
+    assert traffic.per_channel() == [(7, 1), (0, 0)]
+
+
+def test_sum_lines():
+    assert sum_lines([("a", (1, 0)), ("b", (0, 2)), ("a", (3, 4))]) == {"a": (4, 4), "b": (0, 2)}
+    assert sum_lines([]) == {}
 
 
 def test_client_kind():

@@ -18,6 +18,7 @@ from hw.graphicionado.config import GraphicionadoConfig
 from sim.graphicionado.top import SimMemoryConfig
 from sim.graphicionado.image import build_image
 from sim.graphicionado.run import MEMORY_KINDS, _watchdog, simulate
+from sim.traffic import sum_lines
 from sim.run_settings import RunSettings
 from tests.support.examples import spec_of
 from tests.support.graphs import networkx_graph
@@ -121,10 +122,8 @@ def check_pagerank_traffic(report, graph, config, iters):
                      for start, end in zip(bounds, bounds[1:]) if end > start)
     lines = {"src_prop_read": (vprop_lines, 0), "src_const_read": (const_lines, 0),
              "edge_read": (edge_lines, 0), "vprop_write": (0, vprop_lines)}
-    moved = {}
-    for name, (reads, writes) in report.traffic.per_client().items():
-        have = moved.get(name.split(".")[1], (0, 0))
-        moved[name.split(".")[1]] = (have[0] + reads, have[1] + writes)
+    moved = sum_lines((name.split(".")[1], counts)
+                      for name, counts in report.traffic.per_client().items())
     assert moved == {name: (reads * iters, writes * iters)
                      for name, (reads, writes) in lines.items()}
 
