@@ -73,7 +73,7 @@ def depgraph_core_bits(settings: dict) -> dict:
     cfg = get_design("depgraph").config(settings)
     hdtl = HDTL(addr_width=cfg.addr_width, stack_depth=cfg.stack_depth, algo=cfg.algo,
                 hub_index=cfg.hub_index, kept_lines=cfg.kept_lines,
-                stack_lines=cfg.stack_lines)
+                stack_lines=cfg.stack_lines, edge_words=cfg.edge_words)
     fifo = FIFOEdgeBuffer(depth=cfg.edge_fifo_depth)
     return {"stack_bits": cfg.walks * hdtl.stack_bits,
             "stack_entry_bits": hdtl.stack_bits // cfg.stack_depth,

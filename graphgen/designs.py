@@ -118,7 +118,7 @@ def depgraph_hdtl(config: DepGraphConfig) -> HDTL:
                 kept_lines=config.kept_lines, stack_lines=config.stack_lines,
                 offsets_on_chip=config.offsets_on_chip, algo=config.algo,
                 hub_index=config.hub_index,
-                track_entries=config.track_entries, engine=0)
+                track_entries=config.track_entries, engine=0, edge_words=config.edge_words)
 
 
 def depgraph_ddmu(config: DepGraphConfig) -> DDMUWithLearner:

@@ -4,12 +4,16 @@ import dataclasses
 import hashlib
 
 from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
-from .layouts import MAX_ENGINES, WALK_BITS
+from .layouts import MAX_ENGINES, WALK_BITS, edges_per_line
 from .program import gas_of, hub_index_refusal
 from .walk_scanner import MAX_LEVELS
 
 
-__all__ = ["DepGraphConfig"]
+__all__ = ["DepGraphConfig", "EDGE_FORMATS"]
+
+# ``DepGraphConfig.edge_format``: compact (the weight only when the program reads it), or
+# always two words.
+EDGE_FORMATS = ("csr", "weighted")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,8 +46,8 @@ class DepGraphConfig(DesignConfig):
         (§III-B); off, the HDTL reads the offsets from memory. Costs a block RAM of 64 bits a
         vertex in each bank.
     kept_lines : int
-        Lines of each batch's edges (8 edges a line) an HDTL keeps for its scans, which
-        otherwise read them from memory again (1 to 16).
+        Lines of each batch's edges (``edges_per_line`` edges a line) an HDTL keeps for its
+        scans, which otherwise read them from memory again (1 to 16).
     stack_lines : bool
         Every level of an HDTL's stack keeps the ``kept_lines`` lines of its entry's batch, so
         a walk resuming an entry after the subtree below it scans without a memory read (the
@@ -70,6 +74,13 @@ class DepGraphConfig(DesignConfig):
     bank_vertices : int
         Vertex-store records per engine: the largest partition the accelerator takes. The
         default keeps four banks within an ECP5-85k's block RAM.
+    edge_format : str
+        How an edge is stored in memory (:mod:`hw.depgraph.layouts`). ``csr``, the default:
+        the destination id alone (4 bytes, sixteen edges a line) when the program reads no
+        weight (BFS, CC, PageRank), or with the weight (8 bytes, eight a line) when it does
+        (SSSP); a one-word edge's weight is 1 inside the engine. ``weighted``: always
+        (dst, weight), the layout before the compact one, kept to compare with it. The edge
+        reader, the scan's line and the kept lines follow (:attr:`edge_words`).
     edge_fifo_depth : int
         Entries of each FIFO edge buffer (37 entries of 134 bits: about the paper's 4.8 Kbit).
     addr_width : int
@@ -104,6 +115,7 @@ class DepGraphConfig(DesignConfig):
     track_entries: int = 8
     pseudo_edge_buffer: int = 16
     bank_vertices: int = 8192
+    edge_format: str = "csr"
     edge_fifo_depth: int = 37
     addr_width: int = 26
     memory_outstanding: int = 128
@@ -137,6 +149,9 @@ class DepGraphConfig(DesignConfig):
         if not is_power_of_two(self.bank_vertices) or not 16 <= self.bank_vertices <= 1 << 20:
             raise ConfigError(f"bank_vertices must be a power of two from 16 to 1048576, "
                               f"not {self.bank_vertices}")
+        if self.edge_format not in EDGE_FORMATS:
+            raise ConfigError(f"edge_format must be {' or '.join(EDGE_FORMATS)}, "
+                              f"not {self.edge_format!r}")
         if not 2 <= self.edge_fifo_depth <= 256:
             raise ConfigError(f"edge_fifo_depth must be between 2 and 256, "
                               f"not {self.edge_fifo_depth}")
@@ -181,6 +196,18 @@ class DepGraphConfig(DesignConfig):
     def is_min(self) -> bool:
         """The datapath's Accum is the integer min (a min or max program), not the FP32 sum."""
         return self.gas.selective
+
+    @property
+    def edge_words(self) -> int:
+        """Words of an edge in memory: 2 (dst, weight) with ``edge_format`` weighted or a
+        program that reads the weight, else 1 (dst). Derived from ``edge_format`` and the
+        program, both in :meth:`digest`."""
+        return 2 if self.edge_format == "weighted" or self.gas.uses_weight else 1
+
+    @property
+    def edges_per_line(self) -> int:
+        """Edges of a 64-byte line: 16 of one word, 8 of two."""
+        return edges_per_line(self.edge_words)
 
     @property
     def walk_bits(self) -> int:

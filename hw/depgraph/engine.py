@@ -34,8 +34,8 @@ from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .fifo_edge_buffer import FIFOEdgeBuffer
 from .hdtl import HDTL
 from .hub_index_learner import ObserveRequest
-from .layouts import (EDGES_PER_LINE, ORIGIN_BITS, EdgeTask, LoadRecord, ProbeResult,
-                      VertexUpdate, VisitRequest, VisitResult)
+from .layouts import (ORIGIN_BITS, EdgeTask, LoadRecord, ProbeResult, VertexUpdate,
+                      VisitRequest, VisitResult)
 from .processing_element import ProcessingElement
 from .update_scheduler import UpdateScheduler
 from .vertex_store import VertexStoreBank
@@ -249,7 +249,8 @@ class Engine(wiring.Component):
                         kept_lines=cfg.kept_lines, stack_lines=cfg.stack_lines,
                         algo=cfg.algo, offsets_on_chip=cfg.offsets_on_chip,
                         hub_index=cfg.hub_index, track_entries=cfg.track_entries,
-                        engine=self._index * cfg.walks + k, walk=k)
+                        engine=self._index * cfg.walks + k, walk=k,
+                        edge_words=cfg.edge_words)
             m.submodules[f"hdtl{k}" if cfg.walks > 1 else "hdtl"] = hdtl
             hdtls.append(hdtl)
         self.hdtls = hdtls
@@ -328,7 +329,7 @@ class Engine(wiring.Component):
         m.submodules.visits = visits = OrderedMerge(VisitRequest, VisitResult, walks,
                                                     outstanding=walks)
         m.submodules.probes = probes = OrderedMerge(32, ProbeResult, walks,
-                                                    outstanding=EDGES_PER_LINE * walks)
+                                                    outstanding=cfg.edges_per_line * walks)
         m.submodules.edges = edges = StreamArbiter(EdgeTask, walks)
         offsets_mem = None
         if not cfg.offsets_on_chip:

@@ -30,6 +30,11 @@ min-type algorithms, y · const for PageRank). When the batch of a vertex at the
 entry's depth holds an edge to its tail, the observation <entry, root's x, EdgeCompute(y)>
 goes to the learner. The walk ends once the DDMU has answered its root; for PageRank the
 pseudo-edges of the root's shortcuts then enter the FIFO edge buffer, paying the loans back.
+
+The edges are read ``edge_words`` words each (:func:`hw.depgraph.layouts.edge_layout`): the
+destination alone, sixteen a line, for a program that reads no weight; (dst, weight), eight a
+line, otherwise. A one-word edge enters the FIFO edge buffer with the weight 1, so the
+processing element and the hub tracker are the same for both layouts.
 """
 
 from types import SimpleNamespace
@@ -44,7 +49,8 @@ from .program import edge_value, gas_of
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
 from .hub_tracker import HubTracker
-from .layouts import EDGES_PER_LINE, WALK_BITS, EdgeTask, ProbeResult, VisitRequest, VisitResult
+from .layouts import (WALK_BITS, EdgeTask, ProbeResult, VisitRequest, VisitResult,
+                      check_edge_words, edge_fields, edge_layout, edges_per_line)
 from hw.lib.memory.range_reader import RangeReader
 from .walk_scanner import WalkScanner
 from .walk_stack import WalkStack, stack_entry_layout
@@ -52,8 +58,6 @@ from .walk_stack import WalkStack, stack_entry_layout
 
 __all__ = ["HDTL"]
 
-
-_Edge = data.StructLayout({"dst": 32, "weight": 32})
 
 
 class HDTL(wiring.Component):
@@ -88,6 +92,10 @@ class HDTL(wiring.Component):
     walk : int
         This HDTL's walk within its engine, sent with its edges (the origin of their
         updates).
+    edge_words : int
+        Words of an edge in memory (``DepGraphConfig.edge_words``): 1, the destination alone
+        (sixteen a line; the weight is 1), refused for a program that reads the weight; or 2,
+        (dst, weight) (eight a line).
 
     Members
     -------
@@ -131,7 +139,7 @@ class HDTL(wiring.Component):
                  kept_lines: int = 1, stack_lines: bool = False,
                  offsets_on_chip: bool = False,
                  algo: str = "bfs", hub_index: bool = False, track_entries: int = 8,
-                 engine: int = 0, walk: int = 0):
+                 engine: int = 0, walk: int = 0, edge_words: int = 2):
         check_int("HDTL", "addr_width", addr_width, high=32)
         check_int("HDTL", "kept_lines", kept_lines)
         if stack_depth < 1 or edge_window < 1:
@@ -142,6 +150,11 @@ class HDTL(wiring.Component):
             raise ConfigError("HDTL: track_entries must be at least 1, engine not negative and "
                               f"walk from 0 to {(1 << WALK_BITS) - 1}, not {track_entries!r}, "
                               f"{engine!r} and {walk!r}")
+        check_edge_words("HDTL", edge_words)
+        if edge_words == 1 and self._gas.uses_weight:
+            raise ConfigError(f"HDTL: program {self._gas.name} reads the edge weight: "
+                              f"edge_words must be 2, not 1")
+        self._edge_words = edge_words
         self._addr_width = addr_width
         self._stack_depth = stack_depth
         self._edge_window = edge_window
@@ -190,13 +203,18 @@ class HDTL(wiring.Component):
         return self._edge_window
 
     @property
+    def edges_per_line(self) -> int:
+        """Edges of a 64-byte line: at most the probes a scan has in flight."""
+        return edges_per_line(self._edge_words)
+
+    @property
     def stack_bits(self) -> int:
         """Bits of the stack, with each level's kept lines of edges when ``stack_lines``
         (the paper's: 6.1 Kbit at depth 10; its entry layout is not given, but 610 bits an
         entry is a 64-byte line of edges and three words)."""
         entry = stack_entry_layout(self._hub_index).size
         if self._stack_lines:
-            entry += self._kept_lines * EDGES_PER_LINE * 64
+            entry += self._kept_lines * self.edges_per_line * 32 * self._edge_words
         return self._stack_depth * entry
 
     def elaborate(self, platform):
@@ -209,7 +227,7 @@ class HDTL(wiring.Component):
                 addr_width=self._addr_width, item_words=1, window=self.OFFSET_WINDOW)
             wiring.connect(m, blocks.offsets.mem, wiring.flipped(self.offsets_mem))
         blocks.edge_reader = m.submodules.edge_reader = RangeReader(
-            addr_width=self._addr_width, item_words=2, window=self._edge_window)
+            addr_width=self._addr_width, item_words=self._edge_words, window=self._edge_window)
         wiring.connect(m, blocks.edge_reader.mem, wiring.flipped(self.edges_mem))
 
         # The stack, read asynchronously at its top (distributed RAM).
@@ -226,7 +244,8 @@ class HDTL(wiring.Component):
         # in SCANNING, and keeps the batch's first lines.
         levels = self._stack_depth if self._stack_lines else 1
         scanner = blocks.scanner = m.submodules.scanner = WalkScanner(
-            addr_width=self._addr_width, kept_lines=self._kept_lines, levels=levels)
+            addr_width=self._addr_width, kept_lines=self._kept_lines, levels=levels,
+            edge_words=self._edge_words)
         m.d.comb += [scanner.first.eq(self.first), scanner.last.eq(self.last),
                      scanner.edges_base.eq(self.edges_base),
                      scanner.batch_vertex.eq(cur.vertex), scanner.batch_first.eq(cur.lo),
@@ -382,11 +401,12 @@ class HDTL(wiring.Component):
                     m.next = "BATCH"
 
         with m.State("BATCH"):
-            edge = _Edge(edge_reader.items.payload.data)
+            dst, weight = edge_fields(edge_layout(self._edge_words)(
+                edge_reader.items.payload.data))
             m.d.comb += [
                 self.edges.valid.eq(edge_reader.items.valid),
-                self.edges.payload.dst.eq(edge.dst),
-                self.edges.payload.weight.eq(edge.weight),
+                self.edges.payload.dst.eq(dst),
+                self.edges.payload.weight.eq(weight),
                 self.edges.payload.x.eq(cur.x),
                 self.edges.payload.const.eq(cur.const),
                 self.edges.payload.leave.eq(cur.depth < self._stack_depth),
@@ -399,8 +419,8 @@ class HDTL(wiring.Component):
                 m.d.comb += scanner.batch_edge.eq(1)
                 if tracker is not None:
                     m.d.comb += [tracker.batch_edge.eq(1),
-                                 tracker.batch_dst.eq(edge.dst),
-                                 tracker.batch_weight.eq(edge.weight)]
+                                 tracker.batch_dst.eq(dst),
+                                 tracker.batch_weight.eq(weight)]
                 with m.If(edge_reader.items.payload.last):
                     m.d.comb += scanner.batch_done.eq(1)
                     # A leaf's batch cannot leave a vertex for the walk, nor can it change

@@ -8,8 +8,13 @@ Memory image (32-bit words, 64-byte lines of 16 words; region bases are line add
 by the register block):
 
 * ``offsets``: n + 1 CSR offsets (edge ids);
-* ``edges``: m edges of two words (dst, weight), eight per line, in CSR order (weight 1 when
-  the graph has none);
+* ``edges``: m edges in CSR order, ``DepGraphConfig.edge_words`` words each
+  (:func:`edge_layout`): with ``edge_format`` csr (the default) and a program that reads no
+  weight (BFS, CC, PageRank), the destination id alone, 4 bytes, sixteen per line; with a
+  program that reads the weight (SSSP), or with ``edge_format`` weighted, two words
+  (dst, weight), 8 bytes, eight per line (weight 1 when the graph has none). A one-word edge's
+  weight is the constant 1 inside the engine (what the two-word image held for a graph
+  without weights), so the datapath is the same for both;
 * ``state``, ``delta``, ``const``: n words each (``const`` = alpha / outdeg as FP32 for
   PageRank, else 0), loaded into the vertex store before the run; ``state`` is written back
   after it;
@@ -20,11 +25,15 @@ by the register block):
 * ``queue<e>``: engine e's circular queue, ``queue_lines`` lines of vertex ids.
 """
 
+from amaranth.hdl import Const
 from amaranth.lib import data
+
+from hw.lib.config import ConfigError
 
 
 __all__ = ["ORIGIN_BITS", "ORIGIN_DDMU", "MAX_ENGINES", "WALK_BITS", "MAX_WALK_SLOTS",
-           "EDGE_WORDS", "EDGES_PER_LINE", "STOP_WORD_FIELDS", "STOP_BITS_PER_VERTEX",
+           "EDGE_LAYOUT_WORDS", "check_edge_words", "edges_per_line", "edge_layout",
+           "edge_fields", "STOP_WORD_FIELDS", "STOP_BITS_PER_VERTEX",
            "VERTICES_PER_STOP_WORD", "EdgeTask", "VertexUpdate", "VisitRequest", "VisitResult",
            "ProbeResult", "LoadRecord"]
 
@@ -38,8 +47,37 @@ MAX_WALK_SLOTS = MAX_ENGINES << WALK_BITS
 ORIGIN_BITS = 8
 ORIGIN_DDMU = (1 << ORIGIN_BITS) - 1
 
-EDGE_WORDS = 2
-EDGES_PER_LINE = 16 // EDGE_WORDS
+# Words of an edge in memory: the destination id alone, or (dst, weight).
+EDGE_LAYOUT_WORDS = (1, 2)
+
+
+def check_edge_words(owner: str, edge_words) -> int:
+    """``edge_words`` when it is one of :data:`EDGE_LAYOUT_WORDS`, else ConfigError naming
+    ``owner``."""
+    if edge_words not in EDGE_LAYOUT_WORDS or isinstance(edge_words, bool):
+        raise ConfigError(f"{owner}: edge_words must be one of {EDGE_LAYOUT_WORDS}, "
+                          f"not {edge_words!r}")
+    return edge_words
+
+
+def edges_per_line(edge_words: int) -> int:
+    """Edges of a 64-byte line (16 words): 16 of one word, 8 of two."""
+    return 16 // edge_words
+
+
+def edge_layout(edge_words: int) -> data.StructLayout:
+    """An edge as it is in memory: ``dst``, and ``weight`` with two words."""
+    if edge_words == 1:
+        return data.StructLayout({"dst": 32})
+    return data.StructLayout({"dst": 32, "weight": 32})
+
+
+def edge_fields(edge) -> tuple:
+    """(dst, weight) of an edge of :func:`edge_layout`'s (a view): a one-word edge's weight
+    is the constant 1."""
+    weight = edge.weight if "weight" in edge.shape().members else Const(1, 32)
+    return edge.dst, weight
+
 
 # The ``stop`` array's bits of a vertex, from bit STOP_BITS_PER_VERTEX·(v % 8) of word v // 8
 # up (the loader picks them out, ``sim.depgraph.image`` packs them).

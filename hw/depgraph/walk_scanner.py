@@ -14,6 +14,11 @@ visited at that depth (the entry pushed there, while it is on the stack), so a w
 an entry after the subtree below it scans the entry's first lines without a memory read:
 the paper's stack entry is about 610 bits (6.1 Kbit at depth 10), room for a 64-byte line of
 edges beside the entry's three words.
+
+An edge is ``edge_words`` words (:func:`hw.depgraph.layouts.edge_layout`): the destination
+alone (sixteen a line) when the program reads no weight, else (dst, weight) (eight a line).
+The scanned line, the kept lines (``kept_lines`` x 512 bits either way) and the probes in
+flight follow the edges a line; a one-word edge's weight is the constant 1 in the answer.
 """
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
@@ -23,7 +28,7 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.config import ConfigError, check_int
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
-from .layouts import EDGES_PER_LINE, ProbeResult
+from .layouts import ProbeResult, check_edge_words, edge_fields, edge_layout, edges_per_line
 from hw.lib.memory.range_reader import range_command_layout, range_item_layout
 
 
@@ -39,12 +44,14 @@ ScanRequest = data.StructLayout({"vertex": 32, "next": 32, "end": 32,
 ScanResult = data.StructLayout({"found": 1, "edge": 32, "vertex": 32, "weight": 32,
                                 "next": 32})
 
-_Edge = data.StructLayout({"dst": 32, "weight": 32})
-# A destination asked about, and the edge that leads to it.
-_Probe = data.StructLayout({"edge": 32, "vertex": 32, "weight": 32})
 
-_LINE_BITS = EDGES_PER_LINE.bit_length() - 1
-
+def _probe_layout(edge_words: int) -> data.StructLayout:
+    """A destination asked about, and the edge that leads to it (its weight when edges have
+    one)."""
+    fields = {"edge": 32, "vertex": 32}
+    if edge_words == 2:
+        fields["weight"] = 32
+    return data.StructLayout(fields)
 
 
 def _batch_line_layout(kept: int) -> data.StructLayout:
@@ -54,10 +61,9 @@ def _batch_line_layout(kept: int) -> data.StructLayout:
                               "valid": 1})
 
 
-def _replay_layout(kept: int) -> data.StructLayout:
-    """A scan reading the kept edges: from which of them, how many left."""
-    return data.StructLayout({"on": 1, "at": range(kept),
-                              "left": range(EDGES_PER_LINE + 1)})
+def _replay_layout(kept: int, per_line: int) -> data.StructLayout:
+    """A scan reading the kept edges: from which of them, how many left (of a line)."""
+    return data.StructLayout({"on": 1, "at": range(kept), "left": range(per_line + 1)})
 
 
 class WalkScanner(wiring.Component):
@@ -70,6 +76,8 @@ class WalkScanner(wiring.Component):
         Lines of a batch's edges kept for the scans (at least 1).
     levels : int
         Stack levels with lines of their own (1: only the last batch's lines are kept).
+    edge_words : int
+        Words of an edge in memory: 1 (dst; sixteen a line) or 2 (dst, weight; eight).
 
     Members
     -------
@@ -80,14 +88,14 @@ class WalkScanner(wiring.Component):
         An entry whose next offset is below its end.
     result : ``Out(stream.Signature(ScanResult))``
     read : ``Out(stream.Signature(range_command_layout(addr_width)))``;
-    items : ``In(stream.Signature(range_item_layout(2)))``
+    items : ``In(stream.Signature(range_item_layout(edge_words)))``
         To and from the HDTL's edge reader, when the line is not the batch's.
     probe : ``Out(stream.Signature(32))``; probed : ``In(stream.Signature(ProbeResult))``
         To and from the vertex store, answers in order.
     batch_start : ``In(1)``; batch_vertex, batch_first : ``In(32)``; batch_level : ``In(range(levels))``
         A batch of ``batch_vertex``'s edges from ``batch_first`` on begins (forget the lines
         of ``batch_level``).
-    batch_edge : ``In(1)``; batch_data : ``In(_Edge)``
+    batch_edge : ``In(1)``; batch_data : ``In(edge_layout(edge_words))``
         The batch's next edge went to the FIFO edge buffer (the first ``kept_lines`` lines'
         are kept).
     batch_done : ``In(1)``
@@ -96,14 +104,18 @@ class WalkScanner(wiring.Component):
         Edges examined.
     """
 
-    def __init__(self, *, addr_width: int, kept_lines: int = 1, levels: int = 1):
+    def __init__(self, *, addr_width: int, kept_lines: int = 1, levels: int = 1,
+                 edge_words: int = 2):
         check_int("WalkScanner", "addr_width", addr_width, high=32)
         if kept_lines < 1:
             raise ConfigError(f"WalkScanner: kept_lines must be at least 1, not {kept_lines!r}")
         if not 1 <= levels <= MAX_LEVELS:
             raise ConfigError(f"WalkScanner: levels must be from 1 to {MAX_LEVELS}, "
                               f"not {levels!r}")
-        self._kept = kept_lines * EDGES_PER_LINE
+        self._edge_words = check_edge_words("WalkScanner", edge_words)
+        self._per_line = edges_per_line(edge_words)
+        self._line_bits = self._per_line.bit_length() - 1
+        self._kept = kept_lines * self._per_line
         self._levels = levels
         super().__init__({
             "first": In(32), "last": In(32),
@@ -111,12 +123,12 @@ class WalkScanner(wiring.Component):
             "request": In(stream.Signature(ScanRequest)),
             "result": Out(stream.Signature(ScanResult)),
             "read": Out(stream.Signature(range_command_layout(addr_width))),
-            "items": In(stream.Signature(range_item_layout(2))),
+            "items": In(stream.Signature(range_item_layout(edge_words))),
             "probe": Out(stream.Signature(32)),
             "probed": In(stream.Signature(ProbeResult)),
             "batch_start": In(1), "batch_vertex": In(32), "batch_first": In(32),
             "batch_level": In(range(levels)),
-            "batch_edge": In(1), "batch_data": In(_Edge),
+            "batch_edge": In(1), "batch_data": In(edge_layout(edge_words)),
             "batch_done": In(1),
             "scanned_edges": Out(32),
         })
@@ -128,15 +140,17 @@ class WalkScanner(wiring.Component):
         # the same from ASK on.
         level_line, line, replay, replayed = self._elaborate_batch_line(m, entry.level)
 
-        m.submodules.probes = probes = StreamFIFO(_Probe, EDGES_PER_LINE)
+        per_line, line_bits = self._per_line, self._line_bits
+        probe_layout = _probe_layout(self._edge_words)
+        m.submodules.probes = probes = StreamFIFO(probe_layout, per_line)
         scan_first = Signal(32)
-        scan_count = Signal(range(EDGES_PER_LINE + 1))
+        scan_count = Signal(range(per_line + 1))
         scan_end = Signal(32)           # scan_first + scan_count, worked out beside it
         scan_line_vertex = Signal()     # the entry's vertex is the batch line's
         items_done = Signal()
         items_taken = Signal()
         found = Signal()
-        found_probe = Signal(_Probe)
+        found_probe = Signal(probe_layout)
 
         with m.FSM():
             with m.State("IDLE"):
@@ -149,9 +163,9 @@ class WalkScanner(wiring.Component):
                     m.next = "BOUNDS"
 
             with m.State("BOUNDS"):
-                line_room = EDGES_PER_LINE - entry.next[:_LINE_BITS]
+                line_room = per_line - entry.next[:line_bits]
                 left = entry.end - entry.next
-                line_boundary = Cat(Const(0, _LINE_BITS), entry.next[_LINE_BITS:] + 1)
+                line_boundary = Cat(Const(0, line_bits), entry.next[line_bits:] + 1)
                 m.d.sync += [scan_first.eq(entry.next),
                              scan_count.eq(Mux(left < line_room, left, line_room)),
                              scan_end.eq(Mux(left < line_room, entry.end, line_boundary)),
@@ -175,7 +189,7 @@ class WalkScanner(wiring.Component):
                         m.next = "LINE"
 
             with m.State("LINE"):
-                item = stream.Signature(range_item_layout(2)).create()
+                item = stream.Signature(range_item_layout(self._edge_words)).create()
                 with m.If(replay.on):
                     wiring.connect(m, replayed, wiring.flipped(item))
                 with m.Else():
@@ -192,7 +206,8 @@ class WalkScanner(wiring.Component):
                     self.result.payload.found.eq(found),
                     self.result.payload.edge.eq(found_probe.edge),
                     self.result.payload.vertex.eq(found_probe.vertex),
-                    self.result.payload.weight.eq(found_probe.weight),
+                    self.result.payload.weight.eq(
+                        found_probe.weight if self._edge_words == 2 else 1),
                     self.result.payload.next.eq(Mux(found, found_probe.edge + 1, scan_end)),
                 ]
                 with m.If(self.result.valid & self.result.ready):
@@ -219,17 +234,18 @@ class WalkScanner(wiring.Component):
         reg_valid = Signal()
         reg_last = Signal()
         reg_local = Signal()
-        reg = Signal(_Probe)
-        edge = _Edge(staged.payload.data)
+        reg = Signal(_probe_layout(self._edge_words))
+        dst, weight = edge_fields(edge_layout(self._edge_words)(staged.payload.data))
         # A destination of another partition is not probed; it must not wait for the probe
         # port's ready, which a shared bank gives only to a valid probe.
         out_ready = probes.i.ready & (self.probe.ready | ~reg_local)
         m.d.comb += staged.ready.eq(~reg_valid | out_ready)
         with m.If(staged.valid & staged.ready):
             m.d.sync += [reg_valid.eq(1), reg_last.eq(staged.payload.last),
-                         reg_local.eq((edge.dst >= self.first) & (edge.dst < self.last)),
-                         reg.edge.eq(staged.payload.index), reg.vertex.eq(edge.dst),
-                         reg.weight.eq(edge.weight)]
+                         reg_local.eq((dst >= self.first) & (dst < self.last)),
+                         reg.edge.eq(staged.payload.index), reg.vertex.eq(dst)]
+            if self._edge_words == 2:
+                m.d.sync += reg.weight.eq(weight)
         with m.Elif(out_ready):
             m.d.sync += reg_valid.eq(0)
         m.d.comb += [probes.i.payload.eq(reg), self.probe.payload.eq(reg.vertex)]
@@ -249,12 +265,12 @@ class WalkScanner(wiring.Component):
         kept, levels = self._kept, self._levels
         level_width = max(1, (levels - 1).bit_length())
         m.submodules.batch_line = batch_line = memory.Memory(
-            shape=_Edge, depth=kept * levels, init=[])
+            shape=edge_layout(self._edge_words), depth=kept * levels, init=[])
         write = batch_line.write_port()
         read = batch_line.read_port(domain="comb")
         line = Signal(_batch_line_layout(kept))
         line_level = Signal(level_width)
-        replay = Signal(_replay_layout(kept))
+        replay = Signal(_replay_layout(kept, self._per_line))
         with m.If(self.batch_start):
             m.d.sync += [line.valid.eq(0), line.vertex.eq(self.batch_vertex),
                          line.first.eq(self.batch_first), line.count.eq(0),
@@ -266,7 +282,7 @@ class WalkScanner(wiring.Component):
         # the earliest (BATCH_DONE comes between), when the last write has landed.
         write_en = Signal()
         write_addr = Signal.like(write.addr)
-        write_data = Signal(_Edge)
+        write_data = Signal(edge_layout(self._edge_words))
         m.d.sync += [write_en.eq(self.batch_edge & (line.count != kept)),
                      write_addr.eq(line_level * kept + line.count),
                      write_data.eq(self.batch_data)]
@@ -299,7 +315,7 @@ class WalkScanner(wiring.Component):
             m.d.comb += level_read.addr.eq(scan_level[:level_width])
             m.d.sync += scan_line.eq(level_line)
 
-        items = stream.Signature(range_item_layout(2)).create()
+        items = stream.Signature(range_item_layout(self._edge_words)).create()
         m.d.comb += [items.valid.eq(replay.left != 0),
                      items.payload.data.eq(read.data),
                      items.payload.index.eq(scan_line.first + replay.at),

@@ -3,7 +3,9 @@ register block (Zhang et al., HPCA 2021, §III-B "initialisation").
 
 The software pre-processing (partitions, hubs, the H'' bitmap, the initial deltas) is the
 golden model's (:func:`golden.depgraph.run_depgraph`); this lays its results out as
-:mod:`hw.depgraph.layouts` describes: CSR offsets, edges as (dst, weight) pairs, the state,
+:mod:`hw.depgraph.layouts` describes: CSR offsets, edges of ``config.edge_words`` words (the
+destination alone, or (dst, weight) pairs when the program reads the weight or
+``edge_format`` is weighted), the state,
 delta and constant arrays, the stop bitmap and room for the circular queues; with the hub
 index, the DDMU's hash table and the hub-index entries, all in the N state (nothing learnt),
 laid out as :mod:`hw.depgraph.ddmu` reads them.
@@ -25,7 +27,8 @@ from hw.depgraph.top import registers
 from sim.dram_image import DRAMImage
 
 
-__all__ = ["DepGraphImage", "build_depgraph_image", "hub_index_words", "leaves"]
+__all__ = ["DepGraphImage", "build_depgraph_image", "edge_region_words", "hub_index_words",
+           "leaves"]
 
 
 @dataclasses.dataclass
@@ -67,6 +70,18 @@ def hub_index_words(index: HubIndex) -> tuple[np.ndarray, np.ndarray]:
     entries[:k, 3] = index.length | EntryFlag.N.value << 16
     return table.reshape(-1), entries.reshape(-1)
 
+def edge_region_words(graph: Graph, config: DepGraphConfig) -> np.ndarray:
+    """The ``edges`` region's 32-bit words: each edge's destination, followed by its weight
+    when ``config.edge_words`` is 2 (1 for a program that reads none, or a graph without
+    weights)."""
+    dst = graph.dst.astype(np.uint32)
+    if config.edge_words == 1:
+        return dst
+    weight = graph.require_nonnegative_integer_weights() if config.gas.uses_weight else \
+        np.ones(graph.num_edges, dtype=np.uint32)
+    return np.stack([dst, np.asarray(weight, dtype=np.uint32)], axis=1).reshape(-1)
+
+
 def _fp32_bits(values) -> np.ndarray:
     return np.asarray(values, dtype=np.float32).view(np.uint32)
 
@@ -101,8 +116,6 @@ def build_depgraph_image(graph: Graph, *, algo: str, config: DepGraphConfig,
         raise ConfigError(f"a partition of the graph has {largest} vertices but a "
                           f"vertex-store bank holds {config.bank_vertices} "
                           f"(set bank_vertices)")
-    weight = graph.require_nonnegative_integer_weights() if gas.uses_weights else \
-        np.ones(m, dtype=np.uint32)
     state, delta = gas.initial(graph, root)
     if gas.selective:
         state, delta = stored(gas.form, state), stored(gas.form, delta)
@@ -110,7 +123,7 @@ def build_depgraph_image(graph: Graph, *, algo: str, config: DepGraphConfig,
     else:
         state, delta = _fp32_bits(state), _fp32_bits(delta)
         const = _fp32_bits(source_constants(gas, graph))
-    edges = np.stack([graph.dst.astype(np.uint32), weight.astype(np.uint32)], axis=1)
+    edges = edge_region_words(graph, config)
     heads = np.zeros(n, dtype=bool)
     if config.hub_index and index is not None:
         heads[list(index.table)] = True
@@ -125,7 +138,7 @@ def build_depgraph_image(graph: Graph, *, algo: str, config: DepGraphConfig,
     dram = DRAMImage()
     base = {}
     for name, words in [("offsets", graph.edge_id_table.astype(np.uint32)),
-                        ("edges", edges.reshape(-1)), ("state", state), ("delta", delta),
+                        ("edges", edges), ("state", state), ("delta", delta),
                         ("const", const), ("stop", stop_words)]:
         base[name] = dram.add(name, np.ascontiguousarray(words, dtype=np.uint32))
     queue_lines = config.bank_vertices // 16
