@@ -12,7 +12,9 @@ wrapper below, as in ``depgraph.py``); the run is over when every engine is idle
 drained and no update is on its way for two cycles in a row (the top's quiet check), after
 which nothing may move for 200 cycles; then the states are read back through ``dump``.
 Offsets, edges and queue memories answer after a jittering latency and stall their request
-channels; every stream is paused at random."""
+channels; every stream is paused at random. Edges are laid out as ``DepGraphConfig`` says
+(the destination alone for a program that reads no weight), and once as two words for BFS
+(``edge_format`` weighted)."""
 
 import bisect
 
@@ -128,18 +130,21 @@ def lines_of(dram):
             for a in range(len(table))}
 
 
-# (algo, engines, stack depth, walks per engine, offsets on chip)
-CASES = [("bfs", 1, 3, 1, False), ("sssp", 2, 2, 2, True), ("cc", 2, 4, 1, True),
-         ("pagerank", 1, 3, 4, True), ("bfs", 1, 4, 4, False), ("widest", 1, 3, 1, False),
-         ("widest", 2, 3, 2, True)]
+# (algo, engines, stack depth, walks per engine, offsets on chip, edge format: csr, the
+# destination alone for a program that reads no weight; weighted, always (dst, weight))
+CASES = [("bfs", 1, 3, 1, False, "csr"), ("sssp", 2, 2, 2, True, "csr"),
+         ("cc", 2, 4, 1, True, "csr"), ("pagerank", 1, 3, 4, True, "csr"),
+         ("bfs", 1, 4, 4, False, "weighted"), ("widest", 1, 3, 1, False, "csr"),
+         ("widest", 2, 3, 2, True, "csr")]
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("algo, engines, depth, walks, onchip", CASES,
-                         ids=[f"{a}-e{e}-d{d}-w{w}{'-onchip' if o else ''}"
-                              for a, e, d, w, o in CASES])
-def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, pause):
-    check_engines(algo, engines, depth, walks, onchip, pause)
+@pytest.mark.parametrize("algo, engines, depth, walks, onchip, edge_format", CASES,
+                         ids=[f"{a}-e{e}-d{d}-w{w}{'-onchip' if o else ''}-{f}"
+                              for a, e, d, w, o, f in CASES])
+def test_engines_reach_the_golden_fixpoint(algo, engines, depth, walks, onchip, edge_format,
+                                           pause):
+    check_engines(algo, engines, depth, walks, onchip, pause, edge_format)
 
 
 HOP_COSTS = '''
@@ -170,7 +175,7 @@ def test_a_program_written_here(tmp_path, engines):
     check_engines(f"{path}:HopCosts", engines, 3, engines, engines == 2, None)
 
 
-def check_engines(algo, engines, depth, walks, onchip, pause):
+def check_engines(algo, engines, depth, walks, onchip, pause, edge_format="csr"):
     # PageRank runs to a tolerance, and its FP32 adds take the Python simulator a while: a
     # smaller graph and a coarser tolerance for a sum Accum.
     algo = spec_of(algo)
@@ -183,7 +188,7 @@ def check_engines(algo, engines, depth, walks, onchip, pause):
     g = graph.symmetrized() if gas.undirected else graph
     config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                             hub_index=False, bank_vertices=32, edge_fifo_depth=4,
-                            addr_width=16, offsets_on_chip=onchip)
+                            addr_width=16, offsets_on_chip=onchip, edge_format=edge_format)
     image = build_depgraph_image(g, algo=algo, config=config, bounds=ref.bounds,
                                  stop=ref.stop, root=root, tolerance=tolerance)
     regs, n = image.registers, image.num_vertices
@@ -196,7 +201,7 @@ def check_engines(algo, engines, depth, walks, onchip, pause):
 
     top = Engines(config)
     bench = Bench(top, f"DepGraph engines ({algo}, {engines} engines, depth {depth}, "
-                       f"{walks} walks)",
+                       f"{walks} walks, {config.edge_words}-word edges)",
                   pause=pause, p_pause=0.25)
     orders = []
     for e, engine in enumerate(top.engines):

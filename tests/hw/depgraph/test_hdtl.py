@@ -10,7 +10,9 @@ Checked on the way: a visit that is not a root's is of a vertex of the partition
 stop bitmap and active; a probe is of a vertex of the partition; the edge tasks are exactly
 the edges of each worth visit, in visit order, with its x and constant. At the end (the HDTL
 idle, every queue empty, nothing in flight): no vertex is active and the states equal the
-golden fixpoint. Streams and memories paused at random.
+golden fixpoint. Streams and memories paused at random. Edges in memory of one word (the
+destination; the edge tasks' weight is 1) for the programs that read no weight, and of two
+(dst, weight) for SSSP and for some of the others (``edge_format`` weighted).
 
 With the hub index (min type; the DDMU played in Python answers each lookup with up to three
 learnable entries along real paths from the root, then ``done``): a lookup is sent
@@ -46,10 +48,13 @@ def memory(bench, name, port, lines, pause):
     return serve_memory(bench, name, port, lines, pause, latency=7, jitter=6)
 
 
-# (algo, stack depth, hub index, offsets on chip: the fold answers them)
-CASES = [("bfs", 2, False, True), ("sssp", 3, False, False), ("cc", 1, False, True),
-         ("bfs", 6, False, False), ("pagerank", 3, False, True), ("sssp", 4, True, True),
-         ("cc", 3, True, False), ("pagerank", 2, True, True)]
+# (algo, stack depth, hub index, offsets on chip: the fold answers them, edge words: 1 the
+# destination alone, sixteen a line, as DepGraphConfig lays out a program that reads no
+# weight; 2 (dst, weight), eight a line, as for SSSP or edge_format weighted)
+CASES = [("bfs", 2, False, True, 1), ("sssp", 3, False, False, 2), ("cc", 1, False, True, 1),
+         ("bfs", 6, False, False, 2), ("pagerank", 3, False, True, 1),
+         ("sssp", 4, True, True, 2), ("cc", 3, True, False, 1), ("cc", 3, True, False, 2),
+         ("pagerank", 2, True, True, 1), ("pagerank", 2, True, True, 2)]
 
 
 def f32(bits):
@@ -61,10 +66,10 @@ def bits(value):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
-@pytest.mark.parametrize("algo, depth, hub, onchip", CASES,
+@pytest.mark.parametrize("algo, depth, hub, onchip, edge_words", CASES,
                          ids=[f"{a}-d{d}-{'hub' if h else 'nohub'}{'-onchip' if o else ''}"
-                              for a, d, h, o in CASES])
-def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, onchip, pause):
+                              f"-{w}w" for a, d, h, o, w in CASES])
+def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, onchip, edge_words, pause):
     is_sum = algo == "pagerank"
     # PageRank runs to a tolerance: a smaller graph, so the simulation stays short.
     graph = golden.from_spec(f"kron:scale={4 if is_sum else 5},ef=3,seed=7,weights=1:20")
@@ -103,11 +108,14 @@ def test_hdtl_walks_to_the_fixpoint(algo, depth, hub, onchip, pause):
             for v in range(n)]
     lines = depth % 2 == 0
     dut = HDTL(addr_width=16, stack_depth=depth, edge_window=2, algo=algo, engine=ENGINE,
-               hub_index=hub, track_entries=3, offsets_on_chip=onchip, stack_lines=lines)
+               hub_index=hub, track_entries=3, offsets_on_chip=onchip, stack_lines=lines,
+               edge_words=edge_words)
     bench = Bench(dut, f"HDTL({algo}, stack depth {depth}, hub index {hub}, offsets on chip "
-                  f"{onchip}, stack lines {lines})", pause=pause, p_pause=0.3)
+                  f"{onchip}, stack lines {lines}, edge words {edge_words})", pause=pause,
+                  p_pause=0.3)
     lines = words_to_lines(offsets, OFFSETS_BASE)
-    lines.update(words_to_lines([w for pair in zip(dst, weight) for w in pair], EDGES_BASE))
+    edge_memory = dst if edge_words == 1 else [w for pair in zip(dst, weight) for w in pair]
+    lines.update(words_to_lines(edge_memory, EDGES_BASE))
     if not onchip:
         memory(bench, "offsets_mem", dut.offsets_mem, lines, pause)
     memory(bench, "edges_mem", dut.edges_mem, lines, pause)

@@ -70,3 +70,37 @@ def test_max_words_are_stored_complemented():
     assert stored(widest, words).tolist() == [2**32 - 1, 2**32 - 6, 0]
     assert stored(widest, stored(widest, words)).tolist() == words.tolist()
     assert stored(DepGraphConfig(algo="bfs").gas, words).tolist() == words.tolist()
+
+
+@pytest.mark.parametrize("algo, words", [("bfs", 1), ("cc", 1), ("pagerank", 1), ("sssp", 2),
+                                         ("widest", 2)])
+def test_an_edge_holds_the_weight_only_when_the_program_reads_it(algo, words):
+    """``edge_format`` csr (the default): the destination alone, sixteen a line, unless the
+    program reads the weight; weighted: always (dst, weight). The image follows."""
+    import golden
+    from sim.depgraph.image import edge_region_words
+    config = DepGraphConfig(algo=spec_of(algo))
+    weighted = DepGraphConfig(algo=spec_of(algo), edge_format="weighted")
+    assert (config.edge_words, config.edges_per_line) == (words, 16 // words)
+    assert (weighted.edge_words, weighted.edges_per_line) == (2, 8)
+    assert config.digest() != weighted.digest()
+    graph = golden.from_spec("kron:scale=5,ef=3,seed=7,weights=1:20")
+    dst = graph.dst.astype(np.uint32)
+    image = edge_region_words(graph, config)
+    assert image.dtype == np.uint32 and image.size == words * graph.num_edges
+    assert (image[::words] == dst).all()
+    pairs = edge_region_words(graph, weighted).reshape(-1, 2)
+    assert (pairs[:, 0] == dst).all()
+    want = graph.weight if config.gas.uses_weight else np.ones(graph.num_edges)
+    assert (pairs[:, 1] == want).all()
+
+
+def test_a_program_file_that_starts_reading_the_weight(tmp_path):
+    """The edge layout is derived from the program, which the digest covers."""
+    path = tmp_path / "hops.py"
+    path.write_text(USER.replace("sat_add(e.weight, 1)", "uint(1)"))
+    before = DepGraphConfig(algo=f"{path}:TwoHops")
+    path.write_text(USER)
+    after = DepGraphConfig(algo=f"{path}:TwoHops")
+    assert (before.edge_words, after.edge_words) == (1, 2)
+    assert before.digest() != after.digest()

@@ -5,13 +5,14 @@ that edge's successor or the scanned line's end; the line's destinations in the 
 and only those, are probed, in edge order; a line that lies within the first lines of the
 last batch of the scan's stack level (recorded through ``batch_*``, one or several lines
 kept; one level, or a level of their own for each of four) is read from there, every other
-one through ``read``, exactly once."""
+one through ``read``, exactly once. Edges of one word (the destination alone, sixteen a
+line: the answer's weight is 1) and of two (dst, weight; eight a line)."""
 
 import random
 
 import pytest
 
-from hw.depgraph.layouts import EDGES_PER_LINE
+from hw.depgraph.layouts import edges_per_line
 from hw.depgraph.walk_scanner import WalkScanner
 from tests.support.stream_drivers import PAUSES, Bench
 
@@ -19,10 +20,10 @@ FIRST, LAST = 40, 90          # the partition
 VERTICES = 128
 
 
-def python_scan(edges, walkable, nxt, end):
+def python_scan(edges, walkable, nxt, end, per_line):
     """(result, probed vertices): the whole line's destinations in the partition are probed
     (the line arrives at once), the first walkable one is the answer."""
-    line_end = min(end, (nxt // EDGES_PER_LINE + 1) * EDGES_PER_LINE)
+    line_end = min(end, (nxt // per_line + 1) * per_line)
     probed = [edges[e][0] for e in range(nxt, line_end) if FIRST <= edges[e][0] < LAST]
     for e in range(nxt, line_end):
         dst, weight = edges[e]
@@ -33,14 +34,18 @@ def python_scan(edges, walkable, nxt, end):
 
 
 @pytest.mark.parametrize("pause", PAUSES)
+@pytest.mark.parametrize("edge_words", [1, 2])
 @pytest.mark.parametrize("kept_lines,levels", [(1, 1), (3, 1), (1, 4)])
-def test_walk_scanner(kept_lines, levels, pause):
-    rng = random.Random(f"scanner/{pause}/{kept_lines}/{levels}")
+def test_walk_scanner(kept_lines, levels, edge_words, pause):
+    rng = random.Random(f"scanner/{pause}/{kept_lines}/{levels}/{edge_words}")
     num_edges = 200
-    edges = [(rng.randrange(VERTICES), rng.randrange(1, 1 << 20)) for _ in range(num_edges)]
+    edges = [(rng.randrange(VERTICES), rng.randrange(1, 1 << 20) if edge_words == 2 else 1)
+             for _ in range(num_edges)]
     walkable = [rng.random() < 0.15 for _ in range(VERTICES)]
-    kept = kept_lines * EDGES_PER_LINE
-    dut = WalkScanner(addr_width=16, kept_lines=kept_lines, levels=levels)
+    per_line = edges_per_line(edge_words)
+    kept = kept_lines * per_line
+    dut = WalkScanner(addr_width=16, kept_lines=kept_lines, levels=levels,
+                      edge_words=edge_words)
     bench = Bench(dut, "WalkScanner", pause=pause)
 
     items = bench.feed("items", dut.items)
@@ -51,7 +56,8 @@ def test_walk_scanner(kept_lines, levels, pause):
         first, count = command["first"], command["count"]
         for k in range(count):
             dst, weight = edges[first + k]
-            items.append({"data": dst | weight << 32, "index": first + k,
+            data = dst | weight << 32 if edge_words == 2 else dst
+            items.append({"data": data, "index": first + k,
                           "last": int(k == count - 1)})
 
     bench.sink("read", dut.read, on_item=read)
@@ -98,7 +104,10 @@ def test_walk_scanner(kept_lines, levels, pause):
                 await ctx.tick()
                 ctx.set(dut.batch_start, 0)
                 for e in range(lo, hi):
-                    ctx.set(dut.batch_data, {"dst": edges[e][0], "weight": edges[e][1]})
+                    edge = {"dst": edges[e][0], "weight": edges[e][1]}
+                    if edge_words == 1:
+                        del edge["weight"]
+                    ctx.set(dut.batch_data, edge)
                     ctx.set(dut.batch_edge, 1)
                     ctx.set(dut.batch_done, int(e == hi - 1))
                     await ctx.tick()
@@ -107,10 +116,10 @@ def test_walk_scanner(kept_lines, levels, pause):
                 lines[level] = (vertex, lo, lo + min(hi - lo, kept))
                 last_level = level
                 await ctx.tick()                # the HDTL's drain lies between
-            result, probed = python_scan(edges, walkable, nxt, hi)
+            result, probed = python_scan(edges, walkable, nxt, hi, per_line)
             want_results.append(result)
             want_probes.extend(probed)
-            line_end = min(hi, (nxt // EDGES_PER_LINE + 1) * EDGES_PER_LINE)
+            line_end = min(hi, (nxt // per_line + 1) * per_line)
             line = lines.get(level)
             from_kept = line is not None and line[0] == vertex and line[1] <= nxt and \
                 line_end <= line[2]
