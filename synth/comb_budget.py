@@ -3,8 +3,8 @@ the ceilings that keep each design from drifting further from it (issue 51).
 
 Place and route takes from ten minutes to over an hour a design; :mod:`synth.comb_depth`
 estimates the longest combinational path of a Yosys ``synth_ecp5`` netlist in seconds.
-``make test`` maps each design's smallest configuration (``tests/tools/test_synth_designs.py``)
-and fails when its longest path's estimate exceeds the design's :data:`CEILING_NS`, naming the
+``make soak`` maps each design's smallest configuration (``tests/tools/test_synth_designs.py``;
+two to five minutes of Yosys each, past make test's budget: ``tests/budget.py``) and fails when its longest path's estimate exceeds the design's :data:`CEILING_NS`, naming the
 path and the blocks it crosses, so a change that puts logic back on a long valid/ready chain is
 caught before anyone routes it.
 

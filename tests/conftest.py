@@ -23,8 +23,13 @@ LONG_FIRST = ("tests/tools/test_synth_designs.py", "tests/hw/*/test_rtl.py",
               "tests/tools/test_driver_cocotb.py", "tests/sim/test_checker_fires.py")
 
 
-def pytest_collection_modifyitems(items):
-    """The long tests' modules first (``LONG_FIRST``), every module's own order kept."""
+def pytest_collection_modifyitems(config, items):
+    """The tests of ``tests.budget.MOVED_TO_SOAK`` marked ``soak``; the long tests' modules
+    first (``LONG_FIRST``), every module's own order kept."""
+    from tests.budget import moved_to_soak
+    for item in items:
+        if moved_to_soak(item.nodeid):
+            item.add_marker(pytest.mark.soak)
     def long(item):
         path = item.nodeid.split("::")[0]
         return any(fnmatch(path, pattern) for pattern in LONG_FIRST)

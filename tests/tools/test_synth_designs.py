@@ -1,12 +1,12 @@
 """Each design's smallest configuration through the synthesis targets (issue 20): the ECP5 mapping
-by Yosys (``synth_ecp5``: LUT4, flip-flops, block RAM), the GW5A mapping (``synth_gowin``,
-soak only) and the OSU 0.18 um standard cells
+by Yosys (``synth_ecp5``: LUT4, flip-flops, block RAM), the GW5A mapping (``synth_gowin``)
+and the OSU 0.18 um standard cells
 (area, every cell mapped, and with OpenSTA installed the clock: a plausible Fmax and a path
-named by the design's hierarchy). The whole cross runs in ``make soak``; ``make test`` runs every
-design's ECP5 mapping, which also checks its longest combinational path against the design's
-ceiling (``synth.comb_budget``, issue 51): the Yosys runs take 30-150 s each here, and the
-others would take ``make test`` past its 20 minutes (the 0.18 um flow and OpenSTA are tested
-on the CAM in ``make test``: ``test_synth.py``, ``test_sta.py``). Place and route to an Fmax is
+named by the design's hierarchy). The ECP5 mapping also checks each design's longest
+combinational path against its ceiling (``synth.comb_budget``, issue 51). The whole cross runs
+in ``make soak``: the ECP5 mappings, 170-340 s each on a fresh clone, past make test's budget
+(``tests/budget.py``) (the 0.18 um flow and OpenSTA are tested on the CAM in ``make test``:
+``test_synth.py``, ``test_sta.py``). Place and route to an Fmax is
 tested on the CAM (``test_synth.py``, ``test_board.py``) and measured for every default
 configuration in ``make bench`` (``bench_design_table.py``)."""
 
@@ -33,9 +33,7 @@ SMALLEST = {
     "dyngraph": {"slots": "2", "lock_ways": "2", "max_vertices": "16",
                  "memory_outstanding": "4", "read_window": "2"},
 }
-TIMED = {("graphicionado", "ecp5"), ("depgraph", "ecp5"), ("bfs", "ecp5"), ("dyngraph", "ecp5")}
-CASES = [pytest.param(design, target, id=f"{design}-{target}",
-                      marks=() if (design, target) in TIMED else pytest.mark.soak)
+CASES = [pytest.param(design, target, id=f"{design}-{target}", marks=pytest.mark.soak)
          for design in SMALLEST for target in ("ecp5", "gw5a-138", "asic")]
 
 
