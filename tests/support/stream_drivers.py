@@ -40,9 +40,10 @@ from amaranth.sim import Simulator
 
 __all__ = ["PAUSES", "Bench", "to_py", "serve_memory"]
 
-# Parametrise tests with this: a run without pauses and two seeded runs with them.
+# Parametrise tests with this: a run without pauses and two seeded runs with them, the second
+# in make soak only (make test's budget, tests/budget.py).
 PAUSES = [pytest.param(None, id="nopause"), pytest.param(1, id="pause1"),
-          pytest.param(2, id="pause2")]
+          pytest.param(2, id="pause2", marks=pytest.mark.soak)]
 if os.environ.get("STREAM_PAUSE_SEEDS"):       # a sweep: STREAM_PAUSE_SEEDS=3,4,5
     PAUSES = [pytest.param(int(seed), id=f"pause{seed}")
               for seed in os.environ["STREAM_PAUSE_SEEDS"].split(",")]
