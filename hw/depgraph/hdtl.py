@@ -44,7 +44,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError, check_int
-from hw.lib.memory.port import MemoryPortSignature
+from hw.lib.memory.port import LINE_BITS, MemoryPortSignature
 from .program import edge_value, gas_of
 from .ddmu import LookupAnswer, LookupRequest, PseudoEdge
 from .hub_index_learner import ObserveRequest
@@ -214,7 +214,7 @@ class HDTL(wiring.Component):
         entry is a 64-byte line of edges and three words)."""
         entry = stack_entry_layout(self._hub_index).size
         if self._stack_lines:
-            entry += self._kept_lines * self.edges_per_line * 32 * self._edge_words
+            entry += self._kept_lines * LINE_BITS
         return self._stack_depth * entry
 
     def elaborate(self, platform):

@@ -70,6 +70,7 @@ def hub_index_words(index: HubIndex) -> tuple[np.ndarray, np.ndarray]:
     entries[:k, 3] = index.length | EntryFlag.N.value << 16
     return table.reshape(-1), entries.reshape(-1)
 
+
 def edge_region_words(graph: Graph, config: DepGraphConfig) -> np.ndarray:
     """The ``edges`` region's 32-bit words: each edge's destination, followed by its weight
     when ``config.edge_words`` is 2 (1 for a program that reads none, or a graph without
