@@ -206,9 +206,13 @@ def _table(flats, rows) -> str:
                ("ecp5_lut4", "LUT4"), ("ecp5_ff", "FF"), ("ecp5_ebr", "EBR"),
                ("ecp5_dsp", "DSP"), ("fmax_mhz", "Fmax MHz"), ("asic_area_mm2", "mm²"),
                ("cycles", "cycles"), ("edges_per_cycle", "edges/cycle"),
+               ("bound_edges_per_cycle", "bound edges/cycle"),
+               ("bytes_per_edge", "bytes/edge"), ("bandwidth_share", "share of peak"),
                ("edges_per_second_at_fmax", "edges/s at Fmax"),
                ("edges_per_second_per_mm2", "edges/s per mm²"),
                ("operations_per_cycle", "ops/cycle"),
+               ("bound_operations_per_cycle", "bound ops/cycle"),
+               ("bytes_per_operation", "bytes/op"),
                ("operations_per_second_at_fmax", "ops/s at Fmax"), ("cached", "cached"),
                ("error", "error")]
     head = "".join(f"<th>{html.escape(title)}</th>" for _, title in columns)

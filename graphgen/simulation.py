@@ -95,12 +95,20 @@ class SimRun:
         return roofline(self.traffic, self.memory_kinds, count, self.cycles,
                         memory.bytes_per_cycle, unit=name.removesuffix("s"))
 
-    def summary(self) -> dict:
-        """The sweep's figures of the run."""
+    def summary(self, memory=None) -> dict:
+        """The sweep's figures of the run; on ``memory`` (a SimMemoryConfig), its roofline's
+        too: bytes per unit of work, the share of the peak used and the bound at that
+        traffic (none when the traffic was not counted)."""
         figures = {"cycles": self.cycles, "matches_golden": bool(self.matches)}
         for name, count in self.work.items():
             figures[name] = count
             figures[f"{name}_per_cycle"] = count / self.cycles if self.cycles else 0.0
+        roof = self.roofline(memory) if memory is not None else None
+        if roof is not None:
+            unit = roof["unit"]
+            figures[f"bytes_per_{unit}"] = roof[f"bytes_per_{unit}"]["total"]
+            figures["bandwidth_share"] = roof["share"]
+            figures[f"bound_{unit}s_per_cycle"] = roof[f"bound_{unit}s_per_cycle"]
         return figures
 
 

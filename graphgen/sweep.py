@@ -46,7 +46,9 @@ TABLE_COLUMNS = ("point", "design", "settings", "verilog_sha256", "error", "cach
                  "algo", "graph", "graph_symmetric", "cycles", "edges", "edges_per_cycle",
                  "edges_per_second_at_fmax", "edges_per_second_per_mm2",
                  "updates", "operations", "operations_per_cycle",
-                 "operations_per_second_at_fmax", "seconds")
+                 "operations_per_second_at_fmax", "bytes_per_edge", "bytes_per_operation",
+                 "bandwidth_share", "bound_edges_per_cycle", "bound_operations_per_cycle",
+                 "seconds")
 
 
 class SweepError(ValueError):
@@ -120,7 +122,7 @@ def _simulate(design, config, point: dict) -> dict:
                          config=config, memory=memory, algo=point.get("algo"),
                          root=point.get("root"), updates=point.get("updates"),
                          batch=point.get("batch"))
-    return {**design.simulation.simulate(request).summary(), "memory": memory.as_dict(),
+    return {**design.simulation.simulate(request).summary(memory), "memory": memory.as_dict(),
             "graph_symmetric": graph.symmetric}
 
 
@@ -200,6 +202,11 @@ def flat_row(row: dict) -> dict:
     flat["updates"], flat["operations"] = row.get("updates"), sim.get("operations")
     flat["operations_per_cycle"] = sim.get("operations_per_cycle")
     flat["graph_symmetric"] = sim.get("graph_symmetric")
+    # The roofline (issue 53): the memory's bytes per unit of work, the share of its peak
+    # the run used and the work per cycle that peak allows at that traffic.
+    for key in ("bytes_per_edge", "bytes_per_operation", "bandwidth_share",
+                "bound_edges_per_cycle", "bound_operations_per_cycle"):
+        flat[key] = sim.get(key)
     # At the point's own measured ECP5 Fmax (the same Verilog's): the work per cycle times
     # the clock (graphgen.throughput.per_second); edges on a symmetric graph (BFS: TEPS,
     # Graph500's count) once per undirected edge.

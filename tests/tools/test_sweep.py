@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from graphgen.cli import main
-from graphgen.html_report import pareto_front
+from graphgen.html_report import _table, pareto_front
 from graphgen.sweep import TABLE_COLUMNS, flat_row, parse_grid, run_point, run_sweep
 
 CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
@@ -300,3 +300,31 @@ def test_the_sweep_simulates_through_the_design_hooks(tmp_path, monkeypatch):
     flat = flat_row({**row, "updates": point["updates"]})
     assert flat["operations"] == 50 and flat["operations_per_cycle"] == 0.25
     assert flat["cycles"] == 200 and flat["edges"] is None
+
+
+def test_a_simulated_point_has_its_roofline_columns():
+    """A point's simulation gives the table its roofline (issue 53): bytes per edge, the
+    share of the memory's peak used and the bound that peak sets at that traffic, from the
+    lines the run's clients moved; a run whose traffic was not counted leaves them empty."""
+    from graphgen.simulation import SimRun
+    from sim.gateware.sim_memory import SimMemoryConfig
+    from sim.traffic import MemoryTraffic
+    traffic = MemoryTraffic(("src0.edge_read", "dst0.apply"), 2,
+                            {(0, 0): (10, 0), (1, 1): (3, 3)})
+    run = SimRun(heading="", matches=True, cycles=100, work={"edges": 32}, verdict="",
+                 mismatch="", reports=[], json={}, traffic=traffic,
+                 memory_kinds={"src.edge_read": "edges", "dst.apply": "write-back"})
+    memory = SimMemoryConfig(channels=2, bytes_per_cycle=16)
+    summary = run.summary(memory)
+    row = {"point": 0, "design": "graphicionado", "settings": {}, "results": {"sim": summary}}
+    flat = flat_row(row)
+    assert flat["bytes_per_edge"] == 16 * 64 / 32
+    assert flat["bandwidth_share"] == 16 * 64 / (2 * 16 * 100)
+    assert flat["bound_edges_per_cycle"] == 16 * 32 / (10 * 64)     # the busiest channel's
+    assert flat["bytes_per_operation"] is None
+    uncounted = SimRun(heading="", matches=True, cycles=100, work={"edges": 32}, verdict="",
+                       mismatch="", reports=[], json={}).summary(memory)
+    assert "bandwidth_share" not in uncounted
+    assert set(TABLE_COLUMNS) >= {"bytes_per_edge", "bandwidth_share", "bound_edges_per_cycle"}
+    page = _table([flat], [row])
+    assert "bytes/edge</th>" in page and ">32<" in page and ">0.32<" in page   # 32 B, 32%
