@@ -17,8 +17,8 @@ __all__ = ["SimRequest", "SimRun", "Simulation", "SIM_OPTIONS", "match_memory_ch
            "sim_settings"]
 
 # The options of ``graphgen sim`` that some designs take and others do not.
-SIM_OPTIONS = ("algo", "param", "root", "iters", "slices", "roots", "parents", "updates",
-               "batch", "answers")
+SIM_OPTIONS = ("algo", "param", "root", "iters", "slices", "vertex_order", "roots", "parents",
+               "updates", "batch", "answers")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,6 +34,7 @@ class SimRequest:
     root: int | None = None
     iters: int | None = None
     slices: int | None = None
+    vertex_order: str | None = None
     roots: int | None = None
     clock: object = None             # a graphgen.throughput.Clock, or None: no clock
     updates: str | None = None       # FILE|SPEC of the operations

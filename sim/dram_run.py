@@ -51,7 +51,8 @@ class DRAMRun:
                                  "readback": self.readback_seconds},
                 "simulator": simulator, "build_cached": self.result.cached,
                 "run_dir": self.run_dir, "traffic": self.traffic,
-                "snapshots": self.outcome.get("iteration_snapshots", [])}
+                "snapshots": self.outcome.get("iteration_snapshots", []),
+                "ready_cycles": self.outcome.get("ready_cycles", 0)}
 
 
 # The Verilog of each sim top emitted in this process, by name and digest: a test suite runs

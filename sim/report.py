@@ -16,7 +16,7 @@ class SimReport(abc.ABC):
     phases (``golden``, ``image``, ``build``, ``simulation``, ``run``, ``readback``
     seconds), the simulator and whether its build came from the cache, the run's folder
     when kept, the lines each memory client moved and the counters at each iteration's
-    end. A design adds its result and its own checks; ``matches`` is the verdict over
+    end, and the cycles after reset before it could start. A design adds its result and its own checks; ``matches`` is the verdict over
     all of them and ``figures`` the design's figures as ``--json`` reports them."""
     graph: str
     num_vertices: int
@@ -32,6 +32,9 @@ class SimReport(abc.ABC):
     # The counters at each iteration's end (the testbench's snapshots, sim.iterations); empty
     # for a design without an iteration counter.
     snapshots: list = dataclasses.field(default_factory=list, repr=False)
+    # Cycles from reset until the design was ready for the start (not busy: Graphicionado's
+    # scratchpad clear); once per reset, not in the run's ``cycles``.
+    ready_cycles: int = 0
 
     @property
     def cycles(self) -> int:

@@ -10,6 +10,7 @@ import dataclasses
 import numbers
 from pathlib import Path
 
+from golden.vertex_order import VERTEX_ORDERS
 from hw.lib.config import ConfigError
 from sim.harness import DEFAULT_BUILD_ROOT, SIMULATORS
 
@@ -34,7 +35,8 @@ DESIGN_SETTINGS = {
     "bfs": ("algo", "root"),
     "depgraph": ("algo", "root", "tolerance", "hub_lam", "hub_sample_min"),
     "dyngraph": ("updates", "batch", "compact_vertices"),
-    "graphicionado": ("algo", "root", "iters", "slices", "cf", "params", "overlay", "sim_top"),
+    "graphicionado": ("algo", "root", "iters", "slices", "cf", "params", "overlay", "sim_top",
+                      "vertex_order"),
 }
 
 # CF's parameters a run may set (``golden.cf_program``'s; K is the configuration's).
@@ -63,6 +65,11 @@ class RunSettings:
     - ``overlay`` (graphicionado): region name to uint32 words another unit wrote (the
       dynamic graph's compactor: ``edges``, ``table``, ``vconst``), put over the regions the
       host laid out, so the pipeline reads that unit's lists.
+    - ``vertex_order`` (graphicionado): ``ids`` (None, the default: the graph's own ids,
+      which the streams own by their low bits as in the paper) or ``spread``: the host
+      renumbers the vertices first (:func:`golden.vertex_order.spread_hubs`) so that every
+      destination stream owns about as many edges, and gives the values back in the graph's
+      order.
     - ``sim_top`` (graphicionado): ``(make_top, digest)``, a function of ``(config, memory)``
       building the sim top in place of the design's and a digest naming what it adds (the
       post-synthesis run of :mod:`sim.postsynth` passes a top around the ECP5 netlist).
@@ -91,6 +98,7 @@ class RunSettings:
     params: dict | None = None
     overlay: dict | None = None
     sim_top: tuple | None = None
+    vertex_order: str | None = None
     tolerance: float = 1e-6
     hub_lam: float = 0.005
     hub_sample_min: int = 1024
@@ -156,6 +164,9 @@ class RunSettings:
                 callable(self.sim_top[0])):
             raise ConfigError("RunSettings: sim_top must be (make_top, digest), make_top a "
                               "function of (config, memory)")
+        if self.vertex_order not in (None, *VERTEX_ORDERS):
+            raise ConfigError(f"RunSettings: vertex_order must be one of "
+                              f"{', '.join(VERTEX_ORDERS)}, not {self.vertex_order!r}")
         if self.overlay is not None and not isinstance(self.overlay, dict):
             raise ConfigError(f"RunSettings: overlay must map region names to words, not "
                               f"{type(self.overlay).__name__}")

@@ -17,6 +17,7 @@ from ..reports import atomic_write, base_report, write_json
 from ..simulation import SIM_OPTIONS, SimRequest, sim_settings
 from ..throughput import resolve_clock, throughput_lines
 
+from golden.vertex_order import VERTEX_ORDERS
 from sim.run_settings import AXI_SIM_OPTIONS, BUSES
 from sim.traffic import roofline_lines
 
@@ -40,6 +41,11 @@ def add_parser(commands) -> None:
                               "the scratchpad needs, one if the graph fits); with "
                               "symmetric=1 and max_slices > 1, N partitions of extended "
                               "slicing (N(N+1)/2 slices)")
+    command.add_argument("--vertex-order", choices=VERTEX_ORDERS,
+                         help="graphicionado: ids (default: the graph's own, the streams "
+                              "owning them by their low bits as in the paper) or spread (the "
+                              "host renumbers the vertices so that every destination stream "
+                              "owns about as many edges, and maps the values back)")
     command.add_argument("--mem", action="append", metavar="KEY=VALUE",
                          help="simulated DRAM: preset (paper, paper_stream), latency, "
                               "latency_dist (fixed|uniform|tail), jitter, tail_percent, tail, "
@@ -139,7 +145,8 @@ def run(args) -> int:
     request = SimRequest(
         graph_name=args.graph, algo=args.algo, params=program_params(args.algo, args.param),
         root=args.root, iters=args.iters,
-        slices=args.slices, roots=args.roots, updates=args.updates,
+        slices=args.slices, vertex_order=args.vertex_order, roots=args.roots,
+        updates=args.updates,
         batch=args.batch, simulator=args.simulator, seed=args.seed, trace=trace_path(args),
         keep=args.keep, bus=args.bus, axi=_axi_options(args))
     design.simulation.check(request)

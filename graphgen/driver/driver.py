@@ -184,6 +184,15 @@ class Driver:
     def start(self) -> None:
         self.write("control", 1 << CONTROL_BITS["start"])
 
+    def wait_ready(self, *, timeout: int = 1_000_000, poll: int = 64) -> int:
+        """Poll until BUSY is low (a design may be busy after reset: Graphicionado clears its
+        scratchpad); return the cycles waited. A start while busy is not lost, it waits."""
+        waited = 0
+        while self.status()["busy"] and waited < timeout:
+            self.bus.wait(poll)
+            waited += poll
+        return waited
+
     def wait_done(self, *, timeout: int = 1_000_000, poll: int = 64, window: int = 4096,
                   image: HostImage | None = None) -> int:
         """Poll every ``poll`` cycles until DONE; return the cycles waited. ERROR with DONE
@@ -224,6 +233,7 @@ class Driver:
                  if key in options}
         image = adapter.image(graph, **options)
         self.load(image)
+        self.wait_ready(**{k: v for k, v in waits.items() if k in ("timeout", "poll")})
         self.start()
         cycles = self.wait_done(image=image, **waits)
         counters = self.counters()

@@ -33,7 +33,8 @@ def _simulate(request: SimRequest) -> SimRun:
     report = simulate(request.graph, request.config, request.memory,
                       request.run_settings(algo=request.algo, root=request.root,
                                            iters=request.iters, slices=request.slices,
-                                           params=request.params))
+                                           params=request.params,
+                                           vertex_order=request.vertex_order))
     within = "" if report.comparison == "exact" else f" ({report.comparison})"
     return SimRun(
         heading=f"graphicionado {request.algo} on {request.graph_name}: "
@@ -68,6 +69,10 @@ def _report(run: SimRun) -> list[str]:
         ("cycles", f"{figures['cycles']} over {figures['iterations']} iterations" + sliced),
         ("phases", f"load {phases['load']}, process {phases['process']}, "
                    f"apply {phases['apply']}"),
+        *_order_row(figures.get("vertex_order") or {}),
+        *([("reset", f"{figures['ready_cycles']} cycles after reset clearing VTempProperty "
+                     f"before the start (once per reset, not in the run's cycles)")]
+          if figures.get("ready_cycles") else []),
         ("edges", f"{figures['edges_traversed']} traversed, "
                   f"{figures['edges_per_cycle']:.3f} per cycle, "
                   f"{figures['edges_per_process_cycle']:.3f} per processing cycle"),
@@ -91,6 +96,16 @@ def _report(run: SimRun) -> list[str]:
     return ([f"{name:<11} {value}" for name, value in rows]
             + iteration_lines(figures.get("per_iteration") or {})
             + [f"{'simulation':<11} {simulation_speed(figures)}"])
+
+
+def _order_row(order: dict) -> list[tuple[str, str]]:
+    """The host's vertex order, when it renumbered the graph."""
+    if order.get("order") != "spread":
+        return []
+    return [("order", f"hubs spread over {order['streams']} destination streams by the host "
+                      f"({order['host_seconds']:.2f} s): the busiest owns "
+                      f"{order['busiest_share']:.2%} of the edges, "
+                      f"{order['busiest_share_ids']:.2%} with the graph's ids")]
 
 
 def iteration_lines(per_iteration: dict, unit: str = "iteration") -> list[str]:
@@ -119,6 +134,7 @@ def simulation_speed(figures: dict) -> str:
             f"image {wall['image']:.2f} s, read-back {wall['readback']:.2f} s")
 
 
-SIMULATION = Simulation(options=("algo", "param", "root", "iters", "slices"), requires=("algo",),
+SIMULATION = Simulation(options=("algo", "param", "root", "iters", "slices", "vertex_order"),
+                        requires=("algo",),
                         check_program=_check_program, check=_check, simulate=_simulate,
                         report=_report)

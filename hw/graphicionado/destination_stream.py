@@ -59,6 +59,9 @@ class DestinationStream(wiring.Component):
         edge packets of flits, §IV.E).
     clear : ``In(1)``
         Pulse: set the stream's VTempProperty entries of the region to the Reduce identity.
+    clear_all : ``In(1)``
+        Pulse: set every VTempProperty entry of the stream to the Reduce identity (after
+        reset).
     region_first, region_vertices : ``In(32)``
         The region that ``clear`` and the spill act on: its first scratchpad index and the
         vertex range it holds (``region_vertices`` ids, the stream holding every m-th).
@@ -124,7 +127,7 @@ class DestinationStream(wiring.Component):
         self._index = index
         members = {
             "i": In(stream.Signature(config.edge_payload)),
-            "clear": In(1), "start_process": In(1), "start_apply": In(1),
+            "clear": In(1), "clear_all": In(1), "start_process": In(1), "start_apply": In(1),
             "region_first": In(32), "region_vertices": In(32), "src_base": In(32),
             "spill_store": In(1), "spill_load": In(1), "spill_base": In(32),
             "spill_lines": In(32), "spilling": Out(1),
@@ -416,7 +419,10 @@ class DestinationStream(wiring.Component):
         # ``clearing`` (``clear_left != 0``) is a register of its own: the count's compare is
         # not on the way to the scratchpad's port select and the update counters. A region
         # count is 0 only for no vertices.
-        with m.If(self.clear):
+        with m.If(self.clear_all):
+            m.d.sync += [clear_index.eq(0), clear_left.eq(pad.temp_entries),
+                         self.clearing.eq(1)]
+        with m.Elif(self.clear):
             m.d.sync += [clear_index.eq(self.region_first << flit_shift),
                          clear_left.eq(self._region_count() << flit_shift),
                          self.clearing.eq(self.region_vertices != 0)]

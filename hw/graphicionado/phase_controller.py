@@ -29,6 +29,12 @@ class PhaseController(wiring.Component):
     applied after its column's last slice. ``spilled`` and ``network_idle`` (the update
     network of the symmetric optimisation, §IV.D) join the idle checks.
 
+    VTempProperty is cleared once, after reset (``clear_all``: the whole scratchpad, while
+    the host loads the graph; ``busy`` meanwhile, and a ``start`` in that time waits for it):
+    apply leaves every entry it reads at the Reduce identity (A2), so a run ends with the
+    scratchpad as clear as it began and the next needs no clearing phase. Only extended
+    slicing clears (or loads) a region before each of its slices.
+
     Start pulses and idle checks are registers: both reach across the whole design. A phase's
     idle checks wait a few cycles for its start pulse to reach every stage; waiting a cycle
     more is safe because a drained phase stays drained.
@@ -46,7 +52,8 @@ class PhaseController(wiring.Component):
             "initial_counts": In(32).array(parts), "new_counts": In(32).array(parts),
             "loaded": In(1), "cleared": In(1), "drained": In(1), "applied": In(1),
             "memory_idle": In(1), "network_idle": In(1, init=1), "spilled": In(1, init=1),
-            "load": Out(1), "clear": Out(1), "start_process": Out(1), "start_apply": Out(1),
+            "load": Out(1), "clear": Out(1), "clear_all": Out(1),
+            "start_process": Out(1), "start_apply": Out(1),
             "busy": Out(1), "done": Out(1), "iterations": Out(32), "parity": Out(1),
             "slice": Out(range(max(2, cfg.max_slices))),
             "counts": Out(32).array(parts), "active_total": Out(32),
@@ -78,14 +85,31 @@ class PhaseController(wiring.Component):
         """BEGIN, the cycle after ``start``: an unsliced frontier algorithm loads its
         EdgeIDTable once (a sliced run loads each slice's before its processing), from
         ``sliced``, a register of the slice count, not the count's compare. ``settle``
-        restarts here, not on ``start`` (whose decode with the state was on the way to it)."""
+        restarts here, not on ``start`` (whose decode with the state was on the way to it).
+        Extended slicing clears the scratchpad first, as it did before the reset-time
+        clear; the other runs find it clear."""
         m.d.sync += self._settle.eq(0)
         with m.If(self._load_once):
             m.d.sync += self.load.eq(1)
             m.next = "LOAD"
         with m.Else():
-            m.d.sync += self.clear.eq(1)
-            m.next = "CLEAR"
+            if self._cfg.extended_slicing:
+                m.d.sync += self.clear.eq(1)
+                m.next = "CLEAR"
+            else:
+                m.next = "NEXT"
+
+    def _power_on(self, m, ok, waited, ready, pending):
+        """The states after reset: the whole scratchpad cleared (``clear_all``), ``busy``
+        meanwhile; a ``start`` then is kept (``pending``) and taken in IDLE."""
+        with m.State("POWER_ON"):
+            m.d.sync += [self.clear_all.eq(1), self._settle.eq(0), pending.eq(self.start)]
+            m.next = "POWER_ON_CLEAR"
+        with m.State("POWER_ON_CLEAR"):
+            m.d.sync += pending.eq(pending | self.start)
+            m.d.comb += waited.eq(ready["cleared"])
+            with m.If(ok):
+                m.next = "IDLE"
 
     def _begin_slice(self, m):
         m.d.sync += self._settle.eq(0)
@@ -175,8 +199,9 @@ class PhaseController(wiring.Component):
         last_slice = Signal()
         ready = {name: Signal(name=f"{name}_r") for name in ("loaded", "cleared", "drained",
                                                                 "applied", "spilled")}
+        pending = Signal()  # a start during the reset-time clear
         m.d.sync += [settle.eq(settle + ~settled), self.load.eq(0), self.clear.eq(0),
-                     self.start_process.eq(0), self.start_apply.eq(0)]
+                     self.clear_all.eq(0), self.start_process.eq(0), self.start_apply.eq(0)]
         self._sched = self._schedule(m) if ext else None
         m.d.sync += [ready[name].eq(getattr(self, name) & self.memory_idle) for name in ready]
         # A slice count past the design's max_slices ends at its last slice.
@@ -190,16 +215,21 @@ class PhaseController(wiring.Component):
         self._load_each = Const(0) if full else sliced
 
         with m.FSM(name="control") as fsm:
+            self._power_on(m, ok, waited, ready, pending)
             with m.State("IDLE"):
-                with m.If(self.start):
+                with m.If(self.start | pending):
+                    m.d.sync += pending.eq(0)
                     self._start_run(m)
             with m.State("BEGIN"):
                 self._first_load(m)
             with m.State("LOAD"):
                 m.d.comb += [self.in_load.eq(1), waited.eq(ready["loaded"])]
                 with m.If(ok):
-                    m.d.sync += [self.clear.eq(1), settle.eq(0)]
-                    m.next = "CLEAR"
+                    if ext:
+                        m.d.sync += [self.clear.eq(1), settle.eq(0)]
+                        m.next = "CLEAR"
+                    else:
+                        m.next = "NEXT"
             with m.State("CLEAR"):
                 m.d.comb += [self.in_load.eq(1), waited.eq(ready["cleared"])]
                 with m.If(ok):

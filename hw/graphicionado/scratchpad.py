@@ -96,6 +96,7 @@ class Scratchpad(wiring.Component):
         table_width = max(1, (table_entries - 1).bit_length())
         self.index_width = index_width
         self.table_width = table_width
+        self.temp_entries = vertices
         super().__init__({
             "temp_read_addr": In(index_width), "temp_read_data": Out(word_width),
             "temp_write_addr": In(index_width), "temp_write_data": In(word_width),

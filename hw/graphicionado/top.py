@@ -232,6 +232,7 @@ class GraphicionadoPipeline(RegisterDesign):
         for d, destination in enumerate(destinations):
             m.d.comb += [
                 destination.clear.eq(control.clear),
+                destination.clear_all.eq(control.clear_all),
                 destination.start_process.eq(control.start_process),
                 destination.start_apply.eq(control.start_apply),
                 destination.num_vertices.eq(slice_end),

@@ -15,6 +15,7 @@ import numpy as np
 
 import golden
 from golden.graphicionado import stored_edges
+from golden.vertex_order import relabel, spread_hubs, stream_loads
 from hw.lib.config import ConfigError
 from graphgen.programs import Float32
 from hw.graphicionado.algorithms import algorithm_of
@@ -59,6 +60,9 @@ class GraphicionadoReport(SimReport):
     ext_partitions: int = 0         # extended slicing (§VI.B): N partitions, else 0
     vertices_compared: int = 0      # vertices whose values were compared with the golden model
     vertices_differing: int = 0     # of them, those that differ (0 when ``matches``)
+    # The host's vertex order (RunSettings.vertex_order): its name, the destination streams'
+    # busiest share of the edges with it and with the graph's ids, and the host's seconds.
+    vertex_order: dict | None = None
 
     @property
     def matches(self) -> bool:
@@ -76,6 +80,7 @@ class GraphicionadoReport(SimReport):
             "slices": self.slices,
             "slice_vertices": self.slice_vertices,
             "extended_partitions": self.ext_partitions,
+            "ready_cycles": self.ready_cycles,
             "edges_traversed": c["edges"],
             "edges_per_cycle": c["edges"] / c["cycles"] if c["cycles"] else 0.0,
             "edges_per_process_cycle": c["edges"] / process if process else 0.0,
@@ -106,6 +111,7 @@ class GraphicionadoReport(SimReport):
             "wall_seconds": self.wall_seconds,
             "simulator": self.simulator,
             "build_cached": self.build_cached,
+            "vertex_order": self.vertex_order or {"order": "ids"},
             "matches_golden": self.matches,
             "check": {"vertices_compared": self.vertices_compared,
                       "vertices_differing": self.vertices_differing,
@@ -290,8 +296,12 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
         iters = program.iterations
     if algo == "cf":
         cf = {**(cf or {}), "K": config.property_words}
-    started = time.perf_counter()
     root = (root or 0) if program.uses_root else None
+    new_ids, order = None, None
+    if run.vertex_order == "spread":
+        graph, new_ids, order = _spread(graph, config.streams_dst)
+        root = None if root is None else int(new_ids[root])
+    started = time.perf_counter()
     reference = expected_values(graph, algo, root=root,
                                 iters=iters, streams_src=config.streams_src,
                                 streams_dst=config.streams_dst, cf=cf,
@@ -363,6 +373,12 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
         if values.ndim == 2:
             first["feature"] = k
     rtl_values = values.view(np.float32) if expected.dtype == np.float32 else values
+    if new_ids is not None:
+        # Back in the graph's vertex order (a value that is a vertex id, such as CC's label,
+        # stays a new id).
+        rtl_values = rtl_values[new_ids]
+        if first is not None:
+            first["vertex"] = int(np.flatnonzero(new_ids == first["vertex"])[0])
     return GraphicionadoReport(
         algo=algo, graph=run.graph_name, num_vertices=graph.num_vertices,
         num_edges=run_graph.num_edges, iterations=iterations,
@@ -373,7 +389,24 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
         crossbar_inputs=config.streams_src * config.source_outputs, memory=memory.as_dict(),
         slices=image.slices, slice_vertices=image.slice_vertices,
         ext_partitions=image.registers.get("ext_partitions", 0),
-        vertices_compared=int(wrong.shape[0]), vertices_differing=int(differing.size),)
+        vertices_compared=int(wrong.shape[0]), vertices_differing=int(differing.size),
+        vertex_order=order)
+
+
+def _spread(graph: golden.Graph, streams: int):
+    """The graph renumbered by :func:`golden.vertex_order.spread_hubs` for ``streams``
+    destination streams; the new ids and the order's figures."""
+    started = time.perf_counter()
+    new_ids = spread_hubs(graph, streams)
+    spread = relabel(graph, new_ids)
+    seconds = time.perf_counter() - started
+
+    def busiest(dst):
+        loads = stream_loads(dst, streams)
+        return float(loads.max() / max(1, loads.sum()))
+    return spread, new_ids, {"order": "spread", "streams": streams,
+                             "busiest_share": busiest(spread.dst),
+                             "busiest_share_ids": busiest(graph.dst), "host_seconds": seconds}
 
 
 def _show(word, dtype) -> str:

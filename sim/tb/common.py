@@ -89,7 +89,8 @@ def link_states(dut, names: list[str]) -> list[dict]:
 
 
 async def run_to_done(dut, run: dict, read_status):
-    """The part of a whole-graph run common to the designs: pulse ``start``, wait for ``done``,
+    """The part of a whole-graph run common to the designs: wait while the design is busy
+    after reset (``ready_cycles``), pulse ``start``, wait for ``done``,
     the watchdog's ``hang`` or ``run["max_cycles"]``, without acting on any cycle in between,
     record the status (``read_status(dut)``: a dict), the counters and, on a hang, every
     link's handshake, have the DRAM model dump its memory if the run finished, and write
@@ -102,6 +103,12 @@ async def run_to_done(dut, run: dict, read_status):
     the final counters."""
     snapshots = []
     watcher = None
+    # As a host would (a driver polls ``busy`` before it starts a run): the design's work
+    # after reset (Graphicionado's scratchpad clear) is over before the start.
+    ready_cycles = 0
+    while int(dut.busy.value) and ready_cycles < run["max_cycles"]:
+        await RisingEdge(dut.clk)
+        ready_cycles += 1
     if run.get("iteration_counter"):
         watcher = cocotb.start_soon(_watch_iterations(dut, run, snapshots))
     dut.start.value = 1
@@ -130,6 +137,7 @@ async def run_to_done(dut, run: dict, read_status):
         "run_wall_seconds": seconds,
         "sim_cycles": sim_cycle(),
         "quiet_cycles": int(dut.quiet_cycles.value),
+        "ready_cycles": ready_cycles,
         "links": link_states(dut, run.get("link_names", [])) if not finished else [],
     }
     if watcher is not None:

@@ -116,6 +116,8 @@ def test_a_run_that_never_ends_names_the_counters_that_stopped():
     driver.load(image)
     assert bus.writes["memory"] == np.arange(32, dtype="<u4").tobytes()
     assert bus.writes[0x408] == 1
+    # Busy (0b10) for good: the wait for the design to be ready gives up at its timeout.
+    assert driver.wait_ready(timeout=500, poll=100) == 500 and bus.now == 500
     driver.start()
     assert bus.writes[0x000] == 1
     with pytest.raises(RunTimeout) as info:
