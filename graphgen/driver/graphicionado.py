@@ -3,9 +3,13 @@ and registers of a run (:func:`sim.graphicionado.image.build_image`, as the simu
 them out) and the answer, VProperty in vertex order, read from the region the last
 iteration left it in."""
 
+import dataclasses
+
 import numpy as np
 
+from golden.vertex_order import VERTEX_ORDERS, relabel, spread_hubs
 from graphgen.driver.driver import HostImage
+from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from sim.graphicionado.image import build_image
 from sim.graphicionado.run import check_graph, stored_graph
@@ -22,13 +26,22 @@ class GraphicionadoHost:
 
     def image(self, graph, *, root: int = 0, iters: int | None = None,
               slices: int | None = None, cf: dict | None = None,
-              params: dict | None = None) -> HostImage:
+              params: dict | None = None, vertex_order: str = "ids") -> HostImage:
         """``graph``'s image (refused with ConfigError if the configuration cannot run it);
         ``iters`` bounds the iterations (the program's ``iterations`` unless given: PageRank
         and CF 10); ``params`` the program's parameters (their ``param_<k>`` registers;
-        others keep their defaults)."""
+        others keep their defaults); ``vertex_order`` ``spread``: the graph renumbered so
+        that the destination streams own about as many edges each
+        (:func:`golden.vertex_order.spread_hubs`), the answer given back in its order."""
         config, algo = self.config, self.config.algo
         slice_vertices = check_graph(graph, algo, config, slices)
+        if vertex_order not in VERTEX_ORDERS:
+            raise ConfigError(f"vertex_order must be one of {', '.join(VERTEX_ORDERS)}, not "
+                              f"{vertex_order!r}")
+        new_ids = None
+        if vertex_order == "spread":
+            new_ids = spread_hubs(graph, config.streams_dst)
+            graph, root = relabel(graph, new_ids), int(new_ids[root])
         program = config.program
         if iters is None:
             iters = program.iterations
@@ -43,12 +56,15 @@ class GraphicionadoHost:
                             max_slices=config.max_slices, cf=cf,
                             extended=config.extended_slicing, params=params,
                             edge_words=config.edge_words)
-        return HostImage.of(image)
+        host = HostImage.of(image)
+        return dataclasses.replace(host, state=(image, new_ids))
 
     def result(self, image: HostImage, counters: dict, read_words) -> np.ndarray:
         """VProperty by vertex (float32 for PageRank and CF, else uint32; CF: one row of K
         features a vertex)."""
-        graph_image = image.state
+        graph_image, new_ids = image.state
         base, count = graph_image.dram.region(graph_image.result_region(counters["iterations"]))
         values = graph_image.vertex_values(read_words(base, count))
+        if new_ids is not None:
+            values = values[new_ids]
         return values.view(np.float32) if self.config.algorithm.floating_point else values

@@ -180,3 +180,25 @@ def test_the_graphicionado_image_carries_the_programs_parameters():
     default = host.image(graph).registers
     assert (given["param_0"], given["param_1"]) == (0x3F000000, 0x3E19999A)
     assert default["param_0"] == 0x3F59999A
+
+
+def test_the_graphicionado_host_spreads_hubs_and_gives_the_answer_back_in_order():
+    """``vertex_order="spread"``: the image is the renumbered graph's and the answer comes
+    back in the graph's own vertex order: here the initial levels, read from the image
+    itself, 0 at the root alone (the renumbered root, a vertex of its own)."""
+    import golden
+    from golden.vertex_order import spread_hubs
+    from graphgen.driver.graphicionado import GraphicionadoHost
+    from hw.graphicionado.config import GraphicionadoConfig
+    from hw.lib.config import ConfigError
+    host = GraphicionadoHost(GraphicionadoConfig(algo="bfs", max_vertices=64, streams_dst=2))
+    graph = golden.from_spec("rmat:scale=5,ef=4,seed=1")
+    root = 3
+    image = host.image(graph, root=root, vertex_order="spread")
+    assert spread_hubs(graph, 2)[root] != root
+    words = image.lines.reshape(-1)
+    values = host.result(image, {"iterations": 0},
+                         lambda line, count: words[16 * line:16 * line + count])
+    assert values[root] == 0 and np.count_nonzero(values == 0) == 1
+    with pytest.raises(ConfigError, match="vertex_order must be one of ids, spread"):
+        host.image(graph, vertex_order="degree")
