@@ -33,10 +33,13 @@ VERTEX_ORDERS = ("ids", "spread")
 def spread_hubs(graph: Graph, parts: int) -> np.ndarray:
     """New ids (``new[v]`` for vertex ``v``, a permutation of ``0 .. n - 1``) that give each
     of ``parts`` streams, owning the ids ``c, c + parts, ...``, about the same number of
-    edges into its vertices. Deterministic: ties go to the lower vertex and stream."""
+    edges into its vertices (with one stream, the ids as they are). Deterministic: ties go
+    to the lower vertex and stream."""
     if isinstance(parts, bool) or not isinstance(parts, (int, np.integer)) or parts < 1:
         raise GraphError(f"parts must be a positive integer, not {parts!r}")
     n = graph.num_vertices
+    if parts == 1:
+        return np.arange(n, dtype=np.int64)     # one stream owns every vertex
     in_degree = np.bincount(graph.dst, minlength=n).astype(np.int64)
     order = np.argsort(-in_degree, kind="stable")
     # Stream c owns the ids below n whose low part is c.

@@ -46,6 +46,11 @@ def test_relabelling_keeps_the_graph():
     np.testing.assert_allclose(rank_after[new], rank_before, rtol=1e-5)
 
 
+def test_one_stream_keeps_the_ids():
+    graph = golden.load_graph("rmat:scale=6,ef=4,seed=1")
+    assert spread_hubs(graph, 1).tolist() == list(range(graph.num_vertices))
+
+
 def test_bad_orders_are_refused():
     graph = golden.load_graph("kron:scale=4,ef=4,seed=1")
     with pytest.raises(GraphError, match="positive integer"):
