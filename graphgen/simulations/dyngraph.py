@@ -95,7 +95,8 @@ def _analytics(request: SimRequest, report):
     """The algorithm in Graphicionado's RTL on the compactor's words."""
     from sim.dyngraph.analytics import analytics_config, run_analytics
     from sim.run_settings import RunSettings
-    config = analytics_config(request.algo, report.compaction["vertices"])
+    config = analytics_config(request.algo, report.compaction["vertices"],
+                              edge_words=report.compaction["edge_words"])
     one_channel = dataclasses.replace(request.memory, channels=1)
     result = run_analytics(report, config, one_channel,
                            RunSettings(algo=request.algo, root=request.root,

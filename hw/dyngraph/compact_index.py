@@ -1,4 +1,5 @@
-"""The compactor's index: the compacted edges as Graphicionado's edge records, with the
+"""The compactor's index: the compacted edges as Graphicionado's edge records (its coo or
+csr layout, ``edge_words`` 4, 2 or 1), with the
 EdgeIDTable (each vertex's first edge id, Ham et al. §3.1) and each vertex's out-degree
 counted on the way (PageRank's VConst, made from it by :class:`hw.lib.arith.fp32_reciprocal.Reciprocal`).
 """
@@ -8,13 +9,20 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.arith.fp32_reciprocal import reciprocal_in_layout
+from hw.lib.config import ConfigError
 from hw.lib.memory.line_writer import line_item_layout
 from .layouts import CompactEdge
 
 
-__all__ = ["CompactIndex", "DegreeSide", "RECORD_WORDS"]
+__all__ = ["CompactIndex", "DegreeSide", "RECORD_WORDS", "record_fields"]
 
-RECORD_WORDS = 4                     # src, dst, weight, 0
+RECORD_WORDS = 4                     # src, dst, weight, 0: the paper's (coo) record
+
+
+def record_fields(edge_words: int) -> tuple[str, ...]:
+    """What a compacted edge of ``edge_words`` words holds, in word order (``zero``: the
+    reserved word)."""
+    return {4: ("src", "dst", "weight", "zero"), 2: ("dst", "weight"), 1: ("dst",)}[edge_words]
 DegreeSide = data.StructLayout({"empty": 1, "last": 1})
 
 
@@ -25,12 +33,17 @@ class CompactIndex(wiring.Component):
     the rest, then ends the records' list. Entry ``k`` > 0 comes with vertex ``k - 1``'s
     degree (entry 0 with an empty degree item, so the two lists stay in step).
 
+    Parameters
+    ----------
+    edge_words : int
+        Words of a record (:func:`record_fields`): 4, 2 or 1.
+
     Members
     -------
     num_vertices : ``In(32)``
     restart : ``In(1)``
     edges : ``In(stream.Signature(CompactEdge))``
-    records : ``Out(stream.Signature(line_item_layout(RECORD_WORDS)))``
+    records : ``Out(stream.Signature(line_item_layout(edge_words)))``
     entries : ``Out(stream.Signature(line_item_layout(1)))``
     degrees : ``Out(stream.Signature(reciprocal_in_layout(DegreeSide)))``
     edge_count : ``Out(32)``
@@ -38,17 +51,25 @@ class CompactIndex(wiring.Component):
     busy : ``Out(1)``
     """
 
-    def __init__(self):
+    def __init__(self, edge_words: int = RECORD_WORDS):
+        if edge_words not in (4, 2, 1):
+            raise ConfigError(f"CompactIndex: edge_words must be 4, 2 or 1, not "
+                              f"{edge_words!r}")
+        self._edge_words = edge_words
         super().__init__({
             "num_vertices": In(32),
             "restart": In(1),
             "edges": In(stream.Signature(CompactEdge)),
-            "records": Out(stream.Signature(line_item_layout(RECORD_WORDS))),
+            "records": Out(stream.Signature(line_item_layout(edge_words))),
             "entries": Out(stream.Signature(line_item_layout(1))),
             "degrees": Out(stream.Signature(reciprocal_in_layout(DegreeSide))),
             "edge_count": Out(32),
             "busy": Out(1),
         })
+
+    def _record(self, edge):
+        words = {"src": edge.u, "dst": edge.v, "weight": edge.w, "zero": Const(0, 32)}
+        return Cat(*(words[name] for name in record_fields(self._edge_words)))
 
     def elaborate(self, platform):
         m = Module()
@@ -88,7 +109,7 @@ class CompactIndex(wiring.Component):
             ]
         with m.If(edge_step):
             m.d.sync += [records.valid.eq(1),
-                         records.payload.data.eq(Cat(edge.u, edge.v, edge.w, Const(0, 32))),
+                         records.payload.data.eq(self._record(edge)),
                          records.payload.empty.eq(0), records.payload.last.eq(0),
                          count.eq(count + 1)]
         with m.If(end_step):

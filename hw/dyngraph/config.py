@@ -6,7 +6,11 @@ import dataclasses
 from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
 
 
-__all__ = ["DynGraphConfig"]
+__all__ = ["DynGraphConfig", "COMPACT_EDGE_WORDS"]
+
+# Words of a compacted edge: Graphicionado's coo records, or its csr edges with and without
+# a weight.
+COMPACT_EDGE_WORDS = (4, 2, 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +53,11 @@ class DynGraphConfig(DesignConfig):
     read_window : int
         Lines the operation reader requests ahead; the presence bitmap's reader requests
         ``max(read_window, max_vertices // 512)`` (the whole bitmap), at most 256.
+    compact_edge_words : int
+        The compactor's edge layout, a Graphicionado build's ``edge_words``: 4, the
+        paper's records (srcid, dstid, weight, 0; ``edge_format`` coo); 2, (dstid, weight),
+        or 1, the dstid alone (``edge_format`` csr, for programs with a weight and without
+        one): the EdgeIDTable says whose edges they are.
     watchdog : int
         Cycles without a link moving before a simulation run is called hung (0: off).
     stall_injection : int
@@ -78,6 +87,7 @@ class DynGraphConfig(DesignConfig):
     addr_width: int = 26
     memory_outstanding: int = 64
     read_window: int = 16
+    compact_edge_words: int = 4
     watchdog: int = 100_000
     stall_injection: int = 0
 
@@ -112,6 +122,9 @@ class DynGraphConfig(DesignConfig):
                               f"512, not {self.memory_outstanding}")
         if not 2 <= self.read_window <= 256:
             raise ConfigError(f"read_window must be 2..256, not {self.read_window}")
+        if self.compact_edge_words not in COMPACT_EDGE_WORDS:
+            raise ConfigError(f"compact_edge_words must be 4 (coo), 2 or 1 (csr), not "
+                              f"{self.compact_edge_words}")
         if self.watchdog < 0:
             raise ConfigError(f"watchdog must not be negative, not {self.watchdog}")
         if not 0 <= self.stall_injection <= 99:

@@ -1,7 +1,8 @@
 """The compactor: after a batch, the slab-hash graph written out as the edge list an analytics
 pipeline reads (issue 19, item 3), so BFS and PageRank run on the updated graph without the
-host rebuilding it. Graphicionado's layout (Ham et al. §3.1): four-word edge records sorted
-by source, the EdgeIDTable, and PageRank's VConst (1/out-degree, out-degree).
+host rebuilding it. Graphicionado's layout (Ham et al. §3.1): edge records sorted by source
+(the paper's four words, or the compact one- or two-word edges of its ``edge_format`` csr),
+the EdgeIDTable, and PageRank's VConst (1/out-degree, out-degree).
 
 The walk (:class:`CompactWalk`) reads each present vertex's base slabs through one slab port,
 in order; chains are followed on a second port (:class:`ChainMerge`); live pairs become edges
@@ -46,6 +47,8 @@ class SlabCompactor(wiring.Component):
         Base-slab reads in flight (the walk runs ahead of the serializer by this much).
     read_window : int
         Lines of the vertex table read ahead.
+    edge_words : int
+        Words of an edge record (:class:`CompactIndex`): 4 (coo), 2 or 1 (csr).
 
     Members
     -------
@@ -62,7 +65,7 @@ class SlabCompactor(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, slab_index_bits: int, depth: int = 32,
-                 read_window: int = 16):
+                 read_window: int = 16, edge_words: int = RECORD_WORDS):
         check_int("SlabCompactor", "addr_width", addr_width, high=32)
         check_int("SlabCompactor", "slab_index_bits", slab_index_bits, high=31)
         check_int("SlabCompactor", "depth", depth)
@@ -71,6 +74,7 @@ class SlabCompactor(wiring.Component):
         self._bits = slab_index_bits
         self._depth = depth
         self._window = read_window
+        self._edge_words = edge_words
         aw = addr_width
         super().__init__({
             "start": In(1), "num_vertices": In(32),
@@ -101,10 +105,10 @@ class SlabCompactor(wiring.Component):
             # The index's compare of each edge's vertex (its ready) is not in one path with
             # the queue's read, nor the serializer's with the index's.
             "edge_slice": StreamRegisterSlice(CompactEdge),
-            "index": CompactIndex(),
+            "index": CompactIndex(self._edge_words),
             # The result (bits, degree, side) is the VConst item (1/deg, deg) bit for bit.
             "reciprocal": Reciprocal(DegreeSide, out_layout=line_item_layout(2)),
-            "record_writer": SequentialLineWriter(addr_width=aw, item_words=RECORD_WORDS),
+            "record_writer": SequentialLineWriter(addr_width=aw, item_words=self._edge_words),
             "table_writer": SequentialLineWriter(addr_width=aw, item_words=1),
             "vconst_writer": SequentialLineWriter(addr_width=aw, item_words=2),
             "writes": StreamArbiter(line_request_layout(aw), 3, registered_grant=True),

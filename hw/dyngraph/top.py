@@ -108,7 +108,8 @@ class UpdateUnit(RegisterDesign):
                                     group=cfg.sweep_group),
             "sweep": PoolSweep(group=cfg.sweep_group),
             "compactor": SlabCompactor(addr_width=aw, slab_index_bits=cfg.slab_index_bits,
-                                       depth=depth, read_window=cfg.read_window),
+                                       depth=depth, read_window=cfg.read_window,
+                                       edge_words=cfg.compact_edge_words),
         }
         # A START after a run (or after ERROR) puts every block in its state out of reset,
         # the cycle the run control restarts: counters, the progress, the retire's

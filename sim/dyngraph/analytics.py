@@ -28,11 +28,16 @@ ANALYTICS = ("bfs", "sssp", "pagerank")
 _READS = {"bfs": ("edges", "table"), "sssp": ("edges", "table"), "pagerank": ("edges", "vconst")}
 
 
-def analytics_config(algo: str, num_vertices: int, **settings) -> GraphicionadoConfig:
+def analytics_config(algo: str, num_vertices: int, edge_words: int = 4,
+                     **settings) -> GraphicionadoConfig:
     """A one-stream Graphicionado build for ``num_vertices`` vertices (its scratchpad the
-    next power of two, at least 64)."""
+    next power of two, at least 64) reading the compactor's edges of ``edge_words`` words:
+    4, the paper's records (``edge_format`` coo); 1 or 2, ``edge_format`` csr (whose edge
+    words the program sets: a weight or not)."""
     size = max(64, 1 << max(0, num_vertices - 1).bit_length())
-    return GraphicionadoConfig(**{"algo": algo, "max_vertices": size, **settings})
+    layout = "coo" if edge_words == 4 else "csr"
+    return GraphicionadoConfig(**{"algo": algo, "max_vertices": size, "edge_format": layout,
+                                  **settings})
 
 
 def _check(algo: str, config: GraphicionadoConfig, num_vertices: int):
@@ -74,10 +79,15 @@ def run_analytics(dyn_report, config: GraphicionadoConfig,
     algo = run.algo or config.algo
     n, m = reference.num_vertices, reference.num_edges
     _check(algo, config, n)
+    words_an_edge = compaction["edge_words"]
+    if config.edge_words != words_an_edge:
+        raise ConfigError(f"the compactor wrote edges of {words_an_edge} words "
+                          f"(compact_edge_words), the Graphicionado build reads "
+                          f"{config.edge_words} (edge_format {config.edge_format}, {algo})")
     graph = golden.Graph.from_edges(n, reference.src, reference.dst, reference.weight,
                                     name="updated")
     words = dyn_report.compacted
-    lengths = {"edges": 4 * m, "table": n + 1, "vconst": 2 * n}
+    lengths = {"edges": words_an_edge * m, "table": n + 1, "vconst": 2 * n}
     overlay = {name: np.asarray(words[name][:lengths[name]], dtype=np.uint32)
                for name in _READS[algo]}
     root = run.root

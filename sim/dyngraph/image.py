@@ -69,8 +69,9 @@ def build_dyngraph_image(state: SlabGraph, updates: Updates, config: DynGraphCon
                         ("pool", state.pool.reshape(-1)),
                         ("stack", stack_words(state)),
                         ("answers", np.zeros(ANSWER_WORDS * max(searches, 1))),
-                        ("edges", np.zeros(RECORD_WORDS * SLAB_PAIRS * len(state.pool)
-                                           if compact_vertices else RECORD_WORDS)),
+                        ("edges", np.zeros(config.compact_edge_words * SLAB_PAIRS *
+                                           len(state.pool) if compact_vertices else
+                                           RECORD_WORDS)),
                         ("table", np.zeros(compact_vertices + 1)),
                         ("vconst", np.zeros(2 * max(compact_vertices, 1)))]:
         base[name] = dram.add(name, np.ascontiguousarray(words, dtype=np.uint32))

@@ -17,6 +17,7 @@ import golden
 from golden.dyngraph import DynCounters, SlabGraph, SlabOptions, Updates
 from golden.dyngraph.compaction import CompactedGraph, compact
 from hw.lib.config import ConfigError
+from hw.dyngraph.compact_index import RECORD_WORDS, record_fields
 from hw.dyngraph.config import DynGraphConfig
 from sim.dyngraph.top import DynGraphSimTop
 from hw.dyngraph.registers import COUNTERS, ITERATION_COUNTER, REGISTERS
@@ -95,20 +96,25 @@ class DynGraphReport(SimReport):
         }
 
 
-def compacted_words(compacted: CompactedGraph) -> dict[str, np.ndarray]:
-    """The three lists as the compactor lays them out (:mod:`hw.dyngraph.layouts`)."""
-    records = np.stack([compacted.src, compacted.dst, compacted.weight,
-                        np.zeros(compacted.num_edges)], axis=1).astype(np.uint32)
+def compacted_words(compacted: CompactedGraph,
+                    edge_words: int = RECORD_WORDS) -> dict[str, np.ndarray]:
+    """The three lists as the compactor lays them out (:mod:`hw.dyngraph.layouts`), its
+    edges of ``edge_words`` words (:func:`hw.dyngraph.compact_index.record_fields`)."""
+    fields = {"src": compacted.src, "dst": compacted.dst, "weight": compacted.weight,
+              "zero": np.zeros(compacted.num_edges)}
+    records = np.stack([fields[name] for name in record_fields(edge_words)],
+                       axis=1).astype(np.uint32)
     vconst = np.stack([compacted.inv_degree.view(np.uint32),
                        compacted.degree.astype(np.uint32)], axis=1)
     return {"edges": records.reshape(-1), "table": compacted.edge_id_table.astype(np.uint32),
             "vconst": vconst.reshape(-1)}
 
 
-def check_compaction(words: dict, want: CompactedGraph, counters: dict) -> dict:
-    """The compactor's lists (the first words of each region) and counts against the golden
-    walk's."""
-    expected = compacted_words(want)
+def check_compaction(words: dict, want: CompactedGraph, counters: dict,
+                     edge_words: int = RECORD_WORDS) -> dict:
+    """The compactor's lists (the first words of each region, its edges of ``edge_words``
+    words) and counts against the golden walk's."""
+    expected = compacted_words(want, edge_words)
     mismatch = None
     for name, wanted in expected.items():
         got = words[name][:len(wanted)]
@@ -124,7 +130,8 @@ def check_compaction(words: dict, want: CompactedGraph, counters: dict) -> dict:
         if mismatch is None and counters[name] != value:
             mismatch = {"counter": name, "rtl": counters[name], "golden": value}
     cycles = counters["compact_cycles"]
-    return {"vertices": want.num_vertices, "edges": want.num_edges, "cycles": cycles,
+    return {"vertices": want.num_vertices, "edges": want.num_edges, "edge_words": edge_words,
+            "cycles": cycles,
             "edges_per_cycle": want.num_edges / cycles if cycles else 0.0,
             "slab_reads": counters["compact_slab_reads"],
             "chain_reads": counters["compact_chain_reads"],
@@ -218,7 +225,7 @@ def simulate(graph: golden.Graph, config: DynGraphConfig,
     if compact_vertices:
         compacted = {name: dram_run.extra[name] for name in COMPACTED}
         reference = compact(state, compact_vertices)
-        compaction = check_compaction(compacted, reference, rtl)
+        compaction = check_compaction(compacted, reference, rtl, config.compact_edge_words)
     return DynGraphReport(
         compaction=compaction, compacted=compacted, compacted_reference=reference,
         graph=run.graph_name, num_vertices=graph.num_vertices, num_edges=graph.num_edges,

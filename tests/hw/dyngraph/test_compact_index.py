@@ -1,5 +1,6 @@
 """The compactor's index in Amaranth's simulator: edges sorted by source (and the end marker)
-in; the edge records, the EdgeIDTable's ``num_vertices + 1`` entries and the degree items out,
+in; the edge records (the paper's four words, or the compact layouts' dst and weight or dst
+alone), the EdgeIDTable's ``num_vertices + 1`` entries and the degree items out,
 against NumPy's bincount and cumsum (as :func:`golden.dyngraph.compaction.compact` makes
 them); restarted between runs; with and without pauses."""
 
@@ -17,11 +18,16 @@ def _run_edges(rng, n, m):
     return [(u, rng.randrange(1 << 32), rng.randrange(1 << 32)) for u in src]
 
 
+RECORDS = {4: lambda u, v, w: u | v << 32 | w << 64, 2: lambda u, v, w: v | w << 32,
+           1: lambda u, v, w: v}
+
+
+@pytest.mark.parametrize("edge_words", [4, 2, 1])
 @pytest.mark.parametrize("pause", PAUSES)
-def test_records_table_and_degrees(pause):
+def test_records_table_and_degrees(pause, edge_words):
     rng = random.Random(f"index/{pause}")
     runs = [(1, 0), (1, 3), (12, 40), (20, 0), (25, 5), (7, 30)]
-    dut = CompactIndex()
+    dut = CompactIndex(edge_words)
     bench = Bench(dut, "CompactIndex", pause=pause)
     edges_q = bench.feed("edges", dut.edges)
     for name, stream in (("records", dut.records), ("entries", dut.entries),
@@ -56,7 +62,7 @@ def test_records_table_and_degrees(pause):
         {name: len(bench.received[name]) for name in ("records", "entries", "degrees")}]
     for (n, edges, marks, count), end in zip(results, ends):
         got = {name: bench.received[name][marks[name]:end[name]] for name in marks}
-        want_records = [{"data": u | v << 32 | w << 64, "empty": 0, "last": 0}
+        want_records = [{"data": RECORDS[edge_words](u, v, w), "empty": 0, "last": 0}
                         for u, v, w in edges] + [{"data": 0, "empty": 1, "last": 1}]
         records = [dict(r, data=0) if r["empty"] else r for r in got["records"]]
         bench.check_equal(records, want_records, f"records ({n} vertices)")
@@ -70,3 +76,12 @@ def test_records_table_and_degrees(pause):
             for k, d in enumerate(degree)]
         bench.check_equal(got["degrees"], want_degrees, f"degrees ({n} vertices)")
         assert count == len(edges)
+
+
+def test_an_edge_layout_graphicionado_cannot_read_is_refused():
+    from hw.dyngraph.config import DynGraphConfig
+    from hw.lib.config import ConfigError
+    with pytest.raises(ConfigError, match="compact_edge_words must be 4 \\(coo\\), 2 or 1"):
+        DynGraphConfig(compact_edge_words=3)
+    with pytest.raises(ConfigError, match="CompactIndex: edge_words must be 4, 2 or 1"):
+        CompactIndex(8)

@@ -13,6 +13,7 @@ import golden
 import numpy as np
 import pytest
 from golden.dyngraph import SlabGraph, SlabOptions, generate_updates
+from hw.dyngraph.compact_index import record_fields
 from hw.dyngraph.config import DynGraphConfig
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.dyngraph.analytics import analytics_config, run_analytics
@@ -38,8 +39,8 @@ CASES = [
                  dict(slots=4, lock_ways=4, slab_ports=2, memory_channels=2, sweep_group=3,
                       stall_injection=20),
                  [(MIXED, 200, 64, "memory", None), (FILLING, 250, 50, "hostile", 1)]),
-    pytest.param("s16-ports1-ch1",
-                 dict(slots=16, memory_outstanding=64),
+    pytest.param("s16-ports1-ch1-csr",
+                 dict(slots=16, memory_outstanding=64, compact_edge_words=1),
                  [(MIXED, 500, None, "memory", None), (FILLING, 400, 100, "memory", 2)],
                  marks=SOAK),
     pytest.param("s2-ports4-ch4-group1-stalls",
@@ -96,7 +97,8 @@ def _check_analytics(report, algo, seed):
     updated graph (PageRank bit for bit); the same run on a list with one edge moved must not
     (the pipeline reads the compactor's words, not the host's)."""
     memory = _memory("hostile", 1)
-    pipeline = analytics_config(algo, 256, stall_injection=20)
+    words = report.compaction["edge_words"]
+    pipeline = analytics_config(algo, 256, edge_words=words, stall_injection=20)
     u = int(report.compacted_reference.src[0])        # the first vertex with out-edges
     root = u if algo == "bfs" else None
     settings = RunSettings(algo=algo, root=root, seed=seed)
@@ -107,8 +109,8 @@ def _check_analytics(report, algo, seed):
     # rank moves): the result must differ.
     edges = report.compacted["edges"].copy()
     first = int(report.compacted["table"][u])
-    edges[4 * first + 1] = int(np.argmax(result.values)) if algo == "bfs" else \
-        (int(edges[4 * first + 1]) + 1) % 256
+    at = words * first + record_fields(words).index("dst")
+    edges[at] = int(np.argmax(result.values)) if algo == "bfs" else (int(edges[at]) + 1) % 256
     moved = dataclasses.replace(report, compacted={**report.compacted, "edges": edges})
     broken = run_analytics(moved, pipeline, memory, settings)
     assert not broken.matches
@@ -116,11 +118,13 @@ def _check_analytics(report, algo, seed):
 
 @SOAK
 def test_bfs_on_the_compacted_graph(run_seeds):
-    """BFS reads the compactor's EdgeIDTable (PageRank, in the test above, its VConst); its
+    """BFS reads the compactor's EdgeIDTable (PageRank, in the test above, its VConst), here
+    in the compact layout (an edge its dstid alone, Graphicionado's edge_format csr); its
     Graphicionado build runs in make soak (the test budget)."""
     graph = golden.from_spec(GRAPH)
     config = DynGraphConfig(max_vertices=256, load_factor_percent=90, slots=4, lock_ways=4,
-                            slab_ports=2, memory_channels=2, sweep_group=3, stall_injection=20)
+                            slab_ports=2, memory_channels=2, sweep_group=3, stall_injection=20,
+                            compact_edge_words=1)
     seed = run_seeds.get(0)
     updates = generate_updates(f"mix:ops=200,{MIXED},seed={seed}", graph, 256)
     report = simulate(graph, config, _memory("memory", 2),
