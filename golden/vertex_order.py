@@ -10,7 +10,8 @@ largest hubs fall.
 :func:`spread_hubs` renumbers the vertices so that each stream owns as many edges as the
 others: the vertices by in-degree, largest first, each to the stream with the fewest edges
 so far that still has an id free (longest-processing-time-first list scheduling, whose
-heaviest stream is at most the mean plus one vertex's in-degree). The host relabels the
+heaviest stream is at most the mean plus one vertex's in-degree); within a stream the
+vertices keep the graph's order. The host relabels the
 graph with it before laying it out and maps the result back; the hardware is unchanged.
 """
 
@@ -45,20 +46,27 @@ def spread_hubs(graph: Graph, parts: int) -> np.ndarray:
     # Stream c owns the ids below n whose low part is c.
     room = [(n - c + parts - 1) // parts for c in range(parts)]
     used = [0] * parts
-    new = np.empty(n, dtype=np.int64)
+    part = np.empty(n, dtype=np.int64)
     heap = [(0, c) for c in range(parts) if room[c]]
     heapq.heapify(heap)
     heavy = int(np.count_nonzero(in_degree))
     for v in order[:heavy].tolist():
         load, c = heapq.heappop(heap)
-        new[v] = used[c] * parts + c
+        part[v] = c
         used[c] += 1
         if used[c] < room[c]:
             heapq.heappush(heap, (load + int(in_degree[v]), c))
-    # Vertices without in-edges take the ids left, in vertex order.
-    taken = np.zeros(n, dtype=bool)
-    taken[new[order[:heavy]]] = True
-    new[order[heavy:][np.argsort(order[heavy:], kind="stable")]] = np.flatnonzero(~taken)
+    # Vertices without in-edges fill the streams' room left in turn, in vertex order.
+    free = np.repeat(np.arange(parts), [room[c] - used[c] for c in range(parts)])
+    turn = np.concatenate([np.arange(room[c] - used[c]) for c in range(parts)])
+    part[np.sort(order[heavy:])] = free[np.lexsort((free, turn))]
+    # Within a stream the vertices keep their order: the hubs are not all given its first
+    # ids, which would put them first in every source's edges, where the streams' updates of
+    # them would meet at the atomic-update CAMs at once.
+    new = np.empty(n, dtype=np.int64)
+    for c in range(parts):
+        members = np.flatnonzero(part == c)
+        new[members] = np.arange(len(members)) * parts + c
     return new
 
 
