@@ -29,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import golden  # noqa: E402
+from golden.vertex_order import busiest_share  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
@@ -59,7 +60,8 @@ def run_one(graph, algo, shape, edge_format, *, root, order="ids"):
                     memory.bytes_per_cycle)
     per_edge = roof["bytes_per_edge"]
     return {"algo": algo, "shape": shape, "memory": preset, "edge_format": edge_format,
-            "vertex_order": order, "busiest_dst_share": _busiest(f["streams"]["edges_dst"]),
+            "vertex_order": order,
+            "busiest_dst_share": busiest_share(f["streams"]["edges_dst"]),
             "edge_words": config.edge_words, "cycles": f["cycles"],
             "edges": f["edges_traversed"], "edges_per_cycle": f["edges_per_cycle"],
             "edges_per_process_cycle": f["edges_per_process_cycle"],
@@ -67,10 +69,6 @@ def run_one(graph, algo, shape, edge_format, *, root, order="ids"):
             "edge_bytes_per_edge": per_edge["by_kind"].get("edges", {}).get("read"),
             "share": roof["share"], "bound_edges_per_cycle": roof["bound_edges_per_cycle"],
             "roofline": roof, "wall_seconds": wall}
-
-
-def _busiest(edges_dst) -> float:
-    return max(edges_dst) / max(1, sum(edges_dst))
 
 
 def main(argv=None) -> int:

@@ -24,7 +24,8 @@ import numpy as np
 from .graph import Graph, GraphError
 
 
-__all__ = ["VERTEX_ORDERS", "spread_hubs", "relabel", "stream_loads"]
+__all__ = ["VERTEX_ORDERS", "spread_hubs", "spread", "relabel", "stream_loads",
+           "busiest_share"]
 
 # ``ids``: the graph's own ids (the paper's partition by their low bits); ``spread``: the ids
 # of :func:`spread_hubs`.
@@ -70,6 +71,12 @@ def spread_hubs(graph: Graph, parts: int) -> np.ndarray:
     return new
 
 
+def spread(graph: Graph, parts: int) -> tuple[Graph, np.ndarray]:
+    """``graph`` renumbered by :func:`spread_hubs` for ``parts`` streams, and the new ids."""
+    new = spread_hubs(graph, parts)
+    return relabel(graph, new), new
+
+
 def relabel(graph: Graph, new: np.ndarray) -> Graph:
     """``graph`` with vertex ``v`` renamed ``new[v]`` (weights and symmetry kept)."""
     new = np.asarray(new)
@@ -84,3 +91,8 @@ def stream_loads(ids: np.ndarray, parts: int) -> np.ndarray:
     """Edges each of ``parts`` streams owns when it owns the ids ``c, c + parts, ...``
     (``ids``: an endpoint of every edge)."""
     return np.bincount(np.asarray(ids) % parts, minlength=parts)
+
+
+def busiest_share(loads) -> float:
+    """The busiest stream's share of the edges, from each stream's edges (``loads``)."""
+    return float(max(loads) / max(1, sum(loads)))

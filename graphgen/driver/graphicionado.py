@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 
-from golden.vertex_order import VERTEX_ORDERS, relabel, spread_hubs
+from golden.vertex_order import VERTEX_ORDERS, spread
 from graphgen.driver.driver import HostImage
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
@@ -40,8 +40,8 @@ class GraphicionadoHost:
                               f"{vertex_order!r}")
         new_ids = None
         if vertex_order == "spread":
-            new_ids = spread_hubs(graph, config.streams_dst)
-            graph, root = relabel(graph, new_ids), int(new_ids[root])
+            graph, new_ids = spread(graph, config.streams_dst)
+            root = int(new_ids[root])
         program = config.program
         if iters is None:
             iters = program.iterations

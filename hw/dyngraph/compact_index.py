@@ -11,6 +11,7 @@ from amaranth.lib.wiring import In, Out
 from hw.lib.arith.fp32_reciprocal import reciprocal_in_layout
 from hw.lib.config import ConfigError
 from hw.lib.memory.line_writer import line_item_layout
+from .config import COMPACT_EDGE_WORDS
 from .layouts import CompactEdge
 
 
@@ -23,6 +24,8 @@ def record_fields(edge_words: int) -> tuple[str, ...]:
     """What a compacted edge of ``edge_words`` words holds, in word order (``zero``: the
     reserved word)."""
     return {4: ("src", "dst", "weight", "zero"), 2: ("dst", "weight"), 1: ("dst",)}[edge_words]
+
+
 DegreeSide = data.StructLayout({"empty": 1, "last": 1})
 
 
@@ -52,7 +55,7 @@ class CompactIndex(wiring.Component):
     """
 
     def __init__(self, edge_words: int = RECORD_WORDS):
-        if edge_words not in (4, 2, 1):
+        if edge_words not in COMPACT_EDGE_WORDS:
             raise ConfigError(f"CompactIndex: edge_words must be 4, 2 or 1, not "
                               f"{edge_words!r}")
         self._edge_words = edge_words

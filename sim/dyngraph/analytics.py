@@ -14,6 +14,7 @@ import dataclasses
 import numpy as np
 
 import golden
+from hw.dyngraph.compact_index import RECORD_WORDS
 from hw.lib.config import ConfigError
 from hw.graphicionado.config import GraphicionadoConfig
 from sim.gateware.sim_memory import SimMemoryConfig
@@ -28,14 +29,14 @@ ANALYTICS = ("bfs", "sssp", "pagerank")
 _READS = {"bfs": ("edges", "table"), "sssp": ("edges", "table"), "pagerank": ("edges", "vconst")}
 
 
-def analytics_config(algo: str, num_vertices: int, edge_words: int = 4,
+def analytics_config(algo: str, num_vertices: int, edge_words: int = RECORD_WORDS,
                      **settings) -> GraphicionadoConfig:
     """A one-stream Graphicionado build for ``num_vertices`` vertices (its scratchpad the
     next power of two, at least 64) reading the compactor's edges of ``edge_words`` words:
     4, the paper's records (``edge_format`` coo); 1 or 2, ``edge_format`` csr (whose edge
     words the program sets: a weight or not)."""
     size = max(64, 1 << max(0, num_vertices - 1).bit_length())
-    layout = "coo" if edge_words == 4 else "csr"
+    layout = "coo" if edge_words == RECORD_WORDS else "csr"
     return GraphicionadoConfig(**{"algo": algo, "max_vertices": size, "edge_format": layout,
                                   **settings})
 

@@ -15,7 +15,7 @@ import numpy as np
 
 import golden
 from golden.graphicionado import stored_edges
-from golden.vertex_order import relabel, spread_hubs, stream_loads
+from golden.vertex_order import busiest_share, spread, stream_loads
 from hw.lib.config import ConfigError
 from graphgen.programs import Float32
 from hw.graphicionado.algorithms import algorithm_of
@@ -397,16 +397,13 @@ def _spread(graph: golden.Graph, streams: int):
     """The graph renumbered by :func:`golden.vertex_order.spread_hubs` for ``streams``
     destination streams; the new ids and the order's figures."""
     started = time.perf_counter()
-    new_ids = spread_hubs(graph, streams)
-    spread = relabel(graph, new_ids)
+    renumbered, new_ids = spread(graph, streams)
     seconds = time.perf_counter() - started
-
-    def busiest(dst):
-        loads = stream_loads(dst, streams)
-        return float(loads.max() / max(1, loads.sum()))
-    return spread, new_ids, {"order": "spread", "streams": streams,
-                             "busiest_share": busiest(spread.dst),
-                             "busiest_share_ids": busiest(graph.dst), "host_seconds": seconds}
+    return renumbered, new_ids, {
+        "order": "spread", "streams": streams,
+        "busiest_share": busiest_share(stream_loads(renumbered.dst, streams)),
+        "busiest_share_ids": busiest_share(stream_loads(graph.dst, streams)),
+        "host_seconds": seconds}
 
 
 def _show(word, dtype) -> str:
