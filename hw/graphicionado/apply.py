@@ -15,6 +15,7 @@ from hw.lib.arith.fp32_vector import check_lanes
 from hw.lib.program import (Datapath, drive_params, operands_of, params_member, params_of,
                             shape_of)
 from hw.lib.program.flits import FlitSplit
+from hw.lib.memory.line_writer import changed_item_layout
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import ActiveVertex
 from .scratchpad import TempItem, temp_item
@@ -24,7 +25,7 @@ from .sequential_vertex_read import item_layout
 __all__ = ["Apply", "FlitApply", "apply_flits"]
 
 # A frontier vertex's result, between Apply's datapath and its two outputs.
-OUT_LAYOUT = data.StructLayout({"id": 32, "prop": 32, "active": 1})
+OUT_LAYOUT = data.StructLayout({"id": 32, "prop": 32, "active": 1, "changed": 1})
 
 
 class Apply(wiring.Component):
@@ -33,7 +34,8 @@ class Apply(wiring.Component):
 
     Frontier programs (``mode = "frontier"``) join the two streams vertex by vertex and also
     emit the vertex to the ActiveVertex list (A5) when the program's ``active`` expression
-    holds, by default when the property changed (its bits differ); ``active`` reads ``new``,
+    holds, by default when the property changed (its bits differ); their new VProperty says
+    whether it changed, so A4 writes back only the lines that did; ``active`` reads ``new``,
     Apply's result, so it is a second datapath after the first. The two outputs are a fork:
     each is offered until taken, whatever the other's consumer does (an offer is never
     withdrawn). Programs of mode "all" stream VTempProperty alone and have no list.
@@ -50,6 +52,8 @@ class Apply(wiring.Component):
     temp : ``In(stream.Signature(TempItem))``
         VTempProperty in vertex order (A2), with the vertex id.
     o_prop : ``Out(stream.Signature(32))``
+        (``Out(stream.Signature(changed_item_layout(1)))`` for frontier programs: the new
+        property and whether its bits differ from VProperty's.)
     o_active : ``Out(stream.Signature(ActiveVertex))``, frontier programs
     root : ``In(32)``, programs reading ``is_root``
         The root's vertex id (a register of the run): ``is_root`` is ``vertex_id == root``.
@@ -97,11 +101,12 @@ class Apply(wiring.Component):
             self._active_operands = operands_of(program.active)
             self._active = Datapath(program.active,
                                     {role: types[role] for role in self._active_operands},
-                                    tag_width=64, lzc_stage=True, registered_logic=True)
+                                    tag_width=65, lzc_stage=True, registered_logic=True)
         self._reads_root = any("is_root" in operands_of(expr) for expr in
                                (program.apply, program.active) if expr is not None)
-        members = {"temp": In(stream.Signature(TempItem)), "o_prop": Out(stream.Signature(32)),
-                   "busy": Out(1),
+        prop_out = changed_item_layout(1) if self._frontier else 32
+        members = {"temp": In(stream.Signature(TempItem)),
+                   "o_prop": Out(stream.Signature(prop_out)), "busy": Out(1),
                    **params_member(params_of(program.apply,
                                              program.active if self._frontier else None))}
         if self._reads_root:
@@ -154,16 +159,19 @@ class Apply(wiring.Component):
             result = out
             old, temp = tag[32:64], tag[64:96]
             active = {"min": temp < old, "max": old < temp}.get(self._changed, new != old)
+            changed = active
         else:
             m.submodules.active = rule = self._active
             words = {"vprop": tag[32:64], "temp": tag[64:96], "vertex_id": vertex, "new": new}
             if self._reads_root:
                 words["is_root"] = vertex == self.root
             m.d.comb += [rule.i.payload[role].eq(words[role]) for role in self._active_operands]
-            m.d.comb += [rule.i.valid.eq(out.valid), rule.i.payload.tag.eq(Cat(vertex, new)),
+            m.d.comb += [rule.i.valid.eq(out.valid),
+                         rule.i.payload.tag.eq(Cat(vertex, new, new != tag[32:64])),
                          out.ready.eq(rule.i.ready)]
             result = rule.o
-            vertex, new = rule.o.payload.tag[:32], rule.o.payload.tag[32:]
+            vertex, new = rule.o.payload.tag[:32], rule.o.payload.tag[32:64]
+            changed = rule.o.payload.tag[64]
             active = rule.o.payload.result[0]
         # A register slice before the fork: the active decision (a compare) and the two
         # outputs' ready reach flip-flops, not the A1 and A2 queues' read side through the
@@ -171,9 +179,8 @@ class Apply(wiring.Component):
         m.submodules.out_slice = out = StreamRegisterSlice(OUT_LAYOUT)
         m.d.comb += [out.i.valid.eq(result.valid), result.ready.eq(out.i.ready),
                      out.i.payload.id.eq(vertex), out.i.payload.prop.eq(new),
-                     out.i.payload.active.eq(active)]
-        self._count(m, taken, self._fork(m, out.o, out.o.payload.id, out.o.payload.prop,
-                                         out.o.payload.active))
+                     out.i.payload.active.eq(active), out.i.payload.changed.eq(changed)]
+        self._count(m, taken, self._fork(m, out.o))
         return m
 
     def _count(self, m, taken, done):
@@ -186,9 +193,10 @@ class Apply(wiring.Component):
         m.d.sync += inside.eq(inside + taken - done)
         m.d.comb += self.busy.eq(inside != 0)
 
-    def _fork(self, m, result, vertex, new, active):
+    def _fork(self, m, result):
         """Each output offered until taken; ``*_sent`` marks the output already taken for
         the vertex in hand."""
+        vertex, new, active = result.payload.id, result.payload.prop, result.payload.active
         prop_sent = Signal()
         active_sent = Signal()
         prop_done = prop_sent | self.o_prop.ready
@@ -203,7 +211,8 @@ class Apply(wiring.Component):
                 m.d.sync += active_sent.eq(1)
         m.d.comb += [
             self.o_prop.valid.eq(result.valid & ~prop_sent),
-            self.o_prop.payload.eq(new),
+            self.o_prop.payload.data.eq(new),
+            self.o_prop.payload.changed.eq(result.payload.changed),
             self.o_active.valid.eq(result.valid & active & ~active_sent),
             self.o_active.payload.id.eq(vertex),
             self.o_active.payload.prop.eq(new),

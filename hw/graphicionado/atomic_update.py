@@ -50,6 +50,10 @@ class AtomicUpdate(wiring.Component):
         Bits of a VTempProperty word: 32, or a flit of a large property (§IV.E: 8 lanes of
         32 bits, reduced lane by lane by an :class:`hw.lib.arith.fp32_vector.FP32Lanes` adder; the
         address then names the vertex's flit).
+    window : int
+        Updates P6 chooses from: 1, the paper's in-order stage; 2, the younger of two is
+        issued while the older waits on the CAM, unless both are of one vertex (a vertex's
+        updates, and so its Reduce order, keep their order).
 
     Members
     -------
@@ -62,11 +66,15 @@ class AtomicUpdate(wiring.Component):
         An update is between P6 and P9, or its write-back is not yet made in the
         scratchpad.
     cam_stall : ``Out(1)``
-        An update waits at P6 this cycle.
+        P6 holds an update and issues none this cycle.
     """
 
-    def __init__(self, *, reduce_unit, cam: CAMConfig, index_width: int, value_width: int = 32):
+    def __init__(self, *, reduce_unit, cam: CAMConfig, index_width: int, value_width: int = 32,
+                 window: int = 1):
         check_word_width("AtomicUpdate", "value_width", value_width)
+        if window not in (1, 2):
+            raise ConfigError(f"AtomicUpdate: window must be 1 or 2, not {window!r}")
+        self._window = window
         if not isinstance(reduce_unit, wiring.Component) or \
                 not {"i", "o"} <= set(reduce_unit.signature.members.keys()) or \
                 not isinstance(getattr(reduce_unit, "latency", None), int):
@@ -91,47 +99,61 @@ class AtomicUpdate(wiring.Component):
         })
 
     def _p6(self, m, cam):
-        """P6: the update waiting for the CAM; returns it and whether it is issued this
-        cycle."""
-        # P6 holds one update in a register together with whether its id is in the CAM. That
-        # is worked out a cycle ahead, for the update that will sit here next cycle (the one
-        # here now, or the one offered), from the CAM's probe and this cycle's insert and
-        # remove. Taking an update then needs no tag comparison, which keeps the CAM off the
-        # path to the FIFO in front, and the CAM need not compare the id it inserts. (An id
-        # written back in the cycle it is waiting here is taken the cycle after, not in the
-        # same one.) The parts of that bit are registers of their own, joined in P6: the
-        # probe (a tag comparison and the OR over the ways) then reaches a flip-flop without
-        # the corrections for this cycle's insert and remove and the choice of update after it.
-        held_valid = Signal()
-        held = Signal(update_layout(self._value_width))
-        hit_probe = Signal()     # the CAM held the id when the update was loaded
-        hit_removed = Signal()   # ... and it was being removed in that cycle
-        hit_same = Signal()      # the update issued as it was loaded had the same id
-        hit_cleared = Signal()   # the id was removed since
-        held_hit = Signal()
-        issue = Signal()
-        load = Signal()
+        """P6: the updates waiting for the CAM, oldest first; returns whether one waits, the
+        one offered to the CAM and whether it is issued this cycle."""
+        # Each waiting update is held in a register together with whether its id is in the
+        # CAM. That is worked out a cycle ahead, for the update that will sit there next
+        # cycle, from the CAM's probe and this cycle's insert and remove. Taking an update then
+        # needs no tag comparison, which keeps the CAM off the path to the FIFO in front, and
+        # the CAM need not compare the id it inserts. (An id written back in the cycle it is
+        # waiting is taken the cycle after, not in the same one.) The parts of that bit are
+        # registers of their own, joined in :meth:`_Waiting.hit`: the probe (a tag comparison
+        # and the OR over the ways) then reaches a flip-flop without the corrections for this
+        # cycle's insert and remove and the choice of update after it.
+        older = _Waiting(m, self._value_width, "p6")
+        younger = _Waiting(m, self._value_width, "p6_younger") if self._window == 2 else None
         offered = self.i.payload
-        removing = cam.remove.valid & (cam.remove.payload == offered.dst)
-        removing_held = cam.remove.valid & (cam.remove.payload == held.dst)
+        older_ready = older.valid & ~older.hit()
+        chosen = Signal(update_layout(self._value_width))
+        pick_younger = Signal()
+        if younger is not None:
+            # The younger update goes past the older one while that waits on the CAM. One of
+            # the same vertex waits as well (its id is in the CAM): a vertex's updates keep
+            # their order.
+            younger_ready = younger.valid & ~younger.hit()
+            m.d.comb += pick_younger.eq(~older_ready & younger_ready)
+        m.d.comb += chosen.eq(Mux(pick_younger, younger.update if younger else 0, older.update))
+        candidate = older_ready | pick_younger
+        issue = Signal()
         m.d.comb += [
-            held_hit.eq(((hit_probe & ~hit_removed) | hit_same) & ~hit_cleared),
             cam.probe_id.eq(offered.dst),
-            cam.insert.valid.eq(held_valid & ~held_hit),
-            cam.insert.payload.eq(held.dst),
-            issue.eq(held_valid & ~held_hit & cam.set_has_free),
-            load.eq(~held_valid | issue),
-            self.i.ready.eq(load),
-            self.cam_stall.eq(held_valid & ~issue),
-            self.temp_read_addr.eq(held.dst),
+            cam.insert.valid.eq(candidate),
+            cam.insert.payload.eq(chosen.dst),
+            issue.eq(candidate & cam.set_has_free),
+            self.cam_stall.eq(older.valid & ~issue),
+            self.temp_read_addr.eq(chosen.dst),
         ]
-        with m.If(load):
-            m.d.sync += [held_valid.eq(self.i.valid), held.eq(offered),
-                         hit_probe.eq(cam.probe_hit), hit_removed.eq(removing),
-                         hit_same.eq(issue & (held.dst == offered.dst)), hit_cleared.eq(0)]
+        arriving = {"valid": self.i.valid, "update": offered, "probe": cam.probe_hit,
+                    "removed": cam.remove.valid & (cam.remove.payload == offered.dst),
+                    "same": issue & (chosen.dst == offered.dst), "cleared": 0}
+        older_issued = issue & ~pick_younger
+        if younger is None:
+            m.d.comb += self.i.ready.eq(~older.valid | issue)
+            older.next(m, cam, arriving, load=~older.valid | issue)
+            return older.valid, chosen, issue
+        m.d.comb += self.i.ready.eq(~younger.valid | issue)
+        with m.If(older_issued & younger.valid):
+            older.take(m, younger, cam, issued_same=younger.behind)
         with m.Else():
-            m.d.sync += hit_cleared.eq(hit_cleared | removing_held)
-        return held_valid, held, issue
+            older.next(m, cam, arriving, load=older_issued | ~older.valid)
+        # The offered update goes to the older slot when that is left empty, else to the
+        # younger one when it is (or is being) emptied.
+        moving_up = older_issued & younger.valid
+        younger_load = moving_up | (issue & pick_younger) | (older.valid & ~younger.valid &
+                                                             ~older_issued)
+        behind = offered.dst == Mux(moving_up, younger.update.dst, older.update.dst)
+        younger.next(m, cam, {**arriving, "behind": behind}, load=younger_load)
+        return older.valid, chosen, issue
 
     def _issued(self, m, taken, held):
         """The updates issued in the last cycles: ``valid[k]``, ``dst[k]``, ``value[k]`` for
@@ -218,3 +240,44 @@ class AtomicUpdate(wiring.Component):
             self.busy.eq(any_busy(held_valid, valid[1:])),
         ]
         return m
+
+
+class _Waiting:
+    """An update waiting at P6, with the parts of whether its id is in the CAM."""
+
+    def __init__(self, m, value_width: int, name: str):
+        self.valid = Signal(name=f"{name}_valid")
+        self.update = Signal(update_layout(value_width), name=f"{name}_update")
+        self.probe = Signal(name=f"{name}_hit_probe")      # the CAM held the id when loaded
+        self.removed = Signal(name=f"{name}_hit_removed")  # ... and removed it in that cycle
+        self.same = Signal(name=f"{name}_hit_same")        # an update of it was issued then
+        self.cleared = Signal(name=f"{name}_hit_cleared")  # the id was removed since
+        self.behind = Signal(name=f"{name}_behind")        # of the older update's vertex
+
+    def hit(self):
+        """The id is in the CAM."""
+        return ((self.probe & ~self.removed) | self.same) & ~self.cleared
+
+    def _kept(self, m, cam):
+        m.d.sync += self.cleared.eq(self.cleared | (cam.remove.valid &
+                                                    (cam.remove.payload == self.update.dst)))
+
+    def next(self, m, cam, arriving: dict, *, load):
+        """Takes ``arriving`` (the offered update and its probe) when ``load``, else keeps
+        the update and follows its id's removal."""
+        with m.If(load):
+            m.d.sync += [getattr(self, name).eq(value) for name, value in arriving.items()]
+        with m.Else():
+            self._kept(m, cam)
+
+    def take(self, m, younger: "_Waiting", cam, *, issued_same):
+        """Takes the younger update as the older one is issued; ``issued_same``: both are of
+        one vertex, whose id the CAM holds from now on."""
+        m.d.sync += [self.valid.eq(younger.valid), self.update.eq(younger.update),
+                     self.probe.eq(younger.probe), self.removed.eq(younger.removed),
+                     self.same.eq(younger.same | issued_same)]
+        with m.If(issued_same):
+            m.d.sync += self.cleared.eq(0)
+        with m.Else():
+            m.d.sync += self.cleared.eq(younger.cleared | (cam.remove.valid & (
+                cam.remove.payload == younger.update.dst)))

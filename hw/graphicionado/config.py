@@ -74,6 +74,10 @@ class GraphicionadoConfig(DesignConfig):
         Depth of the FIFOs between stages (the paper: 4–8).
     cam_entries, cam_ways : int
         The atomic-update CAM (the paper: 16 entries, 4 ways).
+    atomic_window : int
+        Updates Atomic Update's P6 chooses from: 1, the paper's in-order stage; 2, an update
+        is issued past one that waits on the CAM for another vertex (each vertex's updates
+        keep their order, so its Reduce order too).
     coarsening : int
         Vertices per EdgeIDTable entry (§6.C); 1 = a full table.
     edge_format : str
@@ -142,6 +146,7 @@ class GraphicionadoConfig(DesignConfig):
     fifo_depth: int = 4
     cam_entries: int = 16
     cam_ways: int = 4
+    atomic_window: int = 2
     coarsening: int = 1
     edge_format: str = "coo"
     memory_outstanding: int = 128
@@ -178,6 +183,8 @@ class GraphicionadoConfig(DesignConfig):
                               f"268435456, not {self.table_vertices}")
         if not 1 <= self.max_slices <= 64:
             raise ConfigError(f"max_slices must be between 1 and 64, not {self.max_slices}")
+        if self.atomic_window not in (1, 2):
+            raise ConfigError(f"atomic_window must be 1 or 2, not {self.atomic_window}")
         if not 2 <= self.voq_depth <= 64:
             raise ConfigError(f"voq_depth must be between 2 and 64, not {self.voq_depth}")
         if self.destination_slice_vertices < 2:

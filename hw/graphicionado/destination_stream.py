@@ -219,7 +219,8 @@ class DestinationStream(wiring.Component):
         # decision off the queue's read logic.
         m.submodules.slice_p6 = slice_p6 = StreamRegisterSlice(update)
         m.submodules.atomic_update = atomic = AtomicUpdate(
-            reduce_unit=reduce_unit(cfg, index_width=pad.index_width), index_width=pad.index_width, value_width=word_width,
+            reduce_unit=reduce_unit(cfg, index_width=pad.index_width),
+            index_width=pad.index_width, value_width=word_width, window=cfg.atomic_window,
             cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
                           id_width=max(pad.index_width, (cfg.cam_entries // cfg.cam_ways)
                                        .bit_length())))
@@ -252,9 +253,13 @@ class DestinationStream(wiring.Component):
         m.submodules.temp_stream = temp_stream = TempPropertyStream(
             index_width=pad.index_width, stride=cfg.destination_segments,
             id_shift=dst_shift, id_low=self._index, flits=cfg.flits, word_width=word_width)
+        # A frontier program's Apply says which properties changed: only their lines are
+        # written back.
+        changes = not cfg.algorithm.full_edge_access and not cfg.algorithm.large_property
         m.submodules.vprop_write = vprop_write = SequentialLineWriter(
-            item_words=cfg.lanes, addr_width=cfg.addr_width, marked=False)
-        m.submodules.fifo_a4 = fifo_a4 = StreamFIFO(word_width, cfg.fifo_depth)
+            item_words=cfg.lanes, addr_width=cfg.addr_width, marked=False, changes=changes)
+        m.submodules.fifo_a4 = fifo_a4 = StreamFIFO(vprop_write.items.payload.shape(),
+                                                    cfg.fifo_depth)
         wiring.connect(m, vprop_write.mem, wiring.flipped(self.vprop_write_mem))
         # Register slices in front of the line writers (here and A5's): a writer's decision
         # to take an item (its slot in the line) reached the queue's read and, through its

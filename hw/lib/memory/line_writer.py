@@ -12,13 +12,18 @@ from hw.lib.config import ConfigError, check_int
 from hw.lib.memory.port import LINE_BITS, LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
 
 
-__all__ = ["SequentialLineWriter", "line_item_layout"]
+__all__ = ["SequentialLineWriter", "changed_item_layout", "line_item_layout"]
 
 
 def line_item_layout(item_words: int) -> data.StructLayout:
     """``data``: the item (word ``i`` at bits ``32 * i``); ``empty``: no item, only ``last``;
     ``last``: the list ends here (its partial line is written)."""
     return data.StructLayout({"data": 32 * item_words, "empty": 1, "last": 1})
+
+
+def changed_item_layout(item_words: int) -> data.StructLayout:
+    """``data``: the item; ``changed``: it differs from what the array holds in its slot."""
+    return data.StructLayout({"data": 32 * item_words, "changed": 1})
 
 
 class SequentialLineWriter(wiring.Component):
@@ -38,6 +43,10 @@ class SequentialLineWriter(wiring.Component):
     marked : bool
         Items come as ``line_item_layout(item_words)``, ``last`` ending the list; without
         marks, as their ``32 * item_words`` bits alone, and only ``flush`` ends the list.
+    changes : bool
+        Items (unmarked) come as ``changed_item_layout(item_words)``, and a line none of
+        whose items changed is not written: the array is rewritten in place and already
+        holds it (Graphicionado's VProperty in the apply phase of a frontier program).
 
     Members
     -------
@@ -50,7 +59,8 @@ class SequentialLineWriter(wiring.Component):
         items left alone by the byte mask (graph slicing appends each slice's ActiveVertex
         entries to one list).
     items : ``In(stream.Signature(line_item_layout(item_words)))``
-        (``In(stream.Signature(32 * item_words))`` unmarked.)
+        (``In(stream.Signature(32 * item_words))`` unmarked,
+        ``In(stream.Signature(changed_item_layout(item_words)))`` with ``changes``.)
     flush : ``In(1)``
         Pulse after the last item, for a list without a ``last`` item: write the partial
         line, if any.
@@ -60,11 +70,14 @@ class SequentialLineWriter(wiring.Component):
         The list has ended (``last`` or ``flush``) and its last line has left.
     written : ``Out(32)``
         Items taken since ``start`` (``empty`` ones aside).
+    lines_skipped : ``Out(32)``
+        With ``changes``: lines since ``start`` left unwritten, none of their items changed.
     mem : ``Out(MemoryPortSignature(addr_width))``
         Write requests only; ``mem.resp`` is never used.
     """
 
-    def __init__(self, *, addr_width: int, item_words: int, marked: bool = True):
+    def __init__(self, *, addr_width: int, item_words: int, marked: bool = True,
+                 changes: bool = False):
         check_int("SequentialLineWriter", "addr_width", addr_width, high=32)
         if item_words not in (1, 2, 4, 8, 16):
             raise ConfigError(f"SequentialLineWriter: item_words must be 1, 2, 4, 8 or 16, "
@@ -72,15 +85,23 @@ class SequentialLineWriter(wiring.Component):
         if not isinstance(marked, bool):
             raise ConfigError(f"SequentialLineWriter: marked must be True or False, not "
                               f"{marked!r}")
+        if changes and marked:
+            raise ConfigError("SequentialLineWriter: changes is for unmarked items")
         self._item_words = item_words
         self._addr_width = addr_width
         self._marked = marked
+        self._changes = bool(changes)
+        if marked:
+            item = line_item_layout(item_words)
+        else:
+            item = changed_item_layout(item_words) if changes else 32 * item_words
+        extra = {"lines_skipped": Out(32)} if changes else {}
         super().__init__({
+            **extra,
             "start": In(1),
             "base": In(addr_width),
             "first": In(32),
-            "items": In(stream.Signature(line_item_layout(item_words) if marked
-                                         else 32 * item_words)),
+            "items": In(stream.Signature(item)),
             "flush": In(1),
             "busy": Out(1),
             "done": Out(1),
@@ -120,11 +141,20 @@ class SequentialLineWriter(wiring.Component):
         with m.If(self.mem.req.ready):
             m.d.sync += out_valid.eq(0)
 
+        changed = Const(1)
         if self._marked:
             item_data, empty, last = (self.items.payload.data, self.items.payload.empty,
                                       self.items.payload.last)
+        elif self._changes:
+            item_data, empty, last = self.items.payload.data, Const(0), Const(0)
+            changed = self.items.payload.changed
         else:
             item_data, empty, last = self.items.payload, Const(0), Const(0)
+        # Whether an item of the line being filled changed (always, without ``changes``).
+        dirty = Signal()
+        line_dirty = dirty | changed if self._changes else Const(1)
+        keep_dirty = [dirty.eq(line_dirty)] if self._changes else []
+        clear_dirty = [dirty.eq(0)] if self._changes else []
         completes_line = ~empty & (slot == items_per_line - 1)
         m.d.comb += [
             self.items.ready.eq(~flush_pending & (~completes_line | out_free)),
@@ -142,24 +172,35 @@ class SequentialLineWriter(wiring.Component):
         taken = self.items.valid & self.items.ready
         with m.If(taken & ~empty):
             m.d.sync += [line.eq(new_line), mask.eq(new_mask), slot.eq(slot + 1),
-                         self.written.eq(self.written + 1), partial.eq(1)]
+                         self.written.eq(self.written + 1), partial.eq(1), *keep_dirty]
             with m.If(completes_line):
-                m.d.sync += [out_valid.eq(1), out_line.eq(new_line), out_mask.eq(new_mask),
-                             out_addr.eq(line_addr), line_addr.eq(line_addr + 1),
-                             slot.eq(0), mask.eq(0), partial.eq(0)]
+                m.d.sync += [out_valid.eq(line_dirty), out_line.eq(new_line),
+                             out_mask.eq(new_mask), out_addr.eq(line_addr),
+                             line_addr.eq(line_addr + 1), slot.eq(0), mask.eq(0),
+                             partial.eq(0), *clear_dirty]
+                self._skipped(m, ~line_dirty)
 
         with m.If(self.flush | (taken & last)):
             m.d.sync += flush_pending.eq(1)
         with m.If(flush_pending & out_free):
             m.d.sync += [flush_pending.eq(0), ended.eq(1)]
             with m.If(partial):
-                m.d.sync += [out_valid.eq(1), out_line.eq(line), out_mask.eq(mask),
-                             out_addr.eq(line_addr), line_addr.eq(line_addr + 1),
-                             slot.eq(0), mask.eq(0), partial.eq(0)]
+                m.d.sync += [out_valid.eq(dirty if self._changes else 1), out_line.eq(line),
+                             out_mask.eq(mask), out_addr.eq(line_addr),
+                             line_addr.eq(line_addr + 1), slot.eq(0), mask.eq(0),
+                             partial.eq(0), *clear_dirty]
+                self._skipped(m, ~dirty)
 
         slot_bits = (items_per_line - 1).bit_length()
         with m.If(self.start):
             m.d.sync += [line_addr.eq(self.base + (self.first >> slot_bits)),
                          slot.eq(self.first[:slot_bits] if slot_bits else 0), mask.eq(0),
-                         partial.eq(0), ended.eq(0), self.written.eq(0)]
+                         partial.eq(0), ended.eq(0), self.written.eq(0), *clear_dirty]
+            if self._changes:
+                m.d.sync += self.lines_skipped.eq(0)
         return m
+
+    def _skipped(self, m, skipped):
+        if self._changes:
+            with m.If(skipped):
+                m.d.sync += self.lines_skipped.eq(self.lines_skipped + 1)

@@ -107,7 +107,9 @@ def run_frontier(name, pause, *, check_protocol):
     cycles = bench.run()
     if not 0 < len(want_active) < n:
         bench.fail(f"{len(want_active)} of {n} vertices active: a poor random case")
-    bench.check_equal(bench.received["o_prop"], [int(v) for v in new], "new VProperty")
+    bench.check_equal(bench.received["o_prop"],
+                      [{"data": int(v), "changed": int(v != o)} for v, o in zip(new, old)],
+                      "new VProperty and whether it changed")
     bench.check_equal(bench.received["o_active"], want_active, "ActiveVertex list")
     if pause is None and cycles > n + dut.latency + 20:
         bench.fail(f"{cycles} cycles for {n} vertices without pauses")

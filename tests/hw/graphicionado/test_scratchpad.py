@@ -32,6 +32,7 @@ class ScratchpadModel:
         self.in_flight = [garbage] * (TEMP_READ_LATENCY - 1)
         self.writes = [None] * TEMP_WRITE_LATENCY   # (address, data) offered, not yet made
         self.collisions = 0
+        self.written = []                          # the addresses written, in order
 
     def cycle(self, ctx, port):
         """Drive this cycle's read data, then sample the ports as the clock edge will."""
@@ -49,6 +50,7 @@ class ScratchpadModel:
         self.in_flight = self.in_flight[1:] + [value]
         if made is not None:
             self.words[made[0]] = made[1]
+            self.written.append(made[0])
 
 
 def _float_bits(values):
@@ -60,12 +62,14 @@ def _lanes_bits(words, lanes):
     return sum(word << (32 * k) for k, word in enumerate(words[:lanes]))
 
 
+@pytest.mark.parametrize("window", [1, 2])
 @pytest.mark.parametrize("reduce", ["fp32_add", "saturating_add", "fp32_lanes"])
-def test_atomic_update_never_uses_a_colliding_read(reduce):
+def test_atomic_update_never_uses_a_colliding_read(reduce, window):
     # The FP32 adder (latency 5) lets one earlier write-back of a vertex be forwarded; the
     # one-cycle integer adder lets several be in the window at once, of which the newest
     # counts. Three lanes of FP32 adders reduce a flit of a large property (§IV.E) as one
-    # word.
+    # word. The FP32 sums are of values whose sum depends on the order: with a window of
+    # two, updates pass others but each vertex's are reduced in the order they came.
     rng = random.Random(3)
     vertices, index_width = 16, 4
     value_width, garbage = 32, GARBAGE
@@ -82,7 +86,8 @@ def test_atomic_update_never_uses_a_colliding_read(reduce):
         garbage = _lanes_bits([GARBAGE] * lanes, lanes)
     elif reduce == "fp32_add":
         unit = FP32Adder(tag_width=index_width)
-        updates = [(rng.choice([0, 1, 2, 5, 9]), _float_bits([rng.randint(1, 8)])[0])
+        updates = [(rng.choice([0, 1, 2, 5, 9]),
+                    _float_bits([rng.uniform(0, 1) * 10.0 ** rng.randint(-3, 4)])[0])
                    for _ in range(400)]
         initial = _float_bits([0.0] * vertices)
     else:
@@ -91,7 +96,7 @@ def test_atomic_update_never_uses_a_colliding_read(reduce):
         initial = [0] * vertices
     dut = AtomicUpdate(reduce_unit=unit,
                        cam=CAMConfig(entries=16, ways=4, id_width=index_width),
-                       index_width=index_width, value_width=value_width)
+                       index_width=index_width, value_width=value_width, window=window)
     pad = ScratchpadModel(initial, garbage)
     port = {"read_addr": dut.temp_read_addr, "read_data": dut.temp_read_data,
             "write_addr": dut.temp_write_addr, "write_data": dut.temp_write_data,
@@ -134,6 +139,8 @@ def test_atomic_update_never_uses_a_colliding_read(reduce):
             expected[dst] += value
     assert pad.words == expected
     assert pad.collisions > 0   # the garbage was there to be misused
+    in_order = pad.written == [dst for dst, _ in updates]
+    assert in_order == (window == 1)   # with two, some update passed a waiting one
 
 
 @pytest.mark.parametrize("flits, lanes", [(1, 1), (4, 2)])

@@ -144,3 +144,69 @@ def test_items_flow_while_a_full_line_waits():
     # The memory never takes a write: the first line waits in the buffer, 15 items of the
     # second are taken, its 16th waits.
     assert taken == [1] * 31 + [0] * 9
+
+
+@pytest.mark.parametrize("backpressure", [False, True])
+@pytest.mark.parametrize("first", [0, 5])
+def test_only_lines_with_a_changed_item_are_written(backpressure, first):
+    """With ``changes`` the array is rewritten in place: a line none of whose items changed
+    is left as it is (not written, counted in ``lines_skipped``), the others are written
+    whole; the array ends the same as if every line had been written."""
+    count, base = 75, 3
+    rng = np.random.default_rng(first + 2 * backpressure)
+    old = rng.integers(0, 2**32, size=128, dtype=np.uint32)
+    changed = np.zeros(count, dtype=bool)
+    for line in (1, 2, 3):       # the items of line 0 and of the last, partial one stay
+        changed[rng.choice(np.arange(line * 16 - first, (line + 1) * 16 - first), 2)] = True
+    new = old[first:first + count].copy()
+    new[changed] ^= 0x5555
+    memory = LineMemoryModel(words_to_lines(old, base), latency=3,
+                             stall_probability=0.5 if backpressure else 0.0)
+    dut = SequentialLineWriter(item_words=1, addr_width=16, marked=False, changes=True)
+    pause = random.Random(7)
+    writes = []
+
+    async def memory_process(ctx):
+        await memory.serve(ctx, dut.mem)
+
+    async def count_writes(ctx):
+        async for _, _, valid, ready in ctx.tick().sample(dut.mem.req.valid,
+                                                          dut.mem.req.ready):
+            writes.append(valid and ready)
+
+    async def testbench(ctx):
+        ctx.set(dut.base, base)
+        ctx.set(dut.first, first)
+        ctx.set(dut.start, 1)
+        await ctx.tick()
+        ctx.set(dut.start, 0)
+        sent = 0
+        while sent < count:
+            valid = not backpressure or pause.random() < 0.6
+            ctx.set(dut.items.valid, valid)
+            ctx.set(dut.items.payload, {"data": int(new[sent]), "changed": int(changed[sent])})
+            fired = valid and ctx.get(dut.items.ready)
+            await ctx.tick()
+            sent += fired
+        ctx.set(dut.items.valid, 0)
+        ctx.set(dut.flush, 1)
+        await ctx.tick()
+        ctx.set(dut.flush, 0)
+        while ctx.get(dut.busy):
+            await ctx.tick()
+        assert ctx.get(dut.done) and ctx.get(dut.written) == count
+        lines = -(-(first + count) // 16)
+        touched = len({(first + k) // 16 for k in np.flatnonzero(changed)})
+        assert touched == 3
+        assert ctx.get(dut.lines_skipped) == lines - touched
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(memory_process, background=True)
+    sim.add_process(count_writes)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert sum(writes) == 3
+    expected = old.copy()
+    expected[first:first + count] = new
+    assert lines_to_words(memory.lines, base, 128).tolist() == expected.tolist()
