@@ -1,13 +1,13 @@
 """The memory roofline of Graphicionado (issue 53), measured in RTL simulation, COO against
 CSR in one run:
 
-* PageRank (one iteration) and BFS (from the vertex of most out-edges) on Kronecker graphs
-  (``--scales``, default 16 and 18, edge factor 16);
+* PageRank (one iteration), BFS and SSSP (from the vertex of most out-edges; SSSP with
+  weights 1-255) on Kronecker graphs (``--scales``, default 16 and 18, edge factor 16);
 * 1 x 1 streams on the paper's memory for one stream (``--mem preset=paper_stream``: 8.5
   bytes a cycle, latency 100) and 8 x 8 on the paper's memory (``preset=paper``: 68 bytes a
   cycle over four channels);
 * each at ``edge_format`` coo (the paper's 16-byte edges) and csr (4 bytes, the destination
-  id alone: neither program reads a weight);
+  id alone, for PageRank and BFS, which read no weight; 8 bytes with the weight for SSSP);
 * with ``--orders ids,spread``, each also with the host's hub-spreading vertex order
   (:mod:`golden.vertex_order`; the default, ``ids``, is the graph's own, the paper's).
 
@@ -74,7 +74,7 @@ def run_one(graph, algo, shape, edge_format, *, root, order="ids"):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scales", default="16,18")
-    parser.add_argument("--algos", default="pagerank,bfs")
+    parser.add_argument("--algos", default="pagerank,bfs,sssp")
     parser.add_argument("--shapes", default="1x1,8x8")
     parser.add_argument("--formats", default="coo,csr")
     parser.add_argument("--orders", default="ids")
@@ -85,9 +85,11 @@ def main(argv=None) -> int:
           f"{'e/cyc':>6} {'e/proc':>6} {'B/edge':>7} {'edge B':>6} {'share':>6} {'bound':>6} "
           f"{'busiest':>7}")
     for scale in (int(s) for s in args.scales.split(",")):
-        graph = golden.from_spec(f"kron:scale={scale},ef=16,seed=1")
-        root = int(np.argmax(graph.out_degree))
+        plain = golden.from_spec(f"kron:scale={scale},ef=16,seed=1")
+        weighted = golden.from_spec(f"kron:scale={scale},ef=16,seed=1,weights=1:255")
+        root = int(np.argmax(plain.out_degree))
         for algo in args.algos.split(","):
+            graph = weighted if algo == "sssp" else plain
             for shape in args.shapes.split(","):
                 for edge_format, order in itertools.product(args.formats.split(","),
                                                             args.orders.split(",")):

@@ -339,7 +339,9 @@ def test_compact_edges(algo, shape, slices, graph_name, run_seeds):
     assert report.matches, (report.first_mismatch, run_seeds.hint(seed))
     assert config.edge_words == (2 if algo in ("sssp", "cf") else 1)
     check_traffic(report, MEMORY_KINDS)
-    if algo == "pagerank":
+    if algo == "pagerank" and config.edge_readers == 1:
+        # (Parallel readers take the sources as they come free, so a line two of them
+        # share is read by each: no exact count.)
         check_pagerank_traffic(report, graph, config, iters)
 
 
