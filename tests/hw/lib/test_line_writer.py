@@ -65,6 +65,31 @@ def test_items_are_packed_into_lines(pause, item_words, count, empty_end):
     bench.check_equal(got, expected, "line writes")
 
 
+async def _append_and_flush(ctx, dut, base, first, items, pause):
+    """Starts the writer at ``base`` after ``first`` items, offers ``items`` (each cycle with
+    probability 0.6 when ``pause`` is a random generator), flushes and waits while busy."""
+    ctx.set(dut.base, base)
+    ctx.set(dut.first, first)
+    ctx.set(dut.start, 1)
+    await ctx.tick()
+    ctx.set(dut.start, 0)
+    sent = 0
+    while sent < len(items):
+        valid = pause is None or pause.random() < 0.6
+        ctx.set(dut.items.valid, valid)
+        ctx.set(dut.items.payload, items[sent])
+        fired = valid and ctx.get(dut.items.ready)
+        await ctx.tick()
+        sent += fired
+    ctx.set(dut.items.valid, 0)
+    assert not ctx.get(dut.done)
+    ctx.set(dut.flush, 1)
+    await ctx.tick()
+    ctx.set(dut.flush, 0)
+    while ctx.get(dut.busy):
+        await ctx.tick()
+
+
 @pytest.mark.parametrize("item_words", [1, 2])
 @pytest.mark.parametrize("count", [1, 16, 37])
 @pytest.mark.parametrize("backpressure", [False, True])
@@ -79,34 +104,16 @@ def test_unmarked_items_appended_then_flushed(item_words, count, backpressure, f
     memory = LineMemoryModel(sentinel, latency=3,
                              stall_probability=0.5 if backpressure else 0.0)
     dut = SequentialLineWriter(item_words=item_words, addr_width=16, marked=False)
-    pause = random.Random(5)
 
     async def memory_process(ctx):
         await memory.serve(ctx, dut.mem)
 
+    items = [int.from_bytes(words[k * item_words:(k + 1) * item_words].tobytes(), "little")
+             for k in range(count)]
+
     async def testbench(ctx):
-        ctx.set(dut.base, base)
-        ctx.set(dut.first, first)
-        ctx.set(dut.start, 1)
-        await ctx.tick()
-        ctx.set(dut.start, 0)
-        sent = 0
-        while sent < count:
-            valid = not backpressure or pause.random() < 0.6
-            ctx.set(dut.items.valid, valid)
-            item = int.from_bytes(words[sent * item_words:(sent + 1) * item_words].tobytes(),
-                                  "little")
-            ctx.set(dut.items.payload, item)
-            fired = valid and ctx.get(dut.items.ready)
-            await ctx.tick()
-            sent += fired
-        ctx.set(dut.items.valid, 0)
-        assert not ctx.get(dut.done)
-        ctx.set(dut.flush, 1)
-        await ctx.tick()
-        ctx.set(dut.flush, 0)
-        while ctx.get(dut.busy):
-            await ctx.tick()
+        await _append_and_flush(ctx, dut, base, first, items,
+                                random.Random(5) if backpressure else None)
         assert ctx.get(dut.written) == count
         assert ctx.get(dut.done)
 
@@ -163,7 +170,6 @@ def test_only_lines_with_a_changed_item_are_written(backpressure, first):
     memory = LineMemoryModel(words_to_lines(old, base), latency=3,
                              stall_probability=0.5 if backpressure else 0.0)
     dut = SequentialLineWriter(item_words=1, addr_width=16, marked=False, changes=True)
-    pause = random.Random(7)
     writes = []
 
     async def memory_process(ctx):
@@ -175,25 +181,10 @@ def test_only_lines_with_a_changed_item_are_written(backpressure, first):
             writes.append(valid and ready)
 
     async def testbench(ctx):
-        ctx.set(dut.base, base)
-        ctx.set(dut.first, first)
-        ctx.set(dut.start, 1)
-        await ctx.tick()
-        ctx.set(dut.start, 0)
-        sent = 0
-        while sent < count:
-            valid = not backpressure or pause.random() < 0.6
-            ctx.set(dut.items.valid, valid)
-            ctx.set(dut.items.payload, {"data": int(new[sent]), "changed": int(changed[sent])})
-            fired = valid and ctx.get(dut.items.ready)
-            await ctx.tick()
-            sent += fired
-        ctx.set(dut.items.valid, 0)
-        ctx.set(dut.flush, 1)
-        await ctx.tick()
-        ctx.set(dut.flush, 0)
-        while ctx.get(dut.busy):
-            await ctx.tick()
+        await _append_and_flush(ctx, dut, base, first,
+                                [{"data": int(v), "changed": int(c)}
+                                 for v, c in zip(new, changed)],
+                                random.Random(7) if backpressure else None)
         assert ctx.get(dut.done) and ctx.get(dut.written) == count
         lines = -(-(first + count) // 16)
         touched = len({(first + k) // 16 for k in np.flatnonzero(changed)})
