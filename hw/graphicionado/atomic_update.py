@@ -133,9 +133,14 @@ class AtomicUpdate(wiring.Component):
             self.cam_stall.eq(older.valid & ~issue),
             self.temp_read_addr.eq(chosen.dst),
         ]
+        # The offered id against each slot's, in parallel: the issue decision then only
+        # selects a result (it is the longest path into the next cycle's hit bits).
+        same_as_older = offered.dst == older.update.dst
+        same_as_younger = (offered.dst == younger.update.dst) if younger is not None else 0
         arriving = {"valid": self.i.valid, "update": offered, "probe": cam.probe_hit,
                     "removed": cam.remove.valid & (cam.remove.payload == offered.dst),
-                    "same": issue & (chosen.dst == offered.dst), "cleared": 0}
+                    "same": issue & Mux(pick_younger, same_as_younger, same_as_older),
+                    "cleared": 0}
         older_issued = issue & ~pick_younger
         if younger is None:
             m.d.comb += self.i.ready.eq(~older.valid | issue)
@@ -151,7 +156,7 @@ class AtomicUpdate(wiring.Component):
         moving_up = older_issued & younger.valid
         younger_load = moving_up | (issue & pick_younger) | (older.valid & ~younger.valid &
                                                              ~older_issued)
-        behind = offered.dst == Mux(moving_up, younger.update.dst, older.update.dst)
+        behind = Mux(moving_up, same_as_younger, same_as_older)
         younger.next(m, cam, {**arriving, "behind": behind}, load=younger_load)
         return older.valid, chosen, issue
 

@@ -63,9 +63,9 @@ class GraphicionadoConfig(DesignConfig):
         Width of a 64-byte line address (26 bits: 4 GiB).
     prefetch_lines : int
         Lines the Sequential Vertex Reads fetch ahead; K times that for VProperty of K words
-        (:attr:`property_prefetch_lines`). 8 lines, 128 one-word vertices, cover a 100-cycle
-        memory latency at a vertex a cycle; the paper's N = 4 (64 vertices) holds the apply
-        phase's VProperty read (A1) to about one vertex in two cycles at that latency.
+        (:attr:`property_prefetch_lines`). The paper's N = 4 (64 one-word vertices) holds the
+        apply phase's VProperty read (A1) to about a vertex in two cycles at a 100-cycle
+        latency; 8 covers it (the lines' queue then lengthens the ECP5 build's longest path).
     edge_prefetch_lines : int
         Lines Edge Read fetches ahead. At four edges a line it must cover the memory latency
         (100 cycles → 25 lines) for one edge per cycle.
@@ -142,7 +142,7 @@ class GraphicionadoConfig(DesignConfig):
     table_vertices: int = 0
     max_slices: int = 1
     addr_width: int = 26
-    prefetch_lines: int = 8
+    prefetch_lines: int = 4
     edge_prefetch_lines: int = 32
     edge_jobs: int = 16
     fifo_depth: int = 4
