@@ -110,8 +110,8 @@ class AtomicUpdate(wiring.Component):
         # registers of their own, joined in :meth:`_Waiting.hit`: the probe (a tag comparison
         # and the OR over the ways) then reaches a flip-flop without the corrections for this
         # cycle's insert and remove and the choice of update after it.
-        older = _Waiting(m, self._value_width, "p6")
-        younger = _Waiting(m, self._value_width, "p6_younger") if self._window == 2 else None
+        older = _Waiting(self._value_width, "p6")
+        younger = _Waiting(self._value_width, "p6_younger") if self._window == 2 else None
         offered = self.i.payload
         older_ready = older.valid & ~older.hit()
         chosen = Signal(update_layout(self._value_width))
@@ -138,7 +138,7 @@ class AtomicUpdate(wiring.Component):
         same_as_older = offered.dst == older.update.dst
         same_as_younger = (offered.dst == younger.update.dst) if younger is not None else 0
         arriving = {"valid": self.i.valid, "update": offered, "probe": cam.probe_hit,
-                    "removed": cam.remove.valid & (cam.remove.payload == offered.dst),
+                    "removed": _removing(cam, offered.dst),
                     "same": issue & Mux(pick_younger, same_as_younger, same_as_older),
                     "cleared": 0}
         older_issued = issue & ~pick_younger
@@ -250,7 +250,7 @@ class AtomicUpdate(wiring.Component):
 class _Waiting:
     """An update waiting at P6, with the parts of whether its id is in the CAM."""
 
-    def __init__(self, m, value_width: int, name: str):
+    def __init__(self, value_width: int, name: str):
         self.valid = Signal(name=f"{name}_valid")
         self.update = Signal(update_layout(value_width), name=f"{name}_update")
         self.probe = Signal(name=f"{name}_hit_probe")      # the CAM held the id when loaded
@@ -264,8 +264,7 @@ class _Waiting:
         return ((self.probe & ~self.removed) | self.same) & ~self.cleared
 
     def _kept(self, m, cam):
-        m.d.sync += self.cleared.eq(self.cleared | (cam.remove.valid &
-                                                    (cam.remove.payload == self.update.dst)))
+        m.d.sync += self.cleared.eq(self.cleared | _removing(cam, self.update.dst))
 
     def next(self, m, cam, arriving: dict, *, load):
         """Takes ``arriving`` (the offered update and its probe) when ``load``, else keeps
@@ -284,5 +283,9 @@ class _Waiting:
         with m.If(issued_same):
             m.d.sync += self.cleared.eq(0)
         with m.Else():
-            m.d.sync += self.cleared.eq(younger.cleared | (cam.remove.valid & (
-                cam.remove.payload == younger.update.dst)))
+            m.d.sync += self.cleared.eq(younger.cleared | _removing(cam, younger.update.dst))
+
+
+def _removing(cam, dst):
+    """The CAM removes ``dst`` this cycle."""
+    return cam.remove.valid & (cam.remove.payload == dst)

@@ -255,7 +255,7 @@ class DestinationStream(wiring.Component):
             id_shift=dst_shift, id_low=self._index, flits=cfg.flits, word_width=word_width)
         # A frontier program's Apply says which properties changed: only their lines are
         # written back.
-        changes = not cfg.algorithm.full_edge_access and not cfg.algorithm.large_property
+        changes = cfg.algorithm.frontier and not cfg.algorithm.large_property
         m.submodules.vprop_write = vprop_write = SequentialLineWriter(
             item_words=cfg.lanes, addr_width=cfg.addr_width, marked=False, changes=changes)
         m.submodules.fifo_a4 = fifo_a4 = StreamFIFO(vprop_write.items.payload.shape(),

@@ -141,20 +141,21 @@ class SequentialLineWriter(wiring.Component):
         with m.If(self.mem.req.ready):
             m.d.sync += out_valid.eq(0)
 
-        changed = Const(1)
         if self._marked:
             item_data, empty, last = (self.items.payload.data, self.items.payload.empty,
                                       self.items.payload.last)
         elif self._changes:
             item_data, empty, last = self.items.payload.data, Const(0), Const(0)
-            changed = self.items.payload.changed
         else:
             item_data, empty, last = self.items.payload, Const(0), Const(0)
-        # Whether an item of the line being filled changed (always, without ``changes``).
+        # Whether an item of the line being filled changed (``dirty``; with the item offered,
+        # ``line_dirty``): always, without ``changes``.
         dirty = Signal()
-        line_dirty = dirty | changed if self._changes else Const(1)
-        keep_dirty = [dirty.eq(line_dirty)] if self._changes else []
-        clear_dirty = [dirty.eq(0)] if self._changes else []
+        keep_dirty, clear_dirty = [], []
+        held_dirty = line_dirty = Const(1)
+        if self._changes:
+            held_dirty, line_dirty = dirty, dirty | self.items.payload.changed
+            keep_dirty, clear_dirty = [dirty.eq(line_dirty)], [dirty.eq(0)]
         completes_line = ~empty & (slot == items_per_line - 1)
         m.d.comb += [
             self.items.ready.eq(~flush_pending & (~completes_line | out_free)),
@@ -185,11 +186,11 @@ class SequentialLineWriter(wiring.Component):
         with m.If(flush_pending & out_free):
             m.d.sync += [flush_pending.eq(0), ended.eq(1)]
             with m.If(partial):
-                m.d.sync += [out_valid.eq(dirty if self._changes else 1), out_line.eq(line),
+                m.d.sync += [out_valid.eq(held_dirty), out_line.eq(line),
                              out_mask.eq(mask), out_addr.eq(line_addr),
                              line_addr.eq(line_addr + 1), slot.eq(0), mask.eq(0),
                              partial.eq(0), *clear_dirty]
-                self._skipped(m, ~dirty)
+                self._skipped(m, ~held_dirty)
 
         slot_bits = (items_per_line - 1).bit_length()
         with m.If(self.start):
