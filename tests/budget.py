@@ -87,7 +87,7 @@ MOVED_TO_SOAK = {
         "test_cf_process_edge[8-4-nopause]": 10,
     },
     "tests/hw/graphicionado/test_rtl.py": {
-        "test_compact_edges[sssp-2x1-sliced]": 76,
+        "test_compact_edges[sssp-2x1-sliced-coarsened]": 76,
         "test_graph_slicing[cc-3]": 55,
         "test_graph_slicing[pagerank-4]": 70,
         "test_graph_slicing[sssp-4]": 48,

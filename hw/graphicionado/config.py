@@ -63,9 +63,9 @@ class GraphicionadoConfig(DesignConfig):
         Width of a 64-byte line address (26 bits: 4 GiB).
     prefetch_lines : int
         Lines the Sequential Vertex Reads fetch ahead; K times that for VProperty of K words
-        (:attr:`property_prefetch_lines`). The paper's N = 4 (64 one-word vertices) holds the
-        apply phase's VProperty read (A1) to about a vertex in two cycles at a 100-cycle
-        latency; 8 covers it (the lines' queue then lengthens the ECP5 build's longest path).
+        (:attr:`property_prefetch_lines`). 8 (128 one-word vertices) covers a 100-cycle
+        latency; the paper's N = 4 holds the apply phase's VProperty read (A1) to about a
+        vertex in two cycles there.
     edge_prefetch_lines : int
         Lines Edge Read fetches ahead. At four edges a line it must cover the memory latency
         (100 cycles → 25 lines) for one edge per cycle.
@@ -88,7 +88,10 @@ class GraphicionadoConfig(DesignConfig):
         their srcid. ``csr``: the destination id alone (4 bytes, 16 edges a line), or with
         the weight (8 bytes, 8 a line) when the program reads one; the source is the one the
         EdgeIDTable entry (frontier programs) or the edge counts in VConst (full edge access)
-        say the edge belongs to. ``csr`` needs a full EdgeIDTable (``coarsening`` 1).
+        say the edge belongs to. With a coarsened EdgeIDTable (frontier programs,
+        ``coarsening`` N > 1) an entry spans N sources, so the top log2(N) bits of the dstid
+        word hold the source's place in its group (:attr:`edge_tag_bits`), which Edge Read
+        compares as the paper's layout compares the srcid.
     memory_outstanding : int
         Reads in flight at most per memory channel (its arbiter); with several channels also
         per memory client (the lines of its reorder buffer).
@@ -142,7 +145,7 @@ class GraphicionadoConfig(DesignConfig):
     table_vertices: int = 0
     max_slices: int = 1
     addr_width: int = 26
-    prefetch_lines: int = 4
+    prefetch_lines: int = 8
     edge_prefetch_lines: int = 32
     edge_jobs: int = 16
     fifo_depth: int = 4
@@ -204,10 +207,12 @@ class GraphicionadoConfig(DesignConfig):
                               f"not {self.coarsening}")
         if self.edge_format not in ("coo", "csr"):
             raise ConfigError(f"edge_format must be coo or csr, not {self.edge_format!r}")
-        if self.edge_format == "csr" and self.coarsening > 1:
-            raise ConfigError(f"edge_format csr stores no srcid, which a coarsened "
-                              f"EdgeIDTable (coarsening {self.coarsening}) needs to find a "
-                              f"source's edges: use coarsening 1 or edge_format coo")
+        if self.edge_tag_bits and self.edge_table_vertices > 1 << (32 - self.edge_tag_bits):
+            raise ConfigError(f"edge_format csr with coarsening {self.coarsening} keeps "
+                              f"{self.edge_tag_bits} bits of each dstid word for the source's "
+                              f"place in its EdgeIDTable group: table_vertices "
+                              f"{self.edge_table_vertices} do not fit the other "
+                              f"{32 - self.edge_tag_bits}")
         if not 2 <= self.memory_outstanding <= 1024:
             raise ConfigError(f"memory_outstanding must be between 2 and 1024, "
                               f"not {self.memory_outstanding}")
@@ -264,6 +269,15 @@ class GraphicionadoConfig(DesignConfig):
         if self.edge_format == "coo":
             return 4
         return 2 if self.program.uses_weight else 1
+
+    @property
+    def edge_tag_bits(self) -> int:
+        """Bits of a compact edge's dstid word that hold ``(srcid >> log2(streams_src)) mod
+        coarsening``: log2(``coarsening``) for a frontier program with ``edge_format`` csr
+        (its EdgeIDTable entries span that many sources), else 0."""
+        if self.edge_format == "coo" or not self.algorithm.frontier:
+            return 0
+        return self.coarsening.bit_length() - 1
 
     @property
     def property_words(self) -> int:

@@ -9,8 +9,10 @@ by two consecutive jobs is read once.
 
 An edge in memory is ``edge_words`` words: 4 in the paper's layout (srcid, dstid, weight,
 reserved); 1 (dstid) or 2 (dstid, weight) in the compact one (``edge_format`` csr), whose
-ranges are exact, so every edge of a range is the job's source's and takes its srcid from
-the job.
+edges take their srcid from the job. A full EdgeIDTable's ranges are exact, so every edge of
+a range is the job's source's; a coarsened one's span a group of sources, and the top
+``tag_bits`` of a compact edge's dstid word hold its source's place in the group (bits
+``tag_shift`` up of the srcid), compared as the paper's layout compares the srcid.
 """
 
 from amaranth.hdl import Cat, Module, Signal, Mux
@@ -38,6 +40,17 @@ def _check_edge_words(owner: str, edge_words: int) -> int:
         raise ConfigError(f"{owner}: edge_words must be one of {EDGE_LAYOUT_WORDS}, "
                           f"not {edge_words!r}")
     return (WORDS_PER_LINE // edge_words).bit_length() - 1
+
+def _check_tag(owner: str, edge_words: int, tag_bits: int, tag_shift: int) -> tuple:
+    """``tag_bits`` and ``tag_shift``, checked: a tag only in a compact edge's word, leaving
+    at least one bit of dstid."""
+    check_int(owner, "tag_bits", tag_bits, low=0, high=31)
+    check_int(owner, "tag_shift", tag_shift, low=0, high=31)
+    if tag_bits and edge_words == EDGE_WORDS:
+        raise ConfigError(f"{owner}: the paper's layout stores the srcid, no tag "
+                          f"(tag_bits {tag_bits})")
+    return tag_bits, tag_shift
+
 
 # An edge of the range with whether its srcid is the job's source.
 # (Four bits, one per byte of the srcid compare, all set for a match: the line's word select
@@ -219,6 +232,9 @@ class EdgeHandout(wiring.Component):
         Words of an edge in memory: 4 (srcid, dstid, weight, reserved), or the compact 1
         (dstid) or 2 (dstid, weight), whose srcid is the job's and whose weight is 0 when
         not stored.
+    tag_bits, tag_shift : int
+        A compact edge's dstid word holds bits ``tag_shift .. tag_shift + tag_bits - 1`` of
+        its srcid in its top ``tag_bits`` (a coarsened EdgeIDTable; 0: none).
 
     Members
     -------
@@ -234,9 +250,12 @@ class EdgeHandout(wiring.Component):
         Jobs queued or in hand, or edges in the output queue.
     """
 
-    def __init__(self, *, job_depth: int, edge_words: int = EDGE_WORDS):
+    def __init__(self, *, job_depth: int, edge_words: int = EDGE_WORDS, tag_bits: int = 0,
+                 tag_shift: int = 0):
         self._shift = _check_edge_words("EdgeHandout", edge_words)
         self._edge_words = edge_words
+        self._tag_bits, self._tag_shift = _check_tag("EdgeHandout", edge_words, tag_bits,
+                                                     tag_shift)
         if job_depth < 3:
             raise ConfigError(f"EdgeHandout: job_depth must be at least 3, not {job_depth!r}")
         self._job_depth = job_depth
@@ -304,8 +323,14 @@ class EdgeHandout(wiring.Component):
                                            for k in range(MATCH_PARTS))),
             ]
             return
-        m.d.comb += [edge.src.eq(current.src), edge.dst.eq(words[:32]),
+        dst_bits = 32 - self._tag_bits
+        tag = words[dst_bits:32]
+        mine = current.src[self._tag_shift:self._tag_shift + self._tag_bits]
+        m.d.comb += [edge.src.eq(current.src), edge.dst.eq(words[:dst_bits]),
                      out.i.payload.match.eq(-1)]
+        for k in range(-(-self._tag_bits // 8)):
+            m.d.comb += out.i.payload.match[k].eq(self.match_any | (tag[8 * k:8 * k + 8] ==
+                                                                    mine[8 * k:8 * k + 8]))
         if self._edge_words == 2:
             m.d.comb += edge.weight.eq(words[32:64])
 
@@ -371,6 +396,8 @@ class EdgeRead(wiring.Component):
     edge_words : int
         Words of an edge in memory: 4 (the paper's), or the compact 1 or 2
         (:class:`EdgeHandout`).
+    tag_bits, tag_shift : int
+        The source's bits in a compact edge's dstid word (:class:`EdgeHandout`).
 
     Members
     -------
@@ -387,9 +414,10 @@ class EdgeRead(wiring.Component):
     """
 
     def __init__(self, *, addr_width: int, prefetch_lines: int = 4, job_depth: int = 4,
-                 edge_words: int = EDGE_WORDS):
+                 edge_words: int = EDGE_WORDS, tag_bits: int = 0, tag_shift: int = 0):
         _check_edge_words("EdgeRead", edge_words)
         self._edge_words = edge_words
+        self._tag = _check_tag("EdgeRead", edge_words, tag_bits, tag_shift)
         check_int("EdgeRead", "addr_width", addr_width, high=32)
         check_int("EdgeRead", "prefetch_lines", prefetch_lines)
         check_int("EdgeRead", "job_depth", job_depth)
@@ -412,8 +440,10 @@ class EdgeRead(wiring.Component):
         m.submodules.requests = requests = EdgeLineRequests(
             addr_width=self._addr_width, prefetch_lines=self._prefetch_lines,
             job_depth=job_depth, edge_words=self._edge_words)
+        tag_bits, tag_shift = self._tag
         m.submodules.handout = handout = EdgeHandout(job_depth=job_depth,
-                                                     edge_words=self._edge_words)
+                                                     edge_words=self._edge_words,
+                                                     tag_bits=tag_bits, tag_shift=tag_shift)
         m.submodules.line_queue = line_queue = StreamFIFO(LINE_BITS, self._prefetch_lines,
                                                            lanes=LINE_LANES)
         wiring.connect(m, wiring.flipped(self.mem.resp), line_queue.i)

@@ -31,7 +31,7 @@ class ParallelEdgeRead(wiring.Component):
     ----------
     readers : int
         At least 2 (one reader is :class:`EdgeRead` itself).
-    addr_width, prefetch_lines, job_depth, edge_words : int
+    addr_width, prefetch_lines, job_depth, edge_words, tag_bits, tag_shift : int
         Each reader's, as :class:`EdgeRead`'s.
     queue_depth : int
         Jobs each reader's input queue holds (whose occupancy the dispatcher compares).
@@ -47,7 +47,8 @@ class ParallelEdgeRead(wiring.Component):
     """
 
     def __init__(self, *, readers: int, addr_width: int, prefetch_lines: int = 4,
-                 job_depth: int = 4, queue_depth: int = 4, edge_words: int = EDGE_WORDS):
+                 job_depth: int = 4, queue_depth: int = 4, edge_words: int = EDGE_WORDS,
+                 tag_bits: int = 0, tag_shift: int = 0):
         check_int("ParallelEdgeRead", "addr_width", addr_width, high=32)
         check_int("ParallelEdgeRead", "prefetch_lines", prefetch_lines)
         check_int("ParallelEdgeRead", "job_depth", job_depth)
@@ -62,6 +63,7 @@ class ParallelEdgeRead(wiring.Component):
         self._job_depth = job_depth
         self._queue_depth = queue_depth
         self._edge_words = edge_words
+        self._tag = {"tag_bits": tag_bits, "tag_shift": tag_shift}
         super().__init__({
             "start": In(1), "edge_base": In(addr_width),
             "i": In(stream.Signature(EdgeJob)),
@@ -80,7 +82,7 @@ class ParallelEdgeRead(wiring.Component):
             queue = StreamFIFO(EdgeJob, self._queue_depth)
             reader = EdgeRead(addr_width=self._addr_width,
                               prefetch_lines=self._prefetch_lines, job_depth=self._job_depth,
-                              edge_words=self._edge_words)
+                              edge_words=self._edge_words, **self._tag)
             m.submodules[f"queue{k}"] = queue
             m.submodules[f"reader{k}"] = reader
             wiring.connect(m, queue.o, reader.i)

@@ -89,8 +89,11 @@ class SequentialVertexRead(wiring.Component):
         per_line = WORDS_PER_LINE // self._item_words
         shift = per_line.bit_length() - 1
         slot_bits = max(shift, 1)
+        # The head line's last slot comes from a register (a buffered queue), not through the
+        # queue's read multiplexer, on its way to the pop of the lines' queue and the level.
         m.submodules.meta = meta = StreamFIFO(
-            data.StructLayout({"hi": slot_bits, "index": 32}), self._prefetch_lines)
+            data.StructLayout({"hi": slot_bits, "index": 32}), self._prefetch_lines,
+            buffered=True)
         m.submodules.lines = lines = StreamFIFO(LINE_BITS, self._prefetch_lines,
                                                 buffered=self._prefetch_lines > 8,
                                                 lanes=LINE_LANES)

@@ -174,17 +174,18 @@ class SourceStream(wiring.Component):
     def _frontier_front(self, m, link, walk):
         """P1 → P2 → P3, and the loader of the EdgeIDTable slice. Returns the busy flags."""
         cfg = self._config
+        tag = {"tag_bits": cfg.edge_tag_bits, "tag_shift": cfg.streams_src.bit_length() - 1}
         if cfg.edge_readers == 1:
             m.submodules.edge_read = edge_read = EdgeRead(
                 addr_width=cfg.addr_width, prefetch_lines=cfg.edge_prefetch_lines,
-                job_depth=cfg.edge_jobs, edge_words=cfg.edge_words)
+                job_depth=cfg.edge_jobs, edge_words=cfg.edge_words, **tag)
             wiring.connect(m, edge_read.mem, wiring.flipped(self.edge_read_mem))
             m.d.comb += edge_read.match_any.eq(0)
         else:
             m.submodules.edge_read = edge_read = ParallelEdgeRead(
                 readers=cfg.edge_readers, addr_width=cfg.addr_width,
                 prefetch_lines=cfg.edge_prefetch_lines, job_depth=cfg.edge_jobs,
-                queue_depth=cfg.fifo_depth, edge_words=cfg.edge_words)
+                queue_depth=cfg.fifo_depth, edge_words=cfg.edge_words, **tag)
             for port, client in zip(edge_read.mem, self._reader_ports()):
                 wiring.connect(m, port, wiring.flipped(client))
         m.d.comb += [edge_read.start.eq(self.start), edge_read.edge_base.eq(self.edge_base)]

@@ -111,6 +111,9 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     ``edge_words``: an edge's words in memory (``GraphicionadoConfig.edge_words``): 4, the
     paper's (srcid, dstid, weight, reserved); 2 (dstid, weight) or 1 (dstid), the compact
     layout, in the same order, so that edge ids, table entries and edge ranges are the same.
+    With a coarsened EdgeIDTable (frontier programs) the top log2(``coarsening``) bits of a
+    compact edge's dstid word hold ``(srcid >> log2(streams_src)) mod coarsening``, the
+    source's place in its table entry's group (``GraphicionadoConfig.edge_tag_bits``).
 
     CF: ``cf`` holds ``golden.cf_program``'s parameters (K, gamma, lam, seed, init_scale);
     VProperty holds K words per vertex (partition l from line ``l * part_lines * K``), the
@@ -172,6 +175,8 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         slice_of_edge * streams_src + src % streams_src
     order = np.argsort(group, kind="stable")
     edges = np.stack([src, dst, weight, np.zeros(m, dtype=np.uint32)], axis=1)[order]
+    if edge_words < 4 and not full and coarsening > 1:
+        edges[:, 1] |= _edge_tags(edges[:, 0], n, streams_src, coarsening)
     edges = edges[:, {4: [0, 1, 2, 3], 2: [1, 2], 1: [1]}[edge_words]]
     registers = {}
     if full:
@@ -271,6 +276,17 @@ def _cf_setup(graph: Graph, cf: dict | None):
     """CF's initial state as the golden model makes it (features, ratings)."""
     return cf_program(**_cf_params(cf)).init(graph)
 
+
+
+def _edge_tags(src: np.ndarray, num_vertices: int, streams: int, coarsening: int
+               ) -> np.ndarray:
+    """Each edge's source's place in its coarsened EdgeIDTable group, in the top
+    log2(``coarsening``) bits of a word."""
+    bits = coarsening.bit_length() - 1
+    if num_vertices > 1 << (32 - bits):
+        raise ValueError(f"{num_vertices} vertices do not fit beside {bits} bits of tag")
+    place = (src // streams) % coarsening
+    return (place << (32 - bits)).astype(np.uint32)
 
 
 def _edge_id_tables(group_of_edge, src, num_vertices, streams, coarsening, slices=1):

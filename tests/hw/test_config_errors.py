@@ -299,8 +299,10 @@ def _cases():
         "edge-read-jobs": (lambda: EdgeRead(addr_width=16, job_depth=2.5), "job_depth"),
         "edge-read-words": (lambda: EdgeRead(addr_width=16, edge_words=3), "edge_words"),
         "edge-format": (lambda: GraphicionadoConfig(edge_format="adjacency"), "edge_format"),
-        "edge-format-coarsened": (lambda: GraphicionadoConfig(edge_format="csr", coarsening=4),
-                                  "coarsened EdgeIDTable"),
+        "edge-format-coarsened": (lambda: GraphicionadoConfig(
+            algo="bfs", edge_format="csr", coarsening=32, table_vertices=1 << 28),
+            "do not fit the other 27"),
+        "edge-read-tag": (lambda: EdgeRead(addr_width=16, tag_bits=2), "no tag"),
         "phase-controller-config": (lambda: PhaseController(DepGraphConfig()),
                                     "needs a GraphicionadoConfig"),
         "destination-stream-config": (lambda: DestinationStream(BfsConfig(), 0),

@@ -26,16 +26,21 @@ def random_graph(seed, n=40, m=200):
     return n, src, dst, weight, offsets
 
 
-def edge_words(src, dst, weight, words=4):
+def edge_words(src, dst, weight, words=4, coarsening=1):
     """The edges as stored: the paper's four words (srcid, dstid, weight, reserved), or the
-    compact layout's dstid (and weight)."""
+    compact layout's dstid (and weight), with a coarsened table the source's place in its
+    group in the dstid word's top bits."""
+    bits = coarsening.bit_length() - 1
+    if bits and words < 4:
+        dst = dst | ((src % coarsening) << (32 - bits)).astype(np.uint32)
     columns = {4: [src, dst, weight, np.zeros_like(src)], 2: [dst, weight], 1: [dst]}[words]
     return np.stack(columns, axis=1).reshape(-1)
 
 
 def run_edge_read(jobs, lines, *, match_any=False, prefetch=4, backpressure=False, seed=1,
-                  words=4):
-    dut = EdgeRead(addr_width=16, prefetch_lines=prefetch, edge_words=words)
+                  words=4, tag_bits=0):
+    dut = EdgeRead(addr_width=16, prefetch_lines=prefetch, edge_words=words,
+                   tag_bits=tag_bits)
     memory_model = LineMemoryModel(lines, latency=9, jitter=4 if backpressure else 0,
                                    stall_probability=0.25 if backpressure else 0.0, seed=seed)
     rng = random.Random(seed)
@@ -89,15 +94,15 @@ def run_edge_read(jobs, lines, *, match_any=False, prefetch=4, backpressure=Fals
     return out, memory_model
 
 
-# The compact layouts store no srcid, so they run with a full EdgeIDTable only.
-LAYOUTS = [(4, 1), (4, 4), (2, 1), (1, 1)]
+# The compact layouts store no srcid: with a coarsened table, its place in the group.
+LAYOUTS = [(4, 1), (4, 4), (2, 1), (1, 1), (2, 2), (1, 8)]
 
 
 @pytest.mark.parametrize("backpressure", [False, True])
 @pytest.mark.parametrize("words, coarsening", LAYOUTS)
 def test_frontier_edges(backpressure, words, coarsening):
     n, src, dst, weight, offsets = random_graph(3 + coarsening + words)
-    lines = words_to_lines(edge_words(src, dst, weight, words), base_line=2)
+    lines = words_to_lines(edge_words(src, dst, weight, words, coarsening), base_line=2)
     frontier = sorted(random.Random(coarsening).sample(range(n), 15))
     frontier += [frontier[3], 0, n - 1]          # repeats and out-of-order ids too
     jobs, expect = [], []
@@ -109,7 +114,9 @@ def test_frontier_edges(backpressure, words, coarsening):
         jobs.append({"src": v, "prop": 1000 + v, "const": 0, "start": start, "end": end})
         for e in range(offsets[v], offsets[v + 1]):
             expect.append((v, int(dst[e]), int(weight[e]) if words > 1 else 0, 1000 + v))
-    out, memory_model = run_edge_read(jobs, lines, backpressure=backpressure, words=words)
+    tag_bits = (coarsening.bit_length() - 1) if words < 4 else 0
+    out, memory_model = run_edge_read(jobs, lines, backpressure=backpressure, words=words,
+                                      tag_bits=tag_bits)
     assert out == expect
     # A line is read once for each run of jobs that ends in it (consecutive jobs share one).
     per_line = 16 // words

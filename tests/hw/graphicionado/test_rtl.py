@@ -303,16 +303,20 @@ def test_graph_slicing(algo, slices, memory, run_seeds):
 
 # The compact edge layout (edge_format csr: an edge is its dstid, and its weight when the
 # program reads one): each case against the golden model under stalls and the hostile
-# memory, with the traffic counted against the image. make test runs a weighted frontier
-# program over graph slices (one build: its 20 minutes); make soak PageRank's full edge
-# access, the parallel edge readers, CF's flits, the symmetric optimisation and extended
-# slicing.
+# memory, with the traffic counted against the image: a weighted frontier program over graph
+# slices with a coarsened EdgeIDTable (each edge's source told apart in its group by a tag),
+# PageRank's full edge access, the parallel edge readers (with a coarsened table), CF's
+# flits, the symmetric optimisation and extended slicing. All in make soak (make test's
+# budget, tests/budget.py); make test runs the compact layout in Amaranth's simulator
+# (test_top.py's frontier programs, test_edge_read.py).
 CSR_CASES = [
     pytest.param("sssp", dict(streams_src=2, max_vertices=64, max_slices=2,
-                              table_vertices=128), 2, "kron7", id="sssp-2x1-sliced"),
+                              table_vertices=128, coarsening=4), 2, "kron7",
+                 id="sssp-2x1-sliced-coarsened"),
     pytest.param("pagerank", dict(streams_src=4), None, "kron7", id="pagerank-4x1",
                  marks=pytest.mark.soak),
-    pytest.param("bfs", dict(edge_readers=2, streams_src=2, streams_dst=2), None, "grid",
+    pytest.param("bfs", dict(edge_readers=2, streams_src=2, streams_dst=2, coarsening=2),
+                 None, "grid",
                  id="bfs-2x2-readers", marks=pytest.mark.soak),
     pytest.param("pagerank", dict(edge_readers=2, streams_src=4, streams_dst=4), None,
                  "lesmis", id="pagerank-4x4-readers", marks=pytest.mark.soak),

@@ -104,22 +104,26 @@ def reference(algo, n, src, dst, weight):
 
 # Amaranth's simulator runs the whole pipeline here; the Verilog tests
 # (test_graphicionado_rtl.py) run every algorithm with stalls on larger graphs. The timed
-# suite takes each algorithm plain and BFS and SSSP with coarsening and stalls; make soak the
-# rest of the cross.
-FRONTIER = [(algo, coarsening, stalls) for algo in ("bfs", "sssp", "cc") for coarsening in (1, 4)
-            for stalls in (0, 40)]
-TIMED_FRONTIER = {("bfs", 1, 0), ("sssp", 1, 0), ("cc", 1, 0), ("bfs", 4, 40), ("sssp", 4, 40)}
+# suite takes each algorithm plain, BFS with coarsening and stalls, and SSSP so with compact
+# edges (their sources told apart in a coarsened table's group by a tag); make soak the rest
+# of the cross.
+FRONTIER = [(algo, coarsening, stalls, edge_format) for algo in ("bfs", "sssp", "cc")
+            for coarsening in (1, 4) for stalls in (0, 40) for edge_format in ("coo", "csr")]
+TIMED_FRONTIER = {("bfs", 1, 0, "coo"), ("sssp", 1, 0, "coo"), ("cc", 1, 0, "coo"),
+                  ("bfs", 4, 40, "coo"), ("sssp", 4, 40, "csr")}
 
 
-@pytest.mark.parametrize("algo, coarsening, stall_injection", [
+@pytest.mark.parametrize("algo, coarsening, stall_injection, edge_format", [
     case if case in TIMED_FRONTIER else pytest.param(*case, marks=pytest.mark.soak)
     for case in FRONTIER])
-def test_frontier_algorithms(algo, coarsening, stall_injection):
+def test_frontier_algorithms(algo, coarsening, stall_injection, edge_format):
     n, src, dst, weight = small_graph(seed=len(algo) + coarsening, symmetric=algo == "cc")
     config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=8,
-                                 coarsening=coarsening, stall_injection=stall_injection)
+                                 coarsening=coarsening, stall_injection=stall_injection,
+                                 edge_format=edge_format)
     graph = Graph.from_edges(n, src, dst, weight)
-    image = build_image(graph, algo=algo, root=0, coarsening=coarsening)
+    image = build_image(graph, algo=algo, root=0, coarsening=coarsening,
+                        edge_words=config.edge_words)
     # With stalls the memory also answers the arbiter's clients out of order.
     values, result = run_pipeline(config, image, reorder=stall_injection > 0)
     assert values.tolist() == reference(algo, n, src, dst, weight).tolist()
