@@ -360,7 +360,8 @@ def test_bad_sssp_weights_are_refused():
 
 # One source stream, two destination streams, no injected stalls (they would hide the
 # bandwidth bound): one build for the two tests below.
-ONE_SOURCE_PAGERANK = dict(algo="pagerank", max_vertices=1024, streams_dst=2)
+ONE_SOURCE_PAGERANK = dict(algo="pagerank", max_vertices=1024, streams_dst=2,
+                           edge_format="coo")
 
 
 @pytest.mark.soak      # make test's budget: a performance bound

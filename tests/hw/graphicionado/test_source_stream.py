@@ -50,7 +50,8 @@ def test_source_stream_hands_out_its_edges(algo, streams, index, readers, pause)
     n, m = streams
     config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=4,
                                  streams_src=n, streams_dst=m, edge_readers=readers)
-    image = build_image(graph, algo=algo, streams_src=n, streams_dst=m, edge_readers=readers)
+    image = build_image(graph, algo=algo, streams_src=n, streams_dst=m, edge_readers=readers,
+                        edge_words=config.edge_words)
     lines = words_to_lines(image.dram.to_lines().reshape(-1))
     dut = SourceStream(config, index)
     bench = Bench(dut, f"SourceStream {index} of {n}x{m} {algo} {readers} readers",

@@ -149,7 +149,8 @@ def test_example_programs(name):
     config = GraphicionadoConfig(algo=examples_path(name), max_vertices=64,
                                  edge_prefetch_lines=8, stall_injection=40)
     image = build_image(graph, algo=config.algo, root=root or 0,
-                        max_iterations=0xFFFF_FFFF if iters is None else iters)
+                        max_iterations=0xFFFF_FFFF if iters is None else iters,
+                        edge_words=config.edge_words)
     values, result = run_pipeline(config, image, reorder=True)
     expected = run_program(program, graph, root=root, iters=iters)
     words = np.asarray(expected.values)
@@ -169,7 +170,8 @@ def test_memory_channels(algo, channels):
     n, src, dst, weight = small_graph(seed=11)
     config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=8,
                                  stall_injection=40, memory_channels=channels)
-    image = build_image(Graph.from_edges(n, src, dst, weight), algo=algo, root=0)
+    image = build_image(Graph.from_edges(n, src, dst, weight), algo=algo, root=0,
+                        edge_words=config.edge_words)
     values, result = run_pipeline(config, image, reorder=True)
     assert values.tolist() == reference(algo, n, src, dst, weight).tolist()
     stats = result["stats"]
@@ -185,7 +187,8 @@ def test_pagerank_bit_exact(stall_injection):
     graph = Graph.from_edges(n, src, dst)
     config = GraphicionadoConfig(algo="pagerank", max_vertices=64, edge_prefetch_lines=8,
                                  stall_injection=stall_injection)
-    values, result = run_pipeline(config, build_image(graph, algo="pagerank", max_iterations=3),
+    values, result = run_pipeline(config, build_image(graph, algo="pagerank", max_iterations=3,
+                                                      edge_words=config.edge_words),
                                   reorder=stall_injection > 0)
     expected = golden.run("pagerank", graph, iters=3).values
     assert values.tolist() == expected.view(np.uint32).tolist()
@@ -202,7 +205,7 @@ def test_a_second_run_finds_the_scratchpad_clear():
     config = GraphicionadoConfig(algo="pagerank", max_vertices=32, table_vertices=64,
                                  max_slices=2, edge_prefetch_lines=8, streams_dst=2)
     image = build_image(graph, algo="pagerank", max_iterations=1, streams_dst=2,
-                        slice_vertices=32, max_slices=2)
+                        slice_vertices=32, max_slices=2, edge_words=config.edge_words)
     assert image.slices == 2
     values, result = run_pipeline(config, image, runs=2)
     expected = golden.run("pagerank", graph, iters=1).values
@@ -219,7 +222,8 @@ def test_program_parameters_are_run_time_registers():
     algo, program = examples_path("ppr"), example("ppr")
     config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=8)
     params = {"alpha": 0.5, "one_minus_alpha": 0.5}
-    image = build_image(graph, algo=algo, root=7, max_iterations=3, params=params)
+    image = build_image(graph, algo=algo, root=7, max_iterations=3, params=params,
+                        edge_words=config.edge_words)
     assert {name: image.registers[name] for name in ("param_0", "param_1")} == \
         {"param_0": 0x3F000000, "param_1": 0x3F000000}
     values, _ = run_pipeline(config, image)
@@ -237,7 +241,8 @@ def test_program_parameters_are_run_time_registers():
 def test_destination_property_read(algo, stall_injection):
     n, src, dst, weight = small_graph(seed=7 + len(algo))
     graph = Graph.from_edges(n, src, dst, weight)
-    image = build_image(graph, algo=algo, root=0)
+    image = build_image(graph, algo=algo, root=0,
+                        edge_words=GraphicionadoConfig(algo=algo).edge_words)
     stats = {}
     for p4 in (False, True):
         config = GraphicionadoConfig(algo=algo, max_vertices=64, edge_prefetch_lines=8,
@@ -311,7 +316,7 @@ def test_parallel_streams(algo, streams):
     iters = 3 if algo == "pagerank" else None
     image = build_image(graph, algo=algo, root=0, max_iterations=iters or 0xFFFF_FFFF,
                         streams_src=streams[0], streams_dst=streams[1],
-                        edge_readers=streams[2])
+                        edge_readers=streams[2], edge_words=config.edge_words)
     values, result = run_pipeline(config, image, reorder=True)
     expected = check_against_golden(values, graph, algo, iters, streams)
     stats = result["stats"]
@@ -350,7 +355,8 @@ def test_graph_slicing(algo, streams, slice_vertices):
     iters = 2 if algo == "pagerank" else None     # the second reads the first's ranks
     image = build_image(graph, algo=algo, root=0, max_iterations=iters or 0xFFFF_FFFF,
                         coarsening=2, streams_src=streams[0], streams_dst=streams[1],
-                        edge_readers=streams[2], slice_vertices=slice_vertices, max_slices=8)
+                        edge_readers=streams[2], slice_vertices=slice_vertices, max_slices=8,
+                        edge_words=config.edge_words)
     assert image.slices == -(-n // slice_vertices) > 1
     values, result = run_pipeline(config, image, reorder=True)
     expected = check_against_golden(values, graph, algo, iters, streams)
@@ -420,7 +426,8 @@ def test_collaborative_filtering(K, streams):
                                  streams_dst=streams[1], edge_readers=streams[2],
                                  stall_injection=40)
     image = build_image(graph, algo="cf", cf=cf, max_iterations=2, streams_src=streams[0],
-                        streams_dst=streams[1], edge_readers=streams[2])
+                        streams_dst=streams[1], edge_readers=streams[2],
+                        edge_words=config.edge_words)
     values, result = run_pipeline(config, image, reorder=True)
     from sim.graphicionado.check import expected_values
     expected = expected_values(graph, "cf", root=None, iters=2, streams_src=streams[0],
@@ -448,7 +455,7 @@ def test_collaborative_filtering_four_streams():
                                  edge_prefetch_lines=8, streams_src=4, streams_dst=4,
                                  stall_injection=40)
     image = build_image(graph, algo="cf", cf=cf, max_iterations=2, streams_src=4,
-                        streams_dst=4)
+                        streams_dst=4, edge_words=config.edge_words)
     values, result = run_pipeline(config, image, reorder=True)
     expected = expected_values(graph, "cf", root=None, iters=2, streams_src=4, streams_dst=4,
                                cf=cf)
@@ -476,7 +483,7 @@ def test_collaborative_filtering_in_slices():
     config = GraphicionadoConfig(algo="cf", property_bytes=64, max_vertices=16, max_slices=2,
                                  edge_prefetch_lines=8, stall_injection=40)
     image = build_image(graph, algo="cf", cf=cf, max_iterations=2, slice_vertices=16,
-                        max_slices=2)
+                        max_slices=2, edge_words=config.edge_words)
     assert image.slices == 2 and image.double_vprop
     values, result = run_pipeline(config, image, reorder=True)
     expected = expected_values(graph, "cf", root=None, iters=2, streams_src=1, streams_dst=1,
@@ -506,7 +513,7 @@ def test_collaborative_filtering_symmetric(streams):
     stored = stored_graph(graph, config)
     assert 2 * stored.num_edges == graph.num_edges      # no self-loops in a bipartite graph
     image = build_image(stored, algo="cf", cf=cf, max_iterations=2, streams_src=n,
-                        streams_dst=m)
+                        streams_dst=m, edge_words=config.edge_words)
     values, result = run_pipeline(config, image, reorder=True)
     expected = expected_values(graph, "cf", root=None, iters=2, streams_src=n, streams_dst=m,
                                cf=cf, symmetric=True)
@@ -546,7 +553,8 @@ def test_extended_slicing(streams):
                                  streams_dst=m, symmetric=True, stall_injection=40)
     stored = stored_graph(graph, config)
     image = build_image(stored, algo="cf", cf=cf, max_iterations=2, slice_vertices=size,
-                        max_slices=6, extended=True, streams_src=n, streams_dst=m)
+                        max_slices=6, extended=True, streams_src=n, streams_dst=m,
+                        edge_words=config.edge_words)
     assert image.slices == 6 and image.registers["ext_partitions"] == 3
     values, result = run_pipeline(config, image, reorder=True)
     expected = expected_values(graph, "cf", root=None, iters=2, streams_src=n, streams_dst=m,
