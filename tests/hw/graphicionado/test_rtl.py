@@ -47,9 +47,13 @@ def streams_of(algo):
 
 def matrix_config(algo):
     """The build of each algorithm that the matrix, the hostile-memory and the slicing
-    tests share (memory settings and slice counts are run-time)."""
+    tests share (memory settings and slice counts are run-time). SSSP and PageRank keep the
+    paper's edge layout (coo), BFS and CC the default compact one (``test_compact_edges``
+    runs the compact layout with SSSP and PageRank)."""
+    edge_format = "coo" if algo in ("sssp", "pagerank") else "csr"
     return GraphicionadoConfig(algo=algo, max_vertices=1024, edge_prefetch_lines=16,
-                               stall_injection=25, max_slices=8, **streams_of(algo))
+                               stall_injection=25, max_slices=8, edge_format=edge_format,
+                               **streams_of(algo))
 
 
 GRAPHS = {
