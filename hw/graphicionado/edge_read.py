@@ -41,6 +41,7 @@ def _check_edge_words(owner: str, edge_words: int) -> int:
                           f"not {edge_words!r}")
     return (WORDS_PER_LINE // edge_words).bit_length() - 1
 
+
 def _check_tag(owner: str, edge_words: int, tag_bits: int, tag_shift: int) -> tuple:
     """``tag_bits`` and ``tag_shift``, checked: a tag only in a compact edge's word, leaving
     at least one bit of dstid."""
