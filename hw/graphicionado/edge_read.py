@@ -29,7 +29,7 @@ from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import EDGE_WORDS, EdgeJob, SourcedEdge
 
 
-__all__ = ["EdgeRead", "EdgeLineRequests", "EdgeHandout"]
+__all__ = ["EdgeRead", "EdgeLineRequests", "EdgeHandout", "check_tag"]
 
 EDGE_LAYOUT_WORDS = (1, 2, EDGE_WORDS)
 
@@ -42,15 +42,15 @@ def _check_edge_words(owner: str, edge_words: int) -> int:
     return (WORDS_PER_LINE // edge_words).bit_length() - 1
 
 
-def _check_tag(owner: str, edge_words: int, tag_bits: int, tag_shift: int) -> tuple:
-    """``tag_bits`` and ``tag_shift``, checked: a tag only in a compact edge's word, leaving
-    at least one bit of dstid."""
+def check_tag(owner: str, edge_words: int, tag_bits: int, tag_shift: int) -> dict:
+    """``tag_bits`` and ``tag_shift``, checked (a tag only in a compact edge's word, leaving
+    at least one bit of dstid), as the keyword arguments of the readers' constructors."""
     check_int(owner, "tag_bits", tag_bits, low=0, high=31)
     check_int(owner, "tag_shift", tag_shift, low=0, high=31)
     if tag_bits and edge_words == EDGE_WORDS:
         raise ConfigError(f"{owner}: the paper's layout stores the srcid, no tag "
                           f"(tag_bits {tag_bits})")
-    return tag_bits, tag_shift
+    return {"tag_bits": tag_bits, "tag_shift": tag_shift}
 
 
 # An edge of the range with whether its srcid is the job's source.
@@ -255,8 +255,8 @@ class EdgeHandout(wiring.Component):
                  tag_shift: int = 0):
         self._shift = _check_edge_words("EdgeHandout", edge_words)
         self._edge_words = edge_words
-        self._tag_bits, self._tag_shift = _check_tag("EdgeHandout", edge_words, tag_bits,
-                                                     tag_shift)
+        tag = check_tag("EdgeHandout", edge_words, tag_bits, tag_shift)
+        self._tag_bits, self._tag_shift = tag["tag_bits"], tag["tag_shift"]
         if job_depth < 3:
             raise ConfigError(f"EdgeHandout: job_depth must be at least 3, not {job_depth!r}")
         self._job_depth = job_depth
@@ -418,7 +418,7 @@ class EdgeRead(wiring.Component):
                  edge_words: int = EDGE_WORDS, tag_bits: int = 0, tag_shift: int = 0):
         _check_edge_words("EdgeRead", edge_words)
         self._edge_words = edge_words
-        self._tag = _check_tag("EdgeRead", edge_words, tag_bits, tag_shift)
+        self._tag = check_tag("EdgeRead", edge_words, tag_bits, tag_shift)
         check_int("EdgeRead", "addr_width", addr_width, high=32)
         check_int("EdgeRead", "prefetch_lines", prefetch_lines)
         check_int("EdgeRead", "job_depth", job_depth)
@@ -441,10 +441,8 @@ class EdgeRead(wiring.Component):
         m.submodules.requests = requests = EdgeLineRequests(
             addr_width=self._addr_width, prefetch_lines=self._prefetch_lines,
             job_depth=job_depth, edge_words=self._edge_words)
-        tag_bits, tag_shift = self._tag
         m.submodules.handout = handout = EdgeHandout(job_depth=job_depth,
-                                                     edge_words=self._edge_words,
-                                                     tag_bits=tag_bits, tag_shift=tag_shift)
+                                                     edge_words=self._edge_words, **self._tag)
         m.submodules.line_queue = line_queue = StreamFIFO(LINE_BITS, self._prefetch_lines,
                                                            lanes=LINE_LANES)
         wiring.connect(m, wiring.flipped(self.mem.resp), line_queue.i)

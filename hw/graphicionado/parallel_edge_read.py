@@ -17,7 +17,7 @@ from hw.lib.stream.lowest_occupancy import LowestOccupancyDispatch
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.fifo import StreamFIFO
-from .edge_read import EdgeRead
+from .edge_read import EdgeRead, check_tag
 from .layouts import EDGE_WORDS, EdgeJob, SourcedEdge
 
 
@@ -63,7 +63,7 @@ class ParallelEdgeRead(wiring.Component):
         self._job_depth = job_depth
         self._queue_depth = queue_depth
         self._edge_words = edge_words
-        self._tag = {"tag_bits": tag_bits, "tag_shift": tag_shift}
+        self._tag = check_tag("ParallelEdgeRead", edge_words, tag_bits, tag_shift)
         super().__init__({
             "start": In(1), "edge_base": In(addr_width),
             "i": In(stream.Signature(EdgeJob)),

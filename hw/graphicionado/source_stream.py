@@ -174,7 +174,8 @@ class SourceStream(wiring.Component):
     def _frontier_front(self, m, link, walk):
         """P1 → P2 → P3, and the loader of the EdgeIDTable slice. Returns the busy flags."""
         cfg = self._config
-        tag = {"tag_bits": cfg.edge_tag_bits, "tag_shift": cfg.streams_src.bit_length() - 1}
+        id_shift = cfg.streams_src.bit_length() - 1
+        tag = {"tag_bits": cfg.edge_tag_bits, "tag_shift": id_shift}
         if cfg.edge_readers == 1:
             m.submodules.edge_read = edge_read = EdgeRead(
                 addr_width=cfg.addr_width, prefetch_lines=cfg.edge_prefetch_lines,
@@ -196,7 +197,7 @@ class SourceStream(wiring.Component):
         m.submodules.fifo_p1 = fifo_p1 = StreamFIFO(ActiveVertex, cfg.fifo_depth)
         m.submodules.edge_id_read = edge_id_read = EdgeIDRead(
             table_addr_width=table.table_width, coarsening=cfg.coarsening,
-            id_shift=cfg.streams_src.bit_length() - 1)
+            id_shift=id_shift)
         wiring.connect(m, table_read.mem, wiring.flipped(self.table_read_mem))
         wiring.connect(m, active_read.mem, wiring.flipped(self.active_read_mem))
 
