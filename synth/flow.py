@@ -28,7 +28,8 @@ from .ecp5_outreg import absorb_output_registers
 from .gowin import GOWIN_TARGETS, gowin
 from .reports import liberty_cells
 from .sram_model import SRAM_MODEL, access_energy_pj, macro_area_um2
-from .sta import Constraints, abc_constraints, analyse, sta_version, worst_of_parts
+from .sta import (ABC_DELAY_SHARE, Constraints, abc_constraints, abc_script, analyse, sta_version,
+                  worst_of_parts)
 from .steps import (clean as _clean, grouped, map_in_contexts as _map_in_contexts,
                     place_and_route, pnr_figures, port_bits as _port_bits,
                     read_command as _read_command, stat_figures as _stat_figures,
@@ -251,12 +252,13 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
     """ASIC synthesis of ``top``; ``blackboxes`` names a Verilog file in ``build_dir`` whose
     modules are read as black boxes (no area), as the per-unit flow's glue parts need.
 
-    ABC maps for delay at ``constraints.period_ns`` and buffers and sizes the cells for the
-    load (``abc -D -constr``): without it a net of a thousand loads (a wide FIFO's write
-    enable) is driven by one NOR2X1, hundreds of ns. With ``sta``, the mapped netlist (less
-    the SRAM macros and black boxes, which have no timing) is written to ``mapped.v`` and
-    timed by OpenSTA (``synth.sta``; ``prefix``: the hierarchical name of ``top`` in the
-    design, for the names reported) as ``asic_timing``."""
+    ABC maps for delay at ``constraints.period_ns`` (``synth.sta.abc_script``) and buffers
+    and sizes the cells for the load (``abc -D -constr``): without it a net of a thousand
+    loads (a wide FIFO's write enable) is driven by one NOR2X1, hundreds of ns. With
+    ``sta``, the mapped netlist (less the SRAM macros and black boxes, which have no timing)
+    is written to ``mapped.v`` and timed by OpenSTA (``synth.sta``; ``prefix``: the
+    hierarchical name of ``top`` in the design, for the names reported) as
+    ``asic_timing``."""
     lib = _stage(liberty, build_dir)
     _clean(build_dir, "stat.json", "stat.txt", "memories.txt", "mapped.v")
     (build_dir / "abc.constr").write_text(abc_constraints(build_dir / lib, constraints))
@@ -273,7 +275,8 @@ def _asic(build_dir: Path, verilog: str, top: str, liberty: Path,
         "techmap",
         "opt -fast",
         f"dfflibmap -liberty {lib}",
-        f"abc -D {round(constraints.period_ns * 1e3)} -constr abc.constr -liberty {lib}",
+        f"abc -D {round(constraints.period_ns * 1e3)} -constr abc.constr -liberty {lib} "
+        f"-script {abc_script(constraints)}",
         "opt_clean",
         f"tee -q -o stat.txt stat -liberty {lib}",
         f"tee -q -o stat.json stat -liberty {lib} -json",
@@ -576,7 +579,8 @@ def _run_target(target, build_dir, verilog, top, library, device, ecp5_package, 
         figures["clock_mhz"] = clock_mhz
         figures["notes"].append(f"ABC mapped for a {constraints.period_ns:g} ns clock "
                                 f"({clock_mhz:g} MHz), buffering and sizing cells for the load "
-                                f"(abc -D -constr)")
+                                f"(abc -D -constr, ABC's map for {ABC_DELAY_SHARE:g} of the "
+                                f"period)")
         if not timed:
             figures["asic_timing"] = None
             if sta:
