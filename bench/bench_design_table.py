@@ -7,8 +7,9 @@ counts and names what nextpnr found overflowing, in place of an Fmax; one that n
 finish in the time limit keeps them too, with how far it got.
 
 Beside the ECP5 figures, each design that ``graphgen sim`` runs gets its throughput at its
-measured Fmax: one RTL simulation of the same default configuration (the same Verilog, joined
-by its hash) on one named graph (:data:`SIM_RUNS`: data/kron11.mtx, BFS for the engines that
+measured Fmax, and at the GW5A's and the 0.18 um netlist's (OpenSTA, pre-layout, inside
+units) where they were measured: one RTL simulation of the same default configuration (the
+same Verilog, joined by its hash) on one named graph (:data:`SIM_RUNS`: data/kron11.mtx, BFS for the engines that
 take an algorithm, a fixed mix of updates for the dynamic graph unit), its work per cycle
 times the Fmax (``graphgen.throughput.per_second``): edges per second (TEPS for the BFS
 engine, Graph500's count) or operations per second. A design without a simulation, or
@@ -87,7 +88,8 @@ COLUMNS = {"ecp5": ("ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram
                     "ecp5_overflow", "ecp5_stopped", "fmax_mhz", "seconds"),
            "gw5a-138": ("gw5a_lut4", "gw5a_ff", "gw5a_bsram", "gw5a_dsp", "gw5a_overflow",
                         "gw5a_stopped", "gw5a_fmax_mhz", "seconds"),
-           "asic": ("asic_area_mm2", "asic_logic_mm2", "asic_memory_mm2_model", "seconds")}
+           "asic": ("asic_area_mm2", "asic_logic_mm2", "asic_memory_mm2_model", "asic_fmax_mhz",
+                    "seconds")}
 SCALED = f"asic_area_mm2_at_{SCALED_NM:g}nm"
 
 
@@ -126,10 +128,12 @@ def sim_point(index: int, name: str) -> dict | None:
     return {"index": index, "design": name, "settings": {}, "targets": [], **SIM_RUNS[name]}
 
 
-def throughput_entry(sim_row: dict | None, ecp5: dict, name: str) -> dict:
+def throughput_entry(sim_row: dict | None, ecp5: dict, name: str,
+                     others: dict[str, dict] | None = None) -> dict:
     """A design's throughput at its ECP5 Fmax: the sim row (``graphgen.sweep.flat_row``) of
     the same Verilog as the synthesis (``ecp5``: its row), its work per cycle and per second;
-    or why there is none (``missing``)."""
+    or why there is none (``missing``). ``others``: the other targets' rows by label, each
+    with its ``fmax_mhz``; the work per second at each of their clocks is under ``at``."""
     if sim_row is None:
         return {"missing": "no simulation of this design"}
     if sim_row.get("error"):
@@ -147,6 +151,11 @@ def throughput_entry(sim_row: dict | None, ecp5: dict, name: str) -> dict:
         entry["missing"] = "no Fmax"
     else:
         entry.update(fmax_mhz=fmax, per_second=per_second(per_cycle, fmax))
+    entry["at"] = {label: {"fmax_mhz": row["fmax_mhz"],
+                           "per_second": per_second(per_cycle, row["fmax_mhz"])}
+                   for label, row in (others or {}).items()
+                   if row.get("fmax_mhz") and per_cycle is not None
+                   and row.get("verilog_sha256") in (None, sim_row.get("verilog_sha256"))}
     return entry
 
 
@@ -156,10 +165,15 @@ def throughput_cell(entry: dict | None, name: str) -> str:
     if entry.get("per_cycle") is None:
         return entry.get("missing", "-")
     unit = "edges" if entry["unit"] == "edges" else "ops"
+    work = WORK_NAMES.get(name, unit + "/s")
     text = f"{entry['per_cycle']:.3f} {unit}/cycle"
     if entry.get("per_second") is None:
-        return f"{text}; {entry.get('missing', 'no Fmax')}"
-    return f"{text}, {entry['per_second'] / 1e6:.1f} M {WORK_NAMES.get(name, unit + '/s')}"
+        text = f"{text}; {entry.get('missing', 'no Fmax')}"
+    else:
+        text = f"{text}, {entry['per_second'] / 1e6:.1f} M {work}"
+    for label, at in entry.get("at", {}).items():
+        text += f"; {at['per_second'] / 1e6:.1f} M {work} at {label}'s {at['fmax_mhz']:.1f} MHz"
+    return text
 
 
 def main():
@@ -207,11 +221,18 @@ def main():
         if target == "ecp5" and not args.no_sim:
             sim_row = by_point.get(sims[point["design"]], {"error": "not run"}) \
                 if point["design"] in sims else None
-            entry["throughput"] = throughput_entry(sim_row, row, point["design"])
+            entry["throughput"] = (sim_row, row)
+    for entry in table:
+        if "throughput" in entry:
+            others = {"GW5A": {"fmax_mhz": entry.get("gw5a-138", {}).get("gw5a_fmax_mhz")},
+                      "0.18 um": {"fmax_mhz": entry.get("asic", {}).get("asic_fmax_mhz")}}
+            entry["throughput"] = throughput_entry(*entry["throughput"], entry["design"],
+                                                   others)
     lines = ["| design | ECP5-85k LUT4 / FF / EBR | Fmax MHz | throughput at the Fmax "
-             "(kron11) | GW5AST-138C LUT4 / FF / BSRAM / DSP | Fmax MHz | 0.18 um mm2 (logic + "
-             f"SRAM model) | {SCALED_NM:g} nm mm2 | the paper |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+             "(kron11; ECP5, then the others' clocks) | GW5AST-138C LUT4 / FF / BSRAM / DSP | "
+             "Fmax MHz | 0.18 um mm2 (logic + SRAM model) | 0.18 um Fmax MHz (OpenSTA, "
+             f"pre-layout) | {SCALED_NM:g} nm mm2 | the paper |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for entry in table:
         ecp5 = entry.get("ecp5", {"error": "not asked"})
         gw5a = entry.get("gw5a-138", {"error": "not asked"})
@@ -223,6 +244,7 @@ def main():
                      f"{_cell(gw5a, ('gw5a_lut4', 'gw5a_ff', 'gw5a_bsram', 'gw5a_dsp'), '{:,}')}"
                      f" | {_fmax_cell(gw5a, 'gw5a', 'gw5a_fmax_mhz')} | "
                      f"{_cell(asic, ('asic_area_mm2',), '{:.2f}')} | "
+                     f"{_cell(asic, ('asic_fmax_mhz',), '{:.1f}')} | "
                      f"{_cell(asic, (SCALED,), '{:.3f}')} | {entry['paper']} |")
     bits = {}
     if "depgraph" in designs:

@@ -42,12 +42,12 @@ TABLE_COLUMNS = ("point", "design", "settings", "verilog_sha256", "error", "cach
                  "ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram",
                  "ecp5_overflow", "fmax_mhz", "gw5a_lut4", "gw5a_ff", "gw5a_bsram",
                  "gw5a_dsp", "gw5a_overflow", "gw5a_fmax_mhz", "asic_area_mm2", "asic_logic_mm2",
-                 "asic_memory_mm2_model", "generic_cells",
+                 "asic_memory_mm2_model", "asic_fmax_mhz", "generic_cells",
                  "algo", "graph", "graph_symmetric", "cycles", "edges", "edges_per_cycle",
-                 "edges_per_second_at_fmax", "edges_per_second_per_mm2",
-                 "updates", "operations", "operations_per_cycle",
-                 "operations_per_second_at_fmax", "bytes_per_edge", "bytes_per_operation",
-                 "bandwidth_share", "bound_edges_per_cycle", "bound_operations_per_cycle",
+                 "edges_per_second_at_fmax", "edges_per_second_at_asic_fmax",
+                 "edges_per_second_per_mm2", "updates", "operations", "operations_per_cycle",
+                 "operations_per_second_at_fmax", "operations_per_second_at_asic_fmax",
+                 "bytes_per_edge", "bytes_per_operation", "bandwidth_share", "bound_edges_per_cycle", "bound_operations_per_cycle",
                  "seconds")
 
 
@@ -195,6 +195,8 @@ def flat_row(row: dict) -> dict:
     flat["asic_logic_mm2"] = asic["area_um2"] / 1e6 if "area_um2" in asic else None
     memory = asic.get("area_memory_um2_model")
     flat["asic_memory_mm2_model"] = memory / 1e6 if memory is not None else None
+    # OpenSTA's, pre-layout (inside units for a per-unit run); none without OpenSTA.
+    flat["asic_fmax_mhz"] = (asic.get("asic_timing") or {}).get("fmax_mhz")
     flat["generic_cells"] = generic.get("num_cells")
     flat["algo"], flat["graph"] = row.get("algo"), row.get("graph")
     flat["cycles"], flat["edges"] = sim.get("cycles"), sim.get("edges")
@@ -210,19 +212,24 @@ def flat_row(row: dict) -> dict:
     # At the point's own measured ECP5 Fmax (the same Verilog's): the work per cycle times
     # the clock (graphgen.throughput.per_second); edges on a symmetric graph (BFS: TEPS,
     # Graph500's count) once per undirected edge.
-    rate = ops = None
-    if flat["fmax_mhz"]:
-        if flat["edges_per_cycle"] is not None:
-            rate = per_second(flat["edges_per_cycle"], flat["fmax_mhz"])
-        if flat["operations_per_cycle"] is not None:
-            ops = per_second(flat["operations_per_cycle"], flat["fmax_mhz"])
+    rate, ops = _at(flat, flat["fmax_mhz"])
     flat["edges_per_second_at_fmax"] = rate
     flat["operations_per_second_at_fmax"] = ops
+    flat["edges_per_second_at_asic_fmax"], flat["operations_per_second_at_asic_fmax"] = \
+        _at(flat, flat["asic_fmax_mhz"])
     flat["edges_per_second_per_mm2"] = rate / flat["asic_area_mm2"] \
         if rate is not None and flat["asic_area_mm2"] else None
     for key, value in row["settings"].items():
         flat[f"set.{key}"] = value
     return flat
+
+
+def _at(flat: dict, fmax_mhz: float | None) -> tuple[float | None, float | None]:
+    """Edges and operations per second at ``fmax_mhz`` from the row's work per cycle."""
+    if not fmax_mhz:
+        return None, None
+    return tuple(per_second(flat[key], fmax_mhz) if flat[key] is not None else None
+                 for key in ("edges_per_cycle", "operations_per_cycle"))
 
 
 def load_points(out_dir: Path) -> list[dict]:

@@ -65,6 +65,22 @@ def test_a_gw5a_point_has_its_own_columns():
                                                           "overflow", "fmax_mhz"))
 
 
+def test_a_point_with_an_asic_clock_gives_its_throughput_there():
+    sim = {"edges_per_cycle": 2.0, "operations_per_cycle": None}
+    asic = {"area_um2": 4e6, "asic_timing": {"fmax_mhz": 250.0}}
+    flat = flat_row({"point": 0, "design": "bfs", "settings": {},
+                     "results": {"asic": asic, "sim": sim}})
+    assert flat["asic_fmax_mhz"] == 250.0 and flat["fmax_mhz"] is None
+    assert flat["edges_per_second_at_asic_fmax"] == 2.0 * 250e6
+    assert flat["edges_per_second_at_fmax"] is None
+    assert flat["operations_per_second_at_asic_fmax"] is None
+    untimed = flat_row({"point": 0, "design": "bfs", "settings": {},
+                        "results": {"asic": {**asic, "asic_timing": None}, "sim": sim}})
+    assert untimed["asic_fmax_mhz"] is None and untimed["edges_per_second_at_asic_fmax"] is None
+    assert {"asic_fmax_mhz", "edges_per_second_at_asic_fmax",
+            "operations_per_second_at_asic_fmax"} <= set(TABLE_COLUMNS)
+
+
 def test_a_point_that_nextpnr_did_not_finish_says_how_far_it_got(tmp_path):
     from graphgen.sweep import _cached
     stopped = {"stage": "routing", "placed_fmax_mhz": 14.91, "arcs": 296446,
