@@ -182,14 +182,15 @@ ABC_DELAY_SHARE = 0.75
 def abc_script(constraints: Constraints) -> str:
     """The ABC script of the ASIC mapping (Yosys ``abc -script +...``): structural choices
     (``dch``), then ``map``, the delay-oriented standard-cell mapper, for
-    :data:`ABC_DELAY_SHARE` of the period, then buffering and sizing for the load.
+    :data:`ABC_DELAY_SHARE` of the period, then buffering and sizing for the load (after
+    ``topo``: ``buffer`` straight after ``map`` left no output on a DepGraph engine).
 
     Yosys's own script for ``-liberty -D`` runs ``dc2`` and ``&nf``, which rewrite a
     prefix adder's carry into a chain (an incrementer of 32 bits: 18 cells deep, where
     Yosys's Brent-Kung adder hands ABC 12) and do not restore it for the delay asked: counters
     and adders then ended most worst paths at 0.18 um."""
     delay = round(constraints.period_ns * ABC_DELAY_SHARE * 1e3)
-    steps = ["strash", "dch -f", f"map -D {delay}", "buffer", f"upsize -D {delay}",
+    steps = ["strash", "dch -f", f"map -D {delay}", "topo", "buffer", f"upsize -D {delay}",
              f"dnsize -D {delay}"]
     return "+" + ";".join(step.replace(" ", ",") for step in steps)
 

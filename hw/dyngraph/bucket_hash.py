@@ -20,8 +20,10 @@ __all__ = ["BucketHash"]
 
 
 class BucketHash(wiring.Component):
-    """A two-stage pipeline, one operation a cycle: its key's hash, then its bucket's base
-    slab, from the source vertex's word (base slab, bucket count).
+    """A three-stage pipeline, one operation a cycle: its key's hash, the hash's bucket (the
+    multiply-high), then the bucket's slab (the table's base added), from the source vertex's
+    word (base slab, bucket count). The multiply and the add take a stage each: together
+    they were the unit's longest path at 0.18 um (4.2 ns).
 
     Parameters
     ----------
@@ -54,20 +56,29 @@ class BucketHash(wiring.Component):
         base = Signal(word.base.shape())
         buckets = Signal(word.buckets.shape())
         op = Signal(EdgeOp)
+        bucket = Signal(word.buckets.shape())
+        bucket_base = Signal(word.base.shape())
+        bucket_op = Signal(EdgeOp)
         first_valid = Signal()
+        second_valid = Signal()
         second_ready = Signal()
+        third_ready = Signal()
         m.d.comb += [self.i.ready.eq(~first_valid | second_ready),
-                     second_ready.eq(~self.o.valid | self.o.ready)]
+                     second_ready.eq(~second_valid | third_ready),
+                     third_ready.eq(~self.o.valid | self.o.ready)]
         with m.If(self.i.ready):
             op_in = self.i.payload.ctx.op
             m.d.sync += [first_valid.eq(self.i.valid), op.eq(op_in), base.eq(word.base),
                          buckets.eq(word.buckets),
                          hashed.eq((op_in.v * HASH_MULTIPLIER)[:32])]
         with m.If(second_ready):
-            slab = base + ((hashed * buckets) >> 32)
+            m.d.sync += [second_valid.eq(first_valid), bucket_op.eq(op), bucket_base.eq(base),
+                         bucket.eq((hashed * buckets) >> 32)]
+        with m.If(third_ready):
+            slab = bucket_base + bucket
             out = self.o.payload
-            m.d.sync += [self.o.valid.eq(first_valid), out.slab.eq(slab),
-                         out.ctx.purpose.eq(SlabPurpose.WALK), out.ctx.op.eq(op),
+            m.d.sync += [self.o.valid.eq(second_valid), out.slab.eq(slab),
+                         out.ctx.purpose.eq(SlabPurpose.WALK), out.ctx.op.eq(bucket_op),
                          out.ctx.op.slab.eq(slab), out.ctx.op.bucket.eq(slab)]
-        m.d.comb += self.busy.eq(first_valid | self.o.valid)
+        m.d.comb += self.busy.eq(first_valid | second_valid | self.o.valid)
         return m
