@@ -148,7 +148,7 @@ def throughput_entry(sim_row: dict | None, ecp5: dict, name: str,
     if ecp5.get("verilog_sha256") and ecp5["verilog_sha256"] != sim_row.get("verilog_sha256"):
         entry["missing"] = "the simulated Verilog is not the synthesized one"
     elif not fmax:
-        entry["missing"] = "no Fmax"
+        entry["missing"] = "no ECP5 Fmax"
     else:
         entry.update(fmax_mhz=fmax, per_second=per_second(per_cycle, fmax))
     entry["at"] = {label: {"fmax_mhz": row["fmax_mhz"],
@@ -168,7 +168,7 @@ def throughput_cell(entry: dict | None, name: str) -> str:
     work = WORK_NAMES.get(name, unit + "/s")
     text = f"{entry['per_cycle']:.3f} {unit}/cycle"
     if entry.get("per_second") is None:
-        text = f"{text}; {entry.get('missing', 'no Fmax')}"
+        text = f"{text}; {entry.get('missing', 'no ECP5 Fmax')}"
     else:
         text = f"{text}, {entry['per_second'] / 1e6:.1f} M {work}"
     for label, at in entry.get("at", {}).items():
@@ -195,7 +195,7 @@ def main():
                "time_limit": args.time_limit}
               for index, (name, target) in enumerate((n, t) for n in designs for t in targets)]
     sims = {}
-    if "ecp5" in targets and not args.no_sim:
+    if not args.no_sim:
         for name in designs:
             point = sim_point(len(points), name)
             if point is not None:
@@ -218,16 +218,18 @@ def main():
                      "paper": PAPERS.get(point["design"], "")}
             table.append(entry)
         entry[target] = _figures(row, target)
-        if target == "ecp5" and not args.no_sim:
-            sim_row = by_point.get(sims[point["design"]], {"error": "not run"}) \
-                if point["design"] in sims else None
-            entry["throughput"] = (sim_row, row)
+        entry.setdefault("rows", {})[target] = row
     for entry in table:
-        if "throughput" in entry:
-            others = {"GW5A": {"fmax_mhz": entry.get("gw5a-138", {}).get("gw5a_fmax_mhz")},
-                      "0.18 um": {"fmax_mhz": entry.get("asic", {}).get("asic_fmax_mhz")}}
-            entry["throughput"] = throughput_entry(*entry["throughput"], entry["design"],
-                                                   others)
+        rows = entry.pop("rows")
+        if not args.no_sim:
+            sim_row = by_point.get(sims[entry["design"]], {"error": "not run"}) \
+                if entry["design"] in sims else None
+            others = {"GW5A": {"fmax_mhz": rows.get("gw5a-138", {}).get("gw5a_fmax_mhz"),
+                               "verilog_sha256": rows.get("gw5a-138", {}).get("verilog_sha256")},
+                      "0.18 um": {"fmax_mhz": rows.get("asic", {}).get("asic_fmax_mhz"),
+                                  "verilog_sha256": rows.get("asic", {}).get("verilog_sha256")}}
+            entry["throughput"] = throughput_entry(sim_row, rows.get("ecp5", {}),
+                                                   entry["design"], others)
     lines = ["| design | ECP5-85k LUT4 / FF / EBR | Fmax MHz | throughput at the Fmax "
              "(kron11; ECP5, then the others' clocks) | GW5AST-138C LUT4 / FF / BSRAM / DSP | "
              "Fmax MHz | 0.18 um mm2 (logic + SRAM model) | 0.18 um Fmax MHz (OpenSTA, "

@@ -63,7 +63,7 @@ def test_throughput_at_the_fmax_joins_the_same_verilog():
                                                                                       "bfs")
     ops = throughput_entry({**sim, "edges_per_cycle": None, "operations_per_cycle": 0.5},
                            {"fmax_mhz": None, "verilog_sha256": "abc"}, "dyngraph")
-    assert throughput_cell(ops, "dyngraph") == "0.500 ops/cycle; no Fmax"
+    assert throughput_cell(ops, "dyngraph") == "0.500 ops/cycle; no ECP5 Fmax"
     assert throughput_cell(throughput_entry(None, {}, "cam"), "cam") == \
         "no simulation of this design"
     failed = throughput_entry({"error": "worker: lost"}, {"fmax_mhz": 40.0}, "depgraph")
@@ -72,7 +72,7 @@ def test_throughput_at_the_fmax_joins_the_same_verilog():
                               {"GW5A": {"fmax_mhz": None}, "0.18 um": {"fmax_mhz": 252.1}})
     assert clocks["at"] == {"0.18 um": {"fmax_mhz": 252.1, "per_second": 0.37 * 252.1e6}}
     assert throughput_cell(clocks, "bfs") == \
-        "0.370 edges/cycle; no Fmax; 93.3 M TEPS at 0.18 um's 252.1 MHz"
+        "0.370 edges/cycle; no ECP5 Fmax; 93.3 M TEPS at 0.18 um's 252.1 MHz"
 
 
 def test_the_gw5a_fmax_cell_reads_its_own_columns():
