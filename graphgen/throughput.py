@@ -3,7 +3,8 @@ stated or measured, never assumed (issue 51, item 5).
 
 The clock (:class:`Clock`) is ``--clock-mhz F`` (stated by the user), or the Fmax of a
 ``graphgen synth --json`` report of the same design and configuration (``--fmax-from FILE``:
-the measured figure, its device named), or else the Fmax that ``graphgen synth --target
+the measured figure, its device named; for ``--target asic``, OpenSTA's pre-layout Fmax, so
+labelled), or else the Fmax that ``graphgen synth --target
 ecp5`` of this configuration left in ``build/synth`` (its nextpnr report). With none, the
 per-second figures are left out and the report says how to get them.
 
@@ -69,13 +70,22 @@ def clock_from_report(path: Path, design: str, config) -> Clock:
                          f"synthesize this one, or give --clock-mhz")
     figures = report["figures"]
     fmax, target = figures.get("fmax_mhz"), figures.get("target")
+    timing = figures.get("asic_timing") if target == "asic" else None
+    if isinstance(timing, dict):
+        fmax = timing.get("fmax_mhz")
     if not isinstance(fmax, (int, float)) or isinstance(fmax, bool) or not fmax > 0:
-        why = {"asic": "an ASIC synthesis has no timing", "generic": "a generic synthesis "
-               "has no timing"}.get(target, "nextpnr gave none (the design did not fit, or "
-                                            "was stopped)" if target == "ecp5" else "")
+        why = {"asic": "an ASIC synthesis without OpenSTA has no clock", "generic": "a "
+               "generic synthesis has no timing"}.get(target, "nextpnr gave none (the design "
+                                                      "did not fit, or was stopped)"
+                                                      if target == "ecp5" else "")
         raise UsageError(f"--fmax-from {path}: holds no Fmax"
-                         + (f" ({why})" if why else "") + "; give an ECP5 synthesis's "
-                         "report (graphgen synth --target ecp5 --json FILE)")
+                         + (f" ({why})" if why else "") + "; give an ECP5 or ASIC synthesis's "
+                         "report (graphgen synth --target ecp5|asic --json FILE)")
+    if isinstance(timing, dict):
+        scope = ", inside units" if timing.get("per_unit") else ""
+        cells = Path(figures.get("liberty") or "standard cells").name
+        return Clock(float(fmax), f"{cells} (OpenSTA, {timing.get('basis')}"
+                                  f"{scope}) Fmax from {path}")
     device = figures.get("part") or figures.get("device") or target or "the target"
     if target == "board":
         device = f"{figures.get('device')} on {figures.get('board')}"

@@ -79,7 +79,8 @@ def add_parser(commands) -> None:
                               "left in build/synth; none: per cycle only)")
     command.add_argument("--fmax-from", metavar="SYNTH.json",
                          help="the clock: the Fmax of this graphgen synth --json report (the "
-                              "same design and configuration)")
+                              "same design and configuration; ECP5, GW5A, or asic: OpenSTA's "
+                              "pre-layout one)")
     add_symmetry_options(command)
     command.add_argument("--updates", metavar="FILE|SPEC",
                          help="dyngraph: the operations (a file of + u v w / - u v / ? u v / "

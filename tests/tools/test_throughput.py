@@ -55,6 +55,17 @@ def test_per_second_is_the_work_per_cycle_times_the_fmax(tmp_path):
     assert clock_from_report(path, "graphicionado", run_config).mhz == 40.0
 
 
+def test_an_asic_report_gives_opensta_s_clock(tmp_path):
+    timing = {"fmax_mhz": 252.1, "basis": "pre-layout, no wire parasitics", "per_unit": True}
+    path, config = synth_report(tmp_path, target="asic", area_um2=1.0, asic_timing=timing,
+                                liberty="/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
+    clock = clock_from_report(path, "bfs", config)
+    assert clock.mhz == 252.1
+    assert clock.source == (f"osu018_stdcells.lib (OpenSTA, pre-layout, no wire parasitics, "
+                            f"inside units) Fmax from {path}")
+    assert a_run({"edges": 10}, 20).throughput(clock)["per_second"] == 0.5 * 252.1e6
+
+
 def test_without_a_clock_no_per_second_figure(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)                   # no build/synth here
     config = get_design("bfs").config({})
@@ -67,7 +78,7 @@ def test_without_a_clock_no_per_second_figure(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("case, message", [
     ("no fmax", "holds no Fmax (nextpnr gave none"),
-    ("asic", "holds no Fmax (an ASIC synthesis has no timing)"),
+    ("asic", "holds no Fmax (an ASIC synthesis without OpenSTA has no clock)"),
     ("other design", "a synthesis of graphicionado, not of bfs"),
     ("other configuration", "a synthesis of another configuration"),
     ("not a report", "not a graphgen synth --json report"),
@@ -86,7 +97,7 @@ def test_bad_clocks_are_refused_before_the_run(tmp_path, capsys, monkeypatch, ca
     if case == "no fmax":
         path, _ = synth_report(tmp_path, fmax_mhz=None, overflow={"TRELLIS_SLICE": 1})
     elif case == "asic":
-        path, _ = synth_report(tmp_path, target="asic", area_um2=1.0)
+        path, _ = synth_report(tmp_path, target="asic", area_um2=1.0, asic_timing=None)
     elif case == "other design":
         path, _ = synth_report(tmp_path, "graphicionado", fmax_mhz=40.0)
     elif case == "other configuration":
