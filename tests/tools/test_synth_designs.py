@@ -33,6 +33,11 @@ SMALLEST = {
     "dyngraph": {"slots": "2", "lock_ways": "2", "max_vertices": "16",
                  "memory_outstanding": "4", "read_window": "2"},
 }
+# Issue 51's goal is 250 MHz pre-layout at 0.18 um for every default; the smallest
+# configurations, timed whole (paths between units too), met it at 250.0 (the BFS engine's
+# slot pool's lowest free slot) to 266.9 MHz. The floor leaves 10 MHz for ABC's spread
+# between netlists of equal logic.
+ASIC_FLOOR_MHZ = 240.0
 CASES = [pytest.param(design, target, id=f"{design}-{target}", marks=pytest.mark.soak)
          for design in SMALLEST for target in ("ecp5", "gw5a-138", "asic")]
 
@@ -77,11 +82,11 @@ def _check_comb_ceiling(name: str, netlist: dict) -> None:
 
 
 def _check_timing(report: dict, verilog: str, top: str) -> None:
-    """OpenSTA's register-to-register path on a whole design: a clock within what 0.18 um
-    cells give a design of tens of levels (50 MHz to 1 GHz), its registers named by the
-    design's hierarchy, the blocks they are in the top's submodules."""
+    """OpenSTA's register-to-register path on a whole design: a clock above
+    :data:`ASIC_FLOOR_MHZ` and under 1 GHz, its registers named by the design's hierarchy, the
+    blocks they are in the top's submodules."""
     timing = report["asic_timing"]
-    assert 50 < timing["fmax_mhz"] < 1000, timing
+    assert ASIC_FLOOR_MHZ < timing["fmax_mhz"] < 1000, timing
     assert timing["min_period_ns"] == pytest.approx(timing["arrival_ns"] + timing["setup_ns"],
                                                     abs=2e-3)
     for end in ("start", "end"):
