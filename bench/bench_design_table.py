@@ -9,8 +9,8 @@ finish in the time limit keeps them too, with how far it got.
 Beside the ECP5 figures, each design that ``graphgen sim`` runs gets its throughput at its
 measured Fmax, and at the GW5A's and the 0.18 um netlist's (OpenSTA, pre-layout, inside
 units) where they were measured: one RTL simulation of the same default configuration (the
-same Verilog, joined by its hash) on one named graph (:data:`SIM_RUNS`: data/kron11.mtx, BFS for the engines that
-take an algorithm, a fixed mix of updates for the dynamic graph unit), its work per cycle
+same Verilog, joined by its hash) on one named graph (:data:`SIM_RUNS`: data/kron11.mtx, BFS
+for the engines that take an algorithm, a fixed mix of updates for the dynamic graph unit), its work per cycle
 times the Fmax (``graphgen.throughput.per_second``): edges per second (TEPS for the BFS
 engine, Graph500's count) or operations per second. A design without a simulation, or
 without an Fmax, says so in the cell.
@@ -91,6 +91,8 @@ COLUMNS = {"ecp5": ("ecp5_lut4", "ecp5_ff", "ecp5_ebr", "ecp5_dsp", "ecp5_lutram
            "asic": ("asic_area_mm2", "asic_logic_mm2", "asic_memory_mm2_model", "asic_fmax_mhz",
                     "seconds")}
 SCALED = f"asic_area_mm2_at_{SCALED_NM:g}nm"
+# The clocks besides the ECP5's that the throughput is given at: (label, target, its column).
+OTHER_CLOCKS = (("GW5A", "gw5a-138", "gw5a_fmax_mhz"), ("0.18 um", "asic", "asic_fmax_mhz"))
 
 
 def _figures(row: dict, target: str) -> dict:
@@ -224,10 +226,9 @@ def main():
         if not args.no_sim:
             sim_row = by_point.get(sims[entry["design"]], {"error": "not run"}) \
                 if entry["design"] in sims else None
-            others = {"GW5A": {"fmax_mhz": rows.get("gw5a-138", {}).get("gw5a_fmax_mhz"),
-                               "verilog_sha256": rows.get("gw5a-138", {}).get("verilog_sha256")},
-                      "0.18 um": {"fmax_mhz": rows.get("asic", {}).get("asic_fmax_mhz"),
-                                  "verilog_sha256": rows.get("asic", {}).get("verilog_sha256")}}
+            others = {label: {"fmax_mhz": rows.get(target, {}).get(key),
+                              "verilog_sha256": rows.get(target, {}).get("verilog_sha256")}
+                      for label, target, key in OTHER_CLOCKS}
             entry["throughput"] = throughput_entry(sim_row, rows.get("ecp5", {}),
                                                    entry["design"], others)
     lines = ["| design | ECP5-85k LUT4 / FF / EBR | Fmax MHz | throughput at the Fmax "

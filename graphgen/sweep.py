@@ -47,7 +47,8 @@ TABLE_COLUMNS = ("point", "design", "settings", "verilog_sha256", "error", "cach
                  "edges_per_second_at_fmax", "edges_per_second_at_asic_fmax",
                  "edges_per_second_per_mm2", "updates", "operations", "operations_per_cycle",
                  "operations_per_second_at_fmax", "operations_per_second_at_asic_fmax",
-                 "bytes_per_edge", "bytes_per_operation", "bandwidth_share", "bound_edges_per_cycle", "bound_operations_per_cycle",
+                 "bytes_per_edge", "bytes_per_operation", "bandwidth_share",
+                 "bound_edges_per_cycle", "bound_operations_per_cycle",
                  "seconds")
 
 
