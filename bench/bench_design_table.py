@@ -10,7 +10,8 @@ Beside the ECP5 figures, each design that ``graphgen sim`` runs gets its through
 measured Fmax, and at the GW5A's and the 0.18 um netlist's (OpenSTA, pre-layout, inside
 units) where they were measured: one RTL simulation of the same default configuration (the
 same Verilog, joined by its hash) on one named graph (:data:`SIM_RUNS`: data/kron11.mtx, BFS
-for the engines that take an algorithm, a fixed mix of updates for the dynamic graph unit), its work per cycle
+for the engines that take an algorithm, a fixed mix of updates for the dynamic graph unit), its
+work per cycle
 times the Fmax (``graphgen.throughput.per_second``): edges per second (TEPS for the BFS
 engine, Graph500's count) or operations per second. A design without a simulation, or
 without an Fmax, says so in the cell.

@@ -5,7 +5,8 @@ The clock (:class:`Clock`) is ``--clock-mhz F`` (stated by the user), or the Fma
 ``graphgen synth --json`` report of the same design and configuration (``--fmax-from FILE``:
 the measured figure, its device named; for ``--target asic``, OpenSTA's pre-layout Fmax, so
 labelled), or else the Fmax that ``graphgen synth --target ecp5`` of this configuration left
-in ``build/synth`` (its nextpnr report). With none, the per-second figures are left out and the report says how to get them.
+in ``build/synth`` (its nextpnr report). With none, the per-second figures are left out and
+the report says how to get them.
 
 The rate is the work per cycle times the clock: ``per_cycle * mhz * 1e6`` (:func:`per_second`),
 the work being the design's: traversed edges for the BFS engine (Graph500's: the root's
