@@ -6,7 +6,7 @@ decision, crosses the chip and then its pointer logic. A register slice after su
 drives the queue's read enable from a flip-flop.
 """
 
-from amaranth.hdl import Module, Mux, Signal, Value
+from amaranth.hdl import Module, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -37,10 +37,6 @@ class StreamRegisterSlice(wiring.Component):
         the slice's state (:mod:`hw.lib.fanout`): the load enable of a 512-bit slice is then
         several short nets instead of one that spans the chip. Lane 0's state drives
         ``i.ready`` and ``o.valid``; behaviour does not depend on the number of lanes.
-        With lanes and the skid register, the two payload registers are a ring (a write and
-        a read pointer): each is loaded whenever it is free, so its load enable comes from
-        flip-flops only, never from ``o.ready`` or ``i.valid``, and ``o.payload`` is the
-        read pointer's choice of the two. The same words pass in the same cycles.
 
     Members
     -------
@@ -60,10 +56,10 @@ class StreamRegisterSlice(wiring.Component):
             "o": Out(stream.Signature(shape)),
         })
 
-    def _lane_state(self, name, shape=1):
+    def _lane_state(self, name):
         """One register of the slice's state per lane (copies when there are several)."""
         attrs = COPY_ATTRS if self._lanes > 1 else {}
-        return [Signal(shape, name=f"{name}{k}" if self._lanes > 1 else name, attrs=attrs)
+        return [Signal(name=f"{name}{k}" if self._lanes > 1 else name, attrs=attrs)
                 for k in range(self._lanes)]
 
     def elaborate(self, platform):
@@ -74,8 +70,6 @@ class StreamRegisterSlice(wiring.Component):
         lanes = lane_slices(len(out), self._lanes)
         if not self._skid:
             return self._forward_only(m, payload, out, lanes)
-        if self._lanes > 1:
-            return self._ring(m, payload, out, lanes)
         skid = Value.cast(Signal(self._shape, name="skid", reset_less=True))
         skid_valid, out_valid = self._lane_state("skid_valid"), self._lane_state("out_valid")
         m.d.comb += [self.i.ready.eq(~skid_valid[0]), self.o.valid.eq(out_valid[0])]
@@ -97,22 +91,4 @@ class StreamRegisterSlice(wiring.Component):
         for part, out_held in zip(lanes, out_valid):
             with m.If(self.o.ready | ~out_held):
                 m.d.sync += [out[part].eq(payload[part]), out_held.eq(self.i.valid)]
-        return m
-
-    def _ring(self, m, payload, out, lanes):
-        entries = [Value.cast(Signal(self._shape, name=f"entry{e}", reset_less=True))
-                   for e in range(2)]
-        write_at, read_at = self._lane_state("write_at"), self._lane_state("read_at")
-        held = self._lane_state("held", range(3))
-        m.d.comb += [self.i.ready.eq(held[0] != 2), self.o.valid.eq(held[0] != 0)]
-        for part, w, r, n in zip(lanes, write_at, read_at, held):
-            with m.If(n != 2):
-                with m.If(w):
-                    m.d.sync += entries[1][part].eq(payload[part])
-                with m.Else():
-                    m.d.sync += entries[0][part].eq(payload[part])
-            m.d.comb += out[part].eq(Mux(r, entries[1][part], entries[0][part]))
-            push = self.i.valid & (n != 2)
-            pop = self.o.ready & (n != 0)
-            m.d.sync += [w.eq(w ^ push), r.eq(r ^ pop), n.eq(n + push - pop)]
         return m
