@@ -68,7 +68,8 @@ _KEYS = {
                  "walk_max_indegree": _indegree_limit, "walks": _integer,
                  "hub_sample_min": _integer},
     "sync": {"tolerance": _number, "max_iters": _integer},
-    "ligra": {"threads": _integer, "tolerance": _number, "max_iters": _integer},
+    "ligra": {"threads": _integer, "visibility": _integer, "tolerance": _number,
+              "max_iters": _integer},
     "bfs": {"lanes": _integer, "direction": _direction, "tau": _integer,
             "gamma_percent": _number, "tail_beta": _integer, "hub_cache": _switch,
             "hub_cache_entries": _integer, "middle_degree": _integer,
@@ -120,7 +121,12 @@ def model_figures(model: str, result) -> dict:
     figures = {"vertex_updates": c.vertex_updates, "edges_fetched": c.edges_fetched,
                "rounds": c.rounds, "converged": bool(result.converged)}
     if model == "ligra":
-        figures.update(threads=result.threads, steps=result.steps)
+        steps, work = result.threads * result.steps, result.threads * c.span
+        figures.update(threads=result.threads, visibility=result.visibility,
+                       steps=result.steps,
+                       thread_utilisation=round(c.thread_steps / steps, 4) if steps else 0.0,
+                       degree_weighted_utilisation=round(c.thread_work / work, 4)
+                       if work else 0.0)
     if model == "depgraph":
         h = result.hub_stats
         figures.update(shortcuts=result.shortcuts, shortcut_uses=c.shortcut_uses,

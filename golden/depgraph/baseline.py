@@ -22,7 +22,7 @@ import numpy as np
 from .counters import Counters
 from .gas import GasAlgorithm
 
-__all__ = ["run_sync", "fold_and_push"]
+__all__ = ["run_sync", "fold_and_push", "fold_and_send", "accumulate"]
 
 
 def _gather(offsets: np.ndarray, frontier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -41,6 +41,16 @@ def fold_and_push(algo: GasAlgorithm, offsets: np.ndarray, dst: np.ndarray, s: n
     out-edges: Δ_w <- Accum(Δ_w, EdgeCompute(x_u)). Returns the destinations (with repeats).
     ``dense``: the sum-type reduction is one ``np.bincount`` over all vertices (cheap for a
     whole frontier), else ``np.add.at`` (cheap for a few vertices)."""
+    ws, vals = fold_and_send(algo, offsets, dst, s, d, weights, consts, us, c)
+    accumulate(algo, d, ws, vals, dense)
+    return ws
+
+
+def fold_and_send(algo: GasAlgorithm, offsets: np.ndarray, dst: np.ndarray, s: np.ndarray,
+                  d: np.ndarray, weights: np.ndarray | None, consts: np.ndarray,
+                  us: np.ndarray, c: Counters) -> tuple[np.ndarray, np.ndarray]:
+    """Fold the deltas of the vertices ``us`` at once (they must be worth); the influences
+    their out-edges send, not yet accumulated: destinations (with repeats) and values."""
     c.vertex_updates += int(us.size)
     c.visits += int(us.size)
     x = d[us].copy()
@@ -50,20 +60,27 @@ def fold_and_push(algo: GasAlgorithm, offsets: np.ndarray, dst: np.ndarray, s: n
         s[us] += x
     d[us] = algo.identity
     idx, counts = _gather(offsets, us)
-    if idx.size == 0:
-        return idx
     c.edges_fetched += int(idx.size)
     ws = dst[idx]
+    if idx.size == 0:
+        return ws, np.zeros(0, dtype=d.dtype)
     w = None if weights is None else weights[idx]
     vals = algo.edge_compute(np.repeat(x, counts), w, np.repeat(consts[us], counts),
                              int(idx.size))
+    return ws, vals
+
+
+def accumulate(algo: GasAlgorithm, d: np.ndarray, ws: np.ndarray, vals: np.ndarray,
+               dense: bool) -> None:
+    """Δ_w <- Accum(Δ_w, value) for every (w, value) pair, in place."""
+    if ws.size == 0:
+        return
     if algo.selective:
         algo.ufunc.at(d, ws, vals.astype(d.dtype))
     elif dense:
         d += np.bincount(ws, weights=vals, minlength=d.size)
     else:
         np.add.at(d, ws, vals)
-    return ws
 
 
 def run_sync(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,

@@ -27,6 +27,9 @@ class Counters:
     queue_overflows: int = 0     # pushes refused by a full queue (spill)
     rescans: int = 0             # partition rescans after a spill
     rounds: int = 0              # scheduler rounds (baseline: iterations)
+    thread_steps: int = 0        # Ligra-o: steps in which a thread had a vertex to visit
+    thread_work: int = 0         # Ligra-o: visits weighted by out-degree (a stale one: 1)
+    span: int = 0                # Ligra-o: the steps' longest weighted visits, summed
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -91,10 +91,11 @@ class SyncResult:
 @dataclass(frozen=True)
 class LigraResult(SyncResult):
     """Final states and counters of Ligra-o (``counters.rounds`` iterations, ``steps``
-    parallel steps of ``threads`` threads)."""
+    parallel steps of ``threads`` threads, pushes seen ``visibility`` steps later)."""
 
     threads: int
     steps: int
+    visibility: int = 1
 
 
 # ---------------------------------------------------------------------------- checks
@@ -255,14 +256,17 @@ def run_sync_baseline(algo: str | GasAlgorithm, graph: Graph, *, root: int | Non
 
 
 def run_ligra_baseline(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = None,
-                       threads: int = 64, tolerance: float = DEFAULT_TOLERANCE,
-                       max_iters: int | None = None, symmetrize: bool = True) -> LigraResult:
-    """The same algorithm as the paper's baseline Ligra-o: frontier push with updates seen at
-    once, ``threads`` threads (:mod:`golden.depgraph.ligra`; 1 = the serial execution)."""
+                       threads: int = 64, visibility: int = 1,
+                       tolerance: float = DEFAULT_TOLERANCE, max_iters: int | None = None,
+                       symmetrize: bool = True) -> LigraResult:
+    """The same algorithm as the paper's baseline Ligra-o: frontier push with ``threads``
+    threads whose pushes are seen ``visibility`` steps later (:mod:`golden.depgraph.ligra`;
+    1 thread = the serial execution, visibility 1 = seen by the next step)."""
     algo, graph, root, weights, state, delta = _prepare(algo, graph, root, tolerance, symmetrize)
     threads = _int(threads, "threads", 1)
+    visibility = _int(visibility, "visibility", 1)
     max_iters = _iteration_cap(graph, max_iters)
     consts = source_constants(algo, graph)
     counters, steps, converged = run_ligra_o(algo, graph, state, delta, weights, consts,
-                                             float(tolerance), threads, max_iters)
-    return LigraResult(algo.name, state, counters, converged, threads, steps)
+                                             float(tolerance), threads, max_iters, visibility)
+    return LigraResult(algo.name, state, counters, converged, threads, steps, visibility)

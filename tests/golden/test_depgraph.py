@@ -388,6 +388,35 @@ def test_ligra_o_sees_updates_within_a_round():
     assert (both.counters.rounds, both.counters.vertex_updates) == (3, 4)
 
 
+def test_ligra_o_visibility_delays_the_updates_it_sees():
+    """The same graph, one thread, pushes seen two steps later. Round 1 (step 1): 0 folds
+    and pushes 1 and 10, seen at the barrier. Round 2: 1 folds at step 2 and pushes 2 to
+    vertex 2, seen from step 4; at step 3 vertex 2 still holds 10 and folds it (a wasted
+    update); the barrier brings the 2 in, so 2 folds again in round 3 (step 4): four
+    updates in four steps against the serial execution's three in three."""
+    g = golden.Graph.from_edges(3, [0, 0, 1], [2, 1, 2], [10, 1, 1])
+    serial = run_ligra_baseline("sssp", g, root=0, threads=1)
+    late = run_ligra_baseline("sssp", g, root=0, threads=1, visibility=2)
+    assert (serial.steps, serial.counters.vertex_updates) == (3, 3)
+    assert late.states.tolist() == [0, 1, 2]
+    assert (late.counters.rounds, late.steps, late.counters.vertex_updates) == (3, 4, 4)
+    assert late.counters.thread_steps == 4 and late.visibility == 2
+
+
+@pytest.mark.parametrize("algo", ["sssp", "pagerank"])
+def test_ligra_o_seeing_nothing_before_the_barrier_is_synchronous(algo):
+    """Pushes seen only at the round's barrier (a visibility longer than any round): every
+    vertex folds what it held when the round began, as the bulk-synchronous run does."""
+    g = golden.kronecker(9, 8, seed=2, weights="uniform:1:99")
+    kw = {"root": root_of(g)} if algo == "sssp" else {}
+    sync = run_sync_baseline(algo, g, **kw)
+    blind = run_ligra_baseline(algo, g, threads=1, visibility=g.num_vertices + 1, **kw)
+    assert blind.counters.vertex_updates == sync.counters.vertex_updates
+    assert blind.counters.rounds == sync.counters.rounds
+    if algo == "sssp":
+        np.testing.assert_array_equal(blind.states, sync.states)
+
+
 @pytest.mark.parametrize("algo", ["sssp", "pagerank", "cc"])
 @pytest.mark.parametrize("hub_index", [True, False])
 def test_several_walks_in_flight_reach_the_same_fixpoint(algo, hub_index):
