@@ -20,8 +20,9 @@ threads r_e is 23.4-23.7% with visibility 1, 19.7-20.3% with 8 (the paper's Ligr
 14.6-21.9%) and 15.7-16.0% with 64; the per-step utilisation alone stays at 94-99%, and
 u_s / u_d cannot fall below the bulk-synchronous run's (52-62% on R-MAT and Kronecker),
 so the paper's share needs the utilisation. The graph line gives vertices, edges, the hop
-levels from the SSSP root (a lower bound of the diameter) and the hub figures. DepGraph (Zhang et al., HPCA 2021,
-figure 10): 61.4-82.2% fewer updates than Ligra-o on 64 cores and real power-law graphs.
+levels from the SSSP root (a lower bound of the diameter) and the hub figures. DepGraph
+(Zhang et al., HPCA 2021, figure 10): 61.4-82.2% fewer updates than Ligra-o on 64 cores and
+real power-law graphs.
 """
 
 import argparse
