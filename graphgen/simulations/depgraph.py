@@ -55,6 +55,12 @@ def _hub_line(hub: dict | None, gold: dict) -> str:
             f"golden model {gold['shortcut_uses']} used")
 
 
+def _reads_per_edge(figures: dict) -> str:
+    """Edge reads (the processing elements' and the scan's) per edge processed."""
+    sent = figures["edges_fetched"]
+    return f"{(sent + figures['scanned_edges']) / sent:.2f}" if sent else "-"
+
+
 def _report(run: SimRun) -> list[str]:
     figures = run.reports[0].figures
     phases = figures["phase_cycles"]
@@ -66,9 +72,11 @@ def _report(run: SimRun) -> list[str]:
         ("updates", f"{figures['vertex_updates']} vertex updates in {figures['walks']} walks, "
                     f"{figures['stale_visits']} stale visits; golden model "
                     f"{gold['vertex_updates']}"),
-        ("edges", f"{figures['edges_fetched']} fetched ({figures['edges_per_run_cycle']:.3f} "
-                  f"per run cycle), {figures['scanned_edges']} re-read by the walk's scan; "
-                  f"golden model {gold['edges_fetched']}"),
+        ("edges", f"{figures['edges_fetched']} fetched for the processing elements "
+                  f"({figures['edges_per_run_cycle']:.3f} per run cycle) and "
+                  f"{figures['scanned_edges']} read again by the walk's scan "
+                  f"({_reads_per_edge(figures)} reads an edge); golden model "
+                  f"{gold['edges_fetched']}"),
         ("stack", f"{figures['stack_overflows']} overflows; golden model "
                   f"{gold['stack_overflows']}"),
         ("banks", f"{bank['ops']} ops (updates and visits), {bank['hazard_waits']} "
