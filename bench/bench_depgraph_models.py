@@ -144,7 +144,7 @@ def algo_rows(name, algo, graph, root, probe, probe_seconds, args) -> list[dict]
             serial = c.vertex_updates
         elif label.startswith(f"ligra-o {t}"):
             base[label] = c.vertex_updates
-            utilisation = c.thread_work / (t * c.span)
+            utilisation = result.degree_weighted_utilisation
             row.update(threads=t, visibility=result.visibility,
                        degree_weighted_utilisation=utilisation,
                        useful_share_pct=100.0 * serial / c.vertex_updates * utilisation)

@@ -121,12 +121,10 @@ def model_figures(model: str, result) -> dict:
     figures = {"vertex_updates": c.vertex_updates, "edges_fetched": c.edges_fetched,
                "rounds": c.rounds, "converged": bool(result.converged)}
     if model == "ligra":
-        steps, work = result.threads * result.steps, result.threads * c.span
         figures.update(threads=result.threads, visibility=result.visibility,
                        steps=result.steps,
-                       thread_utilisation=round(c.thread_steps / steps, 4) if steps else 0.0,
-                       degree_weighted_utilisation=round(c.thread_work / work, 4)
-                       if work else 0.0)
+                       thread_utilisation=round(result.thread_utilisation, 4),
+                       degree_weighted_utilisation=round(result.degree_weighted_utilisation, 4))
     if model == "depgraph":
         h = result.hub_stats
         figures.update(shortcuts=result.shortcuts, shortcut_uses=c.shortcut_uses,

@@ -97,6 +97,19 @@ class LigraResult(SyncResult):
     steps: int
     visibility: int = 1
 
+    @property
+    def thread_utilisation(self) -> float:
+        """Share of the thread-steps with a vertex to visit (:mod:`golden.depgraph.ligra`)."""
+        slots = self.threads * self.steps
+        return self.counters.thread_steps / slots if slots else 0.0
+
+    @property
+    def degree_weighted_utilisation(self) -> float:
+        """Share of the threads' time busy when a visit takes its out-degree and a step its
+        longest visit: the U of the paper's useful-update share."""
+        slots = self.threads * self.counters.span
+        return self.counters.thread_work / slots if slots else 0.0
+
 
 # ---------------------------------------------------------------------------- checks
 
