@@ -56,9 +56,10 @@ def _hub_line(hub: dict | None, gold: dict) -> str:
 
 
 def _reads_per_edge(figures: dict) -> str:
-    """Edge reads (the processing elements' and the scan's) per edge processed."""
+    """Edges read from memory (for the processing elements and by the scan) per edge
+    processed."""
     sent = figures["edges_fetched"]
-    return f"{(sent + figures['scanned_edges']) / sent:.2f}" if sent else "-"
+    return f"{(sent + figures['scan_read_edges']) / sent:.2f}" if sent else "-"
 
 
 def _report(run: SimRun) -> list[str]:
@@ -73,9 +74,11 @@ def _report(run: SimRun) -> list[str]:
                     f"{figures['stale_visits']} stale visits; golden model "
                     f"{gold['vertex_updates']}"),
         ("edges", f"{figures['edges_fetched']} fetched for the processing elements "
-                  f"({figures['edges_per_run_cycle']:.3f} per run cycle) and "
-                  f"{figures['scanned_edges']} read again by the walk's scan "
-                  f"({_reads_per_edge(figures)} reads an edge); golden model "
+                  f"({figures['edges_per_run_cycle']:.3f} per run cycle); "
+                  f"examined again by the walk's scan, {figures['scanned_edges']}, of them "
+                  f"{figures['scan_read_edges']} read from memory again "
+                  f"({_reads_per_edge(figures)} edge reads from memory an edge processed); "
+                  f"golden model "
                   f"{gold['edges_fetched']}"),
         ("stack", f"{figures['stack_overflows']} overflows; golden model "
                   f"{gold['stack_overflows']}"),

@@ -81,6 +81,11 @@ class DepGraphConfig(DesignConfig):
         (SSSP); a one-word edge's weight is 1 inside the engine. ``weighted``: always
         (dst, weight), the layout before the compact one, kept to compare with it. The edge
         reader, the scan's line and the kept lines follow (:attr:`edge_words`).
+    load_window : int
+        Lines the vertex loader requests ahead of the hand-out in each array it reads before
+        a run (state, delta, constant, stop bits, offsets): it hands out a record a cycle when
+        this covers the memory's latency (about latency / 16 lines; 4 took about two cycles a
+        record at latency 100, issue 55).
     edge_fifo_depth : int
         Entries of each FIFO edge buffer (37 entries of 134 bits: about the paper's 4.8 Kbit).
     addr_width : int
@@ -117,6 +122,7 @@ class DepGraphConfig(DesignConfig):
     bank_vertices: int = 8192
     edge_format: str = "csr"
     edge_fifo_depth: int = 37
+    load_window: int = 16
     addr_width: int = 26
     memory_outstanding: int = 128
     stall_injection: int = 0
@@ -155,6 +161,8 @@ class DepGraphConfig(DesignConfig):
         if not 2 <= self.edge_fifo_depth <= 256:
             raise ConfigError(f"edge_fifo_depth must be between 2 and 256, "
                               f"not {self.edge_fifo_depth}")
+        if not 1 <= self.load_window <= 64:
+            raise ConfigError(f"load_window must be between 1 and 64, not {self.load_window}")
         if not 16 <= self.addr_width <= 32:
             raise ConfigError(f"addr_width must be between 16 and 32, not {self.addr_width}")
         if not 2 <= self.memory_outstanding <= 1024:

@@ -83,7 +83,8 @@ class Engine(wiring.Component):
         Anything inside but the updates on their way back (``drained`` covers those).
     store_busy : ``Out(1)``
         The vertex-store bank has operations in flight (loading ends when it has none).
-    counters: ``visits``, ``stale_visits``, ``edges_fetched``, ``scanned_edges``, ``walks``,
+    counters: ``visits``, ``stale_visits``, ``edges_fetched``, ``scanned_edges``,
+    ``scan_read_edges`` (those of the scanned edges read from memory), ``walks``,
     ``vertex_updates``, ``updates_applied``, ``activations``, ``pushes``,
     ``stack_overflows``, ``queue_line_reads``, ``queue_line_writes``, ``observations``,
     ``pseudo_edges`` (the last two 0 without the hub index), ``hazard_waits`` (the bank's
@@ -95,8 +96,8 @@ class Engine(wiring.Component):
     ``queue_overflow`` : ``Out(1)``
     """
 
-    COUNTERS = ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks",
-                "vertex_updates", "updates_applied", "activations", "pushes",
+    COUNTERS = ("visits", "stale_visits", "edges_fetched", "scanned_edges", "scan_read_edges",
+                "walks", "vertex_updates", "updates_applied", "activations", "pushes",
                 "stack_overflows", "queue_line_reads", "queue_line_writes", "observations",
                 "pseudo_edges", "hazard_waits", "updates_passed", "walk_idle_cycles",
                 "queue_empty_cycles")
@@ -258,7 +259,8 @@ class Engine(wiring.Component):
 
     def _counters(self, m, hdtls, bank, queue, root_buffer):
         """The counters: the HDTLs' summed, the bank's and the queue's, the occupancy."""
-        for name in ("visits", "stale_visits", "edges_fetched", "scanned_edges", "walks"):
+        for name in ("visits", "stale_visits", "edges_fetched", "scanned_edges",
+                     "scan_read_edges", "walks"):
             m.d.comb += getattr(self, name).eq(sum(getattr(h, name) for h in hdtls))
         for name in ("vertex_updates", "activations", "pushes", "stack_overflows",
                      "hazard_waits"):

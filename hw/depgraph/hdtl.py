@@ -118,10 +118,10 @@ class HDTL(wiring.Component):
     offsets_mem, edges_mem : ``Out(MemoryPortSignature(addr_width))``
         (``offsets_base`` and ``offsets_mem`` only without ``offsets_on_chip``.)
     busy : ``Out(1)``
-    visits, stale_visits, edges_fetched, scanned_edges, walks : ``Out(32)``
+    visits, stale_visits, edges_fetched, scanned_edges, scan_read_edges, walks : ``Out(32)``
         Counters: folding visits, visits that found no work (stale pops included), edges
-        sent to the FIFO edge buffer, edges examined by the scan (read again from memory, or
-        from the batch's first line when the scan starts there), walks started.
+        sent to the FIFO edge buffer, edges examined by the scan (from the kept lines, or read
+        again from memory: ``scan_read_edges`` those), walks started.
 
     With ``hub_index``:
 
@@ -180,7 +180,8 @@ class HDTL(wiring.Component):
             "edges_mem": Out(MemoryPortSignature(addr_width)),
             "busy": Out(1),
             "visits": Out(32), "stale_visits": Out(32), "edges_fetched": Out(32),
-            "scanned_edges": Out(32), "walks": Out(32),
+            "scanned_edges": Out(32), "scan_read_edges": Out(32),
+            "walks": Out(32),
         }
         if not offsets_on_chip:
             members["offsets_base"] = In(addr_width)
@@ -253,7 +254,8 @@ class HDTL(wiring.Component):
                      scanner.batch_level.eq(Mux(cur.depth > levels, levels - 1,
                                                 cur.depth - 1)),
                      scanner.batch_data.eq(blocks.edge_reader.items.payload.data),
-                     self.scanned_edges.eq(scanner.scanned_edges)]
+                     self.scanned_edges.eq(scanner.scanned_edges),
+                     self.scan_read_edges.eq(scanner.scan_read_edges)]
         wiring.connect(m, scanner.probe, wiring.flipped(self.probe))
         wiring.connect(m, wiring.flipped(self.probed), scanner.probed)
 

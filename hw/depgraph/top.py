@@ -252,7 +252,8 @@ class DepGraph(RegisterDesign):
         cfg = self._config
         m.submodules.loader = loader = VertexLoader(addr_width=cfg.addr_width,
                                                     banks=cfg.engines,
-                                                    offsets=cfg.offsets_on_chip)
+                                                    offsets=cfg.offsets_on_chip,
+                                                    window=cfg.load_window)
         m.submodules.writer = writer = VertexWriter(addr_width=cfg.addr_width, banks=cfg.engines)
         for part in (loader, writer):
             m.d.comb += part.num_vertices.eq(regs.num_vertices)

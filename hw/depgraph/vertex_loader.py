@@ -68,6 +68,9 @@ class VertexLoader(wiring.Component):
     offsets : bool
         Also read the CSR offsets, for banks that keep each vertex's edge range
         (``offsets_on_chip``): record v gets lo = offsets[v], hi = offsets[v + 1].
+    window : int
+        Lines each array's reader requests ahead of the hand-out: a record a cycle needs a
+        line of each array every 16 cycles, so about the memory's latency / 16 lines.
 
     Members
     -------
@@ -82,9 +85,12 @@ class VertexLoader(wiring.Component):
         With ``offsets``.
     """
 
-    def __init__(self, *, addr_width: int, banks: int, offsets: bool = False):
+    def __init__(self, *, addr_width: int, banks: int, offsets: bool = False,
+                 window: int = 4):
         check_int("VertexLoader", "addr_width", addr_width, high=32)
         check_int("VertexLoader", "banks", banks)
+        check_int("VertexLoader", "window", window, high=64)
+        self._window = window
         self._addr_width = addr_width
         self._banks = banks
         # The arrays read, each a base and a port.
@@ -103,7 +109,8 @@ class VertexLoader(wiring.Component):
         m = Module()
         readers, items = {}, {}
         for name in self.arrays:
-            reader = RangeReader(addr_width=self._addr_width, item_words=1, window=4,
+            reader = RangeReader(addr_width=self._addr_width, item_words=1,
+                                 window=self._window,
                                  buffered_lines=True, flags_cycle=True)
             m.submodules[f"{name}_reader"] = readers[name] = reader
             wiring.connect(m, reader.mem, wiring.flipped(getattr(self, f"{name}_mem")))

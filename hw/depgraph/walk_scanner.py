@@ -102,6 +102,8 @@ class WalkScanner(wiring.Component):
         The batch's last edge went: the kept line may be scanned.
     scanned_edges : ``Out(32)``
         Edges examined.
+    scan_read_edges : ``Out(32)``
+        Edges of those read from memory (the rest came from the kept lines).
     """
 
     def __init__(self, *, addr_width: int, kept_lines: int = 1, levels: int = 1,
@@ -130,7 +132,7 @@ class WalkScanner(wiring.Component):
             "batch_level": In(range(levels)),
             "batch_edge": In(1), "batch_data": In(edge_layout(edge_words)),
             "batch_done": In(1),
-            "scanned_edges": Out(32),
+            "scanned_edges": Out(32), "scan_read_edges": Out(32),
         })
 
     def elaborate(self, platform):
@@ -194,6 +196,8 @@ class WalkScanner(wiring.Component):
                     wiring.connect(m, replayed, wiring.flipped(item))
                 with m.Else():
                     wiring.connect(m, wiring.flipped(self.items), wiring.flipped(item))
+                    with m.If(self.items.valid & self.items.ready):
+                        m.d.sync += self.scan_read_edges.eq(self.scan_read_edges + 1)
                 self._elaborate_probes(m, item, probes, items_taken, items_done)
                 m.d.comb += [probes.o.ready.eq(self.probed.valid),
                              self.probed.ready.eq(probes.o.valid)]

@@ -70,7 +70,7 @@ class DepGraphReport(SimReport):
             "edges_fetched": c["edges_fetched"],
             "edges_per_run_cycle": c["edges_fetched"] / c["run_cycles"] if c["run_cycles"]
             else 0.0,
-            "scanned_edges": c["scanned_edges"],
+            "scanned_edges": c["scanned_edges"], "scan_read_edges": c["scan_read_edges"],
             "walks": c["walks"], "stale_visits": c["stale_visits"],
             "stack_overflows": c["stack_overflows"],
             # Bank ops (updates and visits, each one pick) and the bank-cycles the banks

@@ -5,7 +5,8 @@ that edge's successor or the scanned line's end; the line's destinations in the 
 and only those, are probed, in edge order; a line that lies within the first lines of the
 last batch of the scan's stack level (recorded through ``batch_*``, one or several lines
 kept; one level, or a level of their own for each of four) is read from there, every other
-one through ``read``, exactly once. Edges of one word (the destination alone, sixteen a
+one through ``read``, exactly once; the counters give the edges scanned and, of those, the
+edges read through ``read``. Edges of one word (the destination alone, sixteen a
 line: the answer's weight is 1) and of two (dst, weight; eight a line)."""
 
 import random
@@ -87,10 +88,12 @@ def test_walk_scanner(kept_lines, levels, edge_words, pause):
         plan.append((batched, level, vertex, lo, hi, nxt))
     want_results, want_probes, want_reads = [], [], 0
     resumed_from_kept = 0
+    want_scanned = want_scan_reads = 0
+    counters = {}
     lines = {}                                  # level: (vertex, first, end) of its kept lines
 
     async def control(ctx):
-        nonlocal want_reads, resumed_from_kept
+        nonlocal want_reads, resumed_from_kept, want_scanned, want_scan_reads
         last_level = None                       # of the last batch
         ctx.set(dut.first, FIRST)
         ctx.set(dut.last, LAST)
@@ -124,6 +127,8 @@ def test_walk_scanner(kept_lines, levels, edge_words, pause):
             from_kept = line is not None and line[0] == vertex and line[1] <= nxt and \
                 line_end <= line[2]
             want_reads += not from_kept
+            want_scanned += line_end - nxt
+            want_scan_reads += 0 if from_kept else line_end - nxt
             resumed_from_kept += from_kept and level != last_level
             ctx.set(dut.request.payload, {"vertex": vertex, "next": nxt, "end": hi,
                                           "level": level})
@@ -135,6 +140,9 @@ def test_walk_scanner(kept_lines, levels, edge_words, pause):
             ctx.set(dut.request.valid, 0)
             while len(results) < len(want_results):
                 await ctx.tick()
+        await ctx.tick()
+        counters.update(scanned=ctx.get(dut.scanned_edges),
+                        read=ctx.get(dut.scan_read_edges))
 
     bench.add_process(control)
     bench.until(lambda: len(results) == len(plan))
@@ -143,6 +151,8 @@ def test_walk_scanner(kept_lines, levels, edge_words, pause):
     bench.check_equal(got, want_results, "scan results")
     bench.check_equal(bench.received["probe"], want_probes, "probed vertices")
     bench.check_equal(len(reads), want_reads, "line reads")
+    bench.check_equal(counters, {"scanned": want_scanned, "read": want_scan_reads},
+                      "scanned edges, and those read")
     assert all(r["base"] == 0x100 for r in reads)
     assert any(r["found"] for r in results) and not all(r["found"] for r in results)
     assert want_reads < len(plan)               # the kept line served some scans

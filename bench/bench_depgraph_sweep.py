@@ -1,0 +1,190 @@
+"""DepGraph in RTL simulation: the sweep its defaults are chosen from (issue 55 item 1).
+
+Each named configuration (walks in flight, stack lines, kept lines; every other parameter at
+its default) runs every algorithm on every graph kind at DRAM latency 100 and 64 B/cycle,
+``--engines`` engines, beside the Graphicionado pipeline with as many source and destination
+streams on the same graph and memory. SSSP starts at the vertex of highest out-degree;
+PageRank runs to ``--tolerance`` (Graphicionado as many iterations as the synchronous baseline
+needs for it). One Verilator build serves every graph of a configuration and algorithm, so
+the builds go to ``--workers`` processes a (configuration, algorithm) pair at a time. Every
+run is checked against its golden model. Prints one row a run and writes the JSON report.
+"""
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+import golden  # noqa: E402
+from golden.depgraph import run_sync_baseline  # noqa: E402
+from graphgen.reports import base_report, write_json  # noqa: E402
+from hw.depgraph.config import DepGraphConfig  # noqa: E402
+from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
+from sim.depgraph import run as depgraph_run  # noqa: E402
+from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
+from sim.graphicionado import run as graphicionado_run  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
+
+DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / \
+    "depgraph-sweep.json"
+MEMORY = SimMemoryConfig(latency=100, jitter=0, outstanding=128, depth_lines=1 << 19)
+W = "weights=uniform:1:255"
+GRAPHS = {
+    "rmat12": f"rmat:scale=12,ef=8,seed=1,{W}",
+    "kron12": f"kron:scale=12,ef=8,seed=1,{W}",
+    "grid64": f"grid:rows=64,cols=64,seed=1,{W}",
+    "scalefree4k": f"scalefree:n=4096,seed=1,{W}",
+    "rmat12-narrow": "rmat:scale=12,ef=8,seed=1,weights=uniform:1:4",
+}
+CONFIGS = {
+    "w16-stack-k4": {"walks": 16, "stack_lines": True, "kept_lines": 4},
+    "w16-k4": {"walks": 16, "stack_lines": False, "kept_lines": 4},
+    "w16-stack-k2": {"walks": 16, "stack_lines": True, "kept_lines": 2},
+    "w8-stack-k4": {"walks": 8, "stack_lines": True, "kept_lines": 4},
+}
+
+
+def _iterations(algo, graph, tolerance):
+    return run_sync_baseline("pagerank", graph, tolerance=tolerance).counters.rounds \
+        if algo == "pagerank" else None
+
+
+def _kinds_for(algo, graphs):
+    """The graphs of an algorithm: weights only matter to SSSP."""
+    return {k: spec for k, spec in graphs.items()
+            if algo == "sssp" or not k.endswith("-narrow")}
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(n - 1, 1).bit_length()
+
+
+def _root(algo, graph):
+    return int(np.argmax(graph.out_degree)) if algo == "sssp" else None
+
+
+def depgraph_group(name, settings, algo, engines, graphs, tolerance):
+    """Every graph on one configuration and algorithm (one build)."""
+    rows = []
+    for kind, spec in _kinds_for(algo, graphs).items():
+        graph = golden.load_graph(spec)
+        config = DepGraphConfig(algo=algo, engines=engines, **settings)
+        start = time.perf_counter()
+        report = depgraph_run.simulate(
+            graph, config, MEMORY,
+            RunSettings(algo=algo, root=_root(algo, graph), tolerance=tolerance))
+        if not report.matches:
+            raise SystemExit(f"depgraph {name} {algo} {kind}: RTL differs from golden at "
+                             f"{report.first_mismatch}")
+        f = report.figures
+        rows.append({"design": "depgraph", "config": name, "algo": algo, "graph": kind,
+                     "cycles": f["cycles"], "phase_cycles": f["phase_cycles"],
+                     "vertex_updates": f["vertex_updates"], "edges": f["edges_fetched"],
+                     "scanned_edges": f["scanned_edges"],
+                     "scan_read_edges": f["scan_read_edges"],
+                     "stale_visits": f["stale_visits"], "walks": f["walks"],
+                     "memory_reads": f["memory"]["reads"],
+                     "golden_updates": f["golden"]["vertex_updates"],
+                     "wall_seconds": time.perf_counter() - start,
+                     "configuration": config.as_dict()})
+        _print(rows[-1])
+    return rows
+
+
+def graphicionado_group(algo, engines, graphs, tolerance):
+    rows = []
+    for kind, spec in _kinds_for(algo, graphs).items():
+        graph = golden.load_graph(spec)
+        config = GraphicionadoConfig(algo=algo, max_vertices=_pow2(graph.num_vertices),
+                                     streams_src=engines,
+                                     streams_dst=engines)
+        start = time.perf_counter()
+        report = graphicionado_run.simulate(
+            graph, config, MEMORY,
+            RunSettings(algo=algo, root=_root(algo, graph),
+                        iters=_iterations(algo, graph, tolerance)))
+        if not report.matches:
+            raise SystemExit(f"graphicionado {algo} {kind}: RTL differs from golden at "
+                             f"{report.first_mismatch}")
+        f = report.figures
+        rows.append({"design": "graphicionado", "config": f"{engines}x{engines}",
+                     "algo": algo, "graph": kind, "cycles": f["cycles"],
+                     "vertex_updates": f["vertex_updates"], "edges": f["edges_traversed"],
+                     "wall_seconds": time.perf_counter() - start,
+                     "configuration": config.as_dict()})
+        _print(rows[-1])
+    return rows
+
+
+def _print(row):
+    extra = ""
+    if row["design"] == "depgraph":
+        sent = row["edges"]
+        extra = (f" scan {row['scanned_edges']:>7,} (from memory {row['scan_read_edges']:>6,};"
+                 f" {(sent + row['scan_read_edges']) / sent:.2f} reads an edge)"
+                 f" stale {row['stale_visits']:>5,} load {row['phase_cycles']['load']:>6,}"
+                 f" write {row['phase_cycles']['write']:>6,}")
+    print(f"{row['design']:<13} {row['config']:<13} {row['algo']:<8} {row['graph']:<13} "
+          f"{row['cycles']:>10,} cycles {row['vertex_updates']:>8,} updates "
+          f"{row['edges']:>9,} edges{extra} ({row['wall_seconds']:.0f} s)", flush=True)
+
+
+def _table(rows):
+    base = {(r["algo"], r["graph"]): r["cycles"] for r in rows
+            if r["design"] == "graphicionado"}
+    print("\nGraphicionado cycles / DepGraph cycles:")
+    configs = sorted({r["config"] for r in rows if r["design"] == "depgraph"})
+    keys = sorted({(r["algo"], r["graph"]) for r in rows if r["design"] == "depgraph"})
+    print(f"{'algo':<9}{'graph':<15}" + "".join(f"{c:>15}" for c in configs))
+    cell = {(r["config"], r["algo"], r["graph"]): r["cycles"] for r in rows
+            if r["design"] == "depgraph"}
+    for algo, kind in keys:
+        line = f"{algo:<9}{kind:<15}"
+        for c in configs:
+            cycles = cell.get((c, algo, kind))
+            ratio = base.get((algo, kind))
+            line += f"{ratio / cycles:>15.2f}" if cycles and ratio else f"{'-':>15}"
+        print(line)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engines", type=int, default=4)
+    parser.add_argument("--algos", default="sssp,pagerank")
+    parser.add_argument("--configs", default=",".join(CONFIGS),
+                        help=f"comma-separated, of {', '.join(CONFIGS)}")
+    parser.add_argument("--graphs", default=",".join(GRAPHS),
+                        help=f"comma-separated, of {', '.join(GRAPHS)}")
+    parser.add_argument("--tolerance", type=float, default=1e-6)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
+    args = parser.parse_args()
+    algos = [a for a in args.algos.split(",") if a]
+    configs = [c for c in args.configs.split(",") if c]
+    kinds = [g for g in args.graphs.split(",") if g]
+    for what, chosen, known in (("--algos", algos, ("sssp", "pagerank")),
+                                ("--configs", configs, CONFIGS), ("--graphs", kinds, GRAPHS)):
+        if not chosen or any(c not in known for c in chosen):
+            parser.error(f"{what}: of {', '.join(known)}, not {chosen!r}")
+    graphs = {k: GRAPHS[k] for k in kinds}
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        jobs = [pool.submit(graphicionado_group, algo, args.engines, graphs, args.tolerance)
+                for algo in algos]
+        jobs += [pool.submit(depgraph_group, c, CONFIGS[c], algo, args.engines, graphs,
+                             args.tolerance) for c in configs for algo in algos]
+        rows = [row for job in jobs for row in job.result()]
+    _table(rows)
+    report = base_report("bench", "depgraph-sweep", None)
+    report.update({"engines": args.engines, "graphs": graphs,
+                   "configs": {c: CONFIGS[c] for c in configs}, "tolerance": args.tolerance,
+                   "memory": MEMORY.as_dict(), "runs": rows})
+    write_json(Path(args.json), report)
+
+
+if __name__ == "__main__":
+    main()
