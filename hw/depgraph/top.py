@@ -255,10 +255,9 @@ class DepGraph(RegisterDesign):
                                                     offsets=cfg.offsets_on_chip,
                                                     window=cfg.load_window)
         m.submodules.writer = writer = VertexWriter(addr_width=cfg.addr_width, banks=cfg.engines)
-        for part in (loader, writer):
-            m.d.comb += part.num_vertices.eq(regs.num_vertices)
-            for b, bound in enumerate(bounds):
-                m.d.comb += part.bounds[b].eq(bound)
+        m.d.comb += loader.num_vertices.eq(regs.num_vertices)
+        for b, bound in enumerate(bounds):
+            m.d.comb += loader.bounds[b].eq(bound)
         m.d.comb += [getattr(loader, f"{name}_base").eq(getattr(regs, f"{name}_base"))
                      for name in loader.arrays]
         m.d.comb += writer.state_base.eq(regs.state_base)
@@ -267,17 +266,12 @@ class DepGraph(RegisterDesign):
             m.d.comb += [
                 engine.load.valid.eq(loader.records.valid & mine),
                 engine.load.payload.eq(loader.records.payload.item),
-                engine.dump.valid.eq(writer.requests.valid & (writer.requests.payload.bank == e)),
-                engine.dump.payload.eq(writer.requests.payload.item),
+                writer.first[e].eq(engine.first), writer.last[e].eq(engine.last),
             ]
             with m.If(mine):
                 m.d.comb += loader.records.ready.eq(engine.load.ready)
-            with m.If(writer.requests.payload.bank == e):
-                m.d.comb += writer.requests.ready.eq(engine.dump.ready)
-            with m.If(writer.response_bank == e):
-                m.d.comb += [writer.states.valid.eq(engine.dumped.valid),
-                             writer.states.payload.eq(engine.dumped.payload),
-                             engine.dumped.ready.eq(writer.states.ready)]
+            wiring.connect(m, writer.requests[e], engine.dump)
+            wiring.connect(m, engine.dumped, writer.states[e])
         return loader, writer
 
     def _count_memory_requests(self, m):

@@ -6,20 +6,21 @@ here each engine's partition lives in an on-chip bank, filled from memory before
 written back to the state array after it.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.utils import exact_log2
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import check_int
-from hw.lib.memory.port import LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature
-from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.memory.port import (LINE_BYTES, WORDS_PER_LINE, MemoryPortSignature,
+                                line_request_layout)
+from hw.lib.stream.arbiter import StreamArbiter
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import STOP_BITS_PER_VERTEX, STOP_WORD_FIELDS, VERTICES_PER_STOP_WORD, LoadRecord
 from hw.lib.memory.range_reader import RangeReader
 
 
-__all__ = ["VertexLoader", "VertexWriter", "banked_layout"]
+__all__ = ["VertexLoader", "VertexWriter", "BankDump", "banked_layout"]
 
 
 def banked_layout(shape, banks: int) -> data.StructLayout:
@@ -203,21 +204,114 @@ class VertexLoader(wiring.Component):
         return have_lo & items.valid
 
 
+class BankDump(wiring.Component):
+    """Asks one bank for the states of its partition, in id order, and packs them into the
+    state array's lines, each handed out under a byte mask when full or at the partition's
+    last vertex (a line shared with the next partition is written by both, each its bytes).
+
+    Members
+    -------
+    start : ``In(1)``; done : ``Out(1)``
+        ``done``: every line has been handed out.
+    first, last : ``In(32)``
+        The partition, vertices ``first .. last - 1`` (may be empty).
+    state_base : ``In(addr_width)``
+    request : ``Out(stream.Signature(32))``; state : ``In(stream.Signature(32))``
+        Vertex ids to the bank's ``dump`` port, and its answers, in order.
+    line : ``Out(stream.Signature(line_request_layout(addr_width)))``
+        Line writes.
+    """
+
+    def __init__(self, *, addr_width: int):
+        check_int("BankDump", "addr_width", addr_width, high=32)
+        super().__init__({
+            "start": In(1), "done": Out(1), "first": In(32), "last": In(32),
+            "state_base": In(addr_width),
+            "request": Out(stream.Signature(32)), "state": In(stream.Signature(32)),
+            "line": Out(stream.Signature(line_request_layout(addr_width))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        count = self.last - self.first
+        asking = Signal()
+        asked = Signal(32)
+        to_ask = _Countdown(m, "ask")
+        # Register slices on the way to the bank and back: the banks sit across the chip,
+        # and their ready and valid reach only the slices' flip-flops.
+        m.submodules.request_slice = request_slice = StreamRegisterSlice(32)
+        wiring.connect(m, request_slice.o, wiring.flipped(self.request))
+        requests = request_slice.i
+        m.d.comb += [requests.valid.eq(asking), requests.payload.eq(asked)]
+        with m.If(requests.valid & requests.ready):
+            m.d.sync += asked.eq(asked + 1)
+            to_ask.step()
+            with m.If(to_ask.final):
+                m.d.sync += asking.eq(0)
+
+        written = Signal(32)            # the next vertex to pack
+        to_write = _Countdown(m, "write")
+        all_written = Signal()
+        line = Signal(data.ArrayLayout(32, WORDS_PER_LINE))
+        mask = Signal(LINE_BYTES)
+        line_address = Signal.like(self.state_base)
+        flush = Signal()
+        m.submodules.state_slice = state_slice = StreamRegisterSlice(32)
+        wiring.connect(m, wiring.flipped(self.state), state_slice.i)
+        states = state_slice.o
+        m.d.comb += states.ready.eq(~flush)
+        slot = written[:4]
+        with m.If(states.valid & states.ready):
+            m.d.sync += [line[slot].eq(states.payload),
+                         mask.eq(mask | (0xF << (slot * 4))),
+                         line_address.eq(self.state_base + (written >> 4)),
+                         written.eq(written + 1)]
+            to_write.step()
+            with m.If((slot == WORDS_PER_LINE - 1) | to_write.final):
+                m.d.sync += flush.eq(1)
+            with m.If(to_write.final):
+                m.d.sync += all_written.eq(1)
+        m.d.comb += [
+            self.line.valid.eq(flush),
+            self.line.payload.addr.eq(line_address),
+            self.line.payload.write.eq(1),
+            self.line.payload.wdata.eq(line),
+            self.line.payload.wmask.eq(mask),
+        ]
+        with m.If(self.line.valid & self.line.ready):
+            m.d.sync += [flush.eq(0), mask.eq(0)]
+            with m.If(all_written):
+                m.d.sync += self.done.eq(1)
+
+        with m.If(self.start):
+            m.d.sync += [asking.eq(count != 0), asked.eq(self.first), written.eq(self.first),
+                         mask.eq(0), self.done.eq(count == 0), all_written.eq(0)]
+            to_ask.restart(count)
+            to_write.restart(count)
+        return m
+
+
 class VertexWriter(wiring.Component):
-    """Asks the banks for every vertex's state, in id order, and writes the state array.
+    """Writes every vertex's state back to the state array: a :class:`BankDump` a bank, all
+    at once, their lines merged round robin into one memory port (a bank answers a state a
+    cycle, and a line holds sixteen, so several banks share the port's line a cycle).
+
+    Parameters
+    ----------
+    addr_width : int
+    banks : int
 
     Members
     -------
     start : ``In(1)``; done : ``Out(1)``
         ``done``: every line has been handed to the memory port.
-    num_vertices : ``In(32)``
+    first, last : ``In(32).array(banks)``
+        Bank b's partition, vertices ``first[b] .. last[b] - 1``.
     state_base : ``In(addr_width)``
-    bounds : ``In(32).array(banks - 1)``
-    requests : ``Out(stream.Signature(banked_layout(32, banks)))``
+    requests : ``Out(stream.Signature(32)).array(banks)``
         Vertex ids for the banks' ``dump`` ports.
-    response_bank : ``Out(range(banks))``
-        The bank whose ``dumped`` stream is to be connected to ``states``.
-    states : ``In(stream.Signature(32))``
+    states : ``In(stream.Signature(32)).array(banks)``
+        Their answers.
     mem : ``Out(MemoryPortSignature(addr_width))``
     """
 
@@ -227,85 +321,29 @@ class VertexWriter(wiring.Component):
         self._addr_width = addr_width
         self._banks = banks
         super().__init__({
-            "start": In(1), "done": Out(1), "num_vertices": In(32),
+            "start": In(1), "done": Out(1),
+            "first": In(32).array(banks), "last": In(32).array(banks),
             "state_base": In(addr_width),
-            "bounds": In(32).array(max(banks - 1, 1)),
-            "requests": Out(stream.Signature(banked_layout(32, banks))),
-            "response_bank": Out(range(max(banks, 2))),
-            "states": In(stream.Signature(32)),
+            "requests": Out(stream.Signature(32)).array(banks),
+            "states": In(stream.Signature(32)).array(banks),
             "mem": Out(MemoryPortSignature(self._addr_width)),
         })
 
     def elaborate(self, platform):
         m = Module()
-        n = self.num_vertices
-        # Requests: vertex ids in order, with the bank of each remembered for its answer.
-        asking = Signal()
-        asked = Signal(32)
-        cursor = _BankCursor(m, self.bounds, self._banks, "dump")
-        to_ask = _Countdown(m, "ask")
-        m.submodules.pending = pending = StreamFIFO(range(max(self._banks, 2)), 8)
-        # Register slices on the way to the banks and back, as in the loader: the banks sit
-        # across the chip, and their ready and valid reach only the slices' flip-flops.
-        m.submodules.request_slice = request_slice = \
-            StreamRegisterSlice(self.requests.payload.shape())
-        wiring.connect(m, request_slice.o, wiring.flipped(self.requests))
-        requests = request_slice.i
-        m.d.comb += [
-            requests.valid.eq(asking & pending.i.ready),
-            requests.payload.item.eq(asked),
-            requests.payload.bank.eq(cursor.bank),
-            pending.i.valid.eq(asking & requests.ready),
-            pending.i.payload.eq(cursor.bank),
-        ]
-        with m.If(requests.valid & requests.ready):
-            m.d.sync += asked.eq(asked + 1)
-            cursor.step(asked + 1)
-            to_ask.step()
-            with m.If(to_ask.final):
-                m.d.sync += asking.eq(0)
-
-        # Answers: packed into lines, each written when full or at the last vertex.
-        written = Signal(32)
-        to_write = _Countdown(m, "write")
-        all_written = Signal()
-        line = Signal(data.ArrayLayout(32, WORDS_PER_LINE))
-        mask = Signal(LINE_BYTES)
-        flush = Signal()
-        m.submodules.state_slice = state_slice = StreamRegisterSlice(32)
-        m.d.comb += [self.response_bank.eq(pending.o.payload),
-                     state_slice.i.valid.eq(self.states.valid & pending.o.valid),
-                     state_slice.i.payload.eq(self.states.payload),
-                     self.states.ready.eq(pending.o.valid & state_slice.i.ready),
-                     pending.o.ready.eq(self.states.valid & state_slice.i.ready)]
-        states = state_slice.o
-        m.d.comb += states.ready.eq(~flush)
-        slot = written[:4]
-        with m.If(states.valid & states.ready):
-            m.d.sync += [line[slot].eq(states.payload),
-                         mask.eq(mask | (0xF << (slot * 4))),
-                         written.eq(written + 1)]
-            to_write.step()
-            with m.If((slot == WORDS_PER_LINE - 1) | to_write.final):
-                m.d.sync += flush.eq(1)
-            with m.If(to_write.final):
-                m.d.sync += all_written.eq(1)
-        line_address = (written - 1) >> 4
-        m.d.comb += [
-            self.mem.req.valid.eq(flush),
-            self.mem.req.payload.addr.eq(self.state_base + line_address),
-            self.mem.req.payload.write.eq(1),
-            self.mem.req.payload.wdata.eq(line),
-            self.mem.req.payload.wmask.eq(mask),
-        ]
-        with m.If(self.mem.req.valid & self.mem.req.ready):
-            m.d.sync += [flush.eq(0), mask.eq(0)]
-            with m.If(all_written):
-                m.d.sync += self.done.eq(1)
-
-        with m.If(self.start):
-            m.d.sync += [asking.eq(n != 0), asked.eq(0), written.eq(0), mask.eq(0),
-                         cursor.bank.eq(0), self.done.eq(n == 0), all_written.eq(0)]
-            to_ask.restart(n)
-            to_write.restart(n)
+        m.submodules.merge = merge = StreamArbiter(
+            line_request_layout(self._addr_width), self._banks, registered_grant=True)
+        dumps = []
+        for b in range(self._banks):
+            m.submodules[f"dump{b}"] = dump = BankDump(addr_width=self._addr_width)
+            dumps.append(dump)
+            m.d.comb += [dump.start.eq(self.start), dump.first.eq(self.first[b]),
+                         dump.last.eq(self.last[b]), dump.state_base.eq(self.state_base)]
+            wiring.connect(m, dump.request, wiring.flipped(self.requests[b]))
+            wiring.connect(m, wiring.flipped(self.states[b]), dump.state)
+            wiring.connect(m, dump.line, merge.i[b])
+        wiring.connect(m, merge.o, wiring.flipped(self.mem.req))
+        done = Signal()
+        m.d.comb += self.done.eq(done)
+        m.d.sync += done.eq(Cat(d.done for d in dumps).all() & ~self.start)
         return m

@@ -3,9 +3,9 @@
 ``<v, state[v], delta[v], const[v], stop, head and leaf: bits 4(v%8), +1, +2 of stop word v//8>``
 once, in id order, with the bank whose partition holds v (and, with ``offsets``, v's CSR
 offsets lo = offsets[v], hi = offsets[v + 1]), then raises ``done``; the writer
-asks for every vertex's state in id order from its bank, names that bank on
-``response_bank`` while the answer comes, writes the states to the state array under a byte
-mask (nothing past vertex n - 1) and raises ``done``. Several runs in one simulation (one of
+asks every bank, all at once, for the states of its partition in id order, writes them to
+the state array under byte masks (nothing past vertex n - 1; a line two partitions share
+written by both) and raises ``done``. Several runs in one simulation (one of
 0 vertices, one of a vertex per partition), memory and streams paused at random.
 Partitions are never empty, as the pre-processing makes them."""
 
@@ -107,51 +107,41 @@ def test_vertex_writer(banks, pause):
     plans = []
     for n, base, _ in runs:
         states = [rng.randrange(1 << 32) for _ in range(n)]
-        plans.append((n, base, states, partition(rng, n, banks)))
-    all_states = [s for _, _, states, _ in plans for s in states]
-    bench.sink("requests", dut.requests, len(all_states))
-    bench.source("states", dut.states, all_states)
-    finished = []
+        edges = [0] + (partition(rng, n, banks) if n else [0] * (banks - 1)) + [n]
+        plans.append((n, base, states, list(zip(edges[:-1], edges[1:]))))
     current = {}
-
-    async def response_bank(ctx):
-        answered = 0
-        async for _, _, valid, ready, bank in ctx.tick().sample(
-                dut.states.valid, dut.states.ready, dut.response_bank):
-            if valid and ready:
-                want = current["banks"][answered - current["first"]]
-                if bank != want:
-                    bench.fail(f"response_bank {bank} for vertex "
-                               f"{answered - current['first']}, owned by bank {want}")
-                answered += 1
+    for b in range(banks):
+        # A bank answers what it was asked, in order.
+        answers = bench.feed(f"states{b}", dut.states[b])
+        bench.sink(f"requests{b}", dut.requests[b], convert=int,
+                   on_item=lambda v, answers=answers: answers.append(current["states"][v]))
+    finished = []
 
     async def control(ctx):
-        first = 0
-        for n, base, states, bounds in plans:
-            current.update(first=first, banks=[bisect.bisect_right(bounds, v)
-                                               for v in range(n)])
-            ctx.set(dut.num_vertices, n)
+        for n, base, states, parts in plans:
+            current["states"] = states
             ctx.set(dut.state_base, base)
-            for b, bound in enumerate(bounds):
-                ctx.set(dut.bounds[b], bound)
+            for b, (first, last) in enumerate(parts):
+                ctx.set(dut.first[b], first)
+                ctx.set(dut.last[b], last)
             ctx.set(dut.start, 1)
             await ctx.tick()
             ctx.set(dut.start, 0)
-            before = len(bench.received["requests"])
+            before = [len(bench.received[f"requests{b}"]) for b in range(banks)]
+            await ctx.tick()
             while not ctx.get(dut.done):
                 await ctx.tick()
             await ctx.tick().repeat(3)
-            bench.check_equal(bench.received["requests"][before:],
-                              [{"item": v, "bank": current["banks"][v]} for v in range(n)],
-                              f"requests of the run of {n} vertices")
+            for b, (first, last) in enumerate(parts):
+                bench.check_equal(bench.received[f"requests{b}"][before[b]:],
+                                  list(range(first, last)),
+                                  f"bank {b}'s requests of the run of {n} vertices")
             words = list(lines_to_words(mem.lines, base, -(-n // 16) * 16))
             old = list(lines_to_words(garbage, base, -(-n // 16) * 16))
             bench.check_equal(words, states + old[n:],
                               f"state array (and the words after it) of the {n}-vertex run")
-            first += n
             finished.append(n)
 
-    bench.add_process(response_bank)
     bench.add_process(control)
     bench.until(lambda: len(finished) == len(runs))
     bench.run()
