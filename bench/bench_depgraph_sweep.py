@@ -1,13 +1,16 @@
 """DepGraph in RTL simulation: the sweep its defaults are chosen from (issue 55 item 1).
 
 Each named configuration (walks in flight, stack lines, kept lines; every other parameter at
-its default) runs every algorithm on every graph kind at DRAM latency 100 and 64 B/cycle,
-``--engines`` engines, beside the Graphicionado pipeline with as many source and destination
-streams on the same graph and memory. SSSP starts at the vertex of highest out-degree;
-PageRank runs to ``--tolerance`` (Graphicionado as many iterations as the synchronous baseline
-needs for it). One Verilator build serves every graph of a configuration and algorithm, so
-the builds go to ``--workers`` processes a (configuration, algorithm) pair at a time. Every
-run is checked against its golden model. Prints one row a run and writes the JSON report.
+its default; ``defaults``: the design's defaults) runs every algorithm on every graph kind at
+DRAM latency 100 and 64 B/cycle, with each of ``--engines`` n engines, beside the
+Graphicionado pipeline with n source and n destination streams on the same graph and memory.
+SSSP starts at the vertex of highest out-degree; PageRank runs to ``--tolerance``
+(Graphicionado as many iterations as the synchronous baseline needs for it). One Verilator
+build serves every graph of a configuration, algorithm and n, so the builds go to
+``--workers`` processes such a group at a time. ``--configs defaults --engines 2,4 --graphs
+rmat12,rmat14-ef16,kron12,kron14-ef16,grid64`` is the table of item 2 (issue 55) at the
+defaults. Every run is checked against its golden model. Prints one row a run and writes the
+JSON report.
 """
 
 import argparse
@@ -40,8 +43,13 @@ GRAPHS = {
     "grid64": f"grid:rows=64,cols=64,seed=1,{W}",
     "scalefree4k": f"scalefree:n=4096,seed=1,{W}",
     "rmat12-narrow": "rmat:scale=12,ef=8,seed=1,weights=uniform:1:4",
+    "rmat14-ef16": f"rmat:scale=14,ef=16,seed=1,{W}",
+    "kron14-ef16": f"kron:scale=14,ef=16,seed=1,{W}",
 }
+# The sweep's graphs by default; the others for the table at the defaults (issue 55 item 2).
+SWEEP_GRAPHS = ("rmat12", "kron12", "grid64", "scalefree4k", "rmat12-narrow")
 CONFIGS = {
+    "defaults": {},
     "w16-stack-k4": {"walks": 16, "stack_lines": True, "kept_lines": 4},
     "w16-k4": {"walks": 16, "stack_lines": False, "kept_lines": 4},
     "w16-stack-k2": {"walks": 16, "stack_lines": True, "kept_lines": 2},
@@ -54,10 +62,12 @@ def _iterations(algo, graph, tolerance):
         if algo == "pagerank" else None
 
 
-def _kinds_for(algo, graphs):
-    """The graphs of an algorithm: weights only matter to SSSP."""
+def graphs_of(algo, graphs, large_pagerank):
+    """The graphs an algorithm runs on: weights only matter to SSSP, and PageRank on the
+    scale-14 graphs takes an hour or more of simulation a design (``--pagerank-large``)."""
     return {k: spec for k, spec in graphs.items()
-            if algo == "sssp" or not k.endswith("-narrow")}
+            if algo == "sssp" or not (k.endswith("-narrow") or
+                                      (k.endswith("14-ef16") and not large_pagerank))}
 
 
 def _pow2(n: int) -> int:
@@ -71,7 +81,7 @@ def _root(algo, graph):
 def depgraph_group(name, settings, algo, engines, graphs, tolerance):
     """Every graph on one configuration and algorithm (one build)."""
     rows = []
-    for kind, spec in _kinds_for(algo, graphs).items():
+    for kind, spec in graphs.items():
         graph = golden.load_graph(spec)
         config = DepGraphConfig(algo=algo, engines=engines, **settings)
         start = time.perf_counter()
@@ -82,7 +92,8 @@ def depgraph_group(name, settings, algo, engines, graphs, tolerance):
             raise SystemExit(f"depgraph {name} {algo} {kind}: RTL differs from golden at "
                              f"{report.first_mismatch}")
         f = report.figures
-        rows.append({"design": "depgraph", "config": name, "algo": algo, "graph": kind,
+        rows.append({"design": "depgraph", "config": name, "engines": engines, "algo": algo,
+                     "graph": kind,
                      "cycles": f["cycles"], "phase_cycles": f["phase_cycles"],
                      "vertex_updates": f["vertex_updates"], "edges": f["edges_fetched"],
                      "scanned_edges": f["scanned_edges"],
@@ -98,7 +109,7 @@ def depgraph_group(name, settings, algo, engines, graphs, tolerance):
 
 def graphicionado_group(algo, engines, graphs, tolerance):
     rows = []
-    for kind, spec in _kinds_for(algo, graphs).items():
+    for kind, spec in graphs.items():
         graph = golden.load_graph(spec)
         config = GraphicionadoConfig(algo=algo, max_vertices=_pow2(graph.num_vertices),
                                      streams_src=engines,
@@ -113,7 +124,7 @@ def graphicionado_group(algo, engines, graphs, tolerance):
                              f"{report.first_mismatch}")
         f = report.figures
         rows.append({"design": "graphicionado", "config": f"{engines}x{engines}",
-                     "algo": algo, "graph": kind, "cycles": f["cycles"],
+                     "engines": engines, "algo": algo, "graph": kind, "cycles": f["cycles"],
                      "vertex_updates": f["vertex_updates"], "edges": f["edges_traversed"],
                      "wall_seconds": time.perf_counter() - start,
                      "configuration": config.as_dict()})
@@ -135,33 +146,36 @@ def _print(row):
 
 
 def _table(rows):
-    base = {(r["algo"], r["graph"]): r["cycles"] for r in rows
+    base = {(r["engines"], r["algo"], r["graph"]): r["cycles"] for r in rows
             if r["design"] == "graphicionado"}
-    print("\nGraphicionado cycles / DepGraph cycles:")
+    print("\nGraphicionado n x n cycles / DepGraph n engines' cycles:")
     configs = sorted({r["config"] for r in rows if r["design"] == "depgraph"})
-    keys = sorted({(r["algo"], r["graph"]) for r in rows if r["design"] == "depgraph"})
-    print(f"{'algo':<9}{'graph':<15}" + "".join(f"{c:>15}" for c in configs))
-    cell = {(r["config"], r["algo"], r["graph"]): r["cycles"] for r in rows
+    keys = sorted({(r["engines"], r["algo"], r["graph"]) for r in rows
+                   if r["design"] == "depgraph"})
+    print(f"{'n':<3}{'algo':<9}{'graph':<15}" + "".join(f"{c:>15}" for c in configs))
+    cell = {(r["config"], r["engines"], r["algo"], r["graph"]): r["cycles"] for r in rows
             if r["design"] == "depgraph"}
-    for algo, kind in keys:
-        line = f"{algo:<9}{kind:<15}"
+    for n, algo, kind in keys:
+        line = f"{n:<3}{algo:<9}{kind:<15}"
         for c in configs:
-            cycles = cell.get((c, algo, kind))
-            ratio = base.get((algo, kind))
+            cycles = cell.get((c, n, algo, kind))
+            ratio = base.get((n, algo, kind))
             line += f"{ratio / cycles:>15.2f}" if cycles and ratio else f"{'-':>15}"
         print(line)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engines", type=int, default=4)
+    parser.add_argument("--engines", default="4", help="comma-separated engine counts n")
     parser.add_argument("--algos", default="sssp,pagerank")
-    parser.add_argument("--configs", default=",".join(CONFIGS),
+    parser.add_argument("--configs", default=",".join(c for c in CONFIGS if c != "defaults"),
                         help=f"comma-separated, of {', '.join(CONFIGS)}")
-    parser.add_argument("--graphs", default=",".join(GRAPHS),
+    parser.add_argument("--graphs", default=",".join(SWEEP_GRAPHS),
                         help=f"comma-separated, of {', '.join(GRAPHS)}")
     parser.add_argument("--tolerance", type=float, default=1e-6)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--pagerank-large", action="store_true",
+                        help="PageRank on the scale-14 graphs too")
     parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
     args = parser.parse_args()
     algos = [a for a in args.algos.split(",") if a]
@@ -172,15 +186,20 @@ def main():
         if not chosen or any(c not in known for c in chosen):
             parser.error(f"{what}: of {', '.join(known)}, not {chosen!r}")
     graphs = {k: GRAPHS[k] for k in kinds}
+    try:
+        counts = [int(n) for n in args.engines.split(",") if n]
+    except ValueError:
+        parser.error(f"--engines: comma-separated integers, not {args.engines!r}")
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        jobs = [pool.submit(graphicionado_group, algo, args.engines, graphs, args.tolerance)
-                for algo in algos]
-        jobs += [pool.submit(depgraph_group, c, CONFIGS[c], algo, args.engines, graphs,
-                             args.tolerance) for c in configs for algo in algos]
+        on = {algo: graphs_of(algo, graphs, args.pagerank_large) for algo in algos}
+        jobs = [pool.submit(graphicionado_group, algo, n, on[algo], args.tolerance)
+                for n in counts for algo in algos]
+        jobs += [pool.submit(depgraph_group, c, CONFIGS[c], algo, n, on[algo], args.tolerance)
+                 for c in configs for n in counts for algo in algos]
         rows = [row for job in jobs for row in job.result()]
     _table(rows)
     report = base_report("bench", "depgraph-sweep", None)
-    report.update({"engines": args.engines, "graphs": graphs,
+    report.update({"engines": counts, "graphs": graphs,
                    "configs": {c: CONFIGS[c] for c in configs}, "tolerance": args.tolerance,
                    "memory": MEMORY.as_dict(), "runs": rows})
     write_json(Path(args.json), report)

@@ -38,7 +38,10 @@ class DepGraphConfig(DesignConfig):
         Walks in flight per engine: HDTLs (walk contexts) sharing the engine's FIFO edge
         buffer, processing element, vertex-store bank and memory ports, so that one walk's
         memory latency overlaps the others' work (issue 17; the golden model's ``walks``).
-        A power of two from 1 to 16 (so engines × walks names at most 128 walk slots).
+        A power of two from 1 to 16 (so engines × walks names at most 128 walk slots). The
+        default, 16, was chosen by the sweep of issue 55 (``bench/bench_depgraph_sweep.py``):
+        at DRAM latency 100 one walk keeps its engine busy a few percent of the time, and 8
+        walks an engine took 1.5 times the cycles of 16 on R-MAT SSSP.
     offsets_on_chip : bool
         The vertex-store banks keep each vertex's CSR offsets (loaded with its record) and
         answer them with its fold, so a visit needs one memory latency (its edges) instead
@@ -47,13 +50,16 @@ class DepGraphConfig(DesignConfig):
         vertex in each bank.
     kept_lines : int
         Lines of each batch's edges (``edges_per_line`` edges a line) an HDTL keeps for its
-        scans, which otherwise read them from memory again (1 to 16).
+        scans, which otherwise read them from memory again (1 to 16). The default, 4 (with
+        ``stack_lines``), brought the scan's reads from memory under 2% of the edges processed
+        on R-MAT and grids in the sweep of issue 55 (2 left 8-9%).
     stack_lines : bool
         Every level of an HDTL's stack keeps the ``kept_lines`` lines of its entry's batch, so
         a walk resuming an entry after the subtree below it scans without a memory read (the
         paper's 6.1 Kbit stack of 10 entries is about 610 bits an entry: a 64-byte line of
         edges and the entry's three words). Off, an HDTL keeps only its last batch's lines.
-        Costs ``stack_depth`` x ``kept_lines`` x 512 bits an HDTL.
+        Costs ``stack_depth`` x ``kept_lines`` x 512 bits an HDTL. On by default: off, a
+        64 x 64 grid's SSSP took 1.7 times the cycles (issue 55's sweep).
     update_window : int
         Updates held in front of each vertex-store bank by its update scheduler, which sends
         the oldest whose record the bank is not still writing, so that updates of other
@@ -111,10 +117,10 @@ class DepGraphConfig(DesignConfig):
     algo: str = "bfs"
     engines: int = 4
     stack_depth: int = 10
-    walks: int = 1
+    walks: int = 16
     offsets_on_chip: bool = True
-    kept_lines: int = 1
-    stack_lines: bool = False
+    kept_lines: int = 4
+    stack_lines: bool = True
     update_window: int = 4
     hub_index: bool = False
     track_entries: int = 8

@@ -18,22 +18,29 @@ def test_default_fifo_is_the_papers_size():
     assert bits["fifo_bits"] == bits["fifo_entries"] * bits["fifo_entry_bits"]
 
 
+# One walk with the stack's three words an entry: the paper's HDTL without its lines.
+BARE = {"walks": "1", "stack_lines": "off", "kept_lines": "1"}
+
+
 def test_stack_grows_with_walks_depth_and_the_hub_index():
-    one = depgraph_core_bits({})
+    one = depgraph_core_bits(BARE)
     assert one["stack_bits"] == 10 * one["stack_entry_bits"]
-    four = depgraph_core_bits({"walks": "4", "stack_depth": "20"})
+    four = depgraph_core_bits({**BARE, "walks": "4", "stack_depth": "20"})
     assert four["stack_bits"] == 4 * 20 * one["stack_entry_bits"]
-    hub = depgraph_core_bits({"hub_index": "on"})
+    hub = depgraph_core_bits({**BARE, "hub_index": "on"})
     assert hub["stack_entry_bits"] == one["stack_entry_bits"] + 32
 
 
 def test_stack_with_its_lines_is_the_papers_size():
     """With ``stack_lines`` each entry keeps a 64-byte line of edges beside its three words:
     6.08 Kbit at depth 10, the paper's 6.1."""
-    one = depgraph_core_bits({})
-    lines = depgraph_core_bits({"stack_lines": "on"})
+    one = depgraph_core_bits(BARE)
+    lines = depgraph_core_bits({**BARE, "stack_lines": "on"})
     assert lines["stack_entry_bits"] == one["stack_entry_bits"] + 512
     assert abs(lines["stack_bits"] - 6100) / 6100 < 0.01, lines
+    default = depgraph_core_bits({})
+    assert default["stack_entry_bits"] == one["stack_entry_bits"] + 4 * 512
+    assert default["stack_bits"] == 16 * default["stack_entry_bits"] * 10
 
 
 def test_a_default_that_does_not_fit_says_what_overflows():

@@ -12,7 +12,7 @@ from sim.gateware.dram_model import SimDRAM
 
 
 SMALL_GRAPHICIONADO = ["--set", "max_vertices=1024"]
-SMALL_DEPGRAPH = ["--set", "engines=2", "--set", "bank_vertices=64"]
+SMALL_DEPGRAPH = ["--set", "engines=2", "--set", "bank_vertices=64", "--set", "walks=2"]
 ALGORITHMS = ("bfs", "sssp", "cc", "pagerank")
 # DepGraph's lints in the timed suite: SSSP and PageRank with the hub index (the HDTL and
 # the DDMU with both kinds of Accum are inside them), CC without it, and BFS below with

@@ -178,3 +178,20 @@ def test_rtl_programs(name, engines, run_seeds):
             # The fixpoint of a selective program is the program's own result, exactly.
             expected = run_program(program, graph, root=root).values
             assert report.values.tolist() == np.asarray(expected).tolist(), graph_name
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("algo", ["sssp", "pagerank"])
+def test_the_defaults_match_golden(algo, run_seeds):
+    """The design's defaults (16 walks an engine, stack lines, four kept lines), two engines,
+    under stalls, on both memories."""
+    config = DepGraphConfig(algo=algo, engines=2, bank_vertices=256, stall_injection=20)
+    graph = GRAPHS["rmat8"]()
+    root = best_root(graph) if algo == "sssp" else None
+    for k, memory in enumerate((MEMORY, HOSTILE)):
+        report = simulate(graph, config, memory,
+                          RunSettings(algo=algo, root=root, seed=run_seeds.get(k)))
+        assert report.matches, (memory, report.first_mismatch, run_seeds.hint(run_seeds.get(k)))
+        c = report.counters
+        assert c["updates_applied"] == c["edges_fetched"]
+        assert c["scan_read_edges"] <= c["scanned_edges"]
