@@ -26,12 +26,14 @@ Visit u (the PE folds u; "a vertex update" when it does):
      order; the PE pops each edge u→w and does Δ_w ← Accum(Δ_w, EdgeCompute_e(x)).
   3. Activation: every w of the batch that is worth now and was not active becomes active
      (duplicates once, in edge order).  It is left for the ongoing walk if it is walkable for
-     e and u's depth < stack_depth; otherwise it is pushed to its owner's queue.  A walkable
-     w pushed only because u's depth = stack_depth counts as a *stack overflow*.
+     e, u's depth < stack_depth and u has at most ``leave_max_edges`` out-edges (when that
+     is set); otherwise it is pushed to its owner's queue.  A walkable w pushed only for
+     u's depth or degree counts as a *stack overflow*.
   4. Learning (DDMU): if the walk's depth-2 vertex is L of entry j of the root, u is at depth
      length_j and the batch holds the edge u→tail_j (first such edge), the observation
      (x_root, EdgeCompute_e(y_u)) goes to entry j (:mod:`golden.depgraph.hub_index`).
-  5. If u's depth < stack_depth its entry is pushed on the stack (next offset = first edge).
+  5. If u's depth < stack_depth (and u has at most ``leave_max_edges`` out-edges) its entry
+     is pushed on the stack (next offset = first edge).
 
 HDTL walk (depth first).  The top entry scans its edges from its next-offset: the first edge
 to a w that is active and walkable for e is taken (next-offset moves past it) and w is
@@ -289,10 +291,12 @@ def execute(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
             weights: np.ndarray | None, consts: np.ndarray, bounds: np.ndarray,
             owner: np.ndarray, stop: np.ndarray, index: HubIndex | None, stack_depth: int,
             queue_capacity: int, tolerance: float, max_rounds: int,
-            walks: int = 1) -> tuple[Counters, bool]:
+            walks: int = 1, leave_max_edges: int | None = None) -> tuple[Counters, bool]:
     """Run the engines to convergence, updating ``state`` and ``delta`` in place.
 
-    ``index`` is None when shortcuts are off; ``walks`` walk contexts per engine take turns.
+    ``index`` is None when shortcuts are off; ``walks`` walk contexts per engine take turns;
+    a vertex of more than ``leave_max_edges`` out-edges (None: no limit) leaves nothing for the
+    walk and is not pushed on the stack.
     Returns the counters and whether the run converged within ``max_rounds`` rounds.
     """
     st = EngineState(algo, graph, state, delta, weights, consts, bounds, owner, stop, index,
@@ -318,9 +322,11 @@ def execute(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
         if depth == 1:
             st.lend_shortcuts(u, x, pending[eng][k])
         nw = st.apply_batch(u, x)
+        pushed = depth < D and (leave_max_edges is None or
+                                st.offs[u + 1] - st.offs[u] <= leave_max_edges)
         if nw.size:
             local = walk_owner[nw] == eng
-            if depth >= D:
+            if not pushed:
                 c.stack_overflows += int(np.count_nonzero(local))
                 out = nw
             else:
@@ -329,7 +335,7 @@ def execute(algo: GasAlgorithm, graph, state: np.ndarray, delta: np.ndarray,
                 st.push(v)
         if index is not None:
             st.observe_tail(track, depth, u, y, root_x)
-        if depth < D:
+        if pushed:
             return [u, st.offs[u], st.offs[u + 1], x, y, track]
         return None
 

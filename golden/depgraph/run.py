@@ -175,7 +175,8 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
                  max_rounds: int | None = None, symmetrize: bool = True,
                  walk_max_indegree: int | None | str = "auto",
                  hubs: Any = None, walks: int = 1,
-                 hub_sample_min: int = 1024) -> DepGraphResult:
+                 hub_sample_min: int = 1024,
+                 leave_max_edges: int | None = None) -> DepGraphResult:
     """Run ``algo`` (``"pagerank"``, ``"sssp"``, ``"bfs"``, ``"cc"`` or a GasAlgorithm) on
     DepGraph's engines.
 
@@ -192,7 +193,9 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
     :mod:`golden.depgraph.engine`).  ``hubs``: explicit hub ids instead of the sampling
     (``lam``, ``beta`` and ``seed`` are then unused).  ``walks``: walk contexts per engine,
     taking turns visit by visit (several walks in flight).  ``hub_sample_min``: the hub
-    sample's floor (:func:`golden.depgraph.select_hubs`).
+    sample's floor (:func:`golden.depgraph.select_hubs`).  ``leave_max_edges``: a vertex of
+    more out-edges leaves nothing for its walk (its activations are queued, for every walk
+    of the engine to take) and is not pushed (None: no limit).
     """
     algo, graph, root, weights, state, delta = _prepare(algo, graph, root, tolerance, symmetrize)
     n = graph.num_vertices
@@ -206,6 +209,8 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
         max_path_len, "max_path_len", 2)
     max_rounds = 10000 * n if max_rounds is None else _int(max_rounds, "max_rounds", 1)
     walks = _int(walks, "walks", 1)
+    if leave_max_edges is not None:
+        leave_max_edges = _int(leave_max_edges, "leave_max_edges", 0)
     hub_sample_min = _int(hub_sample_min, "hub_sample_min", 1)
     if walk_max_indegree == "auto":
         walk_max_indegree = None if algo.selective else 1
@@ -234,7 +239,7 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
     consts = source_constants(algo, graph)
     counters, converged = execute(algo, graph, state, delta, weights, consts, bounds, owner,
                                   stop, index, stack_depth, capacity, float(tolerance),
-                                  max_rounds, walks)
+                                  max_rounds, walks, leave_max_edges)
     icounts = index.counts() if index is not None else {}
     stats = HubStats(
         num_hubs=int(selection.hubs.size), threshold=selection.threshold,
@@ -251,7 +256,7 @@ def run_depgraph(algo: str | GasAlgorithm, graph: Graph, *, root: int | None = N
               "hub_index": hub_index, "lam": lam, "beta": beta, "tolerance": float(tolerance),
               "seed": seed, "queue_capacity": capacity, "max_path_len": max_path_len,
               "walk_max_indegree": walk_max_indegree, "walks": walks,
-              "hub_sample_min": hub_sample_min}
+              "hub_sample_min": hub_sample_min, "leave_max_edges": leave_max_edges}
     return DepGraphResult(algo.name, state, counters, stats, index is not None, reason,
                           converged, bounds, core.hpp, stop, core, index, params)
 

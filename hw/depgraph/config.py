@@ -60,6 +60,11 @@ class DepGraphConfig(DesignConfig):
         edges and the entry's three words). Off, an HDTL keeps only its last batch's lines.
         Costs ``stack_depth`` x ``kept_lines`` x 512 bits an HDTL. On by default: off, a
         64 x 64 grid's SSSP took 1.7 times the cycles (issue 55's sweep).
+    leave_max_edges : int
+        A vertex of more out-edges than this leaves nothing for its walk: its batch's
+        activations go to the circular queue, where every walk of the engine takes them as
+        roots, instead of waiting for its one walk's scan to take them one by one (0: no
+        limit, the paper's rule). The golden model's ``leave_max_edges``.
     update_window : int
         Updates held in front of each vertex-store bank by its update scheduler, which sends
         the oldest whose record the bank is not still writing, so that updates of other
@@ -121,6 +126,7 @@ class DepGraphConfig(DesignConfig):
     offsets_on_chip: bool = True
     kept_lines: int = 4
     stack_lines: bool = True
+    leave_max_edges: int = 0
     update_window: int = 4
     hub_index: bool = False
     track_entries: int = 8
@@ -147,6 +153,9 @@ class DepGraphConfig(DesignConfig):
                               f"not {self.walks}")
         if not 1 <= self.kept_lines <= 16:
             raise ConfigError(f"kept_lines must be between 1 and 16, not {self.kept_lines}")
+        if not 0 <= self.leave_max_edges <= 1 << 20:
+            raise ConfigError(f"leave_max_edges must be from 0 (no limit) to 1048576, "
+                              f"not {self.leave_max_edges}")
         if self.update_window != 0 and not 2 <= self.update_window <= 16:
             raise ConfigError(f"update_window must be 0 (off) or from 2 to 16, "
                               f"not {self.update_window}")

@@ -251,7 +251,7 @@ class Engine(wiring.Component):
                         algo=cfg.algo, offsets_on_chip=cfg.offsets_on_chip,
                         hub_index=cfg.hub_index, track_entries=cfg.track_entries,
                         engine=self._index * cfg.walks + k, walk=k,
-                        edge_words=cfg.edge_words)
+                        edge_words=cfg.edge_words, leave_max_edges=cfg.leave_max_edges)
             m.submodules[f"hdtl{k}" if cfg.walks > 1 else "hdtl"] = hdtl
             hdtls.append(hdtl)
         self.hdtls = hdtls

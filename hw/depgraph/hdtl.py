@@ -92,6 +92,9 @@ class HDTL(wiring.Component):
     walk : int
         This HDTL's walk within its engine, sent with its edges (the origin of their
         updates).
+    leave_max_edges : int
+        A vertex of more out-edges leaves nothing for the walk (its batch's activations are
+        queued, for every walk of the engine) and is not pushed; 0: no limit.
     edge_words : int
         Words of an edge in memory (``DepGraphConfig.edge_words``): 1, the destination alone
         (sixteen a line; the weight is 1), refused for a program that reads the weight; or 2,
@@ -139,8 +142,11 @@ class HDTL(wiring.Component):
                  kept_lines: int = 1, stack_lines: bool = False,
                  offsets_on_chip: bool = False,
                  algo: str = "bfs", hub_index: bool = False, track_entries: int = 8,
-                 engine: int = 0, walk: int = 0, edge_words: int = 2):
+                 engine: int = 0, walk: int = 0, edge_words: int = 2,
+                 leave_max_edges: int = 0):
         check_int("HDTL", "addr_width", addr_width, high=32)
+        check_int("HDTL", "leave_max_edges", leave_max_edges, low=0)
+        self._leave_max_edges = leave_max_edges
         check_int("HDTL", "kept_lines", kept_lines)
         if stack_depth < 1 or edge_window < 1:
             raise ConfigError("HDTL: stack_depth and edge_window must be at least 1, not "
@@ -261,6 +267,7 @@ class HDTL(wiring.Component):
 
         # An update of the current batch left a vertex for the walk.
         blocks.batch_left = Signal()
+        blocks.leaves = Signal()        # the batch may leave vertices for the walk
         with m.If(self.left):
             m.d.sync += blocks.batch_left.eq(1)
 
@@ -388,7 +395,10 @@ class HDTL(wiring.Component):
         cur, edge_reader, stack, scanner, tracker = (b.cur, b.edge_reader, b.stack,
                                                      b.scanner, b.tracker)
         with m.State("BATCH_START"):
-            m.d.sync += b.batch_left.eq(0)
+            leaves = cur.depth < self._stack_depth
+            if self._leave_max_edges:
+                leaves &= (cur.hi - cur.lo) <= self._leave_max_edges
+            m.d.sync += [b.batch_left.eq(0), b.leaves.eq(leaves)]
             m.d.comb += scanner.batch_start.eq(1)
             if tracker is not None:
                 m.d.comb += tracker.batch_start.eq(1)
@@ -411,7 +421,7 @@ class HDTL(wiring.Component):
                 self.edges.payload.weight.eq(weight),
                 self.edges.payload.x.eq(cur.x),
                 self.edges.payload.const.eq(cur.const),
-                self.edges.payload.leave.eq(cur.depth < self._stack_depth),
+                self.edges.payload.leave.eq(b.leaves),
                 self.edges.payload.pseudo.eq(0),
                 self.edges.payload.walk.eq(self._walk),
                 edge_reader.items.ready.eq(self.edges.ready),

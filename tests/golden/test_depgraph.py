@@ -436,6 +436,29 @@ def test_several_walks_in_flight_reach_the_same_fixpoint(algo, hub_index):
             np.testing.assert_array_equal(many.states, one.states)
 
 
+@pytest.mark.parametrize("algo", ["sssp", "pagerank"])
+def test_a_big_batch_leaves_nothing_for_its_walk(algo):
+    """``leave_max_edges``: a vertex of more out-edges is not pushed and queues what its
+    batch activates. At 0 no vertex with an edge is pushed, which is a stack of one entry
+    (every visit a root) but for what counts as an overflow; a limit changes the order of
+    visits, not the fixpoint."""
+    g = golden.kronecker(10, 8, seed=4, weights="uniform:1:99")
+    kw = {"root": root_of(g)} if algo == "sssp" else {}
+    flat = run_depgraph(algo, g, engines=2, hub_index=False, walks=2, stack_depth=1, **kw)
+    none = run_depgraph(algo, g, engines=2, hub_index=False, walks=2, leave_max_edges=0, **kw)
+    for c in (flat.counters, none.counters):
+        c.stack_overflows = 0
+    assert none.counters == flat.counters
+    free = run_depgraph(algo, g, engines=2, hub_index=False, walks=2, **kw)
+    some = run_depgraph(algo, g, engines=2, hub_index=False, walks=2, leave_max_edges=16, **kw)
+    assert some.params["leave_max_edges"] == 16 and some.converged
+    assert some.counters != free.counters
+    if algo == "pagerank":
+        assert np.abs(some.states - free.states).sum() < 2 * g.num_vertices * 1e-6 / 0.15
+    else:
+        np.testing.assert_array_equal(some.states, free.states)
+
+
 def test_hub_chain_generator_shape():
     g = golden.load_graph("hubchain:hubs=8,chains=2,length=5,fan=6,stride=3,seed=2")
     per = 1 + 2 * 4 + 6
