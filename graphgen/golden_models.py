@@ -66,7 +66,7 @@ _KEYS = {
                  "lam": _number, "beta": _number, "tolerance": _number, "seed": _integer,
                  "queue_capacity": _integer, "max_path_len": _integer,
                  "walk_max_indegree": _indegree_limit, "walks": _integer,
-                 "hub_sample_min": _integer},
+                 "hub_sample_min": _integer, "leave_max_edges": _indegree_limit},
     "sync": {"tolerance": _number, "max_iters": _integer},
     "ligra": {"threads": _integer, "visibility": _integer, "tolerance": _number,
               "max_iters": _integer},
