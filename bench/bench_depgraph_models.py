@@ -6,8 +6,9 @@ included) and for SSSP and PageRank, in one run on the same graph, the vertex up
 * ``sync`` -- the bulk-synchronous frontier push (:func:`golden.depgraph.run_sync_baseline`);
 * ``ligra-o T`` -- the paper's baseline, asynchronous frontier push with T threads
   (:func:`golden.depgraph.run_ligra_baseline`; T = 1 is the paper's serial execution);
-* ``depgraph`` -- the engines with and without the hub index, and with several walks in
-  flight (:func:`golden.depgraph.run_depgraph`).
+* ``depgraph`` -- the engines with and without the hub index, with several walks in
+  flight, and at the hardware's defaults (16 walks, no hub index, ``leave_max_edges`` 8)
+  (:func:`golden.depgraph.run_depgraph`).
 
 The reduction is DepGraph's against Ligra-o with as many threads as the paper's cores
 (``--threads``, 64), once with every push seen by the next step (visibility 1) and once with
@@ -128,6 +129,11 @@ def algo_rows(name, algo, graph, root, probe, probe_seconds, args) -> list[dict]
             algo, graph, engines=args.engines, hub_index=False, **kw)),
         (f"depgraph {args.walks} walks", lambda: run_depgraph(
             algo, graph, engines=args.engines, walks=args.walks, **kw)),
+        # The hardware's defaults (hw/depgraph/config.py): 16 walks, the hub index off, a
+        # vertex of more than 8 edges leaving nothing for its walk.
+        ("depgraph hw defaults", lambda: run_depgraph(
+            algo, graph, engines=args.engines, walks=16, hub_index=False, leave_max_edges=8,
+            **kw)),
     ]
     rows, base, serial = [], {}, None
     for label, run in runs:
