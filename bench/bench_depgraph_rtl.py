@@ -83,7 +83,7 @@ def main():
                              "such as grid:rows=48,cols=48,seed=1,weights=uniform:1:255, or a "
                              "file); SSSP weights come from it")
     parser.add_argument("--engines", type=int, default=4)
-    parser.add_argument("--walks", type=int, default=8)
+    parser.add_argument("--walks", type=int, default=DepGraphConfig().walks)
     parser.add_argument("--tolerance", type=float, default=1e-6)
     parser.add_argument("--hub", choices=("both", "off", "on"), default="both",
                         help="DepGraph's runs: with and without the hub index, or one "

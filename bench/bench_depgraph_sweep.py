@@ -25,6 +25,7 @@ import numpy as np  # noqa: E402
 
 import golden  # noqa: E402
 from golden.depgraph import run_sync_baseline  # noqa: E402
+from golden.depgraph.hubs import partition_bounds  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.depgraph.config import DepGraphConfig  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
@@ -83,7 +84,11 @@ def depgraph_group(name, settings, algo, engines, graphs, tolerance):
     rows = []
     for kind, spec in graphs.items():
         graph = golden.load_graph(spec)
-        config = DepGraphConfig(algo=algo, engines=engines, **settings)
+        # A bank holds the largest partition (balanced by edges, so it can pass n / engines).
+        largest = int(np.diff(partition_bounds(graph, engines)).max())
+        bank = max(DepGraphConfig().bank_vertices, _pow2(largest))
+        config = DepGraphConfig(algo=algo, engines=engines,
+                                **{"bank_vertices": bank, **settings})
         start = time.perf_counter()
         report = depgraph_run.simulate(
             graph, config, MEMORY,
@@ -140,7 +145,8 @@ def _print(row):
                  f" {(sent + row['scan_read_edges']) / sent:.2f} reads an edge)"
                  f" stale {row['stale_visits']:>5,} load {row['phase_cycles']['load']:>6,}"
                  f" write {row['phase_cycles']['write']:>6,}")
-    print(f"{row['design']:<13} {row['config']:<13} {row['algo']:<8} {row['graph']:<13} "
+    print(f"{row['design']:<13} {row['config']:<13} n={row['engines']} "
+          f"{row['algo']:<8} {row['graph']:<13} "
           f"{row['cycles']:>10,} cycles {row['vertex_updates']:>8,} updates "
           f"{row['edges']:>9,} edges{extra} ({row['wall_seconds']:.0f} s)", flush=True)
 
