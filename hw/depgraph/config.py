@@ -31,7 +31,7 @@ class DepGraphConfig(DesignConfig):
     engines : int
         Engines (HDTL + FIFO edge buffer + processing element), one partition each (the
         paper: 4 cores with DepGraph engines). Four do not fit an ECP5-85k's block RAM; the
-        ``ecp5`` preset (``--set preset=ecp5``) is the default with two.
+        ``ecp5`` preset (``--set preset=ecp5``) has two, of 4 walks without stack lines.
     stack_depth : int
         HDTL stack entries (the paper: 10).
     walks : int
@@ -120,8 +120,11 @@ class DepGraphConfig(DesignConfig):
     # ``ecp5``: the default (four engines) needs 276 DP16KD of the ECP5-85k's 208; two
     # engines of the default 8,192-vertex banks are the most that fit (a third would take
     # the block RAM to its last few). The hub index stays off (its DDMU and learner are the
-    # default's too).
-    PRESETS = {"ecp5": {"engines": "2"}}
+    # default's too). Walks (issue 55, Yosys and nextpnr's packing, BFS): two engines of 16
+    # walks with stack lines take 274,336 logic cells of 83,640, of 8 walks without them
+    # 100,267; of 4 walks without them 64,273 (76%), 138 DP16KD, 3,254 RAMW.
+    PRESETS = {"ecp5": {"engines": "2", "walks": "4", "stack_lines": "false",
+                        "kept_lines": "1"}}
 
     algo: str = "bfs"
     engines: int = 4
