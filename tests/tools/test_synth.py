@@ -463,8 +463,10 @@ def test_depgraph_units_elaborate(name, algo, hub):
     top = name.replace("-", "_")
     assert design.top(config) == top
     unit = design.build(config)
-    if name == "depgraph-hdtl":   # <vertex, next, end> and, with the hub index, y
-        assert unit.stack_bits == 3 * (128 if hub else 96)
+    if name == "depgraph-hdtl":   # <vertex, next, end>, with the hub index y, and its lines
+        lines = config.kept_lines * 512 if config.stack_lines else 0
+        assert config.stack_lines and config.kept_lines == 4      # the defaults
+        assert unit.stack_bits == 3 * ((128 if hub else 96) + lines)
     text = design.verilog(config, unit)
     assert f"module {top}(" in text
     assert ("lookup__valid" in text) == hub and ("observe__valid" in text) == hub
