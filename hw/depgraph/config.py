@@ -68,7 +68,9 @@ class DepGraphConfig(DesignConfig):
         (a line of weighted edges), was measured on SSSP with 4 engines (issue 55): R-MAT 12
         42,192 cycles with no limit, 41,720 at 32, 40,144 at 16, 37,657 at 8, 37,174 at 4;
         Luo's scale-free graph 45,244 and 29,271 at 8; Kronecker 12 38,865 and 34,559; a
-        grid's vertices (at most 6 edges) keep their walks.
+        grid's vertices (at most 6 edges) keep their walks. With ``hub_index``, 0 lets the
+        walks travel the core paths the index learns from (at 8 a CC run on Kronecker 8 made
+        no observation).
     update_window : int
         Updates held in front of each vertex-store bank by its update scheduler, which sends
         the oldest whose record the bank is not still writing, so that updates of other

@@ -72,9 +72,12 @@ def best_root(graph):
                               for c in (getattr(c, "values", c) for c in CASES)])
 def test_rtl_matches_golden(algo, engines, depth, walks, hub, stalls, graphs, onchip, window,
                             lines, run_seeds):
+    # The paper's walk rule (no limit on a batch that leaves vertices for its walk): the walks
+    # then travel the core paths the hub index learns from.
     config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                             hub_index=hub, bank_vertices=256, stall_injection=stalls,
-                            offsets_on_chip=onchip, update_window=window, stack_lines=lines)
+                            offsets_on_chip=onchip, update_window=window, stack_lines=lines,
+                            leave_max_edges=0)
     shortcuts = learnt = lookups = observations = 0
     # Two stall patterns per algorithm: one per graph, and the first graph again with a
     # memory that pushes back, reorders, has a long latency tail and a binding bandwidth
