@@ -65,7 +65,7 @@ def _iterations(algo, graph, tolerance):
 
 def graphs_of(algo, graphs, large_pagerank):
     """The graphs an algorithm runs on: weights only matter to SSSP, and PageRank on the
-    scale-14 graphs takes an hour or more of simulation a design (``--pagerank-large``)."""
+    scale-14 graphs (3-15 minutes of simulation a run) only with ``--pagerank-large``."""
     return {k: spec for k, spec in graphs.items()
             if algo == "sssp" or not (k.endswith("-narrow") or
                                       (k.endswith("14-ef16") and not large_pagerank))}
@@ -181,7 +181,7 @@ def main():
     parser.add_argument("--tolerance", type=float, default=1e-6)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--pagerank-large", action="store_true",
-                        help="PageRank on the scale-14 graphs too")
+                        help="PageRank on the scale-14 graphs too (minutes a run)")
     parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
     args = parser.parse_args()
     algos = [a for a in args.algos.split(",") if a]
