@@ -4,7 +4,8 @@ Each named configuration (walks in flight, stack lines, kept lines; every other 
 its default; ``defaults``: the design's defaults) runs every algorithm on every graph kind at
 DRAM latency 100 and 64 B/cycle, with each of ``--engines`` n engines, beside the
 Graphicionado pipeline with n source and n destination streams on the same graph and memory.
-SSSP starts at the vertex of highest out-degree; PageRank runs to ``--tolerance``
+SSSP (and BFS, ``--algos``) starts at the vertex of highest out-degree; CC (``--algos``)
+runs on the symmetrized graph; PageRank runs to ``--tolerance``
 (Graphicionado as many iterations as the synchronous baseline needs for it). One Verilator
 build serves every graph of a configuration, algorithm and n, so the builds go to
 ``--workers`` processes such a group at a time. ``--configs defaults --engines 2,4 --graphs
@@ -76,7 +77,7 @@ def _pow2(n: int) -> int:
 
 
 def _root(algo, graph):
-    return int(np.argmax(graph.out_degree)) if algo == "sssp" else None
+    return int(np.argmax(graph.out_degree)) if algo in ("sssp", "bfs") else None
 
 
 def depgraph_group(name, settings, algo, engines, graphs, tolerance):
@@ -187,7 +188,7 @@ def main():
     algos = [a for a in args.algos.split(",") if a]
     configs = [c for c in args.configs.split(",") if c]
     kinds = [g for g in args.graphs.split(",") if g]
-    for what, chosen, known in (("--algos", algos, ("sssp", "pagerank")),
+    for what, chosen, known in (("--algos", algos, ("sssp", "pagerank", "bfs", "cc")),
                                 ("--configs", configs, CONFIGS), ("--graphs", kinds, GRAPHS)):
         if not chosen or any(c not in known for c in chosen):
             parser.error(f"{what}: of {', '.join(known)}, not {chosen!r}")
