@@ -37,9 +37,12 @@ import numpy as np  # noqa: E402
 
 import golden  # noqa: E402
 from golden.depgraph import run_depgraph, run_ligra_baseline, run_sync_baseline  # noqa: E402
+from hw.depgraph.config import DepGraphConfig  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "depgraph-models.json"
+# The hardware's defaults (hw/depgraph/config.py), for the golden model's row at them.
+HW = DepGraphConfig()
 KINDS = {
     "kronecker": "kron:scale=12,ef=16,seed=1,weights=uniform:1:255",
     "rmat": "rmat:scale=12,ef=16,seed=1,weights=uniform:1:255",
@@ -129,11 +132,9 @@ def algo_rows(name, algo, graph, root, probe, probe_seconds, args) -> list[dict]
             algo, graph, engines=args.engines, hub_index=False, **kw)),
         (f"depgraph {args.walks} walks", lambda: run_depgraph(
             algo, graph, engines=args.engines, walks=args.walks, **kw)),
-        # The hardware's defaults (hw/depgraph/config.py): 16 walks, the hub index off, a
-        # vertex of more than 8 edges leaving nothing for its walk.
         ("depgraph hw defaults", lambda: run_depgraph(
-            algo, graph, engines=args.engines, walks=16, hub_index=False, leave_max_edges=8,
-            **kw)),
+            algo, graph, engines=args.engines, walks=HW.walks, hub_index=HW.hub_index,
+            stack_depth=HW.stack_depth, leave_max_edges=HW.golden_leave_max_edges, **kw)),
     ]
     rows, base, serial = [], {}, None
     for label, run in runs:

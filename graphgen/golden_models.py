@@ -53,12 +53,13 @@ def _direction(key, text):
     return text
 
 
+def _limit(key, text):
+    """An integer, or none/off for no limit."""
+    return None if text.lower() in ("none", "off") else _integer(key, text)
+
+
 def _indegree_limit(key, text):
-    if text.lower() in ("none", "off"):
-        return None
-    if text.lower() == "auto":
-        return "auto"
-    return _integer(key, text)
+    return "auto" if text.lower() == "auto" else _limit(key, text)
 
 
 _KEYS = {
@@ -66,7 +67,7 @@ _KEYS = {
                  "lam": _number, "beta": _number, "tolerance": _number, "seed": _integer,
                  "queue_capacity": _integer, "max_path_len": _integer,
                  "walk_max_indegree": _indegree_limit, "walks": _integer,
-                 "hub_sample_min": _integer, "leave_max_edges": _indegree_limit},
+                 "hub_sample_min": _integer, "leave_max_edges": _limit},
     "sync": {"tolerance": _number, "max_iters": _integer},
     "ligra": {"threads": _integer, "visibility": _integer, "tolerance": _number,
               "max_iters": _integer},

@@ -39,9 +39,7 @@ class DepGraphConfig(DesignConfig):
         buffer, processing element, vertex-store bank and memory ports, so that one walk's
         memory latency overlaps the others' work (issue 17; the golden model's ``walks``).
         A power of two from 1 to 16 (so engines × walks names at most 128 walk slots). The
-        default, 16, was chosen by the sweep of issue 55 (``bench/bench_depgraph_sweep.py``):
-        at DRAM latency 100 one walk keeps its engine busy a few percent of the time, and 8
-        walks an engine took 1.5 times the cycles of 16 on R-MAT SSSP.
+        default, 16, comes from the sweep of issue 55 (``bench/bench_depgraph_sweep.py``).
     offsets_on_chip : bool
         The vertex-store banks keep each vertex's CSR offsets (loaded with its record) and
         answer them with its fold, so a visit needs one memory latency (its edges) instead
@@ -50,27 +48,22 @@ class DepGraphConfig(DesignConfig):
         vertex in each bank.
     kept_lines : int
         Lines of each batch's edges (``edges_per_line`` edges a line) an HDTL keeps for its
-        scans, which otherwise read them from memory again (1 to 16). The default, 4 (with
-        ``stack_lines``), brought the scan's reads from memory under 2% of the edges processed
-        on R-MAT and grids in the sweep of issue 55 (2 left 8-9%).
+        scans, which otherwise read them from memory again (1 to 16; the default from the
+        sweep of issue 55).
     stack_lines : bool
         Every level of an HDTL's stack keeps the ``kept_lines`` lines of its entry's batch, so
         a walk resuming an entry after the subtree below it scans without a memory read (the
         paper's 6.1 Kbit stack of 10 entries is about 610 bits an entry: a 64-byte line of
         edges and the entry's three words). Off, an HDTL keeps only its last batch's lines.
-        Costs ``stack_depth`` x ``kept_lines`` x 512 bits an HDTL. On by default: off, a
-        64 x 64 grid's SSSP took 1.7 times the cycles (issue 55's sweep).
+        Costs ``stack_depth`` x ``kept_lines`` x 512 bits an HDTL (on by default, from the
+        sweep of issue 55).
     leave_max_edges : int
         A vertex of more out-edges than this leaves nothing for its walk: its batch's
         activations go to the circular queue, where every walk of the engine takes them as
         roots, instead of waiting for its one walk's scan to take them one by one (0: no
-        limit, the paper's rule). The golden model's ``leave_max_edges``. The default, 8
-        (a line of weighted edges), was measured on SSSP with 4 engines (issue 55): R-MAT 12
-        42,192 cycles with no limit, 41,720 at 32, 40,144 at 16, 37,657 at 8, 37,174 at 4;
-        Luo's scale-free graph 45,244 and 29,271 at 8; Kronecker 12 38,865 and 34,559; a
-        grid's vertices (at most 6 edges) keep their walks. With ``hub_index``, 0 lets the
-        walks travel the core paths the index learns from (at 8 a CC run on Kronecker 8 made
-        no observation).
+        limit, the paper's rule; :attr:`golden_leave_max_edges`). With ``hub_index``, 0 lets
+        the walks travel the core paths the index learns from. The default, 8, a line of
+        weighted edges, is measured in docs/results.md (issue 55).
     update_window : int
         Updates held in front of each vertex-store bank by its update scheduler, which sends
         the oldest whose record the bank is not still writing, so that updates of other
@@ -101,8 +94,7 @@ class DepGraphConfig(DesignConfig):
     load_window : int
         Lines the vertex loader requests ahead of the hand-out in each array it reads before
         a run (state, delta, constant, stop bits, offsets): it hands out a record a cycle when
-        this covers the memory's latency (about latency / 16 lines; 4 took about two cycles a
-        record at latency 100, issue 55).
+        this covers the memory's latency (about latency / 16 lines).
     edge_fifo_depth : int
         Entries of each FIFO edge buffer (37 entries of 134 bits: about the paper's 4.8 Kbit).
     addr_width : int
@@ -198,6 +190,11 @@ class DepGraphConfig(DesignConfig):
         if not 0 <= self.stall_injection <= 90:
             raise ConfigError(f"stall_injection must be a percentage from 0 to 90, "
                               f"not {self.stall_injection}")
+
+    @property
+    def golden_leave_max_edges(self) -> int | None:
+        """``leave_max_edges`` as the golden model takes it: None for no limit (0 here)."""
+        return self.leave_max_edges or None
 
     @property
     def memory_channels(self) -> int:

@@ -125,7 +125,7 @@ def simulate(graph: golden.Graph, config: DepGraphConfig,
     reference = run_depgraph(algo, graph, root=root, engines=config.engines,
                              stack_depth=config.stack_depth, walks=config.walks,
                              hub_index=config.hub_index,
-                             leave_max_edges=config.leave_max_edges or None,
+                             leave_max_edges=config.golden_leave_max_edges,
                              tolerance=run.tolerance, lam=run.hub_lam,
                              hub_sample_min=run.hub_sample_min)
     golden_seconds = time.perf_counter() - started
