@@ -47,13 +47,18 @@ def depgraph(graph, algo, root, tolerance, **settings):
     f = report.figures
     return {"design": "depgraph", "algo": algo, "hub_index": config.hub_index,
             "cycles": f["cycles"], "run_cycles": f["phase_cycles"]["run"],
+            "phase_cycles": f["phase_cycles"],
             "vertex_updates": f["vertex_updates"], "edges": f["edges_fetched"],
+            "scanned_edges": f["scanned_edges"], "scan_read_edges": f["scan_read_edges"],
+            "stale_visits": f["stale_visits"], "walks": f["walks"],
+            "memory_reads": f["memory"]["reads"],
+            "golden_updates": f["golden"]["vertex_updates"],
             "hub": f["hub_index"], "wall_seconds": wall,
             "configuration": config.as_dict()}
 
 
 def graphicionado(graph, algo, root, iters, streams):
-    config = GraphicionadoConfig(algo=algo, max_vertices=_pow2(graph.num_vertices),
+    config = GraphicionadoConfig(algo=algo, max_vertices=pow2(graph.num_vertices),
                                  streams_src=streams, streams_dst=streams)
     start = time.perf_counter()
     report = graphicionado_run.simulate(graph, config, MEMORY,
@@ -70,8 +75,15 @@ def graphicionado(graph, algo, root, iters, streams):
             "configuration": config.as_dict()}
 
 
-def _pow2(n: int) -> int:
+def pow2(n: int) -> int:
+    """The smallest power of two of at least n (and 2)."""
     return 1 << max(n - 1, 1).bit_length()
+
+
+def pagerank_iterations(graph, tolerance) -> int:
+    """Graphicionado's PageRank iterations: as many as the synchronous baseline needs to
+    bring every |delta| under the tolerance."""
+    return run_sync_baseline("pagerank", graph, tolerance=tolerance).counters.rounds
 
 
 def main():
@@ -109,7 +121,7 @@ def main():
     spec = args.graph or f"kron:scale={args.scale},ef={args.edge_factor},seed=1,weights=1:255"
     graph = golden.load_graph(spec)
     root = int(np.argmax(graph.out_degree))
-    bank = _pow2(graph.num_vertices)       # any partition fits
+    bank = pow2(graph.num_vertices)       # any partition fits
 
     hubs = {"both": (False, True), "off": (False,), "on": (True,)}[args.hub]
     rows = []
@@ -122,8 +134,7 @@ def main():
             _print(rows[-1])
         iters = None
         if algo == "pagerank":
-            iters = run_sync_baseline("pagerank", graph,
-                                      tolerance=args.tolerance).counters.rounds
+            iters = pagerank_iterations(graph, args.tolerance)
         rows.append(graphicionado(graph, algo, algo_root, iters, args.engines))
         for row in rows[-1 - len(hubs):-1]:
             row["graphicionado_over_depgraph_cycles"] = rows[-1]["cycles"] / row["cycles"]

@@ -16,28 +16,23 @@ JSON report.
 
 import argparse
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
 import golden  # noqa: E402
-from golden.depgraph import run_sync_baseline  # noqa: E402
+from bench_depgraph_rtl import (MEMORY, depgraph, graphicionado,  # noqa: E402
+                                pagerank_iterations, pow2)
 from golden.depgraph.hubs import partition_bounds  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 from hw.depgraph.config import DepGraphConfig  # noqa: E402
-from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
-from sim.depgraph import run as depgraph_run  # noqa: E402
-from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
-from sim.graphicionado import run as graphicionado_run  # noqa: E402
-from sim.run_settings import RunSettings  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / \
     "depgraph-sweep.json"
-MEMORY = SimMemoryConfig(latency=100, jitter=0, outstanding=128, depth_lines=1 << 19)
 W = "weights=uniform:1:255"
 GRAPHS = {
     "rmat12": f"rmat:scale=12,ef=8,seed=1,{W}",
@@ -59,21 +54,12 @@ CONFIGS = {
 }
 
 
-def _iterations(algo, graph, tolerance):
-    return run_sync_baseline("pagerank", graph, tolerance=tolerance).counters.rounds \
-        if algo == "pagerank" else None
-
-
 def graphs_of(algo, graphs, large_pagerank):
     """The graphs an algorithm runs on: weights only matter to SSSP, and PageRank on the
     scale-14 graphs (3-15 minutes of simulation a run) only with ``--pagerank-large``."""
     return {k: spec for k, spec in graphs.items()
             if algo == "sssp" or not (k.endswith("-narrow") or
                                       (k.endswith("14-ef16") and not large_pagerank))}
-
-
-def _pow2(n: int) -> int:
-    return 1 << max(n - 1, 1).bit_length()
 
 
 def _root(algo, graph):
@@ -87,28 +73,10 @@ def depgraph_group(name, settings, algo, engines, graphs, tolerance):
         graph = golden.load_graph(spec)
         # A bank holds the largest partition (balanced by edges, so it can pass n / engines).
         largest = int(np.diff(partition_bounds(graph, engines)).max())
-        bank = max(DepGraphConfig().bank_vertices, _pow2(largest))
-        config = DepGraphConfig(algo=algo, engines=engines,
-                                **{"bank_vertices": bank, **settings})
-        start = time.perf_counter()
-        report = depgraph_run.simulate(
-            graph, config, MEMORY,
-            RunSettings(algo=algo, root=_root(algo, graph), tolerance=tolerance))
-        if not report.matches:
-            raise SystemExit(f"depgraph {name} {algo} {kind}: RTL differs from golden at "
-                             f"{report.first_mismatch}")
-        f = report.figures
-        rows.append({"design": "depgraph", "config": name, "engines": engines, "algo": algo,
-                     "graph": kind,
-                     "cycles": f["cycles"], "phase_cycles": f["phase_cycles"],
-                     "vertex_updates": f["vertex_updates"], "edges": f["edges_fetched"],
-                     "scanned_edges": f["scanned_edges"],
-                     "scan_read_edges": f["scan_read_edges"],
-                     "stale_visits": f["stale_visits"], "walks": f["walks"],
-                     "memory_reads": f["memory"]["reads"],
-                     "golden_updates": f["golden"]["vertex_updates"],
-                     "wall_seconds": time.perf_counter() - start,
-                     "configuration": config.as_dict()})
+        bank = max(DepGraphConfig().bank_vertices, pow2(largest))
+        row = depgraph(graph, algo, _root(algo, graph), tolerance, engines=engines,
+                       **{"bank_vertices": bank, **settings})
+        rows.append({**row, "config": name, "engines": engines, "graph": kind})
         _print(rows[-1])
     return rows
 
@@ -117,23 +85,10 @@ def graphicionado_group(algo, engines, graphs, tolerance):
     rows = []
     for kind, spec in graphs.items():
         graph = golden.load_graph(spec)
-        config = GraphicionadoConfig(algo=algo, max_vertices=_pow2(graph.num_vertices),
-                                     streams_src=engines,
-                                     streams_dst=engines)
-        start = time.perf_counter()
-        report = graphicionado_run.simulate(
-            graph, config, MEMORY,
-            RunSettings(algo=algo, root=_root(algo, graph),
-                        iters=_iterations(algo, graph, tolerance)))
-        if not report.matches:
-            raise SystemExit(f"graphicionado {algo} {kind}: RTL differs from golden at "
-                             f"{report.first_mismatch}")
-        f = report.figures
-        rows.append({"design": "graphicionado", "config": f"{engines}x{engines}",
-                     "engines": engines, "algo": algo, "graph": kind, "cycles": f["cycles"],
-                     "vertex_updates": f["vertex_updates"], "edges": f["edges_traversed"],
-                     "wall_seconds": time.perf_counter() - start,
-                     "configuration": config.as_dict()})
+        iters = pagerank_iterations(graph, tolerance) if algo == "pagerank" else None
+        row = graphicionado(graph, algo, _root(algo, graph), iters, engines)
+        rows.append({**row, "config": f"{engines}x{engines}", "engines": engines,
+                     "graph": kind})
         _print(rows[-1])
     return rows
 
