@@ -154,20 +154,21 @@ def main():
             engines = rng.choice([1, 2, 4])
             depth = rng.choice([1, 2, 10, 16])
             hub = rng.random() < 0.5
-            walks = rng.choice([1, 2, 4, 8])
+            walks = rng.choice([1, 2, 4, 8, 16])
             onchip = rng.random() < 0.5
             window = rng.choice([0, 2, 4, 8])
-            kept, lines = rng.choice([1, 2]), rng.random() < 0.5
+            kept, lines = rng.choice([1, 2, 4]), rng.random() < 0.5
+            leave = rng.choice([0, 8])
             config = DepGraphConfig(algo=algo, engines=engines, stack_depth=depth, walks=walks,
                                     hub_index=hub, bank_vertices=2048, stall_injection=30,
                                     offsets_on_chip=onchip, update_window=window,
-                                    kept_lines=kept, stack_lines=lines)
+                                    kept_lines=kept, stack_lines=lines, leave_max_edges=leave)
             run = lambda: depgraph_run.simulate(  # noqa: E731
                 graph, config, memory, RunSettings(algo=algo, root=root, seed=seed))
             design, iters = "depgraph", None
             label = (f"depgraph e{engines} d{depth} w{walks} hub {'on' if hub else 'off'} "
                      f"offsets {'on chip' if onchip else 'in memory'} update window {window} "
-                     f"kept lines {kept}{' per level' if lines else ''}")
+                     f"kept lines {kept}{' per level' if lines else ''} leave {leave}")
         else:
             # CF in one run of two with the symmetric-graph optimisation (§IV.D), each
             # undirected rating stored once; sliced, that is extended slicing (§VI.B).
