@@ -42,15 +42,26 @@ GRAPHS = {
     "rmat12-narrow": "rmat:scale=12,ef=8,seed=1,weights=uniform:1:4",
     "rmat14-ef16": f"rmat:scale=14,ef=16,seed=1,{W}",
     "kron14-ef16": f"kron:scale=14,ef=16,seed=1,{W}",
+    "road4k": f"road:n=4096,seed=1,{W}",
+    **{name: f"networkx:name={name},{W}" for name in golden.NETWORKX_GRAPHS},
 }
-# The sweep's graphs by default; the others for the table at the defaults (issue 55 item 2).
-SWEEP_GRAPHS = ("rmat12", "kron12", "grid64", "scalefree4k", "rmat12-narrow")
+# The sweep's graphs by default; the others for the table at the defaults (issue 55 item 2)
+# and the real graphs networkx ships (tens of vertices: a run is mostly its fixed costs).
+SWEEP_GRAPHS = ("rmat12", "kron12", "grid64", "scalefree4k", "road4k", "rmat12-narrow")
 CONFIGS = {
     "defaults": {},
     "w16-stack-k4": {"walks": 16, "stack_lines": True, "kept_lines": 4},
     "w16-k4": {"walks": 16, "stack_lines": False, "kept_lines": 4},
     "w16-stack-k2": {"walks": 16, "stack_lines": True, "kept_lines": 2},
     "w8-stack-k4": {"walks": 8, "stack_lines": True, "kept_lines": 4},
+    "leave0": {"leave_max_edges": 0},
+    "window0": {"update_window": 0},
+    "window8": {"update_window": 8},
+    "fifo16": {"edge_fifo_depth": 16},
+    "fifo64": {"edge_fifo_depth": 64},
+    # The smallest bank that holds the largest partition (and a circular queue of a
+    # sixteenth of it), against the default's 8,192 records.
+    "bank-fit": {"bank_vertices": "fit"},
 }
 
 
@@ -74,8 +85,10 @@ def depgraph_group(name, settings, algo, engines, graphs, tolerance):
         # A bank holds the largest partition (balanced by edges, so it can pass n / engines).
         largest = int(np.diff(partition_bounds(graph, engines)).max())
         bank = max(DepGraphConfig().bank_vertices, pow2(largest))
+        if settings.get("bank_vertices") == "fit":
+            bank = max(16, pow2(largest))
         row = depgraph(graph, algo, _root(algo, graph), tolerance, engines=engines,
-                       **{"bank_vertices": bank, **settings})
+                       **{**settings, "bank_vertices": bank})
         rows.append({**row, "config": name, "engines": engines, "graph": kind})
         _print(rows[-1])
     return rows

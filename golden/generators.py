@@ -6,6 +6,8 @@
 * :func:`grid` -- Luo et al.'s degree-6 grids: a 4-neighbour grid plus random diagonals.
 * :func:`scale_free` -- Luo et al.'s scale-free graphs: 0.1% hubs of degree ~1000, others ~6.
 * :func:`hub_chain` -- hubs joined by chains, where DepGraph's hub index pays.
+* :func:`road` -- road-like graphs: planar, of degree about 2.8, and deep (Delaunay thinned).
+* :func:`networkx_graph` -- the small real graphs networkx ships (karate club, ...).
 * :func:`uniform` -- exactly ``m`` distinct random edges (Erdos-Renyi G(n, m), directed).
 * :func:`bipartite` -- a user/item rating graph for collaborative filtering (Graphicionado 2.2).
 
@@ -33,7 +35,7 @@ from .graph import MAX_UINT32, Graph, GraphError, sort_permutation
 from .io import read_graph
 
 __all__ = ["SpecError", "kronecker", "rmat", "grid", "scale_free", "uniform", "bipartite",
-           "hub_chain",
+           "hub_chain", "road", "networkx_graph", "NETWORKX_GRAPHS",
            "from_spec", "load_graph", "GENERATORS"]
 
 
@@ -320,6 +322,66 @@ def hub_chain(hubs: int = 64, chains: int = 1, length: int = 8, fan: int = 200,
     return _directed(n, src.astype(np.uint32), dst.astype(np.uint32), weights, seed, name)
 
 
+def road(n: int, extra: float = 0.2, seed: int = 1, weights: str | None = None) -> Graph:
+    """A road-like graph: n random points in the unit square, joined by the Euclidean minimum
+    spanning tree of their Delaunay triangulation plus each other Delaunay edge with
+    probability ``extra``.  Planar, connected, of average degree about ``2 + 4 * extra``
+    (road networks: 2.4-2.8) and of diameter growing like the square root of n, the kind
+    of graph on which a BFS takes hundreds of levels.  Vertex ids follow a row-major walk
+    of a sqrt(n) x sqrt(n) raster of the square, so neighbours have nearby ids, as in a road
+    network's file.  Symmetric.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import minimum_spanning_tree
+    from scipy.spatial import Delaunay
+
+    n = _int(n, "n", 3, 2**26)
+    seed = _int(seed, "seed")
+    if isinstance(extra, bool) or not isinstance(extra, Real) or not 0 <= extra <= 1:
+        raise GraphError(f"extra must be in 0..1, got {extra!r}")
+    rng = np.random.default_rng(seed)
+    side = int(np.ceil(np.sqrt(n)))
+    points = rng.random((n, 2))
+    cell = np.minimum((points * side).astype(np.int64), side - 1)
+    points = points[np.lexsort((points[:, 0], cell[:, 0], cell[:, 1]))]
+    simplices = Delaunay(points).simplices
+    pairs = np.concatenate([simplices[:, [0, 1]], simplices[:, [1, 2]], simplices[:, [0, 2]]])
+    pairs = np.unique(np.sort(pairs, axis=1), axis=0)
+    length = np.linalg.norm(points[pairs[:, 0]] - points[pairs[:, 1]], axis=1)
+    tree = minimum_spanning_tree(coo_matrix((length, (pairs[:, 0], pairs[:, 1])), shape=(n, n)))
+    in_tree = np.zeros(pairs.shape[0], dtype=bool)
+    tree = tree.tocoo()
+    tree_keys = np.minimum(tree.row, tree.col).astype(np.int64) * n + np.maximum(tree.row,
+                                                                               tree.col)
+    in_tree[np.isin(pairs[:, 0].astype(np.int64) * n + pairs[:, 1], tree_keys)] = True
+    keep = in_tree | (rng.random(pairs.shape[0]) < extra)
+    u, v = pairs[keep, 0].astype(np.uint32), pairs[keep, 1].astype(np.uint32)
+    return _undirected(n, u, v, weights, seed, f"road:n={n},extra={extra},seed={seed}")
+
+
+# The small real graphs networkx ships, by a short name.
+NETWORKX_GRAPHS = {"karate": "karate_club_graph", "davis": "davis_southern_women_graph",
+                   "florentine": "florentine_families_graph", "lesmis": "les_miserables_graph"}
+
+
+def networkx_graph(name: str, seed: int = 1, weights: str | None = None) -> Graph:
+    """One of the real graphs networkx ships (:data:`NETWORKX_GRAPHS`): karate (Zachary's
+    karate club, 34 vertices), davis (Davis's southern women, 32), florentine (Padgett's
+    Florentine families, 15), lesmis (the characters of Les Misérables, 77).  Undirected;
+    vertex ids in networkx's node order; ``weights`` drawn as for the generators (the
+    graphs' own weights, where they have any, are not used)."""
+    import networkx as nx
+
+    if name not in NETWORKX_GRAPHS:
+        raise GraphError(f"name must be one of {', '.join(NETWORKX_GRAPHS)}, got {name!r}")
+    seed = _int(seed, "seed")
+    nx_graph = getattr(nx, NETWORKX_GRAPHS[name])()
+    index = {node: i for i, node in enumerate(nx_graph.nodes)}
+    ends = np.array([(index[a], index[b]) for a, b in nx_graph.edges], dtype=np.uint32)
+    return _undirected(len(index), ends[:, 0], ends[:, 1], weights, seed,
+                       f"networkx:name={name}")
+
+
 def _first_occurrences(keys: np.ndarray) -> np.ndarray:
     """Indices of the first occurrence of each distinct key, in their original order."""
     order = np.argsort(keys, kind="stable")
@@ -425,6 +487,9 @@ GENERATORS: dict[str, tuple[Callable[..., Graph], dict[str, tuple[str, Callable]
     "hubchain": (hub_chain, {"hubs": ("hubs", int), "chains": ("chains", int),
                              "length": ("length", int), "fan": ("fan", int),
                              "stride": ("stride", int), **_COMMON, **_WEIGHTS}, ()),
+    "road": (road, {"n": ("n", int), "extra": ("extra", float), **_COMMON, **_WEIGHTS},
+             ("n",)),
+    "networkx": (networkx_graph, {"name": ("name", str), **_COMMON, **_WEIGHTS}, ("name",)),
     "bipartite": (bipartite, {"users": ("users", int), "items": ("items", int),
                               "ratings": ("ratings_per_user", int),
                               "ratings_per_user": ("ratings_per_user", int), **_COMMON},

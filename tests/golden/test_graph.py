@@ -1,6 +1,7 @@
 """golden.graph and golden.generators: container validation, derived arrays, generators, specs."""
 
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -152,6 +153,8 @@ GENERATED = {
     "scalefree": lambda seed: golden.scale_free(3000, seed=seed),
     "uniform": lambda seed: golden.uniform(300, 2000, seed=seed),
     "bipartite": lambda seed: golden.bipartite(40, 30, 6, seed=seed),
+    "road": lambda seed: golden.road(500, seed=seed),
+    "networkx": lambda seed: golden.networkx_graph("karate", seed=seed, weights="1:9"),
 }
 
 
@@ -198,6 +201,32 @@ def test_scale_free_degrees():
     hubs = deg > 6
     assert hubs.sum() == 10 and deg[hubs].min() > 900 and deg.max() <= 1000
     assert deg[~hubs].min() >= 3 and deg[~hubs].mean() > 5.9
+
+
+def test_road_is_planar_connected_and_sparse():
+    g = golden.road(2000, seed=3)
+    undirected = nx.Graph(zip(g.src.tolist(), g.dst.tolist()))
+    assert g.symmetric and undirected.number_of_nodes() == 2000
+    assert nx.is_connected(undirected) and nx.check_planarity(undirected)[0]
+    assert 2.6 < g.out_degree.mean() < 3.0
+    levels = nx.single_source_shortest_path_length(undirected, 0)
+    assert max(levels.values()) > 40                 # deep, unlike Kronecker's handful
+    tree = golden.road(2000, extra=0.0, seed=3)      # the spanning tree alone
+    assert tree.num_edges == 2 * 1999
+    full = golden.road(2000, extra=1.0, seed=3)      # the whole triangulation
+    assert 2 * (3 * 2000 - 6) - 2 * 100 < full.num_edges <= 2 * (3 * 2000 - 6)
+    assert set(zip(tree.src.tolist(), tree.dst.tolist())) <= set(zip(g.src.tolist(),
+                                                                       g.dst.tolist()))
+
+
+@pytest.mark.parametrize("name", golden.NETWORKX_GRAPHS)
+def test_networkx_graphs_are_networkx_own(name):
+    g = golden.from_spec(f"networkx:name={name}")
+    theirs = getattr(nx, golden.NETWORKX_GRAPHS[name])()
+    index = {node: i for i, node in enumerate(theirs.nodes)}
+    assert g.symmetric and g.num_vertices == theirs.number_of_nodes()
+    assert set(zip(g.src.tolist(), g.dst.tolist())) == {
+        (index[a], index[b]) for u, v in theirs.edges for a, b in ((u, v), (v, u))}
 
 
 def test_uniform_and_bipartite_shapes():
@@ -252,6 +281,8 @@ def test_from_spec():
     ("uniform:n=10,m=5,weights=9:1", "LO <= HI"),
     ("bipartite:users=3,items=2,ratings=5", "ratings_per_user must be 0..2"),
     ("grid:rows=3,cols=3,undirected=yes", "undirected must be 0 or 1"),
+    ("road:n=100,extra=2", "extra must be in 0..1"),
+    ("networkx:name=zachary", "name must be one of karate, davis, florentine, lesmis"),
 ])
 def test_from_spec_errors(spec, fragment):
     with pytest.raises(SpecError) as info:
