@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine: `make run` and `make test`.
 # Both create (or refresh) .venv from pyproject.toml and constraints.txt (pinned versions), with
-# the optional board extra (LiteX), so that the tests cover the board flow too.
+# the optional board extra (LiteX), so that the tests cover the board flow too, and the
+# baseline extra (the CPU graph libraries the benches compare with).
 
 PYTHON ?= python3
 VENV := .venv
@@ -18,7 +19,7 @@ $(STAMP): pyproject.toml constraints.txt
 		{ echo "error: Python 3.11 or newer is needed ($(PYTHON))"; exit 2; }
 	rm -f $(VENV)/.installed-*
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[board]"
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[board,baseline]"
 	touch $@
 
 # Optional system packages: Icarus Verilog (second simulator), the OSU 0.18 um Liberty
@@ -116,6 +117,13 @@ bench: venv system-deps
 	$(GRAPHGEN) synth --design bfs --target asic --per-unit --json build/bench/bfs-asic.json
 	$(GRAPHGEN) synth --design bfs --target ecp5 --set lanes=2 --set bu_slots=32 \
 		--set read_window=16 --set memory_outstanding=64 --json build/bench/bfs-ecp5.json
+	$(BIN)/python bench/bench_cpu_baseline.py \
+		--ecp5 graphicionado-1x1=build/bench/graphicionado-pagerank-ecp5.json \
+		--asic graphicionado-1x1=build/bench/graphicionado-pagerank-asic.json \
+		--asic graphicionado-8x8=build/bench/graphicionado-pagerank-8x8-asic.json \
+		--ecp5 depgraph=build/bench/depgraph-2e-ecp5.json \
+		--ecp5 bfs=build/bench/bfs-ecp5.json --asic bfs=build/bench/bfs-asic.json \
+		--json build/bench/cpu-baseline.json
 	$(GRAPHGEN) sim --design bfs --algo bfs --graph kron:scale=11,ef=16,seed=1,undirected=1 \
 		--roots 4 --set lanes=2 --set bu_slots=32 --set read_window=16 \
 		--set memory_outstanding=64 --json build/bench/bfs-teps.json

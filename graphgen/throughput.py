@@ -48,9 +48,10 @@ def stated_clock(mhz: float) -> Clock:
     return Clock(float(mhz), "stated (--clock-mhz)")
 
 
-def clock_from_report(path: Path, design: str, config) -> Clock:
-    """The Fmax of a ``graphgen synth --json`` report of ``design`` in ``config``; one line
-    (UsageError) when the file is not such a report or holds no Fmax."""
+def clock_from_report(path: Path, design: str, config=None) -> Clock:
+    """The Fmax of a ``graphgen synth --json`` report of ``design`` in ``config`` (None: in any
+    configuration, which the clock's source then names by its digest); one line (UsageError)
+    when the file is not such a report or holds no Fmax."""
     try:
         report = json.loads(Path(path).read_text())
     except FileNotFoundError:
@@ -64,11 +65,12 @@ def clock_from_report(path: Path, design: str, config) -> Clock:
     if report.get("design") != design:
         raise UsageError(f"--fmax-from {path}: a synthesis of {report.get('design')}, not "
                          f"of {design}")
-    if report.get("config_digest") != config.digest():
+    if config is not None and report.get("config_digest") != config.digest():
         raise UsageError(f"--fmax-from {path}: a synthesis of another configuration (digest "
                          f"{report.get('config_digest')}, this run's {config.digest()}); "
                          f"synthesize this one, or give --clock-mhz")
     figures = report["figures"]
+    path = path if config is not None else f"{path} (configuration {report.get('config_digest')})"
     fmax, target = figures.get("fmax_mhz"), figures.get("target")
     timing = figures.get("asic_timing") if target == "asic" else None
     if isinstance(timing, dict):

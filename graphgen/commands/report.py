@@ -20,10 +20,13 @@ def add_parser(commands) -> None:
                     "configuration (*.json, recognised by their contents): the design and "
                     "its configuration, the check against the golden model, cycles, edges "
                     "per cycle, memory channels, stalls, ASIC area by unit and ECP5 Fmax "
-                    "when those reports hold them. Tool versions are in the page's footer.")
+                    "when those reports hold them; or a folder holding bench/bench_cpu_baseline.py's "
+                    "JSON report: the accelerators beside the CPU graph libraries, times at "
+                    "each clock and speed-ups. Tool versions are in the page's footer.")
     report.add_argument("folder", metavar="DIR",
-                        help="a sweep's folder (holds sweep.json) or a run's folder (holds a "
-                             "graphgen sim --json report)")
+                        help="a sweep's folder (holds sweep.json), a run's folder (holds a "
+                             "graphgen sim --json report) or a folder holding a CPU baseline "
+                             "report")
     report.add_argument("--run", dest="run_folder", action="store_true",
                         help="DIR is a run's folder: make the run's page even if DIR also "
                              "holds a sweep.json (otherwise recognised by its contents)")
@@ -36,6 +39,13 @@ def run(args) -> int:
     source = Path(args.folder)
     if not source.is_dir():
         raise UsageError(f"{source}: no such folder")
+    from ..baseline_page import find_baseline_report, write_baseline_page
+    baseline = None if args.run_folder else find_baseline_report(source)
+    if baseline is not None and not (source / "sweep.json").is_file():
+        summary = write_baseline_page(baseline, Path(args.output))
+        print(f"report of the CPU baseline {baseline} written to {args.output} "
+              f"({summary['algorithms']} algorithms, {summary['rows']} rows)")
+        return 0
     if (source / "sweep.json").is_file() and not args.run_folder:
         from ..html_report import write_report
         summary = write_report(source, Path(args.output))

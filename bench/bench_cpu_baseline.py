@@ -1,0 +1,223 @@
+"""The accelerators beside the CPU graph libraries they should beat, on one graph (issue 54
+item 1).
+
+BFS, SSSP, CC and PageRank run in SuiteSparse:GraphBLAS (python-graphblas) and NetworKit on
+this machine (best wall time of ``--repeats`` after a warm-up; the graph built beforehand,
+its threads stated), each answer checked against the golden model. The accelerators run in
+RTL simulation on the same graph, checked against the golden model too, and their cycles
+become times at three clocks: the ECP5 Fmax and the 0.18 um ASIC Fmax of a ``graphgen synth
+--json`` report given with ``--ecp5 ROW=FILE`` and ``--asic ROW=FILE`` (the report's
+configuration named; none given, none shown), and the papers' 1 GHz. The speed-up is the
+fastest library's time over the accelerator's.
+
+Rows: Graphicionado 1 x 1 and 8 x 8 streams on the paper's memory (68 B/cycle as 4 channels
+of 17, latency 100); DepGraph at its defaults (4 engines; one memory port: 64 B/cycle,
+latency 100); the BFS engine at its defaults (BFS only, on the paper's memory; TEPS the
+Graph500 way: the root's component's edges, an undirected edge once, for every BFS row).
+PageRank runs as many
+iterations as the synchronous baseline needs to bring every change under ``--tolerance``,
+in every row. Prints the table and writes the JSON report (``graphgen report`` draws it).
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+import golden  # noqa: E402
+from golden.bfs import component_edges  # noqa: E402
+from bench_depgraph_rtl import MEMORY, depgraph, pagerank_iterations, pow2  # noqa: E402
+from graphgen.common import UsageError  # noqa: E402
+from graphgen.cpu_baseline import (LIBRARIES, BaselineUnavailable, check_against_golden,  # noqa
+                                   cpu_description, run_cpu)
+from graphgen.reports import base_report, write_json  # noqa: E402
+from graphgen.throughput import clock_from_report  # noqa: E402
+from hw.bfs.config import BfsConfig  # noqa: E402
+from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
+from sim.bfs import run as bfs_run  # noqa: E402
+from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
+from sim.graphicionado import run as graphicionado_run  # noqa: E402
+from sim.run_settings import RunSettings  # noqa: E402
+
+DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "cpu-baseline.json"
+PAPER_MEMORY = SimMemoryConfig.from_overrides({"preset": "paper", "outstanding": "128",
+                                               "depth_lines": str(1 << 20)})
+ROWS = ("graphicionado-1x1", "graphicionado-8x8", "depgraph", "bfs")
+DESIGN_OF_ROW = {"graphicionado-1x1": "graphicionado", "graphicionado-8x8": "graphicionado",
+                 "depgraph": "depgraph", "bfs": "bfs"}
+PAPER_GHZ = 1.0
+
+
+def graphicionado_row(graph, algo, root, iters, streams):
+    config = GraphicionadoConfig(algo=algo, max_vertices=pow2(graph.num_vertices),
+                                 streams_src=streams, streams_dst=streams,
+                                 memory_channels=PAPER_MEMORY.channels)
+    report = graphicionado_run.simulate(graph, config, PAPER_MEMORY,
+                                        RunSettings(algo=algo, root=root, iters=iters))
+    if not report.matches:
+        raise SystemExit(f"graphicionado {algo}: RTL differs from golden at "
+                         f"{report.first_mismatch}")
+    f = report.figures
+    return {"cycles": f["cycles"], "edges": f["edges_traversed"],
+            "memory": PAPER_MEMORY.as_dict(), "configuration": config.as_dict()}
+
+
+def depgraph_row(graph, algo, root, tolerance):
+    row = depgraph(graph, algo, root, tolerance, bank_vertices=max(
+        8192, pow2(graph.num_vertices)))
+    return {"cycles": row["cycles"], "edges": row["edges"], "memory": MEMORY.as_dict(),
+            "configuration": row["configuration"]}
+
+
+def bfs_row(graph, root):
+    config = BfsConfig(max_vertices=max(16, pow2(graph.num_vertices)),
+                       memory_channels=PAPER_MEMORY.channels)
+    report = bfs_run.simulate(graph, config, PAPER_MEMORY, RunSettings(root=root))
+    if not report.matches:
+        raise SystemExit(f"bfs root {root}: {report.first_mismatch}")
+    f = report.figures
+    return {"cycles": f["cycles"], "edges": f["component_edges"],
+            "memory": PAPER_MEMORY.as_dict(), "configuration": config.as_dict()}
+
+
+def accelerator_rows(graph, algo, root, iters, tolerance, rows):
+    """Each accelerator row of ``rows`` that runs ``algo``, as measured."""
+    out = {}
+    for name in rows:
+        start = time.perf_counter()
+        if name.startswith("graphicionado"):
+            out[name] = graphicionado_row(graph, algo, root, iters, int(name[-1]))
+        elif name == "depgraph":
+            out[name] = depgraph_row(graph, algo, root, tolerance)
+        elif algo == "bfs":
+            out[name] = bfs_row(graph, root)
+        else:
+            continue
+        out[name]["wall_seconds"] = time.perf_counter() - start
+        print(f"  {algo:<9}{name:<19}{out[name]['cycles']:>11,} cycles", flush=True)
+    return out
+
+
+def cpu_rows(graph, algo, root, iters, expected, repeats):
+    out = {}
+    for library in LIBRARIES:
+        try:
+            run = run_cpu(library, algo, graph, root, iters=iters, repeats=repeats)
+        except BaselineUnavailable as why:
+            out[library] = {"unavailable": str(why)}
+            continue
+        fault = check_against_golden(run, expected)
+        if fault:
+            raise SystemExit(f"{library} {algo}: {fault}")
+        out[library] = {"seconds": run.seconds, "threads": run.threads,
+                        "rounds": run.iterations}
+        print(f"  {algo:<9}{library:<19}{run.seconds * 1e3:>11.3f} ms "
+              f"({run.threads} thread{'s' if run.threads > 1 else ''})", flush=True)
+    return out
+
+
+def clocks(ecp5, asic):
+    """Each row's clocks in MHz with their sources: ECP5 and ASIC Fmax from reports, 1 GHz."""
+    out = {row: {"paper": {"mhz": PAPER_GHZ * 1e3, "source": "the papers' 1 GHz"}}
+           for row in ROWS}
+    for kind, given in (("ecp5", ecp5), ("asic", asic)):
+        for row, path in given.items():
+            clock = clock_from_report(Path(path), DESIGN_OF_ROW[row])
+            out[row][kind] = {"mhz": clock.mhz, "source": clock.source}
+    return out
+
+
+def print_table(results, row_clocks):
+    kinds = ("ecp5", "asic", "paper")
+    print(f"\n{'algo':<9}{'row':<19}{'time':>12}  " +
+          "".join(f"{k + ' time':>14}{'speed-up':>10}" for k in kinds))
+    for algo, entry in results.items():
+        cpu = {lib: r["seconds"] for lib, r in entry["cpu"].items() if "seconds" in r}
+        best = min(cpu.values()) if cpu else None
+        teps = entry.get("teps_edges")
+        for lib, seconds in cpu.items():
+            rate = f"  {teps / seconds / 1e6:,.1f} M TEPS" if teps else ""
+            print(f"{algo:<9}{lib:<19}{seconds * 1e3:>10.3f}ms{rate}")
+        for row, acc in entry["accelerators"].items():
+            line = f"{algo:<9}{row:<19}{acc['cycles']:>10,}cy  "
+            for kind in kinds:
+                clock = row_clocks[row].get(kind)
+                if clock is None:
+                    line += f"{'-':>14}{'-':>10}"
+                    continue
+                seconds = acc["cycles"] / (clock["mhz"] * 1e6)
+                acc.setdefault("seconds", {})[kind] = seconds
+                speed = best / seconds if best else float("nan")
+                acc.setdefault("speedup", {})[kind] = speed
+                line += f"{seconds * 1e3:>12.3f}ms{speed:>9.2f}x"
+            if teps:
+                line += f"  {teps / acc['seconds']['paper'] / 1e6:,.1f} M TEPS at 1 GHz"
+            print(line)
+
+
+def _row_files(pairs, option, parser):
+    out = {}
+    for pair in pairs:
+        row, sep, path = pair.partition("=")
+        if not sep or row not in ROWS:
+            parser.error(f"{option}: ROW=FILE with ROW one of {', '.join(ROWS)}, not {pair!r}")
+        out[row] = path
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graph", default="kron:scale=12,ef=16,seed=1,weights=1:255",
+                        metavar="FILE|SPEC")
+    parser.add_argument("--algos", default="bfs,sssp,cc,pagerank")
+    parser.add_argument("--rows", default=",".join(ROWS),
+                        help=f"comma-separated accelerator rows, of {', '.join(ROWS)}")
+    parser.add_argument("--tolerance", type=float, default=1e-6)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--ecp5", action="append", default=[], metavar="ROW=SYNTH.json")
+    parser.add_argument("--asic", action="append", default=[], metavar="ROW=SYNTH.json")
+    parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
+    args = parser.parse_args()
+    algos = [a for a in args.algos.split(",") if a]
+    rows = [r for r in args.rows.split(",") if r]
+    if not algos or any(a not in LIBRARIES["graphblas"] for a in algos):
+        parser.error(f"--algos: of bfs, sssp, cc, pagerank, not {args.algos!r}")
+    if any(r not in ROWS for r in rows):
+        parser.error(f"--rows: of {', '.join(ROWS)}, not {args.rows!r}")
+    if args.repeats < 1:
+        parser.error("--repeats: at least 1")
+    try:
+        row_clocks = clocks(_row_files(args.ecp5, "--ecp5", parser),
+                            _row_files(args.asic, "--asic", parser))
+        graph = golden.load_graph(args.graph)
+    except (UsageError, golden.GraphError) as error:
+        parser.error(str(error))
+    root = int(np.argmax(graph.out_degree))
+    results = {}
+    for algo in algos:
+        algo_root = root if algo in ("bfs", "sssp") else None
+        iters = pagerank_iterations(graph, args.tolerance) if algo == "pagerank" else None
+        expected = golden.run(algo, graph, algo_root, iters=iters).values
+        results[algo] = {"root": algo_root, "iterations": iters,
+                         "teps_edges": component_edges(graph, expected != golden.UNREACHED)
+                         if algo == "bfs" else None,
+                         "cpu": cpu_rows(graph, algo, algo_root, iters, expected, args.repeats),
+                         "accelerators": accelerator_rows(graph, algo, algo_root, iters,
+                                                          args.tolerance, rows)}
+    print_table(results, row_clocks)
+    report = base_report("bench", "cpu-baseline", None)
+    report.update({"graph": graph.name, "vertices": graph.num_vertices,
+                   "edges": graph.num_edges, "cpu": cpu_description(), "clocks": row_clocks,
+                   "results": results})
+    write_json(Path(args.json), report)
+    print(f"\nCPU: {report['cpu']}; graph {graph.name}, {graph.num_vertices:,} vertices, "
+          f"{graph.num_edges:,} edges; report {args.json}")
+
+
+if __name__ == "__main__":
+    main()

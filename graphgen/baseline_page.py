@@ -1,0 +1,80 @@
+"""The page of ``graphgen report`` for a folder holding ``bench/bench_cpu_baseline.py``'s JSON
+report: per algorithm, the CPU libraries' times and each accelerator's cycles, its time at
+each clock and its speed-up over the fastest library (issue 54 item 1), the machine and the
+clocks' sources."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .html_report import html_page, versions_footer
+from .reports import atomic_write
+from .run_page import _e, _kv_table, _table
+
+__all__ = ["find_baseline_report", "write_baseline_page"]
+
+CLOCKS = ("ecp5", "asic", "paper")
+
+
+def find_baseline_report(folder: Path) -> Path | None:
+    """The newest CPU-baseline bench report among ``folder``'s JSON files, or None."""
+    found = []
+    for path in Path(folder).glob("*.json"):
+        try:
+            report = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(report, dict) and report.get("command") == "bench" and \
+                report.get("design") == "cpu-baseline" and isinstance(report.get("results"),
+                                                                       dict):
+            found.append((str(report.get("date")), path))
+    return max(found)[1] if found else None
+
+
+def _ms(seconds) -> str:
+    return "—" if seconds is None else f"{seconds * 1e3:,.3f} ms"
+
+
+def _algo_rows(algo: str, entry: dict) -> list[list]:
+    rows = []
+    teps = entry.get("teps_edges")
+    for library, run in entry["cpu"].items():
+        if "seconds" not in run:
+            rows.append([algo, library, "not run: " + run.get("unavailable", "")] +
+                        ["—"] * (2 * len(CLOCKS)))
+            continue
+        rate = f" ({teps / run['seconds'] / 1e6:,.1f} M TEPS)" if teps else ""
+        rows.append([algo, f"{library}, {run['threads']} thread(s)",
+                     _ms(run["seconds"]) + rate] + ["—"] * (2 * len(CLOCKS)))
+    for name, acc in entry["accelerators"].items():
+        cells = [algo, name, f"{acc['cycles']:,} cycles"]
+        for clock in CLOCKS:
+            seconds = acc.get("seconds", {}).get(clock)
+            speed = acc.get("speedup", {}).get(clock)
+            cells += [_ms(seconds), "—" if speed is None else f"{speed:.2f}×"]
+        rows.append(cells)
+    return rows
+
+
+def write_baseline_page(path: Path, output: Path) -> dict:
+    """Write the page of the report at ``path`` to ``output``; returns what it holds."""
+    report = json.loads(Path(path).read_text())
+    columns = ["algorithm", "row", "time or cycles"]
+    for clock in CLOCKS:
+        columns += [f"time at the {clock} clock", "speed-up"]
+    rows = [row for algo, entry in report["results"].items() for row in _algo_rows(algo, entry)]
+    clocks = [(f"{row}, {kind}", f"{c['mhz']:,.1f} MHz: {c['source']}")
+              for row, kinds in report["clocks"].items() for kind, c in kinds.items()]
+    cpu = report["cpu"]
+    body = (f"<h1>Accelerators against CPU graph libraries</h1>"
+            f"<p>Graph {_e(report['graph'])}: {report['vertices']:,} vertices, "
+            f"{report['edges']:,} edges. CPU: {_e(cpu['model'])}, {cpu['logical_cpus']} "
+            f"logical CPUs. Each library's best time of its runs; each accelerator's cycles "
+            f"in RTL simulation; every answer equal to the golden model's. The speed-up is "
+            f"the fastest library's time over the accelerator's at that clock.</p>"
+            + _table(columns, rows, numeric_from=2)
+            + _kv_table(clocks, caption="The clocks and where they come from", keys="clock"))
+    atomic_write(Path(output), html_page("graphgen: CPU baseline", body,
+                                         versions_footer(report.get("tool_versions", {}))))
+    return {"algorithms": len(report["results"]), "rows": len(rows)}
