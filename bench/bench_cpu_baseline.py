@@ -10,6 +10,12 @@ become times at three clocks: the ECP5 Fmax and the 0.18 um ASIC Fmax of a ``gra
 configuration named; none given, none shown), and the papers' 1 GHz. The speed-up is the
 fastest library's time over the accelerator's.
 
+The dynamic graph unit (its defaults, the paper's memory) applies a batch of ``--inserts``
+random edge inserts to the graph; GraphBLAS merges the same batch into the graph's matrix
+(:func:`graphgen.cpu_baseline.run_cpu_inserts`); both end with the golden model's edges. The
+unit's time counts its cycles after the presence bitmap's load (the library's matrices are
+built beforehand too), its total beside them.
+
 Rows: Graphicionado 1 x 1 and 8 x 8 streams on the paper's memory (68 B/cycle as 4 channels
 of 17, latency 100); DepGraph at its defaults (4 engines; one memory port: 64 B/cycle,
 latency 100); the BFS engine at its defaults (BFS only, on the paper's memory; TEPS the
@@ -34,12 +40,15 @@ from golden.bfs import component_edges  # noqa: E402
 from bench_depgraph_rtl import MEMORY, depgraph, pagerank_iterations, pow2  # noqa: E402
 from graphgen.common import UsageError  # noqa: E402
 from graphgen.cpu_baseline import (LIBRARIES, BaselineUnavailable, check_against_golden,  # noqa
-                                   cpu_description, run_cpu)
+                                   cpu_description, run_cpu, run_cpu_inserts)
 from graphgen.reports import base_report, write_json  # noqa: E402
 from graphgen.throughput import clock_from_report  # noqa: E402
+from golden.dyngraph import SlabGraph, SlabOptions, generate_updates  # noqa: E402
 from hw.bfs.config import BfsConfig  # noqa: E402
+from hw.dyngraph.config import DynGraphConfig  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from sim.bfs import run as bfs_run  # noqa: E402
+from sim.dyngraph import run as dyngraph_run  # noqa: E402
 from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.graphicionado import run as graphicionado_run  # noqa: E402
 from sim.run_settings import RunSettings  # noqa: E402
@@ -47,9 +56,9 @@ from sim.run_settings import RunSettings  # noqa: E402
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "cpu-baseline.json"
 PAPER_MEMORY = SimMemoryConfig.from_overrides({"preset": "paper", "outstanding": "128",
                                                "depth_lines": str(1 << 20)})
-ROWS = ("graphicionado-1x1", "graphicionado-8x8", "depgraph", "bfs")
+ROWS = ("graphicionado-1x1", "graphicionado-8x8", "depgraph", "bfs", "dyngraph")
 DESIGN_OF_ROW = {"graphicionado-1x1": "graphicionado", "graphicionado-8x8": "graphicionado",
-                 "depgraph": "depgraph", "bfs": "bfs"}
+                 "depgraph": "depgraph", "bfs": "bfs", "dyngraph": "dyngraph"}
 PAPER_GHZ = 1.0
 
 
@@ -85,6 +94,39 @@ def bfs_row(graph, root):
             "memory": PAPER_MEMORY.as_dict(), "configuration": config.as_dict()}
 
 
+def inserts_entry(graph, count, repeats):
+    """The dynamic graph unit's batch of edge inserts beside GraphBLAS's, both checked."""
+    config = DynGraphConfig(max_vertices=max(16, pow2(graph.num_vertices)),
+                            memory_channels=PAPER_MEMORY.channels)
+    updates = generate_updates(f"mix:ops={count},insert=100,hit=0,seed=1", graph,
+                               graph.num_vertices)
+    entry = {"root": None, "iterations": None, "teps_edges": None, "operations": count}
+    try:
+        run, edges = run_cpu_inserts(graph, updates.u, updates.v, updates.w, repeats)
+    except BaselineUnavailable as why:
+        entry["cpu"] = {"graphblas": {"unavailable": str(why)}}
+    else:
+        state = SlabGraph.build(graph, SlabOptions(**config.golden_options()))
+        state.apply(updates)
+        if any(not np.array_equal(a, b) for a, b in zip(edges, state.edges())):
+            raise SystemExit("graphblas inserts: the edges after differ from the golden model's")
+        entry["cpu"] = {"graphblas": {"seconds": run.seconds, "threads": run.threads,
+                                      "rounds": 1}}
+        print(f"  inserts  graphblas          {run.seconds * 1e3:>11.3f} ms", flush=True)
+    start = time.perf_counter()
+    report = dyngraph_run.simulate(graph, config, PAPER_MEMORY, RunSettings(updates=updates))
+    if not report.matches:
+        raise SystemExit("dyngraph inserts: RTL differs from the golden model")
+    f = report.figures
+    entry["accelerators"] = {"dyngraph": {
+        "cycles": f["run_cycles"], "total_cycles": f["cycles"], "edges": count,
+        "memory": PAPER_MEMORY.as_dict(), "configuration": config.as_dict(),
+        "wall_seconds": time.perf_counter() - start}}
+    print(f"  inserts  dyngraph           {f['run_cycles']:>11,} cycles after the load "
+          f"({f['cycles']:,} in all)", flush=True)
+    return entry
+
+
 def accelerator_rows(graph, algo, root, iters, tolerance, rows):
     """Each accelerator row of ``rows`` that runs ``algo``, as measured."""
     out = {}
@@ -94,7 +136,7 @@ def accelerator_rows(graph, algo, root, iters, tolerance, rows):
             out[name] = graphicionado_row(graph, algo, root, iters, int(name[-1]))
         elif name == "depgraph":
             out[name] = depgraph_row(graph, algo, root, tolerance)
-        elif algo == "bfs":
+        elif algo == "bfs" and name == "bfs":
             out[name] = bfs_row(graph, root)
         else:
             continue
@@ -139,9 +181,10 @@ def print_table(results, row_clocks):
     for algo, entry in results.items():
         cpu = {lib: r["seconds"] for lib, r in entry["cpu"].items() if "seconds" in r}
         best = min(cpu.values()) if cpu else None
-        teps = entry.get("teps_edges")
+        teps = entry.get("teps_edges") or entry.get("operations")
+        unit = "M TEPS" if entry.get("teps_edges") else "M updates/s"
         for lib, seconds in cpu.items():
-            rate = f"  {teps / seconds / 1e6:,.1f} M TEPS" if teps else ""
+            rate = f"  {teps / seconds / 1e6:,.1f} {unit}" if teps else ""
             print(f"{algo:<9}{lib:<19}{seconds * 1e3:>10.3f}ms{rate}")
         for row, acc in entry["accelerators"].items():
             line = f"{algo:<9}{row:<19}{acc['cycles']:>10,}cy  "
@@ -156,7 +199,7 @@ def print_table(results, row_clocks):
                 acc.setdefault("speedup", {})[kind] = speed
                 line += f"{seconds * 1e3:>12.3f}ms{speed:>9.2f}x"
             if teps:
-                line += f"  {teps / acc['seconds']['paper'] / 1e6:,.1f} M TEPS at 1 GHz"
+                line += f"  {teps / acc['seconds']['paper'] / 1e6:,.1f} {unit} at 1 GHz"
             print(line)
 
 
@@ -179,6 +222,8 @@ def main():
                         help=f"comma-separated accelerator rows, of {', '.join(ROWS)}")
     parser.add_argument("--tolerance", type=float, default=1e-6)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--inserts", type=int, default=4096,
+                        help="the dynamic graph unit's batch of edge inserts")
     parser.add_argument("--ecp5", action="append", default=[], metavar="ROW=SYNTH.json")
     parser.add_argument("--asic", action="append", default=[], metavar="ROW=SYNTH.json")
     parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
@@ -209,6 +254,8 @@ def main():
                          "cpu": cpu_rows(graph, algo, algo_root, iters, expected, args.repeats),
                          "accelerators": accelerator_rows(graph, algo, algo_root, iters,
                                                           args.tolerance, rows)}
+    if "dyngraph" in rows:
+        results["inserts"] = inserts_entry(graph, args.inserts, args.repeats)
     print_table(results, row_clocks)
     report = base_report("bench", "cpu-baseline", None)
     report.update({"graph": graph.name, "vertices": graph.num_vertices,

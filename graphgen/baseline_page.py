@@ -38,13 +38,14 @@ def _ms(seconds) -> str:
 
 def _algo_rows(algo: str, entry: dict) -> list[list]:
     rows = []
-    teps = entry.get("teps_edges")
+    teps = entry.get("teps_edges") or entry.get("operations")
+    unit = "M TEPS" if entry.get("teps_edges") else "M updates/s"
     for library, run in entry["cpu"].items():
         if "seconds" not in run:
             rows.append([algo, library, "not run: " + run.get("unavailable", "")] +
                         ["—"] * (2 * len(CLOCKS)))
             continue
-        rate = f" ({teps / run['seconds'] / 1e6:,.1f} M TEPS)" if teps else ""
+        rate = f" ({teps / run['seconds'] / 1e6:,.1f} {unit})" if teps else ""
         rows.append([algo, f"{library}, {run['threads']} thread(s)",
                      _ms(run["seconds"]) + rate] + ["—"] * (2 * len(CLOCKS)))
     for name, acc in entry["accelerators"].items():

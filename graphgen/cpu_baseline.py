@@ -4,6 +4,9 @@ timed on this machine and checked against the golden models (issue 54 item 1).
 * SuiteSparse:GraphBLAS through python-graphblas, the algebraic successor of GraphMat's
   approach (Graphicionado's baseline): each algorithm a loop of masked vector-matrix
   products over a semiring, multi-threaded by the library.
+* The dynamic graph unit's edge inserts against GraphBLAS's: the batch, as a matrix (the last
+  insert of a pair wins), merged into the graph's, a pair already there taking the batch's
+  weight, as the slab hash does (:func:`run_cpu_inserts`).
 * NetworKit (BFS, Dijkstra, connected components; its PageRank normalises the ranks and
   redistributes the dangling vertices', another function than GraphMat's, so it is not run).
 
@@ -25,7 +28,7 @@ import numpy as np
 from golden import ALPHA, ONE_MINUS_ALPHA, UNREACHED, Graph, pagerank_inv_outdeg
 
 __all__ = ["LIBRARIES", "CpuRun", "BaselineUnavailable", "run_cpu", "check_against_golden",
-           "cpu_description", "PAGERANK_RELATIVE_BOUND"]
+           "run_cpu_inserts", "cpu_description", "PAGERANK_RELATIVE_BOUND"]
 
 # The libraries' float32 sums take the edges in another order than the golden model's edge-id
 # order; this bounds the difference it makes, relative to the rank.
@@ -287,3 +290,31 @@ def check_against_golden(run: CpuRun, expected: np.ndarray) -> str | None:
     v = int(differ[0])
     return (f"{differ.size} vertices differ, first {v}: {int(run.values[v])} against the "
             f"golden model's {int(expected[v])}")
+
+
+def run_cpu_inserts(graph: Graph, u: np.ndarray, v: np.ndarray, w: np.ndarray,
+                    repeats: int = 3) -> tuple[CpuRun, tuple[np.ndarray, ...]]:
+    """Edge inserts (insert, or replace the weight) into ``graph`` in GraphBLAS: the batch's
+    matrix merged into the graph's, the best time of ``repeats`` after a warm-up (the graph's
+    and the batch's matrices built beforehand, as the unit's slab hash is). Returns the run
+    (its ``values``: the number of edges after) and the edges after, (src, dst, weight)
+    sorted by src then dst, for the golden model's :meth:`SlabGraph.edges`."""
+    gb = _gb()
+    n = graph.num_vertices
+    weight = np.ones(graph.num_edges, np.uint32) if graph.weight is None else \
+        graph.weight.astype(np.uint32)
+    before = gb.Matrix.from_coo(graph.src, graph.dst, weight, nrows=n, ncols=n,
+                                dtype="UINT32", dup_op=gb.binary.second)
+    batch = gb.Matrix.from_coo(u, v, w.astype(np.uint32), nrows=n, ncols=n, dtype="UINT32",
+                               dup_op=gb.binary.second)
+    best, after = float("inf"), None
+    for attempt in range(repeats + 1):
+        start = time.perf_counter()
+        after = before.ewise_add(batch, gb.binary.second).new()
+        after.wait()
+        if attempt:
+            best = min(best, time.perf_counter() - start)
+    src, dst, values = after.to_coo()
+    edges = (src.astype(np.uint32), dst.astype(np.uint32), values.astype(np.uint32))
+    return CpuRun("graphblas", "inserts", np.array([after.nvals]), best, _gb_threads(),
+                  1), edges

@@ -1,7 +1,8 @@
 """graphgen report of a folder holding the CPU baseline bench's report (graphgen.baseline_page).
 
 tests/data/cpu-baseline/cpu-baseline.json is bench/bench_cpu_baseline.py's report of BFS on
-kron:scale=8,ef=8 (2026-12-01, this 2-core machine, no synthesis reports given: only the
+kron:scale=8,ef=8, with the dynamic graph unit's 512 inserts from a second run of the same
+graph (2026-12-01, this 2-core machine, no synthesis reports given: only the
 papers' 1 GHz clock)."""
 
 import json
@@ -22,7 +23,7 @@ def test_the_page_holds_every_row_its_speed_up_and_clock(tmp_path, capsys):
     assert find_baseline_report(folder) == folder / "cpu-baseline.json"
     page = tmp_path / "page.html"
     assert main(["report", str(folder), "-o", str(page)]) == 0
-    assert "1 algorithms, 6 rows" in capsys.readouterr().out
+    assert "2 algorithms, 8 rows" in capsys.readouterr().out
     text = page.read_text()
     report = json.loads(FIXTURE.read_text())
     bfs = report["results"]["bfs"]
@@ -31,6 +32,8 @@ def test_the_page_holds_every_row_its_speed_up_and_clock(tmp_path, capsys):
         assert f"{row['speedup']['paper']:.2f}×" in text
     assert "graphblas, 2 thread(s)" in text and "networkit, 1 thread(s)" in text
     assert "M TEPS" in text and "the papers&#x27; 1 GHz" in text
+    inserts = report["results"]["inserts"]["accelerators"]["dyngraph"]
+    assert f"{inserts['cycles']:,} cycles" in text and "M updates/s" in text
 
 
 def test_a_folder_without_it_is_not_taken_for_one(tmp_path):

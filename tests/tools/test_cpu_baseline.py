@@ -66,3 +66,22 @@ def test_a_wrong_answer_is_caught(library, algo):
 def test_the_machine_is_described():
     cpu = cpu_description()
     assert cpu["logical_cpus"] >= 1 and cpu["model"]
+
+
+def test_graphblas_inserts_end_with_the_slab_graphs_edges():
+    from golden.dyngraph import SlabGraph, SlabOptions, generate_updates
+    from graphgen.cpu_baseline import run_cpu_inserts
+    graph = golden.load_graph(GRAPHS["rmat"])
+    # Half the inserts land on edges of the graph: their weights are replaced.
+    updates = generate_updates("mix:ops=600,insert=100,hit=50,seed=4", graph,
+                               graph.num_vertices)
+    try:
+        run, edges = run_cpu_inserts(graph, updates.u, updates.v, updates.w, repeats=1)
+    except BaselineUnavailable as why:
+        pytest.skip(str(why))
+    state = SlabGraph.build(graph, SlabOptions())
+    state.apply(updates)
+    expected = state.edges()
+    assert int(run.values[0]) == expected[0].size < graph.num_edges + 600
+    for got, want in zip(edges, expected):
+        np.testing.assert_array_equal(got, want)
