@@ -104,6 +104,9 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_depgraph_sweep.py --configs defaults --engines 2,4 \
 		--graphs rmat12,rmat14-ef16,kron12,kron14-ef16,grid64 \
 		--json build/bench/depgraph-defaults.json
+	$(BIN)/python bench/bench_depgraph_sweep.py --configs defaults --engines 2,4 \
+		--graphs road4k,karate,davis,florentine,lesmis --algos sssp,pagerank,bfs,cc \
+		--json build/bench/depgraph-defaults-new-kinds.json
 	$(GRAPHGEN) synth --design depgraph --set preset=ecp5 --set bank_vertices=4096 --set algo=sssp \
 		--target ecp5 --clock-mhz 80 --seeds 4 --jobs 2 --json build/bench/depgraph-2e-ecp5.json
 	$(BIN)/python bench/bench_bfs.py --json build/bench/bfs.json
