@@ -174,32 +174,39 @@ def clocks(ecp5, asic):
     return out
 
 
-def print_table(results, row_clocks):
-    kinds = ("ecp5", "asic", "paper")
+KINDS = ("ecp5", "asic", "paper")
+
+
+def add_times(results, row_clocks):
+    """Each accelerator row's time and speed-up over the fastest library at each clock."""
+    for entry in results.values():
+        cpu = [r["seconds"] for r in entry["cpu"].values() if "seconds" in r]
+        best = min(cpu) if cpu else None
+        for row, acc in entry["accelerators"].items():
+            acc["seconds"], acc["speedup"] = {}, {}
+            for kind, clock in row_clocks[row].items():
+                acc["seconds"][kind] = acc["cycles"] / (clock["mhz"] * 1e6)
+                acc["speedup"][kind] = best / acc["seconds"][kind] if best else None
+
+
+def print_table(results):
     print(f"\n{'algo':<9}{'row':<19}{'time':>12}  " +
-          "".join(f"{k + ' time':>14}{'speed-up':>10}" for k in kinds))
+          "".join(f"{k + ' time':>14}{'speed-up':>10}" for k in KINDS))
     for algo, entry in results.items():
-        cpu = {lib: r["seconds"] for lib, r in entry["cpu"].items() if "seconds" in r}
-        best = min(cpu.values()) if cpu else None
-        teps = entry.get("teps_edges") or entry.get("operations")
+        work = entry.get("teps_edges") or entry.get("operations")
         unit = "M TEPS" if entry.get("teps_edges") else "M updates/s"
-        for lib, seconds in cpu.items():
-            rate = f"  {teps / seconds / 1e6:,.1f} {unit}" if teps else ""
-            print(f"{algo:<9}{lib:<19}{seconds * 1e3:>10.3f}ms{rate}")
+        for lib, run in entry["cpu"].items():
+            if "seconds" in run:
+                rate = f"  {work / run['seconds'] / 1e6:,.1f} {unit}" if work else ""
+                print(f"{algo:<9}{lib:<19}{run['seconds'] * 1e3:>10.3f}ms{rate}")
         for row, acc in entry["accelerators"].items():
             line = f"{algo:<9}{row:<19}{acc['cycles']:>10,}cy  "
-            for kind in kinds:
-                clock = row_clocks[row].get(kind)
-                if clock is None:
-                    line += f"{'-':>14}{'-':>10}"
-                    continue
-                seconds = acc["cycles"] / (clock["mhz"] * 1e6)
-                acc.setdefault("seconds", {})[kind] = seconds
-                speed = best / seconds if best else float("nan")
-                acc.setdefault("speedup", {})[kind] = speed
-                line += f"{seconds * 1e3:>12.3f}ms{speed:>9.2f}x"
-            if teps:
-                line += f"  {teps / acc['seconds']['paper'] / 1e6:,.1f} {unit} at 1 GHz"
+            for kind in KINDS:
+                seconds, speed = acc["seconds"].get(kind), acc["speedup"].get(kind)
+                line += f"{'-':>14}{'-':>10}" if seconds is None else \
+                    f"{seconds * 1e3:>12.3f}ms{speed or float('nan'):>9.2f}x"
+            if work:
+                line += f"  {work / acc['seconds']['paper'] / 1e6:,.1f} {unit} at 1 GHz"
             print(line)
 
 
@@ -256,7 +263,8 @@ def main():
                                                           args.tolerance, rows)}
     if "dyngraph" in rows:
         results["inserts"] = inserts_entry(graph, args.inserts, args.repeats)
-    print_table(results, row_clocks)
+    add_times(results, row_clocks)
+    print_table(results)
     report = base_report("bench", "cpu-baseline", None)
     report.update({"graph": graph.name, "vertices": graph.num_vertices,
                    "edges": graph.num_edges, "cpu": cpu_description(), "clocks": row_clocks,
