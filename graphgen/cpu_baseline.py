@@ -17,6 +17,7 @@ time of ``repeats`` after a warm-up, and the threads the library used.
 
 from __future__ import annotations
 
+import importlib
 import os
 import platform
 import time
@@ -63,15 +64,19 @@ def cpu_description() -> dict:
     return {"model": model, "logical_cpus": os.cpu_count(), "machine": platform.machine()}
 
 
+def _library(module: str, package: str):
+    """The library's module, or BaselineUnavailable naming the package to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise BaselineUnavailable(f"{package} is not installed ({error}); make installs it "
+                                  f"(the baseline extra)") from None
+
+
 # ---------------------------------------------------------------------------- GraphBLAS
 
 def _gb():
-    try:
-        import graphblas
-    except ImportError as error:
-        raise BaselineUnavailable(f"python-graphblas is not installed ({error}); "
-                                  f"make installs it (the baseline extra)") from None
-    return graphblas
+    return _library("graphblas", "python-graphblas")
 
 
 def _gb_matrix(graph: Graph, values, dtype):
@@ -177,12 +182,7 @@ def _gb_threads() -> int:
 # ---------------------------------------------------------------------------- NetworKit
 
 def _nk():
-    try:
-        import networkit
-    except ImportError as error:
-        raise BaselineUnavailable(f"networkit is not installed ({error}); make installs it "
-                                  f"(the baseline extra)") from None
-    return networkit
+    return _library("networkit", "networkit")
 
 
 def _nk_graph(graph: Graph, weights: bool):
