@@ -45,6 +45,7 @@ from graphgen.reports import base_report, write_json  # noqa: E402
 from graphgen.throughput import clock_from_report  # noqa: E402
 from golden.dyngraph import SlabGraph, SlabOptions, generate_updates  # noqa: E402
 from hw.bfs.config import BfsConfig  # noqa: E402
+from hw.depgraph.config import DepGraphConfig  # noqa: E402
 from hw.dyngraph.config import DynGraphConfig  # noqa: E402
 from hw.graphicionado.config import GraphicionadoConfig  # noqa: E402
 from sim.bfs import run as bfs_run  # noqa: E402
@@ -78,7 +79,7 @@ def graphicionado_row(graph, algo, root, iters, streams):
 
 def depgraph_row(graph, algo, root, tolerance):
     row = depgraph(graph, algo, root, tolerance, bank_vertices=max(
-        8192, pow2(graph.num_vertices)))
+        DepGraphConfig().bank_vertices, pow2(graph.num_vertices)))
     return {"cycles": row["cycles"], "edges": row["edges"], "memory": MEMORY.as_dict(),
             "configuration": row["configuration"]}
 

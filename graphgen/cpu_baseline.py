@@ -79,14 +79,24 @@ def _gb():
     return _library("graphblas", "python-graphblas")
 
 
-def _gb_matrix(graph: Graph, values, dtype):
+def _gb_matrix(src, dst, n: int, values, dtype, dup_op: str | None = None):
+    """An n x n matrix of the edges (src, dst); a scalar ``values`` makes a pattern, in which
+    a repeated edge is one, else ``dup_op`` (a GraphBLAS binary's name) merges repeats."""
     gb = _gb()
-    n = graph.num_vertices
-    if np.isscalar(values):        # a pattern: a repeated edge is one (GraphBLAS drops it)
-        return gb.Matrix.from_coo(graph.src, graph.dst, values, nrows=n, ncols=n,
-                                  dtype=dtype)
-    return gb.Matrix.from_coo(graph.src, graph.dst, values, nrows=n, ncols=n, dtype=dtype,
-                              dup_op=gb.binary.min)
+    dup = None if np.isscalar(values) else getattr(gb.binary, dup_op)
+    return gb.Matrix.from_coo(src, dst, values, nrows=n, ncols=n, dtype=dtype, dup_op=dup)
+
+
+def _best_time(work: Callable, repeats: int):
+    """The best wall time of ``repeats`` calls of ``work`` after a warm-up, and what the last
+    call returned."""
+    best, result = float("inf"), None
+    for attempt in range(repeats + 1):
+        start = time.perf_counter()
+        result = work()
+        if attempt:
+            best = min(best, time.perf_counter() - start)
+    return best, result
 
 
 def _gb_dense(vector, fill, dtype) -> np.ndarray:
@@ -98,20 +108,19 @@ def _gb_dense(vector, fill, dtype) -> np.ndarray:
 
 def _gb_prepare(graph: Graph, algo: str):
     """The adjacency matrix the algorithm multiplies by (and PageRank's 1 / out-degree)."""
-    gb = _gb()
+    ends = (graph.src, graph.dst, graph.num_vertices)
     if algo == "bfs":
-        return _gb_matrix(graph, True, "BOOL")
+        return _gb_matrix(*ends, True, "BOOL")
     if algo == "sssp":
         weight = graph.require_nonnegative_integer_weights().astype(np.int64)
-        return _gb_matrix(graph, weight, "INT64")
+        return _gb_matrix(*ends, weight, "INT64", "min")
     if algo == "cc":
-        return _gb_matrix(graph.symmetrized(), 1, "INT64")
+        both = graph.symmetrized()
+        return _gb_matrix(both.src, both.dst, both.num_vertices, 1, "INT64")
     # A repeated edge carries its share twice, as in the golden model.
     ones = np.ones(graph.num_edges, dtype=np.float32)
-    matrix = gb.Matrix.from_coo(graph.src, graph.dst, ones, nrows=graph.num_vertices,
-                                ncols=graph.num_vertices, dtype="FP32", dup_op=gb.binary.plus)
-    return (matrix,
-            gb.Vector.from_dense(pagerank_inv_outdeg(graph)))
+    return (_gb_matrix(*ends, ones, "FP32", "plus"),
+            _gb().Vector.from_dense(pagerank_inv_outdeg(graph)))
 
 
 def _gb_bfs(matrix, root: int, _iters):
@@ -255,8 +264,8 @@ def run_cpu(library: str, algo: str, graph: Graph, root: int | None = None,
             iters: int | None = None, repeats: int = 3) -> CpuRun:
     """Run ``algo`` in ``library`` ``repeats`` times after a warm-up run; the best time counts
     the algorithm, not building the library's graph from ours (the accelerator's run starts
-    from its graph in memory too). ``iters``: PageRank's iterations. NetworKit's algorithms here are sequential
-    (1 thread); GraphBLAS uses the threads it is configured with."""
+    from its graph in memory too). ``iters``: PageRank's iterations. NetworKit's algorithms
+    here are sequential (1 thread); GraphBLAS uses the threads it is configured with."""
     if library not in LIBRARIES:
         raise ValueError(f"library {library!r}: one of {', '.join(LIBRARIES)}")
     runner = LIBRARIES[library].get(algo)
@@ -265,12 +274,7 @@ def run_cpu(library: str, algo: str, graph: Graph, root: int | None = None,
     if algo in ("bfs", "sssp") and root is None:
         raise ValueError(f"{algo} needs a root")
     prepared = _PREPARE[library](graph, algo)
-    best, finish, rounds = float("inf"), None, None
-    for attempt in range(repeats + 1):
-        start = time.perf_counter()
-        finish, rounds = runner(prepared, root, iters)
-        if attempt:
-            best = min(best, time.perf_counter() - start)
+    best, (finish, rounds) = _best_time(lambda: runner(prepared, root, iters), repeats)
     return CpuRun(library, algo, finish(), best, _THREADS[library](), rounds or 0)
 
 
@@ -303,17 +307,14 @@ def run_cpu_inserts(graph: Graph, u: np.ndarray, v: np.ndarray, w: np.ndarray,
     n = graph.num_vertices
     weight = np.ones(graph.num_edges, np.uint32) if graph.weight is None else \
         graph.weight.astype(np.uint32)
-    before = gb.Matrix.from_coo(graph.src, graph.dst, weight, nrows=n, ncols=n,
-                                dtype="UINT32", dup_op=gb.binary.second)
-    batch = gb.Matrix.from_coo(u, v, w.astype(np.uint32), nrows=n, ncols=n, dtype="UINT32",
-                               dup_op=gb.binary.second)
-    best, after = float("inf"), None
-    for attempt in range(repeats + 1):
-        start = time.perf_counter()
-        after = before.ewise_add(batch, gb.binary.second).new()
-        after.wait()
-        if attempt:
-            best = min(best, time.perf_counter() - start)
+    before = _gb_matrix(graph.src, graph.dst, n, weight, "UINT32", "second")
+    batch = _gb_matrix(u, v, n, w.astype(np.uint32), "UINT32", "second")
+
+    def merge():
+        merged = before.ewise_add(batch, gb.binary.second).new()
+        merged.wait()
+        return merged
+    best, after = _best_time(merge, repeats)
     src, dst, values = after.to_coo()
     edges = (src.astype(np.uint32), dst.astype(np.uint32), values.astype(np.uint32))
     return CpuRun("graphblas", "inserts", np.array([after.nvals]), best, _gb_threads(),

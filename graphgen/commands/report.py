@@ -20,8 +20,9 @@ def add_parser(commands) -> None:
                     "configuration (*.json, recognised by their contents): the design and "
                     "its configuration, the check against the golden model, cycles, edges "
                     "per cycle, memory channels, stalls, ASIC area by unit and ECP5 Fmax "
-                    "when those reports hold them; or a folder holding bench/bench_cpu_baseline.py's "
-                    "JSON report: the accelerators beside the CPU graph libraries, times at "
+                    "when those reports hold them; or a folder holding "
+                    "bench/bench_cpu_baseline.py's JSON report: the accelerators beside the "
+                    "CPU graph libraries, times at "
                     "each clock and speed-ups. Tool versions are in the page's footer.")
     report.add_argument("folder", metavar="DIR",
                         help="a sweep's folder (holds sweep.json), a run's folder (holds a "
