@@ -119,7 +119,8 @@ bench: venv system-deps
 	$(BIN)/python bench/bench_design_table.py --time-limit 3600 --json build/bench/design-table.json
 	$(GRAPHGEN) synth --design bfs --target asic --per-unit --json build/bench/bfs-asic.json
 	$(GRAPHGEN) synth --design bfs --target ecp5 --set lanes=2 --set bu_slots=32 \
-		--set read_window=16 --set memory_outstanding=64 --json build/bench/bfs-ecp5.json
+		--set read_window=16 --set scan_window=16 --set memory_outstanding=64 \
+		--json build/bench/bfs-ecp5.json
 	$(BIN)/python bench/bench_cpu_baseline.py \
 		--ecp5 graphicionado-1x1=build/bench/graphicionado-pagerank-ecp5.json \
 		--asic graphicionado-1x1=build/bench/graphicionado-pagerank-asic.json \
@@ -128,7 +129,7 @@ bench: venv system-deps
 		--ecp5 bfs=build/bench/bfs-ecp5.json --asic bfs=build/bench/bfs-asic.json \
 		--json build/bench/cpu-baseline.json
 	$(GRAPHGEN) sim --design bfs --algo bfs --graph kron:scale=11,ef=16,seed=1,undirected=1 \
-		--roots 4 --set lanes=2 --set bu_slots=32 --set read_window=16 \
+		--roots 4 --set lanes=2 --set bu_slots=32 --set read_window=16 --set scan_window=16 \
 		--set memory_outstanding=64 --json build/bench/bfs-teps.json
 	$(BIN)/python bench/bench_axi_area.py --configs smallest --json build/bench/axi-area-smallest.json
 	$(BIN)/python bench/bench_axi_area.py --json build/bench/axi-area.json

@@ -40,7 +40,8 @@ TARGETS = ("ecp5", "asic")
 CONFIGS = {
     "graphicionado": {},
     "depgraph": {"engines": "2", "bank_vertices": "4096", "algo": "sssp"},
-    "bfs": {"lanes": "2", "bu_slots": "32", "read_window": "16", "memory_outstanding": "64"},
+    "bfs": {"lanes": "2", "bu_slots": "32", "read_window": "16", "scan_window": "16",
+            "memory_outstanding": "64"},
     "dyngraph": {"slots": "4", "memory_outstanding": "8"},
 }
 # ``--configs smallest``: each design's smallest configuration (tests/tools/

@@ -7,7 +7,7 @@ Bin (buffer b, class c) of lane ``lane`` starts at line
 ``queue_base + (((b * 4 + c) * lanes + lane) << bin_shift)``.
 """
 
-from amaranth.hdl import Array, Module, Mux, Signal
+from amaranth.hdl import Array, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -15,7 +15,7 @@ from hw.lib.config import check_int
 from hw.lib.fanout import register_copies
 from hw.lib.memory.port import LINE_LANES, LINE_BYTES, MemoryPortSignature
 from hw.lib.stream.fifo import StreamFIFO
-from .layouts import CLASS_BITS, ENTRIES_PER_LINE, LaneEntry, QueueEntry
+from .layouts import CLASS_BITS, ENTRIES_PER_LINE, LaneGroup, QueueEntry
 
 
 __all__ = ["BinWriter", "CLASSES"]
@@ -33,8 +33,9 @@ class BinWriter(wiring.Component):
 
     Members
     -------
-    entries : ``In(stream.Signature(LaneEntry))``
-        Entries of this lane (``lane`` is not looked at), each into its class's bin.
+    entries : ``In(stream.Signature(LaneGroup))``
+        Groups of this lane's entries (``lane`` is not looked at), a group a cycle, each
+        into its class's bin: up to a line's worth, so at most one line is written a cycle.
     buffer : ``In(1)``
         The queue buffer written (held while entries flow).
     queue_base : ``In(addr_width)``; bin_shift : ``In(5)``
@@ -58,7 +59,7 @@ class BinWriter(wiring.Component):
         self._lane = lane
         self._lanes = lanes
         super().__init__({
-            "entries": In(stream.Signature(LaneEntry)),
+            "entries": In(stream.Signature(LaneGroup)),
             "buffer": In(1),
             "queue_base": In(addr_width),
             "bin_shift": In(5),
@@ -90,8 +91,8 @@ class BinWriter(wiring.Component):
         return base + line
 
     @staticmethod
-    def _line_out(m, gathered, entry, cls, flush_class_next, flushing_next):
-        """The line written: the entry's class's line completed by the entry, or while
+    def _line_out(m, gathered, placed, flush_class_next, flushing_next):
+        """The line written: ``placed`` (the class's line completed by the group), or while
         flushing the partial line of the class flushed. The flush's class and whether it
         flushes select between 512-bit lines: they are registers kept once per entry of the
         line (:mod:`hw.lib.fanout`), each copy beside its quarter of the multiplexer."""
@@ -100,11 +101,34 @@ class BinWriter(wiring.Component):
                                         name="flush_class")
         flushes = register_copies(m, flushing_next, ENTRIES_PER_LINE, name="flushing")
         for i, (flush_class, flushing) in enumerate(zip(flush_classes, flushes)):
-            full = entry if i == ENTRIES_PER_LINE - 1 else \
-                Array(g[i] for g in gathered)[cls]
             m.d.comb += line[i].eq(Mux(flushing, Array(g[i] for g in gathered)[flush_class],
-                                       full))
+                                       placed[i]))
         return line
+
+    def _place(self, m, held, position):
+        """The group's entries packed in order after the ``position`` entries ``held`` in
+        its class's line: seven places, the first four a line, the rest what overflows."""
+        group = self.entries.payload
+        packed = []
+        for j in range(ENTRIES_PER_LINE):
+            chosen = Signal(QueueEntry, name=f"packed{j}")
+            for i in reversed(range(ENTRIES_PER_LINE)):
+                rank = sum(group.valid[:i]) if i else Const(0, 1)
+                with m.If(group.valid[i] & (rank == j)):
+                    m.d.comb += chosen.eq(group.entries[i])
+            packed.append(chosen)
+        placed = []
+        for place in range(2 * ENTRIES_PER_LINE - 1):
+            entry = Signal(QueueEntry, name=f"placed{place}")
+            with m.Switch(position):
+                for p in range(ENTRIES_PER_LINE):
+                    with m.Case(p):
+                        if place < p:
+                            m.d.comb += entry.eq(held[place])
+                        elif place - p < ENTRIES_PER_LINE:
+                            m.d.comb += entry.eq(packed[place - p])
+            placed.append(entry)
+        return placed
 
     def elaborate(self, platform):
         m = Module()
@@ -125,30 +149,29 @@ class BinWriter(wiring.Component):
         flushing = Signal()
         flush_class = Signal(range(CLASSES + 1))
 
-        entry, cls = self.entries.payload.entry, self.entries.payload.cls
-        position = Signal(range(ENTRIES_PER_LINE))
+        group, cls = self.entries.payload, self.entries.payload.cls
+        size = Signal(range(ENTRIES_PER_LINE + 1))
+        m.d.comb += size.eq(sum(group.valid))
         count = Signal(32)
-        # Whether each class's next entry completes its line, a register kept with its
-        # count: the test of the count's low bits is then not after the choice of the class,
-        # on the way into the entries' ready.
-        last_place = [Signal(name=f"last_place{c}") for c in range(CLASSES)]
-        completes = Signal()
+        held = Signal(line_layout)
         with m.Switch(cls):
             for c in range(CLASSES):
                 with m.Case(c):
-                    m.d.comb += [count.eq(self.counts[c]), completes.eq(last_place[c])]
-        m.d.comb += position.eq(count[:2])
+                    m.d.comb += [count.eq(self.counts[c]), held.eq(gathered[c])]
+        position = count[:2]
+        completes = Signal()
+        m.d.comb += completes.eq(position + size >= ENTRIES_PER_LINE)
         m.d.comb += self.entries.ready.eq(~flushing & (~completes | writes.i.ready))
         taken = self.entries.valid & self.entries.ready
+        placed = self._place(m, held, position)
 
         for c in range(CLASSES):
             with m.If(taken & (cls == c)):
-                with m.Switch(position):
-                    for i in range(ENTRIES_PER_LINE):
-                        with m.Case(i):
-                            m.d.sync += gathered[c][i].eq(entry)
-                m.d.sync += [self.counts[c].eq(self.counts[c] + 1),
-                             last_place[c].eq(self.counts[c][:2] == ENTRIES_PER_LINE - 2)]
+                for i in range(ENTRIES_PER_LINE):
+                    over = placed[i + ENTRIES_PER_LINE] \
+                        if i + ENTRIES_PER_LINE < len(placed) else placed[i]
+                    m.d.sync += gathered[c][i].eq(Mux(completes, over, placed[i]))
+                m.d.sync += self.counts[c].eq(self.counts[c] + size)
         # A flush writes each class's partial line, one class a cycle.
         partial_count = Signal(32)
         with m.Switch(flush_class):
@@ -177,9 +200,8 @@ class BinWriter(wiring.Component):
             m.d.comb += [flushing_next.eq(1), flush_class_next.eq(0)]
         m.d.sync += [flush_class.eq(flush_class_next), flushing.eq(flushing_next)]
         m.d.comb += writes.i.payload.line.eq(
-            self._line_out(m, gathered, entry, cls, flush_class_next, flushing_next))
+            self._line_out(m, gathered, placed, flush_class_next, flushing_next))
         with m.If(self.clear):
             m.d.sync += [self.counts[c].eq(0) for c in range(CLASSES)]
-            m.d.sync += [flag.eq(0) for flag in last_place]
         m.d.comb += self.busy.eq(flushing | writes.o.valid)
         return m

@@ -21,6 +21,9 @@ class BfsConfig(DesignConfig):
     lanes : int
         Lanes of the frontier generator (Enterprise §4.1: each scans its share of the status
         array into bins of its own); a power of two, 1..16.
+    scan_hits : int
+        Hits each frontier-generation lane takes from a status line a cycle: 4 (those of one
+        degree class in one quad of the line, a bin line's worth) or 1 (one at a time).
     expand_lanes : int
         Top-down expand lanes, each checking one edge a cycle (a power of two, 1..16).
     dispatch : str
@@ -62,7 +65,11 @@ class BfsConfig(DesignConfig):
     max_vertices : int
         Vertices the hub bitmap covers (a power of two, at least 16).
     read_window : int
-        Lines a sequential reader (status scan, offsets, queues, edges) requests ahead.
+        Lines a sequential reader (queues, edges) requests ahead.
+    scan_window : int
+        Lines the status scan's two readers (status lines and offsets) each request ahead:
+        at a latency of 100 cycles, 64 keep a line a cycle coming between them, where 32
+        give each a third of a line a cycle.
     addr_width : int
         Width of a 64-byte line address.
     memory_outstanding : int
@@ -74,17 +81,18 @@ class BfsConfig(DesignConfig):
 
     Presets
     -------
-    ``ecp5``: 2 lanes, 32 bottom-up slots, 16-line read windows, 64 reads outstanding: the
-    configuration for the ECP5-85k. The default does not fit it with room to route (71% of
+    ``ecp5``: 2 lanes, 32 bottom-up slots, 16-line read and scan windows, 64 reads
+    outstanding: the configuration for the ECP5-85k. The default does not fit it with room to route (71% of
     the logic cells placed, routing unfinished after an hour); this one placed at about half
     of them and routed.
     """
 
     RUN_SETTINGS = ("stall_injection", "watchdog")
     PRESETS = {"ecp5": {"lanes": "2", "bu_slots": "32", "read_window": "16",
-                        "memory_outstanding": "64"}}
+                        "scan_window": "16", "memory_outstanding": "64"}}
 
     lanes: int = 4
+    scan_hits: int = 4
     expand_lanes: int = 1
     dispatch: str = "classes"
     memory_channels: int = 1
@@ -101,6 +109,7 @@ class BfsConfig(DesignConfig):
     bu_slots: int = 64
     max_vertices: int = 1 << 16
     read_window: int = 32
+    scan_window: int = 64
     addr_width: int = 26
     memory_outstanding: int = 128
     watchdog: int = 100_000
@@ -109,6 +118,8 @@ class BfsConfig(DesignConfig):
     def validate(self):
         if not (is_power_of_two(self.lanes) and self.lanes <= 16):
             raise ConfigError(f"lanes must be a power of two from 1 to 16, not {self.lanes}")
+        if self.scan_hits not in (1, 4):
+            raise ConfigError(f"scan_hits must be 1 or 4, not {self.scan_hits}")
         if not (is_power_of_two(self.expand_lanes) and self.expand_lanes <= 16):
             raise ConfigError(f"expand_lanes must be a power of two from 1 to 16, "
                               f"not {self.expand_lanes}")
@@ -144,6 +155,8 @@ class BfsConfig(DesignConfig):
                               f"not {self.max_vertices}")
         if not 2 <= self.read_window <= 256:
             raise ConfigError(f"read_window must be 2..256, not {self.read_window}")
+        if not 2 <= self.scan_window <= 256:
+            raise ConfigError(f"scan_window must be 2..256, not {self.scan_window}")
         if not 8 <= self.addr_width <= 32:
             raise ConfigError(f"addr_width must be 8..32, not {self.addr_width}")
         if not 2 <= self.memory_outstanding <= 256:

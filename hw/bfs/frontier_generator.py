@@ -4,12 +4,14 @@ goes to one lane's bin.
 
 A line of the status array (16 vertices) and the edge ranges of its vertices come in
 together; every vertex whose status equals ``match`` is a hit: the level just finished for a
-top-down queue, UNVISITED for the bottom-up queue at the direction switch. Each lane takes
-one hit a cycle from the line, its own: in the interleaved scan (top-down) vertex v belongs
-to lane ``v % lanes``, in the blocked scan (direction switch) to lane ``v >> block_shift``,
-so every lane's hits come in ascending order and the lanes' bins, read one after the other,
-give Enterprise's lane-major queue. A hit leaves as a :data:`LaneEntry` with its edge range
-and degree class (Enterprise §4.2): small below ``middle``, middle below ``large``, large
+top-down queue, UNVISITED for the bottom-up queue at the direction switch. In the interleaved
+scan (top-down) vertex v belongs to lane ``v % lanes``, in the blocked scan (direction
+switch) to lane ``v >> block_shift``. Each lane takes several of its hits a cycle: those of
+one class in one quad of the line (four words, a bin line's worth), so a line of sixteen
+hits in the blocked scan, all one lane's, goes in four cycles, not sixteen. Every class's
+hits stay in ascending order in the lane's bin, and the lanes' bins, read one after the
+other, give Enterprise's lane-major queue. A hit leaves in a :data:`LaneGroup` with its edge
+range and degree class (Enterprise §4.2): small below ``middle``, middle below ``large``, large
 below ``extreme``, extreme above.
 """
 
@@ -21,7 +23,7 @@ from hw.lib.config import ConfigError, is_power_of_two
 from hw.lib.memory.port import WORDS_PER_LINE
 from hw.lib.memory.range_streamer import range_out_layout
 from hw.lib.stream.register_slice import StreamRegisterSlice
-from .layouts import CLASS_BITS, LaneEntry
+from .layouts import CLASS_BITS, ENTRIES_PER_LINE as GROUP, LaneEntry, LaneGroup
 from .offset_lines import OffsetPairs
 
 
@@ -34,20 +36,6 @@ def degree_class(count, thresholds):
     return (count >= middle).as_unsigned() + (count >= large) + (count >= extreme)
 
 
-def two_or_more(bits):
-    """Whether two or more of ``bits`` are set, as a tree of groups of four (each group's
-    any and two-or-more, then the same of the groups): a few LUT levels, where a test of
-    ``bits & (bits - 1)`` for zero is a carry chain and an OR tree after it."""
-    groups = [bits[i:i + 4] for i in range(0, len(bits), 4)]
-    if len(groups) == 1:
-        group = groups[0]
-        return Cat(group[i] & group[j] for i in range(len(group))
-                   for j in range(i + 1, len(group))).any()
-    anys = Cat(group.any() for group in groups)
-    twos = Cat(two_or_more(group) for group in groups)
-    return twos.any() | two_or_more(anys)
-
-
 class FrontierGenerator(wiring.Component):
     """Parameters
     ----------
@@ -55,6 +43,9 @@ class FrontierGenerator(wiring.Component):
         A power of two, 1..16.
     thresholds : tuple of three ints
         The lowest degree of the middle, large and extreme classes.
+    scan_hits : int
+        Hits a lane takes a cycle at most: 4 (a quad's of one class) or 1 (one at a time,
+        the baseline).
 
     Members
     -------
@@ -67,7 +58,8 @@ class FrontierGenerator(wiring.Component):
     num_vertices : ``In(32)``
     clear : ``In(1)``
         A pulse: ``hits`` restarts at 0.
-    lane : ``Out(stream.Signature(LaneEntry)).array(lanes)``
+    lane : ``Out(stream.Signature(LaneGroup)).array(lanes)``
+        A group a cycle per lane: a quad's hits of one class.
     hits : ``Out(32)``
         Hits handed out since ``clear``.
     stalls : ``Out(32)``
@@ -76,10 +68,14 @@ class FrontierGenerator(wiring.Component):
         A line's hits are still being handed out.
     """
 
-    def __init__(self, *, lanes: int, thresholds: tuple[int, int, int]):
+    def __init__(self, *, lanes: int, thresholds: tuple[int, int, int], scan_hits: int = 4):
         if not is_power_of_two(lanes) or lanes > WORDS_PER_LINE:
             raise ConfigError(f"FrontierGenerator: lanes must be a power of two up to 16, "
                               f"not {lanes!r}")
+        if scan_hits not in (1, GROUP):
+            raise ConfigError(f"FrontierGenerator: scan_hits must be 1 or {GROUP}, "
+                              f"not {scan_hits!r}")
+        self._scan_hits = scan_hits
         self._lanes = lanes
         self._thresholds = thresholds
         super().__init__({
@@ -90,7 +86,7 @@ class FrontierGenerator(wiring.Component):
             "block_shift": In(5),
             "num_vertices": In(32),
             "clear": In(1),
-            "lane": Out(stream.Signature(LaneEntry)).array(lanes),
+            "lane": Out(stream.Signature(LaneGroup)).array(lanes),
             "hits": Out(32),
             "stalls": Out(32),
             "busy": Out(1),
@@ -103,10 +99,16 @@ class FrontierGenerator(wiring.Component):
         self._load = load = Signal()
         self._pairs = self._degree_stages(m)
         mine = self._hits_stage(m, lane_bits)
-        self._hand_out(m, mine, load)
-        entries = self._entries(m, load, lane_bits)
-        for lane, port in enumerate(self.lane):
-            m.d.comb += port.payload.eq(entries[self._first[lane]])
+        entries = self._entries(m, load)
+        offers = self._hand_out(m, mine, entries, load)
+        for lane, (port, (quad, group, cls)) in enumerate(zip(self.lane, offers)):
+            with m.Switch(quad):
+                for q in range(WORDS_PER_LINE // GROUP):
+                    with m.Case(q):
+                        m.d.comb += [port.payload.entries[i].eq(entries[GROUP * q + i].entry)
+                                     for i in range(GROUP)]
+            m.d.comb += [port.payload.valid.eq(group), port.payload.cls.eq(cls),
+                         port.payload.lane.eq(lane)]
         return m
 
     def _hits_stage(self, m, lane_bits):
@@ -138,29 +140,29 @@ class FrontierGenerator(wiring.Component):
             m.d.sync += held.eq(0)
         return mine
 
-    def _hand_out(self, m, mine, load):
-        """Each lane's lowest hit not yet taken, offered from registers: ``first`` (its
-        word), ``rest`` (the lane's hits after it), ``offering`` and ``several`` (whether
-        ``rest`` has any); the next line loads once every lane gives its last hit this
-        cycle, a decision made from those registers and the lanes' ``ready`` alone."""
-        words = WORDS_PER_LINE
-        self._first = []
-        done = []
-        took = []
-        taken_now = Signal(range(self._lanes + 1))      # hits taken the cycle before
+    def _hand_out(self, m, mine, entries, load):
+        """Each lane's next group, offered from registers: ``quad`` (which four words),
+        ``group`` (its hits there of one class), ``cls``, ``rest`` (the lane's hits after the
+        group), ``several`` (whether ``rest`` has any) and ``offering``; the next line loads
+        once every lane gives its last group this cycle, a decision made from those registers
+        and the lanes' ``ready`` alone. Returns each lane's (quad, group, cls)."""
+        offers, done, took = [], [], []
+        taken_now = Signal(range(WORDS_PER_LINE + 1))   # hits taken the cycle before
         for lane, port in enumerate(self.lane):
-            first = Signal(range(words), name=f"first{lane}")
-            rest = Signal(words, name=f"rest{lane}")
+            quad = Signal(2, name=f"quad{lane}")
+            group = Signal(GROUP, name=f"group{lane}")
+            cls = Signal(CLASS_BITS, name=f"cls{lane}")
+            rest = Signal(WORDS_PER_LINE, name=f"rest{lane}")
             several = Signal(name=f"several{lane}")
             offering = Signal(name=f"offering{lane}")
             m.d.comb += port.valid.eq(offering)
-            self._first.append(first)
+            offers.append((quad, group, cls))
             taken = offering & port.ready
-            took.append(taken)
+            took.append(Mux(taken, sum(group), 0))
             done.append(~offering | (~several & port.ready))
-            state = Cat(first, rest, several, offering)
-            loaded = self._next_of(m, mine[lane], f"{lane}_load")
-            following = self._next_of(m, rest, f"{lane}_next")
+            state = Cat(quad, group, cls, rest, several, offering)
+            loaded = self._next_group(m, mine[lane], self._pairs.payload.cls, f"{lane}_load")
+            following = self._next_group(m, rest, [e.cls for e in entries], f"{lane}_next")
             with m.If(load):
                 m.d.sync += state.eq(loaded)
             with m.Elif(taken):
@@ -182,22 +184,41 @@ class FrontierGenerator(wiring.Component):
             m.d.sync += self.hits.eq(0)
         with m.Else():
             m.d.sync += self.hits.eq(self.hits + taken_now)
+        return offers
 
-    def _next_of(self, m, hits, name):
-        """The offer after ``hits``: its lowest becomes ``first``, the others ``rest``
-        (``several`` if any), ``offering`` if there is one; as ``Cat(first, rest, several,
-        offering)``, in a signal of its own (kept, so that synthesis does not share one
-        subtractor behind the choice between a line's hits and a lane's rest)."""
-        words = WORDS_PER_LINE
-        lowest = Signal(range(words), name=f"lowest{name}")
-        for w in reversed(range(words)):
-            with m.If(hits[w]):
-                m.d.comb += lowest.eq(w)
-        # The hits after the lowest: each hit with a hit below it (OR trees of the bits
-        # below, a few LUT levels, where ``hits & (hits - 1)`` is a carry chain).
-        others = Cat(hits[w] & hits[:w].any() for w in range(words))
-        after = Signal(len(lowest) + words + 2, name=f"after{name}", attrs={"keep": 1})
-        m.d.comb += after.eq(Cat(lowest, others, two_or_more(hits), hits.any()))
+    def _next_group(self, m, hits, classes, name):
+        """The offer after ``hits`` (16 bits, each word's class in ``classes``): the lowest
+        quad holding a hit, and its hits of the class of the lowest of them, as
+        ``Cat(quad, group, cls, rest, several, offering)`` in a signal of its own (kept, so
+        that synthesis does not share the logic behind the choice between a line's hits and
+        a lane's rest). Taking a quad's hits class by class keeps each class's bin
+        ascending, as one hit at a time does."""
+        quads = WORDS_PER_LINE // GROUP
+        quad = Signal(2, name=f"quad{name}")
+        for q in reversed(range(quads)):
+            with m.If(hits[GROUP * q:GROUP * (q + 1)].any()):
+                m.d.comb += quad.eq(q)
+        in_quad = Signal(GROUP, name=f"in_quad{name}")
+        quad_classes = Signal(data.ArrayLayout(CLASS_BITS, GROUP), name=f"quad_classes{name}")
+        with m.Switch(quad):
+            for q in range(quads):
+                with m.Case(q):
+                    m.d.comb += in_quad.eq(hits[GROUP * q:GROUP * (q + 1)])
+                    m.d.comb += [quad_classes[i].eq(classes[GROUP * q + i])
+                                 for i in range(GROUP)]
+        cls = Signal(CLASS_BITS, name=f"cls{name}")
+        for i in reversed(range(GROUP)):
+            with m.If(in_quad[i]):
+                m.d.comb += cls.eq(quad_classes[i])
+        if self._scan_hits == 1:
+            group = Cat(in_quad[i] & ~in_quad[:i].any() for i in range(GROUP))
+        else:
+            group = Cat(in_quad[i] & (quad_classes[i] == cls) for i in range(GROUP))
+        rest = Signal(WORDS_PER_LINE, name=f"rest{name}")
+        m.d.comb += rest.eq(hits & ~(group.as_unsigned() << (quad * GROUP)))
+        after = Signal(2 + GROUP + CLASS_BITS + WORDS_PER_LINE + 2, name=f"after{name}",
+                       attrs={"keep": 1})
+        m.d.comb += after.eq(Cat(quad, group, cls, rest, rest.any(), hits.any()))
         return after
 
     def _degree_stages(self, m):
@@ -230,9 +251,9 @@ class FrontierGenerator(wiring.Component):
         self._stages = (degrees, classes)
         return classes.o
 
-    def _entries(self, m, load, lane_bits):
+    def _entries(self, m, load):
         """The line's entries, each with its edge range and class, loaded with its hits."""
-        words, lanes = WORDS_PER_LINE, self._lanes
+        words = WORDS_PER_LINE
         entries = Signal(data.ArrayLayout(LaneEntry, words))
         pairs = self._pairs.payload
         with m.If(load):
@@ -243,6 +264,5 @@ class FrontierGenerator(wiring.Component):
                     entries[w].entry.count.eq(pairs.count[w]),
                     entries[w].entry.spare.eq(0),
                     entries[w].cls.eq(pairs.cls[w]),
-                    entries[w].lane.eq(Mux(self.blocked, self._held_lane, w % lanes)),
                 ]
         return entries

@@ -18,7 +18,7 @@ from amaranth.lib import data, enum
 
 
 __all__ = ["UNVISITED", "CLASS_BITS", "ENTRY_WORDS", "ENTRIES_PER_LINE", "QueueEntry",
-           "LaneEntry", "Discovery", "LOG_WORDS", "DegreeClass", "Direction"]
+           "LaneEntry", "LaneGroup", "Discovery", "LOG_WORDS", "DegreeClass", "Direction"]
 
 UNVISITED = 0xFFFF_FFFF
 CLASS_BITS = 2
@@ -49,6 +49,12 @@ class Direction(enum.Enum, shape=1):
 
 # A frontier-queue entry on its way through the engine with its bin: degree class and lane.
 LaneEntry = data.StructLayout({"entry": QueueEntry, "cls": DegreeClass, "lane": 4})
+
+# Up to a bin line of entries of one class, from one quad of a status line (words 4q .. 4q+3),
+# on their way to one lane's bins: ``valid`` says which of the quad's words are hits; the
+# frontier generator hands out a group a cycle, the bin writer takes one a cycle.
+LaneGroup = data.StructLayout({"entries": data.ArrayLayout(QueueEntry, ENTRIES_PER_LINE),
+                               "valid": ENTRIES_PER_LINE, "cls": DegreeClass, "lane": 4})
 
 # A vertex found at the current level and the parent it was found from.
 Discovery = data.StructLayout({"vertex": 32, "parent": 32})

@@ -16,7 +16,7 @@ is a memory read, which is what the hub cache saves.
 """
 
 from amaranth.hdl import Module, Signal
-from amaranth.lib import wiring
+from amaranth.lib import stream, wiring
 
 from hw.lib.busy import any_busy
 from hw.lib.memory.interconnect import MemoryInterconnect
@@ -36,7 +36,7 @@ from hw.bfs.frontier_generator import FrontierGenerator
 from hw.bfs.hub_bitmap import HubBitmap
 from hw.bfs.hub_cache import HubCache
 from hw.bfs.hub_pass import HubPass
-from hw.bfs.layouts import Discovery, LaneEntry
+from hw.bfs.layouts import Discovery, LaneEntry, LaneGroup
 from hw.bfs.level_controller import LevelController
 from hw.bfs.level_log import LevelLog
 from hw.bfs.offset_lines import OffsetLines, OffsetPairs
@@ -47,6 +47,16 @@ from hw.bfs.expand_dispatch import ExpandDispatch
 
 
 __all__ = ["BfsEngine", "REGISTERS", "COUNTERS"]
+
+
+def group_of_one(m, entries):
+    """``entries`` (a stream of :data:`LaneEntry`) as a stream of groups of one entry."""
+    groups = stream.Signature(LaneGroup).create()
+    m.d.comb += [groups.valid.eq(entries.valid), entries.ready.eq(groups.ready),
+                 groups.payload.entries[0].eq(entries.payload.entry),
+                 groups.payload.valid.eq(1), groups.payload.cls.eq(entries.payload.cls),
+                 groups.payload.lane.eq(entries.payload.lane)]
+    return groups
 
 
 class BfsEngine(RegisterDesign):
@@ -72,14 +82,15 @@ class BfsEngine(RegisterDesign):
             "control": LevelController(addr_width=aw, lanes=writers, direction=cfg.direction,
                                        gamma_percent=cfg.gamma_percent),
             "status_reader": RangeStreamer(addr_width=aw, item_words=WORDS_PER_LINE,
-                                           window=cfg.read_window),
+                                           window=cfg.scan_window),
             "offsets_reader": RangeStreamer(addr_width=aw, item_words=WORDS_PER_LINE,
-                                            window=cfg.read_window),
+                                            window=cfg.scan_window),
             "offset_lines": OffsetLines(),
             "pairs": StreamDemux(OffsetPairs, 2),
             "hub_pass": HubPass(tau=cfg.tau),
             "bitmap": HubBitmap(max_vertices=cfg.max_vertices),
-            "generator": FrontierGenerator(lanes=lanes, thresholds=cfg.thresholds),
+            "generator": FrontierGenerator(lanes=lanes, thresholds=cfg.thresholds,
+                                           scan_hits=cfg.scan_hits),
             "queue_reader": QueueReader(addr_width=aw, lanes=writers, window=cfg.read_window),
             "to_check": StreamDemux(LaneEntry, 2),
             "survivors": StreamDemux(LaneEntry, writers,
@@ -116,10 +127,10 @@ class BfsEngine(RegisterDesign):
         if writers == 1 and lanes > 1:
             # The flat queue: the lanes take turns at its one writer.
             add["shared_queue"] = b["shared_queue"] = StreamArbiter(
-                LaneEntry, lanes, registered_grant=True)
+                LaneGroup, lanes, registered_grant=True)
         for lane in range(writers):
             add[f"bins{lane}"] = writer = BinWriter(addr_width=aw, lane=lane, lanes=writers)
-            add[f"bin_input{lane}"] = merge = StreamArbiter(LaneEntry, 2,
+            add[f"bin_input{lane}"] = merge = StreamArbiter(LaneGroup, 2,
                                                             registered_grant=True)
             b["bins"].append(writer)
             b["bin_inputs"].append(merge)
@@ -191,7 +202,8 @@ class BfsEngine(RegisterDesign):
         for lane in range(writers):
             merge = b["bin_inputs"][lane]
             link(scanned[lane], merge.i[0], f"generator->bins{lane}", register=True)
-            link(b["survivors"].o[lane], merge.i[1], f"survivors->bins{lane}", register=True)
+            link(group_of_one(m, b["survivors"].o[lane]), merge.i[1], f"survivors->bins{lane}",
+                 register=True)
             link(merge.o, b["bins"][lane].entries, f"bin_input{lane}->bins{lane}", register=True)
         link(b["queue_reader"].entries, b["to_check"].i, "queue_reader->check", register=True)
         if "dispatch" in b:

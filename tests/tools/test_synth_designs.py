@@ -29,7 +29,7 @@ SMALLEST = {
                       "edge_prefetch_lines": "8", "edge_jobs": "4"},
     "depgraph": {"engines": "1", "bank_vertices": "256", "memory_outstanding": "16"},
     "bfs": {"lanes": "1", "max_vertices": "256", "hub_cache_entries": "16", "bu_slots": "4",
-            "read_window": "4", "memory_outstanding": "16"},
+            "read_window": "4", "scan_window": "4", "memory_outstanding": "16"},
     "dyngraph": {"slots": "2", "lock_ways": "2", "max_vertices": "16",
                  "memory_outstanding": "4", "read_window": "2"},
 }

@@ -6,12 +6,10 @@ import random
 
 import numpy as np
 import pytest
-from amaranth.hdl import Module, Signal
-from amaranth.sim import Simulator
 
 from golden.bfs.frontier import blocked_scan, degree_class, interleaved_scan
 from hw.bfs.bin_writer import BinWriter
-from hw.bfs.frontier_generator import FrontierGenerator, two_or_more
+from hw.bfs.frontier_generator import FrontierGenerator
 from hw.bfs.layouts import UNVISITED
 from sim.amaranth_memory import lines_to_words, words_to_lines
 from tests.support.stream_drivers import PAUSES, Bench
@@ -33,9 +31,9 @@ def scan_inputs(rng, n):
     return status, offsets, lines, pairs
 
 
-@pytest.mark.parametrize("lanes,blocked", [(1, 0), (4, 0), (4, 1), (16, 0), (2, 1)])
+@pytest.mark.parametrize("lanes,blocked,scan_hits", [(1, 0, 4), (4, 0, 4), (4, 1, 4), (16, 0, 4), (2, 1, 4), (2, 1, 1)])
 @pytest.mark.parametrize("pause", PAUSES)
-def test_each_lane_gets_its_hits_in_order(lanes, blocked, pause):
+def test_each_lane_gets_its_hits_in_order(lanes, blocked, scan_hits, pause):
     rng = random.Random(f"{lanes}/{blocked}/{pause}")
     n = 150
     status, offsets, lines, pairs = scan_inputs(rng, n)
@@ -46,7 +44,7 @@ def test_each_lane_gets_its_hits_in_order(lanes, blocked, pause):
     hits = status == match
     queue = (blocked_scan if blocked else interleaved_scan)(hits, lanes)
     lane_of = (queue >> shift) if blocked else queue % lanes
-    dut = FrontierGenerator(lanes=lanes, thresholds=THRESHOLDS)
+    dut = FrontierGenerator(lanes=lanes, thresholds=THRESHOLDS, scan_hits=scan_hits)
     bench = Bench(dut, "FrontierGenerator", pause=pause)
 
     async def setup(ctx):
@@ -58,27 +56,47 @@ def test_each_lane_gets_its_hits_in_order(lanes, blocked, pause):
     bench.add_process(setup)
     bench.source("status", dut.status, lines)
     bench.source("pairs", dut.pairs, pairs)
-    for lane in range(lanes):
-        bench.sink(f"lane{lane}", dut.lane[lane], int((lane_of == lane).sum()))
-    bench.run()
     degree = np.diff(offsets)
-    got = []
+    classes = degree_class(degree, THRESHOLDS)
     for lane in range(lanes):
-        for item in bench.received[f"lane{lane}"]:
-            v = item["entry"]["vertex"]
-            assert item["lane"] == lane and item["cls"] == degree_class(degree[v], THRESHOLDS)
-            assert (item["entry"]["first"], item["entry"]["count"]) == (offsets[v], degree[v])
-            got.append(v)
-    assert got == queue.tolist()          # lane-major, each lane ascending
+        mine = queue[lane_of == lane]
+        bench.sink(f"lane{lane}", dut.lane[lane],
+                   groups_of(mine, classes) if scan_hits == 4 else len(mine))
+    bench.run()
+    for lane in range(lanes):
+        got = {c: [] for c in range(4)}
+        for group in bench.received[f"lane{lane}"]:
+            assert group["lane"] == lane and group["valid"]
+            taken = [e for i, e in enumerate(group["entries"]) if group["valid"] >> i & 1]
+            quads = {e["vertex"] // 4 for e in taken}
+            assert len(quads) == 1, quads          # one quad of a line
+            for e in taken:
+                v = e["vertex"]
+                assert classes[v] == group["cls"] and v % 4 == group["entries"].index(e)
+                assert (e["first"], e["count"]) == (offsets[v], degree[v])
+                got[group["cls"]].append(v)
+        mine = queue[lane_of == lane]
+        for c in range(4):                         # each class's bin in the golden order
+            assert got[c] == mine[classes[mine] == c].tolist(), (lane, c)
+
+
+def groups_of(vertices, classes):
+    """The groups a lane hands out for its hits ``vertices``: one per class per quad."""
+    return len({(int(v) // 4, int(classes[v])) for v in vertices})
 
 
 @pytest.mark.parametrize("pause", PAUSES)
 def test_bin_writer_lays_out_each_class_bin(pause):
     rng = random.Random(f"bins/{pause}")
     lanes, lane, shift, base, buffer = 4, 2, 3, 100, 1
-    entries = [{"entry": {"vertex": rng.randrange(1 << 20), "first": rng.randrange(1 << 20),
-                          "count": rng.randrange(300), "spare": 0},
-                "cls": rng.randrange(4), "lane": lane} for _ in range(45)]
+    entries = []
+    for _ in range(45):
+        valid = rng.randrange(1, 16)
+        entries.append({"entries": [{"vertex": rng.randrange(1 << 20),
+                                     "first": rng.randrange(1 << 20),
+                                     "count": rng.randrange(300), "spare": 0}
+                                    for _ in range(4)],
+                        "valid": valid, "cls": rng.randrange(4), "lane": lane})
     dut = BinWriter(addr_width=16, lane=lane, lanes=lanes)
     bench = Bench(dut, "BinWriter", pause=pause)
     from tests.support.stream_drivers import serve_memory
@@ -104,27 +122,10 @@ def test_bin_writer_lays_out_each_class_bin(pause):
     bench.until(lambda: "counts" in done)
     bench.run()
     for c in range(4):
-        mine = [e["entry"] for e in entries if e["cls"] == c]
+        mine = [e for g in entries if g["cls"] == c
+                for i, e in enumerate(g["entries"]) if g["valid"] >> i & 1]
         assert done["counts"][c] == len(mine)
         start = base + (((buffer * 4 + c) * lanes + lane) << shift)
         words = lines_to_words(model.lines, start, 4 * len(mine)).reshape(-1, 4)
         assert [tuple(int(x) for x in row[:3]) for row in words] == \
             [(e["vertex"], e["first"], e["count"]) for e in mine], c
-
-
-@pytest.mark.parametrize("width", [4, 16])
-def test_two_or_more(width):
-    """The generator's tree test of two or more hits in a line, against a bit count."""
-    bits, out = Signal(width), Signal()
-    m = Module()
-    m.d.comb += out.eq(two_or_more(bits))
-    sim = Simulator(m)
-
-    async def bench(ctx):
-        for value in list(range(0, 1 << width, 5)) + [1 << i for i in range(width)]:
-            ctx.set(bits, value)
-            await ctx.delay(1e-9)
-            assert ctx.get(out) == (bin(value).count("1") >= 2), value
-
-    sim.add_testbench(bench)
-    sim.run()

@@ -4,7 +4,7 @@ scanned entries, edges checked, status reads, hub-cache hits, vertices and hubs 
 equal to the golden model's, on Kronecker, R-MAT, grid and Luo-style scale-free graphs, from
 several roots, for 1, 2, 4 and 16 lanes, 1, 2 and 4 expand lanes (classified dispatch and
 the vertex-per-lane baseline) on 1, 2 and 4 memory channels, each direction rule, the hub cache on and off, the
-hierarchical (per-lane) and the flat (shared) queue, with
+hierarchical (per-lane) and the flat (shared) queue, a quad's hits a cycle or one, with
 random stalls between the blocks and with a memory that jitters, pushes back and reorders.
 Each configuration is one Verilator build; its graphs and memories share it."""
 
@@ -52,8 +52,9 @@ CASES = [
     pytest.param("bottomup-l1-cache-stalls",
                  dict(lanes=1, direction="bottomup", tau=8, hub_cache_entries=16, bu_slots=4,
                       stall_injection=20), ["kron7", "scalefree"], marks=SOAK),
-    pytest.param("auto-l2-flat-cache8",
-                 dict(lanes=2, queues="flat", tau=6, hub_cache_entries=8, bu_slots=16),
+    pytest.param("auto-l2-flat-cache8-one-hit",
+                 dict(lanes=2, queues="flat", scan_hits=1, tau=6, hub_cache_entries=8,
+                      bu_slots=16),
                  ["kron8u", "kron7"], marks=SOAK),
     pytest.param("topdown-l2-x2-vertex-ch4-stalls",
                  dict(lanes=2, expand_lanes=2, dispatch="vertex", memory_channels=4,
@@ -163,6 +164,10 @@ def test_bad_input_is_refused():
         simulate(graph, BfsConfig(max_vertices=512, memory_channels=2), MEMORY)
     with pytest.raises(ConfigError, match="dispatch must be one of classes, vertex"):
         BfsConfig(dispatch="warp")
+    with pytest.raises(ConfigError, match="scan_hits must be 1 or 4, not 2"):
+        BfsConfig(scan_hits=2)
+    with pytest.raises(ConfigError, match="scan_window must be 2..256, not 1"):
+        BfsConfig(scan_window=1)
 
 
 def test_the_checks_fire(monkeypatch, run_seeds):
