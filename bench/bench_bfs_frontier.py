@@ -3,10 +3,12 @@ in one run, each run checked against the golden model (levels, Graph500 parents,
 
 1. Frontier generation's share (Enterprise: about 11% of direction-optimising BFS): the
    engine at its defaults on ``--scan-graph`` (Kronecker 16) from ``--scan-roots`` Graph500
-   roots: the lanes taking one hit a cycle with the scan's readers 32 lines ahead (the
-   design before issue 54), a quad's hits of one class a cycle (``scan_hits=4``), and that
-   with 64 lines ahead (``scan_window=64``: the defaults), and each of ``--windows``; every
-   level's direction, frontier, scanned vertices, generation and expand cycles.
+   roots: the lanes taking one hit a cycle, the offsets of every status line read, the scan's
+   readers 32 lines ahead (the design before issue 54); then a quad's hits of one class a
+   cycle (``scan_hits=4``); the offsets of only the lines with a hit
+   (``ranges_on_demand``); 128 lines ahead (``scan_window=128``: the defaults); and each of
+   ``--windows``. Every level's direction, frontier, scanned vertices, generation and
+   expand cycles, and the last scan's (it finds no frontier, so no level records it).
 2. Queue contention (Luo et al.): the flat (shared) queue against the hierarchical one with
    each of ``--lanes`` lanes on ``--queue-graphs`` (dense frontiers: grid, road-like,
    Luo's scale-free, beside Kronecker), from the highest-degree vertex; lane-cycles a hit
@@ -61,9 +63,10 @@ def run(graph, root, **settings):
                "frontier": r["frontier"], "scanned": r["scanned"],
                "generate_cycles": r["generate_cycles"], "expand_cycles": r["expand_cycles"]}
               for r in report.levels_log]
-    generate = sum(level["generate_cycles"] for level in levels)
+    generate = report.counters["generate_cycles"]
     return {"root": root, "settings": settings, "cycles": report.counters["cycles"],
             "generate_cycles": generate, "share": generate / report.counters["cycles"],
+            "last_scan_cycles": generate - sum(level["generate_cycles"] for level in levels),
             "queue_stalls": report.counters["queue_stalls"], "levels": levels,
             "wall_seconds": time.perf_counter() - start, "configuration": config.as_dict()}
 
@@ -75,14 +78,19 @@ def print_levels(name, result):
         print(f"    level {level['level']} {level['direction']}: frontier "
               f"{level['frontier']:,}, scanned {level['scanned']:,}, generation "
               f"{level['generate_cycles']:,}, expand {level['expand_cycles']:,}")
+    print(f"    the last scan: generation {result['last_scan_cycles']:,}")
 
 
 def scan_part(spec, roots, windows):
     graph = golden.load_graph(spec)
-    variants = {"one hit a cycle, scan window 32": dict(scan_hits=1, scan_window=32),
-                "a quad's hits a cycle, scan window 32": dict(scan_window=32),
-                "defaults: a quad's hits, scan window 64": {}}
-    variants.update({f"a quad's hits, scan window {w}": dict(scan_window=w) for w in windows})
+    variants = {
+        "before: one hit a cycle, every line's ranges, window 32":
+            dict(scan_hits=1, ranges_on_demand=False, scan_window=32),
+        "a quad's hits a cycle": dict(ranges_on_demand=False, scan_window=32),
+        "and ranges on demand": dict(scan_window=32),
+        "defaults: and window 128": {},
+    }
+    variants.update({f"defaults but window {w}": dict(scan_window=w) for w in windows})
     rows = []
     for root in pick_roots(graph, roots, seed=16):
         row = {"root": root}

@@ -66,10 +66,14 @@ class BfsConfig(DesignConfig):
         Vertices the hub bitmap covers (a power of two, at least 16).
     read_window : int
         Lines a sequential reader (queues, edges) requests ahead.
+    ranges_on_demand : bool
+        A scan reads the edge ranges (the offsets) of only the status lines holding a
+        frontier vertex; off: beside every status line, twice the traffic of a sparse scan.
     scan_window : int
-        Lines the status scan's two readers (status lines and offsets) each request ahead:
-        at a latency of 100 cycles, 64 keep a line a cycle coming between them, where 32
-        give each a third of a line a cycle.
+        Lines the status scan's two readers (status lines and offsets) each request ahead,
+        and status lines with a hit that may wait for their offsets: a reader keeps up a line
+        a cycle when this covers the memory's latency (100 cycles by default), where 32 give
+        it a third of a line a cycle.
     addr_width : int
         Width of a 64-byte line address.
     memory_outstanding : int
@@ -109,7 +113,8 @@ class BfsConfig(DesignConfig):
     bu_slots: int = 64
     max_vertices: int = 1 << 16
     read_window: int = 32
-    scan_window: int = 64
+    scan_window: int = 128
+    ranges_on_demand: bool = True
     addr_width: int = 26
     memory_outstanding: int = 128
     watchdog: int = 100_000

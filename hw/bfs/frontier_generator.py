@@ -15,13 +15,14 @@ range and degree class (Enterprise §4.2): small below ``middle``, middle below 
 below ``extreme``, extreme above.
 """
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.hdl import C, Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.config import ConfigError, is_power_of_two
 from hw.lib.memory.port import WORDS_PER_LINE
 from hw.lib.memory.range_streamer import range_out_layout
+from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from .layouts import CLASS_BITS, ENTRIES_PER_LINE as GROUP, LaneEntry, LaneGroup
 from .offset_lines import OffsetPairs
@@ -46,13 +47,21 @@ class FrontierGenerator(wiring.Component):
     scan_hits : int
         Hits a lane takes a cycle at most: 4 (a quad's of one class) or 1 (one at a time,
         the baseline).
+    depth : int
+        Lines with a hit that may wait for their edge ranges (cover the memory latency).
+    on_demand : bool
+        Ask for the edge ranges of the lines with a hit only (else of every line, hit or
+        not: the baseline, which reads every offsets line).
 
     Members
     -------
     status : ``In(stream.Signature(range_out_layout(16, 1)))``
         The status lines, ``ceil(n / 16)`` of them (``data``: 16 words).
+    wanted : ``Out(stream.Signature(32))``
+        The index of each status line holding a hit (every line without ``on_demand``), in
+        order.
     pairs : ``In(stream.Signature(OffsetPairs))``
-        The edge ranges of the same lines' vertices.
+        The edge ranges of the vertices of the lines wanted, in the same order.
     match : ``In(32)``; blocked : ``In(1)``; block_shift : ``In(5)``
         What a hit's status is, and which scan (``block_shift`` at least 4).
     num_vertices : ``In(32)``
@@ -68,7 +77,8 @@ class FrontierGenerator(wiring.Component):
         A line's hits are still being handed out.
     """
 
-    def __init__(self, *, lanes: int, thresholds: tuple[int, int, int], scan_hits: int = 4):
+    def __init__(self, *, lanes: int, thresholds: tuple[int, int, int], scan_hits: int = 4,
+                 depth: int = 32, on_demand: bool = True):
         if not is_power_of_two(lanes) or lanes > WORDS_PER_LINE:
             raise ConfigError(f"FrontierGenerator: lanes must be a power of two up to 16, "
                               f"not {lanes!r}")
@@ -76,10 +86,13 @@ class FrontierGenerator(wiring.Component):
             raise ConfigError(f"FrontierGenerator: scan_hits must be 1 or {GROUP}, "
                               f"not {scan_hits!r}")
         self._scan_hits = scan_hits
+        self._depth = depth
+        self._on_demand = on_demand
         self._lanes = lanes
         self._thresholds = thresholds
         super().__init__({
             "status": In(stream.Signature(range_out_layout(WORDS_PER_LINE, 1))),
+            "wanted": Out(stream.Signature(32)),
             "pairs": In(stream.Signature(OffsetPairs)),
             "match": In(32),
             "blocked": In(1),
@@ -98,9 +111,9 @@ class FrontierGenerator(wiring.Component):
         lane_bits = max((lanes - 1).bit_length(), 1)
         self._load = load = Signal()
         self._pairs = self._degree_stages(m)
-        mine = self._hits_stage(m, lane_bits)
+        mine, ready_line = self._hits_stage(m, lane_bits)
         entries = self._entries(m, load)
-        offers = self._hand_out(m, mine, entries, load)
+        offers = self._hand_out(m, mine, ready_line, entries, load)
         for lane, (port, (quad, group, cls)) in enumerate(zip(self.lane, offers)):
             with m.Switch(quad):
                 for q in range(WORDS_PER_LINE // GROUP):
@@ -113,20 +126,33 @@ class FrontierGenerator(wiring.Component):
 
     def _hits_stage(self, m, lane_bits):
         """A status line's hits, each lane's share of them apart, in a register: the compares
-        with ``match`` and the lane masks end there, not in the hand-out's registers. Returns
-        each lane's hits of the line held (``lanes`` signals of 16 bits)."""
+        with ``match`` and the lane masks end there, not in the hand-out's registers. A line
+        with a hit goes on to the waiting lines, and its index to ``wanted`` for its edge
+        ranges; a line without is dropped. Returns the oldest waiting line's hits per lane
+        (``lanes`` signals of 16 bits) and whether there is one."""
         words, lanes = WORDS_PER_LINE, self._lanes
-        self._held = held = Signal()
-        self._held_lane = held_lane = Signal(lane_bits)
+        held = Signal()
+        held_line = Signal(32)
         mine = [Signal(words, name=f"held_mine{lane}") for lane in range(lanes)]
         line = self.status.payload.index
         payload = data.ArrayLayout(32, words)(self.status.payload.data)
         hits = Cat((payload[w] == self.match) & (Cat(Const(w, 4), line) < self.num_vertices)
                    for w in range(words))
         line_lane = ((line << 4) >> self.block_shift)[:lane_bits]
-        m.d.comb += self.status.ready.eq(~held | self._load)
+        waiting_layout = data.ArrayLayout(words, lanes)
+        m.submodules.waiting = waiting = StreamFIFO(waiting_layout, self._depth)
+        pass_on = Signal()
+        any_hit = Cat(*mine).any() if self._on_demand else C(1, 1)
+        m.d.comb += [
+            waiting.i.payload.eq(Cat(*mine)),
+            waiting.i.valid.eq(held & any_hit & self.wanted.ready),
+            self.wanted.valid.eq(held & any_hit & waiting.i.ready),
+            self.wanted.payload.eq(held_line),
+            pass_on.eq(~any_hit | (waiting.i.ready & self.wanted.ready)),
+            self.status.ready.eq(~held | pass_on),
+        ]
         with m.If(self.status.valid & self.status.ready):
-            m.d.sync += [held.eq(1), held_lane.eq(line_lane)]
+            m.d.sync += [held.eq(1), held_line.eq(line)]
             for lane in range(lanes):
                 if lanes == 1:
                     share = hits
@@ -136,11 +162,13 @@ class FrontierGenerator(wiring.Component):
                     share = hits & Mux(self.blocked, (line_lane == lane).replicate(words),
                                        interleaved)
                 m.d.sync += mine[lane].eq(share)
-        with m.Elif(self._load):
+        with m.Elif(pass_on):
             m.d.sync += held.eq(0)
-        return mine
+        self._held = held | waiting.o.valid
+        m.d.comb += waiting.o.ready.eq(self._load)
+        return [waiting.o.payload[lane] for lane in range(lanes)], waiting.o.valid
 
-    def _hand_out(self, m, mine, entries, load):
+    def _hand_out(self, m, mine, ready_line, entries, load):
         """Each lane's next group, offered from registers: ``quad`` (which four words),
         ``group`` (its hits there of one class), ``cls``, ``rest`` (the lane's hits after the
         group), ``several`` (whether ``rest`` has any) and ``offering``; the next line loads
@@ -167,7 +195,7 @@ class FrontierGenerator(wiring.Component):
                 m.d.sync += state.eq(loaded)
             with m.Elif(taken):
                 m.d.sync += state.eq(following)
-        m.d.comb += [load.eq(self._held & self._pairs.valid & Cat(*done).all()),
+        m.d.comb += [load.eq(ready_line & self._pairs.valid & Cat(*done).all()),
                      self._pairs.ready.eq(load),
                      self.busy.eq(self._held | (taken_now != 0) |
                                   Cat(port.valid for port in self.lane).any() |

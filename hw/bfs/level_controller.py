@@ -64,10 +64,12 @@ class LevelController(wiring.Component):
         The bin writers' counts, bin (class c, lane l) at ``c * lanes + l``.
     <counter> : ``In(32)`` for each of :data:`COUNTER_INPUTS`
     status_cmd, offsets_cmd : ``Out(stream.Signature(range_cmd_layout(addr_width, 1)))``
+        The status lines of a scan; the out-offsets of the hub count (``offsets_cmd.base``
+        is also the offsets a scan's edge ranges come from, read on demand).
     lines_start : ``Out(1)``
-        A pulse with each offsets pass (the offset pairing restarts).
+        A pulse with the hub count's offsets pass (the offset pairing restarts).
     to_scan : ``Out(1)``
-        Offset pairs go to the frontier generator (else to the hub count).
+        Offsets lines go to the scan's pair fetch (else to the hub count).
     match : ``Out(32)``; blocked : ``Out(1)``; scan_clear : ``Out(1)``
     buffer : ``Out(1)``
         The queue buffer the bin writers fill.
@@ -81,6 +83,9 @@ class LevelController(wiring.Component):
     root_discovery : ``Out(stream.Signature(Discovery))``
     log : ``Out(stream.Signature(LogRecord))``
     levels_done : ``Out(32)``
+    generate_total : ``Out(32)``
+        Cycles spent generating queues since ``start`` (every scan and flush, the last one,
+        which finds no frontier and has no level's record, too).
     """
 
     def __init__(self, *, addr_width: int, lanes: int, direction: str, gamma_percent: int):
@@ -109,6 +114,7 @@ class LevelController(wiring.Component):
             "level": Out(32), "cache_clear": Out(1), "hubs_clear": Out(1),
             "root_discovery": Out(stream.Signature(Discovery)),
             "log": Out(stream.Signature(LogRecord)), "levels_done": Out(32),
+            "generate_total": Out(32),
         }
         members.update({name: In(32) for name in COUNTER_INPUTS})
         super().__init__(members)
@@ -128,7 +134,7 @@ class LevelController(wiring.Component):
         """ROOT_WRITTEN: level 1's queue comes from a scan, in the first level's direction."""
         m.d.sync += [self._reached.eq(1), self._previous_visited.eq(1),
                      self._next_scanned.eq(self.num_vertices), self._generate_cycles.eq(0),
-                     self.to_scan.eq(1), self._status_sent.eq(0), self._offsets_sent.eq(0)]
+                     self.to_scan.eq(1), self._status_sent.eq(0)]
         if self._direction == "bottomup":
             self._scan(m, GEN_BLOCKED, self.in_offsets_base)
             m.d.sync += self.direction.eq(Direction.BOTTOM_UP)
@@ -187,7 +193,7 @@ class LevelController(wiring.Component):
             record.status_reads.eq(figures.td_edges + figures.bu_reads),
             record.hub_cache_hits.eq(figures.cache_hits),
             record.reads_issued.eq(figures.reads_issued),
-            self._status_sent.eq(0), self._offsets_sent.eq(0), self._generate_cycles.eq(0),
+            self._status_sent.eq(0), self._generate_cycles.eq(0),
         ]
         with m.If(self.direction == Direction.TOP_DOWN):
             with m.If(policy.to_bottom_up):
@@ -221,6 +227,7 @@ class LevelController(wiring.Component):
         m.d.sync += [self.done.eq(0), self.error.eq(0), self._offsets.eq(self.out_offsets_base),
                      self._offsets_sent.eq(0), self.to_scan.eq(0), self.levels_done.eq(0),
                      self.level.eq(0), self._switched_back.eq(0), self._stop_after.eq(0),
+                     self.generate_total.eq(0),
                      self._cur.eq(1), self._count_from.eq(CountFrom.KNOWN)]
 
     def _connect(self, m, statistics, policy):
@@ -323,14 +330,15 @@ class LevelController(wiring.Component):
                     self._first_scan(m)
                     m.next = "SCAN"
             with m.State("SCAN"):
-                m.d.sync += generate_cycles.eq(generate_cycles + 1)
-                m.d.comb += [self.status_cmd.valid.eq(~status_sent),
-                             self.offsets_cmd.valid.eq(~offsets_sent)]
-                with m.If(status_sent & offsets_sent & quiet):
+                m.d.sync += [generate_cycles.eq(generate_cycles + 1),
+                             self.generate_total.eq(self.generate_total + 1)]
+                m.d.comb += self.status_cmd.valid.eq(~status_sent)
+                with m.If(status_sent & quiet):
                     m.d.comb += self.bins_flush.eq(1)
                     m.next = "FLUSH"
             with m.State("FLUSH"):
-                m.d.sync += generate_cycles.eq(generate_cycles + 1)
+                m.d.sync += [generate_cycles.eq(generate_cycles + 1),
+                             self.generate_total.eq(self.generate_total + 1)]
                 with m.If(quiet):
                     m.next = "GENERATED"
             with m.State("GENERATED"):

@@ -18,7 +18,7 @@ REGISTERS = ("out_offsets_base", "out_edges_base", "in_offsets_base", "in_edges_
 # after ``start``, as in every design.
 COUNTERS = ("cycles", "levels", "hubs", "edges_checked", "status_reads", "cache_hits",
             "discoveries", "hubs_found", "bu_edge_lines", "queue_stalls", "memory_reads",
-            "memory_writes")
+            "memory_writes", "generate_cycles")
 # The counter that steps at each level's end: a simulation snapshots the counters there.
 ITERATION_COUNTER = "levels"
 

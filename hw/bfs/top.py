@@ -21,7 +21,7 @@ from amaranth.lib import stream, wiring
 from hw.lib.busy import any_busy
 from hw.lib.memory.interconnect import MemoryInterconnect
 from hw.lib.memory.port import WORDS_PER_LINE
-from hw.lib.memory.range_streamer import RangeStreamer
+from hw.lib.memory.range_streamer import RangeStreamer, range_cmd_layout, range_out_layout
 from hw.lib.registers.design import RegisterDesign
 from hw.lib.registers.file import RegisterFile
 from hw.lib.stream.arbiter import StreamArbiter
@@ -39,7 +39,8 @@ from hw.bfs.hub_pass import HubPass
 from hw.bfs.layouts import Discovery, LaneEntry, LaneGroup
 from hw.bfs.level_controller import LevelController
 from hw.bfs.level_log import LevelLog
-from hw.bfs.offset_lines import OffsetLines, OffsetPairs
+from hw.bfs.offset_lines import OffsetLines
+from hw.bfs.pair_fetch import PairFetch
 from hw.bfs.queue_reader import QueueReader
 from hw.bfs.registers import COUNTERS, REGISTER_DESCRIPTION, REGISTERS
 from hw.bfs.top_down_check import TopDownCheck
@@ -86,11 +87,14 @@ class BfsEngine(RegisterDesign):
             "offsets_reader": RangeStreamer(addr_width=aw, item_words=WORDS_PER_LINE,
                                             window=cfg.scan_window),
             "offset_lines": OffsetLines(),
-            "pairs": StreamDemux(OffsetPairs, 2),
+            "offsets_cmds": StreamArbiter(range_cmd_layout(aw, 1), 2, registered_grant=True),
+            "offsets_lines": StreamDemux(range_out_layout(WORDS_PER_LINE, 1), 2),
+            "pair_fetch": PairFetch(addr_width=aw),
             "hub_pass": HubPass(tau=cfg.tau),
             "bitmap": HubBitmap(max_vertices=cfg.max_vertices),
             "generator": FrontierGenerator(lanes=lanes, thresholds=cfg.thresholds,
-                                           scan_hits=cfg.scan_hits),
+                                           scan_hits=cfg.scan_hits, depth=cfg.scan_window,
+                                           on_demand=cfg.ranges_on_demand),
             "queue_reader": QueueReader(addr_width=aw, lanes=writers, window=cfg.read_window),
             "to_check": StreamDemux(LaneEntry, 2),
             "survivors": StreamDemux(LaneEntry, writers,
@@ -163,6 +167,7 @@ class BfsEngine(RegisterDesign):
         # Every block that holds a word reports it: with stalls injected, a word can wait at
         # a block's output while the link's throttle takes nothing.
         busy = [b[name].busy for name in ("status_reader", "offsets_reader", "offset_lines",
+                                          "pair_fetch",
                                           "hub_pass", "generator", "queue_reader", "bitmap",
                                           "writer")]
         busy += [block.busy for block in
@@ -180,17 +185,25 @@ class BfsEngine(RegisterDesign):
         control, generator = b["control"], b["generator"]
         link(control.status_cmd, b["status_reader"].cmd, "control->status_reader",
              register=True)
-        link(control.offsets_cmd, b["offsets_reader"].cmd, "control->offsets_reader",
+        # The offsets reader serves the hub count's pass (the controller's command) and a
+        # scan's reads on demand (the pair fetch's); the two never overlap.
+        link(control.offsets_cmd, b["offsets_cmds"].i[0], "control->offsets_cmds",
              register=True)
+        link(b["pair_fetch"].cmd, b["offsets_cmds"].i[1], "pair_fetch->offsets_cmds",
+             register=True)
+        link(b["offsets_cmds"].o, b["offsets_reader"].cmd, "offsets_cmds->offsets_reader")
         # A register stage (forward only: a line is wide) between the status lines' index
         # adder and the generator's compares with the vertex count.
         link(b["status_reader"].items, generator.status, "status_reader->generator",
              register=True, skid=False)
-        link(b["offsets_reader"].items, b["offset_lines"].lines, "offsets_reader->offset_lines",
+        link(b["offsets_reader"].items, b["offsets_lines"].i, "offsets_reader->offsets_lines",
              register=True)
-        link(b["offset_lines"].pairs, b["pairs"].i, "offset_lines->pairs", register=True)
-        link(b["pairs"].o[0], b["hub_pass"].pairs, "pairs->hub_pass")
-        link(b["pairs"].o[1], generator.pairs, "pairs->generator")
+        link(b["offsets_lines"].o[0], b["offset_lines"].lines, "offsets_lines->offset_lines")
+        link(b["offsets_lines"].o[1], b["pair_fetch"].lines, "offsets_lines->pair_fetch")
+        link(b["offset_lines"].pairs, b["hub_pass"].pairs, "offset_lines->hub_pass",
+             register=True)
+        link(generator.wanted, b["pair_fetch"].wanted, "generator->pair_fetch", register=True)
+        link(b["pair_fetch"].pairs, generator.pairs, "pair_fetch->generator", register=True)
         link(b["hub_pass"].fill, b["bitmap"].fill, "hub_pass->bitmap")
         if "shared_queue" in b:
             for lane in range(lanes):
@@ -249,7 +262,10 @@ class BfsEngine(RegisterDesign):
         m.d.comb += [
             b["offset_lines"].start.eq(control.lines_start),
             b["offset_lines"].num_vertices.eq(n),
-            b["pairs"].select.eq(control.to_scan),
+            b["offsets_lines"].select.eq(control.to_scan),
+            b["pair_fetch"].start.eq(control.scan_clear),
+            b["pair_fetch"].offsets_base.eq(control.offsets_cmd.payload.base),
+            b["pair_fetch"].num_vertices.eq(n),
             b["hub_pass"].num_vertices.eq(n), b["hub_pass"].clear.eq(control.hubs_clear),
             control.hubs_total.eq(b["hub_pass"].hubs),
             b["generator"].match.eq(control.match), b["generator"].blocked.eq(control.blocked),
@@ -334,5 +350,6 @@ class BfsEngine(RegisterDesign):
                  "cache_hits": bu["cache_hits"], "discoveries": writer.written,
                  "hubs_found": writer.hubs, "bu_edge_lines": bu["edge_lines"],
                  "queue_stalls": b["generator"].stalls,
-                 "memory_reads": reads, "memory_writes": writes}
+                 "memory_reads": reads, "memory_writes": writes,
+                 "generate_cycles": control.generate_total}
         m.d.comb += [getattr(self.counters, name).eq(value) for name, value in stats.items()]

@@ -67,7 +67,7 @@ class BfsReport(SimReport):
     @property
     def figures(self) -> dict:
         c = self.counters
-        generate = sum(r["generate_cycles"] for r in self.levels_log)
+        generate = c["generate_cycles"]
         return {
             "cycles": c["cycles"], "levels": c["levels"],
             "directions": ["bottomup" if r["direction"] == Direction.BOTTOM_UP.value else "topdown"

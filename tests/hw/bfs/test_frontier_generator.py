@@ -31,9 +31,11 @@ def scan_inputs(rng, n):
     return status, offsets, lines, pairs
 
 
-@pytest.mark.parametrize("lanes,blocked,scan_hits", [(1, 0, 4), (4, 0, 4), (4, 1, 4), (16, 0, 4), (2, 1, 4), (2, 1, 1)])
+@pytest.mark.parametrize("lanes,blocked,scan_hits,on_demand", [
+    (1, 0, 4, True), (4, 0, 4, True), (4, 1, 4, True), (16, 0, 4, True), (2, 1, 4, True),
+    (2, 1, 1, False)])
 @pytest.mark.parametrize("pause", PAUSES)
-def test_each_lane_gets_its_hits_in_order(lanes, blocked, scan_hits, pause):
+def test_each_lane_gets_its_hits_in_order(lanes, blocked, scan_hits, on_demand, pause):
     rng = random.Random(f"{lanes}/{blocked}/{pause}")
     n = 150
     status, offsets, lines, pairs = scan_inputs(rng, n)
@@ -44,7 +46,8 @@ def test_each_lane_gets_its_hits_in_order(lanes, blocked, scan_hits, pause):
     hits = status == match
     queue = (blocked_scan if blocked else interleaved_scan)(hits, lanes)
     lane_of = (queue >> shift) if blocked else queue % lanes
-    dut = FrontierGenerator(lanes=lanes, thresholds=THRESHOLDS, scan_hits=scan_hits)
+    dut = FrontierGenerator(lanes=lanes, thresholds=THRESHOLDS, scan_hits=scan_hits,
+                            on_demand=on_demand)
     bench = Bench(dut, "FrontierGenerator", pause=pause)
 
     async def setup(ctx):
@@ -55,7 +58,10 @@ def test_each_lane_gets_its_hits_in_order(lanes, blocked, scan_hits, pause):
 
     bench.add_process(setup)
     bench.source("status", dut.status, lines)
-    bench.source("pairs", dut.pairs, pairs)
+    wanted = sorted({int(v) // 16 for v in np.flatnonzero(hits)}) if on_demand else \
+        list(range(len(lines)))
+    bench.source("pairs", dut.pairs, [pairs[k] for k in wanted])
+    bench.sink("wanted", dut.wanted, len(wanted))
     degree = np.diff(offsets)
     classes = degree_class(degree, THRESHOLDS)
     for lane in range(lanes):
@@ -63,6 +69,7 @@ def test_each_lane_gets_its_hits_in_order(lanes, blocked, scan_hits, pause):
         bench.sink(f"lane{lane}", dut.lane[lane],
                    groups_of(mine, classes) if scan_hits == 4 else len(mine))
     bench.run()
+    assert bench.received["wanted"] == wanted     # only the lines with a hit
     for lane in range(lanes):
         got = {c: [] for c in range(4)}
         for group in bench.received[f"lane{lane}"]:

@@ -162,13 +162,12 @@ def run_controller(direction, gamma, disc, hubs_found, tail_limit, max_levels, p
             if root:
                 assert (root_payload.vertex, root_payload.parent) == (ROOT, ROOT)
                 step(lambda: env["counters"].update(written=env["counters"]["written"] + 1))
+            assert not (offsets and to_scan), "a scan's offsets are read on demand"
             if status:
                 assert status_cmd.base == LEVELS_BASE and status_cmd.count == (N + 15) >> 4
                 sent.add("status")
-            if offsets and to_scan:
-                sent.add("offsets")
-                base = offsets_cmd.base
-            if {"status", "offsets"} <= sent:
+                base = offsets_cmd.base          # where the scan's pair fetch reads
+            if "status" in sent:
                 # The scan: the unvisited, or the vertices discovered by level ``match``.
                 sent = {"done"}
                 reached = env["reached"]
