@@ -11,8 +11,9 @@ in one run, each run checked against the golden model (levels, Graph500 parents,
    expand cycles, and the last scan's (it finds no frontier, so no level records it).
 2. Queue contention (Luo et al.): the flat (shared) queue against the hierarchical one with
    each of ``--lanes`` lanes on ``--queue-graphs`` (dense frontiers: grid, road-like,
-   Luo's scale-free, beside Kronecker), from the highest-degree vertex; lane-cycles a hit
-   waited for its queue, generation cycles per level and in all, cycles.
+   Luo's scale-free, beside Kronecker), from the highest-degree vertex, in each of
+   ``--directions`` (top-down only scans every level's frontier, the densest); lane-cycles
+   a hit waited for its queue, generation cycles per level and in all, cycles.
 
 Memory: latency 100, 64 B/cycle, one channel (``bench_bfs.MEMORY``). Prints the tables and
 writes the JSON report.
@@ -107,26 +108,38 @@ def scan_part(spec, roots, windows):
             "runs": rows}
 
 
-def queue_part(names, lanes_list):
+def queue_part(names, lanes_list, directions):
     rows = []
     for name in names:
         graph = golden.load_graph(QUEUE_GRAPHS[name])
         root = int(np.argmax(graph.out_degree))
-        for lanes in lanes_list:
-            row = {"graph": name, "spec": QUEUE_GRAPHS[name], "lanes": lanes, "root": root}
-            for queues in ("flat", "hier"):
-                row[queues] = run(graph, root, lanes=lanes, queues=queues)
-            flat, hier = row["flat"], row["hier"]
-            per_level = ", ".join(
-                f"{f['level']}{f['direction'][0]} {f['generate_cycles'] - h['generate_cycles']:+}"
-                for f, h in zip(flat["levels"], hier["levels"]) if f["generate_cycles"])
-            print(f"  {name}, {lanes} lanes: flat {flat['cycles']:,} cycles "
-                  f"({flat['queue_stalls']:,} lane-cycles waiting, generation "
-                  f"{flat['generate_cycles']:,}), hier {hier['cycles']:,} "
-                  f"({hier['queue_stalls']:,}, {hier['generate_cycles']:,}); flat's extra "
-                  f"generation cycles per level: {per_level}", flush=True)
-            rows.append(row)
+        for direction in directions:
+            for lanes in lanes_list:
+                row = {"graph": name, "spec": QUEUE_GRAPHS[name], "lanes": lanes,
+                       "direction": direction, "root": root}
+                for queues in ("flat", "hier"):
+                    row[queues] = run(graph, root, lanes=lanes, queues=queues,
+                                      direction=direction)
+                print_contention(row)
+                rows.append(row)
     return rows
+
+
+def print_contention(row):
+    """A line per run pair: the flat queue's stalls and extra generation cycles, the levels
+    where it lost most."""
+    flat, hier = row["flat"], row["hier"]
+    extra = sorted(((f["generate_cycles"] - h["generate_cycles"], f["level"], f["frontier"],
+                     h["generate_cycles"])
+                    for f, h in zip(flat["levels"], hier["levels"]) if f["generate_cycles"]),
+                   reverse=True)
+    worst = ", ".join(f"level {level} (frontier {frontier:,}) {delta:+,} on {base:,}"
+                      for delta, level, frontier, base in extra[:3] if delta > 0)
+    print(f"  {row['graph']}, {row['direction']}, {row['lanes']} lanes: flat "
+          f"{flat['cycles']:,} cycles ({flat['queue_stalls']:,} lane-cycles waiting, "
+          f"generation {flat['generate_cycles']:,}), hier {hier['cycles']:,} "
+          f"({hier['queue_stalls']:,}, {hier['generate_cycles']:,}); flat's dearest levels: "
+          f"{worst or 'none'}", flush=True)
 
 
 def main():
@@ -136,6 +149,7 @@ def main():
     parser.add_argument("--windows", default="", help="more scan windows to try")
     parser.add_argument("--queue-graphs", default=",".join(QUEUE_GRAPHS))
     parser.add_argument("--lanes", default="8,16")
+    parser.add_argument("--directions", default="auto,topdown")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = parser.parse_args()
     windows = [int(w) for w in args.windows.split(",") if w]
@@ -149,7 +163,8 @@ def main():
     print(f"frontier generation, {args.scan_graph}, latency 100, one channel:")
     report["scan"] = scan_part(args.scan_graph, args.scan_roots, windows)
     print("queue contention, flat against hierarchical:")
-    report["queues"] = queue_part(names, [int(x) for x in args.lanes.split(",") if x])
+    report["queues"] = queue_part(names, [int(x) for x in args.lanes.split(",") if x],
+                                  [d for d in args.directions.split(",") if d])
     write_json(args.json, report)
     print(f"wrote {args.json}")
 

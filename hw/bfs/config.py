@@ -86,9 +86,9 @@ class BfsConfig(DesignConfig):
     Presets
     -------
     ``ecp5``: 2 lanes, 32 bottom-up slots, 16-line read and scan windows, 64 reads
-    outstanding: the configuration for the ECP5-85k. The default does not fit it with room to route (71% of
-    the logic cells placed, routing unfinished after an hour); this one placed at about half
-    of them and routed.
+    outstanding: the configuration for the ECP5-85k. The default does not fit it with room
+    to route (71% of the logic cells placed, routing unfinished after an hour); this one
+    placed at about half of them and routed.
     """
 
     RUN_SETTINGS = ("stall_injection", "watchdog")

@@ -125,47 +125,43 @@ class FrontierGenerator(wiring.Component):
         return m
 
     def _hits_stage(self, m, lane_bits):
-        """A status line's hits, each lane's share of them apart, in a register: the compares
-        with ``match`` and the lane masks end there, not in the hand-out's registers. A line
-        with a hit goes on to the waiting lines, and its index to ``wanted`` for its edge
-        ranges; a line without is dropped. Returns the oldest waiting line's hits per lane
-        (``lanes`` signals of 16 bits) and whether there is one."""
+        """A status line's hits, each lane's share of them apart, in a register slice: the
+        compares with ``match`` and the lane masks end there, and the line's ``ready`` is a
+        register. A line with a hit goes on to the waiting lines, and its index to ``wanted``
+        for its edge ranges; a line without is dropped. Returns the oldest waiting line's
+        hits per lane (``lanes`` signals of 16 bits) and whether there is one."""
         words, lanes = WORDS_PER_LINE, self._lanes
-        held = Signal()
-        held_line = Signal(32)
-        mine = [Signal(words, name=f"held_mine{lane}") for lane in range(lanes)]
+        held_layout = data.StructLayout({"line": 32, "mine": data.ArrayLayout(words, lanes)})
+        m.submodules.held = held = StreamRegisterSlice(held_layout)
         line = self.status.payload.index
         payload = data.ArrayLayout(32, words)(self.status.payload.data)
         hits = Cat((payload[w] == self.match) & (Cat(Const(w, 4), line) < self.num_vertices)
                    for w in range(words))
         line_lane = ((line << 4) >> self.block_shift)[:lane_bits]
-        waiting_layout = data.ArrayLayout(words, lanes)
-        m.submodules.waiting = waiting = StreamFIFO(waiting_layout, self._depth)
-        pass_on = Signal()
-        any_hit = Cat(*mine).any() if self._on_demand else C(1, 1)
+        m.d.comb += [held.i.valid.eq(self.status.valid), self.status.ready.eq(held.i.ready),
+                     held.i.payload.line.eq(line)]
+        for lane in range(lanes):
+            if lanes == 1:
+                share = hits
+            else:
+                interleaved = Const(sum(1 << w for w in range(words) if w % lanes == lane),
+                                    words)
+                share = hits & Mux(self.blocked, (line_lane == lane).replicate(words),
+                                   interleaved)
+            m.d.comb += held.i.payload.mine[lane].eq(share)
+        m.submodules.waiting = waiting = StreamFIFO(held_layout.members["mine"], self._depth,
+                                                    buffered=True)
+        mine = held.o.payload.mine
+        any_hit = mine.as_value().any() if self._on_demand else C(1, 1)
         m.d.comb += [
-            waiting.i.payload.eq(Cat(*mine)),
-            waiting.i.valid.eq(held & any_hit & self.wanted.ready),
-            self.wanted.valid.eq(held & any_hit & waiting.i.ready),
-            self.wanted.payload.eq(held_line),
-            pass_on.eq(~any_hit | (waiting.i.ready & self.wanted.ready)),
-            self.status.ready.eq(~held | pass_on),
+            waiting.i.payload.eq(mine),
+            waiting.i.valid.eq(held.o.valid & any_hit & self.wanted.ready),
+            self.wanted.valid.eq(held.o.valid & any_hit & waiting.i.ready),
+            self.wanted.payload.eq(held.o.payload.line),
+            held.o.ready.eq(~any_hit | (waiting.i.ready & self.wanted.ready)),
+            waiting.o.ready.eq(self._load),
         ]
-        with m.If(self.status.valid & self.status.ready):
-            m.d.sync += [held.eq(1), held_line.eq(line)]
-            for lane in range(lanes):
-                if lanes == 1:
-                    share = hits
-                else:
-                    interleaved = Const(sum(1 << w for w in range(words) if w % lanes == lane),
-                                        words)
-                    share = hits & Mux(self.blocked, (line_lane == lane).replicate(words),
-                                       interleaved)
-                m.d.sync += mine[lane].eq(share)
-        with m.Elif(pass_on):
-            m.d.sync += held.eq(0)
-        self._held = held | waiting.o.valid
-        m.d.comb += waiting.o.ready.eq(self._load)
+        self._held = held.o.valid | ~held.i.ready | waiting.o.valid
         return [waiting.o.payload[lane] for lane in range(lanes)], waiting.o.valid
 
     def _hand_out(self, m, mine, ready_line, entries, load):
@@ -219,34 +215,43 @@ class FrontierGenerator(wiring.Component):
         quad holding a hit, and its hits of the class of the lowest of them, as
         ``Cat(quad, group, cls, rest, several, offering)`` in a signal of its own (kept, so
         that synthesis does not share the logic behind the choice between a line's hits and
-        a lane's rest). Taking a quad's hits class by class keeps each class's bin
-        ascending, as one hit at a time does."""
+        a lane's rest). Each quad's group is worked out beside the others and the lowest
+        chosen after, a few LUT levels. Taking a quad's hits class by class keeps each
+        class's bin ascending, as one hit at a time does."""
         quads = WORDS_PER_LINE // GROUP
         quad = Signal(2, name=f"quad{name}")
+        in_quad = [hits[GROUP * q:GROUP * (q + 1)] for q in range(quads)]
         for q in reversed(range(quads)):
-            with m.If(hits[GROUP * q:GROUP * (q + 1)].any()):
+            with m.If(in_quad[q].any()):
                 m.d.comb += quad.eq(q)
-        in_quad = Signal(GROUP, name=f"in_quad{name}")
-        quad_classes = Signal(data.ArrayLayout(CLASS_BITS, GROUP), name=f"quad_classes{name}")
+        groups, first_classes = [], []
+        for q in range(quads):
+            first = Signal(CLASS_BITS, name=f"first_cls{name}_{q}")
+            for i in reversed(range(GROUP)):
+                with m.If(in_quad[q][i]):
+                    m.d.comb += first.eq(classes[GROUP * q + i])
+            if self._scan_hits == 1:
+                group = Cat(in_quad[q][i] & ~in_quad[q][:i].any() for i in range(GROUP))
+            else:
+                group = Cat(in_quad[q][i] & (classes[GROUP * q + i] == first)
+                            for i in range(GROUP))
+            groups.append(group)
+            first_classes.append(first)
+        group = Signal(GROUP, name=f"group{name}")
+        cls = Signal(CLASS_BITS, name=f"cls{name}")
         with m.Switch(quad):
             for q in range(quads):
                 with m.Case(q):
-                    m.d.comb += in_quad.eq(hits[GROUP * q:GROUP * (q + 1)])
-                    m.d.comb += [quad_classes[i].eq(classes[GROUP * q + i])
-                                 for i in range(GROUP)]
-        cls = Signal(CLASS_BITS, name=f"cls{name}")
-        for i in reversed(range(GROUP)):
-            with m.If(in_quad[i]):
-                m.d.comb += cls.eq(quad_classes[i])
-        if self._scan_hits == 1:
-            group = Cat(in_quad[i] & ~in_quad[:i].any() for i in range(GROUP))
-        else:
-            group = Cat(in_quad[i] & (quad_classes[i] == cls) for i in range(GROUP))
-        rest = Signal(WORDS_PER_LINE, name=f"rest{name}")
-        m.d.comb += rest.eq(hits & ~(group.as_unsigned() << (quad * GROUP)))
+                    m.d.comb += [group.eq(groups[q]), cls.eq(first_classes[q])]
+        chosen = [quad == q for q in range(quads)]
+        rest = Cat(Mux(chosen[q], in_quad[q] & ~groups[q], in_quad[q]) for q in range(quads))
+        # Hits after the group: in its quad, or in a quad above it.
+        several = Cat(chosen[q] & ((in_quad[q] & ~groups[q]).any() |
+                                   Cat(in_quad[j].any() for j in range(q + 1, quads)).any())
+                      for q in range(quads)).any()
         after = Signal(2 + GROUP + CLASS_BITS + WORDS_PER_LINE + 2, name=f"after{name}",
                        attrs={"keep": 1})
-        m.d.comb += after.eq(Cat(quad, group, cls, rest, rest.any(), hits.any()))
+        m.d.comb += after.eq(Cat(quad, group, cls, rest, several, hits.any()))
         return after
 
     def _degree_stages(self, m):

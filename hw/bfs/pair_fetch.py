@@ -9,7 +9,7 @@ Lines are asked for in ascending order, so when ``k - 1`` was the line asked for
 once, as the sequential reader did.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -65,30 +65,38 @@ class PairFetch(wiring.Component):
 
     def _requests(self, m):
         """Each wanted line ``k`` becomes a read: ``k + 1`` alone when ``k`` was read last,
-        ``k`` and ``k + 1``, or ``k`` alone when no line ``k + 1`` holds an offset."""
-        k = self.wanted.payload
+        ``k`` and ``k + 1``, or ``k`` alone when no line ``k + 1`` holds an offset. ``k``
+        waits in a register with ``k + 1`` and whether that line exists, so the read's
+        address is a compare and a choice from registers."""
+        line, after, has_next, full = Signal(32), Signal(32), Signal(), Signal()
+        lines_total = Signal(32)
+        m.d.sync += lines_total.eq((self.num_vertices + WORDS_PER_LINE) >> 4)
         last_read = Signal(32)          # one more than the last line read; 0: none yet
-        lines_total = (self.num_vertices + WORDS_PER_LINE) >> 4
-        has_next = (k + 1) < lines_total
-        follows = (last_read == k + 1) & (last_read != 0)
+        follows = last_read == after
+        asked = self.cmd.valid & self.cmd.ready
+        m.d.comb += self.wanted.ready.eq(~full | asked)
+        with m.If(self.wanted.valid & self.wanted.ready):
+            k = self.wanted.payload
+            m.d.sync += [full.eq(1), line.eq(k), after.eq(k + 1),
+                         has_next.eq((k + 1) < lines_total)]
+        with m.Elif(asked):
+            m.d.sync += full.eq(0)
         cmd = self.cmd.payload
         m.d.comb += [
-            self.cmd.valid.eq(self.wanted.valid),
-            self.wanted.ready.eq(self.cmd.ready),
+            self.cmd.valid.eq(full),
             cmd.base.eq(self.offsets_base),
-            cmd.first.eq(k + (follows & has_next)),
-            cmd.count.eq(1 + (has_next & ~follows)),
+            cmd.first.eq(Mux(follows & has_next, after, line)),
+            cmd.count.eq(Mux(has_next & ~follows, 2, 1)),
             cmd.ctx.eq(~has_next),
         ]
-        with m.If(self.cmd.valid & self.cmd.ready):
-            m.d.sync += last_read.eq(k + 1 + has_next)
+        with m.If(asked):
+            m.d.sync += last_read.eq(Mux(has_next, after + 1, after))
         with m.If(self.start):
             m.d.sync += last_read.eq(0)
         pending = Signal(range(1 << 16))
         given = self.pairs.valid & self.pairs.ready
-        asked = self.cmd.valid & self.cmd.ready
         m.d.sync += pending.eq(pending + asked - given)
-        m.d.comb += self.busy.eq(pending != 0)
+        m.d.comb += self.busy.eq(full | (pending != 0))
 
     def _pairs(self, m):
         """A pair at the last line of each read: ``lo`` the line before it (or the line
