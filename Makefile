@@ -110,6 +110,9 @@ bench: venv system-deps
 	$(GRAPHGEN) synth --design depgraph --set preset=ecp5 --set bank_vertices=4096 --set algo=sssp \
 		--target ecp5 --clock-mhz 80 --seeds 4 --jobs 2 --json build/bench/depgraph-2e-ecp5.json
 	$(BIN)/python bench/bench_bfs.py --json build/bench/bfs.json
+	$(BIN)/python bench/bench_bfs_frontier.py --json build/bench/bfs-frontier.json
+	$(BIN)/python bench/bench_bfs_frontier.py --defaults-only --scan-roots 8 --skip-queues \
+		--json build/bench/bfs-frontier-8-roots.json
 	$(BIN)/python bench/bench_dyngraph.py --json build/bench/dyngraph.json
 	$(BIN)/python bench/bench_axi.py --axi data_width=64 --axi data_width=512 \
 		--axi data_width=512,burst_hold=0 --json build/bench/axi.json

@@ -82,7 +82,7 @@ def print_levels(name, result):
     print(f"    the last scan: generation {result['last_scan_cycles']:,}")
 
 
-def scan_part(spec, roots, windows):
+def scan_part(spec, roots, windows, defaults_only):
     graph = golden.load_graph(spec)
     variants = {
         "before: one hit a cycle, every line's ranges, window 32":
@@ -92,6 +92,8 @@ def scan_part(spec, roots, windows):
         "defaults: and window 128": {},
     }
     variants.update({f"defaults but window {w}": dict(scan_window=w) for w in windows})
+    if defaults_only:
+        variants = {"defaults: and window 128": {}}
     rows = []
     for root in pick_roots(graph, roots, seed=16):
         row = {"root": root}
@@ -147,6 +149,9 @@ def main():
     parser.add_argument("--scan-graph", default="kron:scale=16,ef=16,seed=1,undirected=1")
     parser.add_argument("--scan-roots", type=int, default=2)
     parser.add_argument("--windows", default="", help="more scan windows to try")
+    parser.add_argument("--defaults-only", action="store_true",
+                        help="the scan part at the defaults only (more roots for the time)")
+    parser.add_argument("--skip-queues", action="store_true")
     parser.add_argument("--queue-graphs", default=",".join(QUEUE_GRAPHS))
     parser.add_argument("--lanes", default="8,16")
     parser.add_argument("--directions", default="auto,topdown")
@@ -161,10 +166,11 @@ def main():
     report = base_report("bench_bfs_frontier", "bfs", None)
     report["memory"] = MEMORY.as_dict()
     print(f"frontier generation, {args.scan_graph}, latency 100, one channel:")
-    report["scan"] = scan_part(args.scan_graph, args.scan_roots, windows)
-    print("queue contention, flat against hierarchical:")
-    report["queues"] = queue_part(names, [int(x) for x in args.lanes.split(",") if x],
-                                  [d for d in args.directions.split(",") if d])
+    report["scan"] = scan_part(args.scan_graph, args.scan_roots, windows, args.defaults_only)
+    if not args.skip_queues:
+        print("queue contention, flat against hierarchical:")
+        report["queues"] = queue_part(names, [int(x) for x in args.lanes.split(",") if x],
+                                      [d for d in args.directions.split(",") if d])
     write_json(args.json, report)
     print(f"wrote {args.json}")
 

@@ -245,14 +245,23 @@ class FrontierGenerator(wiring.Component):
                     m.d.comb += [group.eq(groups[q]), cls.eq(first_classes[q])]
         chosen = [quad == q for q in range(quads)]
         rest = Cat(Mux(chosen[q], in_quad[q] & ~groups[q], in_quad[q]) for q in range(quads))
-        # Hits after the group: in its quad, or in a quad above it.
-        several = Cat(chosen[q] & ((in_quad[q] & ~groups[q]).any() |
+        # Hits after the group: in a quad above it, or in its quad two hits that do not go
+        # together (of two classes; any two when one is taken at a time), tested pair by
+        # pair rather than against the group, which waits for the lowest hit's class.
+        several = Cat(chosen[q] & (self._apart(in_quad[q], classes[GROUP * q:GROUP * (q + 1)]) |
                                    Cat(in_quad[j].any() for j in range(q + 1, quads)).any())
                       for q in range(quads)).any()
         after = Signal(2 + GROUP + CLASS_BITS + WORDS_PER_LINE + 2, name=f"after{name}",
                        attrs={"keep": 1})
         m.d.comb += after.eq(Cat(quad, group, cls, rest, several, hits.any()))
         return after
+
+    def _apart(self, hits, classes):
+        """Whether two of a quad's ``hits`` cannot leave in one group."""
+        pairs = [(i, j) for i in range(GROUP) for j in range(i + 1, GROUP)]
+        if self._scan_hits == 1:
+            return Cat(hits[i] & hits[j] for i, j in pairs).any()
+        return Cat(hits[i] & hits[j] & (classes[i] != classes[j]) for i, j in pairs).any()
 
     def _degree_stages(self, m):
         """The edge ranges through two register slices: the first takes each vertex's degree
