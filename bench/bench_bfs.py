@@ -80,16 +80,24 @@ def golden_part(scales, roots_per_scale, tau):
     return rows
 
 
-def bfs_rtl(graph, root, **settings):
+def simulate_checked(graph, root, **settings):
+    """The engine with ``settings`` (and a hub bitmap that covers the graph) from ``root`` on
+    :data:`MEMORY`, checked: levels, Graph500 parents, level logs; a mismatch ends the
+    bench. Returns the report and the configuration."""
     config = BfsConfig(max_vertices=max(16, 1 << (graph.num_vertices - 1).bit_length()),
                        **settings)
-    start = time.perf_counter()
     report = bfs_run.simulate(graph, config,
                               dataclasses.replace(MEMORY, channels=config.memory_channels),
                               RunSettings(root=root))
     if not report.matches:
         raise SystemExit(f"bfs {settings} root {root}: {report.first_mismatch} "
                          f"{report.parents_error} {report.log_mismatch}")
+    return report, config
+
+
+def bfs_rtl(graph, root, **settings):
+    start = time.perf_counter()
+    report, config = simulate_checked(graph, root, **settings)
     f = report.figures
     return {"design": "bfs", "settings": settings, "root": root, "cycles": f["cycles"],
             "edges_checked": f["edges_checked"], "hub_cache_hits": f["hub_cache_hits"],

@@ -20,7 +20,6 @@ writes the JSON report.
 """
 
 import argparse
-import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -31,13 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 import golden  # noqa: E402
-from bench_bfs import MEMORY  # noqa: E402
+from bench_bfs import MEMORY, simulate_checked  # noqa: E402
 from graphgen.reports import base_report, write_json  # noqa: E402
 from graphgen.simulations.bfs import pick_roots  # noqa: E402
-from hw.bfs.config import BfsConfig  # noqa: E402
 from hw.bfs.layouts import Direction  # noqa: E402
-from sim.bfs import run as bfs_run  # noqa: E402
-from sim.run_settings import RunSettings  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "bfs-frontier.json"
 QUEUE_GRAPHS = {
@@ -50,15 +46,8 @@ QUEUE_GRAPHS = {
 
 def run(graph, root, **settings):
     """One checked run: its cycles, queue stalls and level log."""
-    config = BfsConfig(max_vertices=max(16, 1 << (graph.num_vertices - 1).bit_length()),
-                       **settings)
     start = time.perf_counter()
-    report = bfs_run.simulate(graph, config,
-                              dataclasses.replace(MEMORY, channels=config.memory_channels),
-                              RunSettings(root=root))
-    if not report.matches:
-        raise SystemExit(f"bfs {settings} root {root}: {report.first_mismatch} "
-                         f"{report.parents_error} {report.log_mismatch}")
+    report, config = simulate_checked(graph, root, **settings)
     levels = [{"level": r["level"],
                "direction": "BU" if r["direction"] == Direction.BOTTOM_UP.value else "TD",
                "frontier": r["frontier"], "scanned": r["scanned"],
