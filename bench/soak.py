@@ -143,13 +143,16 @@ def main():
                                hub_cache=rng.random() < 0.7,
                                hub_cache_entries=rng.choice([4, 64, 1024]),
                                bu_slots=rng.choice([2, 8, 64]), max_vertices=4096,
-                               stall_injection=30)
+                               scan_hits=rng.choice([1, 4]), scan_window=rng.choice([2, 8, 128]),
+                               ranges_on_demand=rng.random() < 0.7, stall_injection=30)
             run = lambda: bfs_run.simulate(  # noqa: E731
                 graph, config, memory, RunSettings(root=root, seed=seed))
             design, iters = "bfs", None
             label = (f"bfs l{config.lanes} x{config.expand_lanes} {config.dispatch} "
                      f"c{channels} {config.direction} {config.queues} "
-                     f"cache {config.hub_cache_entries if config.hub_cache else 'off'}")
+                     f"cache {config.hub_cache_entries if config.hub_cache else 'off'} "
+                     f"scan {config.scan_hits} w{config.scan_window} "
+                     f"{'demand' if config.ranges_on_demand else 'every'}")
         elif turn == 1:
             engines = rng.choice([1, 2, 4])
             depth = rng.choice([1, 2, 10, 16])
