@@ -109,12 +109,13 @@ class BinWriter(wiring.Component):
         """The group's entries packed in order after the ``position`` entries ``held`` in
         its class's line: seven places, the first four a line, the rest what overflows."""
         group = self.entries.payload
+        # Entry i's place among the group's entries: the valid ones before it.
+        ranks = [sum(group.valid[:i]) if i else Const(0, 1) for i in range(ENTRIES_PER_LINE)]
         packed = []
         for j in range(ENTRIES_PER_LINE):
             chosen = Signal(QueueEntry, name=f"packed{j}")
             for i in reversed(range(ENTRIES_PER_LINE)):
-                rank = sum(group.valid[:i]) if i else Const(0, 1)
-                with m.If(group.valid[i] & (rank == j)):
+                with m.If(group.valid[i] & (ranks[i] == j)):
                     m.d.comb += chosen.eq(group.entries[i])
             packed.append(chosen)
         placed = []

@@ -2,17 +2,18 @@
 no atomics, no duplicates, since each vertex's status is read once and each vertex found
 goes to one lane's bin.
 
-A line of the status array (16 vertices) and the edge ranges of its vertices come in
-together; every vertex whose status equals ``match`` is a hit: the level just finished for a
-top-down queue, UNVISITED for the bottom-up queue at the direction switch. In the interleaved
-scan (top-down) vertex v belongs to lane ``v % lanes``, in the blocked scan (direction
-switch) to lane ``v >> block_shift``. Each lane takes several of its hits a cycle: those of
-one class in one quad of the line (four words, a bin line's worth), so a line of sixteen
-hits in the blocked scan, all one lane's, goes in four cycles, not sixteen. Every class's
-hits stay in ascending order in the lane's bin, and the lanes' bins, read one after the
-other, give Enterprise's lane-major queue. A hit leaves in a :data:`LaneGroup` with its edge
-range and degree class (Enterprise §4.2): small below ``middle``, middle below ``large``, large
-below ``extreme``, extreme above.
+Lines of the status array (16 vertices each) come in; every vertex whose status equals
+``match`` is a hit: the level just finished for a top-down queue, UNVISITED for the bottom-up
+queue at the direction switch. In the interleaved scan (top-down) vertex v belongs to lane
+``v % lanes``, in the blocked scan (direction switch) to lane ``v >> block_shift``. Each lane
+takes several of its hits a cycle: those of one class in one quad of the line (four words, a
+bin line's worth), so a line of sixteen hits in the blocked scan, all one lane's, goes in
+four cycles, not sixteen. Every class's hits stay in ascending order in the lane's bin, and
+the lanes' bins, read one after the other, give Enterprise's lane-major queue. A line holding
+a hit waits for the edge ranges of its vertices, asked for on ``wanted``
+(:class:`~hw.bfs.pair_fetch.PairFetch`); a hit leaves in a :data:`LaneGroup` with its edge
+range and degree class (Enterprise §4.2): small below ``middle``, middle below ``large``,
+large below ``extreme``, extreme above.
 """
 
 from amaranth.hdl import C, Cat, Const, Module, Mux, Signal
@@ -24,7 +25,8 @@ from hw.lib.memory.port import WORDS_PER_LINE
 from hw.lib.memory.range_streamer import range_out_layout
 from hw.lib.stream.fifo import StreamFIFO
 from hw.lib.stream.register_slice import StreamRegisterSlice
-from .layouts import CLASS_BITS, ENTRIES_PER_LINE as GROUP, LaneEntry, LaneGroup
+from .layouts import (CLASS_BITS, ENTRIES_PER_LINE as GROUP, DegreeClass, LaneGroup,
+                      QueueEntry)
 from .offset_lines import OffsetPairs
 
 
@@ -296,7 +298,8 @@ class FrontierGenerator(wiring.Component):
     def _entries(self, m, load):
         """The line's entries, each with its edge range and class, loaded with its hits."""
         words = WORDS_PER_LINE
-        entries = Signal(data.ArrayLayout(LaneEntry, words))
+        entries = Signal(data.ArrayLayout(data.StructLayout(
+            {"entry": QueueEntry, "cls": DegreeClass}), words))
         pairs = self._pairs.payload
         with m.If(load):
             for w in range(words):
