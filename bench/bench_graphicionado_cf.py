@@ -26,11 +26,12 @@ from sim.run_settings import RunSettings  # noqa: E402
 FLIT_BOUND = 0.25       # edges per cycle per stream: four flits an edge, one flit a cycle
 
 
-def run(graph, streams, *, iters, max_vertices, symmetric=False):
-    """One checked CF run; ``symmetric``: the symmetric-graph optimisation (§IV.D)."""
+def run(graph, streams, *, iters, max_vertices, symmetric=False, **options):
+    """One checked CF run; ``symmetric``: the symmetric-graph optimisation (§IV.D);
+    ``options``: other design parameters (``update_paths``)."""
     config = GraphicionadoConfig(algo="cf", property_bytes=128, streams_src=streams,
                                  streams_dst=streams, memory_channels=streams,
-                                 max_vertices=max_vertices, symmetric=symmetric)
+                                 max_vertices=max_vertices, symmetric=symmetric, **options)
     memory = SimMemoryConfig(latency=100, outstanding=128, depth_lines=1 << 21,
                              channels=streams, bytes_per_cycle=64.0)
     start = time.perf_counter()
@@ -50,10 +51,13 @@ def run(graph, streams, *, iters, max_vertices, symmetric=False):
     return f
 
 
-def rating_graph_arguments(description: str):
-    """The CF benches' command line: the rating graph, streams, iterations, JSON path.
-    Returns (args, spec, graph)."""
+def rating_graph_arguments(description: str, kron: bool = False):
+    """The CF benches' command line: the rating graph, streams, iterations, JSON path (and,
+    ``kron``, an undirected weighted graph's spec). Returns (args, spec, graph)."""
     parser = argparse.ArgumentParser(description=description)
+    if kron:
+        parser.add_argument("--kron", default="kron:scale=10,ef=8,seed=2,weights=1:5,"
+                                              "undirected=1")
     parser.add_argument("--users", type=int, default=1500)
     parser.add_argument("--items", type=int, default=500)
     parser.add_argument("--ratings", type=int, default=8)

@@ -1,12 +1,14 @@
 """The symmetric-graph optimisation (Graphicionado §IV.D) measured in RTL simulation: CF with
-K = 32 features on an undirected bipartite rating graph, read as every directed edge
-(the plain pipeline) and as each undirected edge once updating both ends, in one run, on the
-same graph, memory and streams.
+K = 32 features on an undirected bipartite rating graph and on an undirected Kronecker
+graph, read as every directed edge (the plain pipeline), as each undirected edge once with
+both updates through one update path (``update_paths=1``), and with the paper's duplicated
+P5–P9 (``update_paths=2``, the default), in one run, on the same graph, memory and streams.
 
 Reported per configuration: edges read, memory lines read, cycles (total and processing),
-updates reduced, and edges of the undirected graph's directed form served per total and per
-processing cycle. Both runs are checked against the golden model (the symmetric one against
-the golden symmetric executor, bit for bit with one stream each).
+updates reduced, edges of the undirected graph's directed form served per total and per
+processing cycle, and the cycles against the directed run's. Every run is checked against
+the golden model (the symmetric ones against the golden symmetric executor, bit for bit
+with one stream each).
 """
 
 import sys
@@ -14,33 +16,51 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import golden  # noqa: E402
 from bench.bench_graphicionado_cf import rating_graph_arguments, run, write_report  # noqa: E402
+
+MODES = {"directed": {}, "symmetric-1path": dict(symmetric=True, update_paths=1),
+         "symmetric-2paths": dict(symmetric=True, update_paths=2)}
+
+
+def measure(graph, streams_list, iters) -> dict:
+    """Every mode at every stream count on ``graph``, printed as they finish."""
+    n, edges = graph.num_vertices, graph.num_edges
+    print(f"{graph.name}: {n} vertices, {edges} directed edges; K = 32; {iters} "
+          f"iteration(s); latency 100, 64 B/cycle per stream")
+    print(f"{'streams':>7} {'mode':>16} {'edges read':>10} {'lines read':>10} "
+          f"{'cycles':>9} {'process':>9} {'updates':>8} {'dir.e/cyc':>9} "
+          f"{'dir.e/proc':>10} {'/directed':>9}")
+    rows = {}
+    for streams in streams_list:
+        size = -(-n // (16 * streams)) * 16 * streams
+        directed = None
+        for mode, options in MODES.items():
+            f = run(graph, streams, iters=iters, max_vertices=size, **options)
+            process = f["phase_cycles"]["process"]
+            served = iters * edges         # directed edges' updates made
+            f["directed_edges_per_cycle"] = served / f["cycles"]
+            f["directed_edges_per_process_cycle"] = served / process
+            directed = directed or f["cycles"]
+            f["cycles_over_directed"] = f["cycles"] / directed
+            rows[f"{streams}x{streams}-{mode}"] = f
+            print(f"{streams:>7} {mode:>16} {f['edges_traversed']:>10} "
+                  f"{f['memory']['reads']:>10} {f['cycles']:>9} {process:>9} "
+                  f"{f['updates']:>8} {f['directed_edges_per_cycle']:>9.4f} "
+                  f"{f['directed_edges_per_process_cycle']:>10.4f} "
+                  f"{f['cycles_over_directed']:>9.3f}", flush=True)
+    return rows
 
 
 def main():
-    args, spec, graph = rating_graph_arguments(__doc__.splitlines()[0])
-    n, edges = graph.num_vertices, graph.num_edges
-    print(f"{spec}: {n} vertices, {edges} directed edges ({edges // 2} undirected); K = 32; "
-          f"{args.iters} iteration(s); latency 100, 64 B/cycle per stream")
-    print(f"{'streams':>7} {'mode':>9} {'edges read':>10} {'lines read':>10} "
-          f"{'cycles':>9} {'process':>9} {'updates':>8} {'dir.e/cyc':>9} {'dir.e/proc':>10}")
-    rows = {}
-    for streams in map(int, args.streams.split(",")):
-        size = -(-n // (16 * streams)) * 16 * streams
-        for symmetric in (False, True):
-            f = run(graph, streams, iters=args.iters, max_vertices=size, symmetric=symmetric)
-            process = f["phase_cycles"]["process"]
-            served = args.iters * edges         # directed edges' updates made
-            f["directed_edges_per_cycle"] = served / f["cycles"]
-            f["directed_edges_per_process_cycle"] = served / process
-            mode = "symmetric" if symmetric else "directed"
-            rows[f"{streams}x{streams}-{mode}"] = f
-            print(f"{streams:>7} {mode:>9} {f['edges_traversed']:>10} "
-                  f"{f['memory']['reads']:>10} {f['cycles']:>9} {process:>9} "
-                  f"{f['updates']:>8} "
-                  f"{f['directed_edges_per_cycle']:>9.4f} "
-                  f"{f['directed_edges_per_process_cycle']:>10.4f}")
-    write_report(args.json, spec, graph, rows)
+    args, spec, graph = rating_graph_arguments(__doc__.splitlines()[0], kron=True)
+    streams = list(map(int, args.streams.split(",")))
+    rows = {"ratings": measure(graph, streams, args.iters)}
+    kron = golden.from_spec(args.kron)
+    rows["kronecker"] = measure(kron, streams, args.iters)
+    write_report(args.json, spec, graph, rows["ratings"], kronecker={
+        "spec": args.kron, "num_vertices": kron.num_vertices, "num_edges": kron.num_edges,
+        "runs": rows["kronecker"]})
 
 
 if __name__ == "__main__":

@@ -24,6 +24,18 @@ figure 11, slices (P1, P1), (P2, P1), (P2, P2). The paper's four-partition contr
 (its figure 12) is not in the text this project has; the schedule here follows the rules the
 text states, and a test checks them.
 
+Paired source runs (``paired_runs``, the hardware's two update paths): edges are stored
+source by source, so one source's u updates come one after another, and each waits for the
+one before in the Reduce. With ``paired_runs`` the u updates of two consecutive edges of one
+source are reduced with each other first and reach VTemp[u] as one update. Over a
+processing phase's edges in order (a self-loop breaks a run and makes no u update)::
+
+    after edge j's v update:
+        j pairs with j - 1 (same source, j - 1 held):  VTemp[u] ⊕= (x[j-1] ⊕ x[j])
+        j - 1 held and j does not pair:                 VTemp[u'] ⊕= x[j-1]; hold j
+        nothing held:                                   hold j (not a self-loop)
+    after the phase's last edge: a held x[j] is reduced alone.
+
 As with plain slicing (:mod:`golden.graphicionado.slicing`), VProperty is read as the
 iteration started (two arrays, swapped each iteration), so the values equal those of the
 directed run on the symmetric graph, except for the order of a float sum's terms.
@@ -88,15 +100,18 @@ def stored_edges(graph: Graph) -> np.ndarray:
 
 def execute_symmetric(program: VertexProgram, graph: Graph, setup: Setup, partitions: int = 1,
                       max_iterations: int | None = None,
-                      partition_vertices: int | None = None) -> Result:
+                      partition_vertices: int | None = None,
+                      paired_runs: bool = False) -> Result:
     """Run a full-edge ``program`` on symmetric ``graph`` reading each edge once, slice by
-    slice in :func:`extended_schedule` order (``partitions`` = 1: the optimisation alone).
+    slice in :func:`extended_schedule` order (``partitions`` = 1: the optimisation alone);
+    ``paired_runs``: a source's u updates reduced in pairs first (the module's docstring).
     Partitions hold ``partition_vertices`` consecutive ids each (the last fewer), by default
     ``ceil(num_vertices / partitions)``; they must cover the graph in ``partitions``.
 
     Counters: those of :func:`golden.execute`, with ``edges_processed`` counting edges read
     (each stored edge once per iteration), and ``partitions``, ``vtemp_loads`` and
-    ``vtemp_stores`` (vertices moved between the scratchpad and memory, over the run)."""
+    ``vtemp_stores`` (vertices moved between the scratchpad and memory, over the run), and
+    ``updates_reduced`` (update packets reduced into VTempProperty)."""
     if not program.all_active:
         raise GraphError(f"the symmetric-graph optimisation is for full-edge algorithms "
                          f"(pagerank, cf), not {program.name}")
@@ -111,7 +126,7 @@ def execute_symmetric(program: VertexProgram, graph: Graph, setup: Setup, partit
     part_dst = slice_of(graph.dst[kept], size)
     steps = extended_schedule(partitions)
     vprop = np.array(setup.vprop, dtype=program.dtype, copy=True)
-    counts = {"edges": [], "updates": [], "loads": 0, "stores": 0}
+    counts = {"edges": [], "updates": [], "loads": 0, "stores": 0, "reduced": 0}
     iterations = 0
     while max_iterations is None or iterations < max_iterations:
         iterations += 1
@@ -125,7 +140,8 @@ def execute_symmetric(program: VertexProgram, graph: Graph, setup: Setup, partit
             counts["loads"] += sum(int(bounds[p + 1] - bounds[p]) for p in step.load)
             chosen = kept[(part_src == step.src) & (part_dst == step.dst)]
             edges += int(chosen.size)
-            _both_ends(program, graph, setup, start, temp, chosen)
+            counts["reduced"] += _both_ends(program, graph, setup, start, temp, chosen,
+                                            paired_runs)
             counts["stores"] += sum(int(bounds[p + 1] - bounds[p]) for p in step.store)
             for p in step.apply:
                 low, high = bounds[p], bounds[p + 1]
@@ -146,13 +162,15 @@ def execute_symmetric(program: VertexProgram, graph: Graph, setup: Setup, partit
         "partitions": partitions,
         "vtemp_loads": counts["loads"],
         "vtemp_stores": counts["stores"],
+        "updates_reduced": counts["reduced"],
     })
 
 
 def _both_ends(program: VertexProgram, graph: Graph, setup: Setup, vprop: np.ndarray,
-               temp: np.ndarray, chosen: np.ndarray) -> None:
+               temp: np.ndarray, chosen: np.ndarray, paired_runs: bool = False) -> int:
     """Reduce edge e = (u, v) into VTemp[v] and, unless a self-loop, VTemp[u], edge by
-    edge in ``chosen`` order (v's update first)."""
+    edge in ``chosen`` order (v's update first); ``paired_runs``: the u updates paired
+    (:func:`_paired_source_updates`). Returns the updates reduced."""
     u, v = graph.src[chosen], graph.dst[chosen]
     weight = None if setup.weight is None else setup.weight[chosen]
     const = setup.vconst
@@ -160,9 +178,48 @@ def _both_ends(program: VertexProgram, graph: Graph, setup: Setup, vprop: np.nda
                                 vprop[v] if program.uses_dst_property else None)
     to_u = program.process_edge(weight, vprop[v], None if const is None else const[v],
                                 vprop[u] if program.uses_dst_property else None)
+    keep_u = u != v
+    if paired_runs:
+        u, to_u, keep_u = _paired_source_updates(program, u, v, to_u)
     # Interleave so that ufunc.at applies them in edge order: v of edge 0, u of edge 0, ...
-    both = np.stack([v, u], axis=1).reshape(-1)
-    results = np.stack([to_v, to_u], axis=1).reshape(-1, *to_v.shape[1:])
+    # (paired: one more slot at the end, for the last held u update).
+    count = v.size
+    both = np.stack([v, u[:count]], axis=1).reshape(-1)
+    results = np.stack([to_v, to_u[:count]], axis=1).reshape(-1, *to_v.shape[1:])
     keep = np.ones(both.size, dtype=bool)
-    keep[1::2] = u != v
-    program.reduce.at(temp, both[keep], results[keep])
+    keep[1::2] = keep_u[:count]
+    both, results = both[keep], results[keep]
+    if u.size > count and keep_u[count]:
+        both = np.append(both, u[count])
+        results = np.concatenate([results, to_u[count:]])
+    program.reduce.at(temp, both, results)
+    return int(both.size)
+
+
+def _paired_source_updates(program: VertexProgram, u: np.ndarray, v: np.ndarray,
+                           to_u: np.ndarray):
+    """The u updates of one processing phase with a source's runs paired (the module's
+    docstring): for each edge j, the u update made after its v update (vertex, value,
+    whether there is one), and one more entry for the update after the last edge."""
+    count = u.size
+    loop = u == v
+    index = np.arange(count)
+    starts = np.ones(count, dtype=bool)
+    starts[1:] = (u[1:] != u[:-1]) | loop[1:] | loop[:-1]
+    position = index - np.maximum.accumulate(np.where(starts, index, 0))
+    continues = np.zeros(count, dtype=bool)          # edge j + 1 is in j's run
+    continues[:-1] = ~starts[1:]
+    pairs = ~loop & (position % 2 == 1)
+    singles = ~loop & (position % 2 == 0) & ~continues
+    vertex = np.zeros(count + 1, dtype=u.dtype)
+    value = np.zeros((count + 1, *to_u.shape[1:]), dtype=to_u.dtype)
+    made = np.zeros(count + 1, dtype=bool)
+    at = index[pairs]
+    vertex[at] = u[at]
+    value[at] = program.reduce(to_u[at - 1], to_u[at])
+    made[at] = True
+    at = index[singles]                              # reduced after the next edge
+    vertex[at + 1] = u[at]
+    value[at + 1] = to_u[at]
+    made[at + 1] = True
+    return vertex, value, made

@@ -110,6 +110,12 @@ class GraphicionadoConfig(DesignConfig):
         and their N(N+1)/2 slices (N(N+1)/2 <= max_slices), each destination stream's
         scratchpad split in two regions, a partition in each, the second written back and
         loaded between slices.
+    update_paths : int
+        With ``symmetric``: 2, the paper's duplicated P5–P9, Process_Edge's lane-wise part,
+        Atomic Update and the scratchpad each twice, so that an edge's two update packets are
+        made and reduced in the same cycles, each path owning half of the stream's
+        scratchpad (its even or odd entries); 1, both packets through one path, one after
+        the other. Without ``symmetric`` there is one path.
     dst_property_read : bool
         Insert the optional stage P4 (figure 5): read each edge's destination property,
         VProperty[dst], from memory, one line per edge, for Process_Edge. Frontier programs
@@ -158,6 +164,7 @@ class GraphicionadoConfig(DesignConfig):
     memory_outstanding: int = 128
     memory_channels: int = 1
     symmetric: bool = False
+    update_paths: int = 2
     dst_property_read: bool = False
     stall_injection: int = 0
     watchdog: int = 100_000
@@ -231,6 +238,12 @@ class GraphicionadoConfig(DesignConfig):
             raise ConfigError(f"symmetric: the symmetric-graph optimisation (§IV.D) is built "
                               f"for cf and the other Float32Vector programs, whose P4 reads "
                               f"the destination's property anyway, not {self.algo}")
+        if self.update_paths not in (1, 2) or isinstance(self.update_paths, bool):
+            raise ConfigError(f"update_paths must be 1 or 2, not {self.update_paths!r}")
+        if self.update_network and self.paths == 2 and self.streams_dst > 8:
+            raise ConfigError(f"update_paths 2 over {self.streams_dst} destination streams: "
+                              f"the update network has a port per path and stream, 16 at "
+                              f"most (8 streams); set update_paths=1")
         if self.symmetric:
             from .flit_process_edge import process_edge_flits
             process_edge_flits(self.program, 1, symmetric=True, owner="symmetric: ")
@@ -334,6 +347,12 @@ class GraphicionadoConfig(DesignConfig):
         """The symmetric-graph optimisation over several destination streams: update packets
         cross a second crossbar to the stream that owns their vertex (§IV.D)."""
         return self.symmetric and self.streams_dst > 1
+
+    @property
+    def paths(self) -> int:
+        """Update paths (P5–P9) of a destination stream: ``update_paths`` with ``symmetric``,
+        else 1."""
+        return self.update_paths if self.symmetric else 1
 
     @property
     def extended_slicing(self) -> bool:

@@ -36,9 +36,11 @@ from .process_edge import ProcessEdge
 from .parallel_random_vertex_read import ParallelRandomVertexRead
 from .random_vertex_read import RandomVertexRead
 from .scratchpad import Scratchpad, TempPropertyStream
+from .scratchpad_halves import ScratchpadHalves
 from .scratchpad_spill import ScratchpadSpill
 from .sequential_vertex_read import SequentialVertexRead
 from .units import reduce_unit
+from .update_paths import UpdatePairUnzip, UpdatePathSplit
 
 
 __all__ = ["DestinationStream"]
@@ -100,14 +102,21 @@ class DestinationStream(wiring.Component):
     drained_late : ``Out(1)``
         ``drained`` of the cycle before, from registers of its terms (the top's idle check
         takes every block's a cycle late).
-    edge_taken, update_written, vertex_updated, cam_stall : ``Out(1)``
+    edge_taken, vertex_updated, cam_stall : ``Out(1)``
         Events for the counters.
+    update_written : ``Out(2)``
+        Update packets reduced this cycle (one per update path at most).
     stall_p3, stall_p4, stall_p5, stall_apply : ``Out(1)``
     updates_o : ``Out(stream.Signature(update_flit(lanes, flits, log2(m))))``
         With ``symmetric`` and m > 1: every update packet Process_Edge makes, v's and u's,
-        each naming the stream that owns its vertex, into the update network (§IV.D).
+        each naming the stream that owns its vertex, into the update network (§IV.D). With
+        two update paths (``config.paths``), an array of two: v's packets and u's.
+    edges_done : ``In(1)``, with two update paths
+        No edge is on its way to any destination stream, and no source stream will send
+        more in this processing phase: Process Edge releases its held u packet.
     updates_i : ``In(...)``, the same
-        The update packets of the stream's own vertices, from the update network.
+        The update packets of the stream's own vertices, from the update network; with two
+        update paths, those of each path's half of the scratchpad (even and odd entries).
     <client>_mem : ``Out(MemoryPortSignature)`` for each name of :attr:`memory_clients`
         ``vprop_write``; ``vprop_read`` and ``active_write`` for frontier algorithms;
         ``dst_prop_read`` with P4.
@@ -136,7 +145,7 @@ class DestinationStream(wiring.Component):
             "slice_first": In(32), "first_slice": In(1), "active_base": In(32),
             "active_counts": Out(32).array(config.destination_segments),
             "clearing": Out(1), "applying": Out(1), "drained": Out(1), "drained_late": Out(1),
-            "edge_taken": Out(1), "update_written": Out(1), "vertex_updated": Out(1),
+            "edge_taken": Out(1), "update_written": Out(2), "vertex_updated": Out(1),
             "cam_stall": Out(1), "stall_p3": Out(1), "stall_p4": Out(1), "stall_p5": Out(1),
             "stall_apply": Out(1),
         }
@@ -145,7 +154,13 @@ class DestinationStream(wiring.Component):
         if config.update_network:
             updates = stream.Signature(update_flit(config.lanes, config.flits,
                                                    config.streams_dst.bit_length() - 1))
-            members.update({"updates_o": Out(updates), "updates_i": In(updates)})
+            if config.paths == 1:
+                members.update({"updates_o": Out(updates), "updates_i": In(updates)})
+            else:
+                members.update({"updates_o": Out(updates).array(2),
+                                "updates_i": In(updates).array(2)})
+        if config.paths == 2:
+            members["edges_done"] = In(1)
         if config.stall_injection:
             members["stall_seed"] = In(32)
         if config.algorithm.apply_reads_root:
@@ -184,63 +199,106 @@ class DestinationStream(wiring.Component):
         # addresses.
         flit_shift = cfg.flits.bit_length() - 1
         word_width = 32 * cfg.lanes
-        m.submodules.pad = pad = Scratchpad(
-            vertices=cfg.destination_slice_vertices * cfg.flits, table_entries=0,
-            word_width=word_width)
-        fifo_p3, process, fifo_p5, atomic, p4_busy = self._processing(m, link, pad, dst_shift)
+        if cfg.paths == 2:
+            m.submodules.pad = pad = ScratchpadHalves(
+                vertices=cfg.destination_slice_vertices, flits=cfg.flits, word_width=word_width)
+        else:
+            m.submodules.pad = pad = Scratchpad(
+                vertices=cfg.destination_slice_vertices * cfg.flits, table_entries=0,
+                word_width=word_width)
+        fifo_p3, process, paths, between_busy, p4_busy = self._processing(m, link, pad,
+                                                                          dst_shift)
         walk, temp_stream = self._apply(m, link, pad, dst_shift, flit_shift)
         spill = self._spill(m, pad) if cfg.extended_slicing else None
-        self._scratchpad_ports(m, pad, atomic, temp_stream, spill)
-        self._drained(m, link, fifo_p3, process, fifo_p5, atomic, walk, p4_busy, flit_shift)
+        self._scratchpad_ports(m, pad, [atomic for _, atomic in paths], temp_stream, spill)
+        self._drained(m, link, fifo_p3, process, paths, between_busy, walk, p4_busy,
+                      flit_shift)
         return m
 
     def _processing(self, m, link, pad, dst_shift):
         """The processing phase's stages from P3 (the edges' queue) to P6 (Atomic Update's
         CAM), through P4 when configured, Process Edge and, with the update network, the
-        other streams."""
+        other streams. Returns P3's queue, Process Edge, each update path's (P5 queue,
+        Atomic Update), the busy flag of what lies between, and P4's busy flag."""
         cfg = self._config
-        word_width = 32 * cfg.lanes
         m.submodules.fifo_p3 = fifo_p3 = StreamFIFO(cfg.edge_payload, cfg.fifo_depth,
                                                     buffered=True)
         if cfg.algorithm.large_property:
             process = FlitProcessEdge(program=cfg.program, lanes=cfg.lanes, flits=cfg.flits,
                                       dst_shift=dst_shift, symmetric=cfg.symmetric,
-                                      owner_bits=dst_shift if cfg.update_network else 0)
+                                      owner_bits=dst_shift if cfg.update_network else 0,
+                                      paths=cfg.paths)
         else:
             process = ProcessEdge(program=cfg.program, dst_prop=cfg.dst_property_read,
                                   dst_shift=dst_shift)
             if hasattr(process, "params"):
                 drive_params(m, self.params, process)
         m.submodules.process_edge = process
-        update = update_layout(word_width)
-        # Registered output: the CAM lookup then starts from a flip-flop, not a LUT RAM read.
-        m.submodules.fifo_p5 = fifo_p5 = StreamFIFO(update, cfg.fifo_depth, buffered=True)
-        # Atomic Update takes an update after a CAM lookup; a register slice keeps that
-        # decision off the queue's read logic.
-        m.submodules.slice_p6 = slice_p6 = StreamRegisterSlice(update)
-        m.submodules.atomic_update = atomic = AtomicUpdate(
-            reduce_unit=reduce_unit(cfg, index_width=pad.index_width),
-            index_width=pad.index_width, value_width=word_width, window=cfg.atomic_window,
-            cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
-                          id_width=max(pad.index_width, (cfg.cam_entries // cfg.cam_ways)
-                                       .bit_length())))
         wiring.connect(m, wiring.flipped(self.i), fifo_p3.i)
         p4_busy = self._destination_property_read(m, link, fifo_p3, process)
         m.d.comb += process.dst_base.eq(self.slice_first >> dst_shift)
         if cfg.symmetric:
             m.d.comb += process.src_base.eq(self.src_base)
-        updates = process.o
-        if cfg.update_network:
+        if cfg.paths == 2:
+            m.d.comb += process.flush.eq(self.edges_done & (fifo_p3.level == 0) &
+                                         ~Value.cast(p4_busy))
+        updates, between_busy = self._update_streams(m, link, process, dst_shift)
+        paths = [self._update_path(m, link, pad, path_updates, k)
+                 for k, path_updates in enumerate(updates)]
+        return fifo_p3, process, paths, between_busy, p4_busy
+
+    def _update_streams(self, m, link, process, dst_shift):
+        """Process Edge's update packets as each update path's stream (and its source's
+        link name): with the update network (§IV.D over several streams) those of the
+        stream's own vertices; with two paths split by the half of the scratchpad their
+        vertex's entry is in. Returns them and the busy flag of what holds packets on the
+        way."""
+        cfg = self._config
+        if cfg.paths == 1:
+            if not cfg.update_network:
+                return [(process.o, "process_edge")], 0
             # §IV.D over several streams: u's update belongs to u's stream.
             link(process.o, wiring.flipped(self.updates_o), "process_edge->updates_o")
-            updates = wiring.flipped(self.updates_i)
+            return [(wiring.flipped(self.updates_i), "updates_i")], 0
+        if cfg.update_network:
+            m.submodules.unzip = unzip = UpdatePairUnzip(lanes=cfg.lanes, flits=cfg.flits,
+                                                         owner_bits=dst_shift)
+            link(process.o, unzip.i, "process_edge->unzip")
+            for k, end in enumerate("vu"):
+                link(unzip.o[k], wiring.flipped(self.updates_o[k]), f"unzip.{end}->updates_o")
+            return [(wiring.flipped(self.updates_i[k]), f"updates_i{k}") for k in range(2)], \
+                unzip.busy
+        m.submodules.path_split = split = UpdatePathSplit(lanes=cfg.lanes, flits=cfg.flits)
+        link(process.o, split.i, "process_edge->path_split")
+        return [(split.o[k], f"path_split.{k}") for k in range(2)], split.busy
+
+    def _update_path(self, m, link, pad, updates, k):
+        """Update path ``k`` (P6–P9): its queue, register slice and Atomic Update, on the
+        scratchpad or, with two paths, on half ``k`` of it. Returns the queue and the unit."""
+        cfg = self._config
+        source, name = updates
+        suffix = "" if cfg.paths == 1 else str(k)
+        word_width = 32 * cfg.lanes
+        index_width = pad.index_width if cfg.paths == 1 else pad.half_width
+        update = update_layout(word_width)
+        # Registered output: the CAM lookup then starts from a flip-flop, not a LUT RAM read.
+        m.submodules[f"fifo_p5{suffix}"] = fifo_p5 = StreamFIFO(update, cfg.fifo_depth,
+                                                                buffered=True)
+        # Atomic Update takes an update after a CAM lookup; a register slice keeps that
+        # decision off the queue's read logic.
+        m.submodules[f"slice_p6{suffix}"] = slice_p6 = StreamRegisterSlice(update)
+        m.submodules[f"atomic_update{suffix}"] = atomic = AtomicUpdate(
+            reduce_unit=reduce_unit(cfg, index_width=index_width),
+            index_width=index_width, value_width=word_width, window=cfg.atomic_window,
+            cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
+                          id_width=max(index_width, (cfg.cam_entries // cfg.cam_ways)
+                                       .bit_length())))
         if cfg.algorithm.large_property:
-            updates = self._flit_addresses(m, updates)
-        link(updates, fifo_p5.i,
-             "updates_i->fifo_p5" if cfg.update_network else "process_edge->fifo_p5")
-        link(fifo_p5.o, slice_p6.i, "fifo_p5->slice_p6")
-        link(slice_p6.o, atomic.i, "slice_p6->atomic_update")
-        return fifo_p3, process, fifo_p5, atomic, p4_busy
+            source = self._flit_addresses(m, source, halved=cfg.paths == 2)
+        link(source, fifo_p5.i, f"{name}->fifo_p5{suffix}")
+        link(fifo_p5.o, slice_p6.i, f"fifo_p5{suffix}->slice_p6{suffix}")
+        link(slice_p6.o, atomic.i, f"slice_p6{suffix}->atomic_update{suffix}")
+        return fifo_p5, atomic
 
     def _apply(self, m, link, pad, dst_shift, flit_shift):
         """The apply phase: the partition walk over this stream's segments, the temporary
@@ -290,31 +348,37 @@ class DestinationStream(wiring.Component):
         ]
         return walk, temp_stream
 
-    def _drained(self, m, link, fifo_p3, process, fifo_p5, atomic, walk, p4_busy,
+    def _drained(self, m, link, fifo_p3, process, paths, between_busy, walk, p4_busy,
                  flit_shift):
         """``drained`` and the stage events and stalls."""
         cfg = self._config
+        fifos_p5 = [fifo for fifo, _ in paths]
+        atomics = [atomic for _, atomic in paths]
         # Drained: as many updates reduced as edges taken, nothing waiting in front (with
         # large properties, as many update flits as edge flits; the events count edges).
         flits_in = Signal(32)
         flits_reduced = Signal(32)
         flit_taken = process.i.valid & process.i.ready
-        flit_written = atomic.temp_write_en & ~walk.busy & ~self.clearing
+        flits_written = [atomic.temp_write_en & ~walk.busy & ~self.clearing
+                         for atomic in atomics]
+        flit_written = sum(flits_written)
         edge_taken, update_written = flit_taken, flit_written
         if flit_shift:
             last = (1 << flit_shift) - 1
             edge_taken = flit_taken & (process.i.payload.flit == last)
-            update_written = flit_written & (atomic.temp_write_addr[:flit_shift] == last)
+            update_written = sum(written & (atomic.temp_write_addr[:flit_shift] == last)
+                                 for written, atomic in zip(flits_written, atomics))
         # Symmetric (§IV.D): an edge makes one or two update packets, u's perhaps for another
         # stream; count the update flits that reach this stream's Reduce instead.
-        flit_counted = fifo_p5.i.valid & fifo_p5.i.ready if cfg.symmetric else flit_taken
-        process_busy = process.busy if cfg.symmetric else 0
+        flit_counted = sum(fifo.i.valid & fifo.i.ready for fifo in fifos_p5) \
+            if cfg.symmetric else flit_taken
+        process_busy = any_busy(process.busy, between_busy) if cfg.symmetric else 0
         with m.If(self.start_process):
             m.d.sync += [flits_in.eq(0), flits_reduced.eq(0)]
         with m.Else():
             m.d.sync += [flits_in.eq(flits_in + flit_counted),
                          flits_reduced.eq(flits_reduced + flit_written)]
-        m.d.sync += self.cam_stall.eq(atomic.cam_stall)
+        m.d.sync += self.cam_stall.eq(any_busy(atomic.cam_stall for atomic in atomics))
         counted = flits_in == flits_reduced
         busy_terms = [fifo_p3.level != 0, p4_busy, process_busy, link.busy]
         # The same test a cycle late, from a register of each term (the compare's carry and
@@ -329,7 +393,7 @@ class DestinationStream(wiring.Component):
             # A cycle late, from a register: the CAM's free-way test reaches a flip-flop
             # here, not the counter's.
             self.stall_p3.eq(fifo_p3.o.valid & ~fifo_p3.o.ready),
-            self.stall_p5.eq(fifo_p5.o.valid & ~fifo_p5.o.ready),
+            self.stall_p5.eq(any_busy(fifo.o.valid & ~fifo.o.ready for fifo in fifos_p5)),
         ]
 
     def _destination_property_read(self, m, link, fifo_p3, process):
@@ -374,13 +438,14 @@ class DestinationStream(wiring.Component):
         link(p4.o, process.i, "dst_prop_read->process_edge")
         return p4.busy
 
-    def _flit_addresses(self, m, updates):
+    def _flit_addresses(self, m, updates, halved=False):
         """CF's update flits as scratchpad words: flit f of the vertex at index i is word
-        ``i * flits + f``."""
+        ``i * flits + f``; ``halved``, of the half of the scratchpad that holds index i,
+        word ``(i >> 1) * flits + f`` (:class:`ScratchpadHalves`)."""
         cfg = self._config
         shift = cfg.flits.bit_length() - 1
         out = stream.Signature(update_layout(32 * cfg.lanes)).create()
-        index = updates.payload.dst
+        index = updates.payload.dst >> 1 if halved else updates.payload.dst
         m.d.comb += [
             out.valid.eq(updates.valid),
             out.payload.dst.eq((index << shift) | updates.payload.flit[:shift] if shift
@@ -414,9 +479,9 @@ class DestinationStream(wiring.Component):
         ]
         return spill
 
-    def _scratchpad_ports(self, m, pad, atomic, temp_stream, spill):
+    def _scratchpad_ports(self, m, pad, atomics, temp_stream, spill):
         """The slice's ports by phase: clearing, spilling, apply (A2) or Atomic Update (P7,
-        P9)."""
+        P9); with two update paths, each path's half while neither of the others is on."""
         cfg = self._config
         flit_shift = cfg.flits.bit_length() - 1
         clear_index = Signal(32)
@@ -434,10 +499,20 @@ class DestinationStream(wiring.Component):
         with m.Elif(self.clearing):
             m.d.sync += [clear_index.eq(clear_index + 1), clear_left.eq(clear_left - 1),
                          self.clearing.eq(clear_left != 1)]
-        m.d.comb += [
-            atomic.temp_read_data.eq(pad.temp_read_data),
-            temp_stream.read_data.eq(pad.temp_read_data),
-        ]
+        m.d.comb += temp_stream.read_data.eq(pad.temp_read_data)
+        if cfg.paths == 2:
+            m.d.comb += pad.shared.eq(self.applying | self.clearing |
+                                      (spill.busy if spill is not None else 0))
+            for k, atomic in enumerate(atomics):
+                m.d.comb += [
+                    atomic.temp_read_data.eq(pad.path_read_data[k]),
+                    pad.path_read_addr[k].eq(atomic.temp_read_addr),
+                    pad.path_write_addr[k].eq(atomic.temp_write_addr),
+                    pad.path_write_data[k].eq(atomic.temp_write_data),
+                    pad.path_write_en[k].eq(atomic.temp_write_en),
+                ]
+        else:
+            m.d.comb += atomics[0].temp_read_data.eq(pad.temp_read_data)
 
         def use(read_addr, write_addr, write_data, write_en):
             m.d.comb += [pad.temp_read_addr.eq(read_addr), pad.temp_write_addr.eq(write_addr),
@@ -456,9 +531,10 @@ class DestinationStream(wiring.Component):
         if spill is not None:
             with m.Elif(self.spilling):
                 use(spill.read_addr, spill.write_addr, spill.write_data, spill.write_en)
-        with m.Else():
-            use(atomic.temp_read_addr, atomic.temp_write_addr, atomic.temp_write_data,
-                atomic.temp_write_en)
+        if cfg.paths == 1:
+            with m.Else():
+                use(atomics[0].temp_read_addr, atomics[0].temp_write_addr,
+                    atomics[0].temp_write_data, atomics[0].temp_write_en)
 
     def _program_apply(self, m):
         """Apply built from the program, with the root when it reads ``is_root``."""

@@ -14,7 +14,8 @@ from hw.lib.program.flits import (REDUCED, SCALAR, FlitReduce, FlitSplit, flit_o
                                   symmetric_in)
 from hw.lib.stream.broadcast import StreamBroadcast
 from hw.lib.stream.fifo import StreamFIFO
-from .layouts import edge_flit, flit_index_width, update_flit
+from .layouts import edge_flit, flit_index_width, update_flit, update_pair
+from .source_update_pairing import SourceUpdatePairing
 
 
 __all__ = ["FlitProcessEdge", "process_edge_flits"]
@@ -76,8 +77,13 @@ class FlitProcessEdge(wiring.Component):
     src_prop and dst_prop swapped, right after v's (the order
     ``golden.graphicionado.execute_symmetric`` reduces them in); a self-loop updates once.
     The packet's scalar is computed once, so the lane sum must be symmetric in src_prop and
-    dst_prop (a dot product is). The two packets leave through the one output, so an edge
-    then takes ``2 * flits`` cycles here: the paper's duplicated P5–P9 share one datapath.
+    dst_prop (a dot product is). With ``paths`` = 1 the two packets leave through the one
+    output, so an edge takes ``2 * flits`` cycles here. With ``paths`` = 2, the paper's
+    duplicated P5–P9, a second lane-wise part makes u's packet in the same cycles as v's:
+    each output flit is a pair (:func:`update_pair`), and an edge takes ``flits`` cycles.
+    u's packets of one source's consecutive edges are then added in pairs
+    (:class:`SourceUpdatePairing`), so that the updates of its vertex, each waiting for
+    the Reduce of the one before, come half as often.
 
     Parameters
     ----------
@@ -92,6 +98,9 @@ class FlitProcessEdge(wiring.Component):
         As :class:`~hw.graphicionado.process_edge.ProcessEdge`: the update names ``(dst >> dst_shift) - dst_base``.
     symmetric : bool
         Also make u's update packet, after v's (§IV.D).
+    paths : int
+        With ``symmetric``: 1, v's packet then u's through one lane-wise part; 2, both at
+        once through two.
     owner_bits : int
         With ``symmetric`` over ``1 << owner_bits`` destination streams: each update flit
         names the stream that owns its vertex (the vertex id's low ``owner_bits`` bits,
@@ -105,12 +114,17 @@ class FlitProcessEdge(wiring.Component):
         u's partition elsewhere in the scratchpad than v's, §VI.B).
     i : ``In(stream.Signature(edge_flit(lanes, flits)))``
     o : ``Out(stream.Signature(update_flit(lanes, flits, owner_bits)))``
+        With ``paths`` = 2, ``update_pair(lanes, flits, owner_bits)``.
     busy : ``Out(1)``
-        An edge taken in has not yet left as its update packets.
+        An edge taken in has not yet left as its update packets (with ``paths`` = 2, or a
+        u packet is held).
+    flush : ``In(1)``, with ``paths`` = 2
+        No more edges will come in this processing phase: release the held u packet.
     """
 
     def __init__(self, *, program: Program, lanes: int = 8, flits: int = 4,
-                 dst_shift: int = 0, symmetric: bool = False, owner_bits: int = 0):
+                 dst_shift: int = 0, symmetric: bool = False, owner_bits: int = 0,
+                 paths: int = 1):
         if not isinstance(program, Program):
             raise ConfigError(f"FlitProcessEdge: program must be a graphgen.programs "
                               f"Program, not {program!r}")
@@ -119,7 +133,11 @@ class FlitProcessEdge(wiring.Component):
         if owner_bits and (not symmetric or owner_bits != dst_shift):
             raise ConfigError(f"FlitProcessEdge: owner_bits ({owner_bits}) needs symmetric "
                               f"and equals dst_shift ({dst_shift})")
+        if paths not in (1, 2) or isinstance(paths, bool) or (paths == 2 and not symmetric):
+            raise ConfigError(f"FlitProcessEdge: paths must be 1, or 2 with symmetric, "
+                              f"not {paths!r}")
         split = process_edge_flits(program, lanes, symmetric, "FlitProcessEdge: ")
+        self._paths = paths
         self._split = split
         self._lanes = lanes
         self._flits = flits
@@ -137,13 +155,16 @@ class FlitProcessEdge(wiring.Component):
         self._reduce = None if split.reduce is None else FlitReduce(
             split, flits, tag_width=self._header.size)
         self._out_tag = data.StructLayout({"dst": 32, "flit": flit_index_width(flits),
-                                           "owner": max(1, owner_bits), "done": 1})
+                                           "owner": max(1, owner_bits), "done": 1, "skip": 1})
         self._map = Datapath(split.lanes, lanes_reads, tag_width=self._out_tag.size)
+        output = update_flit(lanes, flits, owner_bits) if paths == 1 else \
+            update_pair(lanes, flits, owner_bits)
         super().__init__({
             "dst_base": In(32), "src_base": In(32),
             "i": In(stream.Signature(edge_flit(lanes, flits))),
-            "o": Out(stream.Signature(update_flit(lanes, flits, owner_bits))),
+            "o": Out(stream.Signature(output)),
             "busy": Out(1),
+            **({"flush": In(1)} if paths == 2 else {}),
         })
 
     def _held_depth(self) -> int:
@@ -214,7 +235,10 @@ class FlitProcessEdge(wiring.Component):
             swap = {"src_prop": "dst_prop", "dst_prop": "src_prop"}
             held.append(self._held(m, fork.o[2], {role: swap[role] for role in self._vectors},
                                    "held_reverse"))
-        self._updates(m, packets.o, held)
+        if self._paths == 2:
+            self._paired_updates(m, packets.o, held)
+        else:
+            self._updates(m, packets.o, held)
         return m
 
     def _held(self, m, flits_in, roles, name):
@@ -290,11 +314,69 @@ class FlitProcessEdge(wiring.Component):
         if self._owner_bits:
             m.d.comb += self.o.payload.owner.eq(result_tag.owner)
 
-        # Busy: edges taken in (their last flit) against edges whose last update flit left.
+        self._busy(m, update.o.valid & update.o.ready & result_tag.done)
+
+    def _busy(self, m, edge_out, held=0):
+        """Busy: edges taken in (their last flit) against edges whose last update flit left
+        (``edge_out``), or ``held``. Returns whether the two counts agree."""
         edges_in, edges_out = Signal(32), Signal(32)
         m.d.sync += [
             edges_in.eq(edges_in + (self.i.valid & self.i.ready &
-                                    (self.i.payload.flit == flits - 1))),
-            edges_out.eq(edges_out + (update.o.valid & update.o.ready & result_tag.done)),
+                                    (self.i.payload.flit == self._flits - 1))),
+            edges_out.eq(edges_out + edge_out),
         ]
-        m.d.comb += self.busy.eq(edges_in != edges_out)
+        m.d.comb += self.busy.eq((edges_in != edges_out) | held)
+        return edges_in == edges_out
+
+    def _paired_updates(self, m, packets, held):
+        """The lane-wise part twice (``paths`` = 2): v's packet from ``held[0]`` and u's from
+        ``held[1]`` in the same cycles. The two pipelines take and give their flits together,
+        so they stay in step; a self-loop's u flits are made and marked not valid."""
+        flits, out_tag = self._flits, self._out_tag
+        m.submodules.update = v_map = self._map
+        m.submodules.update_u = u_map = Datapath(
+            self._split.lanes, operands_of(self._split.lanes), tag_width=out_tag.size)
+        target = packets.payload.header.target
+        both = packets.valid & held[0].valid & held[1].valid
+        # The two pipelines' readies are equal: each is free when its output is empty or
+        # taken, and their outputs are taken together.
+        take = both & v_map.i.ready
+        last = held[0].payload.flit == flits - 1
+        ends = ((v_map, held[0], target.dst, "dst_owner", 0),
+                (u_map, held[1], target.src, "src_owner", target.loop))
+        for datapath, source, vertex, owner, skip in ends:
+            tag = data.View(out_tag, datapath.i.payload.tag)
+            m.d.comb += [
+                datapath.i.valid.eq(both),
+                tag.flit.eq(source.payload.flit), tag.dst.eq(vertex), tag.done.eq(last),
+                tag.skip.eq(skip), source.ready.eq(take),
+            ]
+            if self._owner_bits:
+                m.d.comb += tag.owner.eq(target[owner])
+            m.d.comb += [datapath.i.payload[role].eq(source.payload[role])
+                         for role in self._vectors]
+            m.d.comb += [datapath.i.payload[role].eq(packets.payload.header[role])
+                         for role in self._scalars]
+            if self._split.reduce is not None:
+                m.d.comb += datapath.i.payload[SCALAR].eq(packets.payload.scalar)
+        m.d.comb += packets.ready.eq(take & last)
+        m.submodules.pairing = pairing = SourceUpdatePairing(
+            lanes=self._lanes, flits=flits, owner_bits=self._owner_bits)
+        for end, datapath in (("v", v_map), ("u", u_map)):
+            tag = data.View(out_tag, datapath.o.payload.tag)
+            out = pairing.i.payload[end]
+            m.d.comb += [out.dst.eq(tag.dst), out.flit.eq(tag.flit),
+                         out.value.eq(datapath.o.payload.result),
+                         datapath.o.ready.eq(pairing.i.ready)]
+            if self._owner_bits:
+                m.d.comb += out.owner.eq(tag.owner)
+        u_tag = data.View(out_tag, u_map.o.payload.tag)
+        v_tag = data.View(out_tag, v_map.o.payload.tag)
+        m.d.comb += [pairing.i.valid.eq(v_map.o.valid), pairing.i.payload.v_valid.eq(1),
+                     pairing.i.payload.u_valid.eq(~u_tag.skip)]
+        wiring.connect(m, pairing.o, wiring.flipped(self.o))
+        # An edge is out once its v packet reaches the pairing; a held u packet keeps the
+        # stage busy. ``flush`` reaches the pairing once no edge is before it.
+        paired = v_map.o.valid & pairing.i.ready & v_tag.done
+        upstream_empty = self._busy(m, paired, pairing.busy)
+        m.d.comb += pairing.flush.eq(self.flush & upstream_empty & ~self.i.valid)

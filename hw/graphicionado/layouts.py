@@ -10,7 +10,7 @@ from amaranth.lib import data
 
 
 __all__ = ["EDGE_WORDS", "ActiveVertex", "EdgeJob", "Edge", "SourcedEdge", "DestinedEdge",
-           "Update", "flit_index_width", "edge_flit", "update_flit"]
+           "Update", "flit_index_width", "edge_flit", "update_flit", "update_pair"]
 
 EDGE_WORDS = 4
 
@@ -60,3 +60,14 @@ def update_flit(lanes: int, flits: int, owner_bits: int = 0) -> data.StructLayou
     if owner_bits:
         fields["owner"] = owner_bits
     return data.StructLayout(fields)
+
+
+def update_pair(lanes: int, flits: int, owner_bits: int = 0) -> data.StructLayout:
+    """The symmetric-graph optimisation with its update path duplicated (§IV.D, P5–P9 twice):
+    a flit of each of an edge's two update packets, made in the same cycle, ``v``'s (the
+    edge's destination) and ``u``'s (its source), and whether each is an update: not u's for
+    a self-loop, which updates once; with paired source updates
+    (:class:`~hw.graphicionado.source_update_pairing.SourceUpdatePairing`) u's is held or
+    released, and a released packet may come alone. u's ``flit`` is always the flit's."""
+    one = update_flit(lanes, flits, owner_bits)
+    return data.StructLayout({"v": one, "u": one, "v_valid": 1, "u_valid": 1})

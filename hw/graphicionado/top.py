@@ -118,6 +118,13 @@ class GraphicionadoPipeline(RegisterDesign):
             m.submodules[f"dst{d}"] = destination
             link(crossbar.o[d], destination.i, f"crossbar->dst{d}", register=True)
         network = self._update_network(m, destinations, link)
+        if cfg.paths == 2:
+            # Paired source updates (§IV.D, two update paths): no source stream is busy and
+            # no edge is in the crossbar or a link, registered (the terms span the chip).
+            edges_done = Signal()
+            m.d.sync += edges_done.eq(~Cat(source.busy_late for source in sources).any() &
+                                      ~crossbar.busy & ~link.busy)
+            m.d.comb += [destination.edges_done.eq(edges_done) for destination in destinations]
         if cfg.stall_injection:
             m.d.comb += [stream_.stall_seed.eq(self.stall_seed) for stream_ in self._streams]
 
@@ -161,14 +168,27 @@ class GraphicionadoPipeline(RegisterDesign):
         if not cfg.update_network:
             return None
         owner_bits = cfg.streams_dst.bit_length() - 1
+        # With two update paths a stream's v and u packets enter apart, and each leaves for
+        # the path of its owner that holds its scratchpad index (its half: index bit 0):
+        # port 2d + k is stream d's k.
+        paths = cfg.paths
+        route = (lambda update: update.owner) if paths == 1 else \
+            (lambda update: Cat(update.dst[0], update.owner))
         # An update flit ends its packet as an edge flit does: ``packet_last`` reads ``flit``.
         m.submodules.update_network = network = Crossbar(
-            update_flit(cfg.lanes, cfg.flits, owner_bits), inputs=cfg.streams_dst,
-            outputs=cfg.streams_dst, route=lambda update: update.owner,
+            update_flit(cfg.lanes, cfg.flits, owner_bits), inputs=paths * cfg.streams_dst,
+            outputs=paths * cfg.streams_dst, route=route,
             voq_depth=cfg.voq_entries, packet_last=cfg.packet_last)
         for d, destination in enumerate(destinations):
-            link(destination.updates_o, network.i[d], f"dst{d}->update_network")
-            link(network.o[d], destination.updates_i, f"update_network->dst{d}")
+            if paths == 1:
+                link(destination.updates_o, network.i[d], f"dst{d}->update_network")
+                link(network.o[d], destination.updates_i, f"update_network->dst{d}")
+                continue
+            for k in range(paths):
+                link(destination.updates_o[k], network.i[paths * d + k],
+                     f"dst{d}.{k}->update_network")
+                link(network.o[paths * d + k], destination.updates_i[k],
+                     f"update_network->dst{d}.{k}")
         return network
 
     def _wire_control(self, m, control, register_file, sources, destinations, crossbar, link):

@@ -39,6 +39,7 @@ class Expected:
     comparison: str                 # "exact" or "within <relative bound>"
     relative_bound: float = 0.0
     absolute_bound: np.ndarray | None = None    # CF: per vertex and feature
+    updates: int | None = None      # updates reduced, where the golden model fixes them
 
 
 def pagerank_bound(graph: golden.Graph, iterations: int) -> float:
@@ -67,15 +68,16 @@ def _partition_order(num_vertices: int, partitions: int) -> np.ndarray:
 def expected_values(graph: golden.Graph, algo: str, *, root, iters, streams_src: int,
                     streams_dst: int, cf: dict | None = None, symmetric: bool = False,
                     partition_vertices: int | None = None,
-                    params: dict | None = None) -> Expected:
+                    params: dict | None = None, paired_runs: bool = False) -> Expected:
     """The golden model's result for ``graph`` (as given: CC symmetrizes it itself);
     ``cf``: CF's parameters (``golden.cf_program``'s); ``symmetric``: the pipeline reads
     each undirected edge once (§IV.D), in extended slices of ``partition_vertices`` (§VI.B;
-    None: unsliced); ``params``: the program's parameters (others: their defaults)."""
+    None: unsliced), with ``paired_runs`` a source's u updates paired first (two update
+    paths); ``params``: the program's parameters (others: their defaults)."""
     if algo == "cf":
         if symmetric:
             return _expected_cf_symmetric(graph, iters, streams_src, streams_dst, cf or {},
-                                          partition_vertices)
+                                          partition_vertices, paired_runs)
         return _expected_cf(graph, iters, streams_src, streams_dst, cf or {})
     program = algorithm_of(algo).program
     params = params or {}
@@ -124,7 +126,7 @@ def _expected_cf(graph, iters, streams_src, streams_dst, params) -> Expected:
 
 
 def _expected_cf_symmetric(graph, iters, streams_src, streams_dst, params,
-                           partition_vertices=None) -> Expected:
+                           partition_vertices=None, paired_runs=False) -> Expected:
     """The symmetric-graph optimisation (§IV.D): with one stream each, v's then u's update of
     each stored edge in edge order, slice by slice with extended slicing (§VI.B),
     :func:`golden.graphicionado.execute_symmetric`'s order.
@@ -141,10 +143,11 @@ def _expected_cf_symmetric(graph, iters, streams_src, streams_dst, params,
     size = partition_vertices or graph.num_vertices
     partitions = max(1, -(-graph.num_vertices // size))
     symmetric = execute_symmetric(program, graph, setup, partitions, iters,
-                                  partition_vertices=size)
+                                  partition_vertices=size, paired_runs=paired_runs)
     edges = symmetric.counters["edges_processed"]
     if max(streams_src, streams_dst) == 1:
-        return Expected(symmetric.values, symmetric.iterations, edges, "exact (symmetric)")
+        return Expected(symmetric.values, symmetric.iterations, edges, "exact (symmetric)",
+                        updates=symmetric.counters["updates_reduced"])
     reference = golden.execute(program, graph, setup, iters)
     bound = cf_bound(graph, program, setup, iters, params["gamma"], params["lam"])
     return Expected(reference.values, reference.iterations, edges,

@@ -306,7 +306,8 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
                                 iters=iters, streams_src=config.streams_src,
                                 streams_dst=config.streams_dst, cf=cf,
                                 symmetric=config.symmetric,
-                                partition_vertices=slice_vertices, params=run.params)
+                                partition_vertices=slice_vertices, params=run.params,
+                                paired_runs=config.paths == 2)
     golden_seconds = time.perf_counter() - started
 
     run_graph = graph.symmetrized() if program.undirected and not config.symmetric else \

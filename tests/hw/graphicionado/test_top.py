@@ -516,17 +516,19 @@ def test_collaborative_filtering_symmetric(streams):
                         streams_dst=m, edge_words=config.edge_words)
     values, result = run_pipeline(config, image, reorder=True)
     expected = expected_values(graph, "cf", root=None, iters=2, streams_src=n, streams_dst=m,
-                               cf=cf, symmetric=True)
+                               cf=cf, symmetric=True, paired_runs=True)
     assert result["iterations"] == 2
+    stats = result["stats"]
     if (n, m) == (1, 1):
         assert expected.comparison.startswith("exact")
         assert values.tolist() == expected.values.view(np.uint32).tolist()
+        assert stats["updates"] == expected.updates
     else:
         rtl = values.view(np.float32).astype(np.float64)
         assert np.all(np.abs(rtl - expected.values) <= expected.absolute_bound)
-    stats = result["stats"]
     assert stats["edges"] == expected.edges_processed == 2 * stored.num_edges
-    assert stats["updates"] == 2 * stats["edges"]
+    # Each edge's v update, and u's in pairs of a source's consecutive edges.
+    assert stats["edges"] < stats["updates"] < 2 * stats["edges"]
 
 
 # The 2 x 2 case (within the bound, not bit for bit) in make soak, for make test's time. The
@@ -558,17 +560,20 @@ def test_extended_slicing(streams):
     assert image.slices == 6 and image.registers["ext_partitions"] == 3
     values, result = run_pipeline(config, image, reorder=True)
     expected = expected_values(graph, "cf", root=None, iters=2, streams_src=n, streams_dst=m,
-                               cf=cf, symmetric=True, partition_vertices=size)
+                               cf=cf, symmetric=True, partition_vertices=size,
+                               paired_runs=True)
     assert result["iterations"] == 2
+    stats = result["stats"]
     if (n, m) == (1, 1):
         assert values.tolist() == expected.values.view(np.uint32).tolist()
+        assert stats["updates"] == expected.updates
     program = golden.cf_program(**cf)
     setup = program.init(graph)
     plain = golden.execute(program, graph, setup, 2).values
     bound = cf_bound(graph, program, setup, 2, cf["gamma"], cf["lam"])
     assert np.all(np.abs(values.view(np.float32).astype(np.float64) - plain) <= bound)
-    stats = result["stats"]
-    assert stats["edges"] == 2 * stored.num_edges and stats["updates"] == 2 * stats["edges"]
+    assert stats["edges"] == 2 * stored.num_edges
+    assert stats["edges"] <= stats["updates"] <= 2 * stats["edges"]
     # Region B goes to memory after each of the three slices below the diagonal: a
     # partition's K-word temporaries, size * K / 16 lines, each time (VProperty's writes,
     # the rest, are fewer: 34 m vertices of K words an iteration).
