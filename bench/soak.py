@@ -176,12 +176,15 @@ def main():
             # CF in one run of two with the symmetric-graph optimisation (§IV.D), each
             # undirected rating stored once; sliced, that is extended slicing (§VI.B).
             symmetric = algo == "cf" and rng.random() < 0.5
+            # The duplicated update path (§IV.D) in two symmetric runs of three, where the
+            # update network has room for it (8 destination streams at most).
+            paths = 2 if m <= 8 and rng.random() < 0.67 else 1
             config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
                                          stall_injection=30, streams_src=n, streams_dst=m,
                                          edge_readers=readers, memory_channels=channels,
                                          max_slices=8, property_bytes=4 * rng.choice(
                                              [32, 8, 4]) if algo == "cf" else 0,
-                                         symmetric=symmetric)
+                                         symmetric=symmetric, update_paths=paths)
             iters = rng.randint(1, 4) if algo in ("pagerank", "cf") else None
             # Graph slicing (§VI.A) in three runs of four: about 2, 3 or 8 slices, as many as
             # slices of a multiple of 16 x max(n, m) vertices make (a small graph: one).
@@ -196,7 +199,7 @@ def main():
                 RunSettings(algo=algo, root=root, iters=iters, seed=seed, slices=slices))
             design = "graphicionado"
             label = (f"graphicionado {n}x{m} r{readers} c{channels} s{slices or 1}"
-                     f"{' sym' if symmetric else ''}")
+                     f"{f' sym p{paths}' if symmetric else ''}")
         runs += 1
         try:
             report = run()

@@ -578,3 +578,24 @@ def test_extended_slicing(streams):
     # partition's K-word temporaries, size * K / 16 lines, each time (VProperty's writes,
     # the rest, are fewer: 34 m vertices of K words an iteration).
     assert stats["memory_writes"] >= 2 * 3 * size * K // 16
+
+
+def test_update_paths_refuses_what_cannot_be_built():
+    """``update_paths`` (§IV.D's duplicated P5–P9): 1 or 2; two paths over the update
+    network take a port per path and stream, so 8 destination streams at most; without
+    ``symmetric`` there is one path."""
+    cf = dict(algo="cf", property_bytes=32, symmetric=True)
+    for bad in (0, 3):
+        with pytest.raises(ConfigError, match=f"update_paths must be 1 or 2, not {bad!r}"):
+            GraphicionadoConfig(**cf, update_paths=bad)
+    with pytest.raises(ConfigError, match="update_paths must be int, not True"):
+        GraphicionadoConfig(**cf, update_paths=True)
+    with pytest.raises(ConfigError, match="update_paths 2 over 16 destination streams"):
+        GraphicionadoConfig(**cf, streams_dst=16)
+    assert GraphicionadoConfig(**cf, streams_dst=16, update_paths=1).paths == 1
+    assert GraphicionadoConfig(**cf, streams_dst=8).paths == 2
+    assert GraphicionadoConfig(algo="pagerank").paths == 1
+    from hw.graphicionado.flit_process_edge import FlitProcessEdge
+    from graphgen.programs import cf_program
+    with pytest.raises(ConfigError, match="paths must be 1, or 2 with symmetric, not 2"):
+        FlitProcessEdge(program=cf_program(8), paths=2)
