@@ -184,18 +184,23 @@ class DRAMImage:
     def read_dump(self, source) -> dict[str, np.ndarray]:
         """Every region, read back from a dump (a path, hex or ``.bin``, or a lines array),
         with its dtype and shape (raw-byte regions as uint8 arrays)."""
-        lines = source if isinstance(source, np.ndarray) else read_lines(source)
-        return {name: self.region_from_lines(lines, name) for name in self._regions}
+        if isinstance(source, np.ndarray):
+            return {name: self.region_from_lines(source, name) for name in self._regions}
+        lines = read_lines(source)      # ours: the regions may be views of it
+        return {name: self.region_from_lines(lines, name, copy=False) for name in self._regions}
 
     def read_region(self, source, name: str) -> np.ndarray:
         lines = source if isinstance(source, np.ndarray) else read_lines(source)
         return self.region_from_lines(lines, name)
 
-    def region_from_lines(self, lines: np.ndarray, name: str) -> np.ndarray:
+    def region_from_lines(self, lines: np.ndarray, name: str, *, copy: bool = True) \
+            -> np.ndarray:
+        """Region ``name`` out of ``lines``: a copy, or with ``copy=False`` possibly a view."""
         region = self._regions[name]
         raw = _bytes_of(lines, region.base_byte, region.num_bytes)
         little = region.dtype.newbyteorder("<")
-        return raw.view(little).astype(region.dtype, copy=False).reshape(region.shape).copy()
+        array = raw.view(little).astype(region.dtype, copy=False).reshape(region.shape)
+        return array.copy() if copy else array
 
     @staticmethod
     def read_hex_lines(path, *, min_lines: int = 0) -> np.ndarray:
@@ -251,7 +256,11 @@ def _pad(lines: np.ndarray, min_lines: int) -> np.ndarray:
 
 
 def _bytes_of(lines: np.ndarray, start: int, count: int) -> np.ndarray:
+    """Bytes ``start .. start + count`` of the lines: a view where the lines hold them all,
+    else a zero-padded copy."""
     flat = np.ascontiguousarray(lines, dtype="<u4").reshape(-1).view(np.uint8)
+    if start + count <= flat.size:
+        return flat[start:start + count]
     out = np.zeros(count, dtype=np.uint8)
     available = max(0, min(count, flat.size - start))
     out[:available] = flat[start:start + available]
@@ -263,8 +272,10 @@ def lines_to_hex(lines: np.ndarray) -> bytes:
     lines = np.ascontiguousarray(lines, dtype="<u4").reshape(-1, WORDS_PER_LINE)
     if not lines.shape[0]:
         return b""
-    msb_first = np.ascontiguousarray(lines.view(np.uint8).reshape(-1, LINE_BYTES)[:, ::-1])
-    return msb_first.tobytes().hex("\n", LINE_BYTES).encode("ascii") + b"\n"
+    # As in _parse_regular: all the bytes reversed, then the lines, not each line's bytes.
+    reversed_bytes = lines.view(np.uint8).reshape(-1)[::-1].reshape(-1, LINE_BYTES)
+    msb_first = np.ascontiguousarray(reversed_bytes[::-1])
+    return memoryview(msb_first).cast("B").hex("\n", LINE_BYTES).encode("ascii") + b"\n"
 
 
 def hex_to_lines(text: bytes, *, min_lines: int = 0) -> np.ndarray:
@@ -281,14 +292,14 @@ def _parse_regular(text: bytes) -> np.ndarray | None:
     """Fast path: every word is exactly 128 hex digits, one per line. None if not."""
     if b"@" in text or b"_" in text:
         return None
-    text = text.strip()
-    if not text:
-        return np.zeros((0, WORDS_PER_LINE), dtype=np.uint32)
     stride = HEX_DIGITS + 1
-    if (len(text) + 1) % stride == 0 and \
+    if len(text) % stride == 0 and \
             (np.frombuffer(text, dtype=np.uint8)[HEX_DIGITS::stride] == 10).all():
-        count = (len(text) + 1) // stride          # the form both simulators write
+        count = len(text) // stride                # the form both simulators write
     else:
+        text = text.strip()
+        if not text:
+            return np.zeros((0, WORDS_PER_LINE), dtype=np.uint32)
         count = len(text.split())
     try:
         raw = bytes.fromhex(text.decode("ascii"))   # skips whitespace
@@ -296,9 +307,10 @@ def _parse_regular(text: bytes) -> np.ndarray | None:
         return None                                 # x/z digits, ...: general path
     if len(raw) != count * LINE_BYTES:
         return None                                 # some words are not 128 digits long
-    msb_first = np.frombuffer(raw, dtype=np.uint8).reshape(count, LINE_BYTES)
-    return np.ascontiguousarray(msb_first[:, ::-1]).view("<u4").astype(np.uint32) \
-        .reshape(count, WORDS_PER_LINE)
+    # Reversing all the bytes, then the order of the lines, is two fast passes; reversing
+    # the bytes within each line is one slow strided pass.
+    reversed_lines = np.frombuffer(raw, dtype=np.uint8)[::-1].reshape(count, LINE_BYTES)
+    return np.ascontiguousarray(reversed_lines[::-1]).view("<u4").reshape(count, WORDS_PER_LINE)
 
 
 def _parse_general(text: bytes) -> np.ndarray:

@@ -136,7 +136,7 @@ class UpdatePairUnzip(wiring.Component):
     Parameters
     ----------
     lanes, flits, owner_bits : int
-        As :func:`update_pair`.
+        The shape of an update flit, its owner included (:func:`update_flit`).
 
     Members
     -------
