@@ -354,6 +354,13 @@ def _asic_timing_rows(timing: dict) -> list[tuple[str, str]]:
         path = timing.get(key)
         if path:
             rows.append((f"  {label}", f"{path['min_period_ns']:.3f} ns: {_path_text(path)}"))
+    power = timing.get("power")
+    if power:
+        rows.append(("  power (estimate)",
+                     f"{power['total_w']:.4g} W at {1e3 / power['period_ns']:g} MHz (internal "
+                     f"{power['internal_w']:.4g}, switching {power['switching_w']:.4g}, leakage "
+                     f"{power['leakage_w']:.3g}): {power['energy_per_cycle_pj']:,.0f} pJ a "
+                     f"cycle; activity {power['activity']}"))
     if timing.get("scope"):
         rows.append(("  scope", timing["scope"]))
     for note in timing.get("notes", []):

@@ -9,7 +9,11 @@ on the outputs) and a Tcl script, runs ``sta`` in batch, and parses its reports:
 * the worst register-to-register path at the period asked: its slack gives the minimum period
   (data arrival plus the capturing flip-flop's setup time, the clock ideal) and so the Fmax;
 * the worst input-to-register and register-to-output paths, apart (the SDC's external
-  delays: the logic beyond the ports is the rest of a chip, not known here).
+  delays: the logic beyond the ports is the rest of a chip, not known here);
+* the power at the period asked (``report_power``: internal, switching and leakage, from the
+  Liberty file's tables) and so the energy a clock cycle. The activity is OpenSTA's default
+  (:data:`POWER_ACTIVITY`): 2.0.17 reads no VCD or SAIF, so a run's own switching activity
+  cannot be given to it.
 
 Each path's ends are named by the registers' output nets (the names Yosys keeps from the
 design, hierarchical after ``flatten``: ``engine.fifo.level``) and the top-level block they
@@ -38,13 +42,16 @@ from .tools import SynthError, run_tool, tool_versions
 
 __all__ = ["BASIS", "DEFAULT_PERIOD_NS", "Constraints", "sta_version", "write_sdc",
            "abc_constraints", "abc_script", "ABC_DELAY_SHARE",
-           "analyse", "parse_report", "block_of", "worst_of_parts"]
+           "analyse", "parse_report", "parse_power", "block_of", "worst_of_parts",
+           "POWER_ACTIVITY"]
 
 BASIS = "pre-layout, no wire parasitics"
 DEFAULT_PERIOD_NS = 4.0           # 250 MHz: issue 51's goal for every design at 0.18 um
 # Register-to-register, input-to-register and register-to-output: the reports run, in order.
 PATH_KINDS = ("register_to_register", "input_to_register", "register_to_output")
 _MARK = "graphgen-sta:"
+POWER_ACTIVITY = ("OpenSTA's default: every input port 0.1 transitions a clock cycle, duty "
+                  "0.5, propagated through the cells' functions; the clock at the SDC period")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -213,7 +220,8 @@ def _script(liberty: str, netlist: str, top: str, sdc: str) -> str:
                  "register_to_output": "$graphgen_registers && [llength [all_outputs]]"}[kind]
         lines.append(f"if {{{guard}}} {{ report_checks {checks[kind]} -path_delay max "
                      f"-digits 3 -fields {{net fanout}} }} else {{ puts \"No paths found.\" }}")
-    lines += [f'puts "{_MARK} end"', "log_end"]
+    lines += [f'puts "{_MARK} power"', "report_power -digits 6",
+              f'puts "{_MARK} end"', "log_end"]
     return "\n".join(lines) + "\n"
 
 
@@ -247,6 +255,20 @@ def parse_report(text: str) -> dict | None:
     return fields | numbers
 
 
+def parse_power(text: str, period_ns: float) -> dict:
+    """``report_power``'s Total row: ``internal_w``, ``switching_w``, ``leakage_w``,
+    ``total_w`` (W, the Liberty's units scaled by OpenSTA) and ``energy_per_cycle_pj``, the
+    total power times ``period_ns``."""
+    number = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+    match = re.search(rf"^Total\s+{number}\s+{number}\s+{number}\s+{number}", text, re.M)
+    if match is None:
+        raise SynthError("OpenSTA's power report without a Total row")
+    internal, switching, leakage, total = (float(match[i]) for i in range(1, 5))
+    return {"internal_w": internal, "switching_w": switching, "leakage_w": leakage,
+            "total_w": total, "period_ns": period_ns,
+            "energy_per_cycle_pj": total * period_ns * 1e3, "activity": POWER_ACTIVITY}
+
+
 def _errors(sdc: str, *paths: Path) -> tuple[str, Path] | None:
     """The first ``Error`` line of the logs, or a warning about the SDC (which names only
     what the netlist has: a warning there means a broken netlist or SDC)."""
@@ -273,8 +295,8 @@ def analyse(build_dir: Path, netlist: str, top: str, liberty: str,
     ``slack_ns`` and ``met`` at ``period_ns``, ``start``, ``end`` (the registers' names),
     ``start_block``, ``end_block``, ``arrival_ns``, ``setup_ns``; ``input_to_register`` and
     ``register_to_output`` (each ``min_period_ns``, ``start``, ``end``, blocks; or None);
-    ``clocks``; ``basis``; ``sta_version``; ``notes``; ``seconds``. Raises
-    :class:`SynthError` (one line) when OpenSTA reports an error.
+    ``power`` (:func:`parse_power`); ``clocks``; ``basis``; ``sta_version``; ``notes``;
+    ``seconds``. Raises :class:`SynthError` (one line) when OpenSTA reports an error.
     """
     build_dir = Path(build_dir)
     start = time.perf_counter()
@@ -297,7 +319,8 @@ def analyse(build_dir: Path, netlist: str, top: str, liberty: str,
         raise SynthError(f"OpenSTA failed: {error[0]} (see {error[1]})")
     report = log.read_text(errors="replace") if log.is_file() else ""
     sections = dict(re.findall(rf"^{_MARK} (\w+)\n(.*?)(?=^{_MARK} )", report, re.M | re.S))
-    if f"{_MARK} end" not in report or set(PATH_KINDS) - set(sections):
+    if f"{_MARK} end" not in report or set(PATH_KINDS) - set(sections) \
+            or "power" not in sections:
         raise SynthError(f"OpenSTA stopped before its reports were written (see {log})")
 
     def named(instance_or_port: str, kind: str) -> str:
@@ -330,6 +353,7 @@ def analyse(build_dir: Path, netlist: str, top: str, liberty: str,
            for key in ("start", "end", "start_block", "end_block", "arrival_ns", "setup_ns")},
         "input_to_register": paths["input_to_register"],
         "register_to_output": paths["register_to_output"],
+        "power": parse_power(sections["power"], constraints.period_ns),
         "sdc": "sta.sdc", "log": "sta.log", "notes": notes,
         "seconds": time.perf_counter() - start,
     }
@@ -352,6 +376,15 @@ def worst_of_parts(parts: dict[str, dict], units: dict[str, str]) -> dict:
             by_unit[unit] = {key: figures[key] for key in
                              ("fmax_mhz", "min_period_ns", "start", "end")} | {"part": name}
 
+    def summed_power():
+        if any("power" not in figures for figures in parts.values()):
+            return None
+        power = {key: sum(figures["power"][key] for figures in parts.values())
+                 for key in ("internal_w", "switching_w", "leakage_w", "total_w")}
+        return power | {"period_ns": first["period_ns"],
+                        "energy_per_cycle_pj": power["total_w"] * first["period_ns"] * 1e3,
+                        "activity": POWER_ACTIVITY, "scope": "the parts' reports summed"}
+
     def worst_port_path(kind):
         found = [figures[kind] for figures in parts.values() if figures[kind]]
         return max(found, key=lambda path: path["min_period_ns"]) if found else None
@@ -371,6 +404,7 @@ def worst_of_parts(parts: dict[str, dict], units: dict[str, str]) -> dict:
         "input_to_register": worst_port_path("input_to_register"),
         "register_to_output": worst_port_path("register_to_output"),
         "units": dict(sorted(by_unit.items(), key=lambda item: item[1]["fmax_mhz"])),
+        "power": summed_power(),
         "notes": sorted({note for figures in parts.values() for note in figures["notes"]}),
         "seconds": sum(figures["seconds"] for figures in parts.values()),
     }

@@ -87,6 +87,8 @@ def test_register_in_the_chain_raises_fmax(tmp_path):
     assert units["start_block"] == "chain" and units["start"].startswith("chain.held_")
     assert report["units"]["chain"]["fmax_mhz"] == units["fmax_mhz"]
     assert "inside units" in format_table(report)
+    # The parts' power summed is the flat netlist's, give or take the mapping's differences.
+    assert units["power"]["total_w"] == pytest.approx(flat["power"]["total_w"], rel=0.25)
 
 
 COUNTER = """module top(input clk, input [2:0] step, output reg [31:0] count);
@@ -110,6 +112,36 @@ def test_a_counter_maps_to_a_shallow_adder(tmp_path):
     assert periods[250] < 3.5 and periods[500] < 2.6, periods
     script = (tmp_path / "500" / "asic.ys").read_text().replace(",", " ")
     assert "map -D 1500" in script
+    # Dynamic energy is per transition, so twice the clock is about twice the power and the
+    # same energy a cycle (the 500 MHz mapping's larger cells make it somewhat more).
+    power = {mhz: synth.sta.parse_power(
+        (tmp_path / f"{mhz}" / "sta.log").read_text().split("graphgen-sta: power")[1],
+        1e3 / mhz) for mhz in (250, 500)}
+    for figures in power.values():
+        assert figures["total_w"] == pytest.approx(
+            figures["internal_w"] + figures["switching_w"] + figures["leakage_w"], rel=1e-3)
+        assert figures["leakage_w"] < 0.01 * figures["total_w"]
+    assert 1.6 < power[500]["total_w"] / power[250]["total_w"] < 3.0, power
+    assert power[500]["energy_per_cycle_pj"] == pytest.approx(
+        power[250]["energy_per_cycle_pj"], rel=0.5)
+
+
+POWER_REPORT = """Group                  Internal  Switching    Leakage      Total
+                          Power      Power      Power      Power
+----------------------------------------------------------------
+Sequential             3.770000e-01   8.36e-03   1.00e-06   3.85e-01  72.4%
+----------------------------------------------------------------
+Total                  4.78e-01   5.50e-02   2.28e-06   5.33e-01 100.0%
+"""
+
+
+def test_power_report_parses_to_energy_a_cycle():
+    power = synth.sta.parse_power(POWER_REPORT, 4.0)
+    assert power["total_w"] == 0.533 and power["internal_w"] == 0.478
+    assert power["energy_per_cycle_pj"] == pytest.approx(0.533 * 4.0 * 1e3)
+    assert "0.1 transitions" in power["activity"]
+    with pytest.raises(SynthError, match="Total row"):
+        synth.sta.parse_power("no report", 4.0)
 
 
 @needs_liberty
