@@ -124,12 +124,16 @@ bench: venv system-deps
 	$(GRAPHGEN) synth --design bfs --target ecp5 --set lanes=2 --set bu_slots=32 \
 		--set read_window=16 --set scan_window=16 --set memory_outstanding=64 \
 		--json build/bench/bfs-ecp5.json
+	$(GRAPHGEN) synth --design depgraph --target asic --per-unit --json build/bench/depgraph-asic.json
+	$(GRAPHGEN) synth --design dyngraph --target asic --per-unit --json build/bench/dyngraph-asic.json
 	$(BIN)/python bench/bench_cpu_baseline.py \
 		--ecp5 graphicionado-1x1=build/bench/graphicionado-pagerank-ecp5.json \
 		--asic graphicionado-1x1=build/bench/graphicionado-pagerank-asic.json \
 		--asic graphicionado-8x8=build/bench/graphicionado-pagerank-8x8-asic.json \
 		--ecp5 depgraph=build/bench/depgraph-2e-ecp5.json \
 		--ecp5 bfs=build/bench/bfs-ecp5.json --asic bfs=build/bench/bfs-asic.json \
+		--asic depgraph=build/bench/depgraph-asic.json \
+		--asic dyngraph=build/bench/dyngraph-asic.json \
 		--json build/bench/cpu-baseline.json
 	$(GRAPHGEN) sim --design bfs --algo bfs --graph kron:scale=11,ef=16,seed=1,undirected=1 \
 		--roots 4 --set lanes=2 --set bu_slots=32 --set read_window=16 --set scan_window=16 \

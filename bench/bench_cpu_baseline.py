@@ -22,7 +22,15 @@ latency 100); the BFS engine at its defaults (BFS only, on the paper's memory; T
 Graph500 way: the root's component's edges, an undirected edge once, for every BFS row).
 PageRank runs as many
 iterations as the synchronous baseline needs to bring every change under ``--tolerance``,
-in every row. Prints the table and writes the JSON report (``graphgen report`` draws it).
+in every row.
+
+Energy beside time (item 6): a row with an ``--asic`` report that holds OpenSTA's power gets
+an energy estimate per term (``graphgen.energy``: logic from the power report, the SRAM
+macros' bound, DRAM bytes at ``--dram-pj-per-byte``), labelled an estimate with its sources.
+The CPU's energy is ``--cpu-watts`` times its time when that power is stated: this bench
+reads no package counter (the VMs it ran on expose no RAPL).
+
+Prints the tables and writes the JSON report (``graphgen report`` draws it).
 """
 
 import argparse
@@ -39,6 +47,8 @@ import golden  # noqa: E402
 from golden.bfs import component_edges  # noqa: E402
 from bench_depgraph_rtl import MEMORY, depgraph, pagerank_iterations, pow2  # noqa: E402
 from graphgen.common import UsageError  # noqa: E402
+from graphgen.energy import (DRAM_PJ_PER_BYTE, DRAM_SOURCE, cpu_energy,  # noqa: E402
+                             energy_model_from_report, estimate)
 from graphgen.cpu_baseline import (LIBRARIES, BaselineUnavailable, check_against_golden,  # noqa
                                    cpu_description, run_cpu, run_cpu_inserts)
 from graphgen.reports import base_report, write_json  # noqa: E402
@@ -52,6 +62,7 @@ from sim.bfs import run as bfs_run  # noqa: E402
 from sim.dyngraph import run as dyngraph_run  # noqa: E402
 from sim.gateware.sim_memory import SimMemoryConfig  # noqa: E402
 from sim.graphicionado import run as graphicionado_run  # noqa: E402
+from sim.dram_image import LINE_BYTES  # noqa: E402
 from sim.run_settings import RunSettings  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parent.parent / "build" / "bench" / "cpu-baseline.json"
@@ -74,13 +85,20 @@ def graphicionado_row(graph, algo, root, iters, streams):
                          f"{report.first_mismatch}")
     f = report.figures
     return {"cycles": f["cycles"], "edges": f["edges_traversed"],
+            "dram_bytes": _bytes(f["memory"]),
             "memory": PAPER_MEMORY.as_dict(), "configuration": config.as_dict()}
+
+
+def _bytes(memory: dict) -> int:
+    return (memory["reads"] + memory["writes"]) * LINE_BYTES
 
 
 def depgraph_row(graph, algo, root, tolerance):
     row = depgraph(graph, algo, root, tolerance, bank_vertices=max(
         DepGraphConfig().bank_vertices, pow2(graph.num_vertices)))
     return {"cycles": row["cycles"], "edges": row["edges"], "memory": MEMORY.as_dict(),
+            "dram_bytes": _bytes({"reads": row["memory_reads"],
+                                  "writes": row["memory_writes"]}),
             "configuration": row["configuration"]}
 
 
@@ -92,6 +110,7 @@ def bfs_row(graph, root):
         raise SystemExit(f"bfs root {root}: {report.first_mismatch}")
     f = report.figures
     return {"cycles": f["cycles"], "edges": f["component_edges"],
+            "dram_bytes": _bytes(f["memory"]),
             "memory": PAPER_MEMORY.as_dict(), "configuration": config.as_dict()}
 
 
@@ -121,6 +140,7 @@ def inserts_entry(graph, count, repeats):
     f = report.figures
     entry["accelerators"] = {"dyngraph": {
         "cycles": f["run_cycles"], "total_cycles": f["cycles"], "edges": count,
+        "dram_bytes": _bytes(f["memory"]),
         "memory": PAPER_MEMORY.as_dict(), "configuration": config.as_dict(),
         "wall_seconds": time.perf_counter() - start}}
     print(f"  inserts  dyngraph           {f['run_cycles']:>11,} cycles after the load "
@@ -190,6 +210,59 @@ def add_times(results, row_clocks):
                 acc["speedup"][kind] = best / acc["seconds"][kind] if best else None
 
 
+def energy_models(asic):
+    """Each ``--asic`` row's :class:`graphgen.energy.EnergyModel`, or why it has none."""
+    out = {}
+    for row, path in asic.items():
+        try:
+            out[row] = energy_model_from_report(Path(path), DESIGN_OF_ROW[row])
+        except UsageError as why:
+            out[row] = str(why)
+    return out
+
+
+def add_energy(results, models, dram_pj_per_byte, dram_source, cpu_watts):
+    """Each accelerator row's energy estimate (its whole run: the dynamic graph unit's load
+    included, as its bytes are) and each CPU run's, beside their times."""
+    cpu_source = ("stated with --cpu-watts; no package power counter read (none exposed "
+                  "here)")
+    for entry in results.values():
+        for run in entry["cpu"].values():
+            if "seconds" in run:
+                run["energy"] = cpu_energy(run["seconds"], cpu_watts, cpu_source)
+        for row, acc in entry["accelerators"].items():
+            model = models.get(row)
+            if model is None or isinstance(model, str):
+                acc["energy"] = {"unavailable": model or "no --asic report for this row"}
+                continue
+            acc["energy"] = estimate(model, acc.get("total_cycles", acc["cycles"]),
+                                     acc["dram_bytes"], acc["edges"], dram_pj_per_byte,
+                                     dram_source)
+
+
+def print_energy(results):
+    print(f"\nenergy (estimates; terms and sources in the JSON report)\n{'algo':<9}{'row':<19}"
+          f"{'logic':>11}{'SRAM bound':>12}{'DRAM':>11}{'total':>11}{'per edge':>12}")
+    for algo, entry in results.items():
+        work = entry.get("teps_edges") or entry.get("operations")
+        for lib, run in entry["cpu"].items():
+            energy = run.get("energy")
+            if energy:
+                per = f"{energy['joules'] / work * 1e9:>10.2f}nJ" if work else ""
+                print(f"{algo:<9}{lib:<19}{'':>34}{energy['joules'] * 1e3:>9.3f}mJ{per}")
+        for row, acc in entry["accelerators"].items():
+            energy = acc.get("energy", {})
+            if "terms" not in energy:
+                print(f"{algo:<9}{row:<19}  {energy.get('unavailable', '-')}")
+                continue
+            terms = energy["terms"]
+            print(f"{algo:<9}{row:<19}" + "".join(
+                f"{terms[key]['joules'] * 1e3:>{width - 2}.3f}mJ"
+                for key, width in (("logic", 11), ("sram_bound", 12), ("dram", 11)))
+                + f"{energy['joules'] * 1e3:>9.3f}mJ"
+                + f"{energy['joules_per_edge'] * 1e9:>10.2f}nJ")
+
+
 def print_table(results):
     print(f"\n{'algo':<9}{'row':<19}{'time':>12}  " +
           "".join(f"{k + ' time':>14}{'speed-up':>10}" for k in KINDS))
@@ -234,6 +307,12 @@ def main():
                         help="the dynamic graph unit's batch of edge inserts")
     parser.add_argument("--ecp5", action="append", default=[], metavar="ROW=SYNTH.json")
     parser.add_argument("--asic", action="append", default=[], metavar="ROW=SYNTH.json")
+    parser.add_argument("--dram-pj-per-byte", type=float, default=DRAM_PJ_PER_BYTE,
+                        help=f"DRAM energy a byte moved (default {DRAM_PJ_PER_BYTE:g}: "
+                             f"{DRAM_SOURCE})")
+    parser.add_argument("--cpu-watts", type=float, default=None,
+                        help="the CPU's power while it runs (e.g. its rated power), for its "
+                             "energy; none given, the CPU has no energy figure")
     parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
     args = parser.parse_args()
     algos = [a for a in args.algos.split(",") if a]
@@ -244,9 +323,13 @@ def main():
         parser.error(f"--rows: of {', '.join(ROWS)}, not {args.rows!r}")
     if args.repeats < 1:
         parser.error("--repeats: at least 1")
+    for option, value in (("--dram-pj-per-byte", args.dram_pj_per_byte),
+                          ("--cpu-watts", args.cpu_watts)):
+        if value is not None and not (0 < value < float("inf")):
+            parser.error(f"{option}: a positive number, not {value:g}")
     try:
-        row_clocks = clocks(_row_files(args.ecp5, "--ecp5", parser),
-                            _row_files(args.asic, "--asic", parser))
+        asic = _row_files(args.asic, "--asic", parser)
+        row_clocks = clocks(_row_files(args.ecp5, "--ecp5", parser), asic)
         graph = golden.load_graph(args.graph)
     except (UsageError, golden.GraphError) as error:
         parser.error(str(error))
@@ -265,7 +348,12 @@ def main():
     if "dyngraph" in rows:
         results["inserts"] = inserts_entry(graph, args.inserts, args.repeats)
     add_times(results, row_clocks)
+    dram_source = DRAM_SOURCE if args.dram_pj_per_byte == DRAM_PJ_PER_BYTE else \
+        "stated with --dram-pj-per-byte"
+    add_energy(results, energy_models(asic), args.dram_pj_per_byte, dram_source,
+               args.cpu_watts)
     print_table(results)
+    print_energy(results)
     report = base_report("bench", "cpu-baseline", None)
     report.update({"graph": graph.name, "vertices": graph.num_vertices,
                    "edges": graph.num_edges, "cpu": cpu_description(), "clocks": row_clocks,

@@ -1,7 +1,8 @@
 """The page of ``graphgen report`` for a folder holding ``bench/bench_cpu_baseline.py``'s JSON
 report: per algorithm, the CPU libraries' times and each accelerator's cycles, its time at
 each clock and its speed-up over the fastest library (issue 54 item 1), the machine and the
-clocks' sources."""
+clocks' sources; and each run's energy estimate by term with its sources where the report
+has one (item 6)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,54 @@ def _algo_rows(algo: str, entry: dict) -> list[list]:
     return rows
 
 
+def _mj(joules) -> str:
+    return f"{joules * 1e3:,.4f} mJ"
+
+
+def _energy_rows(algo: str, entry: dict) -> tuple[list[list], dict[str, str]]:
+    """The energy table's rows of one algorithm and the sources its cells name."""
+    rows, sources = [], {}
+    work = entry.get("teps_edges") or entry.get("operations")
+    for library, run in entry["cpu"].items():
+        energy = run.get("energy")
+        if energy:
+            per = f"{energy['joules'] / work * 1e9:,.2f} nJ" if work else "—"
+            rows.append([algo, library, "—", "—", "—", _mj(energy["joules"]), per])
+            sources[f"{library}, CPU power"] = energy["source"]
+    for name, acc in entry["accelerators"].items():
+        energy = acc.get("energy") or {}
+        if "terms" not in energy:
+            continue
+        terms = energy["terms"]
+        rows.append([algo, name, *(_mj(terms[key]["joules"])
+                                   for key in ("logic", "sram_bound", "dram")),
+                     _mj(energy["joules"]), f"{energy['joules_per_edge'] * 1e9:,.2f} nJ"])
+        for key, label in (("logic", "logic"), ("sram_bound", "SRAM bound"),
+                           ("dram", "DRAM")):
+            sources[f"{name}, {label}"] = terms[key]["source"].split(": ", 1)[-1] \
+                if key == "dram" else terms[key]["source"]
+    return rows, sources
+
+
+def _energy_section(report: dict) -> str:
+    rows, sources = [], {}
+    for algo, entry in report["results"].items():
+        more, named = _energy_rows(algo, entry)
+        rows += more
+        sources.update(named)
+    if not rows:
+        return ("<p>No energy estimates: give the bench <code>--asic ROW=FILE</code> reports "
+                "synthesized with OpenSTA's power, and <code>--cpu-watts</code>.</p>")
+    return ("<h2>Energy (estimates)</h2><p>Each term an estimate, labelled with its source "
+            "below: logic from OpenSTA's power report of the 0.18 µm netlist, the SRAM "
+            "macros as an upper bound (every port each cycle), DRAM bytes at a published "
+            "energy a byte. Per edge: the run's edges (TEPS edges for BFS).</p>"
+            + _table(["algorithm", "row", "logic", "SRAM bound", "DRAM", "total", "per edge"],
+                     rows, numeric_from=2)
+            + _kv_table(sorted(sources.items()), caption="Where each term comes from",
+                        keys="term"))
+
+
 def write_baseline_page(path: Path, output: Path) -> dict:
     """Write the page of the report at ``path`` to ``output``; returns what it holds."""
     report = json.loads(Path(path).read_text())
@@ -75,7 +124,8 @@ def write_baseline_page(path: Path, output: Path) -> dict:
             f"in RTL simulation; every answer equal to the golden model's. The speed-up is "
             f"the fastest library's time over the accelerator's at that clock.</p>"
             + _table(columns, rows, numeric_from=2)
-            + _kv_table(clocks, caption="The clocks and where they come from", keys="clock"))
+            + _kv_table(clocks, caption="The clocks and where they come from", keys="clock")
+            + _energy_section(report))
     atomic_write(Path(output), html_page("graphgen: CPU baseline", body,
                                          versions_footer(report.get("tool_versions", {}))))
     return {"algorithms": len(report["results"]), "rows": len(rows)}

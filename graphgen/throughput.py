@@ -24,7 +24,7 @@ from pathlib import Path
 from .common import UsageError
 
 
-__all__ = ["Clock", "stated_clock", "clock_from_report", "built_fmax", "resolve_clock",
+__all__ = ["Clock", "stated_clock", "read_synth_report", "clock_from_report", "built_fmax", "resolve_clock",
            "per_second", "throughput", "throughput_lines", "NO_CLOCK"]
 
 NO_CLOCK = ("no clock, so no per-second figures: give --clock-mhz F, or --fmax-from "
@@ -48,23 +48,30 @@ def stated_clock(mhz: float) -> Clock:
     return Clock(float(mhz), "stated (--clock-mhz)")
 
 
+def read_synth_report(path: Path, design: str, option: str) -> dict:
+    """The ``graphgen synth --json`` report at ``path``, of ``design``; one line
+    (UsageError, naming ``option``) when the file is missing or no such report."""
+    try:
+        report = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{option} {path}: no such file") from None
+    except (OSError, ValueError) as error:
+        raise UsageError(f"{option} {path}: not a JSON report "
+                         f"({str(error).splitlines()[0]})") from None
+    if not isinstance(report, dict) or report.get("command") != "synth" or \
+            not isinstance(report.get("figures"), dict):
+        raise UsageError(f"{option} {path}: not a graphgen synth --json report")
+    if report.get("design") != design:
+        raise UsageError(f"{option} {path}: a synthesis of {report.get('design')}, not "
+                         f"of {design}")
+    return report
+
+
 def clock_from_report(path: Path, design: str, config=None) -> Clock:
     """The Fmax of a ``graphgen synth --json`` report of ``design`` in ``config`` (None: in any
     configuration, which the clock's source then names by its digest); one line (UsageError)
     when the file is not such a report or holds no Fmax."""
-    try:
-        report = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise UsageError(f"--fmax-from {path}: no such file") from None
-    except (OSError, ValueError) as error:
-        raise UsageError(f"--fmax-from {path}: not a JSON report "
-                         f"({str(error).splitlines()[0]})") from None
-    if not isinstance(report, dict) or report.get("command") != "synth" or \
-            not isinstance(report.get("figures"), dict):
-        raise UsageError(f"--fmax-from {path}: not a graphgen synth --json report")
-    if report.get("design") != design:
-        raise UsageError(f"--fmax-from {path}: a synthesis of {report.get('design')}, not "
-                         f"of {design}")
+    report = read_synth_report(path, design, "--fmax-from")
     if config is not None and report.get("config_digest") != config.digest():
         raise UsageError(f"--fmax-from {path}: a synthesis of another configuration (digest "
                          f"{report.get('config_digest')}, this run's {config.digest()}); "

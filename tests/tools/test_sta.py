@@ -12,6 +12,7 @@ from amaranth.back import verilog
 import synth.flow
 import synth.sta
 from graphgen.cli import main
+from graphgen.energy import energy_model_from_report
 from synth import DEFAULT_LIBERTY, SynthError, format_table, synthesize
 from synth.sta import BASIS, analyse, block_of, sta_version
 from tests.tools.test_comb_depth import Top
@@ -50,6 +51,12 @@ def test_cam_clock_is_plausible_and_named(tmp_path, monkeypatch, capsys):
     assert timing["register_to_output"]["min_period_ns"] > 0
     assert "Fmax" in printed and BASIS in printed and timing["start"] in printed
     assert figures["tool_versions"]["sta"] == timing["sta_version"]
+    # The power at 250 MHz and the energy model a bench takes from this report.
+    power = timing["power"]
+    assert 0 < power["total_w"] < 10 and power["period_ns"] == pytest.approx(4.0)
+    assert "power (estimate)" in printed
+    model = energy_model_from_report(tmp_path / "r.json", "cam")
+    assert model.logic_pj_per_cycle == pytest.approx(power["total_w"] * 4.0 * 1e3)
 
 
 def _input_names(folder) -> set[str]:

@@ -1,0 +1,97 @@
+"""Energy estimates beside time (graphgen.energy, issue 54 item 6): each term from its source
+(a synthesis report's power and SRAM macros, DRAM bytes at the cited figure), the refusals of
+reports without power, and the CPU baseline page's energy table."""
+
+import json
+import shutil
+
+import pytest
+
+from graphgen.cli import main
+from graphgen.common import UsageError
+from graphgen.energy import (DRAM_PJ_PER_BYTE, EnergyModel, cpu_energy,
+                             energy_model_from_report, estimate)
+from tests.tools.test_baseline_page import FIXTURE
+
+POWER = {"internal_w": 0.4, "switching_w": 0.1, "leakage_w": 1e-6, "total_w": 0.5,
+         "period_ns": 4.0, "energy_per_cycle_pj": 2000.0, "activity": "default 0.1"}
+MEMORIES = [{"name": "pad", "depth": 512, "width": 32, "read_ports": 1, "write_ports": 1,
+             "access_energy_pj_model": 30.0},
+            {"name": "queue", "depth": 128, "width": 64, "read_ports": 1, "write_ports": 0,
+             "access_energy_pj_model": 40.0}]
+
+
+def _synth_report(tmp_path, design="bfs", power=POWER, target="asic"):
+    path = tmp_path / f"{design}-{target}.json"
+    path.write_text(json.dumps({
+        "command": "synth", "design": design, "config_digest": "abc",
+        "figures": {"target": target, "memories": MEMORIES,
+                    "asic_timing": {"fmax_mhz": 250.0, "power": power}}}))
+    return path
+
+
+def test_the_model_takes_the_power_and_every_macro_port(tmp_path):
+    model = energy_model_from_report(_synth_report(tmp_path), "bfs")
+    assert model.logic_pj_per_cycle == 2000.0
+    assert model.sram_pj_per_cycle_bound == 30.0 * 2 + 40.0 * 1
+    assert "abc" in model.source and model.activity == "default 0.1"
+
+
+def test_each_term_is_its_source_times_the_run():
+    model = EnergyModel(2000.0, 100.0, "default", "r.json")
+    energy = estimate(model, cycles=1000, dram_bytes=6400, edges=50)
+    terms = energy["terms"]
+    assert terms["logic"]["joules"] == pytest.approx(2000e-12 * 1000)
+    assert terms["sram_bound"]["joules"] == pytest.approx(100e-12 * 1000)
+    assert terms["dram"]["joules"] == pytest.approx(DRAM_PJ_PER_BYTE * 1e-12 * 6400)
+    assert energy["joules"] == pytest.approx(sum(t["joules"] for t in terms.values()))
+    assert energy["joules_per_edge"] == pytest.approx(energy["joules"] / 50)
+    assert energy["estimate"] is True and "Horowitz" in terms["dram"]["source"]
+    assert "upper bound" in terms["sram_bound"]["source"]
+    assert estimate(model, 10, 0, 0)["joules_per_edge"] is None
+    assert cpu_energy(0.5, None, "x") is None
+    assert cpu_energy(0.5, 20.0, "stated")["joules"] == pytest.approx(10.0)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"design": "depgraph"}, "a synthesis of depgraph, not of bfs"),
+    ({"target": "ecp5"}, "not a graphgen synth --target asic"),
+    ({"power": None}, "no power report"),
+])
+def test_reports_it_cannot_use_are_one_line(tmp_path, change, message):
+    path = _synth_report(tmp_path, design=change.get("design", "bfs"),
+                         power=change.get("power", POWER),
+                         target=change.get("target", "asic"))
+    with pytest.raises(UsageError, match=message):
+        energy_model_from_report(path, "bfs")
+    with pytest.raises(UsageError, match="no such file"):
+        energy_model_from_report(tmp_path / "missing.json", "bfs")
+
+
+def test_the_baseline_page_shows_each_term_and_its_source(tmp_path, capsys):
+    report = json.loads(FIXTURE.read_text())
+    model = EnergyModel(2000.0, 100.0, "OpenSTA's default", "bfs-asic.json (configuration c)")
+    for entry in report["results"].values():
+        for run in entry["cpu"].values():
+            if "seconds" in run:
+                run["energy"] = cpu_energy(run["seconds"], 25.0, "stated with --cpu-watts")
+        for acc in entry["accelerators"].values():
+            acc["energy"] = estimate(model, acc["cycles"], 64 * acc["cycles"], acc["edges"])
+    folder = tmp_path / "bench"
+    folder.mkdir()
+    (folder / "cpu-baseline.json").write_text(json.dumps(report))
+    page = tmp_path / "page.html"
+    assert main(["report", str(folder), "-o", str(page)]) == 0
+    text = page.read_text()
+    assert "Energy (estimates)" in text and "SRAM bound" in text
+    bfs = report["results"]["bfs"]["accelerators"]["bfs"]["energy"]
+    assert f"{bfs['joules'] * 1e3:,.4f} mJ" in text
+    assert "bfs-asic.json (configuration c)" in text and "stated with --cpu-watts" in text
+
+
+def test_without_estimates_the_page_says_how_to_get_them(tmp_path):
+    folder = tmp_path / "bench"
+    folder.mkdir()
+    shutil.copy(FIXTURE, folder / "cpu-baseline.json")
+    assert main(["report", str(folder), "-o", str(tmp_path / "page.html")]) == 0
+    assert "No energy estimates" in (tmp_path / "page.html").read_text()
