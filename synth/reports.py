@@ -361,6 +361,9 @@ def _asic_timing_rows(timing: dict) -> list[tuple[str, str]]:
                      f"{power['internal_w']:.4g}, switching {power['switching_w']:.4g}, leakage "
                      f"{power['leakage_w']:.3g}): {power['energy_per_cycle_pj']:,.0f} pJ a "
                      f"cycle; activity {power['activity']}"))
+        if power.get("cells_unknown"):
+            rows.append(("  power note", f"{power['cells_unknown']:,} of {power['cells']:,} "
+                                         f"cells left out: OpenSTA gave their power as NaN"))
     if timing.get("scope"):
         rows.append(("  scope", timing["scope"]))
     for note in timing.get("notes", []):

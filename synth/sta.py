@@ -10,8 +10,8 @@ on the outputs) and a Tcl script, runs ``sta`` in batch, and parses its reports:
   (data arrival plus the capturing flip-flop's setup time, the clock ideal) and so the Fmax;
 * the worst input-to-register and register-to-output paths, apart (the SDC's external
   delays: the logic beyond the ports is the rest of a chip, not known here);
-* the power at the period asked (``report_power``: internal, switching and leakage, from the
-  Liberty file's tables) and so the energy a clock cycle. The activity is OpenSTA's default
+* the power at the period asked (each cell's internal, switching and leakage power from the
+  Liberty file's tables, summed) and so the energy a clock cycle. The activity is OpenSTA's default
   (:data:`POWER_ACTIVITY`): 2.0.17 reads no VCD or SAIF, so a run's own switching activity
   cannot be given to it.
 
@@ -202,6 +202,25 @@ def abc_script(constraints: Constraints) -> str:
     return "+" + ";".join(step.replace(" ", ",") for step in steps)
 
 
+# report_power's own Tcl fails on a NaN (a few cells of a large netlist, 14 of 224,226 in
+# Graphicionado's, get NaN internal power from OpenSTA 2.0.17): the cells are summed here and
+# those left out counted.
+_POWER_TCL = [
+    "set graphgen_corner [sta::cmd_corner]",
+    "set graphgen_sum {0.0 0.0 0.0 0.0}",
+    "set graphgen_cells 0",
+    "set graphgen_unknown 0",
+    "foreach graphgen_cell [get_cells *] {",
+    "  set graphgen_p [sta::instance_power $graphgen_cell $graphgen_corner]",
+    "  incr graphgen_cells",
+    '  if {[string match -nocase "*nan*" $graphgen_p] || '
+    '[string match -nocase "*inf*" $graphgen_p]} { incr graphgen_unknown; continue }',
+    "  set graphgen_sum [lmap a $graphgen_sum b $graphgen_p {expr {$a + $b}}]",
+    "}",
+    'puts "graphgen-power: $graphgen_sum $graphgen_cells $graphgen_unknown"',
+]
+
+
 def _script(liberty: str, netlist: str, top: str, sdc: str) -> str:
     checks = {
         "register_to_register": "-from [all_registers -clock_pins] "
@@ -220,8 +239,7 @@ def _script(liberty: str, netlist: str, top: str, sdc: str) -> str:
                  "register_to_output": "$graphgen_registers && [llength [all_outputs]]"}[kind]
         lines.append(f"if {{{guard}}} {{ report_checks {checks[kind]} -path_delay max "
                      f"-digits 3 -fields {{net fanout}} }} else {{ puts \"No paths found.\" }}")
-    lines += [f'puts "{_MARK} power"', "report_power -digits 6",
-              f'puts "{_MARK} end"', "log_end"]
+    lines += [f'puts "{_MARK} power"', *_POWER_TCL, f'puts "{_MARK} end"', "log_end"]
     return "\n".join(lines) + "\n"
 
 
@@ -256,17 +274,20 @@ def parse_report(text: str) -> dict | None:
 
 
 def parse_power(text: str, period_ns: float) -> dict:
-    """``report_power``'s Total row: ``internal_w``, ``switching_w``, ``leakage_w``,
-    ``total_w`` (W, the Liberty's units scaled by OpenSTA) and ``energy_per_cycle_pj``, the
-    total power times ``period_ns``."""
+    """The power section of the STA log (:data:`_POWER_TCL`): ``internal_w``,
+    ``switching_w``, ``leakage_w``, ``total_w`` (W, every cell's summed), ``cells`` and
+    ``cells_unknown`` (left out: OpenSTA gave NaN), ``energy_per_cycle_pj`` (the total
+    power times ``period_ns``) and the ``activity``."""
     number = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
-    match = re.search(rf"^Total\s+{number}\s+{number}\s+{number}\s+{number}", text, re.M)
+    match = re.search(rf"^graphgen-power: {number} {number} {number} {number} (\d+) (\d+)$",
+                      text, re.M)
     if match is None:
-        raise SynthError("OpenSTA's power report without a Total row")
+        raise SynthError("OpenSTA's log without the power of its cells")
     internal, switching, leakage, total = (float(match[i]) for i in range(1, 5))
     return {"internal_w": internal, "switching_w": switching, "leakage_w": leakage,
-            "total_w": total, "period_ns": period_ns,
-            "energy_per_cycle_pj": total * period_ns * 1e3, "activity": POWER_ACTIVITY}
+            "total_w": total, "cells": int(match[5]), "cells_unknown": int(match[6]),
+            "period_ns": period_ns, "energy_per_cycle_pj": total * period_ns * 1e3,
+            "activity": POWER_ACTIVITY}
 
 
 def _errors(sdc: str, *paths: Path) -> tuple[str, Path] | None:
@@ -380,7 +401,8 @@ def worst_of_parts(parts: dict[str, dict], units: dict[str, str]) -> dict:
         if any("power" not in figures for figures in parts.values()):
             return None
         power = {key: sum(figures["power"][key] for figures in parts.values())
-                 for key in ("internal_w", "switching_w", "leakage_w", "total_w")}
+                 for key in ("internal_w", "switching_w", "leakage_w", "total_w", "cells",
+                             "cells_unknown")}
         return power | {"period_ns": first["period_ns"],
                         "energy_per_cycle_pj": power["total_w"] * first["period_ns"] * 1e3,
                         "activity": POWER_ACTIVITY, "scope": "the parts' reports summed"}

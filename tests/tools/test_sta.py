@@ -125,6 +125,7 @@ def test_a_counter_maps_to_a_shallow_adder(tmp_path):
         (tmp_path / f"{mhz}" / "sta.log").read_text().split("graphgen-sta: power")[1],
         1e3 / mhz) for mhz in (250, 500)}
     for figures in power.values():
+        assert figures["cells_unknown"] == 0 and figures["cells"] > 30
         assert figures["total_w"] == pytest.approx(
             figures["internal_w"] + figures["switching_w"] + figures["leakage_w"], rel=1e-3)
         assert figures["leakage_w"] < 0.01 * figures["total_w"]
@@ -133,21 +134,19 @@ def test_a_counter_maps_to_a_shallow_adder(tmp_path):
         power[250]["energy_per_cycle_pj"], rel=0.5)
 
 
-POWER_REPORT = """Group                  Internal  Switching    Leakage      Total
-                          Power      Power      Power      Power
-----------------------------------------------------------------
-Sequential             3.770000e-01   8.36e-03   1.00e-06   3.85e-01  72.4%
-----------------------------------------------------------------
-Total                  4.78e-01   5.50e-02   2.28e-06   5.33e-01 100.0%
+POWER_REPORT = """graphgen-sta: power
+graphgen-power: 0.478 0.055 2.28e-06 0.533002 1200 3
+graphgen-sta: end
 """
 
 
 def test_power_report_parses_to_energy_a_cycle():
     power = synth.sta.parse_power(POWER_REPORT, 4.0)
-    assert power["total_w"] == 0.533 and power["internal_w"] == 0.478
-    assert power["energy_per_cycle_pj"] == pytest.approx(0.533 * 4.0 * 1e3)
+    assert power["total_w"] == 0.533002 and power["internal_w"] == 0.478
+    assert power["cells"] == 1200 and power["cells_unknown"] == 3
+    assert power["energy_per_cycle_pj"] == pytest.approx(0.533002 * 4.0 * 1e3)
     assert "0.1 transitions" in power["activity"]
-    with pytest.raises(SynthError, match="Total row"):
+    with pytest.raises(SynthError, match="power of its cells"):
         synth.sta.parse_power("no report", 4.0)
 
 
