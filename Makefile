@@ -9,6 +9,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha256sum | cut -c1-12)
 GRAPHGEN := $(BIN)/graphgen
 OSU018_LIB := /usr/share/qflow/tech/osu018/osu018_stdcells.lib
+# The CPU's power in W for the CPU baseline's energy (make bench CPU_WATTS=11): the bench reads
+# no package counter, so without it the CPU rows have no energy estimate.
+CPU_WATTS ?=
 
 .PHONY: venv system-deps run test bench soak clean
 
@@ -124,7 +127,6 @@ bench: venv system-deps
 	$(GRAPHGEN) synth --design bfs --target ecp5 --set lanes=2 --set bu_slots=32 \
 		--set read_window=16 --set scan_window=16 --set memory_outstanding=64 \
 		--json build/bench/bfs-ecp5.json
-	$(GRAPHGEN) synth --design depgraph --target asic --per-unit --json build/bench/depgraph-asic.json
 	$(GRAPHGEN) synth --design dyngraph --target asic --per-unit --json build/bench/dyngraph-asic.json
 	$(BIN)/python bench/bench_cpu_baseline.py \
 		--ecp5 graphicionado-1x1=build/bench/graphicionado-pagerank-ecp5.json \
@@ -132,8 +134,7 @@ bench: venv system-deps
 		--asic graphicionado-8x8=build/bench/graphicionado-pagerank-8x8-asic.json \
 		--ecp5 depgraph=build/bench/depgraph-2e-ecp5.json \
 		--ecp5 bfs=build/bench/bfs-ecp5.json --asic bfs=build/bench/bfs-asic.json \
-		--asic depgraph=build/bench/depgraph-asic.json \
-		--asic dyngraph=build/bench/dyngraph-asic.json \
+		--asic dyngraph=build/bench/dyngraph-asic.json $(if $(CPU_WATTS),--cpu-watts $(CPU_WATTS)) \
 		--json build/bench/cpu-baseline.json
 	$(GRAPHGEN) sim --design bfs --algo bfs --graph kron:scale=11,ef=16,seed=1,undirected=1 \
 		--roots 4 --set lanes=2 --set bu_slots=32 --set read_window=16 --set scan_window=16 \
