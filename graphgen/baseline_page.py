@@ -83,8 +83,7 @@ def _energy_rows(algo: str, entry: dict) -> tuple[list[list], dict[str, str]]:
                      _mj(energy["joules"]), f"{energy['joules_per_edge'] * 1e9:,.2f} nJ"])
         for key, label in (("logic", "logic"), ("sram_bound", "SRAM bound"),
                            ("dram", "DRAM")):
-            sources[f"{name}, {label}"] = terms[key]["source"].split(": ", 1)[-1] \
-                if key == "dram" else terms[key]["source"]
+            sources[f"{name}, {label}"] = terms[key]["source"]
     return rows, sources
 
 

@@ -65,7 +65,8 @@ def estimate(model: EnergyModel, cycles: int, dram_bytes: int, edges: int,
              dram_pj_per_byte: float = DRAM_PJ_PER_BYTE,
              dram_source: str = DRAM_SOURCE) -> dict:
     """A run's energy by term (``logic``, ``sram_bound``, ``dram``: each ``joules`` and
-    ``source``), their total and the total per edge (``edges``, the run's work)."""
+    ``source``; ``dram`` also its ``bytes`` and ``pj_per_byte``), their total and the total
+    per edge (``edges``, the run's work)."""
     terms = {
         "logic": {"joules": model.logic_pj_per_cycle * cycles * 1e-12,
                   "source": f"OpenSTA report_power of {model.source}, "
@@ -76,9 +77,8 @@ def estimate(model: EnergyModel, cycles: int, dram_bytes: int, edges: int,
                                  f"{model.sram_pj_per_cycle_bound:,.0f} pJ a cycle "
                                  f"(synth/sram_model.py); an upper bound, accesses not "
                                  f"counted"},
-        "dram": {"joules": dram_pj_per_byte * dram_bytes * 1e-12,
-                 "source": f"{dram_bytes:,} bytes at {dram_pj_per_byte:g} pJ a byte: "
-                           f"{dram_source}"},
+        "dram": {"joules": dram_pj_per_byte * dram_bytes * 1e-12, "bytes": dram_bytes,
+                 "pj_per_byte": dram_pj_per_byte, "source": dram_source},
     }
     total = sum(term["joules"] for term in terms.values())
     return {"estimate": True, "terms": terms, "joules": total,

@@ -283,11 +283,8 @@ def parse_power(text: str, period_ns: float) -> dict:
                       text, re.M)
     if match is None:
         raise SynthError("OpenSTA's log without the power of its cells")
-    internal, switching, leakage, total = (float(match[i]) for i in range(1, 5))
-    return {"internal_w": internal, "switching_w": switching, "leakage_w": leakage,
-            "total_w": total, "cells": int(match[5]), "cells_unknown": int(match[6]),
-            "period_ns": period_ns, "energy_per_cycle_pj": total * period_ns * 1e3,
-            "activity": POWER_ACTIVITY}
+    return _power(*(float(match[i]) for i in range(1, 5)), int(match[5]), int(match[6]),
+                  period_ns)
 
 
 def _errors(sdc: str, *paths: Path) -> tuple[str, Path] | None:
@@ -381,6 +378,22 @@ def analyse(build_dir: Path, netlist: str, top: str, liberty: str,
     return figures
 
 
+def _power(internal: float, switching: float, leakage: float, total: float, cells: int,
+           unknown: int, period_ns: float) -> dict:
+    return {"internal_w": internal, "switching_w": switching, "leakage_w": leakage,
+            "total_w": total, "cells": cells, "cells_unknown": unknown,
+            "period_ns": period_ns, "energy_per_cycle_pj": total * period_ns * 1e3,
+            "activity": POWER_ACTIVITY}
+
+
+def _summed_power(parts: list[dict], period_ns: float) -> dict:
+    """The parts' power (:func:`parse_power`) summed: the design's, per unit."""
+    sums = [sum(part[key] for part in parts)
+            for key in ("internal_w", "switching_w", "leakage_w", "total_w", "cells",
+                        "cells_unknown")]
+    return _power(*sums, period_ns) | {"scope": "the parts' reports summed"}
+
+
 def worst_of_parts(parts: dict[str, dict], units: dict[str, str]) -> dict:
     """The per-unit flow's timing: each part's :func:`analyse` figures (``parts``, by part
     name; ``units`` gives each part's top-level unit), summed up as the worst part's
@@ -396,16 +409,6 @@ def worst_of_parts(parts: dict[str, dict], units: dict[str, str]) -> dict:
         if unit not in by_unit or figures["fmax_mhz"] < by_unit[unit]["fmax_mhz"]:
             by_unit[unit] = {key: figures[key] for key in
                              ("fmax_mhz", "min_period_ns", "start", "end")} | {"part": name}
-
-    def summed_power():
-        if any("power" not in figures for figures in parts.values()):
-            return None
-        power = {key: sum(figures["power"][key] for figures in parts.values())
-                 for key in ("internal_w", "switching_w", "leakage_w", "total_w", "cells",
-                             "cells_unknown")}
-        return power | {"period_ns": first["period_ns"],
-                        "energy_per_cycle_pj": power["total_w"] * first["period_ns"] * 1e3,
-                        "activity": POWER_ACTIVITY, "scope": "the parts' reports summed"}
 
     def worst_port_path(kind):
         found = [figures[kind] for figures in parts.values() if figures[kind]]
@@ -426,7 +429,8 @@ def worst_of_parts(parts: dict[str, dict], units: dict[str, str]) -> dict:
         "input_to_register": worst_port_path("input_to_register"),
         "register_to_output": worst_port_path("register_to_output"),
         "units": dict(sorted(by_unit.items(), key=lambda item: item[1]["fmax_mhz"])),
-        "power": summed_power(),
+        "power": _summed_power([figures["power"] for figures in parts.values()],
+                               first["period_ns"]),
         "notes": sorted({note for figures in parts.values() for note in figures["notes"]}),
         "seconds": sum(figures["seconds"] for figures in parts.values()),
     }
