@@ -26,7 +26,8 @@ in every row.
 
 Energy beside time (item 6): a row with an ``--asic`` report that holds OpenSTA's power gets
 an energy estimate per term (``graphgen.energy``: logic from the power report, the SRAM
-macros' bound, DRAM bytes at ``--dram-pj-per-byte``), labelled an estimate with its sources.
+accesses the RTL run counted at the SRAM model's energy, DRAM bytes at
+``--dram-pj-per-byte``), labelled an estimate with its sources.
 The CPU's energy is ``--cpu-watts`` times its time when that power is stated: this bench
 reads no package counter (the VMs it ran on expose no RAPL).
 
@@ -85,7 +86,7 @@ def graphicionado_row(graph, algo, root, iters, streams):
                          f"{report.first_mismatch}")
     f = report.figures
     return {"cycles": f["cycles"], "edges": f["edges_traversed"],
-            "dram_bytes": _bytes(f["memory"]),
+            "dram_bytes": _bytes(f["memory"]), "sram": f["sram"],
             "memory": PAPER_MEMORY.as_dict(), "configuration": config.as_dict()}
 
 
@@ -98,7 +99,7 @@ def depgraph_row(graph, algo, root, tolerance):
         DepGraphConfig().bank_vertices, pow2(graph.num_vertices)))
     return {"cycles": row["cycles"], "edges": row["edges"], "memory": MEMORY.as_dict(),
             "dram_bytes": _bytes({"reads": row["memory_reads"],
-                                  "writes": row["memory_writes"]}),
+                                  "writes": row["memory_writes"]}), "sram": row["sram"],
             "configuration": row["configuration"]}
 
 
@@ -110,7 +111,7 @@ def bfs_row(graph, root):
         raise SystemExit(f"bfs root {root}: {report.first_mismatch}")
     f = report.figures
     return {"cycles": f["cycles"], "edges": f["component_edges"],
-            "dram_bytes": _bytes(f["memory"]),
+            "dram_bytes": _bytes(f["memory"]), "sram": f["sram"],
             "memory": PAPER_MEMORY.as_dict(), "configuration": config.as_dict()}
 
 
@@ -140,7 +141,7 @@ def inserts_entry(graph, count, repeats):
     f = report.figures
     entry["accelerators"] = {"dyngraph": {
         "cycles": f["run_cycles"], "total_cycles": f["cycles"], "edges": count,
-        "dram_bytes": _bytes(f["memory"]),
+        "dram_bytes": _bytes(f["memory"]), "sram": f["sram"],
         "memory": PAPER_MEMORY.as_dict(), "configuration": config.as_dict(),
         "wall_seconds": time.perf_counter() - start}}
     print(f"  inserts  dyngraph           {f['run_cycles']:>11,} cycles after the load "
@@ -237,12 +238,12 @@ def add_energy(results, models, dram_pj_per_byte, dram_source, cpu_watts):
                 continue
             acc["energy"] = estimate(model, acc.get("total_cycles", acc["cycles"]),
                                      acc["dram_bytes"], acc["edges"], dram_pj_per_byte,
-                                     dram_source)
+                                     dram_source, sram=acc.get("sram"))
 
 
 def print_energy(results):
     print(f"\nenergy (estimates; terms and sources in the JSON report)\n{'algo':<9}{'row':<19}"
-          f"{'logic':>11}{'SRAM bound':>12}{'DRAM':>11}{'total':>11}{'per edge':>12}")
+          f"{'logic':>11}{'SRAM':>12}{'DRAM':>11}{'total':>11}{'per edge':>12}")
     for algo, entry in results.items():
         work = entry.get("teps_edges") or entry.get("operations")
         for lib, run in entry["cpu"].items():
@@ -256,11 +257,12 @@ def print_energy(results):
                 print(f"{algo:<9}{row:<19}  {energy.get('unavailable', '-')}")
                 continue
             terms = energy["terms"]
-            print(f"{algo:<9}{row:<19}" + "".join(
-                f"{terms[key]['joules'] * 1e3:>{width - 2}.3f}mJ"
-                for key, width in (("logic", 11), ("sram_bound", 12), ("dram", 11)))
-                + f"{energy['joules'] * 1e3:>9.3f}mJ"
-                + f"{energy['joules_per_edge'] * 1e9:>10.2f}nJ")
+            sram = terms.get("sram") or terms["sram_bound"]
+            print(f"{algo:<9}{row:<19}{terms['logic']['joules'] * 1e3:>9.3f}mJ"
+                  f"{sram['joules'] * 1e3:>9.3f}mJ{'' if 'sram' in terms else '<='}"
+                  f"{'' if 'sram_bound' in terms else '  '}"
+                  f"{terms['dram']['joules'] * 1e3:>9.3f}mJ{energy['joules'] * 1e3:>9.3f}mJ"
+                  f"{energy['joules_per_edge'] * 1e9:>10.2f}nJ")
 
 
 def print_table(results):

@@ -52,7 +52,7 @@ def depgraph(graph, algo, root, tolerance, **settings):
             "scanned_edges": f["scanned_edges"], "scan_read_edges": f["scan_read_edges"],
             "stale_visits": f["stale_visits"], "walks": f["walks"],
             "memory_reads": f["memory"]["reads"], "memory_writes": f["memory"]["writes"],
-            "golden_updates": f["golden"]["vertex_updates"],
+            "sram": f["sram"], "golden_updates": f["golden"]["vertex_updates"],
             "hub": f["hub_index"], "wall_seconds": wall,
             "configuration": config.as_dict()}
 

@@ -6,9 +6,11 @@ silicon:
   (``synth.sta``: the Liberty file's internal, switching and leakage power at OpenSTA's
   default activity, since OpenSTA 2.0.17 reads no VCD or SAIF), as energy a clock cycle, times
   the run's cycles;
-* **SRAM**: the memories the ASIC flow keeps as macros, at the SRAM model's access energy
-  (``synth/sram_model.py``) for every port on every cycle of the run. The run does not count
-  SRAM accesses, so this term is an upper bound;
+* **SRAM**: the accesses the RTL run counted (:mod:`sim.gateware.sram_activity`) of each
+  memory the ASIC flow keeps as a macro, times the SRAM model's access energy of its shape at
+  0.18 um (``synth/sram_model.py``). A run that counted none (a netlist in the design's place,
+  an AXI top) gets the upper bound instead: every port of every macro of the synthesis
+  report on every cycle;
 * **DRAM**: the bytes the simulated memory moved (lines times 64) times
   :data:`DRAM_PJ_PER_BYTE`, a published figure.
 
@@ -21,12 +23,15 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from synth.flow import ASIC_NODE_NM
+from synth.sram_model import access_energy_pj
+
 from .common import UsageError
 from .throughput import read_synth_report
 
 
 __all__ = ["DRAM_PJ_PER_BYTE", "DRAM_SOURCE", "EnergyModel", "energy_model_from_report",
-           "estimate", "cpu_energy"]
+           "estimate", "sram_term", "cpu_energy"]
 
 DRAM_PJ_PER_BYTE = 160.0
 DRAM_SOURCE = ("M. Horowitz, \"Computing's energy problem (and what we can do about it)\", "
@@ -63,26 +68,44 @@ def energy_model_from_report(path: Path, design: str) -> EnergyModel:
 
 def estimate(model: EnergyModel, cycles: int, dram_bytes: int, edges: int,
              dram_pj_per_byte: float = DRAM_PJ_PER_BYTE,
-             dram_source: str = DRAM_SOURCE) -> dict:
-    """A run's energy by term (``logic``, ``sram_bound``, ``dram``: each ``joules`` and
-    ``source``; ``dram`` also its ``bytes`` and ``pj_per_byte``), their total and the total
-    per edge (``edges``, the run's work)."""
+             dram_source: str = DRAM_SOURCE, sram: list[dict] | None = None) -> dict:
+    """A run's energy by term (``logic``, ``sram`` or, without counts, ``sram_bound``,
+    ``dram``: each ``joules`` and ``source``; ``dram`` also its ``bytes`` and
+    ``pj_per_byte``), their total and the total per edge (``edges``, the run's work).
+    ``sram``: the run's counted memories (a report's ``figures["sram"]``)."""
     terms = {
         "logic": {"joules": model.logic_pj_per_cycle * cycles * 1e-12,
                   "source": f"OpenSTA report_power of {model.source}, "
                             f"{model.logic_pj_per_cycle:,.0f} pJ a cycle; activity "
                             f"{model.activity}"},
-        "sram_bound": {"joules": model.sram_pj_per_cycle_bound * cycles * 1e-12,
-                       "source": f"every port of every SRAM macro each cycle, "
-                                 f"{model.sram_pj_per_cycle_bound:,.0f} pJ a cycle "
-                                 f"(synth/sram_model.py); an upper bound, accesses not "
-                                 f"counted"},
+        **({"sram": sram_term(sram)} if sram else {"sram_bound": {
+            "joules": model.sram_pj_per_cycle_bound * cycles * 1e-12,
+            "source": f"every port of every SRAM macro each cycle, "
+                      f"{model.sram_pj_per_cycle_bound:,.0f} pJ a cycle "
+                      f"(synth/sram_model.py); an upper bound, accesses not counted"}}),
         "dram": {"joules": dram_pj_per_byte * dram_bytes * 1e-12, "bytes": dram_bytes,
                  "pj_per_byte": dram_pj_per_byte, "source": dram_source},
     }
     total = sum(term["joules"] for term in terms.values())
     return {"estimate": True, "terms": terms, "joules": total,
             "joules_per_edge": total / edges if edges else None}
+
+
+def sram_term(memories: list[dict]) -> dict:
+    """The SRAM term of a run from its counted memories: each memory's reads and writes at
+    the access energy of its depth and width at the ASIC flow's node."""
+    accesses = sum(memory["reads"] + memory["writes"] for memory in memories)
+    picojoules = sum((memory["reads"] + memory["writes"])
+                     * access_energy_pj(memory["depth"], memory["width"],
+                                        node_nm=ASIC_NODE_NM)
+                     for memory in memories)
+    always = sum(memory["asynchronous_read_ports"] for memory in memories)
+    return {"joules": picojoules * 1e-12, "accesses": accesses, "memories": len(memories),
+            "source": f"{accesses:,} reads and writes counted in the RTL run on "
+                      f"{len(memories)} memories of SRAM depth, at synth/sram_model.py's "
+                      f"access energy of each one's shape at {ASIC_NODE_NM:g} nm"
+                      + (f"; {always} asynchronous read port(s) counted every cycle"
+                         if always else "")}
 
 
 def cpu_energy(seconds: float, watts: float | None, source: str) -> dict | None:

@@ -39,6 +39,9 @@ class DRAMRun:
     run_dir: Path | None = None     # the run's folder, if kept
     extra: dict = dataclasses.field(default_factory=dict)   # the ``also_read`` regions
     traffic: MemoryTraffic | None = None    # the lines each client moved (sim.traffic)
+    # The design's SRAM-deep memories with their counted reads and writes
+    # (sim.gateware.sram_activity); empty for a top that does not count them.
+    sram: list = dataclasses.field(default_factory=list)
 
     def report_fields(self, golden_seconds: float, simulator: str) -> dict:
         """The :class:`~sim.report.SimReport` fields this run fills in every design's
@@ -50,7 +53,7 @@ class DRAMRun:
                                  "run": self.outcome["run_wall_seconds"],
                                  "readback": self.readback_seconds},
                 "simulator": simulator, "build_cached": self.result.cached,
-                "run_dir": self.run_dir, "traffic": self.traffic,
+                "run_dir": self.run_dir, "traffic": self.traffic, "sram": self.sram,
                 "snapshots": self.outcome.get("iteration_snapshots", []),
                 "ready_cycles": self.outcome.get("ready_cycles", 0)}
 
@@ -63,7 +66,7 @@ _emitted: dict[tuple[str, str], tuple] = {}
 def _verilog(make_top, top_name: str, digest: str) -> tuple:
     """The top's Verilog, its extra sources, its links' names, its AXI4-Lite register map
     (empty for a top without one), its memory clients in tag order (None when its tags are
-    not clients) and its memory channels."""
+    not clients), its memory channels and the memories whose accesses it counts."""
     key = (top_name, digest)
     if key not in _emitted:
         top = make_top()
@@ -72,7 +75,8 @@ def _verilog(make_top, top_name: str, digest: str) -> tuple:
         _emitted[key] = (verilog, list(top.extra_sources), list(top.link_names),
                          list(getattr(top, "address_map", [])),
                          None if clients is None else tuple(clients),
-                         top.memory_config.channels)
+                         top.memory_config.channels,
+                         list(getattr(top, "sram_memories", [])))
     return _emitted[key]
 
 
@@ -97,7 +101,7 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
     if dram.total_lines > depth_lines:
         raise ConfigError(f"the graph needs {dram.total_lines} lines of simulated DRAM "
                           f"but it holds {depth_lines} (set --mem depth_lines=N)")
-    verilog, extra_sources, link_names, address_map, clients, channels = _verilog(
+    verilog, extra_sources, link_names, address_map, clients, channels, srams = _verilog(
         make_top, top_name, digest)
     if callable(run_spec):
         run_spec = run_spec(address_map)
@@ -114,7 +118,8 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
         image_seconds = time.perf_counter() - start
         result_path = run_dir / "result.json"
         spec = {**run_spec, "result_path": str(result_path.resolve()),
-                "link_names": link_names, "watchdog": watchdog, "stall_seed": seed}
+                "link_names": link_names, "watchdog": watchdog, "stall_seed": seed,
+                "sram_counters": len(srams)}
         try:
             result = run_cocotb(verilog, top_name, test_module, simulator=simulator,
                                 extra_sources=extra_sources, seed=seed,
@@ -146,6 +151,8 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
         base, count = dram.region(read_region)
         words = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
         traffic = _traffic(traffic_path, clients, channels)
+        sram = [dict(memory, reads=counts["reads"], writes=counts["writes"])
+                for memory, counts in zip(srams, outcome.get("sram", []))]
         extra = {}
         for name in also_read:
             base, count = dram.region(name)
@@ -159,7 +166,7 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
             shutil.rmtree(run_dir, ignore_errors=True)
     result.run_dir = run_dir if keep else None
     return DRAMRun(outcome, result, words, image_seconds, time.perf_counter() - start,
-                   run_dir if keep else None, extra, traffic)
+                   run_dir if keep else None, extra, traffic, sram)
 
 
 def _traffic(path: Path, clients, channels: int) -> MemoryTraffic:

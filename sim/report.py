@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 
-__all__ = ["SimReport"]
+__all__ = ["SimReport", "sram_line"]
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -32,6 +32,9 @@ class SimReport(abc.ABC):
     # The counters at each iteration's end (the testbench's snapshots, sim.iterations); empty
     # for a design without an iteration counter.
     snapshots: list = dataclasses.field(default_factory=list, repr=False)
+    # The design's SRAM-deep memories with the reads and writes counted from start to done
+    # (sim.gateware.sram_activity); empty when the top does not count them.
+    sram: list = dataclasses.field(default_factory=list, repr=False)
     # Cycles from reset until the design was ready for the start (not busy: Graphicionado's
     # scratchpad clear); once per reset, not in the run's ``cycles``.
     ready_cycles: int = 0
@@ -50,3 +53,18 @@ class SimReport(abc.ABC):
     @abc.abstractmethod
     def figures(self) -> dict:
         """The run's figures (``cycles`` and ``matches_golden`` among them)."""
+
+
+def sram_line(reports) -> str | None:
+    """``graphgen sim``'s line of the SRAM accesses ``reports`` (one run's, a root each)
+    counted, summed over them; None when none were counted."""
+    reports = [report for report in reports if getattr(report, "sram", None)]
+    memories = [memory for report in reports for memory in report.sram]
+    cycles = sum(report.cycles for report in reports)
+    if not memories or not cycles:
+        return None
+    reads = sum(memory["reads"] for memory in memories)
+    writes = sum(memory["writes"] for memory in memories)
+    names = len({memory["name"] for memory in memories})
+    return (f"{'sram':<11} {reads:,} reads and {writes:,} writes of {names} memories of SRAM "
+            f"depth, {(reads + writes) / cycles:.2f} a cycle (counted from start to done)")

@@ -19,6 +19,7 @@ from ..throughput import resolve_clock, throughput_lines
 
 from golden.vertex_order import VERTEX_ORDERS
 from sim.run_settings import AXI_SIM_OPTIONS, BUSES
+from sim.report import sram_line
 from sim.traffic import roofline_lines
 
 
@@ -170,6 +171,9 @@ def run(args) -> int:
     print("\n".join(design.simulation.report(result)))
     if roofline is not None:
         print("\n".join(roofline_lines(roofline)))
+    sram = sram_line(result.reports)
+    if sram:
+        print(sram)
     if not design.simulation.prints_throughput:
         print("\n".join(throughput_lines(rate)))
     for folder in result.run_dirs:

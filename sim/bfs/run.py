@@ -79,6 +79,7 @@ class BfsReport(SimReport):
             "hubs": c["hubs"], "frontier_generation_cycles": generate,
             "component_edges": self.component_edges,
             "edges_per_cycle": self.component_edges / c["cycles"] if c["cycles"] else 0.0,
+            "sram": self.sram,
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
             "per_level": self.levels_log,
             "per_iteration": per_iteration(self.snapshots, c, edges="edges_checked"),

@@ -84,6 +84,7 @@ class DepGraphReport(SimReport):
             # Walk slots without a walk, summed over every walk of every engine, while the
             # engines ran: over run_cycles x engines x walks, the share of idle walk slots.
             "walk_idle_slot_cycles": c["walk_idle_cycles"],
+            "sram": self.sram,
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
             "hub_index": self.hub,
             "golden": self.golden_counters,

@@ -87,6 +87,7 @@ class DynGraphReport(SimReport):
             "slot_waits": c["slot_waits"],
             "slab_reads": c["slab_reads"], "slab_writes": c["slab_writes"],
             "free_slabs": c["stack_top"],
+            "sram": self.sram,
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"]},
             "per_batch": per_iteration(self.snapshots, c, edges=None, also=("issued",)),
             **self.figures_after,

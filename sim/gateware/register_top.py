@@ -9,7 +9,9 @@ from amaranth.lib.wiring import In, Out
 from sim.gateware.dram_model import SimDRAM
 from sim.gateware.sim_memory import SimMemoryConfig
 from sim.gateware.sim_watch import (add_design_and_dram, attach_watchdog, elaborated, memory_probes,
-                        watch_members)
+                        watch_members, CORE)
+from sim.gateware.sram_activity import (COUNTER_WIDTH, add_access_counters, counter_names,
+                                        deep_memories)
 
 
 __all__ = ["RegisterSimTop"]
@@ -34,7 +36,9 @@ class RegisterSimTop(wiring.Component):
     ``done``, ``error`` (``control``; ``error`` also the DRAM's); ``stat_<counter>``
     (``counters.<counter>``). Then the DRAM's ``dump`` and ``dump_done``, the watchdog's ports
     (``watchdog_limit``, ``hang``, ``quiet_cycles``, ``link_valid``, ``link_ready``, one bit
-    per name of :attr:`link_names`) and ``stall_seed`` when the design injects stalls. The
+    per name of :attr:`link_names`), ``stall_seed`` when the design injects stalls and the
+    accesses of each of the design's SRAM-deep memories (:attr:`sram_memories`,
+    :mod:`sim.gateware.sram_activity`), ``sram<k>_reads`` and ``sram<k>_writes``. The
     design takes its reset and inputs one cycle after the top
     (:func:`~sim.gateware.sim_watch.add_behind_registers`).
     """
@@ -47,6 +51,7 @@ class RegisterSimTop(wiring.Component):
         self._addr_width = addr_width
         self._stalls = stalls
         self._design, self._fragment, self._probes = self._place(design)
+        self._srams = deep_memories(self._fragment, name)
         members = {
             "reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
             "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
@@ -54,6 +59,7 @@ class RegisterSimTop(wiring.Component):
         }
         members.update({f"stat_{counter}": Out(32) for counter in self._counters})
         members.update(watch_members(len(self._probes), stalls))
+        members.update({port: Out(COUNTER_WIDTH) for port in counter_names(self._srams)})
         super().__init__(members)
 
     def _place(self, design):
@@ -70,6 +76,12 @@ class RegisterSimTop(wiring.Component):
     def link_names(self) -> list[str]:
         """The watched links, in the bit order of ``link_valid`` and ``link_ready``."""
         return [probe.name for probe in self._probes]
+
+    @property
+    def sram_memories(self) -> list[dict]:
+        """The design's memories whose accesses the top counts, in the order of its
+        ``sram<k>_`` ports (none for a netlist in the design's place)."""
+        return [memory.as_dict() for memory in self._srams]
 
     @property
     def memory_config(self) -> SimMemoryConfig:
@@ -97,4 +109,5 @@ class RegisterSimTop(wiring.Component):
         for counter in self._counters:
             m.d.comb += getattr(self, f"stat_{counter}").eq(getattr(design.counters, counter))
         attach_watchdog(m, self, self._probes, control.busy)
+        add_access_counters(m, self, self._srams, CORE, control.start, control.busy)
         return m

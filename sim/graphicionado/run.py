@@ -92,6 +92,7 @@ class GraphicionadoReport(SimReport):
             "stalls": {name: c[name] for name in ("cam_stalls", "stall_p1", "stall_p2",
                                                    "stall_p3", "stall_p4", "stall_p5",
                                                    "stall_apply")},
+            "sram": self.sram,
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"],
                        "channels": self._channel_figures()},
             "per_iteration": per_iteration(self.snapshots, c),

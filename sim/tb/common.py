@@ -147,7 +147,11 @@ async def run_to_done(dut, run: dict, read_status):
 
 async def dump_and_record(dut, run: dict, result: dict, finished: bool):
     """The end of a run: the memory dumped (the DRAM model writes it when ``dump`` is
-    pulsed) if the run finished, and ``result`` written to the run's ``result_path``."""
+    pulsed) if the run finished, and ``result`` written to the run's ``result_path``, with
+    the counted accesses of the top's ``run["sram_counters"]`` memories (``sram``)."""
+    result["sram"] = [{kind: int(getattr(dut, f"sram{k}_{kind}").value)
+                       for kind in ("reads", "writes")}
+                      for k in range(run.get("sram_counters", 0))]
     if finished:
         await RisingEdge(dut.clk)
         dut.dump.value = 1

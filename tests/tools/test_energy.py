@@ -11,6 +11,8 @@ from graphgen.cli import main
 from graphgen.common import UsageError
 from graphgen.energy import (DRAM_PJ_PER_BYTE, EnergyModel, cpu_energy,
                              energy_model_from_report, estimate)
+from synth.flow import ASIC_NODE_NM
+from synth.sram_model import access_energy_pj
 from tests.tools.test_baseline_page import FIXTURE
 
 POWER = {"internal_w": 0.4, "switching_w": 0.1, "leakage_w": 1e-6, "total_w": 0.5,
@@ -53,6 +55,30 @@ def test_each_term_is_its_source_times_the_run():
     assert cpu_energy(0.5, 20.0, "stated")["joules"] == pytest.approx(10.0)
 
 
+COUNTED = [{"name": "pipeline.dst0.pad.temp0", "depth": 16384, "width": 32, "read_ports": 1,
+            "write_ports": 1, "asynchronous_read_ports": 0, "reads": 1000, "writes": 300},
+           {"name": "pipeline.queue", "depth": 128, "width": 64, "read_ports": 1,
+            "write_ports": 1, "asynchronous_read_ports": 1, "reads": 1000, "writes": 20}]
+
+
+def test_counted_accesses_replace_the_bound():
+    """A run that counted its SRAM accesses gets their energy at each memory's own shape,
+    not the bound; the source says how many accesses and which ports count every cycle."""
+    model = EnergyModel(2000.0, 1e6, "default", "r.json")
+    energy = estimate(model, cycles=1000, dram_bytes=0, edges=10, sram=COUNTED)
+    terms = energy["terms"]
+    assert "sram_bound" not in terms
+    want = (1300 * access_energy_pj(16384, 32, node_nm=ASIC_NODE_NM)
+            + 1020 * access_energy_pj(128, 64, node_nm=ASIC_NODE_NM)) * 1e-12
+    assert terms["sram"]["joules"] == pytest.approx(want)
+    assert terms["sram"]["accesses"] == 2320 and terms["sram"]["memories"] == 2
+    assert "2,320 reads and writes counted" in terms["sram"]["source"]
+    assert "1 asynchronous read port(s) counted every cycle" in terms["sram"]["source"]
+    assert energy["joules"] == pytest.approx(2000e-12 * 1000 + want)
+    # No counts (a netlist or an AXI top in the design's place): the bound.
+    assert "sram_bound" in estimate(model, 1000, 0, 10, sram=[])["terms"]
+
+
 @pytest.mark.parametrize("change, message", [
     ({"design": "depgraph"}, "a synthesis of depgraph, not of bfs"),
     ({"target": "ecp5"}, "not a graphgen synth --target asic"),
@@ -68,7 +94,8 @@ def test_reports_it_cannot_use_are_one_line(tmp_path, change, message):
         energy_model_from_report(tmp_path / "missing.json", "bfs")
 
 
-def test_the_baseline_page_shows_each_term_and_its_source(tmp_path, capsys):
+@pytest.mark.parametrize("counted", [False, True])
+def test_the_baseline_page_shows_each_term_and_its_source(tmp_path, counted):
     report = json.loads(FIXTURE.read_text())
     model = EnergyModel(2000.0, 100.0, "OpenSTA's default", "bfs-asic.json (configuration c)")
     for entry in report["results"].values():
@@ -76,14 +103,17 @@ def test_the_baseline_page_shows_each_term_and_its_source(tmp_path, capsys):
             if "seconds" in run:
                 run["energy"] = cpu_energy(run["seconds"], 25.0, "stated with --cpu-watts")
         for acc in entry["accelerators"].values():
-            acc["energy"] = estimate(model, acc["cycles"], 64 * acc["cycles"], acc["edges"])
+            acc["energy"] = estimate(model, acc["cycles"], 64 * acc["cycles"], acc["edges"],
+                                     sram=COUNTED if counted else None)
     folder = tmp_path / "bench"
     folder.mkdir()
     (folder / "cpu-baseline.json").write_text(json.dumps(report))
     page = tmp_path / "page.html"
     assert main(["report", str(folder), "-o", str(page)]) == 0
     text = page.read_text()
-    assert "Energy (estimates)" in text and "SRAM bound" in text
+    assert "Energy (estimates)" in text
+    assert ("reads and writes counted" in text) == counted
+    assert ("(bound)" in text and "SRAM bound" in text) == (not counted)
     bfs = report["results"]["bfs"]["accelerators"]["bfs"]["energy"]
     assert f"{bfs['joules'] * 1e3:,.4f} mJ" in text
     assert "bfs-asic.json (configuration c)" in text and "stated with --cpu-watts" in text

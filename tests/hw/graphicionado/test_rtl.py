@@ -103,8 +103,25 @@ def test_rtl_matches_golden(algo, graph_name, run_seeds):
     assert report.counters["edges"] == report.counters["updates"]
     check_stream_counters(report, graph if algo != "cc" else graph.symmetrized(), config)
     check_traffic(report, MEMORY_KINDS)
+    check_sram_counts(report, config)
     if algo == "pagerank":
         check_pagerank_traffic(report, graph, config, iters)
+
+
+def check_sram_counts(report, config):
+    """The run's counted SRAM accesses (issue 54, item 6): every destination stream's
+    VTempProperty banks, whose read port is always on, read on each cycle of the run and
+    no memory's port more often; the Reduce writes VTempProperty at least once a vertex
+    whose value it changed."""
+    pads = [memory for memory in report.sram if ".pad.temp" in memory["name"]]
+    assert {memory["name"].split(".")[1] for memory in pads} == \
+        {f"dst{d}" for d in range(config.streams_dst)}
+    assert all(memory["reads"] == report.cycles for memory in pads)
+    assert all(memory["reads"] <= memory["read_ports"] * report.cycles and
+               memory["writes"] <= memory["write_ports"] * report.cycles
+               for memory in report.sram)
+    assert sum(memory["writes"] for memory in pads) >= report.counters["vertex_updates"]
+    assert report.figures["sram"] == report.sram
 
 
 def test_rtl_with_hubs_spread_over_the_streams():
