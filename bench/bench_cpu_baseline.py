@@ -35,6 +35,7 @@ Prints the tables and writes the JSON report (``graphgen report`` draws it).
 """
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -236,6 +237,10 @@ def add_energy(results, models, dram_pj_per_byte, dram_source, cpu_watts):
             if model is None or isinstance(model, str):
                 acc["energy"] = {"unavailable": model or "no --asic report for this row"}
                 continue
+            if "dram_bytes" not in acc:
+                acc["energy"] = {"unavailable": "measured before the bench counted DRAM "
+                                                "bytes: run it again"}
+                continue
             acc["energy"] = estimate(model, acc.get("total_cycles", acc["cycles"]),
                                      acc["dram_bytes"], acc["edges"], dram_pj_per_byte,
                                      dram_source, sram=acc.get("sram"))
@@ -315,6 +320,11 @@ def main():
     parser.add_argument("--cpu-watts", type=float, default=None,
                         help="the CPU's power while it runs (e.g. its rated power), for its "
                              "energy; none given, the CPU has no energy figure")
+    parser.add_argument("--reprice", metavar="REPORT.json",
+                        help="take the measured cycles, bytes, SRAM accesses and CPU times of "
+                             "an earlier run of this bench (its --json report) and redo only "
+                             "the clocks, speed-ups and energy with this call's --ecp5, "
+                             "--asic, --cpu-watts and --dram-pj-per-byte: nothing is run")
     parser.add_argument("--json", metavar="FILE", default=str(DEFAULT_JSON))
     args = parser.parse_args()
     algos = [a for a in args.algos.split(",") if a]
@@ -332,9 +342,37 @@ def main():
     try:
         asic = _row_files(args.asic, "--asic", parser)
         row_clocks = clocks(_row_files(args.ecp5, "--ecp5", parser), asic)
-        graph = golden.load_graph(args.graph)
+        graph = None if args.reprice else golden.load_graph(args.graph)
     except (UsageError, golden.GraphError) as error:
         parser.error(str(error))
+    if args.reprice:
+        measured = earlier_report(args.reprice, parser)
+        results, cpu = measured["results"], measured["cpu"]
+        graph_facts = {key: measured[key] for key in ("graph", "vertices", "edges")}
+    else:
+        results = measure(graph, algos, rows, args)
+        cpu = cpu_description()
+        graph_facts = {"graph": graph.name, "vertices": graph.num_vertices,
+                       "edges": graph.num_edges}
+    add_times(results, row_clocks)
+    dram_source = DRAM_SOURCE if args.dram_pj_per_byte == DRAM_PJ_PER_BYTE else \
+        "stated with --dram-pj-per-byte"
+    add_energy(results, energy_models(asic), args.dram_pj_per_byte, dram_source,
+               args.cpu_watts)
+    print_table(results)
+    print_energy(results)
+    report = base_report("bench", "cpu-baseline", None)
+    report.update({**graph_facts, "cpu": cpu, "clocks": row_clocks, "results": results})
+    if args.reprice:
+        report["repriced_from"] = {"report": args.reprice, "date": measured.get("date")}
+    write_json(Path(args.json), report)
+    print(f"\nCPU: {report['cpu']}; graph {report['graph']}, {report['vertices']:,} vertices, "
+          f"{report['edges']:,} edges; report {args.json}"
+          + (f" (measured by the run of {args.reprice})" if args.reprice else ""))
+
+
+def measure(graph, algos, rows, args) -> dict:
+    """Every algorithm's CPU runs and accelerator rows on ``graph``, checked."""
     root = int(np.argmax(graph.out_degree))
     results = {}
     for algo in algos:
@@ -349,20 +387,19 @@ def main():
                                                           args.tolerance, rows)}
     if "dyngraph" in rows:
         results["inserts"] = inserts_entry(graph, args.inserts, args.repeats)
-    add_times(results, row_clocks)
-    dram_source = DRAM_SOURCE if args.dram_pj_per_byte == DRAM_PJ_PER_BYTE else \
-        "stated with --dram-pj-per-byte"
-    add_energy(results, energy_models(asic), args.dram_pj_per_byte, dram_source,
-               args.cpu_watts)
-    print_table(results)
-    print_energy(results)
-    report = base_report("bench", "cpu-baseline", None)
-    report.update({"graph": graph.name, "vertices": graph.num_vertices,
-                   "edges": graph.num_edges, "cpu": cpu_description(), "clocks": row_clocks,
-                   "results": results})
-    write_json(Path(args.json), report)
-    print(f"\nCPU: {report['cpu']}; graph {graph.name}, {graph.num_vertices:,} vertices, "
-          f"{graph.num_edges:,} edges; report {args.json}")
+    return results
+
+
+def earlier_report(path, parser) -> dict:
+    """The report of an earlier run of this bench at ``path``; one line when it is not."""
+    try:
+        report = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        parser.error(f"--reprice {path}: cannot read a JSON report ({error})")
+    if not isinstance(report, dict) or report.get("command") != "bench" or \
+            report.get("design") != "cpu-baseline" or "results" not in report:
+        parser.error(f"--reprice {path}: not a report of bench/bench_cpu_baseline.py")
+    return report
 
 
 if __name__ == "__main__":

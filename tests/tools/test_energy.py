@@ -4,6 +4,8 @@ reports without power, and the CPU baseline page's energy table."""
 
 import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -125,3 +127,40 @@ def test_without_estimates_the_page_says_how_to_get_them(tmp_path):
     shutil.copy(FIXTURE, folder / "cpu-baseline.json")
     assert main(["report", str(folder), "-o", str(tmp_path / "page.html")]) == 0
     assert "No energy estimates" in (tmp_path / "page.html").read_text()
+
+
+BENCH = FIXTURE.parents[3] / "bench" / "bench_cpu_baseline.py"
+
+
+def test_the_bench_reprices_an_earlier_run_without_running_it(tmp_path):
+    """``--reprice``: the measured cycles, bytes and CPU times of an earlier report, priced
+    again with this call's power report and CPU watts; its source named in the report."""
+    out, earlier_path = tmp_path / "repriced.json", tmp_path / "earlier.json"
+    earlier = json.loads(FIXTURE.read_text())
+    earlier["results"]["bfs"]["accelerators"]["bfs"]["dram_bytes"] = 64_000
+    earlier_path.write_text(json.dumps(earlier))
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--reprice", str(earlier_path), "--cpu-watts", "11",
+         "--asic", f"bfs={_synth_report(tmp_path)}", "--json", str(out)],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert report["repriced_from"] == {"report": str(earlier_path), "date": earlier["date"]}
+    bfs, before = (entry["results"]["bfs"]["accelerators"]["bfs"] for entry in (report, earlier))
+    assert bfs["cycles"] == before["cycles"]
+    assert bfs["energy"]["terms"]["logic"]["joules"] == pytest.approx(
+        POWER["energy_per_cycle_pj"] * bfs["cycles"] * 1e-12)
+    assert bfs["energy"]["terms"]["dram"]["bytes"] == 64_000
+    rows = report["results"]["bfs"]["accelerators"]
+    assert rows["depgraph"]["energy"] == {"unavailable": "no --asic report for this row"}
+    assert report["results"]["bfs"]["cpu"]["graphblas"]["energy"]["watts"] == 11
+
+
+def test_the_bench_refuses_a_report_not_its_own(tmp_path):
+    other = _synth_report(tmp_path)
+    done = subprocess.run([sys.executable, str(BENCH), "--reprice", str(other), "--json",
+                           str(tmp_path / "x.json")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2
+    assert "not a report of bench/bench_cpu_baseline.py" in done.stderr.splitlines()[-1]
+    assert not (tmp_path / "x.json").exists()
