@@ -48,7 +48,8 @@ class Scratchpad(wiring.Component):
 
     VTempProperty is ``vertices`` words in banks of at most ``bank_words``, with one write
     port and one read port that answers :data:`TEMP_READ_LATENCY` cycles after the address.
-    A read address offered in cycle r reads the block RAM in cycle r + 1. A write offered in
+    A read address offered in cycle r reads the block RAM in cycle r + 1, that of its bank
+    only (the others keep their outputs). A write offered in
     cycle w is made in cycle w + :data:`TEMP_WRITE_LATENCY`: reads of the block RAM up to
     that cycle do not see it, and the data of a read of the block RAM in the cycle the write
     is made, to the same vertex, is undefined (the simulation model returns the old value).
@@ -142,17 +143,21 @@ class Scratchpad(wiring.Component):
                      write_en.eq(Cat(self.temp_write_en &
                                      ((self.temp_write_addr >> bank_bits) == index)
                                      for index in range(bank_count)))]
+        # Only the bank the address falls in reads (an SRAM read costs its energy whether
+        # used or not); the enable is a flip-flop per bank beside the address register.
+        bank_read = Signal(bank_count, init=1, reset_less=True)
+        m.d.sync += bank_read.eq(Cat((self.temp_read_addr >> bank_bits) == index
+                                     for index in range(bank_count)))
         outputs = []
         for index in range(bank_count):
             depth = min(self._bank_words, self._vertices - index * self._bank_words)
             bank = memory.Memory(shape=width, depth=depth, init=[], attrs={"no_rw_check": 1})
             m.submodules[f"temp{index}"] = bank
             write, read = bank.write_port(), bank.read_port()
-            # The read port is always enabled: an enable would fan out to every block RAM.
             m.d.comb += [
                 write.addr.eq(write_addr), write.data.eq(write_data),
                 write.en.eq(write_en[index]),
-                read.addr.eq(read_addr[:bank_bits]),
+                read.addr.eq(read_addr[:bank_bits]), read.en.eq(bank_read[index]),
             ]
             output = Signal(width, name=f"temp{index}_data", reset_less=True)
             m.d.sync += output.eq(read.data)
