@@ -1,7 +1,7 @@
 """Extended graph slicing for symmetric graphs (Graphicionado §VI.B) against plain graph
 slicing (§VI.A), measured in RTL simulation in one run: CF with K = 32 features on an
-undirected Kronecker graph (ratings 1..5) whose vertices are four times the scratchpad, on
-the same memory and streams.
+undirected Kronecker graph (ratings 1..5) whose vertices are ``--ratios`` times the
+scratchpad (four by default), on the same memory and streams.
 
 Plain slicing reads every directed edge, slice by destination slice; extended slicing stores
 each undirected edge once, splits the scratchpad in two regions (partitions of half its
@@ -63,30 +63,41 @@ def main():
     parser.add_argument("--ef", type=int, default=4)
     parser.add_argument("--streams", type=int, default=1)
     parser.add_argument("--iters", type=int, default=1)
+    parser.add_argument("--ratios", default="4",
+                        help="comma-separated graph-to-scratchpad ratios (powers of two), "
+                             "each run plain and extended (default 4)")
     parser.add_argument("--json", required=True)
     args = parser.parse_args()
+    try:
+        ratios = [int(ratio) for ratio in args.ratios.split(",")]
+    except ValueError:
+        parser.error(f"--ratios: integers, not {args.ratios!r}")
+    if not ratios or any(ratio < 2 or ratio & (ratio - 1) for ratio in ratios):
+        parser.error(f"--ratios: powers of two from 2, not {args.ratios!r}")
     spec = f"kron:scale={args.scale},ef={args.ef},seed=1,weights=1:5,undirected=1"
     graph = golden.from_spec(spec)
     n = graph.num_vertices
-    max_vertices = n // 4
-    print(f"{spec}: {n} vertices, {graph.num_edges} directed edges; scratchpad "
-          f"{max_vertices} vertices; K = 32; {args.streams} x {args.streams} streams; "
-          f"{args.iters} iteration(s); latency 100, 64 B/cycle per stream")
-    print(f"{'mode':>9} {'slices':>6} {'edges read':>10} {'lines read':>10} "
+    print(f"{spec}: {n} vertices, {graph.num_edges} directed edges; K = 32; "
+          f"{args.streams} x {args.streams} streams; {args.iters} iteration(s); latency 100, "
+          f"64 B/cycle per stream")
+    print(f"{'ratio':>5} {'mode':>9} {'slices':>6} {'edges read':>10} {'lines read':>10} "
           f"{'written':>8} {'cycles':>9} {'process':>9} {'dir.e/cyc':>9} {'dir.e/proc':>10} "
           f"{'wall s':>7}")
     rows = {}
-    for extended in (False, True):
-        f = run(graph, streams=args.streams, max_vertices=max_vertices, extended=extended,
-                iters=args.iters)
-        mode = "extended" if extended else "plain"
-        rows[mode] = f
-        print(f"{mode:>9} {f['slices']:>6} {f['edges_traversed']:>10} "
-              f"{f['memory']['reads']:>10} {f['memory']['writes']:>8} {f['cycles']:>9} "
-              f"{f['phase_cycles']['process']:>9} {f['directed_edges_per_cycle']:>9.4f} "
-              f"{f['directed_edges_per_process_cycle']:>10.4f} "
-              f"{f['total_wall_seconds']:>7.1f}")
-    write_report(args.json, spec, graph, rows, scratchpad_vertices=max_vertices)
+    for ratio in ratios:
+        max_vertices = n // ratio
+        for extended in (False, True):
+            f = run(graph, streams=args.streams, max_vertices=max_vertices,
+                    extended=extended, iters=args.iters)
+            mode = "extended" if extended else "plain"
+            f["scratchpad_vertices"] = max_vertices
+            rows[mode if ratios == [4] else f"{mode}-{ratio}x"] = f
+            print(f"{ratio:>4}x {mode:>9} {f['slices']:>6} {f['edges_traversed']:>10} "
+                  f"{f['memory']['reads']:>10} {f['memory']['writes']:>8} {f['cycles']:>9} "
+                  f"{f['phase_cycles']['process']:>9} {f['directed_edges_per_cycle']:>9.4f} "
+                  f"{f['directed_edges_per_process_cycle']:>10.4f} "
+                  f"{f['total_wall_seconds']:>7.1f}", flush=True)
+    write_report(args.json, spec, graph, rows, scratchpad_vertices=n // ratios[0])
 
 
 if __name__ == "__main__":

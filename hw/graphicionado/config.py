@@ -194,8 +194,8 @@ class GraphicionadoConfig(DesignConfig):
         if self.table_vertices and not 2 <= self.table_vertices <= 1 << 28:
             raise ConfigError(f"table_vertices must be 0 (max_vertices) or between 2 and "
                               f"268435456, not {self.table_vertices}")
-        if not 1 <= self.max_slices <= 64:
-            raise ConfigError(f"max_slices must be between 1 and 64, not {self.max_slices}")
+        if not 1 <= self.max_slices <= 255:
+            raise ConfigError(f"max_slices must be between 1 and 255, not {self.max_slices}")
         if self.atomic_window not in (1, 2):
             raise ConfigError(f"atomic_window must be 1 or 2, not {self.atomic_window}")
         if not 2 <= self.voq_depth <= 64:

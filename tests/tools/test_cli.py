@@ -118,7 +118,7 @@ def test_verilog_passes_verilator_lint(tmp_path):
       "--set", "max_vertices=256", "--set", "max_slices=2"],
      "EdgeIDTable covers table_vertices=256"),
     (["verilog", "--design", "graphicionado", "--set", "max_slices=0", "-o", "x.v"],
-     "max_slices must be between 1 and 64"),
+     "max_slices must be between 1 and 255"),
     (["sim", "--design", "graphicionado", "--algo", "cf", "--graph", "kron:scale=4"],
      "cf needs a rating (weight) on every edge"),
     (["verilog", "--design", "graphicionado", "--set", "algo=cf", "--set",
