@@ -72,13 +72,14 @@ def estimate(model: EnergyModel, cycles: int, dram_bytes: int, edges: int,
     """A run's energy by term (``logic``, ``sram`` or, without counts, ``sram_bound``,
     ``dram``: each ``joules`` and ``source``; ``dram`` also its ``bytes`` and
     ``pj_per_byte``), their total and the total per edge (``edges``, the run's work).
-    ``sram``: the run's counted memories (a report's ``figures["sram"]``)."""
+    ``sram``: the run's counted memories (a report's ``figures["sram"]``; empty when its
+    configuration has none of SRAM depth, None when the run did not count them)."""
     terms = {
         "logic": {"joules": model.logic_pj_per_cycle * cycles * 1e-12,
                   "source": f"OpenSTA report_power of {model.source}, "
                             f"{model.logic_pj_per_cycle:,.0f} pJ a cycle; activity "
                             f"{model.activity}"},
-        **({"sram": sram_term(sram)} if sram else {"sram_bound": {
+        **({"sram": sram_term(sram)} if sram is not None else {"sram_bound": {
             "joules": model.sram_pj_per_cycle_bound * cycles * 1e-12,
             "source": f"every port of every SRAM macro each cycle, "
                       f"{model.sram_pj_per_cycle_bound:,.0f} pJ a cycle "
@@ -100,6 +101,10 @@ def sram_term(memories: list[dict]) -> dict:
                                         node_nm=ASIC_NODE_NM)
                      for memory in memories)
     always = sum(memory["asynchronous_read_ports"] for memory in memories)
+    if not memories:
+        return {"joules": 0.0, "accesses": 0, "memories": 0,
+                "source": "the run's configuration has no memory of SRAM depth (65 words or "
+                          "more): its memories are flip-flops, in the logic term"}
     return {"joules": picojoules * 1e-12, "accesses": accesses, "memories": len(memories),
             "source": f"{accesses:,} reads and writes counted in the RTL run on "
                       f"{len(memories)} memories of SRAM depth, at synth/sram_model.py's "

@@ -40,8 +40,8 @@ class DRAMRun:
     extra: dict = dataclasses.field(default_factory=dict)   # the ``also_read`` regions
     traffic: MemoryTraffic | None = None    # the lines each client moved (sim.traffic)
     # The design's SRAM-deep memories with their counted reads and writes
-    # (sim.gateware.sram_activity); empty for a top that does not count them.
-    sram: list = dataclasses.field(default_factory=list)
+    # (sim.gateware.sram_activity); None for a top that does not count them.
+    sram: list | None = None
 
     def report_fields(self, golden_seconds: float, simulator: str) -> dict:
         """The :class:`~sim.report.SimReport` fields this run fills in every design's
@@ -76,7 +76,7 @@ def _verilog(make_top, top_name: str, digest: str) -> tuple:
                          list(getattr(top, "address_map", [])),
                          None if clients is None else tuple(clients),
                          top.memory_config.channels,
-                         list(getattr(top, "sram_memories", [])))
+                         getattr(top, "sram_memories", None))
     return _emitted[key]
 
 
@@ -119,7 +119,7 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
         result_path = run_dir / "result.json"
         spec = {**run_spec, "result_path": str(result_path.resolve()),
                 "link_names": link_names, "watchdog": watchdog, "stall_seed": seed,
-                "sram_counters": len(srams)}
+                "sram_counters": len(srams or [])}
         try:
             result = run_cocotb(verilog, top_name, test_module, simulator=simulator,
                                 extra_sources=extra_sources, seed=seed,
@@ -151,8 +151,9 @@ def run_with_dram(make_top, top_name: str, test_module: str, dram: DRAMImage,
         base, count = dram.region(read_region)
         words = DRAMImage.read_hex_words(dump_path, base_line=base, count=count)
         traffic = _traffic(traffic_path, clients, channels)
-        sram = [dict(memory, reads=counts["reads"], writes=counts["writes"])
-                for memory, counts in zip(srams, outcome.get("sram", []))]
+        sram = None if srams is None else [
+            dict(memory, reads=counts["reads"], writes=counts["writes"])
+            for memory, counts in zip(srams, outcome.get("sram", []))]
         extra = {}
         for name in also_read:
             base, count = dram.region(name)

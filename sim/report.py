@@ -33,8 +33,8 @@ class SimReport(abc.ABC):
     # for a design without an iteration counter.
     snapshots: list = dataclasses.field(default_factory=list, repr=False)
     # The design's SRAM-deep memories with the reads and writes counted from start to done
-    # (sim.gateware.sram_activity); empty when the top does not count them.
-    sram: list = dataclasses.field(default_factory=list, repr=False)
+    # (sim.gateware.sram_activity); None when the top does not count them.
+    sram: list | None = dataclasses.field(default=None, repr=False)
     # Cycles from reset until the design was ready for the start (not busy: Graphicionado's
     # scratchpad clear); once per reset, not in the run's ``cycles``.
     ready_cycles: int = 0

@@ -2,7 +2,7 @@
 engine, the dynamic graph unit): the design with the simulation-only DRAM model beside it
 and a watchdog. Never synthesized; ``graphgen synth`` takes the design alone."""
 
-from amaranth.hdl import Module
+from amaranth.hdl import Instance, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -51,7 +51,9 @@ class RegisterSimTop(wiring.Component):
         self._addr_width = addr_width
         self._stalls = stalls
         self._design, self._fragment, self._probes = self._place(design)
-        self._srams = deep_memories(self._fragment, name)
+        # A netlist in the design's place has no memories to count (None: not counted).
+        self._srams = None if isinstance(self._fragment, Instance) else \
+            deep_memories(self._fragment, name)
         members = {
             "reg_addr": In(8), "reg_data": In(32), "reg_write": In(1),
             "start": In(1), "busy": Out(1), "done": Out(1), "error": Out(1),
@@ -59,7 +61,8 @@ class RegisterSimTop(wiring.Component):
         }
         members.update({f"stat_{counter}": Out(32) for counter in self._counters})
         members.update(watch_members(len(self._probes), stalls))
-        members.update({port: Out(COUNTER_WIDTH) for port in counter_names(self._srams)})
+        members.update({port: Out(COUNTER_WIDTH)
+                        for port in counter_names(self._srams or [])})
         super().__init__(members)
 
     def _place(self, design):
@@ -78,10 +81,11 @@ class RegisterSimTop(wiring.Component):
         return [probe.name for probe in self._probes]
 
     @property
-    def sram_memories(self) -> list[dict]:
+    def sram_memories(self) -> list[dict] | None:
         """The design's memories whose accesses the top counts, in the order of its
-        ``sram<k>_`` ports (none for a netlist in the design's place)."""
-        return [memory.as_dict() for memory in self._srams]
+        ``sram<k>_`` ports (empty when it has none of SRAM depth); None for a netlist in the
+        design's place, whose memories it cannot see."""
+        return None if self._srams is None else [memory.as_dict() for memory in self._srams]
 
     @property
     def memory_config(self) -> SimMemoryConfig:
@@ -109,5 +113,5 @@ class RegisterSimTop(wiring.Component):
         for counter in self._counters:
             m.d.comb += getattr(self, f"stat_{counter}").eq(getattr(design.counters, counter))
         attach_watchdog(m, self, self._probes, control.busy)
-        add_access_counters(m, self, self._srams, CORE, control.start, control.busy)
+        add_access_counters(m, self, self._srams or [], CORE, control.start, control.busy)
         return m

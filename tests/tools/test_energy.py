@@ -78,7 +78,11 @@ def test_counted_accesses_replace_the_bound():
     assert "1 asynchronous read port(s) counted every cycle" in terms["sram"]["source"]
     assert energy["joules"] == pytest.approx(2000e-12 * 1000 + want)
     # No counts (a netlist or an AXI top in the design's place): the bound.
-    assert "sram_bound" in estimate(model, 1000, 0, 10, sram=[])["terms"]
+    assert "sram_bound" in estimate(model, 1000, 0, 10, sram=None)["terms"]
+    # Counted, and none of SRAM depth in the run's configuration: no SRAM energy.
+    none = estimate(model, 1000, 0, 10, sram=[])["terms"]
+    assert "sram_bound" not in none and none["sram"]["joules"] == 0
+    assert "no memory of SRAM depth" in none["sram"]["source"]
 
 
 @pytest.mark.parametrize("change, message", [
