@@ -50,7 +50,7 @@ from golden.bfs import component_edges  # noqa: E402
 from bench_depgraph_rtl import MEMORY, depgraph, pagerank_iterations, pow2  # noqa: E402
 from graphgen.common import UsageError  # noqa: E402
 from graphgen.energy import (DRAM_PJ_PER_BYTE, DRAM_SOURCE, cpu_energy,  # noqa: E402
-                             energy_model_from_report, estimate)
+                             energy_model_from_report, estimate, sram_of)
 from graphgen.cpu_baseline import (LIBRARIES, BaselineUnavailable, check_against_golden,  # noqa
                                    cpu_description, run_cpu, run_cpu_inserts)
 from graphgen.reports import base_report, write_json  # noqa: E402
@@ -262,10 +262,9 @@ def print_energy(results):
                 print(f"{algo:<9}{row:<19}  {energy.get('unavailable', '-')}")
                 continue
             terms = energy["terms"]
-            sram = terms.get("sram") or terms["sram_bound"]
+            sram, counted = sram_of(terms)
             print(f"{algo:<9}{row:<19}{terms['logic']['joules'] * 1e3:>9.3f}mJ"
-                  f"{sram['joules'] * 1e3:>9.3f}mJ{'' if 'sram' in terms else '<='}"
-                  f"{'' if 'sram_bound' in terms else '  '}"
+                  f"{sram['joules'] * 1e3:>9.3f}mJ{'  ' if counted else '<='}"
                   f"{terms['dram']['joules'] * 1e3:>9.3f}mJ{energy['joules'] * 1e3:>9.3f}mJ"
                   f"{energy['joules_per_edge'] * 1e9:>10.2f}nJ")
 

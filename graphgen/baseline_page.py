@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .energy import sram_of
 from .html_report import html_page, versions_footer
 from .reports import atomic_write
 from .run_page import _e, _kv_table, _table
@@ -78,8 +79,7 @@ def _energy_rows(algo: str, entry: dict) -> tuple[list[list], dict[str, str]]:
         if "terms" not in energy:
             continue
         terms = energy["terms"]
-        counted = "sram" in terms
-        sram = terms["sram"] if counted else terms["sram_bound"]
+        sram, counted = sram_of(terms)
         rows.append([algo, name, _mj(terms["logic"]["joules"]),
                      _mj(sram["joules"]) + ("" if counted else " (bound)"),
                      _mj(terms["dram"]["joules"]), _mj(energy["joules"]),

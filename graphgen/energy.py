@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from synth.flow import ASIC_NODE_NM
+from synth.flow import ASIC_NODE_NM, MACRO_MIN_DEPTH
 from synth.sram_model import access_energy_pj
 
 from .common import UsageError
@@ -31,7 +31,7 @@ from .throughput import read_synth_report
 
 
 __all__ = ["DRAM_PJ_PER_BYTE", "DRAM_SOURCE", "EnergyModel", "energy_model_from_report",
-           "estimate", "sram_term", "cpu_energy"]
+           "estimate", "sram_term", "sram_of", "cpu_energy"]
 
 DRAM_PJ_PER_BYTE = 160.0
 DRAM_SOURCE = ("M. Horowitz, \"Computing's energy problem (and what we can do about it)\", "
@@ -95,22 +95,28 @@ def estimate(model: EnergyModel, cycles: int, dram_bytes: int, edges: int,
 def sram_term(memories: list[dict]) -> dict:
     """The SRAM term of a run from its counted memories: each memory's reads and writes at
     the access energy of its depth and width at the ASIC flow's node."""
+    if not memories:
+        return {"joules": 0.0, "accesses": 0, "memories": 0,
+                "source": f"the run's configuration has no memory of SRAM depth "
+                          f"({MACRO_MIN_DEPTH} words or more): its memories are flip-flops, "
+                          f"in the logic term"}
     accesses = sum(memory["reads"] + memory["writes"] for memory in memories)
     picojoules = sum((memory["reads"] + memory["writes"])
                      * access_energy_pj(memory["depth"], memory["width"],
                                         node_nm=ASIC_NODE_NM)
                      for memory in memories)
     always = sum(memory["asynchronous_read_ports"] for memory in memories)
-    if not memories:
-        return {"joules": 0.0, "accesses": 0, "memories": 0,
-                "source": "the run's configuration has no memory of SRAM depth (65 words or "
-                          "more): its memories are flip-flops, in the logic term"}
     return {"joules": picojoules * 1e-12, "accesses": accesses, "memories": len(memories),
             "source": f"{accesses:,} reads and writes counted in the RTL run on "
                       f"{len(memories)} memories of SRAM depth, at synth/sram_model.py's "
                       f"access energy of each one's shape at {ASIC_NODE_NM:g} nm"
                       + (f"; {always} asynchronous read port(s) counted every cycle"
                          if always else "")}
+
+
+def sram_of(terms: dict) -> tuple[dict, bool]:
+    """An estimate's SRAM term and whether it was counted (else it is the bound)."""
+    return (terms["sram"], True) if "sram" in terms else (terms["sram_bound"], False)
 
 
 def cpu_energy(seconds: float, watts: float | None, source: str) -> dict | None:

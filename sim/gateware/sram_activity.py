@@ -18,8 +18,8 @@ from amaranth.hdl._mem import MemoryInstance   # the elaborated form of lib.memo
 from synth.flow import MACRO_MIN_DEPTH
 
 
-__all__ = ["MACRO_MIN_DEPTH", "CountedMemory", "deep_memories", "counter_names", "add_access_counters",
-           "COUNTER_WIDTH"]
+__all__ = ["MACRO_MIN_DEPTH", "CountedMemory", "deep_memories", "counter_names",
+           "add_access_counters", "COUNTER_WIDTH"]
 
 COUNTER_WIDTH = 48
 
@@ -49,7 +49,7 @@ def deep_memories(fragment, prefix: str, min_depth: int = MACRO_MIN_DEPTH) -> li
         path = f"{prefix}.{name if name is not None else 'unnamed'}"
         if isinstance(sub, MemoryInstance):
             if sub._data.depth >= min_depth:
-                reads = [port for port in sub._read_ports]
+                reads = sub._read_ports
                 found.append(CountedMemory(
                     name=path, depth=sub._data.depth, width=Shape.cast(sub._data.shape).width,
                     read_enables=tuple(port._en for port in reads),
@@ -78,7 +78,7 @@ def add_access_counters(m, top, memories: list[CountedMemory], domain: str, star
             count = getattr(top, f"sram{k}_{kind}")
             total = Signal(COUNTER_WIDTH, name=f"sram{k}_{kind}_count")
             # Several ports of a memory may access it in one cycle: each counts.
-            now = sum((enable.any() for enable in enables), start=0) if enables else 0
+            now = sum((enable.any() for enable in enables), start=0)
             with m.If(counting):
                 m.d[domain] += total.eq(total + now)
             m.d.comb += count.eq(total)
