@@ -2,6 +2,7 @@
 
 import dataclasses
 
+from graphgen.programs import Float32
 from hw.lib.config import ConfigError, DesignConfig, is_power_of_two
 from .algorithms import algorithm_of
 
@@ -235,16 +236,14 @@ class GraphicionadoConfig(DesignConfig):
             raise ConfigError(f"dst_property_read: the full-edge-access pipeline ({self.algo}) "
                               f"drops P4, the destination-property read (Graphicionado §4.B)")
         if self.symmetric and not self.algorithm.large_property:
-            raise ConfigError(f"symmetric: the symmetric-graph optimisation (§IV.D) is built "
-                              f"for cf and the other Float32Vector programs, whose P4 reads "
-                              f"the destination's property anyway, not {self.algo}")
+            self._check_symmetric_scalar()
         if self.update_paths not in (1, 2) or isinstance(self.update_paths, bool):
             raise ConfigError(f"update_paths must be 1 or 2, not {self.update_paths!r}")
         if self.update_network and self.paths == 2 and self.streams_dst > 8:
             raise ConfigError(f"update_paths 2 over {self.streams_dst} destination streams: "
                               f"the update network has a port per path and stream, 16 at "
                               f"most (8 streams); set update_paths=1")
-        if self.symmetric:
+        if self.symmetric and self.algorithm.large_property:
             from .flit_process_edge import process_edge_flits
             process_edge_flits(self.program, 1, symmetric=True, owner="symmetric: ")
         if self.extended_slicing and self.destination_slice_vertices < 32:
@@ -341,6 +340,33 @@ class GraphicionadoConfig(DesignConfig):
             return None
         last = self.flits - 1
         return lambda flit: flit.flit == last
+
+    def _check_symmetric_scalar(self):
+        """The symmetric-graph optimisation for a scalar program (PageRank): built for
+        full-edge Float32 programs reduced by ``fadd``, with both update paths and no
+        slicing, since each destination stream keeps its vertices' VProperty and VConst on
+        chip (:attr:`scratchpad_properties`)."""
+        program = self.program
+        why = None
+        if program.mode != "all":
+            why = "full-edge (mode \"all\") programs"
+        elif program.prop is not Float32 or program.reduce != "fadd":
+            why = "Float32 properties reduced by fadd (the paired source updates add them)"
+        elif self.update_paths != 2:
+            why = "update_paths=2 (the duplicated P5-P9)"
+        elif self.max_slices != 1:
+            why = "max_slices=1 (extended slicing keeps VTempProperty regions only)"
+        if why:
+            raise ConfigError(f"symmetric: the symmetric-graph optimisation (§IV.D) of a "
+                              f"scalar program ({self.algo}) is built for {why}")
+
+    @property
+    def scratchpad_properties(self) -> bool:
+        """Symmetric scalar programs: each destination stream keeps VProperty and VConst of
+        its vertices on chip, loaded before each processing phase, so that an edge's update
+        of its source reads the destination's operands there (§VI.B: with the symmetric
+        optimisation the scratchpad holds both ends' vertex properties)."""
+        return self.symmetric and not self.algorithm.large_property
 
     @property
     def update_network(self) -> bool:

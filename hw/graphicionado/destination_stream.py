@@ -37,8 +37,10 @@ from .parallel_random_vertex_read import ParallelRandomVertexRead
 from .random_vertex_read import RandomVertexRead
 from .scratchpad import Scratchpad, TempPropertyStream
 from .scratchpad_halves import ScratchpadHalves
+from .scratchpad_properties import ScratchpadProperties
 from .scratchpad_spill import ScratchpadSpill
 from .sequential_vertex_read import SequentialVertexRead
+from .symmetric_process_edge import SymmetricProcessEdge
 from .units import reduce_unit
 from .update_paths import UpdatePairUnzip, UpdatePathSplit
 
@@ -161,6 +163,8 @@ class DestinationStream(wiring.Component):
                                 "updates_i": In(updates).array(2)})
         if config.paths == 2:
             members["edges_done"] = In(1)
+        if config.scratchpad_properties:
+            members.update({"load": In(1), "loading": Out(1), "vconst_base": In(32)})
         if config.stall_injection:
             members["stall_seed"] = In(32)
         if config.algorithm.apply_reads_root:
@@ -173,6 +177,8 @@ class DestinationStream(wiring.Component):
     def client_names(config: GraphicionadoConfig) -> tuple[str, ...]:
         if config.extended_slicing:
             return ("dst_prop_read", "vprop_read", "vprop_write", "spill_read", "spill_write")
+        if config.scratchpad_properties:
+            return ("vprop_write", "prop_load", "const_load")
         if config.algorithm.large_property:
             return ("dst_prop_read", "vprop_read", "vprop_write")
         if config.algorithm.full_edge_access:
@@ -223,7 +229,13 @@ class DestinationStream(wiring.Component):
         cfg = self._config
         m.submodules.fifo_p3 = fifo_p3 = StreamFIFO(cfg.edge_payload, cfg.fifo_depth,
                                                     buffered=True)
-        if cfg.algorithm.large_property:
+        if cfg.scratchpad_properties:
+            process = SymmetricProcessEdge(
+                program=cfg.program, dst_shift=dst_shift,
+                owner_bits=dst_shift if cfg.update_network else 0)
+            if hasattr(process, "params"):
+                drive_params(m, self.params, process)
+        elif cfg.algorithm.large_property:
             process = FlitProcessEdge(program=cfg.program, lanes=cfg.lanes, flits=cfg.flits,
                                       dst_shift=dst_shift, symmetric=cfg.symmetric,
                                       owner_bits=dst_shift if cfg.update_network else 0,
@@ -293,7 +305,7 @@ class DestinationStream(wiring.Component):
             cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
                           id_width=max(index_width, (cfg.cam_entries // cfg.cam_ways)
                                        .bit_length())))
-        if cfg.algorithm.large_property:
+        if cfg.symmetric:
             source = self._flit_addresses(m, source, halved=cfg.paths == 2)
         link(source, fifo_p5.i, f"{name}->fifo_p5{suffix}")
         link(fifo_p5.o, slice_p6.i, f"fifo_p5{suffix}->slice_p6{suffix}")
@@ -402,6 +414,8 @@ class DestinationStream(wiring.Component):
         cfg = self._config
         if cfg.algorithm.large_property:
             return self._large_property_read(m, link, fifo_p3, process)
+        if cfg.scratchpad_properties:
+            return self._scratchpad_property_read(m, link, fifo_p3, process)
         if not cfg.dst_property_read:
             link(fifo_p3.o, process.i, "fifo_p3->process_edge")
             m.d.comb += self.stall_p4.eq(0)
@@ -437,6 +451,27 @@ class DestinationStream(wiring.Component):
         link(fifo_p3.o, p4.i, "fifo_p3->dst_prop_read")
         link(p4.o, process.i, "dst_prop_read->process_edge")
         return p4.busy
+
+    def _scratchpad_property_read(self, m, link, fifo_p3, process):
+        """P4 of the symmetric optimisation for scalar programs: VProperty[dst] and
+        VConst[dst] from the stream's copy on chip (:class:`ScratchpadProperties`), loaded
+        on ``load``. Returns its busy flag."""
+        cfg = self._config
+        m.submodules.dst_props = props = ScratchpadProperties(
+            vertices=cfg.destination_slice_vertices, streams=cfg.streams_dst, index=self._index,
+            partitions=cfg.partitions, const_words=cfg.const_words, addr_width=cfg.addr_width,
+            prefetch_lines=cfg.property_prefetch_lines)
+        wiring.connect(m, props.prop_load_mem, wiring.flipped(self.prop_load_mem))
+        wiring.connect(m, props.const_load_mem, wiring.flipped(self.const_load_mem))
+        m.d.comb += [
+            props.load.eq(self.load), props.num_vertices.eq(self.num_vertices),
+            props.part_lines.eq(self.part_lines), props.vprop_base.eq(self.vprop_read_base),
+            props.vconst_base.eq(self.vconst_base), self.loading.eq(props.loading),
+            self.stall_p4.eq(props.o.valid & ~props.o.ready),
+        ]
+        link(fifo_p3.o, props.i, "fifo_p3->dst_props")
+        link(props.o, process.i, "dst_props->process_edge")
+        return props.i.valid | props.o.valid
 
     def _flit_addresses(self, m, updates, halved=False):
         """CF's update flits as scratchpad words: flit f of the vertex at index i is word

@@ -10,7 +10,7 @@ from amaranth.lib import data
 
 
 __all__ = ["EDGE_WORDS", "ActiveVertex", "EdgeJob", "Edge", "SourcedEdge", "DestinedEdge",
-           "Update", "flit_index_width", "edge_flit", "update_flit", "update_pair"]
+           "SymmetricEdge", "Update", "flit_index_width", "edge_flit", "update_flit", "update_pair"]
 
 EDGE_WORDS = 4
 
@@ -29,6 +29,11 @@ SourcedEdge = data.StructLayout({"edge": Edge, "prop": 32, "const": 32})
 # The same with the destination's property, VProperty[dst], read by the optional stage P4
 # (Process_Edge's third operand in the paper; no algorithm built here uses it).
 DestinedEdge = data.StructLayout({"edge": Edge, "prop": 32, "const": 32, "dst_prop": 32})
+
+# The symmetric-graph optimisation for scalar programs (§IV.D): the edge with both ends'
+# operands, the destination's from the scratchpad's copy of VProperty and VConst.
+SymmetricEdge = data.StructLayout({"edge": Edge, "prop": 32, "const": 32, "dst_prop": 32,
+                                   "dst_const": 32})
 
 # Process_Edge's result for a destination (P5 → P6).
 Update = data.StructLayout({"dst": 32, "value": 32})

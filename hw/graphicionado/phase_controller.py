@@ -210,9 +210,11 @@ class PhaseController(wiring.Component):
                                    (self.slice == cfg.max_slices - 1))]
         m.d.comb += self.active_total.eq(sum(self.counts))
         finished, exhausted = self._stop_conditions(m, full)
-        # Frontier algorithms load the EdgeIDTable once, or per slice when sliced.
+        # Frontier algorithms load the EdgeIDTable once, or per slice when sliced; a
+        # symmetric scalar program its destinations' VProperty and VConst before each
+        # processing phase.
         self._load_once = Const(0) if full else ~sliced
-        self._load_each = Const(0) if full else sliced
+        self._load_each = Const(cfg.scratchpad_properties) if full else sliced
 
         with m.FSM(name="control") as fsm:
             self._power_on(m, ok, waited, ready, pending)

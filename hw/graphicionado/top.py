@@ -201,6 +201,8 @@ class GraphicionadoPipeline(RegisterDesign):
         slice_first, slice_end = self._vertex_range(
             m, control.part_dst if cfg.extended_slicing else control.slice, regs)
         ranges = self._extended_ranges(m, control, regs, slice_first, slice_end)
+        # The EdgeIDTable's loaders, or the destinations' copies of VProperty and VConst.
+        loaders = destinations if cfg.scratchpad_properties else sources
         read_prop = Mux(control.parity, regs["vprop_next_base"], regs["vprop_base"]) \
             if full else regs["vprop_base"]
         write_prop = Mux(control.parity, regs["vprop_base"], regs["vprop_next_base"]) \
@@ -216,7 +218,7 @@ class GraphicionadoPipeline(RegisterDesign):
             self.counters.iterations.eq(control.iterations),
             self.counters.active_count.eq(control.active_total),
             self.control.error.eq(Cat(source.error for source in sources).any()),
-            control.loaded.eq(~Cat(source.loading for source in sources).any() & ~link.busy),
+            control.loaded.eq(~Cat(unit.loading for unit in loaders).any() & ~link.busy),
             control.cleared.eq(~Cat(d.clearing for d in destinations).any()),
             control.drained.eq(self._drained(m, sources, destinations, crossbar, link,
                                              control.network_idle)),
@@ -274,6 +276,9 @@ class GraphicionadoPipeline(RegisterDesign):
             if cfg.algorithm.large_property:
                 m.d.comb += [destination.gamma.eq(regs["cf_gamma"]),
                              destination.lam.eq(regs["cf_lam"])]
+            if cfg.scratchpad_properties:
+                m.d.comb += [destination.load.eq(control.load),
+                             destination.vconst_base.eq(regs["vconst_base"])]
             if cfg.extended_slicing:
                 m.d.comb += [destination.spill_store.eq(control.spill_store),
                              destination.spill_load.eq(control.spill_load),

@@ -79,7 +79,7 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
                 streams_dst: int = 1, edge_readers: int = 1, slice_vertices: int | None = None,
                 max_slices: int = 1, cf: dict | None = None,
                 extended: bool = False, params: dict | None = None,
-                edge_words: int = 4) -> GraphImage:
+                edge_words: int = 4, undirected: Graph | None = None) -> GraphImage:
     """Lay out ``graph`` (already symmetrized for undirected programs) and the initial state of
     the program ``algo`` (its ``init``, ``vconst`` and first active set, evaluated by
     ``golden.programs``), for ``streams_src`` × ``streams_dst`` streams (§V.A).
@@ -118,7 +118,11 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
     CF: ``cf`` holds ``golden.cf_program``'s parameters (K, gamma, lam, seed, init_scale);
     VProperty holds K words per vertex (partition l from line ``l * part_lines * K``), the
     edge's weight word its rating as binary32, and the registers ``cf_gamma`` and ``cf_lam``
-    Apply's constants."""
+    Apply's constants.
+
+    ``undirected``: the graph ``graph``'s edges were stored from (the symmetric-graph
+    optimisation, §IV.D, each undirected edge once), whose degrees set the program's initial
+    state and VConst (PageRank's 1/outdeg counts both directions)."""
     n, m = graph.num_vertices, graph.num_edges
     parts = max(streams_src, streams_dst)
     part_lines = max(1, -(-(-(-n // parts)) // 16))
@@ -150,8 +154,8 @@ def build_image(graph: Graph, *, algo: str, root: int = 0, coarsening: int = 1,
         vprop = np.ascontiguousarray(cf_setup.vprop).view(np.uint32)
         first_vconst = None
     else:
-        _, setup = golden_program(program, graph, root if program.uses_root else None,
-                                  params)
+        _, setup = golden_program(program, undirected or graph,
+                                  root if program.uses_root else None, params)
         weight = _weight_words(program, graph)
         vprop = _words(setup.vprop)
         first_vconst = None if setup.vconst is None else _words(setup.vconst)

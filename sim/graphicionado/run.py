@@ -319,7 +319,8 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
                         streams_dst=config.streams_dst, edge_readers=config.edge_readers,
                         slice_vertices=slice_vertices, max_slices=config.max_slices, cf=cf,
                         extended=config.extended_slicing, params=run.params,
-                        edge_words=config.edge_words)
+                        edge_words=config.edge_words,
+                        undirected=graph if config.symmetric else None)
     for name, words in (run.overlay or {}).items():
         image.dram.overwrite(name, words)
     memory = memory or SimMemoryConfig(channels=config.memory_channels)
