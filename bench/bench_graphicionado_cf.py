@@ -26,24 +26,27 @@ from sim.run_settings import RunSettings  # noqa: E402
 FLIT_BOUND = 0.25       # edges per cycle per stream: four flits an edge, one flit a cycle
 
 
-def run(graph, streams, *, iters, max_vertices, symmetric=False, **options):
-    """One checked CF run; ``symmetric``: the symmetric-graph optimisation (§IV.D);
-    ``options``: other design parameters (``update_paths``)."""
-    config = GraphicionadoConfig(algo="cf", property_bytes=128, streams_src=streams,
+def run(graph, streams, *, iters, max_vertices, symmetric=False, algo="cf", **options):
+    """One checked run of ``algo`` (CF with K = 32); ``symmetric``: the symmetric-graph
+    optimisation (§IV.D); ``options``: other design parameters (``update_paths``)."""
+    if algo == "cf":
+        options = {"property_bytes": 128, **options}
+    config = GraphicionadoConfig(algo=algo, streams_src=streams,
                                  streams_dst=streams, memory_channels=streams,
                                  max_vertices=max_vertices, symmetric=symmetric, **options)
     memory = SimMemoryConfig(latency=100, outstanding=128, depth_lines=1 << 21,
                              channels=streams, bytes_per_cycle=64.0)
     start = time.perf_counter()
-    report = simulate(graph, config, memory, RunSettings(algo="cf", iters=iters))
+    report = simulate(graph, config, memory, RunSettings(algo=algo, iters=iters))
     wall = time.perf_counter() - start
     if not report.matches:
-        raise SystemExit(f"cf {streams} streams{' symmetric' * symmetric}: RTL differs from "
+        raise SystemExit(f"{algo} {streams} streams{' symmetric' * symmetric}: RTL differs from "
                          f"golden at {report.first_mismatch}")
     f = report.figures
     per_stream = f["edges_per_process_cycle"] / streams
     f["edges_per_process_cycle_per_stream"] = per_stream
-    f["share_of_flit_bound"] = per_stream / FLIT_BOUND
+    if algo == "cf":
+        f["share_of_flit_bound"] = per_stream / FLIT_BOUND
     f["edges_per_cycle_per_stream"] = f["edges_per_cycle"] / streams
     f["total_wall_seconds"] = wall
     f["configuration"] = config.as_dict()
@@ -51,10 +54,14 @@ def run(graph, streams, *, iters, max_vertices, symmetric=False, **options):
     return f
 
 
-def rating_graph_arguments(description: str, kron: bool = False):
+def rating_graph_arguments(description: str, kron: bool = False, algos: bool = False):
     """The CF benches' command line: the rating graph, streams, iterations, JSON path (and,
-    ``kron``, an undirected weighted graph's spec). Returns (args, spec, graph)."""
+    ``kron``, an undirected weighted graph's spec; ``algos``, the programs to run). Returns
+    (args, spec, graph)."""
     parser = argparse.ArgumentParser(description=description)
+    if algos:
+        parser.add_argument("--algos", default="cf,pagerank",
+                            choices=["cf", "pagerank", "cf,pagerank", "pagerank,cf"])
     if kron:
         parser.add_argument("--kron", default="kron:scale=10,ef=8,seed=2,weights=1:5,"
                                               "undirected=1")

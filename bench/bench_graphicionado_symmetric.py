@@ -2,7 +2,9 @@
 K = 32 features on an undirected bipartite rating graph and on an undirected Kronecker
 graph, read as every directed edge (the plain pipeline), as each undirected edge once with
 both updates through one update path (``update_paths=1``), and with the paper's duplicated
-P5–P9 (``update_paths=2``, the default), in one run, on the same graph, memory and streams.
+P5–P9 (``update_paths=2``, the default), in one run, on the same graph, memory and streams;
+then PageRank on the same graphs, directed against symmetric with both paths (its
+destinations' VProperty and VConst kept on chip; one path is not built for it).
 
 Reported per configuration: edges read, memory lines read, cycles (total and processing),
 updates reduced, edges of the undirected graph's directed form served per total and per
@@ -21,12 +23,14 @@ from bench.bench_graphicionado_cf import rating_graph_arguments, run, write_repo
 
 MODES = {"directed": {}, "symmetric-1path": dict(symmetric=True, update_paths=1),
          "symmetric-2paths": dict(symmetric=True, update_paths=2)}
+SCALAR_MODES = {"directed": {}, "symmetric-2paths": dict(symmetric=True, update_paths=2)}
 
 
-def measure(graph, streams_list, iters) -> dict:
+def measure(graph, streams_list, iters, algo="cf") -> dict:
     """Every mode at every stream count on ``graph``, printed as they finish."""
     n, edges = graph.num_vertices, graph.num_edges
-    print(f"{graph.name}: {n} vertices, {edges} directed edges; K = 32; {iters} "
+    what = "K = 32" if algo == "cf" else algo
+    print(f"{graph.name}: {n} vertices, {edges} directed edges; {what}; {iters} "
           f"iteration(s); latency 100, 64 B/cycle per stream")
     print(f"{'streams':>7} {'mode':>16} {'edges read':>10} {'lines read':>10} "
           f"{'cycles':>9} {'process':>9} {'updates':>8} {'dir.e/cyc':>9} "
@@ -35,8 +39,8 @@ def measure(graph, streams_list, iters) -> dict:
     for streams in streams_list:
         size = -(-n // (16 * streams)) * 16 * streams
         directed = None
-        for mode, options in MODES.items():
-            f = run(graph, streams, iters=iters, max_vertices=size, **options)
+        for mode, options in (MODES if algo == "cf" else SCALAR_MODES).items():
+            f = run(graph, streams, iters=iters, max_vertices=size, algo=algo, **options)
             process = f["phase_cycles"]["process"]
             served = iters * edges         # directed edges' updates made
             f["directed_edges_per_cycle"] = served / f["cycles"]
@@ -53,14 +57,18 @@ def measure(graph, streams_list, iters) -> dict:
 
 
 def main():
-    args, spec, graph = rating_graph_arguments(__doc__.splitlines()[0], kron=True)
+    args, spec, graph = rating_graph_arguments(__doc__.splitlines()[0], kron=True,
+                                               algos=True)
     streams = list(map(int, args.streams.split(",")))
-    rows = {"ratings": measure(graph, streams, args.iters)}
     kron = golden.from_spec(args.kron)
-    rows["kronecker"] = measure(kron, streams, args.iters)
-    write_report(args.json, spec, graph, rows["ratings"], kronecker={
-        "spec": args.kron, "num_vertices": kron.num_vertices, "num_edges": kron.num_edges,
-        "runs": rows["kronecker"]})
+    graphs = (("ratings", graph), ("kronecker", kron))
+    runs = {algo: {name: measure(g, streams, args.iters, algo) for name, g in graphs}
+            for algo in args.algos.split(",")}
+    write_report(args.json, spec, graph, runs.get("cf", {}).get("ratings", {}),
+                 kronecker={"spec": args.kron, "num_vertices": kron.num_vertices,
+                            "num_edges": kron.num_edges,
+                            "runs": runs.get("cf", {}).get("kronecker", {})},
+                 pagerank=runs.get("pagerank", {}))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,15 @@ processing phase's edges in order (a self-loop breaks a run and makes no u updat
         nothing held:                                   hold j (not a self-loop)
     after the phase's last edge: a held x[j] is reduced alone.
 
+With ``paired_runs`` = 2 (the scalar programs' pipeline, whose edges come a cycle apart: a
+pair every two cycles still waits for the Reduce) the released u updates are paired again
+by the same rule, over the u updates alone: an edge that releases none (one held, or a
+self-loop) neither pairs nor releases, so a held update waits for the next u update, which
+it joins (same vertex) or goes before (another). A source's run then reaches VTemp[u] in
+sums of four, ((x0 ⊕ x1) ⊕ (x2 ⊕ x3)), each after the edge that completes it; after the
+phase's last edge the first level's held update passes the second level, then the second
+level's held one is reduced alone.
+
 As with plain slicing (:mod:`golden.graphicionado.slicing`), VProperty is read as the
 iteration started (two arrays, swapped each iteration), so the values equal those of the
 directed run on the symmetric graph, except for the order of a float sum's terms.
@@ -101,10 +110,11 @@ def stored_edges(graph: Graph) -> np.ndarray:
 def execute_symmetric(program: VertexProgram, graph: Graph, setup: Setup, partitions: int = 1,
                       max_iterations: int | None = None,
                       partition_vertices: int | None = None,
-                      paired_runs: bool = False) -> Result:
+                      paired_runs: int = 0) -> Result:
     """Run a full-edge ``program`` on symmetric ``graph`` reading each edge once, slice by
     slice in :func:`extended_schedule` order (``partitions`` = 1: the optimisation alone);
-    ``paired_runs``: a source's u updates reduced in pairs first (the module's docstring).
+    ``paired_runs``: a source's u updates reduced in pairs first (1 or True), or in pairs of
+    pairs (2; the module's docstring).
     Partitions hold ``partition_vertices`` consecutive ids each (the last fewer), by default
     ``ceil(num_vertices / partitions)``; they must cover the graph in ``partitions``.
 
@@ -167,7 +177,7 @@ def execute_symmetric(program: VertexProgram, graph: Graph, setup: Setup, partit
 
 
 def _both_ends(program: VertexProgram, graph: Graph, setup: Setup, vprop: np.ndarray,
-               temp: np.ndarray, chosen: np.ndarray, paired_runs: bool = False) -> int:
+               temp: np.ndarray, chosen: np.ndarray, paired_runs: int = 0) -> int:
     """Reduce edge e = (u, v) into VTemp[v] and, unless a self-loop, VTemp[u], edge by
     edge in ``chosen`` order (v's update first); ``paired_runs``: the u updates paired
     (:func:`_paired_source_updates`). Returns the updates reduced."""
@@ -181,6 +191,8 @@ def _both_ends(program: VertexProgram, graph: Graph, setup: Setup, vprop: np.nda
     keep_u = u != v
     if paired_runs:
         u, to_u, keep_u = _paired_source_updates(program, u, v, to_u)
+    if paired_runs >= 2:
+        u, to_u, keep_u = _paired_again(program, u, to_u, keep_u)
     # Interleave so that ufunc.at applies them in edge order: v of edge 0, u of edge 0, ...
     # (paired: one more slot at the end, for the last held u update).
     count = v.size
@@ -189,9 +201,9 @@ def _both_ends(program: VertexProgram, graph: Graph, setup: Setup, vprop: np.nda
     keep = np.ones(both.size, dtype=bool)
     keep[1::2] = keep_u[:count]
     both, results = both[keep], results[keep]
-    if u.size > count and keep_u[count]:
-        both = np.append(both, u[count])
-        results = np.concatenate([results, to_u[count:]])
+    after = keep_u[count:]                  # updates released after the last edge
+    both = np.append(both, u[count:][after])
+    results = np.concatenate([results, to_u[count:][after]])
     program.reduce.at(temp, both, results)
     return int(both.size)
 
@@ -223,3 +235,36 @@ def _paired_source_updates(program: VertexProgram, u: np.ndarray, v: np.ndarray,
     value[at + 1] = to_u[at]
     made[at + 1] = True
     return vertex, value, made
+
+
+def _paired_again(program: VertexProgram, u: np.ndarray, to_u: np.ndarray,
+                  made: np.ndarray):
+    """The second level of ``paired_runs`` = 2 (the module's docstring), over the first
+    level's output slots (``u``, ``to_u``, ``made``: one per edge and one after the last):
+    the same slots and one more after them."""
+    slots = u.size
+    at = np.flatnonzero(made)
+    vertex, value = u[at], to_u[at]
+    count = at.size
+    index = np.arange(count)
+    starts = np.ones(count, dtype=bool)
+    starts[1:] = vertex[1:] != vertex[:-1]
+    position = index - np.maximum.accumulate(np.where(starts, index, 0))
+    continues = np.zeros(count, dtype=bool)
+    continues[:-1] = ~starts[1:]
+    pairs = position % 2 == 1
+    singles = (position % 2 == 0) & ~continues
+    out_vertex = np.zeros(slots + 1, dtype=u.dtype)
+    out_value = np.zeros((slots + 1, *to_u.shape[1:]), dtype=to_u.dtype)
+    out_made = np.zeros(slots + 1, dtype=bool)
+    paired = index[pairs]
+    out_vertex[at[paired]] = vertex[paired]
+    out_value[at[paired]] = program.reduce(value[paired - 1], value[paired])
+    out_made[at[paired]] = True
+    single = index[singles]
+    # Released by the next u update, or after everything.
+    release = np.append(at, slots)[single + 1]
+    out_vertex[release] = vertex[single]
+    out_value[release] = value[single]
+    out_made[release] = True
+    return out_vertex, out_value, out_made

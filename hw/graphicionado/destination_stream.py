@@ -460,7 +460,7 @@ class DestinationStream(wiring.Component):
         m.submodules.dst_props = props = ScratchpadProperties(
             vertices=cfg.destination_slice_vertices, streams=cfg.streams_dst, index=self._index,
             partitions=cfg.partitions, const_words=cfg.const_words, addr_width=cfg.addr_width,
-            prefetch_lines=cfg.property_prefetch_lines)
+            prefetch_lines=cfg.edge_prefetch_lines)
         wiring.connect(m, props.prop_load_mem, wiring.flipped(self.prop_load_mem))
         wiring.connect(m, props.const_load_mem, wiring.flipped(self.const_load_mem))
         m.d.comb += [

@@ -42,7 +42,8 @@ class ScratchpadProperties(wiring.Component):
     const_words : int
         Words of a VConst item.
     addr_width, prefetch_lines : int
-        Of the two sequential reads.
+        Of the two sequential reads (a bulk load between phases: as many lines ahead as the
+        edge stream reads, so that a memory latency does not bound it).
 
     Members
     -------

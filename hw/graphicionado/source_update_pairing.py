@@ -24,15 +24,21 @@ class SourceUpdatePairing(wiring.Component):
     (the processing phase has no more). Every flit passes an FP32 adder (the Reduce's),
     held and released words beside it, so the output keeps the input's order.
 
+    With ``across_gaps`` (the second level of ``paired_runs`` = 2, for packets that have
+    been paired once) an input without a u packet neither pairs nor releases: the held packet
+    waits for the next u packet, joining it (same vertex) or leaving before it.
+
     Parameters
     ----------
     lanes, flits, owner_bits : int
         As :func:`update_pair`.
+    across_gaps : bool
 
     Members
     -------
     i : ``In(stream.Signature(update_pair(lanes, flits, owner_bits)))``
-        Each edge's two packets, flit by flit; ``u_valid`` low for a self-loop.
+        Each edge's two packets, flit by flit; ``u_valid`` low for a self-loop, ``v_valid``
+        low for a packet a level before released alone (across gaps).
     o : ``Out(stream.Signature(update_pair(...)))``
         ``u`` the released packet, ``u_valid`` whether there is one; ``v_valid`` low for a
         flushed packet.
@@ -42,8 +48,10 @@ class SourceUpdatePairing(wiring.Component):
         A packet is held, or a flit is in the adder.
     """
 
-    def __init__(self, *, lanes: int, flits: int, owner_bits: int = 0):
+    def __init__(self, *, lanes: int, flits: int, owner_bits: int = 0,
+                 across_gaps: bool = False):
         self._lanes, self._flits, self._owner_bits = lanes, flits, owner_bits
+        self._across_gaps = across_gaps
         self._pair = update_pair(lanes, flits, owner_bits)
         self._tag = data.StructLayout({
             "v": update_flit(lanes, flits, owner_bits), "v_valid": 1,
@@ -75,8 +83,10 @@ class SourceUpdatePairing(wiring.Component):
         same_kept, emit_kept = Signal(), Signal()
         first = pair.v.flit == 0
         same = Mux(first, same_now, same_kept)
-        emit = Mux(first, held_valid, emit_kept)
+        emit = Mux(first, held_valid & (pair.u_valid if self._across_gaps else 1), emit_kept)
         hold = pair.u_valid & ~same
+        # Across gaps, an input without u keeps the held packet.
+        keep = held_valid & ~pair.u_valid if self._across_gaps else 0
 
         tag = data.View(self._tag, adder.i.payload.tag)
         start_flush = self.flush & held_valid & ~in_packet & ~self.i.valid & ~flushing
@@ -86,7 +96,7 @@ class SourceUpdatePairing(wiring.Component):
         m.d.comb += [
             adder.i.payload.a.eq(held[flit]),
             adder.i.payload.b.eq(pair.u.value),
-            tag.v.eq(pair.v), tag.v_valid.eq(~flushing),
+            tag.v.eq(pair.v), tag.v_valid.eq(~flushing & pair.v_valid),
             tag.u_dst.eq(held_dst), tag.u_owner.eq(held_owner), tag.flit.eq(flit),
             tag.emit.eq(flushing | emit), tag.use_sum.eq(~flushing & same),
             tag.held.eq(held[flit]),
@@ -100,9 +110,11 @@ class SourceUpdatePairing(wiring.Component):
             with m.If(hold):
                 m.d.sync += held[pair.v.flit].eq(pair.u.value)
             with m.If(last):
-                m.d.sync += [held_valid.eq(hold), held_dst.eq(pair.u.dst)]
-                if self._owner_bits:
-                    m.d.sync += held_owner.eq(pair.u.owner)
+                m.d.sync += held_valid.eq(hold | keep)
+                with m.If(hold):
+                    m.d.sync += held_dst.eq(pair.u.dst)
+                    if self._owner_bits:
+                        m.d.sync += held_owner.eq(pair.u.owner)
         with m.If(flushing & adder.i.ready):
             m.d.sync += flush_flit.eq(flush_flit + 1)
             with m.If(flush_flit == flits - 1):

@@ -13,16 +13,21 @@ from .layouts import SymmetricEdge, update_pair
 from .source_update_pairing import SourceUpdatePairing
 
 
-__all__ = ["SymmetricProcessEdge"]
+__all__ = ["SymmetricProcessEdge", "PAIRING_LEVELS"]
+
+PAIRING_LEVELS = 2
 
 
 class SymmetricProcessEdge(wiring.Component):
     """The program's ``process_edge`` twice, in step: v's update from ``weight``,
     ``src_prop`` = p[u], ``src_const`` = c[u] (and ``dst_prop`` = p[v]); u's from the same
     with the ends swapped. A self-loop updates once (u's update made and marked not valid).
-    u's updates of one source's consecutive edges are then added in pairs
-    (:class:`SourceUpdatePairing`), the order ``golden.graphicionado.execute_symmetric``
-    reduces in with ``paired_runs``.
+    u's updates of one source's consecutive edges are then added in pairs, and the pairs in
+    pairs again (two :class:`SourceUpdatePairing`, the second across gaps): an edge comes a
+    cycle after the one before, and each update of one vertex waits for the Reduce of the one
+    before (about four cycles), so a source's run reaches Atomic Update in sums of four. The
+    order is ``golden.graphicionado.execute_symmetric``'s with ``paired_runs`` =
+    :data:`PAIRING_LEVELS`.
 
     Parameters
     ----------
@@ -99,6 +104,8 @@ class SymmetricProcessEdge(wiring.Component):
 
         m.submodules.pairing = pairing = SourceUpdatePairing(lanes=1, flits=1,
                                                              owner_bits=self._owner_bits)
+        m.submodules.pairing_again = again = SourceUpdatePairing(
+            lanes=1, flits=1, owner_bits=self._owner_bits, across_gaps=True)
         for end, datapath in (("v", v_map), ("u", u_map)):
             tag = data.View(self._tag, datapath.o.payload.tag)
             out = pairing.i.payload[end]
@@ -110,14 +117,17 @@ class SymmetricProcessEdge(wiring.Component):
         u_tag = data.View(self._tag, u_map.o.payload.tag)
         m.d.comb += [pairing.i.valid.eq(v_map.o.valid), pairing.i.payload.v_valid.eq(1),
                      pairing.i.payload.u_valid.eq(~u_tag.skip)]
-        wiring.connect(m, pairing.o, wiring.flipped(self.o))
+        wiring.connect(m, pairing.o, again.i)
+        wiring.connect(m, again.o, wiring.flipped(self.o))
 
         # An edge is out once it reaches the pairing; a held u update keeps the stage busy,
-        # and ``flush`` reaches the pairing once no edge is before it.
+        # and ``flush`` reaches each level once nothing is before it.
         edges_in, edges_out = Signal(32), Signal(32)
         m.d.sync += [edges_in.eq(edges_in + (self.i.valid & self.i.ready)),
                      edges_out.eq(edges_out + (pairing.i.valid & pairing.i.ready))]
         empty = edges_in == edges_out
-        m.d.comb += [self.busy.eq(~empty | pairing.busy),
-                     pairing.flush.eq(self.flush & empty & ~self.i.valid)]
+        first_empty = self.flush & empty & ~self.i.valid
+        m.d.comb += [self.busy.eq(~empty | pairing.busy | again.busy),
+                     pairing.flush.eq(first_empty),
+                     again.flush.eq(first_empty & ~pairing.busy)]
         return m

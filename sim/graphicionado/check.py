@@ -111,7 +111,9 @@ def _expected_symmetric(program, graph, iters, partitions, params, paired_runs) 
     from golden.graphicionado import execute_symmetric
     golden_form, setup = golden_program(program, graph, None, params)
     iters = program.iterations if iters is None else iters
-    result = execute_symmetric(golden_form, graph, setup, 1, iters, paired_runs=paired_runs)
+    from hw.graphicionado.symmetric_process_edge import PAIRING_LEVELS
+    result = execute_symmetric(golden_form, graph, setup, 1, iters,
+                               paired_runs=PAIRING_LEVELS if paired_runs else 0)
     edges = result.counters["edges_processed"]
     if partitions == 1:
         return Expected(result.values, result.iterations, edges, "exact (symmetric)",
