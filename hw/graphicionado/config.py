@@ -102,10 +102,13 @@ class GraphicionadoConfig(DesignConfig):
         low bits of their address (:class:`hw.lib.memory.interconnect.MemoryInterconnect`); the
         simulated memory must have as many channels (``--mem channels=N``).
     symmetric : bool
-        The symmetric-graph optimisation (§IV.D), for cf: the graph is undirected and stored
-        with each edge once, from the larger id to the smaller, and Process_Edge turns one
-        read of edge (u, v) into the update packet of v and that of u (err · p[u] and
-        err · p[v]; a self-loop updates once). With several destination streams the update
+        The symmetric-graph optimisation (§IV.D), for cf and the scalar full-edge programs
+        (pagerank): the graph is undirected and stored with each edge once, from the larger
+        id to the smaller, and Process_Edge turns one read of edge (u, v) into the update
+        packet of v and that of u (err · p[u] and err · p[v]; p[u]/deg(u) and p[v]/deg(v);
+        a self-loop updates once). A scalar program's update of u reads v's VProperty and
+        VConst, which v's destination stream keeps on chip (:attr:`scratchpad_properties`).
+        With several destination streams the update
         of u goes to u's stream through a second crossbar, the update network. With
         ``max_slices`` > 1, extended graph slicing (§VI.B): N partitions of consecutive ids
         and their N(N+1)/2 slices (N(N+1)/2 <= max_slices), each destination stream's

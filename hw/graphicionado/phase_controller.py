@@ -20,7 +20,9 @@ class PhaseController(wiring.Component):
 
     With graph slicing (§VI.A) an iteration runs processing and apply once per slice
     (``slice`` counts them), frontier algorithms loading the slice's EdgeIDTable first; the
-    iteration's new ActiveVertex counts are taken after the last slice's apply.
+    iteration's new ActiveVertex counts are taken after the last slice's apply. A symmetric
+    scalar program (§IV.D) loads its destinations' VProperty and VConst (``load``) before
+    each processing phase.
 
     With extended slicing for symmetric graphs (§VI.B) an :class:`ExtendedSchedule` gives the
     slices (i, j) (``part_src``, ``part_dst``; ``slice`` is the step) and what each needs:

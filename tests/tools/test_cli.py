@@ -129,7 +129,9 @@ def test_verilog_passes_verilator_lint(tmp_path):
       "asic"], "datapath_bytes must be a power of two"),
     # The symmetric-graph optimisation and extended slicing (§IV.D, §VI.B).
     (["verilog", "--design", "graphicionado", "--set", "algo=pagerank", "--set",
-      "symmetric=1", "-o", "x.v"], "is built for cf"),
+      "symmetric=1", "--set", "update_paths=1", "-o", "x.v"], "built for update_paths=2"),
+    (["verilog", "--design", "graphicionado", "--set", "algo=sssp", "--set",
+      "symmetric=1", "-o", "x.v"], "built for full-edge"),
     (["verilog", "--design", "graphicionado", "--set", "algo=cf", "--set", "symmetric=1",
       "--set", "max_slices=3", "--set", "max_vertices=16", "-o", "x.v"], "two regions"),
     (["sim", "--design", "graphicionado", "--algo", "cf", "--graph",

@@ -617,6 +617,21 @@ def test_extended_slicing(streams):
     assert stats["memory_writes"] >= 2 * 3 * size * K // 16
 
 
+def test_symmetric_scalar_programs_refuse_what_is_not_built():
+    """The symmetric optimisation of a scalar program keeps its destinations' VProperty and
+    VConst on chip: built for full-edge Float32 programs reduced by fadd, with both update
+    paths and no slicing."""
+    config = GraphicionadoConfig(algo="pagerank", symmetric=True)
+    assert config.scratchpad_properties and config.paths == 2
+    assert not GraphicionadoConfig(algo="cf", property_bytes=32, symmetric=True) \
+        .scratchpad_properties
+    for change, message in ((dict(algo="sssp"), "full-edge"),
+                            (dict(update_paths=1), "update_paths=2"),
+                            (dict(max_slices=3), "max_slices=1")):
+        with pytest.raises(ConfigError, match=message):
+            GraphicionadoConfig(**{"algo": "pagerank", "symmetric": True, **change})
+
+
 def test_update_paths_refuses_what_cannot_be_built():
     """``update_paths`` (§IV.D's duplicated P5–P9): 1 or 2; two paths over the update
     network take a port per path and stream, so 8 destination streams at most; without
