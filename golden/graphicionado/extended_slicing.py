@@ -113,8 +113,8 @@ def execute_symmetric(program: VertexProgram, graph: Graph, setup: Setup, partit
                       paired_runs: int = 0) -> Result:
     """Run a full-edge ``program`` on symmetric ``graph`` reading each edge once, slice by
     slice in :func:`extended_schedule` order (``partitions`` = 1: the optimisation alone);
-    ``paired_runs``: a source's u updates reduced in pairs first (1 or True), or in pairs of
-    pairs (2; the module's docstring).
+    ``paired_runs``: a source's u updates reduced in pairs first (1 or True), in pairs of
+    pairs (2; the module's docstring), and so on.
     Partitions hold ``partition_vertices`` consecutive ids each (the last fewer), by default
     ``ceil(num_vertices / partitions)``; they must cover the graph in ``partitions``.
 
@@ -191,7 +191,7 @@ def _both_ends(program: VertexProgram, graph: Graph, setup: Setup, vprop: np.nda
     keep_u = u != v
     if paired_runs:
         u, to_u, keep_u = _paired_source_updates(program, u, v, to_u)
-    if paired_runs >= 2:
+    for _ in range(1, paired_runs):
         u, to_u, keep_u = _paired_again(program, u, to_u, keep_u)
     # Interleave so that ufunc.at applies them in edge order: v of edge 0, u of edge 0, ...
     # (paired: one more slot at the end, for the last held u update).
@@ -239,8 +239,8 @@ def _paired_source_updates(program: VertexProgram, u: np.ndarray, v: np.ndarray,
 
 def _paired_again(program: VertexProgram, u: np.ndarray, to_u: np.ndarray,
                   made: np.ndarray):
-    """The second level of ``paired_runs`` = 2 (the module's docstring), over the first
-    level's output slots (``u``, ``to_u``, ``made``: one per edge and one after the last):
+    """A level of ``paired_runs`` after the first (the module's docstring), over the level
+    before's output slots (``u``, ``to_u``, ``made``: one per edge and one after each level):
     the same slots and one more after them."""
     slots = u.size
     at = np.flatnonzero(made)

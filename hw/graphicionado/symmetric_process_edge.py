@@ -2,7 +2,7 @@
 update path (Graphicionado §IV.D, P5 twice): one read of undirected edge (u, v) makes the
 update of v from u's operands and the update of u from v's, in the same cycles."""
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -23,11 +23,11 @@ class SymmetricProcessEdge(wiring.Component):
     ``src_prop`` = p[u], ``src_const`` = c[u] (and ``dst_prop`` = p[v]); u's from the same
     with the ends swapped. A self-loop updates once (u's update made and marked not valid).
     u's updates of one source's consecutive edges are then added in pairs, and the pairs in
-    pairs again (two :class:`SourceUpdatePairing`, the second across gaps): an edge comes a
-    cycle after the one before, and each update of one vertex waits for the Reduce of the one
-    before (about four cycles), so a source's run reaches Atomic Update in sums of four. The
-    order is ``golden.graphicionado.execute_symmetric``'s with ``paired_runs`` =
-    :data:`PAIRING_LEVELS`.
+    pairs again (:data:`PAIRING_LEVELS` :class:`SourceUpdatePairing`, those after the first
+    across gaps): an edge comes a cycle after the one before, and each update of one vertex
+    waits for the Reduce of the one before (seven cycles), so a source's run reaches Atomic
+    Update in sums of 2 ** PAIRING_LEVELS. The order is
+    ``golden.graphicionado.execute_symmetric``'s with ``paired_runs`` = PAIRING_LEVELS.
 
     Parameters
     ----------
@@ -102,10 +102,12 @@ class SymmetricProcessEdge(wiring.Component):
                 m.d.comb += tag.owner.eq(vertex[:self._owner_bits])
         m.d.comb += self.i.ready.eq(v_map.i.ready)
 
-        m.submodules.pairing = pairing = SourceUpdatePairing(lanes=1, flits=1,
-                                                             owner_bits=self._owner_bits)
-        m.submodules.pairing_again = again = SourceUpdatePairing(
-            lanes=1, flits=1, owner_bits=self._owner_bits, across_gaps=True)
+        levels = [SourceUpdatePairing(lanes=1, flits=1, owner_bits=self._owner_bits,
+                                      across_gaps=level > 0)
+                  for level in range(PAIRING_LEVELS)]
+        for level, unit in enumerate(levels):
+            m.submodules[f"pairing{level}"] = unit
+        pairing = levels[0]
         for end, datapath in (("v", v_map), ("u", u_map)):
             tag = data.View(self._tag, datapath.o.payload.tag)
             out = pairing.i.payload[end]
@@ -117,8 +119,9 @@ class SymmetricProcessEdge(wiring.Component):
         u_tag = data.View(self._tag, u_map.o.payload.tag)
         m.d.comb += [pairing.i.valid.eq(v_map.o.valid), pairing.i.payload.v_valid.eq(1),
                      pairing.i.payload.u_valid.eq(~u_tag.skip)]
-        wiring.connect(m, pairing.o, again.i)
-        wiring.connect(m, again.o, wiring.flipped(self.o))
+        for before, after in zip(levels, levels[1:]):
+            wiring.connect(m, before.o, after.i)
+        wiring.connect(m, levels[-1].o, wiring.flipped(self.o))
 
         # An edge is out once it reaches the pairing; a held u update keeps the stage busy,
         # and ``flush`` reaches each level once nothing is before it.
@@ -126,8 +129,9 @@ class SymmetricProcessEdge(wiring.Component):
         m.d.sync += [edges_in.eq(edges_in + (self.i.valid & self.i.ready)),
                      edges_out.eq(edges_out + (pairing.i.valid & pairing.i.ready))]
         empty = edges_in == edges_out
-        first_empty = self.flush & empty & ~self.i.valid
-        m.d.comb += [self.busy.eq(~empty | pairing.busy | again.busy),
-                     pairing.flush.eq(first_empty),
-                     again.flush.eq(first_empty & ~pairing.busy)]
+        before_empty = self.flush & empty & ~self.i.valid
+        for unit in levels:
+            m.d.comb += unit.flush.eq(before_empty)
+            before_empty &= ~unit.busy
+        m.d.comb += self.busy.eq(~empty | Cat(unit.busy for unit in levels).any())
         return m
