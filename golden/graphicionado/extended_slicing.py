@@ -36,9 +36,9 @@ processing phase's edges in order (a self-loop breaks a run and makes no u updat
         nothing held:                                   hold j (not a self-loop)
     after the phase's last edge: a held x[j] is reduced alone.
 
-With ``paired_runs`` = 2 (the scalar programs' pipeline, whose edges come a cycle apart: a
-pair every two cycles still waits for the Reduce) the released u updates are paired again
-by the same rule, over the u updates alone: an edge that releases none (one held, or a
+With ``paired_runs`` = 2 the released u updates are paired again by the same rule, over the
+u updates alone (and with 3 once more: the scalar programs' pipeline, whose edges come a
+cycle apart, so that a pair every two cycles still waits for the Reduce): an edge that releases none (one held, or a
 self-loop) neither pairs nor releases, so a held update waits for the next u update, which
 it joins (same vertex) or goes before (another). A source's run then reaches VTemp[u] in
 sums of four, ((x0 ⊕ x1) ⊕ (x2 ⊕ x3)), each after the edge that completes it; after the

@@ -9,10 +9,11 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from hw.lib.arith.fp32_vector import FP32Lanes, lanes_layout
+from hw.lib.config import ConfigError
 from .layouts import flit_index_width, update_flit, update_pair
 
 
-__all__ = ["SourceUpdatePairing"]
+__all__ = ["SourceUpdatePairing", "OwnerUpdatePairing"]
 
 
 class SourceUpdatePairing(wiring.Component):
@@ -140,3 +141,70 @@ class SourceUpdatePairing(wiring.Component):
         m.d.sync += in_adder.eq(in_adder + (adder.i.valid & adder.i.ready) -
                                 (adder.o.valid & adder.o.ready))
         return in_adder
+
+
+class OwnerUpdatePairing(SourceUpdatePairing):
+    """The pairing over several destination streams, for one-flit packets: one held u packet
+    per owner stream, so that a source's updates pair although the crossbar interleaves its
+    edges with other sources' (u's owner is its source stream when n = m). Each packet pairs
+    with the next one for its owner, across inputs without one (as ``across_gaps``); ``flush``
+    releases the held packets one owner after another. The order of a vertex's updates then
+    depends on the crossbar's timing, as the update network's does: such runs are checked
+    within a bound, not bit for bit.
+
+    Parameters
+    ----------
+    lanes : int
+    owner_bits : int
+        log2 of the destination streams (at least 1).
+
+    Members
+    -------
+    As :class:`SourceUpdatePairing`.
+    """
+
+    def __init__(self, *, lanes: int, owner_bits: int):
+        if owner_bits < 1:
+            raise ConfigError(f"OwnerUpdatePairing: owner_bits must be at least 1, not "
+                              f"{owner_bits!r}")
+        super().__init__(lanes=lanes, flits=1, owner_bits=owner_bits, across_gaps=True)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.adder = adder = self._adder
+        pair = self.i.payload
+        owners = 1 << self._owner_bits
+        held = Array(Signal(lanes_layout(self._lanes), name=f"held{k}") for k in range(owners))
+        held_valid = Signal(owners)
+        held_dst = Array(Signal(32, name=f"held_dst{k}") for k in range(owners))
+        flushing = Signal()
+        slot = Signal(self._owner_bits)     # the owner flushed
+        owner = Mux(flushing, slot, pair.u.owner)
+        mine = held_valid.bit_select(owner, 1)
+        same = mine & pair.u_valid & (held_dst[owner] == pair.u.dst)
+
+        tag = data.View(self._tag, adder.i.payload.tag)
+        with m.If(self.flush & held_valid.any() & ~self.i.valid & ~flushing):
+            m.d.sync += [flushing.eq(1), slot.eq(0)]
+        m.d.comb += [
+            adder.i.payload.a.eq(held[owner]), adder.i.payload.b.eq(pair.u.value),
+            tag.v.eq(pair.v), tag.v_valid.eq(~flushing & pair.v_valid),
+            tag.u_dst.eq(held_dst[owner]), tag.u_owner.eq(owner), tag.flit.eq(0),
+            tag.emit.eq(mine & (flushing | pair.u_valid)), tag.use_sum.eq(~flushing & same),
+            tag.held.eq(held[owner]),
+            adder.i.valid.eq(Mux(flushing, mine, self.i.valid)),
+            self.i.ready.eq(adder.i.ready & ~flushing),
+        ]
+        with m.If(self.i.valid & self.i.ready & pair.u_valid):
+            with m.If(same):
+                m.d.sync += held_valid.bit_select(owner, 1).eq(0)
+            with m.Else():
+                m.d.sync += [held_valid.bit_select(owner, 1).eq(1), held[owner].eq(pair.u.value),
+                             held_dst[owner].eq(pair.u.dst)]
+        with m.If(flushing & (adder.i.ready | ~mine)):
+            m.d.sync += [held_valid.bit_select(owner, 1).eq(0), slot.eq(slot + 1)]
+            with m.If(slot == owners - 1):
+                m.d.sync += flushing.eq(0)
+        in_adder = self._output(m, adder)
+        m.d.comb += self.busy.eq(held_valid.any() | flushing | (in_adder != 0))
+        return m

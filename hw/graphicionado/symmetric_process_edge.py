@@ -10,12 +10,12 @@ from graphgen.programs import Program
 from hw.lib.config import ConfigError
 from hw.lib.program import Datapath, drive_params, operands_of, params_member, params_of
 from .layouts import SymmetricEdge, update_pair
-from .source_update_pairing import SourceUpdatePairing
+from .source_update_pairing import OwnerUpdatePairing, SourceUpdatePairing
 
 
 __all__ = ["SymmetricProcessEdge", "PAIRING_LEVELS"]
 
-PAIRING_LEVELS = 2
+PAIRING_LEVELS = 3
 
 
 class SymmetricProcessEdge(wiring.Component):
@@ -27,7 +27,9 @@ class SymmetricProcessEdge(wiring.Component):
     across gaps): an edge comes a cycle after the one before, and each update of one vertex
     waits for the Reduce of the one before (seven cycles), so a source's run reaches Atomic
     Update in sums of 2 ** PAIRING_LEVELS. The order is
-    ``golden.graphicionado.execute_symmetric``'s with ``paired_runs`` = PAIRING_LEVELS.
+    ``golden.graphicionado.execute_symmetric``'s with ``paired_runs`` = PAIRING_LEVELS. Over
+    several destination streams (``owner_bits``) the crossbar interleaves the sources' edges,
+    so each level holds a packet per owner (:class:`OwnerUpdatePairing`).
 
     Parameters
     ----------
@@ -102,9 +104,12 @@ class SymmetricProcessEdge(wiring.Component):
                 m.d.comb += tag.owner.eq(vertex[:self._owner_bits])
         m.d.comb += self.i.ready.eq(v_map.i.ready)
 
-        levels = [SourceUpdatePairing(lanes=1, flits=1, owner_bits=self._owner_bits,
-                                      across_gaps=level > 0)
-                  for level in range(PAIRING_LEVELS)]
+        if self._owner_bits:
+            levels = [OwnerUpdatePairing(lanes=1, owner_bits=self._owner_bits)
+                      for _ in range(PAIRING_LEVELS)]
+        else:
+            levels = [SourceUpdatePairing(lanes=1, flits=1, across_gaps=level > 0)
+                      for level in range(PAIRING_LEVELS)]
         for level, unit in enumerate(levels):
             m.submodules[f"pairing{level}"] = unit
         pairing = levels[0]

@@ -506,7 +506,7 @@ def test_symmetric_pagerank_on_the_verilog(streams, run_seeds):
     """PageRank with the symmetric-graph optimisation (§IV.D) on the emitted Verilog: each
     undirected edge of a Kronecker graph read once, u's update from v's VProperty and VConst
     kept on chip by v's destination stream, under stalls and the hostile memory. One stream
-    each: bit for bit the golden symmetric executor (u updates paired twice); 4 x 4 (u's
+    each: bit for bit the golden symmetric executor (u updates paired in three levels); 4 x 4 (u's
     updates across the update network): within the derived bound. Make soak: a Verilator
     build each."""
     from sim.graphicionado.run import stored_graph
