@@ -175,21 +175,29 @@ def main():
         else:
             # CF in one run of two with the symmetric-graph optimisation (§IV.D), each
             # undirected rating stored once; sliced, that is extended slicing (§VI.B).
+            # PageRank in one of three, on the graph's undirected form, unsliced.
             symmetric = algo == "cf" and rng.random() < 0.5
+            scalar_symmetric = algo == "pagerank" and m <= 8 and rng.random() < 0.33
+            if scalar_symmetric:
+                graph, spec = graph.symmetrized(), spec + ",undirected=1"
             # The duplicated update path (§IV.D) in two symmetric runs of three, where the
-            # update network has room for it (8 destination streams at most).
-            paths = 2 if m <= 8 and rng.random() < 0.67 else 1
+            # update network has room for it (8 destination streams at most); PageRank's
+            # is built with both.
+            paths = 2 if m <= 8 and (scalar_symmetric or rng.random() < 0.67) else 1
+            symmetric = symmetric or scalar_symmetric
             config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
                                          stall_injection=30, streams_src=n, streams_dst=m,
                                          edge_readers=readers, memory_channels=channels,
-                                         max_slices=8, property_bytes=4 * rng.choice(
+                                         max_slices=1 if scalar_symmetric else 8,
+                                         property_bytes=4 * rng.choice(
                                              [32, 8, 4]) if algo == "cf" else 0,
                                          symmetric=symmetric, update_paths=paths)
             iters = rng.randint(1, 4) if algo in ("pagerank", "cf") else None
             # Graph slicing (§VI.A) in three runs of four: about 2, 3 or 8 slices, as many as
             # slices of a multiple of 16 x max(n, m) vertices make (a small graph: one).
             # Extended slicing: 2 or 3 partitions (3 or 6 slices of max_slices=8).
-            asked = rng.choice([None, 2, 3] if symmetric else [None, 2, 3, 8])
+            asked = None if scalar_symmetric else \
+                rng.choice([None, 2, 3] if symmetric else [None, 2, 3, 8])
             if asked:
                 align = 16 * max(n, m)
                 size = -(-(-(-graph.num_vertices // asked)) // align) * align
