@@ -68,22 +68,27 @@ def _partition_order(num_vertices: int, partitions: int) -> np.ndarray:
 def expected_values(graph: golden.Graph, algo: str, *, root, iters, streams_src: int,
                     streams_dst: int, cf: dict | None = None, symmetric: bool = False,
                     partition_vertices: int | None = None,
-                    params: dict | None = None, paired_runs: bool = False) -> Expected:
+                    params: dict | None = None, paired_runs: bool = False,
+                    edge_readers: int = 1) -> Expected:
     """The golden model's result for ``graph`` (as given: CC symmetrizes it itself);
     ``cf``: CF's parameters (``golden.cf_program``'s); ``symmetric``: the pipeline reads
     each undirected edge once (§IV.D), in extended slices of ``partition_vertices`` (§VI.B;
     None: unsliced), with ``paired_runs`` a source's u updates paired first (two update
-    paths); ``params``: the program's parameters (others: their defaults)."""
+    paths); ``params``: the program's parameters (others: their defaults); ``edge_readers``:
+    a source stream's parallel edge readers (§V.B), which interleave a source's edges at a
+    destination stream by timing."""
     if algo == "cf":
         if symmetric:
-            return _expected_cf_symmetric(graph, iters, streams_src, streams_dst, cf or {},
-                                          partition_vertices, paired_runs)
+            return _expected_cf_symmetric(graph, iters, streams_src * edge_readers,
+                                          streams_dst, cf or {}, partition_vertices,
+                                          paired_runs)
         return _expected_cf(graph, iters, streams_src, streams_dst, cf or {})
     program = algorithm_of(algo).program
     params = params or {}
     if symmetric:
-        return _expected_symmetric(program, graph, iters, max(streams_src, streams_dst),
-                                   params, paired_runs)
+        return _expected_symmetric(program, graph, iters,
+                                   max(streams_src, streams_dst) * edge_readers, params,
+                                   paired_runs)
     reference = run_program(program, graph, root=root, iters=iters, **params)
     values = np.asarray(reference.values)
     edges = reference.counters["edges_processed"]
@@ -103,11 +108,12 @@ def expected_values(graph: golden.Graph, algo: str, *, root, iters, streams_src:
                     bound)
 
 
-def _expected_symmetric(program, graph, iters, partitions, params, paired_runs) -> Expected:
+def _expected_symmetric(program, graph, iters, inputs, params, paired_runs) -> Expected:
     """The symmetric-graph optimisation (§IV.D) of a scalar full-edge program (PageRank):
-    with one stream each, :func:`golden.graphicionado.execute_symmetric`'s order exactly;
-    with more, the update network interleaves the updates by timing, so each vertex's sum
-    is the directed run's terms in another order, within :func:`pagerank_bound`."""
+    with one stream each and one edge reader (``inputs`` = 1),
+    :func:`golden.graphicionado.execute_symmetric`'s order exactly; with more, the crossbar
+    and the update network interleave the updates by timing, so each vertex's sum is the
+    directed run's terms in another order, within :func:`pagerank_bound`."""
     from golden.graphicionado import execute_symmetric
     golden_form, setup = golden_program(program, graph, None, params)
     iters = program.iterations if iters is None else iters
@@ -115,7 +121,7 @@ def _expected_symmetric(program, graph, iters, partitions, params, paired_runs) 
     result = execute_symmetric(golden_form, graph, setup, 1, iters,
                                paired_runs=PAIRING_LEVELS if paired_runs else 0)
     edges = result.counters["edges_processed"]
-    if partitions == 1:
+    if inputs == 1:
         return Expected(result.values, result.iterations, edges, "exact (symmetric)",
                         updates=result.counters["updates_reduced"])
     bound = pagerank_bound(graph, result.iterations)

@@ -308,7 +308,8 @@ def simulate(graph: golden.Graph, config: GraphicionadoConfig,
                                 streams_dst=config.streams_dst, cf=cf,
                                 symmetric=config.symmetric,
                                 partition_vertices=slice_vertices, params=run.params,
-                                paired_runs=config.paths == 2)
+                                paired_runs=config.paths == 2,
+                                edge_readers=config.edge_readers)
     golden_seconds = time.perf_counter() - started
 
     run_graph = graph.symmetrized() if program.undirected and not config.symmetric else \
