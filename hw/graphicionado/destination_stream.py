@@ -113,6 +113,10 @@ class DestinationStream(wiring.Component):
         With ``symmetric`` and m > 1: every update packet Process_Edge makes, v's and u's,
         each naming the stream that owns its vertex, into the update network (§IV.D). With
         two update paths (``config.paths``), an array of two: v's packets and u's.
+    load : ``In(1)``; loading : ``Out(1)``; vconst_base : ``In(32)``
+        A symmetric scalar program (``config.scratchpad_properties``): pulse, load the
+        stream's vertices' VProperty (at ``vprop_read_base``) and VConst into the copy P4
+        reads (:class:`ScratchpadProperties`).
     edges_done : ``In(1)``, with two update paths
         No edge is on its way to any destination stream, and no source stream will send
         more in this processing phase: Process Edge releases its held u packet.
@@ -474,7 +478,8 @@ class DestinationStream(wiring.Component):
         return props.i.valid | props.o.valid
 
     def _flit_addresses(self, m, updates, halved=False):
-        """CF's update flits as scratchpad words: flit f of the vertex at index i is word
+        """The symmetric optimisation's update flits (CF's, or a scalar program's one-word
+        packets) as scratchpad words: flit f of the vertex at index i is word
         ``i * flits + f``; ``halved``, of the half of the scratchpad that holds index i,
         word ``(i >> 1) * flits + f`` (:class:`ScratchpadHalves`)."""
         cfg = self._config
