@@ -113,10 +113,10 @@ class DestinationStream(wiring.Component):
         With ``symmetric`` and m > 1: every update packet Process_Edge makes, v's and u's,
         each naming the stream that owns its vertex, into the update network (§IV.D). With
         two update paths (``config.paths``), an array of two: v's packets and u's.
-    load : ``In(1)``; loading : ``Out(1)``; vconst_base : ``In(32)``
+    load, load_consts : ``In(1)``; loading : ``Out(1)``; vconst_base : ``In(32)``
         A symmetric scalar program (``config.scratchpad_properties``): pulse, load the
-        stream's vertices' VProperty (at ``vprop_read_base``) and VConst into the copy P4
-        reads (:class:`ScratchpadProperties`).
+        stream's vertices' VProperty (at ``vprop_read_base``) and, with ``load_consts``,
+        VConst into the copy P4 reads (:class:`ScratchpadProperties`).
     edges_done : ``In(1)``, with two update paths
         No edge is on its way to any destination stream, and no source stream will send
         more in this processing phase: Process Edge releases its held u packet.
@@ -168,7 +168,8 @@ class DestinationStream(wiring.Component):
         if config.paths == 2:
             members["edges_done"] = In(1)
         if config.scratchpad_properties:
-            members.update({"load": In(1), "loading": Out(1), "vconst_base": In(32)})
+            members.update({"load": In(1), "load_consts": In(1), "loading": Out(1),
+                            "vconst_base": In(32)})
         if config.stall_injection:
             members["stall_seed"] = In(32)
         if config.algorithm.apply_reads_root:
@@ -468,7 +469,8 @@ class DestinationStream(wiring.Component):
         wiring.connect(m, props.prop_load_mem, wiring.flipped(self.prop_load_mem))
         wiring.connect(m, props.const_load_mem, wiring.flipped(self.const_load_mem))
         m.d.comb += [
-            props.load.eq(self.load), props.num_vertices.eq(self.num_vertices),
+            props.load.eq(self.load), props.consts.eq(self.load_consts),
+            props.num_vertices.eq(self.num_vertices),
             props.part_lines.eq(self.part_lines), props.vprop_base.eq(self.vprop_read_base),
             props.vconst_base.eq(self.vconst_base), self.loading.eq(props.loading),
             self.stall_p4.eq(props.o.valid & ~props.o.ready),

@@ -4,9 +4,9 @@ scratchpad holds the vertex properties of both ends of an edge). The update an e
 for its source u reads the destination v's property and constant; the destination stream
 that owns v finds them here, where the directed pipeline reads neither.
 
-The copy is loaded before each processing phase from VProperty as the iteration began and
-from VConst's constant word (two sequential reads of the stream's partitions, a line a
-cycle), and read at stage P4 for each edge, a word a cycle. It is kept as the memory's
+The copy is loaded before each processing phase from VProperty as the iteration began and,
+in a run's first iteration, from VConst's constant word (two sequential reads of the
+stream's partitions, a line a cycle), and read at stage P4 for each edge, a word a cycle. It is kept as the memory's
 lines are: 16 vertices of a partition to a word, partition after partition, so that a line
 read is a word written (VConst's lines, with a vertex's degree words beside its constant,
 fill part of a word each).
@@ -52,6 +52,8 @@ class ScratchpadProperties(wiring.Component):
     -------
     load : ``In(1)``
         Pulse: load every vertex of the stream below ``num_vertices``.
+    consts : ``In(1)``
+        With ``load``: VConst too (it does not change during a run).
     num_vertices, part_lines : ``In(32)``
     vprop_base, vconst_base : ``In(32)``
         Line addresses of VProperty (as the iteration began) and of VConst.
@@ -79,7 +81,7 @@ class ScratchpadProperties(wiring.Component):
         # Lines of one partition's part: its most vertices, 16 a line.
         self._segment_lines = -(-(-(-vertices // self._segments)) // 16)
         super().__init__({
-            "load": In(1), "num_vertices": In(32), "part_lines": In(32),
+            "load": In(1), "consts": In(1), "num_vertices": In(32), "part_lines": In(32),
             "vprop_base": In(32), "vconst_base": In(32), "loading": Out(1),
             "i": In(stream.Signature(SourcedEdge)),
             "o": Out(stream.Signature(SymmetricEdge)),
@@ -128,6 +130,9 @@ class ScratchpadProperties(wiring.Component):
             partitions=self._partitions)
         cw = self._const_words
         cw_shift = cw.bit_length() - 1
+        with_consts = Signal()
+        with m.If(self.load):
+            m.d.sync += with_consts.eq(self.consts)
         readers = []
         for name, words, base, port in (
                 ("prop_load", 1, self.vprop_base, self.prop_load_mem),
@@ -136,7 +141,8 @@ class ScratchpadProperties(wiring.Component):
                 item_words=16, addr_width=self._addr_width, prefetch_lines=self._prefetch_lines)
             wiring.connect(m, reader.mem, wiring.flipped(port))
             m.d.comb += [
-                reader.start.eq(walk.seg_start), reader.base.eq(base + walk.offset * words),
+                reader.start.eq(walk.seg_start & (with_consts if name == "const_load" else 1)),
+                reader.base.eq(base + walk.offset * words),
                 reader.count.eq((walk.size * words + 15) >> 4), reader.first_index.eq(0),
                 reader.o.ready.eq(1),
             ]

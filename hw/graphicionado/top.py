@@ -278,6 +278,7 @@ class GraphicionadoPipeline(RegisterDesign):
                              destination.lam.eq(regs["cf_lam"])]
             if cfg.scratchpad_properties:
                 m.d.comb += [destination.load.eq(control.load),
+                             destination.load_consts.eq(control.iterations == 0),
                              destination.vconst_base.eq(regs["vconst_base"])]
             if cfg.extended_slicing:
                 m.d.comb += [destination.spill_store.eq(control.spill_store),
