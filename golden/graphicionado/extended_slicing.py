@@ -38,8 +38,8 @@ processing phase's edges in order (a self-loop breaks a run and makes no u updat
 
 With ``paired_runs`` = 2 the released u updates are paired again by the same rule, over the
 u updates alone (and with 3 once more: the scalar programs' pipeline, whose edges come a
-cycle apart, so that a pair every two cycles still waits for the Reduce): an edge that releases none (one held, or a
-self-loop) neither pairs nor releases, so a held update waits for the next u update, which
+cycle apart, so that a pair every two cycles still waits for the Reduce): an edge that
+releases none (one held, or a self-loop) neither pairs nor releases, so a held update waits for the next u update, which
 it joins (same vertex) or goes before (another). A source's run then reaches VTemp[u] in
 sums of four, ((x0 ⊕ x1) ⊕ (x2 ⊕ x3)), each after the edge that completes it; after the
 phase's last edge the first level's held update passes the second level, then the second
@@ -215,26 +215,11 @@ def _paired_source_updates(program: VertexProgram, u: np.ndarray, v: np.ndarray,
     whether there is one), and one more entry for the update after the last edge."""
     count = u.size
     loop = u == v
-    index = np.arange(count)
     starts = np.ones(count, dtype=bool)
     starts[1:] = (u[1:] != u[:-1]) | loop[1:] | loop[:-1]
-    position = index - np.maximum.accumulate(np.where(starts, index, 0))
-    continues = np.zeros(count, dtype=bool)          # edge j + 1 is in j's run
-    continues[:-1] = ~starts[1:]
-    pairs = ~loop & (position % 2 == 1)
-    singles = ~loop & (position % 2 == 0) & ~continues
-    vertex = np.zeros(count + 1, dtype=u.dtype)
-    value = np.zeros((count + 1, *to_u.shape[1:]), dtype=to_u.dtype)
-    made = np.zeros(count + 1, dtype=bool)
-    at = index[pairs]
-    vertex[at] = u[at]
-    value[at] = program.reduce(to_u[at - 1], to_u[at])
-    made[at] = True
-    at = index[singles]                              # reduced after the next edge
-    vertex[at + 1] = u[at]
-    value[at + 1] = to_u[at]
-    made[at + 1] = True
-    return vertex, value, made
+    kept = np.flatnonzero(~loop)                     # a self-loop makes no u update
+    # A pair is reduced after its second edge, a lone update after the next edge.
+    return _pair_runs(program, u[kept], to_u[kept], starts[kept], kept, kept + 1, count + 1)
 
 
 def _paired_again(program: VertexProgram, u: np.ndarray, to_u: np.ndarray,
@@ -244,27 +229,33 @@ def _paired_again(program: VertexProgram, u: np.ndarray, to_u: np.ndarray,
     the same slots and one more after them."""
     slots = u.size
     at = np.flatnonzero(made)
-    vertex, value = u[at], to_u[at]
-    count = at.size
-    index = np.arange(count)
-    starts = np.ones(count, dtype=bool)
+    vertex = u[at]
+    starts = np.ones(at.size, dtype=bool)
     starts[1:] = vertex[1:] != vertex[:-1]
+    # A lone update is released by the next u update, or after everything.
+    return _pair_runs(program, vertex, to_u[at], starts, at, np.append(at[1:], slots),
+                      slots + 1)
+
+
+def _pair_runs(program: VertexProgram, vertex: np.ndarray, value: np.ndarray,
+               starts: np.ndarray, place: np.ndarray, release: np.ndarray, slots: int):
+    """Updates ``(vertex, value)`` in runs (each beginning where ``starts``), reduced in
+    pairs: the second of a pair at its ``place`` as the pair's sum, the last of a run left
+    alone at its ``release``. Returns each of ``slots`` slots' (vertex, value, made)."""
+    count = vertex.size
+    index = np.arange(count)
     position = index - np.maximum.accumulate(np.where(starts, index, 0))
-    continues = np.zeros(count, dtype=bool)
+    continues = np.zeros(count, dtype=bool)          # entry i + 1 is in i's run
     continues[:-1] = ~starts[1:]
-    pairs = position % 2 == 1
-    singles = (position % 2 == 0) & ~continues
-    out_vertex = np.zeros(slots + 1, dtype=u.dtype)
-    out_value = np.zeros((slots + 1, *to_u.shape[1:]), dtype=to_u.dtype)
-    out_made = np.zeros(slots + 1, dtype=bool)
-    paired = index[pairs]
-    out_vertex[at[paired]] = vertex[paired]
-    out_value[at[paired]] = program.reduce(value[paired - 1], value[paired])
-    out_made[at[paired]] = True
-    single = index[singles]
-    # Released by the next u update, or after everything.
-    release = np.append(at, slots)[single + 1]
-    out_vertex[release] = vertex[single]
-    out_value[release] = value[single]
-    out_made[release] = True
-    return out_vertex, out_value, out_made
+    pairs = index[position % 2 == 1]
+    singles = index[(position % 2 == 0) & ~continues]
+    out_vertex = np.zeros(slots, dtype=vertex.dtype)
+    out_value = np.zeros((slots, *value.shape[1:]), dtype=value.dtype)
+    made = np.zeros(slots, dtype=bool)
+    out_vertex[place[pairs]] = vertex[pairs]
+    out_value[place[pairs]] = program.reduce(value[pairs - 1], value[pairs])
+    made[place[pairs]] = True
+    out_vertex[release[singles]] = vertex[singles]
+    out_value[release[singles]] = value[singles]
+    made[release[singles]] = True
+    return out_vertex, out_value, made

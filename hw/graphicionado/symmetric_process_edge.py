@@ -61,7 +61,6 @@ class SymmetricProcessEdge(wiring.Component):
         if owner_bits and owner_bits != dst_shift:
             raise ConfigError(f"SymmetricProcessEdge: owner_bits ({owner_bits}) equals "
                               f"dst_shift ({dst_shift})")
-        self._program = program
         self._operands = operands_of(program.process_edge)
         self._dst_shift, self._owner_bits = dst_shift, owner_bits
         self._tag = data.StructLayout({"vertex": 32, "owner": max(1, owner_bits), "skip": 1})
