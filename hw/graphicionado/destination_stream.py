@@ -310,7 +310,7 @@ class DestinationStream(wiring.Component):
             cam=CAMConfig(entries=cfg.cam_entries, ways=cfg.cam_ways,
                           id_width=max(index_width, (cfg.cam_entries // cfg.cam_ways)
                                        .bit_length())))
-        if cfg.symmetric:
+        if cfg.algorithm.large_property or cfg.symmetric:
             source = self._flit_addresses(m, source, halved=cfg.paths == 2)
         link(source, fifo_p5.i, f"{name}->fifo_p5{suffix}")
         link(fifo_p5.o, slice_p6.i, f"fifo_p5{suffix}->slice_p6{suffix}")
