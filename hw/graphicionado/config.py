@@ -120,6 +120,14 @@ class GraphicionadoConfig(DesignConfig):
         made and reduced in the same cycles, each path owning half of the stream's
         scratchpad (its even or odd entries); 1, both packets through one path, one after
         the other. Without ``symmetric`` there is one path.
+    spill_overlap : bool
+        With extended slicing (§VI.B): region B's write-back after a slice and the next
+        slice's load into it run together, each word loaded once the write-back has read it
+        (:class:`ScratchpadSpill`), and the first column's clear is left to the write-back's
+        identity; off, one after the other.
+    spill_prefetch_lines : int
+        With extended slicing: lines region B's load reads ahead. 128 keeps a line a cycle
+        coming over a 100-cycle latency (the lines are buffered on chip as they arrive).
     dst_property_read : bool
         Insert the optional stage P4 (figure 5): read each edge's destination property,
         VProperty[dst], from memory, one line per edge, for Process_Edge. Frontier programs
@@ -169,6 +177,8 @@ class GraphicionadoConfig(DesignConfig):
     memory_channels: int = 1
     symmetric: bool = False
     update_paths: int = 2
+    spill_overlap: bool = True
+    spill_prefetch_lines: int = 128
     dst_property_read: bool = False
     stall_injection: int = 0
     watchdog: int = 100_000
@@ -210,7 +220,8 @@ class GraphicionadoConfig(DesignConfig):
                               f"vertices")
         if not 16 <= self.addr_width <= 32:
             raise ConfigError(f"addr_width must be between 16 and 32, not {self.addr_width}")
-        for name in ("prefetch_lines", "edge_prefetch_lines", "edge_jobs", "fifo_depth"):
+        for name in ("prefetch_lines", "edge_prefetch_lines", "spill_prefetch_lines",
+                     "edge_jobs", "fifo_depth"):
             if not 1 <= getattr(self, name) <= 256:
                 raise ConfigError(f"{name} must be between 1 and 256, not {getattr(self, name)}")
         if not is_power_of_two(self.coarsening) or self.coarsening > self.edge_table_vertices:

@@ -508,7 +508,7 @@ class DestinationStream(wiring.Component):
         cfg = self._config
         m.submodules.spill = spill = ScratchpadSpill(
             index_width=pad.index_width, word_width=32 * cfg.lanes, flits=cfg.flits,
-            addr_width=cfg.addr_width, prefetch_lines=cfg.property_prefetch_lines)
+            addr_width=cfg.addr_width, prefetch_lines=cfg.spill_prefetch_lines)
         wiring.connect(m, spill.read_mem, wiring.flipped(self.spill_read_mem))
         wiring.connect(m, spill.write_mem, wiring.flipped(self.spill_write_mem))
         m.d.comb += [

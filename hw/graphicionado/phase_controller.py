@@ -116,11 +116,15 @@ class PhaseController(wiring.Component):
     def _begin_slice(self, m):
         m.d.sync += self._settle.eq(0)
         if self._cfg.extended_slicing:
-            # Extended slicing: the arriving partition is cleared or loaded first.
+            # Extended slicing: the arriving partition is cleared or loaded first. Behind an
+            # overlapped write-back the region is clear already: the write-back leaves the
+            # identity in the words of partition i, and partition i + 1 is no larger.
             with m.If(self._sched.clear):
-                m.d.sync += self.clear.eq(1)
+                with m.If(~self._swapped):
+                    m.d.sync += self.clear.eq(1)
             with m.Else():
                 m.d.sync += self.spill_load.eq(1)
+            m.d.sync += self._swapped.eq(0)
             m.next = "PREPARE"
             return
         with m.If(self._load_each):
@@ -139,7 +143,13 @@ class PhaseController(wiring.Component):
             return
         with m.If(self._sched.store):
             m.d.sync += self.spill_store.eq(1)
-            m.next = "STORE"
+            if self._cfg.spill_overlap:
+                with m.If(self._sched.apply):
+                    m.next = "STORE"
+                with m.Else():
+                    m.next = "SWAP"
+            else:
+                m.next = "STORE"
         with m.Else():
             self._after_store(m)
 
@@ -205,6 +215,7 @@ class PhaseController(wiring.Component):
         m.d.sync += [settle.eq(settle + ~settled), self.load.eq(0), self.clear.eq(0),
                      self.clear_all.eq(0), self.start_process.eq(0), self.start_apply.eq(0)]
         self._sched = self._schedule(m) if ext else None
+        self._swapped = Signal()    # the slice began behind an overlapped write-back
         m.d.sync += [ready[name].eq(getattr(self, name) & self.memory_idle) for name in ready]
         # A slice count past the design's max_slices ends at its last slice.
         m.d.sync += [sliced.eq(self.num_slices > 1),
@@ -261,6 +272,12 @@ class PhaseController(wiring.Component):
                     with m.If(ok):
                         m.d.sync += [self.start_process.eq(1), settle.eq(0)]
                         m.next = "PROCESS"
+                with m.State("SWAP"):
+                    # The write-back took the slice's region settings a cycle ago: the next
+                    # slice's load may now follow it.
+                    m.d.comb += [self.in_load.eq(1), self._sched.advance.eq(1)]
+                    m.d.sync += self._swapped.eq(1)
+                    m.next = "SLICE"
                 with m.State("STORE"):
                     m.d.comb += [self.in_load.eq(1), waited.eq(ready["spilled"])]
                     with m.If(ok):

@@ -90,12 +90,21 @@ class ScratchpadSpill(wiring.Component):
         wiring.connect(m, writer.mem, wiring.flipped(self.write_mem))
         wiring.connect(m, reader.mem, wiring.flipped(self.read_mem))
 
-        # Store: the region's words, in order, then a flush of the last partial line.
-        words = self.count << flit_shift
-        flush_pending = Signal()
+        self._store(m, out, writer, flit_shift)
+        self._load(m, out, reader, flit_shift)
+        m.d.comb += self.busy.eq(any_busy(out.busy, writer.busy, self._flush_pending,
+                                          reader.busy))
+        return m
+
+    def _store(self, m, out, writer, flit_shift):
+        """Store: the region's words, in order, then a flush of the last partial line; the
+        word count taken at ``store``, as every other setting of the store is."""
+        words = Signal(32)
+        flush_pending = self._flush_pending = Signal()
+        flush = flush_pending & ~out.busy & (writer.written == words)
         with m.If(self.store):
-            m.d.sync += flush_pending.eq(1)
-        with m.Elif(flush_pending & ~out.busy & (writer.written == words)):
+            m.d.sync += [flush_pending.eq(1), words.eq(self.count << flit_shift)]
+        with m.Elif(flush):
             m.d.sync += flush_pending.eq(0)
         m.d.comb += [
             out.start.eq(self.store), out.first.eq(self.first), out.count.eq(self.count),
@@ -104,20 +113,43 @@ class ScratchpadSpill(wiring.Component):
             writer.start.eq(self.store), writer.base.eq(self.base), writer.first.eq(0),
             writer.items.valid.eq(out.o.valid), writer.items.payload.eq(out.o.payload.temp),
             out.o.ready.eq(writer.items.ready),
-            writer.flush.eq(flush_pending & ~out.busy & (writer.written == words)),
-        ]
-        # Load: each word to its place, as it comes.
-        m.d.comb += [
-            reader.start.eq(self.load), reader.base.eq(self.base), reader.count.eq(words),
-            reader.first_index.eq(self.first << flit_shift),
-            reader.o.ready.eq(1),
+            writer.flush.eq(flush),
             self.read_addr.eq(out.read_addr),
         ]
-        with m.If(reader.o.valid):
-            m.d.comb += [self.write_addr.eq(reader.o.payload.index),
-                         self.write_data.eq(reader.o.payload.data), self.write_en.eq(1)]
-        with m.Else():
+
+    def _load(self, m, out, reader, flit_shift):
+        """Load: each word to its place as it comes; beside a store of the same words (the
+        overlapped write-back and load of extended slicing) a word only once the store has
+        read it, and the store leaves no identity behind where the load will write."""
+        width = self._index_width + 1
+        store_read = Signal(width)      # words below it the store has read
+        store_end = Signal(width)
+        storing = Signal()
+        load_first, load_end = Signal(width), Signal(width)
+        with m.If(self.store):
+            m.d.sync += [store_read.eq(self.first << flit_shift),
+                         store_end.eq((self.first + self.count) << flit_shift),
+                         storing.eq(self.count != 0)]
+        with m.Elif(out.write_en):      # a word read a cycle ago, its identity due now
+            m.d.sync += [store_read.eq(store_read + 1),
+                         storing.eq(store_read + 1 != store_end)]
+        with m.If(self.load):
+            m.d.sync += [load_first.eq(self.first << flit_shift),
+                         load_end.eq((self.first + self.count) << flit_shift)]
+        word = reader.o.payload.index
+        overwritten = (reader.busy & (out.write_addr >= load_first) &
+                       (out.write_addr < load_end))
+        identity = out.write_en & ~overwritten
+        allowed = ~storing | (word < store_read)
+        m.d.comb += [
+            reader.start.eq(self.load), reader.base.eq(self.base),
+            reader.count.eq(self.count << flit_shift),
+            reader.first_index.eq(self.first << flit_shift),
+            reader.o.ready.eq(allowed & ~identity),
+        ]
+        with m.If(identity):
             m.d.comb += [self.write_addr.eq(out.write_addr),
-                         self.write_data.eq(out.write_data), self.write_en.eq(out.write_en)]
-        m.d.comb += self.busy.eq(any_busy(out.busy, writer.busy, flush_pending, reader.busy))
-        return m
+                         self.write_data.eq(out.write_data), self.write_en.eq(1)]
+        with m.Elif(reader.o.valid & allowed):
+            m.d.comb += [self.write_addr.eq(word), self.write_data.eq(reader.o.payload.data),
+                         self.write_en.eq(1)]

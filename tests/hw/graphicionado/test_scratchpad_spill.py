@@ -89,3 +89,91 @@ def test_spill_round_trip(stall):
     sim.run()
     assert lines_to_words(memory.lines, 200, words).tolist() == source.tolist()
     assert lines_to_words(memory.lines, 300, words).tolist() == [IDENTITY] * words
+
+
+def _swap(*, latency, write_stall, arriving, overlapped, count=24, first=5):
+    """Region ``old`` (``count`` vertices at vertex index ``first``) written back to line
+    200 and partition ``new`` (``arriving`` vertices) loaded from line 300: the load two
+    cycles behind the write-back (``overlapped``) or after it. Returns the words at line
+    200, the region's words then (written back to line 400) and the cycles from the
+    write-back's start to the end of both."""
+    words, new_words = count * FLITS * LANES, arriving * FLITS * LANES
+    rng = np.random.default_rng(9)
+    old = rng.integers(0, 2**32, words, dtype=np.uint32)
+    new = rng.integers(0, 2**32, new_words, dtype=np.uint32)
+    initial = words_to_lines(old, 100)
+    initial.update(words_to_lines(new, 300))
+    reads = LineMemoryModel(initial, latency=latency, seed=3)
+    # The write-back's own port stalls: a slow write-back lets the load catch up with it.
+    writes = LineMemoryModel(latency=latency, stall_probability=write_stall, seed=4)
+    writes.lines = reads.lines
+    dut = _Bench()
+    took = []
+
+    async def memory_process(ctx):
+        await serve_ports(ctx, [(reads, dut.read_mem), (writes, dut.write_mem)])
+
+    async def strobe(ctx, name, base, vertices):
+        ctx.set(dut.base, base)
+        ctx.set(dut.count, vertices)
+        ctx.set(getattr(dut, name), 1)
+        await ctx.tick()
+        ctx.set(getattr(dut, name), 0)
+
+    async def drain(ctx):
+        await ctx.tick()
+        for cycles in range(1, 5000):
+            if not ctx.get(dut.busy):
+                return cycles
+            await ctx.tick()
+        raise AssertionError("the spill did not finish")
+
+    async def testbench(ctx):
+        ctx.set(dut.first, first)
+        await strobe(ctx, "load", 100, count)
+        await drain(ctx)
+        await strobe(ctx, "store", 200, count)
+        if overlapped:
+            await ctx.tick()
+            await strobe(ctx, "load", 300, arriving)
+            took.append(3 + await drain(ctx))
+        else:
+            cycles = await drain(ctx)
+            await strobe(ctx, "load", 300, arriving)
+            took.append(2 + cycles + await drain(ctx))
+        await strobe(ctx, "store", 400, count)
+        await drain(ctx)
+        for _ in range(30):
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(memory_process, background=True)
+    sim.add_testbench(testbench)
+    sim.run()
+    region = lines_to_words(reads.lines, 400, words).tolist()
+    expected = new.tolist() + [IDENTITY] * (words - new_words)
+    return lines_to_words(reads.lines, 200, words).tolist(), old.tolist(), region, \
+        expected, took[0]
+
+
+@pytest.mark.parametrize("write_stall", [0.0, 0.97])
+@pytest.mark.parametrize("latency", [1, 9])
+@pytest.mark.parametrize("arriving", [24, 17], ids=["same-size", "smaller"])
+def test_overlapped_write_back_and_load(write_stall, latency, arriving):
+    """Extended slicing's overlapped spill: the region written back while the next
+    partition's load (``arriving`` vertices, at most as many) starts two cycles behind it.
+    The array written must hold the old region, the region the new partition and the words
+    past it the identity, also when a stalled write-back holds the load back."""
+    written, old, region, expected, _ = _swap(latency=latency, write_stall=write_stall,
+                                              arriving=arriving, overlapped=True)
+    assert written == old
+    assert region == expected
+
+
+def test_overlap_saves_the_write_back():
+    """Overlapped, the write-back's 48 words go beside the load's: the pair takes at most
+    the load's time and a few cycles, where in turn it takes both."""
+    *_, apart = _swap(latency=9, write_stall=0.0, arriving=24, overlapped=False)
+    *_, together = _swap(latency=9, write_stall=0.0, arriving=24, overlapped=True)
+    assert together <= apart - 40, (together, apart)
