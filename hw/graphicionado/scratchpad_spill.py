@@ -4,7 +4,9 @@ partition) back to memory and loads another partition's from memory.
 
 Store: the region streamed out of the scratchpad (:class:`TempPropertyStream`, which leaves
 the Reduce identity behind) → Sequential Vertex Write. Load: Sequential Vertex Read → the
-scratchpad's write port, a word a cycle.
+scratchpad's write port, a word a cycle. A load may start while a store of the same region
+runs (the overlapped write-back and load between two slices of a column): the store reads on
+the read port and the load writes on the write port, each word once the store has read it.
 """
 
 from amaranth.hdl import Module, Signal
@@ -41,7 +43,8 @@ class ScratchpadSpill(wiring.Component):
     Members
     -------
     store, load : ``In(1)``
-        Pulses: write the region to memory, or read it from memory.
+        Pulses: write the region to memory, or read it from memory; a load during a store
+        writes no word the store has not read, and no word it loads is left the identity.
     base : ``In(addr_width)``; first : ``In(32)``; count : ``In(32)``
     identity : ``In(32)``
         Left in every lane of a stored word.
