@@ -266,22 +266,7 @@ class PhaseController(wiring.Component):
                 # The next slice, a cycle after its number changed.
                 self._begin_slice(m)
             if ext:
-                with m.State("PREPARE"):
-                    m.d.comb += [self.in_load.eq(1),
-                                 waited.eq(ready["cleared"] & ready["spilled"])]
-                    with m.If(ok):
-                        m.d.sync += [self.start_process.eq(1), settle.eq(0)]
-                        m.next = "PROCESS"
-                with m.State("SWAP"):
-                    # The write-back took the slice's region settings a cycle ago: the next
-                    # slice's load may now follow it.
-                    m.d.comb += [self.in_load.eq(1), self._sched.advance.eq(1)]
-                    m.d.sync += self._swapped.eq(1)
-                    m.next = "SLICE"
-                with m.State("STORE"):
-                    m.d.comb += [self.in_load.eq(1), waited.eq(ready["spilled"])]
-                    with m.If(ok):
-                        self._after_store(m)
+                self._spill_states(m, waited, ok, ready)
             with m.State("LOAD_SLICE"):
                 m.d.comb += [self.in_load.eq(1), waited.eq(ready["loaded"])]
                 with m.If(ok):
@@ -304,6 +289,26 @@ class PhaseController(wiring.Component):
         m.d.sync += ok.eq(settled & waited & ~ok)
         m.d.comb += self.busy.eq(~self.done & ~fsm.ongoing("IDLE"))
         return m
+
+    def _spill_states(self, m, waited, ok, ready):
+        """Extended slicing's states around region B: PREPARE waits for its clear or load,
+        STORE for its write-back; SWAP starts the next slice's load behind the write-back
+        (``spill_overlap``)."""
+        with m.State("PREPARE"):
+            m.d.comb += [self.in_load.eq(1), waited.eq(ready["cleared"] & ready["spilled"])]
+            with m.If(ok):
+                m.d.sync += [self.start_process.eq(1), self._settle.eq(0)]
+                m.next = "PROCESS"
+        with m.State("SWAP"):
+            # The write-back took the slice's region settings a cycle ago: the next slice's
+            # load may now follow it.
+            m.d.comb += [self.in_load.eq(1), self._sched.advance.eq(1)]
+            m.d.sync += self._swapped.eq(1)
+            m.next = "SLICE"
+        with m.State("STORE"):
+            m.d.comb += [self.in_load.eq(1), waited.eq(ready["spilled"])]
+            with m.If(ok):
+                self._after_store(m)
 
     def _schedule(self, m):
         """Extended slicing (§VI.B): the slice order and its actions, the slice number from
