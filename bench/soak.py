@@ -185,19 +185,24 @@ def main():
             # is built with both.
             paths = 2 if m <= 8 and (scalar_symmetric or rng.random() < 0.67) else 1
             symmetric = symmetric or scalar_symmetric
+            # Extended slicing's write-back and load overlapped (the default) in three runs
+            # of four, in turn in the fourth.
+            overlap = not symmetric or rng.random() < 0.75
             config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
                                          stall_injection=30, streams_src=n, streams_dst=m,
                                          edge_readers=readers, memory_channels=channels,
-                                         max_slices=1 if scalar_symmetric else 8,
+                                         max_slices=1 if scalar_symmetric else 10,
                                          property_bytes=4 * rng.choice(
                                              [32, 8, 4]) if algo == "cf" else 0,
-                                         symmetric=symmetric, update_paths=paths)
+                                         symmetric=symmetric, update_paths=paths,
+                                         spill_overlap=overlap)
             iters = rng.randint(1, 4) if algo in ("pagerank", "cf") else None
             # Graph slicing (§VI.A) in three runs of four: about 2, 3 or 8 slices, as many as
             # slices of a multiple of 16 x max(n, m) vertices make (a small graph: one).
-            # Extended slicing: 2 or 3 partitions (3 or 6 slices of max_slices=8).
+            # Extended slicing: 2, 3 or 4 partitions (3, 6 or 10 slices of max_slices=10;
+            # from 4 a load overlaps a write-back).
             asked = None if scalar_symmetric else \
-                rng.choice([None, 2, 3] if symmetric else [None, 2, 3, 8])
+                rng.choice([None, 2, 3, 4] if symmetric else [None, 2, 3, 8])
             if asked:
                 align = 16 * max(n, m)
                 size = -(-(-(-graph.num_vertices // asked)) // align) * align
@@ -207,7 +212,7 @@ def main():
                 RunSettings(algo=algo, root=root, iters=iters, seed=seed, slices=slices))
             design = "graphicionado"
             label = (f"graphicionado {n}x{m} r{readers} c{channels} s{slices or 1}"
-                     f"{f' sym p{paths}' if symmetric else ''}")
+                     f"{f' sym p{paths}' if symmetric else ''}{'' if overlap else ' in-turn'}")
         runs += 1
         try:
             report = run()
