@@ -35,8 +35,11 @@ VARIANTS = (("before", {"spill_overlap": False, "spill_prefetch_lines": 256}),
             ("extended", {}))
 
 
-def run(graph, *, streams, max_vertices, extended, iters, variant=None):
+def run(graph, *, streams, max_vertices, iters, mode, variant):
+    """One run: plain slicing (``variant`` None) or extended slicing with ``variant``'s
+    design parameters."""
     n = graph.num_vertices
+    extended = variant is not None
     if extended:
         partitions = -(-n // (max_vertices // 2))
         slices = partitions * (partitions + 1) // 2
@@ -51,9 +54,8 @@ def run(graph, *, streams, max_vertices, extended, iters, variant=None):
     start = time.perf_counter()
     report = simulate(graph, config, memory, RunSettings(algo="cf", iters=iters))
     wall = time.perf_counter() - start
-    mode = "extended" if extended else "plain"
     if not report.matches:
-        raise SystemExit(f"cf {mode} slicing: RTL differs from golden at "
+        raise SystemExit(f"cf {mode}: RTL differs from golden at "
                          f"{report.first_mismatch}")
     f = report.figures
     served = iters * graph.num_edges
@@ -96,12 +98,13 @@ def main():
         max_vertices = n // ratio
         for mode, variant in (("plain", None),) + VARIANTS:
             f = run(graph, streams=args.streams, max_vertices=max_vertices,
-                    extended=variant is not None, iters=args.iters, variant=variant)
+                    iters=args.iters, mode=mode, variant=variant)
             f["scratchpad_vertices"] = max_vertices
             rows[mode if ratios == [4] else f"{mode}-{ratio}x"] = f
             print(f"{ratio:>4}x {mode:>9} {f['slices']:>6} {f['edges_traversed']:>10} "
                   f"{f['memory']['reads']:>10} {f['memory']['writes']:>8} {f['cycles']:>9} "
-                  f"{f['phase_cycles']['load']:>8} {f['phase_cycles']['process']:>9} {f['directed_edges_per_cycle']:>9.4f} "
+                  f"{f['phase_cycles']['load']:>8} {f['phase_cycles']['process']:>9} "
+                  f"{f['directed_edges_per_cycle']:>9.4f} "
                   f"{f['directed_edges_per_process_cycle']:>10.4f} "
                   f"{f['total_wall_seconds']:>7.1f}", flush=True)
     write_report(args.json, spec, graph, rows, scratchpad_vertices=n // ratios[0])

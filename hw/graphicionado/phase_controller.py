@@ -143,13 +143,10 @@ class PhaseController(wiring.Component):
             return
         with m.If(self._sched.store):
             m.d.sync += self.spill_store.eq(1)
+            m.next = "STORE"
             if self._cfg.spill_overlap:
-                with m.If(self._sched.apply):
-                    m.next = "STORE"
-                with m.Else():
+                with m.If(~self._sched.apply):
                     m.next = "SWAP"
-            else:
-                m.next = "STORE"
         with m.Else():
             self._after_store(m)
 

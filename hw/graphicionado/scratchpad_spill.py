@@ -127,15 +127,12 @@ class ScratchpadSpill(wiring.Component):
         width = self._index_width + 1
         store_read = Signal(width)      # words below it the store has read
         store_end = Signal(width)
-        storing = Signal()
         load_first, load_end = Signal(width), Signal(width)
         with m.If(self.store):
             m.d.sync += [store_read.eq(self.first << flit_shift),
-                         store_end.eq((self.first + self.count) << flit_shift),
-                         storing.eq(self.count != 0)]
+                         store_end.eq((self.first + self.count) << flit_shift)]
         with m.Elif(out.write_en):      # a word read a cycle ago, its identity due now
-            m.d.sync += [store_read.eq(store_read + 1),
-                         storing.eq(store_read + 1 != store_end)]
+            m.d.sync += store_read.eq(store_read + 1)
         with m.If(self.load):
             m.d.sync += [load_first.eq(self.first << flit_shift),
                          load_end.eq((self.first + self.count) << flit_shift)]
@@ -143,7 +140,7 @@ class ScratchpadSpill(wiring.Component):
         overwritten = (reader.busy & (out.write_addr >= load_first) &
                        (out.write_addr < load_end))
         identity = out.write_en & ~overwritten
-        allowed = ~storing | (word < store_read)
+        allowed = (store_read == store_end) | (word < store_read)
         m.d.comb += [
             reader.start.eq(self.load), reader.base.eq(self.base),
             reader.count.eq(self.count << flit_shift),

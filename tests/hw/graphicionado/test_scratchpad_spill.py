@@ -48,6 +48,25 @@ class _Bench(wiring.Component):
         return m
 
 
+async def _strobe(ctx, dut, name, base, vertices):
+    """A one-cycle pulse of ``name`` for ``vertices`` at line ``base``."""
+    ctx.set(dut.base, base)
+    ctx.set(dut.count, vertices)
+    ctx.set(getattr(dut, name), 1)
+    await ctx.tick()
+    ctx.set(getattr(dut, name), 0)
+
+
+async def _drain(ctx, dut):
+    """Waits for the spill to finish; returns the cycles waited."""
+    await ctx.tick()
+    for cycles in range(1, 2000):
+        if not ctx.get(dut.busy):
+            return cycles
+        await ctx.tick()
+    raise AssertionError("the spill did not finish")
+
+
 @pytest.mark.parametrize("stall", [0.0, 0.4])
 def test_spill_round_trip(stall):
     count, first = 24, 5          # vertices, at scratchpad vertex index 5 on
@@ -61,24 +80,11 @@ def test_spill_round_trip(stall):
     async def memory_process(ctx):
         await serve_ports(ctx, [(memory, dut.read_mem), (memory, dut.write_mem)])
 
-    async def pulse(ctx, name, base):
-        ctx.set(dut.base, base)
-        ctx.set(getattr(dut, name), 1)
-        await ctx.tick()
-        ctx.set(getattr(dut, name), 0)
-        await ctx.tick()
-        for _ in range(2000):
-            if not ctx.get(dut.busy):
-                return
-            await ctx.tick()
-        raise AssertionError(f"{name} did not finish")
-
     async def testbench(ctx):
         ctx.set(dut.first, first)
-        ctx.set(dut.count, count)
-        await pulse(ctx, "load", 100)
-        await pulse(ctx, "store", 200)
-        await pulse(ctx, "store", 300)
+        for name, base in (("load", 100), ("store", 200), ("store", 300)):
+            await _strobe(ctx, dut, name, base, count)
+            await _drain(ctx, dut)
         for _ in range(30):             # writes in flight reach the memory
             await ctx.tick()
 
@@ -113,36 +119,21 @@ def _swap(*, latency, write_stall, arriving, overlapped, count=24, first=5):
     async def memory_process(ctx):
         await serve_ports(ctx, [(reads, dut.read_mem), (writes, dut.write_mem)])
 
-    async def strobe(ctx, name, base, vertices):
-        ctx.set(dut.base, base)
-        ctx.set(dut.count, vertices)
-        ctx.set(getattr(dut, name), 1)
-        await ctx.tick()
-        ctx.set(getattr(dut, name), 0)
-
-    async def drain(ctx):
-        await ctx.tick()
-        for cycles in range(1, 5000):
-            if not ctx.get(dut.busy):
-                return cycles
-            await ctx.tick()
-        raise AssertionError("the spill did not finish")
-
     async def testbench(ctx):
         ctx.set(dut.first, first)
-        await strobe(ctx, "load", 100, count)
-        await drain(ctx)
-        await strobe(ctx, "store", 200, count)
+        await _strobe(ctx, dut, "load", 100, count)
+        await _drain(ctx, dut)
+        await _strobe(ctx, dut, "store", 200, count)
         if overlapped:
             await ctx.tick()
-            await strobe(ctx, "load", 300, arriving)
-            took.append(3 + await drain(ctx))
+            await _strobe(ctx, dut, "load", 300, arriving)
+            took.append(3 + await _drain(ctx, dut))
         else:
-            cycles = await drain(ctx)
-            await strobe(ctx, "load", 300, arriving)
-            took.append(2 + cycles + await drain(ctx))
-        await strobe(ctx, "store", 400, count)
-        await drain(ctx)
+            cycles = await _drain(ctx, dut)
+            await _strobe(ctx, dut, "load", 300, arriving)
+            took.append(2 + cycles + await _drain(ctx, dut))
+        await _strobe(ctx, dut, "store", 400, count)
+        await _drain(ctx, dut)
         for _ in range(30):
             await ctx.tick()
 
