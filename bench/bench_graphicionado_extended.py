@@ -6,10 +6,11 @@ scratchpad (four by default), on the same memory and streams.
 Plain slicing reads every directed edge, slice by destination slice; extended slicing stores
 each undirected edge once, splits the scratchpad in two regions (partitions of half its
 size, so twice as many), and runs the N(N+1)/2 slices with region B written back and loaded
-between them. Extended slicing runs twice: as it was built before the overlap (``before``:
-the write-back, then the load, reading 256 lines ahead as VProperty's reads do for K = 32),
-and at the defaults (``extended``: the write-back and the load together, the load 128 lines
-ahead). Reported: edges read, memory lines read and written, cycles (total and
+between them. Extended slicing runs three times: as it was first built (``before``: the
+write-back, then the load, reading 256 lines ahead as VProperty's reads do for K = 32, then
+processing), with the write-back and the load together, the load 128 lines ahead
+(``spill-ovl``), and at the defaults (``extended``: besides, each slice's processing starts
+with its region's load or clear, its updates held until the region is ready). Reported: edges read, memory lines read and written, cycles (total and
 processing), updates, and directed edges served per total and per processing cycle. Both
 runs are checked against the golden model (extended slicing bit for bit against the golden
 extended schedule with one stream).
@@ -31,7 +32,9 @@ from sim.run_settings import RunSettings  # noqa: E402
 
 
 # The extended-slicing variants: (name, design parameters changed from the defaults).
-VARIANTS = (("before", {"spill_overlap": False, "spill_prefetch_lines": 256}),
+VARIANTS = (("before", {"spill_overlap": False, "spill_prefetch_lines": 256,
+                        "process_overlap": False}),
+            ("spill-ovl", {"process_overlap": False}),
             ("extended", {}))
 
 

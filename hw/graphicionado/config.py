@@ -125,6 +125,11 @@ class GraphicionadoConfig(DesignConfig):
         slice's load into it run together, each word loaded once the write-back has read it
         (:class:`ScratchpadSpill`), and the first column's clear is left to the write-back's
         identity; off, one after the other.
+    process_overlap : bool
+        With extended slicing: a slice's processing starts with its region's load or clear,
+        not after it; its edges and updates flow up to the Atomic Update stage, which takes
+        none until the region is ready (the pipeline's ramp, a memory latency or more, hides
+        behind the load); off, processing starts once the region is ready.
     spill_prefetch_lines : int
         With extended slicing: lines region B's load reads ahead. 128 keeps a line a cycle
         coming over a 100-cycle latency (the lines are buffered on chip as they arrive).
@@ -178,6 +183,7 @@ class GraphicionadoConfig(DesignConfig):
     symmetric: bool = False
     update_paths: int = 2
     spill_overlap: bool = True
+    process_overlap: bool = True
     spill_prefetch_lines: int = 128
     dst_property_read: bool = False
     stall_injection: int = 0

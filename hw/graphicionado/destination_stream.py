@@ -23,6 +23,7 @@ from hw.lib.memory.line_writer import SequentialLineWriter
 from hw.lib.memory.port import MemoryPortSignature
 from hw.lib.program import drive_params, params_member
 from hw.lib.stream.fifo import StreamFIFO
+from hw.lib.stream.gate import StreamGate
 from hw.lib.stream.register_slice import StreamRegisterSlice
 from hw.lib.stream.links import StreamLinks
 from .apply import Apply, FlitApply
@@ -217,6 +218,7 @@ class DestinationStream(wiring.Component):
             m.submodules.pad = pad = Scratchpad(
                 vertices=cfg.destination_slice_vertices * cfg.flits, table_entries=0,
                 word_width=word_width)
+        self._updates_held = self._hold_updates(m) if cfg.extended_slicing else None
         fifo_p3, process, paths, between_busy, p4_busy = self._processing(m, link, pad,
                                                                           dst_shift)
         walk, temp_stream = self._apply(m, link, pad, dst_shift, flit_shift)
@@ -225,6 +227,16 @@ class DestinationStream(wiring.Component):
         self._drained(m, link, fifo_p3, process, paths, between_busy, walk, p4_busy,
                       flit_shift)
         return m
+
+    def _hold_updates(self, m):
+        """Extended slicing (§VI.B): a register, high from a clear or spill pulse until the
+        region is ready (and a cycle more), while the Atomic Update stages take no update: a
+        slice's processing may start beside its region's load or clear
+        (``process_overlap``), its updates waiting in P5's queue."""
+        held = Signal(name="updates_held")
+        m.d.sync += held.eq(self.clear | self.clear_all | self.clearing | self.spill_load |
+                            self.spill_store | self.spilling)
+        return held
 
     def _processing(self, m, link, pad, dst_shift):
         """The processing phase's stages from P3 (the edges' queue) to P6 (Atomic Update's
@@ -313,7 +325,13 @@ class DestinationStream(wiring.Component):
         if cfg.algorithm.large_property or cfg.symmetric:
             source = self._flit_addresses(m, source, halved=cfg.paths == 2)
         link(source, fifo_p5.i, f"{name}->fifo_p5{suffix}")
-        link(fifo_p5.o, slice_p6.i, f"fifo_p5{suffix}->slice_p6{suffix}")
+        queued = fifo_p5.o
+        if self._updates_held is not None:
+            m.submodules[f"hold_p6{suffix}"] = hold = StreamGate(update)
+            wiring.connect(m, fifo_p5.o, hold.i)
+            m.d.comb += hold.open.eq(~self._updates_held)
+            queued = hold.o
+        link(queued, slice_p6.i, f"fifo_p5{suffix}->slice_p6{suffix}")
         link(slice_p6.o, atomic.i, f"slice_p6{suffix}->atomic_update{suffix}")
         return fifo_p5, atomic
 

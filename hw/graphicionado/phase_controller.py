@@ -26,7 +26,9 @@ class PhaseController(wiring.Component):
 
     With extended slicing for symmetric graphs (§VI.B) an :class:`ExtendedSchedule` gives the
     slices (i, j) (``part_src``, ``part_dst``; ``slice`` is the step) and what each needs:
-    before it, the arriving partition is cleared (``clear``) or loaded (``spill_load``);
+    before it, the arriving partition is cleared (``clear``) or loaded (``spill_load``),
+    with ``process_overlap`` beside the slice's processing, whose updates the destination
+    streams hold until the region is ready;
     after it, region B is written back (``spill_store``) below the diagonal and partition j
     applied after its column's last slice. ``spilled`` and ``network_idle`` (the update
     network of the symmetric optimisation, §IV.D) join the idle checks.
@@ -125,7 +127,11 @@ class PhaseController(wiring.Component):
             with m.Else():
                 m.d.sync += self.spill_load.eq(1)
             m.d.sync += self._swapped.eq(0)
-            m.next = "PREPARE"
+            if self._cfg.process_overlap:
+                m.d.sync += self.start_process.eq(1)
+                m.next = "PROCESS"
+            else:
+                m.next = "PREPARE"
             return
         with m.If(self._load_each):
             m.d.sync += self.load.eq(1)
@@ -270,7 +276,10 @@ class PhaseController(wiring.Component):
                     m.d.sync += [self.start_process.eq(1), settle.eq(0)]
                     m.next = "PROCESS"
             with m.State("PROCESS"):
-                m.d.comb += [self.in_process.eq(1), waited.eq(ready["drained"])]
+                # Beside its region's load or clear (``process_overlap``), processing ends
+                # once both are done.
+                region_ready = ready["cleared"] & ready["spilled"] if ext else 1
+                m.d.comb += [self.in_process.eq(1), waited.eq(ready["drained"] & region_ready)]
                 with m.If(ok):
                     self._end_process(m)
             with m.State("APPLY"):

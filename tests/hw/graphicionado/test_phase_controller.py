@@ -21,8 +21,8 @@ from hw.graphicionado.phase_controller import PhaseController
 
 # Each start pulse and the idle input it makes busy.
 RESPONSES = {"load": "loaded", "clear": "cleared", "clear_all": "cleared",
-             "start_process": "drained",
-             "start_apply": "applied", "spill_load": "spilled", "spill_store": "spilled"}
+             "spill_load": "spilled", "start_process": "drained",
+             "start_apply": "applied", "spill_store": "spilled"}
 
 
 def expected_plain(cfg, num_slices, max_iterations, initial, new_counts, *, first=True):
@@ -119,15 +119,22 @@ def run(dut, cfg, *, seed, inputs, new_counts=(), max_delay=30, runs=1):
                             memory = rng.randint(0, 4)
                 if memory and not any(busy.values()):
                     memory -= 1
+                seen = []
                 for name in pulses:
                     if not ctx.get(getattr(dut, name)):
                         continue
                     # The phase before must have drained: idle two edges ago (the idle inputs
-                    # are registered), except for the pulse that answers ``start``.
+                    # are registered), except for the pulse that answers ``start``, a load
+                    # beside a write-back (``spill_overlap``) and processing beside its
+                    # region's load or clear (``process_overlap``).
                     overlapped = name == "spill_load" and events and \
                         events[-1][0] == "spill_store" and cfg.spill_overlap
-                    assert first or overlapped or idle_history[-2], \
+                    beside = name == "start_process" and ext and cfg.process_overlap and \
+                        (seen[-1:] in (["clear"], ["spill_load"]) or
+                         events[-1][0] == "spill_store" and cfg.spill_overlap)
+                    assert first or overlapped or beside or idle_history[-2], \
                         f"{name} at cycle {cycle} before the phase before it drained"
+                    seen.append(name)
                     first = False
                     where = (ctx.get(dut.slice),)
                     if ext:
@@ -136,7 +143,10 @@ def run(dut, cfg, *, seed, inputs, new_counts=(), max_delay=30, runs=1):
                     phase = {"load": dut.in_load, "clear": dut.in_load,
                              "start_process": dut.in_process, "start_apply": dut.in_apply}
                     if name in phase:
-                        assert ctx.get(phase[name]), f"{name} outside its phase"
+                        inside = ctx.get(phase[name])
+                        if ext and cfg.process_overlap and name == "clear":
+                            inside |= ctx.get(dut.in_process)
+                        assert inside, f"{name} outside its phase"
                     assert ctx.get(dut.busy)
                     if name == "start_process":
                         counts_seen.append([ctx.get(c) for c in dut.counts])
@@ -208,10 +218,12 @@ def test_full_edge_access_runs_max_iterations(max_iterations):
         assert all(counts == [0] for counts in result["counts"])
 
 
+@pytest.mark.parametrize("process_overlap", [True, False], ids=["early", "late"])
 @pytest.mark.parametrize("overlap", [True, False], ids=["overlapped", "in-turn"])
 @pytest.mark.parametrize("partitions", [1, 2, 4])
-def test_extended_slicing_follows_the_schedule(partitions, overlap):
-    cfg = GraphicionadoConfig(algo="cf", symmetric=True, max_slices=10, spill_overlap=overlap)
+def test_extended_slicing_follows_the_schedule(partitions, overlap, process_overlap):
+    cfg = GraphicionadoConfig(algo="cf", symmetric=True, max_slices=10, spill_overlap=overlap,
+                              process_overlap=process_overlap)
     assert max_partitions(cfg.max_slices) == 4
     dut = PhaseController(cfg)
     result, = run(dut, cfg, seed=f"extended/{partitions}",

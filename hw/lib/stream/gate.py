@@ -1,0 +1,45 @@
+"""A stream stopped while a condition holds: how an extended-slicing destination stream
+(Graphicionado §VI.B) keeps a slice's updates out of the scratchpad until the region they
+belong to is loaded, while the slice's edges are already on their way."""
+
+from amaranth.hdl import Module
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+
+__all__ = ["StreamGate"]
+
+
+class StreamGate(wiring.Component):
+    """``i`` to ``o`` while ``open``; nothing passes while it is low.
+
+    Close it only while ``i`` offers nothing (an offer on ``o`` is then never withdrawn):
+    the gate is for holding a stream back before its first word, not for pausing it.
+
+    Parameters
+    ----------
+    shape : shape-like
+        Payload shape.
+
+    Members
+    -------
+    open : ``In(1)``
+    i : ``In(stream.Signature(shape))``
+    o : ``Out(stream.Signature(shape))``
+    """
+
+    def __init__(self, shape):
+        super().__init__({
+            "open": In(1),
+            "i": In(stream.Signature(shape)),
+            "o": Out(stream.Signature(shape)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.comb += [
+            self.o.valid.eq(self.i.valid & self.open),
+            self.o.payload.eq(self.i.payload),
+            self.i.ready.eq(self.o.ready & self.open),
+        ]
+        return m
