@@ -43,6 +43,8 @@ _STALLS = {
                                 "or the destination property read"),
     "stall_p4": ("destination", "P4 destination property read waiting for Process_Edge"),
     "stall_p5": ("destination", "P5 FIFO (updates) waiting for the atomic update"),
+    "stall_region": ("destination", "P3 (edges from the crossbar) held while the slice's "
+                                    "region loads or clears (extended slicing)"),
     "stall_apply": ("destination", "Apply waiting on one of its inputs or its output "
                                    "(apply phase)"),
 }

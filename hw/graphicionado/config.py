@@ -127,9 +127,9 @@ class GraphicionadoConfig(DesignConfig):
         identity; off, one after the other.
     process_overlap : bool
         With extended slicing: a slice's processing starts with its region's load or clear,
-        not after it; its edges and updates flow up to the Atomic Update stage, which takes
-        none until the region is ready (the pipeline's ramp, a memory latency or more, hides
-        behind the load); off, processing starts once the region is ready.
+        not after it; its sources' vertices and edges are read, and wait at P3 until the
+        region is ready (two memory latencies of the pipeline's ramp hide behind the load);
+        off, processing starts once the region is ready.
     spill_prefetch_lines : int
         With extended slicing: lines region B's load reads ahead. 128 keeps a line a cycle
         coming over a 100-cycle latency (the lines are buffered on chip as they arrive).

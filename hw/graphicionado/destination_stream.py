@@ -110,6 +110,8 @@ class DestinationStream(wiring.Component):
     update_written : ``Out(2)``
         Update packets reduced this cycle (one per update path at most).
     stall_p3, stall_p4, stall_p5, stall_apply : ``Out(1)``
+    stall_region : ``Out(1)``
+        Extended slicing: an edge waits at P3 for its region's load or clear.
     updates_o : ``Out(stream.Signature(update_flit(lanes, flits, log2(m))))``
         With ``symmetric`` and m > 1: every update packet Process_Edge makes, v's and u's,
         each naming the stream that owns its vertex, into the update network (§IV.D). With
@@ -154,6 +156,7 @@ class DestinationStream(wiring.Component):
             "clearing": Out(1), "applying": Out(1), "drained": Out(1), "drained_late": Out(1),
             "edge_taken": Out(1), "update_written": Out(2), "vertex_updated": Out(1),
             "cam_stall": Out(1), "stall_p3": Out(1), "stall_p4": Out(1), "stall_p5": Out(1),
+            "stall_region": Out(1),
             "stall_apply": Out(1),
         }
         members.update({f"{name}_mem": Out(MemoryPortSignature(config.addr_width))
@@ -218,7 +221,7 @@ class DestinationStream(wiring.Component):
             m.submodules.pad = pad = Scratchpad(
                 vertices=cfg.destination_slice_vertices * cfg.flits, table_entries=0,
                 word_width=word_width)
-        self._updates_held = self._hold_updates(m) if cfg.extended_slicing else None
+        self._edges_held = self._hold_edges(m) if cfg.extended_slicing else None
         fifo_p3, process, paths, between_busy, p4_busy = self._processing(m, link, pad,
                                                                           dst_shift)
         walk, temp_stream = self._apply(m, link, pad, dst_shift, flit_shift)
@@ -228,12 +231,13 @@ class DestinationStream(wiring.Component):
                       flit_shift)
         return m
 
-    def _hold_updates(self, m):
+    def _hold_edges(self, m):
         """Extended slicing (§VI.B): a register, high from a clear or spill pulse until the
-        region is ready (and a cycle more), while the Atomic Update stages take no update: a
-        slice's processing may start beside its region's load or clear
-        (``process_overlap``), its updates waiting in P5's queue."""
-        held = Signal(name="updates_held")
+        region is ready (and a cycle more), while P3 takes no edge: a slice's processing
+        may start beside its region's load or clear (``process_overlap``), its first edges
+        read and waiting at the crossbar. Not later in the pipeline: P4's reads, once
+        issued, must be answered for the region's load to be."""
+        held = Signal(name="edges_held")
         m.d.sync += held.eq(self.clear | self.clear_all | self.clearing | self.spill_load |
                             self.spill_store | self.spilling)
         return held
@@ -263,7 +267,14 @@ class DestinationStream(wiring.Component):
             if hasattr(process, "params"):
                 drive_params(m, self.params, process)
         m.submodules.process_edge = process
-        wiring.connect(m, wiring.flipped(self.i), fifo_p3.i)
+        if self._edges_held is None:
+            wiring.connect(m, wiring.flipped(self.i), fifo_p3.i)
+        else:
+            m.submodules.hold_p3 = hold = StreamGate(cfg.edge_payload)
+            wiring.connect(m, wiring.flipped(self.i), hold.i)
+            wiring.connect(m, hold.o, fifo_p3.i)
+            m.d.comb += [hold.open.eq(~self._edges_held),
+                         self.stall_region.eq(self._edges_held & self.i.valid)]
         p4_busy = self._destination_property_read(m, link, fifo_p3, process)
         m.d.comb += process.dst_base.eq(self.slice_first >> dst_shift)
         if cfg.symmetric:
@@ -325,13 +336,7 @@ class DestinationStream(wiring.Component):
         if cfg.algorithm.large_property or cfg.symmetric:
             source = self._flit_addresses(m, source, halved=cfg.paths == 2)
         link(source, fifo_p5.i, f"{name}->fifo_p5{suffix}")
-        queued = fifo_p5.o
-        if self._updates_held is not None:
-            m.submodules[f"hold_p6{suffix}"] = hold = StreamGate(update)
-            wiring.connect(m, fifo_p5.o, hold.i)
-            m.d.comb += hold.open.eq(~self._updates_held)
-            queued = hold.o
-        link(queued, slice_p6.i, f"fifo_p5{suffix}->slice_p6{suffix}")
+        link(fifo_p5.o, slice_p6.i, f"fifo_p5{suffix}->slice_p6{suffix}")
         link(slice_p6.o, atomic.i, f"slice_p6{suffix}->atomic_update{suffix}")
         return fifo_p5, atomic
 
@@ -430,6 +435,7 @@ class DestinationStream(wiring.Component):
             self.stall_p3.eq(fifo_p3.o.valid & ~fifo_p3.o.ready),
             self.stall_p5.eq(any_busy(fifo.o.valid & ~fifo.o.ready for fifo in fifos_p5)),
         ]
+
 
     def _destination_property_read(self, m, link, fifo_p3, process):
         """P4 when configured: VProperty[dst] read from memory for each edge. Returns its

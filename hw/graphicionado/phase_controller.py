@@ -27,8 +27,8 @@ class PhaseController(wiring.Component):
     With extended slicing for symmetric graphs (§VI.B) an :class:`ExtendedSchedule` gives the
     slices (i, j) (``part_src``, ``part_dst``; ``slice`` is the step) and what each needs:
     before it, the arriving partition is cleared (``clear``) or loaded (``spill_load``),
-    with ``process_overlap`` beside the slice's processing, whose updates the destination
-    streams hold until the region is ready;
+    with ``process_overlap`` beside the slice's processing, whose edges the destination
+    streams hold at P3 until the region is ready;
     after it, region B is written back (``spill_store``) below the diagonal and partition j
     applied after its column's last slice. ``spilled`` and ``network_idle`` (the update
     network of the symmetric optimisation, §IV.D) join the idle checks.

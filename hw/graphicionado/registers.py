@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 __all__ = ["BASE_REGISTERS", "CF_REGISTERS", "ROOT_REGISTERS", "EXTENDED_REGISTERS",
-           "param_registers", "BASE_COUNTERS",
+           "param_registers", "BASE_COUNTERS", "EXTENDED_COUNTERS",
            "CHANNEL_COUNTERS", "STATUS", "ITERATION_COUNTER", "registers", "counter_names",
            "register_description"]
 
@@ -50,6 +50,8 @@ BASE_COUNTERS = ("cycles", "cycles_load", "cycles_process", "cycles_apply", "edg
 # Per memory channel c: requests taken (``memory{c}_reads``, ``memory{c}_writes``) and
 # cycles a request waited at the channel, not taken (``memory{c}_refused``).
 CHANNEL_COUNTERS = ("reads", "writes", "refused")
+# Extended slicing (§VI.B): cycles an edge waited at P3 for its region's load or clear.
+EXTENDED_COUNTERS = ("stall_region",)
 # The run's state rather than counts: iterations run, and the active vertices left after the
 # last one.
 STATUS = ("iterations", "active_count")
@@ -90,11 +92,13 @@ def registers(cfg: GraphicionadoConfig) -> tuple[str, ...]:
 def counter_names(cfg: GraphicionadoConfig) -> tuple[str, ...]:
     """:data:`BASE_COUNTERS`, the edges each stream handed on (``edges_src<s>``) and took
     (``edges_dst<d>``), ``memory<c>_<name>`` for each memory channel and name of
-    :data:`CHANNEL_COUNTERS`, then :data:`STATUS`."""
+    :data:`CHANNEL_COUNTERS`, with extended slicing :data:`EXTENDED_COUNTERS`, then
+    :data:`STATUS`."""
     return (BASE_COUNTERS + tuple(f"edges_src{s}" for s in range(cfg.streams_src)) +
             tuple(f"edges_dst{d}" for d in range(cfg.streams_dst)) +
             tuple(f"memory{c}_{name}" for c in range(cfg.memory_channels)
-                  for name in CHANNEL_COUNTERS) + STATUS)
+                  for name in CHANNEL_COUNTERS) +
+            (EXTENDED_COUNTERS if cfg.extended_slicing else ()) + STATUS)
 
 
 def register_description(cfg: GraphicionadoConfig) -> RDLSource:

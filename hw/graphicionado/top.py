@@ -375,6 +375,8 @@ class GraphicionadoPipeline(RegisterDesign):
             "xbar_occupancy": crossbar.occupancy & process.replicate(len(crossbar.occupancy)),
         }
         events.update(channel_events)
+        if cfg.extended_slicing:
+            events["stall_region"] = total(d.stall_region for d in destinations)
         # Edges (a packet's last flit, with large properties) each source stream handed on.
         last = cfg.packet_last or (lambda payload: 1)
         events.update({f"edges_src{s}": total(o.valid & o.ready & last(o.payload)

@@ -91,7 +91,8 @@ class GraphicionadoReport(SimReport):
             "vertex_updates": c["vertex_updates"],
             "stalls": {name: c[name] for name in ("cam_stalls", "stall_p1", "stall_p2",
                                                    "stall_p3", "stall_p4", "stall_p5",
-                                                   "stall_apply")},
+                                                   "stall_apply", "stall_region")
+                       if name in c},
             "sram": self.sram,
             "memory": {"reads": c["memory_reads"], "writes": c["memory_writes"],
                        "channels": self._channel_figures()},

@@ -1,6 +1,6 @@
 """A stream stopped while a condition holds: how an extended-slicing destination stream
-(Graphicionado §VI.B) keeps a slice's updates out of the scratchpad until the region they
-belong to is loaded, while the slice's edges are already on their way."""
+(Graphicionado §VI.B) keeps a slice's edges out of its pipeline until the scratchpad region
+their updates go to is loaded, while they are already being read."""
 
 from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
