@@ -186,8 +186,9 @@ def main():
             paths = 2 if m <= 8 and (scalar_symmetric or rng.random() < 0.67) else 1
             symmetric = symmetric or scalar_symmetric
             # Extended slicing's write-back and load overlapped (the default) in three runs
-            # of four, in turn in the fourth.
+            # of four, in turn in the fourth; processing beside the load likewise.
             overlap = not symmetric or rng.random() < 0.75
+            early = not symmetric or rng.random() < 0.75
             config = GraphicionadoConfig(algo=algo, max_vertices=2048, edge_prefetch_lines=16,
                                          stall_injection=30, streams_src=n, streams_dst=m,
                                          edge_readers=readers, memory_channels=channels,
@@ -195,7 +196,7 @@ def main():
                                          property_bytes=4 * rng.choice(
                                              [32, 8, 4]) if algo == "cf" else 0,
                                          symmetric=symmetric, update_paths=paths,
-                                         spill_overlap=overlap)
+                                         spill_overlap=overlap, process_overlap=early)
             iters = rng.randint(1, 4) if algo in ("pagerank", "cf") else None
             # Graph slicing (§VI.A) in three runs of four: about 2, 3 or 8 slices, as many as
             # slices of a multiple of 16 x max(n, m) vertices make (a small graph: one).

@@ -618,6 +618,33 @@ def test_extended_slicing(streams):
     assert stats["memory_writes"] >= 2 * 6 * size * K // 16
 
 
+def test_extended_slicing_holds_edges_until_the_region_is_ready():
+    """A slice's processing starts beside its region's load or clear
+    (``process_overlap``, §VI.B): its first edges are read while the region loads and wait
+    at P3 (``stall_region``). Here the load is slow (a line at a time, 64 vertices of 32
+    features) against a short pipeline (no stalls), so an edge let through would reach the
+    Atomic Update while the load still writes the region: the result stays bit for bit the
+    golden model's only if the edges wait."""
+    from sim.graphicionado.check import expected_values
+    from sim.graphicionado.run import stored_graph
+    size, K = 64, 32
+    graph = golden.bipartite(80, 48, 2, seed=5)     # 128 vertices: 2 partitions
+    cf = dict(K=K, gamma=0.01, lam=0.05, seed=3, init_scale=0.5)
+    config = GraphicionadoConfig(algo="cf", property_bytes=4 * K, max_vertices=2 * size,
+                                 max_slices=3, edge_prefetch_lines=8, symmetric=True,
+                                 spill_prefetch_lines=1)
+    stored = stored_graph(graph, config)
+    image = build_image(stored, algo="cf", cf=cf, max_iterations=1, slice_vertices=size,
+                        max_slices=3, extended=True, edge_words=config.edge_words)
+    assert image.slices == 3 and image.registers["ext_partitions"] == 2
+    values, result = run_pipeline(config, image, jitter=0, stall=0)
+    expected = expected_values(graph, "cf", root=None, iters=1, streams_src=1,
+                               streams_dst=1, cf=cf, symmetric=True,
+                               partition_vertices=size, paired_runs=True)
+    assert values.tolist() == expected.values.view(np.uint32).tolist()
+    assert result["stats"]["stall_region"] > 500
+
+
 def test_symmetric_scalar_programs_refuse_what_is_not_built():
     """The symmetric optimisation of a scalar program keeps its destinations' VProperty and
     VConst on chip: built for full-edge Float32 programs reduced by fadd, with both update
