@@ -436,7 +436,6 @@ class DestinationStream(wiring.Component):
             self.stall_p5.eq(any_busy(fifo.o.valid & ~fifo.o.ready for fifo in fifos_p5)),
         ]
 
-
     def _destination_property_read(self, m, link, fifo_p3, process):
         """P4 when configured: VProperty[dst] read from memory for each edge. Returns its
         busy flag."""
