@@ -111,7 +111,12 @@ class DestinationStream(wiring.Component):
         Update packets reduced this cycle (one per update path at most).
     stall_p3, stall_p4, stall_p5, stall_apply : ``Out(1)``
     stall_region : ``Out(1)``
-        Extended slicing: an edge waits at P3 for its region's load or clear.
+        Extended slicing: an edge waits at P3 for the regions' loads or clears.
+    holding : ``Out(1)``; hold_edges : ``In(1)``
+        Extended slicing: this stream's region is being cleared, written back or loaded (a
+        register); P3 also takes no edge while ``hold_edges`` (every stream's ``holding``,
+        ORed by the top): with the update network a stream's updates reach the others'
+        scratchpads.
     updates_o : ``Out(stream.Signature(update_flit(lanes, flits, log2(m))))``
         With ``symmetric`` and m > 1: every update packet Process_Edge makes, v's and u's,
         each naming the stream that owns its vertex, into the update network (§IV.D). With
@@ -156,7 +161,7 @@ class DestinationStream(wiring.Component):
             "clearing": Out(1), "applying": Out(1), "drained": Out(1), "drained_late": Out(1),
             "edge_taken": Out(1), "update_written": Out(2), "vertex_updated": Out(1),
             "cam_stall": Out(1), "stall_p3": Out(1), "stall_p4": Out(1), "stall_p5": Out(1),
-            "stall_region": Out(1),
+            "stall_region": Out(1), "holding": Out(1), "hold_edges": In(1),
             "stall_apply": Out(1),
         }
         members.update({f"{name}_mem": Out(MemoryPortSignature(config.addr_width))
@@ -221,7 +226,8 @@ class DestinationStream(wiring.Component):
             m.submodules.pad = pad = Scratchpad(
                 vertices=cfg.destination_slice_vertices * cfg.flits, table_entries=0,
                 word_width=word_width)
-        self._edges_held = self._hold_edges(m) if cfg.extended_slicing else None
+        self._edges_held = self._hold_edges(m) | self.hold_edges \
+            if cfg.extended_slicing else None
         fifo_p3, process, paths, between_busy, p4_busy = self._processing(m, link, pad,
                                                                           dst_shift)
         walk, temp_stream = self._apply(m, link, pad, dst_shift, flit_shift)
@@ -232,15 +238,15 @@ class DestinationStream(wiring.Component):
         return m
 
     def _hold_edges(self, m):
-        """Extended slicing (§VI.B): a register, high from a clear or spill pulse until the
-        region is ready (and a cycle more), while P3 takes no edge: a slice's processing
-        may start beside its region's load or clear (``process_overlap``), its first edges
-        read and waiting at the crossbar. Not later in the pipeline: P4's reads, once
-        issued, must be answered for the region's load to be."""
-        held = Signal(name="edges_held")
-        m.d.sync += held.eq(self.clear | self.clear_all | self.clearing | self.spill_load |
-                            self.spill_store | self.spilling)
-        return held
+        """Extended slicing (§VI.B): ``holding``, a register, high from a clear or spill
+        pulse until the region is ready (and a cycle more), while P3 takes no edge: a
+        slice's processing may start beside its region's load or clear
+        (``process_overlap``), its first edges read and waiting at the crossbar. Not later
+        in the pipeline: P4's reads, once issued, must be answered for the region's load to
+        be."""
+        m.d.sync += self.holding.eq(self.clear | self.clear_all | self.clearing |
+                                    self.spill_load | self.spill_store | self.spilling)
+        return self.holding
 
     def _processing(self, m, link, pad, dst_shift):
         """The processing phase's stages from P3 (the edges' queue) to P6 (Atomic Update's

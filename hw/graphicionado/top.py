@@ -251,6 +251,11 @@ class GraphicionadoPipeline(RegisterDesign):
                         m.d.comb += [
                             source.edge_starts[at].eq(regs[f"edge_part_{group}"]),
                             source.edge_ends[at].eq(regs[f"edge_part_{group + 1}"])]
+        # Extended slicing: no stream takes an edge while any stream's region is not ready
+        # (u's updates cross the update network to other streams' scratchpads).
+        holding = Signal(name="regions_holding")
+        if cfg.extended_slicing:
+            m.d.sync += holding.eq(Cat(d.holding for d in destinations).any())
         for d, destination in enumerate(destinations):
             m.d.comb += [
                 destination.clear.eq(control.clear),
@@ -281,6 +286,7 @@ class GraphicionadoPipeline(RegisterDesign):
                              destination.load_consts.eq(control.iterations == 0),
                              destination.vconst_base.eq(regs["vconst_base"])]
             if cfg.extended_slicing:
+                m.d.comb += destination.hold_edges.eq(holding)
                 m.d.comb += [destination.spill_store.eq(control.spill_store),
                              destination.spill_load.eq(control.spill_load),
                              destination.spill_base.eq(ranges["spill_base"]),
