@@ -10,10 +10,11 @@ between them. Extended slicing runs three times: as it was first built (``before
 write-back, then the load, reading 256 lines ahead as VProperty's reads do for K = 32, then
 processing), with the write-back and the load together, the load 128 lines ahead
 (``spill-ovl``), and at the defaults (``extended``: besides, each slice's processing starts
-with its region's load or clear, its updates held until the region is ready). Reported: edges read, memory lines read and written, cycles (total and
-processing), updates, and directed edges served per total and per processing cycle. Both
-runs are checked against the golden model (extended slicing bit for bit against the golden
-extended schedule with one stream).
+with its region's load or clear, its edges held at P3 until the regions are ready).
+Reported: edges read, memory lines read and written, cycles (total and processing), updates,
+and directed edges served per total and per processing cycle. Every run is checked against
+the golden model (extended slicing bit for bit against the golden extended schedule with one
+stream).
 """
 
 import argparse

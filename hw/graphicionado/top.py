@@ -253,8 +253,8 @@ class GraphicionadoPipeline(RegisterDesign):
                             source.edge_ends[at].eq(regs[f"edge_part_{group + 1}"])]
         # Extended slicing: no stream takes an edge while any stream's region is not ready
         # (u's updates cross the update network to other streams' scratchpads).
-        holding = Signal(name="regions_holding")
         if cfg.extended_slicing:
+            holding = Signal(name="regions_holding")
             m.d.sync += holding.eq(Cat(d.holding for d in destinations).any())
         for d, destination in enumerate(destinations):
             m.d.comb += [
